@@ -1,0 +1,2 @@
+/** @dispatch/cli */
+export {}

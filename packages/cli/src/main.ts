@@ -1,0 +1,2 @@
+console.log("dispatch: nothing yet")
+export {}

@@ -1,0 +1,2 @@
+/** @dispatch/effects */
+export {}

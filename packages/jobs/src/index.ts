@@ -1,0 +1,2 @@
+/** @dispatch/jobs */
+export {}

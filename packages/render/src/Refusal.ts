@@ -1,0 +1,21 @@
+/** The kinds of refusal and failure the seed names; every later package speaks these. */
+export const ErrorKinds = [
+  "ErrInvalid",
+  "ErrUnsupported",
+  "ErrRejected",
+  "ErrUnreachable",
+  "ErrReadOnly",
+  "ErrOutcomeUnknown"
+] as const
+
+/** One of the seed's error kinds. */
+export type ErrorKind = (typeof ErrorKinds)[number]
+
+/** A refusal as data: the kind, and every reason found, each naming its field. */
+export interface Refusal {
+  readonly error: ErrorKind
+  readonly reasons: ReadonlyArray<string>
+}
+
+/** Builds a refusal; callers pass every reason they found, never just the first. */
+export const refusal = (error: ErrorKind, reasons: ReadonlyArray<string>): Refusal => ({ error, reasons })

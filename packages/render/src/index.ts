@@ -1,0 +1,2 @@
+/** @dispatch/render */
+export {}

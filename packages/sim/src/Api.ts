@@ -1,0 +1,145 @@
+// The contract between the simulator's core and its two faces (in-process and HTTP). A request is the
+// decoded form of one Kubernetes REST call; the core answers with an Outcome that says whether the call
+// was answered, refused before anything was applied, or applied and never answered. Each face turns an
+// Outcome into its own transport behaviour, so both honour the same fault plan.
+
+/** A JSON object as the API server stores it. */
+export type KubeObject = {
+  apiVersion?: string
+  kind?: string
+  metadata?: Record<string, unknown>
+  [key: string]: unknown
+}
+
+/** One served resource: where it lives in the API and what it is called. */
+export interface Resource {
+  readonly group: string
+  readonly versions: ReadonlyArray<string>
+  readonly kind: string
+  readonly listKind: string
+  readonly plural: string
+  readonly singular: string
+  readonly shortNames: ReadonlyArray<string>
+  readonly namespaced: boolean
+  readonly hasStatus: boolean
+}
+
+/** The resources the simulator serves. */
+export const Resources: ReadonlyArray<Resource> = [
+  { group: "trainer.kubeflow.org", versions: ["v1alpha1"], kind: "TrainJob", listKind: "TrainJobList", plural: "trainjobs", singular: "trainjob", shortNames: [], namespaced: true, hasStatus: true },
+  { group: "trainer.kubeflow.org", versions: ["v1alpha1"], kind: "TrainingRuntime", listKind: "TrainingRuntimeList", plural: "trainingruntimes", singular: "trainingruntime", shortNames: [], namespaced: true, hasStatus: false },
+  { group: "trainer.kubeflow.org", versions: ["v1alpha1"], kind: "ClusterTrainingRuntime", listKind: "ClusterTrainingRuntimeList", plural: "clustertrainingruntimes", singular: "clustertrainingruntime", shortNames: [], namespaced: false, hasStatus: false },
+  { group: "kueue.x-k8s.io", versions: ["v1beta2", "v1beta1"], kind: "Workload", listKind: "WorkloadList", plural: "workloads", singular: "workload", shortNames: ["wl"], namespaced: true, hasStatus: true },
+  { group: "kueue.x-k8s.io", versions: ["v1beta2", "v1beta1"], kind: "AdmissionCheck", listKind: "AdmissionCheckList", plural: "admissionchecks", singular: "admissioncheck", shortNames: [], namespaced: false, hasStatus: true },
+  { group: "", versions: ["v1"], kind: "Namespace", listKind: "NamespaceList", plural: "namespaces", singular: "namespace", shortNames: ["ns"], namespaced: false, hasStatus: true }
+]
+
+/** The API verbs the simulator understands (RBAC's names). */
+export type Verb = "create" | "get" | "list" | "update" | "patch" | "delete" | "watch"
+
+/** How a patch body is to be read, from its Content-Type. */
+export type PatchType = "json" | "merge" | "strategic" | "apply"
+
+/** Delete propagation, as in DeleteOptions. */
+export type PropagationPolicy = "Background" | "Foreground" | "Orphan"
+
+/** One decoded REST call. */
+export interface ApiRequest {
+  readonly verb: Verb
+  readonly group: string
+  readonly version: string
+  readonly resource: string
+  readonly namespace?: string
+  readonly name?: string
+  readonly subresource?: "status"
+  readonly body?: unknown
+  readonly patchType?: PatchType
+  readonly dryRun?: boolean
+  readonly labelSelector?: string
+  readonly fieldSelector?: string
+  readonly limit?: number
+  readonly continue?: string
+  readonly resourceVersion?: string
+  readonly propagationPolicy?: PropagationPolicy
+  /** Bearer token presented, when the simulator has auth on. */
+  readonly token?: string
+}
+
+/** An answer: an HTTP status code and a JSON body (an object, a list or a metav1.Status). */
+export interface ApiResponse {
+  readonly code: number
+  readonly body: unknown
+  readonly headers?: Readonly<Record<string, string>>
+}
+
+/** What became of a request, after the fault plan had its say. */
+export type Outcome =
+  /** Answered, possibly after a delay in milliseconds. */
+  | { readonly kind: "answered"; readonly response: ApiResponse; readonly delayMs?: number }
+  /** Refused before anything was applied (connection refused). */
+  | { readonly kind: "refused" }
+  /** Applied as usual, then the answer was lost: the caller times out. */
+  | { readonly kind: "unanswered" }
+
+/** A watch event, as the API server streams them. */
+export interface WatchEvent {
+  readonly type: "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK" | "ERROR"
+  readonly object: unknown
+}
+
+/** Builds a metav1.Status failure body. */
+export const statusBody = (
+  code: number,
+  reason: string,
+  message: string,
+  details?: Record<string, unknown>
+): Record<string, unknown> => ({
+  kind: "Status",
+  apiVersion: "v1",
+  metadata: {},
+  status: "Failure",
+  message,
+  reason,
+  ...(details === undefined ? {} : { details }),
+  code
+})
+
+/** Direct access to stored objects for the simulator's own controllers and webhooks: no auth, no faults. */
+export interface SystemClient {
+  /** The simulator's clock, in milliseconds since the epoch. */
+  now(): number
+  get(resource: string, namespace: string | undefined, name: string): KubeObject | undefined
+  list(resource: string, namespace?: string, labelSelector?: string): ReadonlyArray<KubeObject>
+  /** Creates through validation and admission, as a client would; the answer says what happened. */
+  create(resource: string, object: KubeObject): ApiResponse
+  /** Updates the main resource (status ignored); the object must carry its resourceVersion. */
+  update(resource: string, object: KubeObject): ApiResponse
+  /** Updates the status subresource only; the object must carry its resourceVersion. */
+  updateStatus(resource: string, object: KubeObject): ApiResponse
+  delete(resource: string, namespace: string | undefined, name: string, policy?: PropagationPolicy): ApiResponse
+}
+
+/** A mutating and validating admission webhook for one resource, run on create and update. */
+export interface Admission {
+  readonly name: string
+  readonly resource: string
+  /** Returns the object to store (possibly changed), or the reasons it is denied. */
+  admit(
+    operation: "create" | "update",
+    object: KubeObject,
+    old: KubeObject | undefined,
+    system: SystemClient
+  ): { readonly object: KubeObject } | { readonly denied: ReadonlyArray<string> }
+}
+
+/** A controller: brought up to date with the store each time the simulator's clock moves. */
+export interface Controller {
+  readonly name: string
+  reconcile(system: SystemClient): void
+}
+
+/** Where controllers and webhooks plug into the simulator. */
+export interface ControllerHost {
+  addController(controller: Controller): void
+  addAdmission(admission: Admission): void
+}

@@ -1,0 +1,2 @@
+/** @dispatch/sim */
+export {}
