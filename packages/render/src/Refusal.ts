@@ -19,3 +19,12 @@ export interface Refusal {
 
 /** Builds a refusal; callers pass every reason they found, never just the first. */
 export const refusal = (error: ErrorKind, reasons: ReadonlyArray<string>): Refusal => ({ error, reasons })
+
+/** The most reasons render lists before summarising the rest, so abusive input cannot make a huge refusal. */
+export const MAX_REASONS = 100
+
+/** Builds a refusal whose reasons are capped at MAX_REASONS, the rest counted in a last `... and N more`. */
+export const cappedRefusal = (error: ErrorKind, reasons: ReadonlyArray<string>): Refusal =>
+  reasons.length <= MAX_REASONS
+    ? refusal(error, reasons)
+    : refusal(error, [...reasons.slice(0, MAX_REASONS), `... and ${reasons.length - MAX_REASONS} more`])

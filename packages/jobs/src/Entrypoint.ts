@@ -1,0 +1,70 @@
+import { Schema } from "effect"
+import { ParameterType } from "./ParameterType.ts"
+import { ResourceId } from "./ResourceId.ts"
+import { TaskGraph } from "./TaskGraph.ts"
+
+/** A parameter of an entrypoint: its name, its type, and the wire value used when a job gives none. */
+export const EntrypointParameter = Schema.Struct({
+  name: Schema.NonEmptyString,
+  type: ParameterType,
+  defaultValue: Schema.optionalKey(Schema.String)
+})
+/** A parameter of an entrypoint. */
+export type EntrypointParameter = typeof EntrypointParameter.Type
+
+/** An artifact input of an entrypoint: its name and the artifact type it loads. */
+export const ArtifactParameter = Schema.Struct({ name: Schema.NonEmptyString, artifactType: Schema.String })
+/** An artifact input of an entrypoint. */
+export type ArtifactParameter = typeof ArtifactParameter.Type
+
+// dispatch wraps the command in a four-item prologue and Trainer allows 128 items, hence 124; an image
+// reference longer than Trainer's 500 characters would never be admitted.
+/** The container image an entrypoint runs in (a non-empty reference of at most 500 characters). */
+export const ImageRef = Schema.NonEmptyString.check(Schema.isMaxLength(500))
+/** The command an entrypoint runs: 1 to 124 items, each at most Trainer's 1 MiB and free of NUL. */
+export const Command = Schema.Array(
+  Schema.String.check(Schema.isMaxLength(1_048_576), Schema.makeFilter((item) => (item.includes("\u0000") ? "a command item may not contain NUL" : undefined)))
+).check(Schema.isMinLength(1), Schema.isMaxLength(124))
+
+const duplicateNames = (names: ReadonlyArray<string>): Array<string> =>
+  [...new Set(names.filter((name, index) => names.indexOf(name) !== index))]
+
+/** One snapshot (version) of an entrypoint: everything a job created from it runs with. */
+export const EntrypointVersion = Schema.Struct({
+  snapshot: ResourceId,
+  parameters: Schema.Array(EntrypointParameter),
+  artifactParameters: Schema.Array(ArtifactParameter),
+  taskGraph: TaskGraph,
+  image: Schema.optionalKey(ImageRef),
+  command: Command
+}).check(
+  Schema.makeFilter((version) =>
+    duplicateNames([...version.parameters, ...version.artifactParameters].map((p) => p.name)).map(
+      (name) => `parameter "${name}" is declared more than once`
+    )
+  )
+)
+/** One snapshot (version) of an entrypoint. */
+export type EntrypointVersion = typeof EntrypointVersion.Type
+
+// Queue permission is not versioned: it is the current registration that decides where a job may run.
+/** An entrypoint: the queues it may run on and its snapshots, the highest being the latest. */
+export const Entrypoint = Schema.Struct({
+  id: ResourceId,
+  name: Schema.String,
+  description: Schema.optionalKey(Schema.String),
+  queues: Schema.Array(ResourceId),
+  snapshots: Schema.Array(EntrypointVersion).check(Schema.isMinLength(1))
+}).check(
+  Schema.makeFilter((entrypoint) =>
+    duplicateNames(entrypoint.snapshots.map((v) => String(v.snapshot))).map((id) => `snapshot ${id} appears more than once`)
+  )
+)
+/** An entrypoint. */
+export type Entrypoint = typeof Entrypoint.Type
+
+/** The snapshot a job runs: the one it names, else the latest; undefined when the named one does not exist. */
+export const entrypointVersion = (entrypoint: Entrypoint, snapshot?: number | null): EntrypointVersion | undefined =>
+  snapshot === undefined || snapshot === null
+    ? entrypoint.snapshots.reduce<EntrypointVersion | undefined>((latest, v) => (latest === undefined || v.snapshot > latest.snapshot ? v : latest), undefined)
+    : entrypoint.snapshots.find((v) => v.snapshot === snapshot)

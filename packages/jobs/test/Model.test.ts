@@ -1,0 +1,60 @@
+import { Result, Schema } from "effect"
+import { describe, expect, it } from "vitest"
+import { Entrypoint, entrypointVersion, Queue } from "../src/index.ts"
+import { entrypoint, failureOf } from "./Fixtures.ts"
+
+const version = { snapshot: 1, parameters: [], artifactParameters: [], taskGraph: { s: { t: {} } }, command: ["run"] }
+const entrypointWith = (change: Record<string, unknown>) => ({ id: 1, name: "e", queues: [], snapshots: [{ ...version, ...change }] })
+const refusalText = (schema: Schema.Top & Schema.ConstraintDecoder<unknown>, input: unknown) =>
+  String(failureOf(Schema.decodeUnknownResult(schema)(input, { errors: "all" })))
+
+describe("Entrypoint schema", () => {
+  it("accepts a minimal entrypoint", () => {
+    expect(Result.isSuccess(Schema.decodeUnknownResult(Entrypoint)(entrypointWith({})))).toBe(true)
+  })
+
+  it.each([
+    ["a parameter declared twice", { parameters: [{ name: "a", type: "string" }, { name: "a", type: "integer" }] }, 'parameter "a" is declared more than once'],
+    ["a name both a parameter and an artifact parameter", { parameters: [{ name: "a", type: "string" }], artifactParameters: [{ name: "a", artifactType: "model" }] }, 'parameter "a" is declared more than once'],
+    ["an unknown parameter type", { parameters: [{ name: "a", type: "tuple" }] }, 'Expected "string" | "float" | "integer" | "boolean" | "list" | "mapping"'],
+    ["no command", { command: [] }, "Expected a value with a length of at least 1"],
+    ["more than 124 command items", { command: Array(125).fill("x") }, "Expected a value with a length of at most 124"],
+    ["an image over 500 characters", { image: "i".repeat(501) }, "Expected a value with a length of at most 500"],
+    ["an empty image", { image: "" }, "Expected a value with a length of at least 1"],
+    ["a NUL in a command item", { command: ["run", "a\u0000b"] }, "a command item may not contain NUL"]
+  ])("refuses %s", (_, change, reason) => {
+    expect(refusalText(Entrypoint, entrypointWith(change))).toContain(reason)
+  })
+
+  it("refuses no snapshots, and a snapshot id given twice", () => {
+    expect(refusalText(Entrypoint, { id: 1, name: "e", queues: [], snapshots: [] })).toContain("Expected a value with a length of at least 1")
+    expect(refusalText(Entrypoint, { id: 1, name: "e", queues: [], snapshots: [version, version] })).toContain("snapshot 1 appears more than once")
+  })
+
+  it("picks the named snapshot, else the highest", () => {
+    expect([entrypointVersion(entrypoint)?.snapshot, entrypointVersion(entrypoint, null)?.snapshot, entrypointVersion(entrypoint, 2)?.snapshot, entrypointVersion(entrypoint, 9)]).toEqual([3, 3, 2, undefined])
+  })
+})
+
+describe("Queue schema", () => {
+  const config = { namespace: "ml", mode: "plain", runtimes: [{ kind: "ClusterTrainingRuntime", name: "torch" }] }
+  it("accepts a backend whose runtime is configured", () => {
+    expect(Result.isSuccess(Schema.decodeUnknownResult(Queue)({ id: 1, name: "q", backend: { config, runtime: { kind: "ClusterTrainingRuntime", name: "torch" } } }))).toBe(true)
+  })
+
+  it("refuses a runtime the backend does not list, since Start would refuse every job", () => {
+    const queue = { id: 1, name: "q", backend: { config, runtime: { kind: "TrainingRuntime", name: "torch" } } }
+    expect(refusalText(Queue, queue)).toContain("runtime TrainingRuntime/torch is not one of the backend's configured runtimes")
+  })
+
+  it("refuses a backend configuration render would refuse, with render's reasons", () => {
+    const bad = { ...config, namespace: "Not_A_Label" }
+    const queue = { id: 1, name: "q", backend: { config: bad, runtime: config.runtimes[0] } }
+    expect(refusalText(Queue, queue)).toContain('config namespace: "Not_A_Label" is not a DNS-1123 label')
+  })
+
+  it("refuses zero nodes", () => {
+    const queue = { id: 1, name: "q", backend: { config, runtime: config.runtimes[0], nodes: 0 } }
+    expect(refusalText(Queue, queue)).toContain("nodes")
+  })
+})

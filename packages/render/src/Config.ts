@@ -1,0 +1,109 @@
+import { Result } from "effect"
+import { ceilMillis } from "./Duration.ts"
+import { decodeWire } from "./Decode.ts"
+import { isDnsLabel, isDnsSubdomain, isLabelValue, isQualifiedName } from "./KubeRules.ts"
+import { DEFAULT_LABEL_DOMAIN, patchManager, startGateName } from "./Names.ts"
+import { preview } from "./Preview.ts"
+import { cappedRefusal, type Refusal } from "./Refusal.ts"
+import { Config, type Duration, type RuntimeRef } from "./Wire.ts"
+
+/** A backend's configuration after decoding, with every default applied. */
+export interface BackendConfig {
+  readonly namespace: string
+  readonly mode: "plain" | "kueue"
+  readonly runtimes: ReadonlyArray<RuntimeRef>
+  readonly gpuResource: string
+  readonly probeRuntime: RuntimeRef
+  readonly kueue?: { readonly queue: string; readonly admissionCheck: string }
+  readonly timeouts: { readonly callMs: number; readonly workloadMs: number; readonly callBoundMs: number }
+  readonly labelDomain: string
+}
+
+/** The defaults decodeConfig applies; docs/names.md lists the same values. */
+export const ConfigDefaults = {
+  gpuResource: "nvidia.com/gpu",
+  labelDomain: DEFAULT_LABEL_DOMAIN,
+  callMs: 30_000,
+  workloadMs: 120_000,
+  callBoundMs: 300_000
+} as const
+
+/** The longest timeout accepted, one day: longer waits are configuration mistakes. */
+export const MAX_TIMEOUT_MS = 86_400_000
+
+/** Two runtime references name the same runtime. */
+export const sameRuntime = (a: RuntimeRef, b: RuntimeRef): boolean => a.kind === b.kind && a.name === b.name
+
+/** `<kind>/<name>`, how reasons and annotations name a runtime. */
+export const runtimeLabel = (ref: RuntimeRef): string => `${ref.kind}/${ref.name}`
+
+const timeout = (
+  field: string,
+  value: Duration | undefined,
+  fallback: number,
+  reasons: Array<string>
+): number => {
+  if (value === undefined) return fallback
+  const ms = ceilMillis(value)
+  if (ms === undefined) reasons.push(`config timeouts.${field}: ${preview(value)} is not a duration`)
+  else if (ms <= 0) reasons.push(`config timeouts.${field}: must be above zero, got ${preview(value)}`)
+  else if (ms > MAX_TIMEOUT_MS) reasons.push(`config timeouts.${field}: must be at most 24h, got ${preview(value)}`)
+  else return ms
+  return fallback
+}
+
+/** Decodes a backend config, applies defaults and reports every problem as one ErrInvalid refusal. */
+export const decodeConfig = (input: unknown): Result.Result<BackendConfig, Refusal> => {
+  const decoded = decodeWire(Config, input, (path) => (path === "" ? "config" : `config ${path}`))
+  if (Result.isFailure(decoded)) return Result.fail(decoded.failure)
+  const wire = decoded.success
+  const reasons: Array<string> = []
+
+  if (!isDnsLabel(wire.namespace)) reasons.push(`config namespace: ${preview(wire.namespace)} is not a DNS-1123 label`)
+  if (wire.runtimes.length === 0) reasons.push("config runtimes: must list at least one runtime")
+  wire.runtimes.forEach((ref, i) => {
+    if (!isDnsSubdomain(ref.name)) reasons.push(`config runtimes[${i}].name: ${preview(ref.name)} is not a DNS-1123 subdomain`)
+  })
+
+  const gpuResource = wire.gpuResource ?? ConfigDefaults.gpuResource
+  if (!isQualifiedName(gpuResource)) reasons.push(`config gpuResource: ${preview(gpuResource)} is not a resource name`)
+
+  const labelDomain = wire.labelDomain ?? ConfigDefaults.labelDomain
+  if (!isDnsSubdomain(labelDomain)) reasons.push(`config labelDomain: ${preview(labelDomain)} is not a DNS-1123 subdomain`)
+  // Kueue caps each admission gate name at 63 characters, and the gate is `<labelDomain>/start`.
+  else if (startGateName({ labelDomain }).length > 63 || patchManager({ labelDomain }).length > 253) {
+    reasons.push(`config labelDomain: ${preview(labelDomain)} is too long: ${startGateName({ labelDomain })} must fit in 63 characters`)
+  }
+
+  const probeRuntime = wire.probeRuntime ?? wire.runtimes[0]
+  if (wire.probeRuntime !== undefined && !wire.runtimes.some((ref) => sameRuntime(ref, wire.probeRuntime!))) {
+    reasons.push(`config probeRuntime: ${runtimeLabel(wire.probeRuntime)} is not one of the configured runtimes`)
+  }
+
+  if (wire.mode === "kueue" && wire.kueue === undefined) reasons.push("config kueue: required in kueue mode")
+  if (wire.kueue !== undefined) {
+    const { queue, admissionCheck } = wire.kueue
+    if (queue.length === 0 || !isLabelValue(queue) || !isDnsSubdomain(queue)) {
+      reasons.push(`config kueue.queue: ${preview(queue)} is not a LocalQueue name usable as a label value`)
+    }
+    if (!isDnsSubdomain(admissionCheck)) reasons.push(`config kueue.admissionCheck: ${preview(admissionCheck)} is not a DNS-1123 subdomain`)
+  }
+
+  const callMs = timeout("call", wire.timeouts?.call, ConfigDefaults.callMs, reasons)
+  const workloadMs = timeout("workload", wire.timeouts?.workload, ConfigDefaults.workloadMs, reasons)
+  const callBoundMs = timeout("callBound", wire.timeouts?.callBound, ConfigDefaults.callBoundMs, reasons)
+  // An unanswered create may still land until its call times out, so the InFlight window must cover it.
+  if (callBoundMs < callMs) reasons.push(`config timeouts.callBound: must be at least timeouts.call (${callMs} ms), got ${callBoundMs} ms`)
+
+  if (reasons.length > 0 || probeRuntime === undefined) return Result.fail(cappedRefusal("ErrInvalid", reasons))
+  return Result.succeed({
+    namespace: wire.namespace,
+    mode: wire.mode,
+    runtimes: wire.runtimes.map((ref) => ({ kind: ref.kind, name: ref.name })),
+    gpuResource,
+    probeRuntime: { kind: probeRuntime.kind, name: probeRuntime.name },
+    ...(wire.kueue === undefined ? {} : { kueue: { queue: wire.kueue.queue, admissionCheck: wire.kueue.admissionCheck } }),
+    timeouts: { callMs, workloadMs, callBoundMs },
+    labelDomain
+  })
+}

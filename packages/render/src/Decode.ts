@@ -1,0 +1,58 @@
+import { Result, Schema, SchemaIssue } from "effect"
+import { preview } from "./Preview.ts"
+import { cappedRefusal, type Refusal } from "./Refusal.ts"
+
+const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/
+
+/** A schema path written the way a reader would type it: `spec.command[2]`, `spec.env["A-B"]`. */
+export const formatPath = (path: ReadonlyArray<PropertyKey>): string => {
+  let out = ""
+  for (const key of path) {
+    if (typeof key === "number") out += `[${key}]`
+    else if (typeof key === "string" && IDENTIFIER.test(key) && key.length <= 64) out += out === "" ? key : `.${key}`
+    else if (typeof key === "string") out += `[${JSON.stringify(key.length > 64 ? `${key.slice(0, 64)}...` : key)}]`
+    else out += `[${String(key)}]`
+  }
+  return out
+}
+
+const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
+
+const valueAt = (input: unknown, keys: ReadonlyArray<PropertyKey>): { found: boolean; value?: unknown } => {
+  let at: unknown = input
+  for (const key of keys) {
+    if (typeof at !== "object" || at === null || !Object.hasOwn(at, key)) return { found: false }
+    at = (at as Record<PropertyKey, unknown>)[key]
+  }
+  return { found: true, value: at }
+}
+
+// effect's wording, made to read as a refusal, with the offending value shown (bounded).
+const describe = (message: string, at: { found: boolean; value?: unknown }): string => {
+  if (message === "Missing key") return "required"
+  if (message === "Expected no excess property") return "unknown field"
+  const text = message.length > 200 ? `${message.slice(0, 200)}...` : message
+  return at.found ? `${text}, got ${preview(at.value)}` : text
+}
+
+/** Appends a formatted path to a field that is itself a path: `a` + `b[1]` is `a.b[1]`, `a` + `[1]` is `a[1]`. */
+export const underField = (field: string) => (path: string): string => (path === "" ? field : path.startsWith("[") ? `${field}${path}` : `${field}.${path}`)
+
+/**
+ * Decodes unknown input with a wire schema, reporting every shape problem (unknown fields included) as
+ * one ErrInvalid refusal; `name` turns a field's path ("" for the input itself) into the reason's subject.
+ */
+export const decodeWire = <S extends Schema.ConstraintDecoder<unknown>>(
+  schema: S,
+  input: unknown,
+  name: (path: string) => string
+): Result.Result<S["Type"], Refusal> => {
+  const decoded = Schema.decodeUnknownResult(schema)(input, { errors: "all", onExcessProperty: "error" })
+  if (Result.isSuccess(decoded)) return Result.succeed(decoded.success)
+  const reasons = formatter(decoded.failure.issue).issues.map((issue) => {
+    const keys = (issue.path ?? []).map((p) => (typeof p === "object" && p !== null && "key" in p ? p.key : p))
+    const path = formatPath(keys)
+    return `${name(path)}: ${describe(issue.message, valueAt(input, keys))}`
+  })
+  return Result.fail(cappedRefusal("ErrInvalid", reasons))
+}

@@ -1,0 +1,87 @@
+import type { BackendConfig } from "./Config.ts"
+import { isRecord, jsonEqual, pathOf } from "./Json.ts"
+import { patchManager } from "./Names.ts"
+import { preview } from "./Preview.ts"
+import { KUEUE_GATE_ANNOTATION, KUEUE_QUEUE_LABEL, TRAINER_CONTROLLER } from "./Upstream.ts"
+
+// Start step 8. Only what dispatch wrote and owns is compared: the server's defaults, status and its own
+// metadata (uid, resourceVersion, managedFields, ...) and other managers' labels and patches are not.
+
+const differs = (field: string, wrote: unknown, read: unknown): string => `${field}: wrote ${preview(wrote)}, read ${preview(read)}`
+
+const mapDifferences = (field: "labels" | "annotations", written: unknown, read: unknown, owned: (key: string) => boolean): Array<string> => {
+  const wrote = pathOf(written, ["metadata", field])
+  const got = pathOf(read, ["metadata", field])
+  const wroteMap = isRecord(wrote) ? wrote : {}
+  const gotMap = isRecord(got) ? got : {}
+  const out: Array<string> = []
+  for (const key of Object.keys(wroteMap)) {
+    const value = Object.hasOwn(gotMap, key) ? gotMap[key] : undefined
+    if (value !== wroteMap[key]) out.push(differs(`metadata.${field}[${JSON.stringify(key)}]`, wroteMap[key], value))
+  }
+  for (const key of Object.keys(gotMap).sort()) {
+    if (!Object.hasOwn(wroteMap, key) && owned(key)) out.push(differs(`metadata.${field}[${JSON.stringify(key.slice(0, 253))}]`, undefined, gotMap[key]))
+  }
+  return out
+}
+
+// An env entry whose value is "" may come back without `value` after a round trip through Go's omitempty.
+const envValue = (entry: unknown): unknown => {
+  if (!isRecord(entry)) return entry
+  const { value, ...rest } = entry
+  return { ...rest, value: value ?? "" }
+}
+
+const trainerDifferences = (written: unknown, read: unknown): Array<string> => {
+  const wrote = pathOf(written, ["spec", "trainer"])
+  const got = pathOf(read, ["spec", "trainer"])
+  if (!isRecord(got)) return [differs("spec.trainer", wrote, got)]
+  const wroteMap = isRecord(wrote) ? wrote : {}
+  const keys = [...new Set([...Object.keys(wroteMap), ...Object.keys(got)])]
+  const out: Array<string> = []
+  for (const key of keys) {
+    const a = Object.hasOwn(wroteMap, key) ? wroteMap[key] : undefined
+    const b = Object.hasOwn(got, key) ? got[key] : undefined
+    const same = key === "env" && Array.isArray(a) && Array.isArray(b) ? jsonEqual(a.map(envValue), b.map(envValue)) : jsonEqual(a, b)
+    if (!same) out.push(differs(`spec.trainer.${key.length > 64 ? `${key.slice(0, 64)}...` : key}`, a, b))
+  }
+  return out
+}
+
+const patchDifferences = (written: unknown, read: unknown, config: BackendConfig): Array<string> => {
+  const manager = patchManager(config)
+  const find = (object: unknown): unknown => {
+    const patches = pathOf(object, ["spec", "runtimePatches"])
+    return Array.isArray(patches) ? patches.find((p) => pathOf(p, ["manager"]) === manager) : undefined
+  }
+  const wrote = find(written)
+  const got = find(read)
+  if (got === undefined) return [`spec.runtimePatches: dispatch's patch (manager ${manager}) is missing`]
+  // The webhook stamps `time` on each patch; it is the server's, not dispatch's.
+  const { time: _time, ...gotWithoutTime } = isRecord(got) ? got : {}
+  return jsonEqual(wrote, gotWithoutTime) ? [] : [differs(`spec.runtimePatches[manager=${manager}]`, wrote, got)]
+}
+
+/** Start step 8: every difference between the TrainJob written and the one read back; [] when they agree. */
+export const compareReadBack = (written: unknown, read: unknown, config: BackendConfig): ReadonlyArray<string> => {
+  if (!isRecord(read)) return [`the object read back is ${preview(read)}, not a TrainJob`]
+  const domain = `${config.labelDomain}/`
+  const out = [
+    ...mapDifferences("labels", written, read, (key) => key.startsWith(domain) || key === KUEUE_QUEUE_LABEL),
+    ...mapDifferences("annotations", written, read, (key) => key.startsWith(domain) || key === KUEUE_GATE_ANNOTATION)
+  ]
+  for (const field of ["runtimeRef", "activeDeadlineSeconds"]) {
+    const a = pathOf(written, ["spec", field])
+    const b = pathOf(read, ["spec", field])
+    if (!jsonEqual(a, b)) out.push(differs(`spec.${field}`, a, b))
+  }
+  out.push(...trainerDifferences(written, read), ...patchDifferences(written, read, config))
+  const managedBy = pathOf(read, ["spec", "managedBy"])
+  if (managedBy !== undefined && managedBy !== TRAINER_CONTROLLER) out.push(differs("spec.managedBy", TRAINER_CONTROLLER, managedBy))
+  if (config.mode === "plain") {
+    const a = pathOf(written, ["spec", "suspend"])
+    const b = pathOf(read, ["spec", "suspend"])
+    if (a !== b) out.push(differs("spec.suspend", a, b))
+  }
+  return out
+}

@@ -1,0 +1,112 @@
+import { runtimeLabel, sameRuntime, type BackendConfig } from "./Config.ts"
+import { cloneJson, isRecord, pathOf } from "./Json.ts"
+import { MAX_TRAINJOB_NAME, RESERVED_ENV_PREFIX } from "./Names.ts"
+import { preview } from "./Preview.ts"
+import { cappedRefusal, type Refusal } from "./Refusal.ts"
+import { ANCESTOR_STEP_LABEL, ML_POLICIES, NODE, TRAINER_STEP } from "./Upstream.ts"
+import type { JobSpec, RuntimeRef } from "./Wire.ts"
+
+/** JobSet's pod name `<trainjob>-<replicatedJob>-<jobIdx>-<podIdx>-xxxxx` must be a 63-character label. */
+export const MAX_POD_NAME = 63
+// The '-' separators (3) and the '-xxxxx' random suffix (6) JobSet and the Job controller add.
+const POD_NAME_FIXED = 3 + 6
+
+/** The replicated jobs of a runtime, or undefined when the runtime has no such list. */
+export const replicatedJobsOf = (runtime: unknown): ReadonlyArray<unknown> | undefined => {
+  const jobs = pathOf(runtime, ["spec", "template", "spec", "replicatedJobs"])
+  return Array.isArray(jobs) ? jobs : undefined
+}
+
+const nameOf = (job: unknown): string | undefined => {
+  const name = pathOf(job, ["name"])
+  return typeof name === "string" ? name : undefined
+}
+
+/** The runtime's trainer step: the replicated job labelled as the trainer, else the one named `node`. */
+export const trainerStepOf = (runtime: unknown): { step?: Readonly<Record<string, unknown>>; problems: Array<string> } => {
+  const jobs = (replicatedJobsOf(runtime) ?? []).filter(isRecord)
+  const labelled = jobs.filter((job) => pathOf(job, ["template", "metadata", "labels", ANCESTOR_STEP_LABEL]) === TRAINER_STEP)
+  if (labelled.length > 1) {
+    const names = labelled.map((job) => preview(nameOf(job))).join(", ")
+    return { problems: [`${labelled.length} replicated jobs (${names}) are labelled ${ANCESTOR_STEP_LABEL}: ${TRAINER_STEP}; exactly one trainer step is needed`] }
+  }
+  const step = labelled[0] ?? jobs.find((job) => nameOf(job) === NODE)
+  if (step === undefined) {
+    return { problems: [`no replicated job is labelled ${ANCESTOR_STEP_LABEL}: ${TRAINER_STEP} and none is named ${NODE}`] }
+  }
+  if (nameOf(step) === undefined) return { problems: ["the trainer step has no name"] }
+  const containers = pathOf(step, ["template", "spec", "template", "spec", "containers"])
+  const hasNode = Array.isArray(containers) && containers.some((c) => pathOf(c, ["name"]) === NODE)
+  return hasNode ? { step, problems: [] } : { problems: [`trainer step ${preview(nameOf(step))} has no container named ${NODE}`] }
+}
+
+const count = (u: unknown): number => (typeof u === "number" && Number.isSafeInteger(u) && u >= 1 ? u : 1)
+
+const digits = (n: number): number => String(Math.max(0, n)).length
+
+const podNameReasons = (runtime: unknown, trainerStep: unknown, nodes: number): Array<string> => {
+  const reasons: Array<string> = []
+  for (const job of replicatedJobsOf(runtime) ?? []) {
+    const name = nameOf(job)
+    if (name === undefined) continue
+    const maxJobIndex = count(pathOf(job, ["replicas"])) - 1
+    const pods = job === trainerStep ? count(nodes) : Math.max(count(pathOf(job, ["template", "spec", "parallelism"])), count(pathOf(job, ["template", "spec", "completions"])))
+    const length = MAX_TRAINJOB_NAME + name.length + digits(maxJobIndex) + digits(pods - 1) + POD_NAME_FIXED
+    if (length > MAX_POD_NAME) {
+      reasons.push(
+        `replicated job ${preview(name)}: its pod names would be ${length} characters, more than ${MAX_POD_NAME}, for a ${MAX_TRAINJOB_NAME}-character TrainJob name and ${pods} pod(s) per job; the job would be accepted and never run`
+      )
+    }
+  }
+  return reasons
+}
+
+/** The ML policies a runtime sets (present and not null). */
+export const mlPoliciesOf = (runtime: unknown): Array<(typeof ML_POLICIES)[number]> => {
+  const policy = pathOf(runtime, ["spec", "mlPolicy"])
+  return ML_POLICIES.filter((name) => isRecord(policy) && Object.hasOwn(policy, name) && policy[name] !== undefined && policy[name] !== null)
+}
+
+const mlPolicyReasons = (runtime: unknown, spec: JobSpec): Array<string> => {
+  const set = mlPoliciesOf(runtime)
+  const reasons: Array<string> = []
+  if (set.length > 1) reasons.push(`mlPolicy sets ${set.length} policies (${set.join(", ")}); at most one is allowed`)
+  if ((spec.procsPerNode ?? 0) > 0 && !set.includes("torch")) {
+    reasons.push(`spec.procsPerNode is ${spec.procsPerNode}, which needs mlPolicy.torch; this runtime would ignore it`)
+  }
+  return reasons
+}
+
+const reservedEnvReasons = (trainerStep: unknown): Array<string> => {
+  const containers = pathOf(trainerStep, ["template", "spec", "template", "spec", "containers"])
+  const node = Array.isArray(containers) ? containers.find((c) => pathOf(c, ["name"]) === NODE) : undefined
+  const env = pathOf(node, ["env"])
+  if (!Array.isArray(env)) return []
+  return env
+    .map((entry) => pathOf(entry, ["name"]))
+    .filter((name): name is string => typeof name === "string" && name.startsWith(RESERVED_ENV_PREFIX))
+    .map((name) => `trainer container ${NODE} already defines ${preview(name)}; keys beginning ${RESERVED_ENV_PREFIX} are dispatch's`)
+}
+
+/** The runtime rules of docs/runtime-requirements.md applied to a source runtime; every reason, prefixed by nothing. */
+export const runtimeRuleReasons = (runtime: unknown, spec: JobSpec): Array<string> => {
+  if (!isRecord(runtime) || !isRecord(runtime["spec"])) return ["has no spec"]
+  if (cloneJson(runtime["spec"]) === undefined) return ["its spec is not plain JSON data"]
+  if (replicatedJobsOf(runtime) === undefined) return ["has no spec.template.spec.replicatedJobs list"]
+  const { step, problems } = trainerStepOf(runtime)
+  return [...problems, ...podNameReasons(runtime, step, spec.nodes), ...mlPolicyReasons(runtime, spec), ...(step === undefined ? [] : reservedEnvReasons(step))]
+}
+
+/**
+ * Start steps 2-3, pure part: a runtime outside the configured list or missing (undefined) is refused,
+ * then the runtime rules; ErrUnsupported with every reason, or undefined when the runtime may be used.
+ */
+export const checkRuntime = (config: BackendConfig, ref: RuntimeRef, runtime: unknown, spec: JobSpec): Refusal | undefined => {
+  const name = `runtime ${runtimeLabel(ref)}`
+  const lookup: Array<string> = []
+  if (!config.runtimes.some((allowed) => sameRuntime(allowed, ref))) lookup.push(`${name}: not one of the configured runtimes`)
+  if (runtime === undefined) lookup.push(`${name}: does not exist`)
+  if (lookup.length > 0) return cappedRefusal("ErrUnsupported", lookup)
+  const reasons = runtimeRuleReasons(runtime, spec).map((reason) => `${name}: ${reason}`)
+  return reasons.length > 0 ? cappedRefusal("ErrUnsupported", reasons) : undefined
+}

@@ -1,0 +1,43 @@
+import { readFileSync } from "node:fs"
+import { fileURLToPath } from "node:url"
+import { Result } from "effect"
+import { describe, expect, it } from "vitest"
+import { decodeConfig, PROLOGUE, probeRequest, renderStart, type BackendConfig, type KubeObject } from "../src/index.ts"
+import { exampleRequest, runtimeOf } from "./Generators.ts"
+
+const doc = (name: string): string => readFileSync(fileURLToPath(new URL(`../../../docs/${name}`, import.meta.url)), "utf8")
+
+// The doc writes `<d>/` for the label domain; the test renders with a domain that stands out.
+const keysOf = (o: KubeObject, field: string): Array<string> => Object.keys(((o["metadata"] as Record<string, object>)[field] ?? {}) as object)
+
+describe("docs/names.md", () => {
+  const names = doc("names.md")
+  const config = decodeConfig({ namespace: "ml", mode: "kueue", runtimes: [{ kind: "TrainingRuntime", name: "dispatch-torch" }], kueue: { queue: "q", admissionCheck: "a" }, labelDomain: "d" })
+  if (Result.isFailure(config)) throw new Error("config")
+  const c: BackendConfig = config.success
+
+  it("names every label, annotation and env variable the code emits", () => {
+    const emitted = new Set<string>()
+    for (const request of [{ ...exampleRequest, spec: { ...exampleRequest.spec, workDir: "/w", env: {} } }, probeRequest(c)]) {
+      const r = renderStart(request, c, runtimeOf())
+      if (Result.isFailure(r)) throw new Error(JSON.stringify(r.failure))
+      for (const o of [r.success.trainJob, r.success.runtimeCopy]) for (const f of ["labels", "annotations"]) keysOf(o, f).forEach((k) => emitted.add(k))
+      const trainer = (r.success.trainJob["spec"] as Record<string, any>)["trainer"]
+      for (const e of trainer["env"] as Array<{ name: string }>) emitted.add(e.name)
+      emitted.add(JSON.stringify((r.success.trainJob["spec"] as Record<string, unknown>)["runtimePatches"]).match(/"manager":"([^"]+)"/)![1]!)
+    }
+    expect(emitted.size).toBeGreaterThan(10)
+    for (const key of emitted) {
+      const documented = key.startsWith("d/") ? `\`<d>/${key.slice(2)}` : key.startsWith("trainer.kubeflow.org/") ? "`trainer.kubeflow.org/*`" : `\`${key}\``
+      expect(names, `docs/names.md should name ${key}`).toContain(documented)
+    }
+  })
+
+  it("states the config defaults the code applies", () => {
+    expect(names).toContain("`nvidia.com/gpu`")
+    expect(names).toContain(`\`callMs\` ${c.timeouts.callMs}`)
+    expect(names).toContain(`\`workloadMs\` ${c.timeouts.workloadMs}`)
+    expect(names).toContain(`\`callBoundMs\` ${c.timeouts.callBoundMs}`)
+    expect(PROLOGUE).toContain("exit 125")
+  })
+})

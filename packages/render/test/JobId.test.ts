@@ -1,0 +1,19 @@
+import { test } from "@fast-check/vitest"
+import fc from "fast-check"
+import { describe, expect } from "vitest"
+import { isJobId } from "../src/JobId.ts"
+
+describe("isJobId", () => {
+  test.prop([fc.ulid()])("accepts every canonical ULID", (id) => {
+    expect(isJobId(id)).toBe(true)
+  })
+  test.prop([fc.ulid(), fc.nat(25), fc.constantFrom("I", "L", "O", "U", "a", "-", " ", "\u0000")])("refuses a ULID with any one character outside upper-case Crockford base32", (id, at, c) => {
+    expect(isJobId(id.slice(0, at) + c + id.slice(at + 1))).toBe(false)
+  })
+  test.prop([fc.ulid(), fc.constantFrom("8", "9", "Z")])("refuses a first character above 7 (the value would overflow 128 bits)", (id, c) => {
+    expect(isJobId(c + id.slice(1))).toBe(false)
+  })
+  test.prop([fc.ulid(), fc.integer({ min: 0, max: 40 }).filter((n) => n !== 26)])("refuses any other length", (id, n) => {
+    expect(isJobId(id.repeat(2).slice(0, n))).toBe(false)
+  })
+})

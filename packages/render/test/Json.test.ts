@@ -1,0 +1,54 @@
+import { test } from "@fast-check/vitest"
+import fc from "fast-check"
+import { describe, expect, it } from "vitest"
+import { cloneJson, jsonEqual } from "../src/Json.ts"
+
+const shuffleKeys = (u: unknown): unknown => {
+  if (Array.isArray(u)) return u.map(shuffleKeys)
+  if (typeof u === "object" && u !== null) {
+    const out: Record<string, unknown> = {}
+    for (const k of Object.keys(u).reverse()) Object.defineProperty(out, k, { value: shuffleKeys((u as Record<string, unknown>)[k]), enumerable: true, writable: true, configurable: true })
+    return out
+  }
+  return u
+}
+
+describe("Json", () => {
+  test.prop([fc.jsonValue()])("cloneJson returns an equal copy with the same key order", (v) => {
+    const copy = cloneJson(v)
+    expect(copy).toEqual(v)
+    expect(JSON.stringify(copy)).toBe(JSON.stringify(v))
+  })
+  test.prop([fc.jsonValue()])("jsonEqual is reflexive and ignores key order", (v) => {
+    expect(jsonEqual(v, structuredClone(v))).toBe(true)
+    expect(jsonEqual(v, shuffleKeys(v))).toBe(true)
+  })
+  test.prop([fc.jsonValue(), fc.jsonValue()])("jsonEqual agrees with comparing sorted serialisations, and is symmetric", (a, b) => {
+    const canonical = (u: unknown): string => JSON.stringify(u, (_k, v: unknown) => (typeof v === "object" && v !== null && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([x], [y]) => (x < y ? -1 : 1))) : v))
+    expect(jsonEqual(a, b)).toBe(canonical(a) === canonical(b))
+    expect(jsonEqual(a, b)).toBe(jsonEqual(b, a))
+  })
+  it("refuses what is not a JSON tree instead of looping or throwing", () => {
+    const cyclic: Record<string, unknown> = {}
+    cyclic["self"] = cyclic
+    expect(cloneJson(cyclic)).toBeUndefined()
+    expect(jsonEqual(cyclic, cyclic)).toBe(true)
+    const other: Record<string, unknown> = {}
+    other["self"] = other
+    expect(jsonEqual(cyclic, other)).toBe(false)
+    expect(cloneJson({ a: Number.NaN })).toBeUndefined()
+    expect(cloneJson({ a: new Date(0) })).toBeUndefined()
+    expect(cloneJson({ a: undefined })).toBeUndefined()
+  })
+  it("handles nesting far deeper than the call stack", () => {
+    let deep: unknown = 1
+    for (let i = 0; i < 200_000; i++) deep = [deep]
+    expect(jsonEqual(deep, cloneJson(deep))).toBe(true)
+  })
+  it("keeps a __proto__ key as data", () => {
+    const v = JSON.parse('{"__proto__":{"x":1}}') as unknown
+    const copy = cloneJson(v) as Record<string, unknown>
+    expect(Object.keys(copy)).toEqual(["__proto__"])
+    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype)
+  })
+})

@@ -1,0 +1,54 @@
+import { test } from "@fast-check/vitest"
+import fc from "fast-check"
+import { describe, expect, it } from "vitest"
+import { annotationProblems, isDnsSubdomain, isLabelValue, isQualifiedName, isRfc1035Label, labelProblems, utf8Length } from "../src/KubeRules.ts"
+
+// An independent, character-by-character statement of the rules, to check the regex-based checker against.
+const alnum = (c: string): boolean => /^[A-Za-z0-9]$/.test(c)
+const lowerAlnum = (c: string): boolean => /^[a-z0-9]$/.test(c)
+const refLabelValue = (v: string): boolean =>
+  v === "" || (v.length <= 63 && alnum(v[0]!) && alnum(v[v.length - 1]!) && [...v].every((c) => alnum(c) || c === "-" || c === "_" || c === "."))
+const refDnsLabel = (s: string): boolean =>
+  s.length >= 1 && s.length <= 63 && lowerAlnum(s[0]!) && lowerAlnum(s[s.length - 1]!) && [...s].every((c) => lowerAlnum(c) || c === "-")
+const refSubdomain = (s: string): boolean => s.length <= 253 && s.split(".").every(refDnsLabel)
+const refQualified = (k: string): boolean => {
+  const parts = k.split("/")
+  if (parts.length > 2) return false
+  const name = parts[parts.length - 1]!
+  return (parts.length === 1 || refSubdomain(parts[0]!)) && name.length >= 1 && refLabelValue(name)
+}
+
+const alphabet = (chars: string, maxLength: number, minLength = 0): fc.Arbitrary<string> => fc.string({ unit: fc.constantFrom(...chars), minLength, maxLength })
+const keyish = alphabet("ab-._/Z9", 70)
+
+describe("Kubernetes name rules", () => {
+  test.prop([fc.oneof(alphabet("aZ9-_.", 70), fc.string())])("isLabelValue agrees with the rule stated character by character", (v) => {
+    expect(isLabelValue(v)).toBe(refLabelValue(v))
+  })
+  test.prop([fc.oneof(keyish, fc.string())])("isQualifiedName agrees with the rule stated character by character", (k) => {
+    expect(isQualifiedName(k)).toBe(refQualified(k))
+  })
+  test.prop([fc.oneof(alphabet("a9-.", 80), alphabet("ab", 70, 55).chain((a) => alphabet("a.", 3).map((b) => `${a}${b}${a}`)))])("isDnsSubdomain agrees with the rule stated label by label", (s) => {
+    expect(isDnsSubdomain(s)).toBe(refSubdomain(s))
+  })
+  test.prop([alphabet("az09-", 70)])("an RFC 1035 label is a DNS label starting with a letter", (s) => {
+    expect(isRfc1035Label(s)).toBe(refDnsLabel(s) && /^[a-z]/.test(s))
+  })
+  it("knows the boundaries", () => {
+    expect(isLabelValue("a".repeat(63))).toBe(true)
+    expect(isLabelValue("a".repeat(64))).toBe(false)
+    expect(isQualifiedName(`${"a".repeat(253)}/b`)).toBe(false)
+    expect(isQualifiedName(`${"a.".repeat(126)}a/${"b".repeat(63)}`)).toBe(true)
+    expect(isQualifiedName("x".repeat(1_000_000))).toBe(false)
+  })
+  it("names every bad key and value in a label map", () => {
+    expect(labelProblems({ "ok/fine": "v", "-bad": "v", good: "bad value" })).toHaveLength(2)
+  })
+  test.prop([fc.string()])("utf8Length matches the encoder", (s) => {
+    expect(utf8Length(s)).toBe(new TextEncoder().encode(s).length)
+  })
+  it("limits all annotations together to 256 KiB", () => {
+    expect(annotationProblems({ a: "x".repeat(262_143) })).toEqual([])
+    expect(annotationProblems({ a: "x".repeat(262_144) })).toEqual(["annotations take 262145 bytes, more than 262144"])
+  })
+})

@@ -1,0 +1,89 @@
+import { test } from "@fast-check/vitest"
+import fc from "fast-check"
+import { Result } from "effect"
+import { describe, expect, it } from "vitest"
+import { compareReadBack, renderStart, type BackendConfig, type KubeObject } from "../src/index.ts"
+import { configArb, exampleRequest, plainConfig, requestArb, runtimeOf } from "./Generators.ts"
+
+type Obj = Record<string, any>
+const render = (request = exampleRequest, config: BackendConfig = plainConfig): KubeObject => {
+  const r = renderStart(request, config, runtimeOf())
+  if (Result.isFailure(r)) throw new Error(JSON.stringify(r.failure))
+  return r.success.trainJob
+}
+const copy = (o: KubeObject): Obj => structuredClone(o) as Obj
+
+// What a server (API server, Trainer's webhook, Kueue) adds to a TrainJob without changing what dispatch wrote.
+const serverView = (written: KubeObject, config: BackendConfig): Obj => {
+  const read = copy(written)
+  read["metadata"] = { ...read["metadata"], uid: "u-1", resourceVersion: "7", generation: 1, creationTimestamp: "2026-01-01T00:00:00Z", managedFields: [{ manager: "x" }] }
+  read["metadata"]["labels"] = { ...read["metadata"]["labels"], "team.example/owner": "ml" }
+  read["metadata"]["annotations"] = { ...read["metadata"]["annotations"], "kubectl.kubernetes.io/last-applied": "{}" }
+  read["spec"]["managedBy"] = "trainer.kubeflow.org/trainjob-controller"
+  read["spec"]["runtimePatches"][0]["time"] = "2026-01-01T00:00:00Z"
+  read["spec"]["runtimePatches"].push({ manager: "kueue.x-k8s.io/manager", trainingRuntimeSpec: {} })
+  if (config.mode === "kueue") read["spec"]["suspend"] = true
+  read["status"] = { conditions: [{ type: "Suspended", status: "True" }] }
+  return read
+}
+
+// Each mutation changes one compared field and must be reported under that field's name.
+const MUTATIONS: ReadonlyArray<readonly [string, (o: Obj, c: BackendConfig) => void]> = [
+  ["metadata.labels", (o, c) => { o["metadata"]["labels"][`${c.labelDomain}/job-id`] = "00000000000000000000000000" }],
+  ["metadata.labels", (o, c) => { delete o["metadata"]["labels"][`${c.labelDomain}/submission`] }],
+  ["metadata.labels", (o, c) => { o["metadata"]["labels"][`${c.labelDomain}/extra`] = "x" }],
+  ["metadata.annotations", (o, c) => { o["metadata"]["annotations"][`${c.labelDomain}/comment`] = "other" }],
+  ["metadata.annotations", (o, c) => { delete o["metadata"]["annotations"][`${c.labelDomain}/attempt-token`] }],
+  ["metadata.annotations", (o) => { o["metadata"]["annotations"]["kueue.x-k8s.io/admission-gated-by"] = "someone/else" }],
+  ["spec.runtimeRef", (o) => { o["spec"]["runtimeRef"]["name"] = "other" }],
+  ["spec.runtimeRef", (o) => { o["spec"]["runtimeRef"]["kind"] = "ClusterTrainingRuntime" }],
+  ["spec.trainer.image", (o) => { o["spec"]["trainer"]["image"] = "evil:1" }],
+  ["spec.trainer.command", (o) => { o["spec"]["trainer"]["command"].push("--more") }],
+  ["spec.trainer.env", (o) => { o["spec"]["trainer"]["env"][0]["value"] = "changed" }],
+  ["spec.trainer.numNodes", (o) => { o["spec"]["trainer"]["numNodes"] += 1 }],
+  ["spec.trainer.args", (o) => { o["spec"]["trainer"]["args"] = ["x"] }],
+  ["spec.activeDeadlineSeconds", (o) => { o["spec"]["activeDeadlineSeconds"] = (o["spec"]["activeDeadlineSeconds"] ?? 0) + 1 }],
+  ["spec.runtimePatches", (o) => { o["spec"]["runtimePatches"][0]["trainingRuntimeSpec"]["template"]["spec"]["replicatedJobs"][0]["name"] = "x" }],
+  ["spec.runtimePatches", (o) => { o["spec"]["runtimePatches"].shift() }],
+  ["spec.managedBy", (o) => { o["spec"]["managedBy"] = "kueue.x-k8s.io/multikueue" }]
+]
+
+describe("compareReadBack", () => {
+  test.prop([requestArb(), configArb])("the rendered TrainJob against itself, or as a server returns it, has no difference", (request, config) => {
+    const written = render(request, config)
+    expect(compareReadBack(written, written, config)).toEqual([])
+    expect(compareReadBack(written, serverView(written, config), config)).toEqual([])
+  })
+
+  test.prop([requestArb(), configArb, fc.constantFrom(...MUTATIONS)])("reports any single mutated compared field, by name", (request, config, [field, mutate]) => {
+    const written = render(request, config)
+    const read = serverView(written, config)
+    mutate(read, config)
+    const differences = compareReadBack(written, read, config)
+    expect(differences.length).toBeGreaterThanOrEqual(1)
+    expect(differences.every((d) => d.startsWith(field))).toBe(true)
+  })
+
+  it("checks spec.suspend in plain mode only", () => {
+    const plain = render()
+    const read = copy(plain)
+    read["spec"]["suspend"] = false
+    expect(compareReadBack(plain, read, plainConfig)).toEqual(["spec.suspend: wrote true, read false"])
+    const kueueConfig: BackendConfig = { ...plainConfig, mode: "kueue", kueue: { queue: "q", admissionCheck: "a" } }
+    const kueue = render(exampleRequest, kueueConfig)
+    const admitted = copy(kueue)
+    admitted["spec"]["suspend"] = false
+    expect(compareReadBack(kueue, admitted, kueueConfig)).toEqual([])
+  })
+
+  it("treats an empty env value dropped by the server as the same", () => {
+    const written = render({ ...exampleRequest, spec: { ...exampleRequest.spec, env: { EMPTY: "" } } })
+    const read = copy(written)
+    delete read["spec"]["trainer"]["env"][0]["value"]
+    expect(compareReadBack(written, read, plainConfig)).toEqual([])
+  })
+
+  test.prop([fc.anything()])("never throws, whatever is read", (read) => {
+    expect(() => compareReadBack(render(), read, plainConfig)).not.toThrow()
+  })
+})

@@ -1,0 +1,93 @@
+import { test } from "@fast-check/vitest"
+import fc from "fast-check"
+import { describe, expect, it } from "vitest"
+import { checkRuntime } from "../src/index.ts"
+import { exampleRequest, plainConfig, RUNTIME, runtimeOf } from "./Generators.ts"
+
+const spec = exampleRequest.spec
+const check = (runtime: unknown, s = spec) => checkRuntime(plainConfig, RUNTIME, runtime, s)
+const prefix = `runtime TrainingRuntime/${RUNTIME.name}`
+type Job = Record<string, unknown>
+const withJobs = (...jobs: Array<Job>) => {
+  const r = runtimeOf()
+  ;(((r["spec"] as Job)["template"] as Job)["spec"] as Job)["replicatedJobs"] = jobs
+  return r
+}
+const job = (name: string, options: { label?: string; container?: string; replicas?: number; parallelism?: number; env?: Array<Job> } = {}): Job => ({
+  name,
+  ...(options.replicas === undefined ? {} : { replicas: options.replicas }),
+  template: {
+    metadata: options.label === undefined ? {} : { labels: { "trainer.kubeflow.org/trainjob-ancestor-step": options.label } },
+    spec: {
+      ...(options.parallelism === undefined ? {} : { parallelism: options.parallelism }),
+      template: { spec: { containers: [{ name: options.container ?? name, ...(options.env === undefined ? {} : { env: options.env }) }] } }
+    }
+  }
+})
+
+describe("checkRuntime", () => {
+  it("accepts the example runtime", () => {
+    expect(check(runtimeOf())).toBeUndefined()
+  })
+  it("refuses a runtime outside the configured list, and a missing one, in one refusal", () => {
+    expect(checkRuntime(plainConfig, { kind: "ClusterTrainingRuntime", name: RUNTIME.name }, undefined, spec)).toEqual({
+      error: "ErrUnsupported",
+      reasons: [`runtime ClusterTrainingRuntime/${RUNTIME.name}: not one of the configured runtimes`, `runtime ClusterTrainingRuntime/${RUNTIME.name}: does not exist`]
+    })
+  })
+  it("finds the trainer step by label, else by the name node", () => {
+    expect(check(withJobs(job("init", { label: "dataset-initializer" }), job("worker", { label: "trainer", container: "node" })))).toBeUndefined()
+    expect(check(withJobs(job("node")))).toBeUndefined()
+    expect(check(withJobs(job("a", { label: "trainer", container: "node" }), job("b", { label: "trainer", container: "node" })))?.reasons).toEqual([
+      `${prefix}: 2 replicated jobs ("a", "b") are labelled trainer.kubeflow.org/trainjob-ancestor-step: trainer; exactly one trainer step is needed`
+    ])
+    expect(check(withJobs(job("worker")))?.reasons).toEqual([
+      `${prefix}: no replicated job is labelled trainer.kubeflow.org/trainjob-ancestor-step: trainer and none is named node`
+    ])
+    expect(check(withJobs(job("node", { container: "main" })))?.reasons).toEqual([`${prefix}: trainer step "node" has no container named node`])
+  })
+
+  // 37 (name) + 9 (separators and suffix) + job name + digits(job index) + digits(pod index) <= 63.
+  test.prop([fc.integer({ min: 1, max: 20 }), fc.integer({ min: 1, max: 200_000 }), fc.integer({ min: 1, max: 120 })])(
+    "refuses exactly the replicated jobs whose pod names would pass 63 characters",
+    (nameLength, nodes, replicas) => {
+      const name = "n".repeat(nameLength)
+      const trainer = job(name, { label: "trainer", container: "node" })
+      const helper = job("h".repeat(nameLength), { replicas, parallelism: 3 })
+      const refusal = check(withJobs(trainer, helper), { ...spec, nodes })
+      const fits = (podIndex: number, jobIndex: number) => 37 + 9 + nameLength + String(jobIndex).length + String(podIndex).length <= 63
+      const expected = [!fits(nodes - 1, 0), !fits(2, replicas - 1)].filter(Boolean).length
+      expect(refusal?.reasons.length ?? 0).toBe(expected)
+    }
+  )
+  it("matches the facts: with one node, node and launcher fit, dataset-initializer and model-initializer do not", () => {
+    const r = check(withJobs(job("node", { label: "trainer" }), job("launcher"), job("dataset-initializer"), job("model-initializer")))
+    expect(r?.reasons.map((s) => s.split(":")[1])).toEqual([' replicated job "dataset-initializer"', ' replicated job "model-initializer"'])
+  })
+
+  it("allows at most one mlPolicy and needs torch for procsPerNode", () => {
+    const two = runtimeOf()
+    ;(two["spec"] as Job)["mlPolicy"] = { torch: {}, mpi: {} }
+    expect(check(two)?.reasons).toEqual([`${prefix}: mlPolicy sets 2 policies (torch, mpi); at most one is allowed`])
+    expect(check(runtimeOf({ torch: false }), { ...spec, procsPerNode: 2 })?.reasons).toEqual([
+      `${prefix}: spec.procsPerNode is 2, which needs mlPolicy.torch; this runtime would ignore it`
+    ])
+    expect(check(runtimeOf({ torch: false }), { ...spec, procsPerNode: 0 })).toBeUndefined()
+  })
+
+  it("refuses a trainer container that already defines DISPATCH_ variables, naming each", () => {
+    const r = check(runtimeOf({ env: [{ name: "DISPATCH_JOB_ID", value: "x" }, { name: "OK", value: "" }, { name: "DISPATCH_X", value: "" }] }))
+    expect(r?.reasons).toHaveLength(2)
+    expect(r?.error).toBe("ErrUnsupported")
+  })
+
+  test.prop([fc.anything()])("never throws on a runtime of any shape", (runtime) => {
+    const r = check(runtime)
+    if (r !== undefined) expect(r.error).toBe("ErrUnsupported")
+  })
+  test.prop([fc.jsonValue()])("never throws on JSON placed anywhere in the runtime spec", (value) => {
+    const r = runtimeOf()
+    ;(r["spec"] as Job)["template"] = { spec: { replicatedJobs: [value, job("node", { label: "trainer" })] } }
+    expect(() => check(r)).not.toThrow()
+  })
+})
