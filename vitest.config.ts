@@ -5,6 +5,9 @@ export default defineConfig({
   ssr: { resolve: { conditions: ["@dispatch/source"] } },
   test: {
     include: ["packages/*/test/**/*.test.ts", "test/**/*.test.ts"],
+    // Loading effect once per worker instead of once per file cuts the suite's wall time by ~10x;
+    // no test relies on a fresh module graph (no vi.mock of shared modules).
+    isolate: false,
     testTimeout: 60_000,
     hookTimeout: 60_000
   }
