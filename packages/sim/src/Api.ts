@@ -29,8 +29,8 @@ export const Resources: ReadonlyArray<Resource> = [
   { group: "trainer.kubeflow.org", versions: ["v1alpha1"], kind: "TrainJob", listKind: "TrainJobList", plural: "trainjobs", singular: "trainjob", shortNames: [], namespaced: true, hasStatus: true },
   { group: "trainer.kubeflow.org", versions: ["v1alpha1"], kind: "TrainingRuntime", listKind: "TrainingRuntimeList", plural: "trainingruntimes", singular: "trainingruntime", shortNames: [], namespaced: true, hasStatus: false },
   { group: "trainer.kubeflow.org", versions: ["v1alpha1"], kind: "ClusterTrainingRuntime", listKind: "ClusterTrainingRuntimeList", plural: "clustertrainingruntimes", singular: "clustertrainingruntime", shortNames: [], namespaced: false, hasStatus: false },
-  { group: "kueue.x-k8s.io", versions: ["v1beta2", "v1beta1"], kind: "Workload", listKind: "WorkloadList", plural: "workloads", singular: "workload", shortNames: ["wl"], namespaced: true, hasStatus: true },
-  { group: "kueue.x-k8s.io", versions: ["v1beta2", "v1beta1"], kind: "AdmissionCheck", listKind: "AdmissionCheckList", plural: "admissionchecks", singular: "admissioncheck", shortNames: [], namespaced: false, hasStatus: true },
+  { group: "kueue.x-k8s.io", versions: ["v1beta2", "v1beta1"], kind: "Workload", listKind: "WorkloadList", plural: "workloads", singular: "workload", shortNames: ["kwl", "kueueworkload", "kueueworkloads"], namespaced: true, hasStatus: true },
+  { group: "kueue.x-k8s.io", versions: ["v1beta2", "v1beta1"], kind: "AdmissionCheck", listKind: "AdmissionCheckList", plural: "admissionchecks", singular: "admissioncheck", shortNames: ["ac"], namespaced: false, hasStatus: true },
   { group: "", versions: ["v1"], kind: "Namespace", listKind: "NamespaceList", plural: "namespaces", singular: "namespace", shortNames: ["ns"], namespaced: false, hasStatus: true }
 ]
 

@@ -1,2 +1,10 @@
 /** @dispatch/sim */
-export {}
+export * from "./Api.ts"
+export * from "./Faults.ts"
+export * from "./Simulator.ts"
+export type { AuthTokens } from "./Auth.ts"
+export { parseLabelSelector, matchesLabels, type LabelRequirement, type LabelSelector, type LabelSelectorParse } from "./LabelSelector.ts"
+export { mergePatch } from "./MergePatch.ts"
+export { jsonPatch, type JsonPatchError, type JsonPatchResult } from "./JsonPatch.ts"
+export * from "./controllers/index.ts"
+export * from "./http/index.ts"

@@ -1,4 +1,12 @@
-import type { ControllerHost } from "../Api.ts"
-
-/** Installs the simulator's Trainer and Kueue controllers and their admission webhooks. */
-export const installControllers = (_host: ControllerHost, _options: unknown): void => {}
+// The simulator's controllers: Trainer's and Kueue's webhooks and controllers.
+export { installControllers } from "./Install.ts"
+export type {
+  ControllerOptions,
+  KueueOptions,
+  KueueQueueOptions,
+  OutcomeRule,
+  OutcomeScript,
+  RunOutcome,
+  RunResult,
+  TrainerOptions
+} from "./Options.ts"

@@ -1,0 +1,51 @@
+// The simulator's in-process face: create and get throughput with 1k and 100k TrainJobs stored, and the
+// memory each stored object takes. Run with --expose-gc (bench/run.mjs does) for steadier memory figures.
+import { Simulator } from "../packages/sim/dist/index.js"
+
+const at = { group: "trainer.kubeflow.org", version: "v1alpha1", resource: "trainjobs", namespace: "default" }
+const job = (name) => ({
+  apiVersion: "trainer.kubeflow.org/v1alpha1",
+  kind: "TrainJob",
+  metadata: { name, labels: { "dispatch.example.org/run": name } },
+  spec: { runtimeRef: { name: "torch-distributed" }, suspend: true, trainer: { image: "example.org/train:1", numNodes: 2, command: ["python", "train.py"] } }
+})
+const gc = () => globalThis.gc?.()
+const heap = () => {
+  gc()
+  return process.memoryUsage().heapUsed
+}
+
+// Trainer's webhook would want the runtime to exist; the bench measures the store, so it is left out.
+const fill = (count) => {
+  const sim = new Simulator({ seed: 1, controllers: { trainer: { installed: false } } })
+  for (let i = 0; i < count; i++) {
+    const outcome = sim.handle({ ...at, verb: "create", body: job(`seed-${i}`) })
+    if (outcome.kind !== "answered" || outcome.response.code !== 201) throw new Error(`seeding failed at ${i}`)
+  }
+  return sim
+}
+
+const rate = (label, count, run) => {
+  const start = process.hrtime.bigint()
+  for (let i = 0; i < count; i++) run(i)
+  const seconds = Number(process.hrtime.bigint() - start) / 1e9
+  console.log(`${label.padEnd(40)} ${Math.round(count / seconds).toString().padStart(8)} ops/s  (${count} in ${seconds.toFixed(2)} s)`)
+}
+
+for (const stored of [1_000, 100_000]) {
+  const before = heap()
+  const started = process.hrtime.bigint()
+  const sim = fill(stored)
+  const fillSeconds = Number(process.hrtime.bigint() - started) / 1e9
+  const after = heap()
+  console.log(`\n${stored} stored (filled in ${fillSeconds.toFixed(2)} s): ${Math.round((after - before) / stored)} bytes of heap per stored object`)
+  rate(`create with ${stored} stored`, 5_000, (i) => sim.handle({ ...at, verb: "create", body: job(`new-${i}`) }))
+  rate(`get with ${stored} stored`, 20_000, (i) => sim.handle({ ...at, verb: "get", name: `seed-${(i * 7919) % stored}` }))
+  rate(`list limit=100 with ${stored} stored`, 100, () => sim.handle({ ...at, verb: "list", limit: 100 }))
+  // A write makes the next clock step run the garbage collector over every stored object.
+  rate(`write + 1 s clock step with ${stored} stored`, 20, (i) => {
+    sim.handle({ ...at, verb: "create", body: job(`step-${i}`) })
+    sim.advance(1000)
+  })
+  rate(`idle 1 s clock step with ${stored} stored`, 1000, () => sim.advance(1000))
+}

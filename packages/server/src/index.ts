@@ -1,0 +1,2 @@
+/** @dispatch/server: the Dioptra-style job service. */
+export {}

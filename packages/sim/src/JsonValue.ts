@@ -1,0 +1,41 @@
+// JSON values as the store holds them: plain objects, arrays and scalars, compared and copied
+// structurally.
+
+/** A JSON object. */
+export type JsonObject = Record<string, unknown>
+
+/** True for a plain (non-array, non-null) object. */
+export const isJsonObject = (value: unknown): value is JsonObject =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+/** Structural equality of two JSON values (key order ignored). */
+export const jsonEqual = (a: unknown, b: unknown): boolean => {
+  if (a === b) return true
+  if (Array.isArray(a)) {
+    return Array.isArray(b) && a.length === b.length && a.every((x, i) => jsonEqual(x, b[i]))
+  }
+  if (isJsonObject(a) && isJsonObject(b)) {
+    const ka = Object.keys(a).filter((k) => a[k] !== undefined)
+    const kb = Object.keys(b).filter((k) => b[k] !== undefined)
+    return ka.length === kb.length && ka.every((k) => Object.hasOwn(b, k) && jsonEqual(a[k], b[k]))
+  }
+  return false
+}
+
+/** A deep copy of a JSON value. */
+export const jsonClone = <A>(value: A): A => structuredClone(value)
+
+/** The value at a path of object keys, or undefined where the path leaves the objects. */
+export const valueAt = (value: unknown, path: ReadonlyArray<string>): unknown => {
+  let node = value
+  for (const key of path) {
+    if (!isJsonObject(node)) return undefined
+    node = node[key]
+  }
+  return node
+}
+
+/** Sets an own property, even one named `__proto__` (plain assignment would change the prototype). */
+export const setOwn = (object: Record<string, unknown>, key: string, value: unknown): void => {
+  Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true })
+}

@@ -1,0 +1,91 @@
+// Label selectors in their string form, as list and watch take them: `a=b`, `a==b`, `a!=b`,
+// `a in (x,y)`, `a notin (x,y)`, `a` (exists) and `!a` (does not exist), joined by commas.
+
+/** One requirement of a label selector. */
+export type LabelRequirement =
+  | { readonly op: "in" | "notin"; readonly key: string; readonly values: ReadonlyArray<string> }
+  | { readonly op: "exists" | "doesNotExist"; readonly key: string }
+
+/** A parsed selector: every requirement must hold. */
+export type LabelSelector = ReadonlyArray<LabelRequirement>
+
+/** A parsed selector, or why the text is not one. */
+export type LabelSelectorParse = { readonly ok: true; readonly selector: LabelSelector } | { readonly ok: false; readonly message: string }
+
+const keyPattern = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)$/
+const valuePattern = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/
+
+// Splits on commas that are not inside parentheses.
+const splitTerms = (text: string): Array<string> => {
+  const terms: Array<string> = []
+  let depth = 0
+  let current = ""
+  for (const ch of text) {
+    if (ch === "(") depth++
+    if (ch === ")") depth--
+    if (ch === "," && depth === 0) {
+      terms.push(current)
+      current = ""
+    } else current += ch
+  }
+  terms.push(current)
+  return terms
+}
+
+const parseTerm = (raw: string): LabelRequirement | string => {
+  const term = raw.trim()
+  const setMatch = /^(\S+)\s+(in|notin)\s*\((.*)\)$/.exec(term)
+  const checkKey = (key: string): string | undefined =>
+    keyPattern.test(key) && key.length <= 317 ? undefined : `invalid label key "${key}"`
+  const checkValue = (value: string): string | undefined =>
+    valuePattern.test(value) && value.length <= 63 ? undefined : `invalid label value: "${value}"`
+  if (setMatch !== null) {
+    const [, key = "", op = "in", list = ""] = setMatch
+    const values = list.split(",").map((v) => v.trim())
+    const problem = checkKey(key) ?? values.map(checkValue).find((m) => m !== undefined)
+    if (problem !== undefined) return problem
+    return { op: op === "in" ? "in" : "notin", key, values }
+  }
+  const cmp = /^([^=!\s]+)\s*(==|=|!=)\s*(.*)$/.exec(term)
+  if (cmp !== null) {
+    const [, key = "", op = "=", value = ""] = cmp
+    const problem = checkKey(key) ?? checkValue(value.trim())
+    if (problem !== undefined) return problem
+    return { op: op === "!=" ? "notin" : "in", key, values: [value.trim()] }
+  }
+  if (term.startsWith("!")) {
+    const key = term.slice(1).trim()
+    return checkKey(key) ?? { op: "doesNotExist", key }
+  }
+  if (term === "") return "found '', expected: identifier"
+  return checkKey(term) ?? { op: "exists", key: term }
+}
+
+/** Parses a label selector; the empty string selects everything. */
+export const parseLabelSelector = (text: string): LabelSelectorParse => {
+  if (text.trim() === "") return { ok: true, selector: [] }
+  const requirements: Array<LabelRequirement> = []
+  for (const raw of splitTerms(text)) {
+    const parsed = parseTerm(raw)
+    if (typeof parsed === "string") return { ok: false, message: `unable to parse requirement: ${parsed}` }
+    requirements.push(parsed)
+  }
+  return { ok: true, selector: requirements }
+}
+
+/** True when the labels satisfy every requirement. */
+export const matchesLabels = (selector: LabelSelector, labels: Readonly<Record<string, string>>): boolean =>
+  selector.every((r) => {
+    const has = Object.hasOwn(labels, r.key)
+    const value = labels[r.key]
+    switch (r.op) {
+      case "exists":
+        return has
+      case "doesNotExist":
+        return !has
+      case "in":
+        return has && value !== undefined && r.values.includes(value)
+      case "notin":
+        return !has || value === undefined || !r.values.includes(value)
+    }
+  })

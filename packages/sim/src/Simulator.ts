@@ -1,0 +1,205 @@
+// The simulated API server's core: auth, then the fault plan, then the API server's verbs over the
+// store; a clock that only moves when told, running the namespace lifecycle, the garbage collector
+// and every registered controller at each step of at most one second.
+import {
+  type Admission,
+  type ApiRequest,
+  type ApiResponse,
+  type Controller,
+  type ControllerHost,
+  type KubeObject,
+  type Outcome,
+  type Resource,
+  type SystemClient,
+  type WatchEvent,
+  Resources
+} from "./Api.ts"
+import { type AuthTokens, authorize } from "./Auth.ts"
+import { installControllers } from "./controllers/Install.ts"
+import type { ControllerOptions } from "./controllers/Options.ts"
+import { type FaultAction, type FaultRule, FaultPlan } from "./Faults.ts"
+import { collectGarbage } from "./GarbageCollector.ts"
+import { isJsonObject } from "./JsonValue.ts"
+import { finishNamespaces } from "./NamespaceLifecycle.ts"
+import { SeededRandom } from "./Random.ts"
+import { resourceByPlural } from "./ResourceTable.ts"
+import { isSelection, parseSelection } from "./Selection.ts"
+import { identityOf, type ServerContext } from "./ServerContext.ts"
+import { badRequest, expired, injected, pathNotFound } from "./StatusErrors.ts"
+import { Store } from "./Store.ts"
+import { systemClient, targetNamespace } from "./SystemAccess.ts"
+import { serveVerb } from "./Verbs.ts"
+import { openWatch } from "./Watch.ts"
+
+/** How a simulator starts. */
+export interface SimulatorOptions {
+  /** Sim clock start, ms since epoch (default 2026-01-01T00:00:00Z). */
+  readonly startTime?: number
+  /** Makes uids, generated names and random fault plans reproducible (default 0). */
+  readonly seed?: number
+  /** Seeded at start, through validation and admission (namespace "default" always exists). */
+  readonly objects?: ReadonlyArray<KubeObject>
+  /** Bearer tokens and the verbs each may use; absent = no auth. */
+  readonly auth?: AuthTokens
+  readonly faults?: ReadonlyArray<FaultRule>
+  /** Trainer and Kueue settings; Trainer's webhook and controller are installed unless told otherwise. */
+  readonly controllers?: ControllerOptions
+}
+
+/** 2026-01-01T00:00:00Z, the default start of the sim clock. */
+export const defaultStartTime = Date.UTC(2026, 0, 1)
+
+/** The longest step the clock takes before controllers run again. */
+export const maxStepMs = 1000
+
+/** A seed object the simulator refused, with the answer it got. */
+export interface RejectedSeed {
+  readonly object: KubeObject
+  readonly response: ApiResponse
+}
+
+/** A simulated Kubernetes API server with its garbage collector and pluggable controllers. */
+export class Simulator implements ControllerHost {
+  private clock: number
+  private faultPlan: FaultPlan
+  private readonly auth: AuthTokens | undefined
+  private readonly store = new Store()
+  private readonly controllerList: Array<Controller> = []
+  private readonly admissionList: Array<Admission> = []
+  private readonly context: ServerContext
+  private settledRevision = -1
+  /** Seed objects that were refused (the simulator starts without them). */
+  readonly rejectedSeeds: ReadonlyArray<RejectedSeed>
+
+  constructor(options: SimulatorOptions = {}) {
+    this.clock = options.startTime ?? defaultStartTime
+    this.faultPlan = new FaultPlan(options.faults ?? [])
+    this.auth = options.auth
+    this.context = {
+      store: this.store,
+      now: () => this.clock,
+      random: new SeededRandom(options.seed ?? 0),
+      admissions: () => this.admissionList,
+      system: () => this.system
+    }
+    this.system = systemClient(this.context)
+    this.system.create("namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: "default" } })
+    installControllers(this, options.controllers)
+    this.rejectedSeeds = (options.objects ?? []).flatMap((object) => this.seed(object))
+  }
+
+  /** Serves one call (every verb but watch): auth, then the fault plan, then the verb. */
+  handle(request: ApiRequest): Outcome {
+    const resource = this.resolve(request)
+    if (resource === undefined) return { kind: "answered", response: pathNotFound() }
+    const refusal = authorize(this.auth, resource, request)
+    if (refusal !== undefined) return { kind: "answered", response: refusal }
+    const name = request.name ?? (request.verb === "create" ? identityOf(request.body).name || undefined : undefined)
+    return this.withFault(this.faultPlan.decide({ verb: request.verb, resource: resource.plural, name }), () => serveVerb(this.context, resource, request))
+  }
+
+  /** Opens a watch; events arrive through `onEvent` (after this returns) until `stop()`. */
+  watch(request: ApiRequest, onEvent: (event: WatchEvent) => void): { readonly outcome: Outcome; stop(): void } {
+    const none = { stop: () => {} }
+    const resource = this.resolve(request)
+    if (resource === undefined) return { outcome: { kind: "answered", response: pathNotFound() }, ...none }
+    const refusal = authorize(this.auth, resource, request)
+    if (refusal !== undefined) return { outcome: { kind: "answered", response: refusal }, ...none }
+    const action = this.faultPlan.decide({ verb: "watch", resource: resource.plural, name: request.name })
+    if (action?.type === "refuse") return { outcome: { kind: "refused" }, ...none }
+    if (action?.type === "status") return { outcome: { kind: "answered", response: injected(action.code, action.message, action.retryAfterSeconds) }, ...none }
+    if (action?.type === "drop") return { outcome: { kind: "unanswered" }, ...none }
+    const selection = parseSelection({ ...request, namespace: resource.namespaced ? request.namespace : undefined })
+    if (!isSelection(selection)) return { outcome: { kind: "answered", response: selection }, ...none }
+    const rv = request.resourceVersion
+    const start = rv === undefined || rv === "" || rv === "0" ? ({ current: true } as const) : { after: Number(rv) }
+    if ("after" in start && !(Number.isInteger(start.after) && start.after >= 0)) {
+      return { outcome: { kind: "answered", response: badRequest(`invalid resource version: ${String(rv)}`) }, ...none }
+    }
+    const watch = openWatch(this.context, resource, selection, request.version, start, onEvent)
+    if (watch === undefined) {
+      return { outcome: { kind: "answered", response: expired(`too old resource version: ${rv} (${this.store.currentRevision()})`) }, ...none }
+    }
+    const response: ApiResponse = { code: 200, body: null }
+    return { outcome: action?.type === "delay" ? { kind: "answered", response, delayMs: action.ms } : { kind: "answered", response }, stop: () => watch.stop() }
+  }
+
+  /** The sim clock, ms since epoch. */
+  now(): number {
+    return this.clock
+  }
+
+  /** Moves the clock forward by `ms`, in steps of at most one second. */
+  advance(ms: number): void {
+    this.advanceTo(this.clock + ms)
+  }
+
+  /** Moves the clock forward to `ms` (never backwards), in steps of at most one second. */
+  advanceTo(ms: number): void {
+    while (this.clock < ms) {
+      this.clock = Math.min(ms, this.clock + maxStepMs)
+      this.step()
+    }
+  }
+
+  /** Replaces the fault plan (its call counts start again). */
+  setFaults(rules: ReadonlyArray<FaultRule>): void {
+    this.faultPlan = new FaultPlan(rules)
+  }
+
+  /** Controllers' direct access: no auth, no faults. */
+  readonly system: SystemClient
+
+  /** Adds a controller, reconciled at every clock step. */
+  addController(c: Controller): void {
+    this.controllerList.push(c)
+  }
+
+  /** Adds an admission webhook, called on every create and update of its resource. */
+  addAdmission(a: Admission): void {
+    this.admissionList.push(a)
+  }
+
+  private step(): void {
+    // The namespace lifecycle and the collector depend on the store alone, not on time: with no write
+    // since they last settled there is nothing for them to do (this keeps steps cheap with many objects).
+    if (this.store.currentRevision() !== this.settledRevision) {
+      finishNamespaces(this.context)
+      collectGarbage(this.context)
+      this.settledRevision = this.store.currentRevision()
+    }
+    for (const c of this.controllerList) c.reconcile(this.system)
+  }
+
+  private resolve(request: ApiRequest): Resource | undefined {
+    const resource = resourceByPlural(request.resource)
+    return resource !== undefined && resource.group === request.group && resource.versions.includes(request.version) ? resource : undefined
+  }
+
+  private withFault(action: FaultAction | undefined, apply: () => ApiResponse): Outcome {
+    if (action === undefined) return { kind: "answered", response: apply() }
+    switch (action.type) {
+      case "refuse":
+        return { kind: "refused" }
+      case "status":
+        return { kind: "answered", response: injected(action.code, action.message, action.retryAfterSeconds) }
+      case "drop":
+        apply()
+        return { kind: "unanswered" }
+      case "delay":
+        return { kind: "answered", response: apply(), delayMs: action.ms }
+    }
+  }
+
+  // Seeds one object, creating its namespace first when needed.
+  private seed(object: KubeObject): ReadonlyArray<RejectedSeed> {
+    const resource = Resources.find((r) => r.kind === object.kind)
+    if (resource === undefined) return [{ object, response: pathNotFound() }]
+    const namespace = targetNamespace(resource, object)
+    if (namespace !== undefined && this.store.get("namespaces", undefined, namespace) === undefined) {
+      this.system.create("namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } })
+    }
+    const response = this.system.create(resource.plural, isJsonObject(object.metadata) ? object : { ...object, metadata: {} })
+    return response.code === 201 ? [] : [{ object, response }]
+  }
+}

@@ -1,0 +1,43 @@
+// The simulated Kueue: keeps the configured AdmissionChecks Active, decides about every Workload in
+// queue order (oldest first, each fitting Workload admitted even behind one that does not fit, as
+// BestEffortFIFO does), then brings the TrainJobs in line with their Workloads.
+import type { Controller, KubeObject, SystemClient } from "../Api.ts"
+import { keepAdmissionChecksActive } from "./AdmissionCheckObjects.ts"
+import { asString, at, isDeleting, nameOf, sameJson } from "./KubeFields.ts"
+import { reconcileQueuedJobs } from "./KueueJobs.ts"
+import type { KueueOptions } from "./Options.ts"
+import { addUsage, gpuDemand, usageOf, type QueueUsage } from "./Quota.ts"
+import { updateObject, updateStatus } from "./StoreWrites.ts"
+import { decideWorkload } from "./WorkloadDecisions.ts"
+
+const queueOrder = (a: KubeObject, b: KubeObject): number =>
+  (asString(at(a, "metadata", "creationTimestamp")) ?? "").localeCompare(asString(at(b, "metadata", "creationTimestamp")) ?? "") ||
+  nameOf(a).localeCompare(nameOf(b))
+
+const reconcileWorkloads = (system: SystemClient, options: KueueOptions): void => {
+  const workloads = [...system.list("workloads")].sort(queueOrder)
+  const usage = new Map<string, QueueUsage>()
+  for (const workload of workloads) {
+    if (isDeleting(workload)) continue
+    const queueName = asString(at(workload, "spec", "queueName")) ?? ""
+    const held = usage.get(queueName) ?? usageOf(workloads, queueName)
+    const decision = decideWorkload(workload, options.queues?.[queueName], held, system.now())
+    usage.set(queueName, decision.reserves ? addUsage(held, gpuDemand(workload)) : held)
+    const current = sameJson(decision.status, workload["status"] ?? {})
+      ? workload
+      : updateStatus(system, "workloads", { ...workload, status: decision.status })
+    if (decision.deactivate && current !== undefined) {
+      updateObject(system, "workloads", { ...current, spec: { ...(current["spec"] as object), active: false } })
+    }
+  }
+}
+
+/** Kueue's controllers, configured by `options`. */
+export const kueueController = (options: KueueOptions): Controller => ({
+  name: "kueue.x-k8s.io/controller-manager",
+  reconcile(system: SystemClient) {
+    keepAdmissionChecksActive(system, options)
+    reconcileWorkloads(system, options)
+    reconcileQueuedJobs(system, options)
+  }
+})

@@ -1,0 +1,70 @@
+// What a simulator's user configures about its controllers: how Trainer's jobs end, and Kueue's queues,
+// quotas and admission checks.
+import type { KubeObject, SystemClient } from "../Api.ts"
+
+/** How a simulated training run ends. */
+export type RunResult = "Complete" | "Failed"
+
+/** The scripted end of one TrainJob's run: its result, how long after it started running, and why. */
+export interface RunOutcome {
+  readonly result: RunResult
+  readonly afterMs: number
+  readonly message?: string
+}
+
+/** One row of an outcome table: matches a TrainJob by name and/or labels (all given must match). */
+export interface OutcomeRule {
+  readonly name?: string
+  readonly labels?: Readonly<Record<string, string>>
+  readonly result: RunResult
+  /** Defaults to TrainerOptions.runTimeMs. */
+  readonly afterMs?: number
+  readonly message?: string
+}
+
+/** Scripted outcomes: a function (undefined = default outcome) or a table whose first matching row wins. */
+export type OutcomeScript = ((job: KubeObject) => RunOutcome | undefined) | ReadonlyArray<OutcomeRule>
+
+/** The simulated Kubeflow Trainer. */
+export interface TrainerOptions {
+  /** Default true: Trainer's webhook and controller run. */
+  readonly installed?: boolean
+  /** How long a run lasts when no script says otherwise (default 5000 ms); it then completes. */
+  readonly runTimeMs?: number
+  readonly outcomes?: OutcomeScript
+  /** Called on every clock step for each running TrainJob (for jobs that post logs or metrics). */
+  readonly onRun?: (job: KubeObject, system: SystemClient) => void
+}
+
+/** One Kueue LocalQueue, with the quota and admission checks of the ClusterQueue behind it. */
+export interface KueueQueueOptions {
+  /** Name reported in status.admission.clusterQueue (default: the queue's own name). */
+  readonly clusterQueue?: string
+  /** GPUs (nvidia.com/gpu) that the queue's admitted workloads may hold at once (default: unlimited). */
+  readonly gpus?: number
+  /** Number of workloads the queue may hold admitted at once (default: unlimited). */
+  readonly workloads?: number
+  /** Admission checks every workload of this queue must pass (each must be Ready to be admitted). */
+  readonly admissionChecks?: ReadonlyArray<string>
+}
+
+/** The simulated Kueue. */
+export interface KueueOptions {
+  /** Default true when Kueue options are given at all. */
+  readonly installed?: boolean
+  /** Delay between a TrainJob's creation and its Workload's (default 0). */
+  readonly workloadDelayMs?: number
+  /** LocalQueues by name; a queue not listed makes its workloads Inadmissible. */
+  readonly queues?: Readonly<Record<string, KueueQueueOptions>>
+  /** AdmissionCheck objects to create and keep Active (those named by queues are created too). */
+  readonly admissionChecks?: ReadonlyArray<string>
+  /** spec.controllerName of the AdmissionChecks created (default "dispatch.sim/admission-check"). */
+  readonly checkControllerName?: string
+}
+
+/** Configuration of the simulator's controllers (SimulatorOptions.controllers). */
+export interface ControllerOptions {
+  readonly trainer?: TrainerOptions
+  /** Absent: Kueue is not installed, queue-labelled jobs are left alone. */
+  readonly kueue?: KueueOptions
+}

@@ -1,0 +1,50 @@
+// Turning the simulator's Outcome into what travels on the socket: an answer (perhaps late), nothing
+// at all (the request is held open until the client gives up), or a cut connection.
+import type { ServerResponse } from "node:http"
+import type { ApiResponse, Outcome } from "../Api.ts"
+
+/** Timers the server must cancel when it closes. */
+export interface Timers {
+  after(ms: number, run: () => void): { cancel(): void }
+}
+
+/** Writes a JSON answer. */
+export const sendJson = (res: ServerResponse, response: ApiResponse): void => {
+  if (res.destroyed || res.headersSent) return
+  const text = JSON.stringify(response.body)
+  res.writeHead(response.code, {
+    ...response.headers,
+    "Content-Type": "application/json",
+    "Content-Length": Buffer.byteLength(text)
+  })
+  res.end(text)
+}
+
+/**
+ * Serves an Outcome: `answer` runs once the (possibly delayed) answer is due, and returns what to
+ * send; a refusal destroys the socket, which the client sees as a reset.
+ */
+export const serveOutcome = (
+  res: ServerResponse,
+  outcome: Outcome,
+  timers: Timers,
+  answer: (response: ApiResponse) => void
+): void => {
+  switch (outcome.kind) {
+    case "refused":
+      res.socket?.destroy()
+      return
+    case "unanswered":
+      // Held open: the server's close() or the client's own timeout ends it.
+      return
+    case "answered": {
+      const delay = outcome.delayMs ?? 0
+      if (delay <= 0) {
+        answer(outcome.response)
+        return
+      }
+      const timer = timers.after(delay, () => answer(outcome.response))
+      res.on("close", () => timer.cancel())
+    }
+  }
+}

@@ -1,0 +1,171 @@
+// Decoding one REST call: method, target, query and body become the simulator's ApiRequest, plus how
+// the answer is to be presented (as a Table or not). Anything malformed becomes the Status the API
+// server would send instead, naming every problem found.
+import { parse as parseYaml } from "yaml"
+import { type ApiRequest, type ApiResponse, type PropagationPolicy, type Resource, type Verb, statusBody } from "../Api.ts"
+import { type IncludeObject, acceptsTable, includeObjectOf, isYamlBody, patchTypeOf } from "./MediaType.ts"
+
+/** The parts of an HTTP request a REST call is decoded from. */
+export interface RestInput {
+  readonly method: string
+  readonly target: {
+    readonly resource: Resource
+    readonly version: string
+    readonly namespace?: string
+    readonly name?: string
+    readonly subresource?: "status"
+  }
+  readonly query: URLSearchParams
+  readonly authorization?: string
+  readonly contentType?: string
+  readonly accept?: string
+  readonly body: string
+}
+
+/** A decoded call: what to ask the simulator, and how to present its answer. */
+export interface RestCall {
+  readonly request: ApiRequest
+  /** Present objects as a meta.k8s.io/v1 Table with rows carrying this much of each object. */
+  readonly table?: IncludeObject
+  /** For watches: end the stream after this many seconds. */
+  readonly timeoutSeconds?: number
+}
+
+/** A decoded call, or the error answer to send instead. */
+export type DecodedCall = { readonly ok: true; readonly call: RestCall } | { readonly ok: false; readonly response: ApiResponse }
+
+const failure = (code: number, reason: string, message: string): DecodedCall => ({
+  ok: false,
+  response: { code, body: statusBody(code, reason, message) }
+})
+
+const verbOf = (method: string, target: RestInput["target"], query: URLSearchParams): Verb | undefined => {
+  const watching = query.get("watch") === "true" || query.get("watch") === "1"
+  const named = target.name !== undefined
+  switch (method) {
+    case "GET":
+      return watching ? "watch" : named ? "get" : "list"
+    case "POST":
+      return named ? undefined : "create"
+    case "PUT":
+      return named ? "update" : undefined
+    case "PATCH":
+      return named ? "patch" : undefined
+    case "DELETE":
+      return named && target.subresource === undefined ? "delete" : undefined
+    default:
+      return undefined
+  }
+}
+
+const propagationPolicies: ReadonlyArray<PropagationPolicy> = ["Background", "Foreground", "Orphan"]
+
+const parseBody = (text: string, yaml: boolean): { readonly value: unknown } | { readonly error: string } => {
+  try {
+    return { value: yaml ? parseYaml(text) : JSON.parse(text) }
+  } catch (e) {
+    return { error: e instanceof Error ? e.message : String(e) }
+  }
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+const bearerToken = (authorization: string | undefined): string | undefined => {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "")
+  return match?.[1]
+}
+
+/** Decodes one REST call against a served resource. */
+export const decodeRestCall = (input: RestInput): DecodedCall => {
+  const { target, query } = input
+  const verb = verbOf(input.method, target, query)
+  if (verb === undefined) {
+    return failure(405, "MethodNotAllowed", `the server does not allow this method on the requested resource`)
+  }
+  const problems: Array<string> = []
+
+  const needsBody = verb === "create" || verb === "update" || verb === "patch"
+  let body: unknown = undefined
+  if (input.body.trim() !== "") {
+    const parsed = parseBody(input.body, isYamlBody(input.contentType))
+    if ("error" in parsed) problems.push(`the request body could not be decoded: ${parsed.error}`)
+    else body = parsed.value
+  } else if (needsBody) {
+    problems.push("the request body is empty")
+  }
+  if (needsBody && body !== undefined && !isRecord(body) && !(verb === "patch" && Array.isArray(body))) {
+    problems.push("the request body must be a JSON object")
+  }
+
+  const patchType = verb === "patch" ? patchTypeOf(input.contentType) : undefined
+  if (verb === "patch" && patchType === undefined) {
+    return failure(415, "UnsupportedMediaType", `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml`)
+  }
+
+  const options = verb === "delete" && isRecord(body) ? body : {}
+  const dryRunValues = [...query.getAll("dryRun"), ...(Array.isArray(options["dryRun"]) ? options["dryRun"] : [])]
+  for (const value of dryRunValues) {
+    if (value !== "All") problems.push(`dryRun: unsupported value "${String(value)}", supported values: "All"`)
+  }
+
+  const policyText = query.get("propagationPolicy") ?? (typeof options["propagationPolicy"] === "string" ? options["propagationPolicy"] : undefined)
+  const propagationPolicy = propagationPolicies.find((p) => p === policyText)
+  if (policyText !== undefined && propagationPolicy === undefined) {
+    problems.push(`propagationPolicy: unsupported value "${policyText}", supported values: "Background", "Foreground", "Orphan"`)
+  }
+
+  const limitText = query.get("limit")
+  const limit = limitText === null || limitText === "" ? undefined : Number(limitText)
+  if (limit !== undefined && !(Number.isSafeInteger(limit) && limit >= 0)) problems.push(`limit: "${limitText}" is not a non-negative integer`)
+
+  const timeoutText = query.get("timeoutSeconds")
+  const timeoutSeconds = timeoutText === null || timeoutText === "" ? undefined : Number(timeoutText)
+  if (timeoutSeconds !== undefined && !(Number.isSafeInteger(timeoutSeconds) && timeoutSeconds >= 0)) {
+    problems.push(`timeoutSeconds: "${timeoutText}" is not a non-negative integer`)
+  }
+
+  const readsObjects = verb === "get" || verb === "list" || verb === "watch"
+  const table = readsObjects && acceptsTable(input.accept) ? includeObjectOf(query.get("includeObject")) : undefined
+  if (readsObjects && acceptsTable(input.accept) && table === undefined) {
+    problems.push(`includeObject: unsupported value "${query.get("includeObject")}", supported values: "None", "Metadata", "Object"`)
+  }
+
+  if (problems.length > 0) return failure(400, "BadRequest", problems.join("; "))
+
+  // A watch on one named object is a watch on its collection narrowed to that name.
+  const nameSelector = verb === "watch" && target.name !== undefined ? `metadata.name=${target.name}` : undefined
+  const fieldSelector = [nameSelector, query.get("fieldSelector") ?? undefined].filter((s) => s !== undefined && s !== "").join(",")
+  const token = bearerToken(input.authorization)
+  const labelSelector = query.get("labelSelector")
+  const continueToken = query.get("continue")
+  const resourceVersion = query.get("resourceVersion")
+
+  const request: ApiRequest = {
+    verb,
+    group: target.resource.group,
+    version: target.version,
+    resource: target.resource.plural,
+    ...(target.namespace === undefined ? {} : { namespace: target.namespace }),
+    ...(target.name === undefined || verb === "watch" ? {} : { name: target.name }),
+    ...(target.subresource === undefined ? {} : { subresource: target.subresource }),
+    ...(body === undefined ? {} : { body }),
+    ...(patchType === undefined ? {} : { patchType }),
+    ...(dryRunValues.length > 0 ? { dryRun: true } : {}),
+    ...(labelSelector === null || labelSelector === "" ? {} : { labelSelector }),
+    ...(fieldSelector === "" ? {} : { fieldSelector }),
+    ...(limit === undefined || limit === 0 ? {} : { limit }),
+    ...(continueToken === null || continueToken === "" ? {} : { continue: continueToken }),
+    ...(resourceVersion === null || resourceVersion === "" ? {} : { resourceVersion }),
+    ...(propagationPolicy === undefined ? {} : { propagationPolicy }),
+    ...(token === undefined ? {} : { token })
+  }
+  return {
+    ok: true,
+    call: {
+      request,
+      ...(table === undefined ? {} : { table }),
+      ...(timeoutSeconds === undefined || timeoutSeconds === 0 ? {} : { timeoutSeconds })
+    }
+  }
+}

@@ -1,0 +1,132 @@
+// Where a request path points in the Kubernetes REST layout: the discovery and OpenAPI documents, or
+// one of the served resources (a collection, an object, or an object's status). Methods and query
+// parameters are read elsewhere; this only names the target.
+import { type Resource, Resources } from "../Api.ts"
+
+/** The target of a request path. */
+export type Route =
+  | { readonly kind: "version" }
+  | { readonly kind: "coreVersions" }
+  | { readonly kind: "groups" }
+  | { readonly kind: "resourceList"; readonly group: string; readonly version: string }
+  | { readonly kind: "openapiRoot" }
+  | { readonly kind: "openapiGroupVersion"; readonly group: string; readonly version: string }
+  | { readonly kind: "openapiV2" }
+  | {
+      readonly kind: "resource"
+      readonly resource: Resource
+      readonly version: string
+      readonly namespace?: string
+      readonly name?: string
+      readonly subresource?: "status"
+    }
+  | { readonly kind: "notFound" }
+
+const notFound: Route = { kind: "notFound" }
+
+/** True when the resource is served at that group and version. */
+export const serves = (resource: Resource, group: string, version: string): boolean =>
+  resource.group === group && resource.versions.includes(version)
+
+/** The served group/version pairs, core first, in the order of `Resources`. */
+export const groupVersions = (): ReadonlyArray<{ readonly group: string; readonly version: string }> => {
+  const seen = new Set<string>()
+  const out: Array<{ group: string; version: string }> = []
+  for (const r of Resources) {
+    for (const version of r.versions) {
+      const key = `${r.group}/${version}`
+      if (!seen.has(key)) {
+        seen.add(key)
+        out.push({ group: r.group, version })
+      }
+    }
+  }
+  return out.sort((a, b) => (a.group === "" ? -1 : b.group === "" ? 1 : 0))
+}
+
+const servesGroupVersion = (group: string, version: string): boolean =>
+  Resources.some((r) => serves(r, group, version))
+
+// The segments after /api/v1 or /apis/{group}/{version}:
+//   {plural}[/{name}[/status]]  or  namespaces/{ns}/{plural}[/{name}[/status]]
+const resourceRoute = (group: string, version: string, rest: ReadonlyArray<string>): Route => {
+  const find = (plural: string | undefined): Resource | undefined =>
+    Resources.find((r) => r.plural === plural && serves(r, group, version))
+  const namespacedForm = rest[0] === "namespaces" && rest.length >= 3 && find(rest[2])?.namespaced === true
+  if (namespacedForm) {
+    const [, namespace, plural, name, sub, ...extra] = rest
+    const resource = find(plural)
+    if (resource === undefined || namespace === undefined || extra.length > 0) return notFound
+    return withObject(resource, version, namespace, name, sub)
+  }
+  const [plural, name, sub, ...extra] = rest
+  const resource = find(plural)
+  if (resource === undefined || extra.length > 0) return notFound
+  // A namespaced resource without a namespace is only a cross-namespace collection.
+  if (resource.namespaced && name !== undefined) return notFound
+  return withObject(resource, version, undefined, name, sub)
+}
+
+const withObject = (
+  resource: Resource,
+  version: string,
+  namespace: string | undefined,
+  name: string | undefined,
+  sub: string | undefined
+): Route => {
+  if (namespace === "" || name === "") return notFound
+  if (sub !== undefined && (sub !== "status" || !resource.hasStatus)) return notFound
+  return {
+    kind: "resource",
+    resource,
+    version,
+    ...(namespace === undefined ? {} : { namespace }),
+    ...(name === undefined ? {} : { name }),
+    ...(sub === undefined ? {} : { subresource: "status" as const })
+  }
+}
+
+/** Names the target of a URL path (without its query string). */
+export const routeOf = (path: string): Route => {
+  const trimmed = path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path
+  const segments = trimmed.split("/").slice(1).map(decodeSegment)
+  if (segments.some((s) => s === undefined)) return notFound
+  const parts = segments as ReadonlyArray<string>
+  const [first, second, third, ...rest] = parts
+  switch (first) {
+    case "version":
+      return parts.length === 1 ? { kind: "version" } : notFound
+    case "api":
+      if (second === undefined) return { kind: "coreVersions" }
+      if (!servesGroupVersion("", second)) return notFound
+      if (third === undefined) return { kind: "resourceList", group: "", version: second }
+      return resourceRoute("", second, [third, ...rest])
+    case "apis": {
+      if (second === undefined) return { kind: "groups" }
+      if (third === undefined || !servesGroupVersion(second, third)) return notFound
+      if (rest.length === 0) return { kind: "resourceList", group: second, version: third }
+      return resourceRoute(second, third, rest)
+    }
+    case "openapi":
+      if (second === "v2" && third === undefined) return { kind: "openapiV2" }
+      if (second !== "v3") return notFound
+      if (third === undefined) return { kind: "openapiRoot" }
+      if (third === "api" && rest.length === 1 && servesGroupVersion("", rest[0] ?? "")) {
+        return { kind: "openapiGroupVersion", group: "", version: rest[0] ?? "" }
+      }
+      if (third === "apis" && rest.length === 2 && servesGroupVersion(rest[0] ?? "", rest[1] ?? "")) {
+        return { kind: "openapiGroupVersion", group: rest[0] ?? "", version: rest[1] ?? "" }
+      }
+      return notFound
+    default:
+      return notFound
+  }
+}
+
+const decodeSegment = (segment: string): string | undefined => {
+  try {
+    return decodeURIComponent(segment)
+  } catch {
+    return undefined
+  }
+}

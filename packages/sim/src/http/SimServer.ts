@@ -1,0 +1,191 @@
+// The simulator's HTTP face: a loopback node:http server speaking the Kubernetes REST protocol to the
+// real kubectl and client-node, with the simulator's clock following real time through a ticker.
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import type { AddressInfo } from "node:net"
+import { type ApiResponse, type Outcome, statusBody } from "../Api.ts"
+import type { Simulator } from "../Simulator.ts"
+import { coreVersions, groupList, resourceList, versionInfo } from "./Discovery.ts"
+import { groupVersionDocument, openApiRoot } from "./OpenApi.ts"
+import { serveOutcome, sendJson, type Timers } from "./Reply.ts"
+import { readBody } from "./RequestBody.ts"
+import { decodeRestCall } from "./RestCall.ts"
+import { type Route, routeOf } from "./Route.ts"
+import { SimServerError } from "./SimServerError.ts"
+import { tableOf } from "./Table.ts"
+import { serveWatch } from "./WatchStream.ts"
+
+/** The part of a Simulator the HTTP face uses. */
+export type ServedSimulator = Pick<Simulator, "handle" | "watch" | "now" | "advanceTo">
+
+/** How to start a simulator server. */
+export interface SimServerOptions {
+  readonly simulator: ServedSimulator
+  /** Port to listen on; 0 (the default) picks a free one. */
+  readonly port?: number
+  /** Loopback only. */
+  readonly host?: "127.0.0.1"
+  /** Plain http only, for now. */
+  readonly tls?: false
+  /** How often the simulator's clock is moved to follow real time (default 100 ms). */
+  readonly tickMs?: number
+  /** Real elapsed time in ms, for the ticker (default `performance.now`); tests may inject their own. */
+  readonly realTime?: () => number
+}
+
+/** A running simulator server. */
+export interface SimServer {
+  readonly url: string
+  readonly port: number
+  /** Stops the ticker, ends every open request and watch, and closes the listening socket. */
+  close(): Promise<void>
+}
+
+const notFound: ApiResponse = { code: 404, body: statusBody(404, "NotFound", "the server could not find the requested resource") }
+
+const methodNotAllowed: ApiResponse = {
+  code: 405,
+  body: statusBody(405, "MethodNotAllowed", "the server does not allow this method on the requested resource")
+}
+
+const documentFor = (route: Route, serverAddress: string): ApiResponse => {
+  switch (route.kind) {
+    case "version":
+      return { code: 200, body: versionInfo() }
+    case "coreVersions":
+      return { code: 200, body: coreVersions(serverAddress) }
+    case "groups":
+      return { code: 200, body: groupList() }
+    case "resourceList":
+      return { code: 200, body: resourceList(route.group, route.version) }
+    case "openapiRoot":
+      return { code: 200, body: openApiRoot() }
+    case "openapiGroupVersion":
+      return { code: 200, body: groupVersionDocument(route.group, route.version) }
+    case "openapiV2":
+    case "notFound":
+    case "resource":
+      return notFound
+  }
+}
+
+const header = (req: IncomingMessage, name: string): string | undefined => {
+  const value = req.headers[name]
+  return Array.isArray(value) ? value.join(", ") : value
+}
+
+const internalError = (error: unknown): Outcome => ({
+  kind: "answered",
+  response: { code: 500, body: statusBody(500, "InternalError", `an error on the server prevented the request from succeeding: ${String(error)}`) }
+})
+
+/** Starts a simulator server on 127.0.0.1. Rejects with a SimServerError if it cannot listen. */
+export const startSimServer = (options: SimServerOptions): Promise<SimServer> => {
+  const simulator = options.simulator
+  const realTime = options.realTime ?? (() => performance.now())
+  const pendingTimers = new Set<ReturnType<typeof setTimeout>>()
+  const timers: Timers = {
+    after: (ms, run) => {
+      const timer = setTimeout(() => {
+        pendingTimers.delete(timer)
+        run()
+      }, ms)
+      pendingTimers.add(timer)
+      return {
+        cancel: () => {
+          clearTimeout(timer)
+          pendingTimers.delete(timer)
+        }
+      }
+    }
+  }
+
+  const serve = async (req: IncomingMessage, res: ServerResponse, serverAddress: string): Promise<void> => {
+    const url = new URL(req.url ?? "/", "http://localhost")
+    const route = routeOf(url.pathname)
+    if (route.kind !== "resource") {
+      const body = await readBody(req)
+      if (body.kind === "aborted") return
+      sendJson(res, req.method === "GET" || route.kind === "notFound" ? documentFor(route, serverAddress) : methodNotAllowed)
+      return
+    }
+    const body = await readBody(req)
+    if (body.kind === "aborted") return
+    if (body.kind === "tooLarge") {
+      res.shouldKeepAlive = false
+      sendJson(res, {
+        code: 413,
+        body: statusBody(413, "RequestEntityTooLarge", `the request body is ${body.bytes} bytes, over the limit`)
+      })
+      return
+    }
+    const decoded = decodeRestCall({
+      method: req.method ?? "GET",
+      target: route,
+      query: url.searchParams,
+      ...optional("authorization", header(req, "authorization")),
+      ...optional("contentType", header(req, "content-type")),
+      ...optional("accept", header(req, "accept")),
+      body: body.text
+    })
+    if (!decoded.ok) {
+      sendJson(res, decoded.response)
+      return
+    }
+    const call = decoded.call
+    if (call.request.verb === "watch") {
+      serveWatch(res, simulator, route.resource, call, timers)
+      return
+    }
+    let outcome: Outcome
+    try {
+      outcome = simulator.handle(call.request)
+    } catch (error) {
+      outcome = internalError(error)
+    }
+    serveOutcome(res, outcome, timers, (response) => {
+      const tabular = call.table !== undefined && response.code < 300
+      sendJson(
+        res,
+        tabular
+          ? { ...response, body: tableOf({ resource: route.resource, body: response.body, now: simulator.now(), include: call.table ?? "Metadata", withColumns: true }) }
+          : response
+      )
+    })
+  }
+
+  return new Promise((resolve, reject) => {
+    const server = createServer({ keepAliveTimeout: 5_000 })
+    let serverAddress = "127.0.0.1:0"
+    server.on("request", (req: IncomingMessage, res: ServerResponse) => {
+      serve(req, res, serverAddress).catch((error: unknown) => {
+        sendJson(res, { code: 500, body: statusBody(500, "InternalError", String(error)) })
+      })
+    })
+    server.once("error", (error) => reject(new SimServerError("listen", error.message)))
+    server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => {
+      const { port } = server.address() as AddressInfo
+      serverAddress = `127.0.0.1:${port}`
+      const simStart = simulator.now()
+      const realStart = realTime()
+      const ticker = setInterval(() => simulator.advanceTo(simStart + (realTime() - realStart)), options.tickMs ?? 100)
+      let closing: Promise<void> | undefined
+      resolve({
+        url: `http://${serverAddress}`,
+        port,
+        close: () => {
+          closing ??= new Promise<void>((done, fail) => {
+            clearInterval(ticker)
+            for (const timer of pendingTimers) clearTimeout(timer)
+            pendingTimers.clear()
+            server.close((error) => (error === undefined ? done() : fail(new SimServerError("close", error.message))))
+            server.closeAllConnections()
+          })
+          return closing
+        }
+      })
+    })
+  })
+}
+
+const optional = <K extends string>(key: K, value: string | undefined): { [P in K]?: string } =>
+  (value === undefined ? {} : { [key]: value }) as { [P in K]?: string }

@@ -1,0 +1,6 @@
+/** The simulator's HTTP face. */
+export { startSimServer, type ServedSimulator, type SimServer, type SimServerOptions } from "./SimServer.ts"
+export { SimServerError } from "./SimServerError.ts"
+export { kubeconfigFor, kubeconfigEntryName, type KubeconfigOptions } from "./Kubeconfig.ts"
+export { humanDuration } from "./HumanDuration.ts"
+export { trainJobState } from "./Table.ts"

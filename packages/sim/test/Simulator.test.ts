@@ -1,0 +1,57 @@
+import { describe, expect, it } from "vitest"
+import { Resources } from "../src/Api.ts"
+import { defaultStartTime, Simulator } from "../src/Simulator.ts"
+import { at, bareSimulator, call, clusterRuntime, meta, read, trainJob } from "./sim-fixture.ts"
+
+describe("simulator", () => {
+  it("starts its clock at 2026-01-01 and moves it in steps of at most one second, reconciling at each", () => {
+    const sim = bareSimulator()
+    expect(sim.now()).toBe(defaultStartTime)
+    expect(new Date(defaultStartTime).toISOString()).toBe("2026-01-01T00:00:00.000Z")
+    const seen: Array<number> = []
+    sim.addController({ name: "recorder", reconcile: (system) => seen.push(system.now() - defaultStartTime) })
+    sim.advance(2500)
+    sim.advanceTo(defaultStartTime + 2500)
+    sim.advanceTo(defaultStartTime)
+    expect(seen).toEqual([1000, 2000, 2500])
+    expect(sim.now()).toBe(defaultStartTime + 2500)
+  })
+
+  it("seeds objects through validation, creating their namespaces, and reports refused seeds", () => {
+    const sim = bareSimulator({
+      objects: [clusterRuntime("torch-distributed"), trainJob("seeded", {}, { namespace: "team" }), clusterRuntime("Bad Name")]
+    })
+    expect(read(sim, "clustertrainingruntimes", "torch-distributed")).toBeDefined()
+    expect(read(sim, "trainjobs", "seeded", "team")).toBeDefined()
+    expect(sim.rejectedSeeds.map((r) => [meta(r.object)["name"], r.response.code])).toEqual([["Bad Name", 422]])
+  })
+
+  it("gives controllers a system client without auth or faults", () => {
+    const sim = bareSimulator({ auth: { tokens: {} }, faults: [{ action: { type: "refuse" } }] })
+    const made = sim.system.create("trainjobs", trainJob("direct"))
+    expect(made.code).toBe(201)
+    const stored = sim.system.get("trainjobs", "default", "direct")
+    expect(stored).toBeDefined()
+    expect(sim.system.list("trainjobs", "default", "missing")).toEqual([])
+    expect(sim.system.list("trainjobs", "default").map((o) => meta(o)["name"])).toEqual(["direct"])
+    expect(sim.system.updateStatus("trainjobs", { ...made.body as object, status: { conditions: [] } }).code).toBe(200)
+    expect(sim.system.delete("trainjobs", "default", "direct").code).toBe(200)
+    expect(sim.system.get("trainjobs", "default", "direct")).toBeUndefined()
+  })
+
+  it("answers 404 for resources and versions it does not serve, and 405 for verbs on the wrong path", () => {
+    const sim = bareSimulator()
+    expect(call(sim, { verb: "list", group: "apps", version: "v1", resource: "deployments" }).code).toBe(404)
+    expect(call(sim, { verb: "list", ...at("trainjobs"), version: "v2" }).code).toBe(404)
+    expect(call(sim, { verb: "get", ...at("trainingruntimes"), name: "x", subresource: "status" }).code).toBe(404)
+    expect(call(sim, { verb: "delete", ...at("trainjobs") }).code).toBe(405)
+    expect(Resources.map((r) => r.plural)).toContain("trainjobs")
+  })
+
+  it("gives the same uids for the same seed", () => {
+    const uid = (seed: number) => meta(new Simulator({ seed, controllers: { trainer: { installed: false } } }).system.create("trainjobs", trainJob("u")).body)["uid"]
+    expect(uid(5)).toBe(uid(5))
+    expect(uid(5)).not.toBe(uid(6))
+    expect(call(bareSimulator(), { verb: "get", ...at("namespaces"), name: "default" }).code).toBe(200)
+  })
+})

@@ -1,0 +1,82 @@
+import { fc, test } from "@fast-check/vitest"
+import { describe, expect, it } from "vitest"
+import { gateProblems, gateUpdateProblems, parseGates } from "../src/controllers/AdmissionGates.ts"
+import { isRfc1035Label, longestPodName, unschedulableJobs, type ReplicatedJob } from "../src/controllers/ReplicatedJobs.ts"
+import { workloadNameFor } from "../src/controllers/WorkloadNames.ts"
+
+const rfc1035 = fc.stringMatching(/^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/)
+const replicated = (name: string, replicas: number, parallelism: number): ReplicatedJob => ({
+  name, replicas, parallelism, isTrainerStep: name === "node", containers: [], initContainers: [], podTemplate: {}
+})
+
+describe("pod names", () => {
+  // facts.md: with a 37-character TrainJob name, a replicated job name fits iff it is at most
+  // 16 - digits(maxPodIdx) long (one Job per replicated job).
+  const pods = fc.oneof(fc.integer({ min: 1, max: 100_000 }), fc.constantFrom(1, 10, 11, 100, 101, 1000, 1001, 10_000, 10_001))
+  test.prop([
+    fc.stringMatching(/^[a-z][a-z0-9]{36}$/),
+    pods,
+    fc.integer({ min: -2, max: 2 }),
+    fc.stringMatching(/^[a-z]{30}$/)
+  ])("follow the 16 - digits(maxPodIdx) rule for 37-character TrainJob names", (jobName, count, offset, letters) => {
+    const limit = 16 - String(count - 1).length
+    const stepName = letters.slice(0, Math.max(1, limit + offset))
+    const fits = stepName.length <= limit
+    expect(unschedulableJobs(jobName, [replicated(stepName, 1, count)])).toEqual(fits ? [] : [stepName])
+  })
+
+  it("name the last Job's last pod", () => {
+    expect(longestPodName("job", replicated("node", 1, 4))).toBe("job-node-0-3-xxxxx")
+    expect(longestPodName("job", replicated("worker", 12, 1))).toBe("job-worker-11-0-xxxxx")
+  })
+
+  test.prop([rfc1035, fc.array(fc.tuple(rfc1035, fc.integer({ min: 1, max: 20 }), fc.integer({ min: 1, max: 200 })), { maxLength: 4 })])(
+    "flag exactly the replicated jobs whose longest pod name is not a label",
+    (jobName, specs) => {
+      const jobs = specs.map(([name, replicas, pods]) => replicated(name, replicas, pods))
+      const flagged = new Set(unschedulableJobs(jobName, jobs))
+      for (const job of jobs) expect(flagged.has(job.name)).toBe(longestPodName(jobName, job).length > 63)
+    }
+  )
+
+  it("matches the shipped runtimes' cases", () => {
+    const name = "a".repeat(37)
+    expect(unschedulableJobs(name, [replicated("node", 1, 1), replicated("launcher", 1, 1)])).toEqual([])
+    expect(unschedulableJobs(name, [replicated("dataset-initializer", 1, 1), replicated("model-initializer", 1, 1)]))
+      .toEqual(["dataset-initializer", "model-initializer"])
+    expect(isRfc1035Label("1abc")).toBe(false)
+  })
+})
+
+describe("workload names", () => {
+  test.prop([rfc1035, fc.uuid()])("are trainjob-<name>-<5 hex>, deterministic", (name, uid) => {
+    const wl = workloadNameFor(name, uid)
+    expect(wl).toMatch(new RegExp(`^trainjob-${name}-[0-9a-f]{5}$`))
+    expect(workloadNameFor(name, uid)).toBe(wl)
+    expect(wl.length).toBeLessThanOrEqual(253)
+  })
+  it("differ for a recreated job (new uid)", () => {
+    expect(workloadNameFor("job", "uid-1")).not.toBe(workloadNameFor("job", "uid-2"))
+  })
+})
+
+describe("admission gates", () => {
+  const gate = fc.tuple(fc.stringMatching(/^[a-z]{1,10}\.(com|org)$/), fc.stringMatching(/^[a-z][a-z0-9]{0,20}$/)).map(([d, n]) => `${d}/${n}`)
+  test.prop([fc.uniqueArray(gate, { maxLength: 5 })])("parse back what is joined, and valid gates pass", (gates) => {
+    expect(parseGates(gates.join(","))).toEqual(gates)
+    expect(gateProblems("p", gates.join(", "))).toEqual([])
+  })
+  test.prop([fc.uniqueArray(gate, { maxLength: 5 }), fc.uniqueArray(gate, { maxLength: 5 })])(
+    "an update may remove gates but never add one",
+    (before, after) => {
+      const added = after.filter((g) => !before.includes(g))
+      expect(gateUpdateProblems("p", before.join(","), after.join(",")).length > 0).toBe(added.length > 0)
+    }
+  )
+  it("refuses gates without a domain or too long", () => {
+    expect(gateProblems("p", "plain")).toHaveLength(1)
+    expect(gateProblems("p", `example.com/${"g".repeat(60)}`)).toHaveLength(1)
+    expect(parseGates(undefined)).toEqual([])
+    expect(parseGates("")).toEqual([])
+  })
+})

@@ -1,0 +1,80 @@
+// Shared setup for the HTTP-face tests: a simulator served on loopback, with a kubeconfig and a fresh
+// kubectl cache in a temp dir of its own, and a minimal runtime of our own for TrainJobs to point at.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import type { KubeObject } from "../src/Api.ts"
+import { type SimServer, kubeconfigFor, startSimServer } from "../src/http/index.ts"
+import { Simulator, type SimulatorOptions } from "../src/Simulator.ts"
+
+/** A ClusterTrainingRuntime with one trainer step, enough for TrainJobs to be admitted and run. */
+export const runtime = (name: string): KubeObject => ({
+  apiVersion: "trainer.kubeflow.org/v1alpha1",
+  kind: "ClusterTrainingRuntime",
+  metadata: { name, labels: { "trainer.kubeflow.org/framework": "torch" } },
+  spec: {
+    mlPolicy: { numNodes: 1, torch: { numProcPerNode: "auto" } },
+    template: {
+      spec: {
+        replicatedJobs: [
+          {
+            name: "node",
+            template: {
+              metadata: { labels: { "trainer.kubeflow.org/trainjob-ancestor-step": "trainer" } },
+              spec: { template: { spec: { containers: [{ name: "node", image: "example.org/train:1" }] } } }
+            }
+          }
+        ]
+      }
+    }
+  }
+})
+
+/** A TrainJob on the fixture runtime. */
+export const trainJob = (name: string, extra: { labels?: Record<string, string>; suspend?: boolean } = {}): KubeObject => ({
+  apiVersion: "trainer.kubeflow.org/v1alpha1",
+  kind: "TrainJob",
+  metadata: { name, ...(extra.labels === undefined ? {} : { labels: extra.labels }) },
+  spec: { runtimeRef: { name: "torch-distributed" }, ...(extra.suspend === undefined ? {} : { suspend: extra.suspend }) }
+})
+
+/** A served simulator and where its kubeconfig and kubectl cache live. */
+export interface Served {
+  readonly simulator: Simulator
+  readonly server: SimServer
+  readonly dir: string
+  readonly kubeconfigPath: string
+  /** Environment for a kubectl child process: this server's kubeconfig and a fresh cache. */
+  readonly env: NodeJS.ProcessEnv
+  close(): Promise<void>
+}
+
+/** Starts a simulator (with the fixture runtime seeded) behind a loopback server. */
+export const serve = async (options: SimulatorOptions = {}, token?: string): Promise<Served> => {
+  const simulator = new Simulator({ ...options, objects: [runtime("torch-distributed"), ...(options.objects ?? [])] })
+  const server = await startSimServer({ simulator, tickMs: 20 })
+  const dir = mkdtempSync(join(tmpdir(), "sim-http-"))
+  const kubeconfigPath = join(dir, "kubeconfig")
+  writeFileSync(kubeconfigPath, kubeconfigFor(server, token === undefined ? {} : { token }))
+  const env = { ...process.env, KUBECONFIG: kubeconfigPath, KUBECACHEDIR: join(dir, "cache"), HOME: dir }
+  return {
+    simulator,
+    server,
+    dir,
+    kubeconfigPath,
+    env,
+    close: async () => {
+      await server.close()
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }
+}
+
+/** Polls `check` (bounded: at most `tries` times, `everyMs` apart) until it holds; returns whether it did. */
+export const eventually = async (check: () => boolean | Promise<boolean>, tries = 200, everyMs = 25): Promise<boolean> => {
+  for (let i = 0; i < tries; i++) {
+    if (await check()) return true
+    await new Promise((r) => setTimeout(r, everyMs))
+  }
+  return false
+}

@@ -1,0 +1,130 @@
+// The HTTP face's own protocol: discovery and OpenAPI documents, refusals before the simulator is
+// asked (404, 405, 413, 415), Table answers, watches over the wire, and closing with requests open.
+import { request } from "node:http"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { Resources } from "../src/Api.ts"
+import { maxBodyBytes } from "../src/http/RequestBody.ts"
+import { type Served, serve, trainJob } from "./http-fixture.ts"
+
+interface Answer {
+  readonly status: number
+  readonly headers: Record<string, string | Array<string> | undefined>
+  readonly body: string
+}
+
+const call = (served: Served, method: string, path: string, options: { body?: string; headers?: Record<string, string> } = {}): Promise<Answer> =>
+  new Promise((resolve, reject) => {
+    const req = request(`${served.server.url}${path}`, { method, headers: { "Content-Type": "application/json", ...options.headers }, timeout: 10_000 }, (res) => {
+      let body = ""
+      res.setEncoding("utf8")
+      res.on("data", (chunk: string) => (body += chunk))
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }))
+      res.on("error", reject)
+    })
+    req.on("timeout", () => req.destroy(new Error("timed out")))
+    req.on("error", reject)
+    req.end(options.body)
+  })
+
+const json = (answer: Answer): Record<string, any> => JSON.parse(answer.body) as Record<string, any>
+const jobsPath = "/apis/trainer.kubeflow.org/v1alpha1/namespaces/default/trainjobs"
+const tableAccept = { Accept: "application/json;as=Table;v=v1;g=meta.k8s.io,application/json" }
+
+describe("the HTTP face's protocol", () => {
+  let served: Served
+  beforeAll(async () => {
+    served = await serve({ controllers: {} })
+  })
+  afterAll(async () => served.close())
+
+  it("serves discovery for every resource", async () => {
+    expect(json(await call(served, "GET", "/version"))).toMatchObject({ major: "1", minor: "32" })
+    expect(json(await call(served, "GET", "/api"))).toMatchObject({ kind: "APIVersions", versions: ["v1"] })
+    const groups = json(await call(served, "GET", "/apis"))["groups"] as Array<{ name: string; preferredVersion: { version: string } }>
+    expect(groups.map((g) => g.name)).toEqual(["trainer.kubeflow.org", "kueue.x-k8s.io"])
+    for (const r of Resources) {
+      for (const version of r.versions) {
+        const list = json(await call(served, "GET", r.group === "" ? `/api/${version}` : `/apis/${r.group}/${version}`))
+        const entry = (list["resources"] as Array<Record<string, unknown>>).find((e) => e["name"] === r.plural)
+        expect(entry).toMatchObject({ kind: r.kind, namespaced: r.namespaced, singularName: r.singular })
+        expect(entry?.["verbs"]).toEqual(expect.arrayContaining(["get", "list", "watch", "create", "update", "patch", "delete"]))
+        const status = (list["resources"] as Array<Record<string, unknown>>).some((e) => e["name"] === `${r.plural}/status`)
+        expect(status).toBe(r.hasStatus)
+      }
+    }
+  })
+
+  it("serves OpenAPI v3 documents that let kubectl leave validation to the server", async () => {
+    const root = json(await call(served, "GET", "/openapi/v3"))["paths"] as Record<string, { serverRelativeURL: string }>
+    expect(Object.keys(root).sort()).toEqual(["api/v1", "apis/kueue.x-k8s.io/v1beta1", "apis/kueue.x-k8s.io/v1beta2", "apis/trainer.kubeflow.org/v1alpha1"])
+    const doc = json(await call(served, "GET", root["apis/trainer.kubeflow.org/v1alpha1"]?.serverRelativeURL ?? ""))
+    const patch = doc["paths"][`${jobsPath.replace("/default/", "/{namespace}/")}/{name}`]["patch"]
+    expect(patch["x-kubernetes-group-version-kind"]).toEqual({ group: "trainer.kubeflow.org", version: "v1alpha1", kind: "TrainJob" })
+    expect(patch["parameters"].map((p: { name: string }) => p.name)).toContain("fieldValidation")
+    expect(Object.keys(patch["requestBody"]["content"])).not.toContain("application/strategic-merge-patch+json")
+    expect(doc["components"]["schemas"]["org.kubeflow.trainer.v1alpha1.TrainJob"]["x-kubernetes-group-version-kind"]).toEqual([
+      { group: "trainer.kubeflow.org", version: "v1alpha1", kind: "TrainJob" }
+    ])
+    expect((await call(served, "GET", "/openapi/v2")).status).toBe(404)
+  })
+
+  it("answers what it does not serve with Status bodies", async () => {
+    const missing = await call(served, "GET", "/apis/apps/v1/namespaces/default/deployments")
+    expect(missing.status).toBe(404)
+    expect(json(missing)).toMatchObject({ kind: "Status", reason: "NotFound", code: 404 })
+    expect(json(await call(served, "DELETE", jobsPath))).toMatchObject({ reason: "MethodNotAllowed", code: 405 })
+    expect((await call(served, "POST", "/version", { body: "{}" })).status).toBe(405)
+    const patch = await call(served, "PATCH", `${jobsPath}/x`, { body: "{}", headers: { "Content-Type": "text/plain" } })
+    expect(json(patch)).toMatchObject({ reason: "UnsupportedMediaType", code: 415 })
+  })
+
+  it("refuses bodies over the limit with 413 and stays up", async () => {
+    const big = JSON.stringify({ ...trainJob("big"), padding: "x".repeat(maxBodyBytes) })
+    const answer = await call(served, "POST", jobsPath, { body: big })
+    expect(answer.status).toBe(413)
+    expect(json(answer)).toMatchObject({ reason: "RequestEntityTooLarge" })
+    expect((await call(served, "GET", "/version")).status).toBe(200)
+  })
+
+  it("answers get and list as Tables when asked", async () => {
+    expect((await call(served, "POST", jobsPath, { body: JSON.stringify(trainJob("tabled", { suspend: true })) })).status).toBe(201)
+    served.simulator.advance(1000) // Trainer marks the job Suspended at its next step
+    const one = json(await call(served, "GET", `${jobsPath}/tabled`, { headers: tableAccept }))
+    expect(one).toMatchObject({ kind: "Table", apiVersion: "meta.k8s.io/v1" })
+    expect(one["rows"][0]["cells"].slice(0, 2)).toEqual(["tabled", "Suspended"])
+    const list = json(await call(served, "GET", jobsPath, { headers: tableAccept }))
+    expect(list["rows"].map((r: { cells: Array<unknown> }) => r.cells[0])).toContain("tabled")
+    const errors = await call(served, "GET", `${jobsPath}/absent`, { headers: tableAccept })
+    expect(json(errors)).toMatchObject({ kind: "Status", code: 404 })
+  })
+
+  it("streams a watch as newline-delimited events and ends it after timeoutSeconds", async () => {
+    expect((await call(served, "POST", jobsPath, { body: JSON.stringify(trainJob("streamed")) })).status).toBe(201)
+    const answer = await call(served, "GET", `${jobsPath}?watch=true&fieldSelector=metadata.name%3Dstreamed&timeoutSeconds=1`, { headers: tableAccept })
+    expect(answer.status).toBe(200)
+    expect(answer.headers["transfer-encoding"]).toBe("chunked")
+    const events = answer.body.trim().split("\n").map((line) => JSON.parse(line) as { type: string; object: Record<string, any> })
+    expect(events[0]?.type).toBe("ADDED")
+    expect(events[0]?.object).toMatchObject({ kind: "Table" })
+    expect(events[0]?.object["rows"][0]["cells"][0]).toBe("streamed")
+  })
+})
+
+describe("closing the server", () => {
+  it("ends requests held by a dropped answer and open watches", async () => {
+    const served = await serve()
+    served.simulator.setFaults([{ verb: "get", action: { type: "drop" } }])
+    const held = call(served, "GET", `${jobsPath}/anything`).then(
+      () => "answered",
+      (error: Error) => error.message
+    )
+    const watching = call(served, "GET", `${jobsPath}?watch=1`).then(
+      (a) => `watch ended ${a.status}`,
+      (error: Error) => error.message
+    )
+    await new Promise((r) => setTimeout(r, 100))
+    await served.close()
+    expect(await held).toBe("socket hang up")
+    expect(await watching).toBe("aborted")
+  })
+})
