@@ -1,2 +1,14 @@
-/** @dispatch/effects */
-export {}
+/** @dispatch/effects: Start as an Effect program over a pluggable Cluster. */
+export * from "./Backend.ts"
+export * from "./Cluster.ts"
+export * from "./ClusterError.ts"
+export * from "./InFlight.ts"
+export * from "./KubeCluster.ts"
+export * from "./KubeObjects.ts"
+export * from "./ResourceKind.ts"
+export * from "./SimCluster.ts"
+export * from "./Start.ts"
+export * from "./StartErrors.ts"
+export * from "./StartFailure.ts"
+export * from "./StatusMapping.ts"
+export * from "./WorkloadReadiness.ts"

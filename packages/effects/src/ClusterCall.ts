@@ -1,0 +1,82 @@
+import { Effect, Option } from "effect"
+import { ClusterError } from "./ClusterError.ts"
+import type { ClusterShape, JsonObject } from "./Cluster.ts"
+import { deleteOptionsBody, withPrecondition } from "./Cluster.ts"
+import { decodeKubeResource, type KubeResource } from "./KubeObjects.ts"
+import { describeCall, type ResourceKind } from "./ResourceKind.ts"
+
+/** One API call, independent of how it travels. */
+export interface ClusterCall {
+  readonly verb: "get" | "list" | "create" | "patch" | "delete"
+  readonly kind: ResourceKind
+  readonly namespace?: string | undefined
+  readonly name?: string | undefined
+  readonly body?: JsonObject
+  readonly labelSelector?: string
+  readonly status?: boolean
+  /** `create trainjobs default/x`, for errors and logs. */
+  readonly description: string
+}
+
+/** Sends one call and yields the body of a 2xx answer, or the ClusterError the answer stands for. */
+export type Transport = (call: ClusterCall) => Effect.Effect<unknown, ClusterError>
+
+const malformed = (call: ClusterCall): ClusterError =>
+  new ClusterError({
+    reason: "ServerError",
+    call: call.description,
+    status: { code: 200, reason: "Malformed", message: "the answer is not a Kubernetes object", causes: [] }
+  })
+
+const asObject = (call: ClusterCall) => (body: unknown): Effect.Effect<KubeResource, ClusterError> =>
+  Option.match(decodeKubeResource(body), { onNone: () => Effect.fail(malformed(call)), onSome: Effect.succeed })
+
+const asItems = (call: ClusterCall) => (body: unknown): Effect.Effect<ReadonlyArray<KubeResource>, ClusterError> => {
+  const items = typeof body === "object" && body !== null ? (body as Record<string, unknown>)["items"] : undefined
+  if (!Array.isArray(items)) return Effect.fail(malformed(call))
+  return Effect.forEach(items, asObject(call))
+}
+
+const namespaceOf = (kind: ResourceKind, object: JsonObject): string | undefined => {
+  const metadata = object["metadata"] as Record<string, unknown> | undefined
+  return kind.namespaced && typeof metadata?.["namespace"] === "string" ? metadata["namespace"] : undefined
+}
+
+const nameOf = (object: JsonObject): string | undefined => {
+  const metadata = object["metadata"] as Record<string, unknown> | undefined
+  return typeof metadata?.["name"] === "string" ? metadata["name"] : undefined
+}
+
+/** Builds the Cluster operations over a transport; both layers share it, so they decode alike. */
+export const clusterOverTransport = (send: Transport): ClusterShape => ({
+  get: (kind, key) => {
+    const call: ClusterCall = { verb: "get", kind, namespace: key.namespace, name: key.name, description: describeCall("get", kind, key) }
+    return Effect.flatMap(send(call), asObject(call))
+  },
+  list: (kind, namespace, labelSelector) => {
+    const call: ClusterCall = { verb: "list", kind, namespace, labelSelector, description: `${describeCall("list", kind, { namespace })} -l ${labelSelector}` }
+    return Effect.flatMap(send(call), asItems(call))
+  },
+  create: (kind, object) => {
+    const namespace = namespaceOf(kind, object)
+    const name = nameOf(object)
+    const call: ClusterCall = { verb: "create", kind, namespace, body: object, description: describeCall("create", kind, { namespace, name }) }
+    return Effect.flatMap(send(call), asObject(call))
+  },
+  mergePatch: (kind, key, patch, options) => {
+    const call: ClusterCall = {
+      verb: "patch",
+      kind,
+      namespace: key.namespace,
+      name: key.name,
+      body: withPrecondition(patch, options?.resourceVersion),
+      status: options?.status === true,
+      description: describeCall(options?.status === true ? "patch status" : "patch", kind, key)
+    }
+    return Effect.flatMap(send(call), asObject(call))
+  },
+  delete: (kind, key, options) => {
+    const call: ClusterCall = { verb: "delete", kind, namespace: key.namespace, name: key.name, body: deleteOptionsBody(options), description: describeCall("delete", kind, key) }
+    return Effect.asVoid(send(call))
+  }
+})

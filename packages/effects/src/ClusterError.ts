@@ -1,0 +1,54 @@
+import { Schema } from "effect"
+
+/** What went wrong with one API call, precisely enough for a caller to decide what may have happened. */
+export const ClusterErrorReason = Schema.Literals([
+  "NotFound",
+  "AlreadyExists",
+  "Conflict",
+  "Invalid",
+  "Forbidden",
+  /** Nothing was sent, or the connection was refused: the write did not happen. */
+  "Unreachable",
+  /** Sent, but no answer arrived within the call timeout: the write may have happened. */
+  "Unanswered",
+  "ServerError"
+])
+/** What went wrong with one API call. */
+export type ClusterErrorReason = typeof ClusterErrorReason.Type
+
+/** One cause inside a metav1.Status, usually naming a field. */
+export const StatusCause = Schema.Struct({
+  reason: Schema.optionalKey(Schema.String),
+  message: Schema.optionalKey(Schema.String),
+  field: Schema.optionalKey(Schema.String)
+})
+/** One cause inside a metav1.Status. */
+export type StatusCause = typeof StatusCause.Type
+
+/** The parts of a metav1.Status failure body that callers act on. */
+export const Status = Schema.Struct({
+  code: Schema.Number,
+  reason: Schema.String,
+  message: Schema.String,
+  causes: Schema.Array(StatusCause)
+})
+/** The parts of a metav1.Status failure body that callers act on. */
+export type Status = typeof Status.Type
+
+/** A failed API call: the reason, the call that failed, and the server's Status when it answered. */
+export class ClusterError extends Schema.TaggedError<ClusterError>()("ClusterError", {
+  reason: ClusterErrorReason,
+  /** The call, e.g. `create trainjobs default/dj-a-s1`; never credentials. */
+  call: Schema.String,
+  status: Schema.optionalKey(Status),
+  /** For transport failures: the error code (`ECONNREFUSED`, `AbortError`), never a message that could
+   * carry a URL with credentials. */
+  detail: Schema.optionalKey(Schema.String)
+}) {
+  /** Every reason in one line each: the Status message and each cause, or the transport failure. */
+  get reasons(): ReadonlyArray<string> {
+    if (this.status === undefined) return [`${this.call}: ${this.reason}${this.detail === undefined ? "" : ` (${this.detail})`}`]
+    const causes = this.status.causes.map((c) => `${this.call}: ${c.field ?? ""}${c.field === undefined ? "" : ": "}${c.message ?? c.reason ?? ""}`)
+    return [`${this.call}: ${this.reason} (${this.status.code}): ${this.status.message}`, ...causes]
+  }
+}

@@ -1,0 +1,344 @@
+// Start, as the seed lists it: one function per step, in order, then the failure paragraph. Every
+// decision about what to write or whether a read-back matches is render's; this file only calls the
+// cluster, in order, and says what each failure means.
+import { Clock, Effect, Result } from "effect"
+import {
+  type BackendConfig,
+  type Manifests,
+  type RuntimeRef,
+  type StartRequest,
+  checkRuntime,
+  compareReadBack,
+  copyMatchesSource,
+  decodeStartRequest,
+  renderStart,
+  runtimeRefOf,
+  startGateName
+} from "@dispatch/render"
+import type { Backend } from "./Backend.ts"
+import { Cluster } from "./Cluster.ts"
+import type { ClusterError } from "./ClusterError.ts"
+import { InFlight } from "./InFlight.ts"
+import type { KubeResource } from "./KubeObjects.ts"
+import { ClusterTrainingRuntimes, type ObjectKey, type ResourceKind, TrainJobs, TrainingRuntimes, Workloads } from "./ResourceKind.ts"
+import {
+  ErrOutcomeUnknown,
+  ErrReadOnly,
+  ErrRejected,
+  ErrUnreachable,
+  ErrUnsupported,
+  type ObjectRef,
+  type StartError
+} from "./StartErrors.ts"
+import { definiteWriteFailure, errorOfRefusal, readFailure } from "./StartFailure.ts"
+import { jobUidLabel, workloadProblems } from "./WorkloadReadiness.ts"
+
+/** What a successful Start returns: `<namespace>/<name>` and the TrainJob's UID. */
+export interface StartResult {
+  readonly ref: string
+  readonly namespace: string
+  readonly name: string
+  readonly uid: string
+}
+
+/** A runtime as read in step 2: the reference, and the object when it exists. */
+export interface ReadRuntime {
+  readonly ref: RuntimeRef
+  readonly object: KubeResource | undefined
+}
+
+/** The runtime copy Start will use, and the UID of the TrainJob an earlier Start made its owner, if any. */
+export interface CopyInUse {
+  readonly copy: KubeResource
+  readonly ownerUid: string | undefined
+}
+
+const trainJobApiVersion = `${TrainJobs.group}/${TrainJobs.version}`
+
+const refOf = (manifests: Manifests, uid?: string): ObjectRef => ({
+  namespace: manifests.namespace,
+  name: manifests.name,
+  ...(uid === undefined ? {} : { uid })
+})
+
+const fromResult = <A, E>(result: Result.Result<A, E>): Effect.Effect<A, E> =>
+  Result.isSuccess(result) ? Effect.succeed(result.success) : Effect.fail(result.failure)
+
+/** Reads an object, or nothing when it does not exist; any other failure is a read failure. */
+const getIfExists = (kind: ResourceKind, key: ObjectKey): Effect.Effect<KubeResource | undefined, StartError, Cluster> =>
+  Effect.gen(function* () {
+    const cluster = yield* Cluster
+    return yield* cluster.get(kind, key).pipe(
+      Effect.map((o): KubeResource | undefined => o),
+      Effect.catchTag("ClusterError", (e) => (e.reason === "NotFound" ? Effect.succeed(undefined) : Effect.fail(readFailure(e))))
+    )
+  })
+
+/** Deletes an object with a uid precondition; already gone counts as done. */
+const deleteIfExists = (kind: ResourceKind, key: ObjectKey, uid: string | undefined): Effect.Effect<void, ClusterError, Cluster> =>
+  Effect.gen(function* () {
+    const cluster = yield* Cluster
+    yield* cluster
+      .delete(kind, key, { propagation: "Background", ...(uid === undefined ? {} : { preconditions: { uid } }) })
+      .pipe(Effect.catchTag("ClusterError", (e) => (e.reason === "NotFound" ? Effect.void : Effect.fail(e))))
+  })
+
+// Steps 7-9 fail with their reasons; the others with a tagged error. Either way the log names it.
+const describeFailure = (error: unknown): string =>
+  Array.isArray(error) ? String(error[0] ?? "") : String((error as { readonly _tag?: string })._tag ?? "")
+
+const step = (name: string, attributes: Readonly<Record<string, unknown>>) =>
+  <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    effect.pipe(
+      Effect.tap(() => Effect.logDebug(`start: ${name} done`)),
+      Effect.tapError((error) => Effect.logInfo(`start: ${name} failed`).pipe(Effect.annotateLogs({ error: describeFailure(error) }))),
+      Effect.withSpan(`dispatch.start.${name}`, { attributes })
+    )
+
+// 1. The Backend's gates.
+/** Step 1: refuses a backend whose gates are not all proven, naming the first one that is not. */
+export const checkGates = (backend: Backend): Effect.Effect<void, StartError> => {
+  const gate = backend.gate
+  switch (gate.state) {
+    case "open":
+      return Effect.void
+    case "closed":
+      return Effect.fail(new ErrUnreachable({ reasons: [`the reach gate is not proven: ${gate.reason}`] }))
+    case "read-only":
+      return Effect.fail(new ErrReadOnly({ reasons: [`the write gate is not proven: ${gate.reason}`] }))
+    case "observe-only":
+      return Effect.fail(new ErrUnsupported({ reasons: [`the launch gate is not proven: ${gate.reason}`] }))
+  }
+}
+
+/** Before step 2: the request must have the wire shape, since step 2 reads its RuntimeRef. */
+export const decodeRequest = (input: unknown): Effect.Effect<StartRequest, StartError> =>
+  Effect.mapError(fromResult(decodeStartRequest(input)), (r) => errorOfRefusal(r))
+
+// 2. Read the runtime.
+/** Step 2: reads the runtime that kubeflow/RuntimeRef names; a missing one is left for step 3 to refuse. */
+export const readRuntime = (config: BackendConfig, request: StartRequest): Effect.Effect<ReadRuntime, StartError, Cluster> =>
+  Effect.gen(function* () {
+    const ref = yield* Effect.mapError(fromResult(runtimeRefOf(request)), (r) => errorOfRefusal(r))
+    const object = yield* (ref.kind === "TrainingRuntime"
+      ? getIfExists(TrainingRuntimes, { namespace: config.namespace, name: ref.name })
+      : getIfExists(ClusterTrainingRuntimes, { name: ref.name }))
+    return { ref, object }
+  })
+
+// 3. The runtime rules.
+/** Step 3: refuses a runtime outside the configured list, missing, or breaking the runtime rules. */
+export const checkRuntimeRules = (config: BackendConfig, request: StartRequest, runtime: ReadRuntime): Effect.Effect<void, StartError> => {
+  const refused = checkRuntime(config, runtime.ref, runtime.object, request.spec)
+  return refused === undefined ? Effect.void : Effect.fail(errorOfRefusal(refused))
+}
+
+// 4. Render.
+/** Step 4: renders the runtime copy and the TrainJob; nothing has been created yet. */
+export const render = (config: BackendConfig, request: StartRequest, runtime: ReadRuntime): Effect.Effect<Manifests, StartError> =>
+  Effect.mapError(fromResult(renderStart(request, config, runtime.object)), (r) => errorOfRefusal(r))
+
+// 5. Create the runtime copy.
+const reuseCopy = (manifests: Manifests, source: unknown, createAgain: Effect.Effect<CopyInUse, StartError, Cluster>): Effect.Effect<CopyInUse, StartError, Cluster> =>
+  Effect.gen(function* () {
+    const found = yield* getIfExists(TrainingRuntimes, { namespace: manifests.namespace, name: manifests.name })
+    // Gone between the create and the read: the garbage collector took a copy whose owner was stopped.
+    if (found === undefined) return yield* createAgain
+    const existing = found
+    const owners = existing.metadata.ownerReferences ?? []
+    const ours = owners.length === 1 && owners[0]?.kind === "TrainJob" && owners[0].name === manifests.name ? owners[0] : undefined
+    const problems = [
+      // render's rule wants an unowned copy; a copy owned by our own TrainJob is judged on its spec alone.
+      ...(copyMatchesSource(ours === undefined ? existing : { ...existing, metadata: { ...existing.metadata, ownerReferences: [] } }, source) ? [] : [`the runtime copy ${manifests.namespace}/${manifests.name} exists with a spec that differs from its source`]),
+      ...(owners.length === 0 || ours !== undefined ? [] : [`the runtime copy ${manifests.namespace}/${manifests.name} exists and belongs to another owner`])
+    ]
+    if (problems.length > 0) return yield* new ErrRejected({ reasons: problems, ref: refOf(manifests, existing.metadata.uid) })
+    // A copy owned by the TrainJob of the same name is what an earlier, successful Start left: step 6
+    // decides whether that TrainJob is this request's.
+    return { copy: existing, ownerUid: ours?.uid }
+  })
+
+/** Step 5: creates the runtime copy, or reuses one a retried Start left. An unanswered create is
+ * ErrUnreachable: the copy may exist, but no TrainJob will be created on it. */
+export const createCopy = (manifests: Manifests, source: unknown, attempts = 2): Effect.Effect<CopyInUse, StartError, Cluster> =>
+  Effect.gen(function* () {
+    const cluster = yield* Cluster
+    return yield* cluster.create(TrainingRuntimes, manifests.runtimeCopy).pipe(
+      Effect.map((copy): CopyInUse => ({ copy, ownerUid: undefined })),
+      Effect.catchTag("ClusterError", (e) => {
+        if (e.reason !== "AlreadyExists") return Effect.fail(definiteWriteFailure(e))
+        const again =
+          attempts > 1
+            ? createCopy(manifests, source, attempts - 1)
+            : Effect.fail(new ErrUnreachable({ reasons: [`the runtime copy ${manifests.namespace}/${manifests.name} kept vanishing between create and read`] }))
+        return reuseCopy(manifests, source, again)
+      })
+    )
+  })
+
+// 6. Create the TrainJob.
+/** Deletes the copy this Start uses (uid precondition), unless it belongs to the TrainJob `keepFor`: a
+ * copy whose owner is not that TrainJob is this job's leftover, whether it names a stopped owner or none. */
+const deleteCopy = (manifests: Manifests, inUse: CopyInUse, keepFor?: string): Effect.Effect<void, ClusterError, Cluster> =>
+  Effect.gen(function* () {
+    if (keepFor !== undefined && inUse.ownerUid === keepFor) return
+    yield* deleteIfExists(TrainingRuntimes, { namespace: manifests.namespace, name: manifests.name }, inUse.copy.metadata.uid)
+  })
+
+/** A create that failed definitely: delete the copy and return the cause; if the copy stays, say so and
+ * make it retryable, since a retry reuses it. */
+const abandonCopy = (manifests: Manifests, inUse: CopyInUse, cause: StartError, keepFor?: string): Effect.Effect<never, StartError, Cluster> =>
+  deleteCopy(manifests, inUse, keepFor).pipe(
+    Effect.matchEffect({
+      onSuccess: () => Effect.fail(cause),
+      onFailure: (e) => Effect.fail(new ErrUnreachable({ reasons: [...cause.reasons, `the runtime copy could not be deleted: ${e.reasons.join("; ")}`] }))
+    })
+  )
+
+const adoptExisting = (config: BackendConfig, manifests: Manifests, inUse: CopyInUse): Effect.Effect<KubeResource, StartError, Cluster> =>
+  Effect.gen(function* () {
+    const cluster = yield* Cluster
+    const existing = yield* cluster.get(TrainJobs, { namespace: manifests.namespace, name: manifests.name }).pipe(
+      // It exists but cannot be read: whether it is this request's is unknown.
+      Effect.mapError((e) => new ErrOutcomeUnknown({ reasons: e.reasons, ref: refOf(manifests) }))
+    )
+    const uid = existing.metadata.uid
+    const problems = [
+      ...compareReadBack(manifests.trainJob, existing, config),
+      ...(existing.metadata.deletionTimestamp === undefined ? [] : [`the TrainJob ${manifests.namespace}/${manifests.name} is being deleted`])
+    ]
+    // A copy naming an older UID of this TrainJob's name outlived a TrainJob an earlier attempt stopped
+    // (names are unique, so that owner is gone); step 7 hands it to this one.
+    if (problems.length === 0) return existing
+    return yield* abandonCopy(manifests, inUse, new ErrRejected({ reasons: problems, ref: refOf(manifests, uid) }), uid)
+  })
+
+/** Step 6: creates the TrainJob. A retried Start finds its own TrainJob and compares it instead; an
+ * unanswered create is ErrOutcomeUnknown and remembered for Find; a definite failure deletes the copy. */
+export const createTrainJob = (config: BackendConfig, manifests: Manifests, inUse: CopyInUse): Effect.Effect<KubeResource, StartError, Cluster | InFlight> =>
+  Effect.gen(function* () {
+    const cluster = yield* Cluster
+    const inFlight = yield* InFlight
+    const key = `${manifests.namespace}/${manifests.name}`
+    return yield* cluster.create(TrainJobs, manifests.trainJob).pipe(
+      Effect.catchTag("ClusterError", (e) => {
+        if (e.reason === "AlreadyExists") return adoptExisting(config, manifests, inUse)
+        if (e.reason === "Unanswered") {
+          return Effect.flatMap(Clock.currentTimeMillis, (now) =>
+            Effect.andThen(inFlight.remember(key, now), Effect.fail(new ErrOutcomeUnknown({ reasons: e.reasons, ref: refOf(manifests) })))
+          )
+        }
+        return abandonCopy(manifests, inUse, definiteWriteFailure(e))
+      })
+    )
+  })
+
+// 7. Own the copy.
+/** Step 7: makes the TrainJob the copy's owner, so deleting the TrainJob collects the copy. */
+export const setCopyOwner = (manifests: Manifests, inUse: CopyInUse, trainJob: KubeResource): Effect.Effect<void, ReadonlyArray<string>, Cluster> =>
+  Effect.gen(function* () {
+    const uid = trainJob.metadata.uid ?? ""
+    if (inUse.ownerUid === uid) return
+    const cluster = yield* Cluster
+    const owner = { apiVersion: trainJobApiVersion, kind: "TrainJob", name: manifests.name, uid, controller: true }
+    yield* cluster
+      .mergePatch(TrainingRuntimes, { namespace: manifests.namespace, name: manifests.name }, { metadata: { ownerReferences: [owner] } }, {
+        ...(inUse.copy.metadata.resourceVersion === undefined ? {} : { resourceVersion: inUse.copy.metadata.resourceVersion })
+      })
+      .pipe(Effect.mapError((e) => [`the runtime copy's owner could not be set`, ...e.reasons]))
+  })
+
+// 8. Read back.
+/** Step 8: reads the TrainJob back and compares what Start wrote. */
+export const readBack = (config: BackendConfig, manifests: Manifests): Effect.Effect<void, ReadonlyArray<string>, Cluster> =>
+  Effect.gen(function* () {
+    const cluster = yield* Cluster
+    const read = yield* Effect.mapError(cluster.get(TrainJobs, { namespace: manifests.namespace, name: manifests.name }), (e) => [
+      "the TrainJob could not be read back",
+      ...e.reasons
+    ])
+    const changed = compareReadBack(manifests.trainJob, read, config)
+    if (changed.length > 0) return yield* Effect.fail(changed)
+  })
+
+// 9. Kueue: wait for the Workload.
+/** Step 9: in Kueue mode, polls every second up to timeouts.workload for the TrainJob's Workload to exist,
+ * carry dispatch's gate and list the admission check. */
+export const awaitWorkload = (config: BackendConfig, manifests: Manifests, trainJob: KubeResource): Effect.Effect<void, ReadonlyArray<string>, Cluster> =>
+  Effect.gen(function* () {
+    if (config.mode !== "kueue" || config.kueue === undefined) return
+    const cluster = yield* Cluster
+    const gate = startGateName(config)
+    const check = config.kueue.admissionCheck
+    const selector = `${jobUidLabel}=${trainJob.metadata.uid ?? ""}`
+    const deadline = (yield* Clock.currentTimeMillis) + config.timeouts.workloadMs
+    // Bounded: every pass either returns or sleeps, and the deadline is on the same clock.
+    for (;;) {
+      const listed = yield* Effect.result(cluster.list(Workloads, manifests.namespace, selector))
+      const problems = Result.isSuccess(listed) ? workloadProblems(listed.success, gate, check) : listed.failure.reasons
+      if (problems.length === 0) return
+      const now = yield* Clock.currentTimeMillis
+      if (now >= deadline) return yield* Effect.fail([`no ready Workload within ${config.timeouts.workloadMs} ms`, ...problems])
+      yield* Effect.sleep(Math.min(1000, deadline - now))
+    }
+  })
+
+// When 7, 8 or 9 fails.
+/** The failure paragraph: stops the TrainJob Start created and its copy, then returns ErrRejected; if
+ * stopping fails too, ErrOutcomeUnknown. Both carry the reference. */
+export const stopAfterFailure = (
+  manifests: Manifests,
+  inUse: CopyInUse,
+  trainJob: KubeResource,
+  reasons: ReadonlyArray<string>
+): Effect.Effect<never, StartError, Cluster> =>
+  Effect.gen(function* () {
+    const uid = trainJob.metadata.uid
+    const ref = refOf(manifests, uid)
+    const stopped = yield* Effect.result(
+      Effect.andThen(
+        deleteIfExists(TrainJobs, { namespace: manifests.namespace, name: manifests.name }, uid),
+        // The copy goes too, owned or not: that way nothing waits on the garbage collector.
+        deleteCopy(manifests, inUse)
+      )
+    )
+    if (Result.isFailure(stopped)) {
+      return yield* new ErrOutcomeUnknown({ reasons: [...reasons, `stopping the TrainJob failed: ${stopped.failure.reasons.join("; ")}`], ref })
+    }
+    return yield* new ErrRejected({ reasons, ref })
+  })
+
+/** Turns a JobID and name into span attributes; never anything from the kubeconfig. */
+const attributesOf = (request: StartRequest, name: string): Readonly<Record<string, unknown>> => ({
+  "dispatch.job": request.job,
+  "dispatch.submission": request.submission,
+  "dispatch.name": name
+})
+
+/** Start: turns a StartRequest into a runtime copy and a TrainJob with its start gate closed. */
+export const start = (backend: Backend, input: unknown): Effect.Effect<StartResult, StartError, Cluster | InFlight> =>
+  Effect.gen(function* () {
+    const config = backend.config
+    yield* step("checkGates", {})(checkGates(backend))
+    const request = yield* step("decodeRequest", {})(decodeRequest(input))
+    const early = attributesOf(request, "")
+    const runtime = yield* step("readRuntime", early)(readRuntime(config, request))
+    yield* step("checkRuntimeRules", early)(checkRuntimeRules(config, request, runtime))
+    const manifests = yield* step("render", early)(render(config, request, runtime))
+    const attributes = attributesOf(request, manifests.name)
+    const inUse = yield* step("createCopy", attributes)(createCopy(manifests, runtime.object))
+    const trainJob = yield* step("createTrainJob", attributes)(createTrainJob(config, manifests, inUse))
+    yield* Effect.gen(function* () {
+      yield* step("setCopyOwner", attributes)(setCopyOwner(manifests, inUse, trainJob))
+      yield* step("readBack", attributes)(readBack(config, manifests))
+      yield* step("awaitWorkload", attributes)(awaitWorkload(config, manifests, trainJob))
+    }).pipe(Effect.catch((reasons) => step("stopAfterFailure", attributes)(stopAfterFailure(manifests, inUse, trainJob, reasons))))
+    const inFlight = yield* InFlight
+    yield* inFlight.forget(`${manifests.namespace}/${manifests.name}`)
+    const uid = trainJob.metadata.uid ?? ""
+    yield* Effect.logInfo("start: TrainJob created with its start gate closed").pipe(Effect.annotateLogs({ uid }))
+    return { ref: `${manifests.namespace}/${manifests.name}`, namespace: manifests.namespace, name: manifests.name, uid }
+  }).pipe(
+    Effect.annotateLogs(typeof input === "object" && input !== null && typeof (input as Record<string, unknown>)["job"] === "string" ? { job: (input as Record<string, string>)["job"] } : {}),
+    Effect.withSpan("dispatch.start")
+  )

@@ -1,0 +1,42 @@
+import { Schema } from "effect"
+
+/** Names the object an error is about: `<namespace>/<name>`, with the UID once it is known. */
+export const ObjectRef = Schema.Struct({
+  namespace: Schema.String,
+  name: Schema.String,
+  uid: Schema.optionalKey(Schema.String)
+})
+/** Names the object an error is about. */
+export type ObjectRef = typeof ObjectRef.Type
+
+const reasons = Schema.Array(Schema.String)
+
+/** The request or its spec is malformed: fix it, do not retry as is. */
+export class ErrInvalid extends Schema.TaggedError<ErrInvalid>()("ErrInvalid", { reasons }) {}
+
+/** The backend cannot run this request (runtime, extension, or a gate not proven): do not retry here. */
+export class ErrUnsupported extends Schema.TaggedError<ErrUnsupported>()("ErrUnsupported", { reasons }) {}
+
+/** The cluster refused or changed what Start wrote; any object Start created has been stopped. */
+export class ErrRejected extends Schema.TaggedError<ErrRejected>()("ErrRejected", {
+  reasons,
+  ref: Schema.optionalKey(ObjectRef)
+}) {}
+
+/** The cluster could not be reached or failed transiently; no TrainJob exists: retry later. */
+export class ErrUnreachable extends Schema.TaggedError<ErrUnreachable>()("ErrUnreachable", { reasons }) {}
+
+/** The backend may read but not write: do not retry until permissions change. */
+export class ErrReadOnly extends Schema.TaggedError<ErrReadOnly>()("ErrReadOnly", { reasons }) {}
+
+/** A write may or may not have happened: Find before retrying. */
+export class ErrOutcomeUnknown extends Schema.TaggedError<ErrOutcomeUnknown>()("ErrOutcomeUnknown", {
+  reasons,
+  ref: Schema.optionalKey(ObjectRef)
+}) {}
+
+/** Every way Start can fail. */
+export type StartError = ErrInvalid | ErrUnsupported | ErrRejected | ErrUnreachable | ErrReadOnly | ErrOutcomeUnknown
+
+/** Every way Start can fail, as one schema, so supervisors can record and read back any of them. */
+export const StartError = Schema.Union([ErrInvalid, ErrUnsupported, ErrRejected, ErrUnreachable, ErrReadOnly, ErrOutcomeUnknown])

@@ -1,0 +1,57 @@
+import type { Refusal } from "@dispatch/render"
+import type { ClusterError } from "./ClusterError.ts"
+import {
+  ErrInvalid,
+  ErrOutcomeUnknown,
+  ErrReadOnly,
+  ErrRejected,
+  ErrUnreachable,
+  ErrUnsupported,
+  type ObjectRef,
+  type StartError
+} from "./StartErrors.ts"
+
+// How Start reports what went wrong. Pure: which error a failed call becomes depends only on the call's
+// reason, so the table in docs/errors.md can be read off these functions.
+
+/** The error a render refusal stands for, with the object's reference when the refusal kind carries one. */
+export const errorOfRefusal = (refusal: Refusal, ref?: ObjectRef): StartError => {
+  const reasons = refusal.reasons
+  switch (refusal.error) {
+    case "ErrInvalid":
+      return new ErrInvalid({ reasons })
+    case "ErrUnsupported":
+      return new ErrUnsupported({ reasons })
+    case "ErrRejected":
+      return new ErrRejected({ reasons, ...(ref === undefined ? {} : { ref }) })
+    case "ErrUnreachable":
+      return new ErrUnreachable({ reasons })
+    case "ErrReadOnly":
+      return new ErrReadOnly({ reasons })
+    case "ErrOutcomeUnknown":
+      return new ErrOutcomeUnknown({ reasons, ...(ref === undefined ? {} : { ref }) })
+  }
+}
+
+/** A read that failed before anything was written (steps 2 and 5's look at an existing copy). Nothing
+ * exists because of this Start, so transport and server failures are retryable; a forbidden read means
+ * the backend cannot serve this runtime. */
+export const readFailure = (error: ClusterError): StartError =>
+  error.reason === "Forbidden" ? new ErrUnsupported({ reasons: error.reasons }) : new ErrUnreachable({ reasons: error.reasons })
+
+/** A create that failed definitely: the object does not exist. */
+export const definiteWriteFailure = (error: ClusterError): StartError => {
+  switch (error.reason) {
+    case "Forbidden":
+      return new ErrReadOnly({ reasons: error.reasons })
+    case "Unreachable":
+    case "ServerError":
+    case "Unanswered":
+      return new ErrUnreachable({ reasons: error.reasons })
+    case "NotFound":
+    case "AlreadyExists":
+    case "Conflict":
+    case "Invalid":
+      return new ErrRejected({ reasons: error.reasons })
+  }
+}

@@ -1,0 +1,55 @@
+import { ClusterError, type ClusterErrorReason, type Status, type StatusCause } from "./ClusterError.ts"
+
+// Both layers see the same answers (a code and a body), so both classify them here, once.
+
+const asRecord = (value: unknown): Record<string, unknown> | undefined =>
+  typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined
+
+const asString = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined)
+
+const causeOf = (value: unknown): StatusCause | undefined => {
+  const record = asRecord(value)
+  if (record === undefined) return undefined
+  const reason = asString(record["reason"])
+  const message = asString(record["message"])
+  const field = asString(record["field"])
+  return {
+    ...(reason === undefined ? {} : { reason }),
+    ...(message === undefined ? {} : { message }),
+    ...(field === undefined ? {} : { field })
+  }
+}
+
+/** Reads a metav1.Status out of an answer body; a body that is not one still yields the code. */
+export const parseStatus = (code: number, body: unknown): Status => {
+  const record = asRecord(body)
+  const details = asRecord(record?.["details"])
+  const rawCauses = details?.["causes"]
+  const causes = Array.isArray(rawCauses) ? rawCauses.flatMap((c) => causeOf(c) ?? []) : []
+  return {
+    code,
+    reason: asString(record?.["reason"]) ?? "",
+    message: asString(record?.["message"]) ?? (typeof body === "string" ? body.slice(0, 500) : ""),
+    causes
+  }
+}
+
+/** The reason a failed answer stands for. A 504 may have been applied (the server gave up waiting), so it
+ * counts as unanswered. */
+export const reasonOfStatus = (status: Status): ClusterErrorReason => {
+  if (status.code === 404) return "NotFound"
+  if (status.code === 409) return status.reason === "AlreadyExists" ? "AlreadyExists" : "Conflict"
+  if (status.code === 400 || status.code === 422) return "Invalid"
+  if (status.code === 401 || status.code === 403) return "Forbidden"
+  if (status.code === 504) return "Unanswered"
+  return "ServerError"
+}
+
+/** Turns a non-2xx answer into a ClusterError carrying the parsed Status. */
+export const clusterErrorOf = (call: string, code: number, body: unknown): ClusterError => {
+  const status = parseStatus(code, body)
+  return new ClusterError({ reason: reasonOfStatus(status), call, status })
+}
+
+/** True for a 2xx code. */
+export const isSuccessCode = (code: number): boolean => code >= 200 && code < 300

@@ -1,0 +1,33 @@
+import { Option } from "effect"
+import { decodeWorkload, type KubeResource } from "./KubeObjects.ts"
+
+/** Kueue's annotation listing the gates that hold a job's admission. */
+export const admissionGatedBy = "kueue.x-k8s.io/admission-gated-by"
+
+/** Kueue's label naming the UID of a Workload's job. */
+export const jobUidLabel = "kueue.x-k8s.io/job-uid"
+
+const problemsOf = (workload: KubeResource, gate: string, check: string): ReadonlyArray<string> => {
+  const name = workload.metadata.name
+  const gates = (workload.metadata.annotations?.[admissionGatedBy] ?? "").split(",").map((g) => g.trim())
+  const checks: ReadonlyArray<string> = Option.match(decodeWorkload(workload), {
+    onNone: (): ReadonlyArray<string> => [],
+    onSome: (w) => (w.status?.admissionChecks ?? []).map((c) => c.name)
+  })
+  return [
+    ...(gates.includes(gate) ? [] : [`Workload ${name} does not carry the start gate ${gate} in ${admissionGatedBy}`]),
+    ...(checks.includes(check) ? [] : [`Workload ${name} does not list the admission check ${check}`])
+  ]
+}
+
+/** Why none of a TrainJob's Workloads is ready for dispatch to hold it: empty when one carries the start
+ * gate and lists the admission check. */
+export const workloadProblems = (
+  workloads: ReadonlyArray<KubeResource>,
+  gate: string,
+  check: string
+): ReadonlyArray<string> => {
+  if (workloads.length === 0) return ["no Workload exists for the TrainJob yet"]
+  const each = workloads.map((w) => problemsOf(w, gate, check))
+  return each.some((p) => p.length === 0) ? [] : each.flat()
+}

@@ -1,0 +1,190 @@
+// One suite, two faces: SimCluster over the simulator's in-process face (on TestClock), and KubeCluster
+// over client-node and HTTP to the simulator server (real time, short call timeout). Both must classify
+// every answer and fault alike; the one documented difference is a refused call, which HTTP cannot tell
+// apart from a reset after sending.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { Effect, Exit, Layer } from "effect"
+import { afterAll, describe, expect, it } from "vitest"
+import { type FaultRule, type KubeObject, Simulator, type SimulatorOptions, kubeconfigFor, startSimServer, type SimServer } from "@dispatch/sim"
+import { Cluster, type ClusterShape } from "../src/Cluster.ts"
+import type { ClusterError, ClusterErrorReason } from "../src/ClusterError.ts"
+import { KubeCluster } from "../src/KubeCluster.ts"
+import { TrainJobs, TrainingRuntimes, Workloads } from "../src/ResourceKind.ts"
+import { SimCluster } from "../src/SimCluster.ts"
+import { runOnTestClock, torchRuntime } from "./StartFixture.ts"
+
+const namespace = "default"
+
+interface Face {
+  readonly name: string
+  /** What a refused call looks like through this face. */
+  readonly refused: ClusterErrorReason
+  run<A, E>(options: SimulatorOptions, effect: Effect.Effect<A, E, Cluster>, token?: string): Promise<{ exit: Exit.Exit<A, E>; sim: Simulator }>
+}
+
+const servers: Array<SimServer> = []
+const tempDir = mkdtempSync(join(tmpdir(), "dispatch-effects-"))
+afterAll(async () => {
+  await Promise.all(servers.map((s) => s.close()))
+  rmSync(tempDir, { recursive: true, force: true })
+})
+
+const inProcess: Face = {
+  name: "SimCluster (in-process)",
+  refused: "Unreachable",
+  run: async (options, effect, token) => {
+    const sim = new Simulator(options)
+    const exit = await runOnTestClock(effect.pipe(Effect.provide(SimCluster(sim, { callMs: 1000, ...(token === undefined ? {} : { token }) }))))
+    return { exit, sim }
+  }
+}
+
+let configs = 0
+const overHttp: Face = {
+  name: "KubeCluster (client-node over HTTP)",
+  refused: "Unanswered",
+  run: async (options, effect, token) => {
+    const sim = new Simulator(options)
+    const server = await startSimServer({ simulator: sim })
+    servers.push(server)
+    const path = join(tempDir, `kubeconfig-${configs++}`)
+    writeFileSync(path, kubeconfigFor(server, token === undefined ? {} : { token }))
+    const exit = await Effect.runPromiseExit(effect.pipe(Effect.provide(Layer.orDie(KubeCluster({ kubeconfigPath: path, callMs: 400 })))))
+    await server.close()
+    return { exit, sim }
+  }
+}
+
+const copy = (name: string, labels: Record<string, string> = {}): KubeObject => {
+  const object = torchRuntime(name, "TrainingRuntime")
+  return { ...object, metadata: { ...object.metadata, labels } }
+}
+
+const reasonOf = <A>(exit: Exit.Exit<A, ClusterError>): ClusterErrorReason | "success" => {
+  if (Exit.isSuccess(exit)) return "success"
+  const failure = exit.cause.reasons.find((r) => r._tag === "Fail")
+  if (failure === undefined || failure._tag !== "Fail") throw new Error(String(exit.cause))
+  return failure.error.reason
+}
+
+const valueOf = <A, E>(exit: Exit.Exit<A, E>): A => {
+  if (Exit.isSuccess(exit)) return exit.value
+  throw new Error(`expected success: ${String(exit.cause)}`)
+}
+
+const withCluster = <A, E>(f: (cluster: ClusterShape) => Effect.Effect<A, E>): Effect.Effect<A, E, Cluster> =>
+  Effect.gen(function* () {
+    return yield* f(yield* Cluster)
+  })
+
+describe.each([inProcess, overHttp])("Cluster conformance: $name", (face) => {
+  it("creates, reads back with a uid, and keeps fields it does not type", async () => {
+    const { exit } = await face.run({}, withCluster((c) => Effect.andThen(c.create(TrainingRuntimes, copy("a")), c.get(TrainingRuntimes, { namespace, name: "a" }))))
+    const read = valueOf(exit)
+    expect(read.metadata.uid).toBeTypeOf("string")
+    expect(read["spec"]).toEqual(copy("a")["spec"])
+  })
+
+  it("classifies a second create as AlreadyExists with the server's Status", async () => {
+    const { exit } = await face.run({ objects: [copy("a")] }, withCluster((c) => c.create(TrainingRuntimes, copy("a"))))
+    expect(reasonOf(exit)).toBe("AlreadyExists")
+  })
+
+  it("classifies a missing object as NotFound", async () => {
+    const { exit } = await face.run({}, withCluster((c) => c.get(TrainJobs, { namespace, name: "nope" })))
+    expect(reasonOf(exit)).toBe("NotFound")
+  })
+
+  it("lists by label selector", async () => {
+    const { exit } = await face.run({ objects: [copy("a", { team: "x" }), copy("b", { team: "y" })] }, withCluster((c) => c.list(TrainingRuntimes, namespace, "team=x")))
+    expect(valueOf(exit).map((o) => o.metadata.name)).toEqual(["a"])
+  })
+
+  it("applies a merge patch with a current resourceVersion and refuses a stale one as Conflict", async () => {
+    const { exit, sim } = await face.run(
+      { objects: [copy("a")] },
+      withCluster((c) =>
+        Effect.gen(function* () {
+          const read = yield* c.get(TrainingRuntimes, { namespace, name: "a" })
+          const patched = yield* c.mergePatch(TrainingRuntimes, { namespace, name: "a" }, { metadata: { labels: { owner: "me" } } }, { resourceVersion: read.metadata.resourceVersion ?? "" })
+          const stale = yield* Effect.flip(c.mergePatch(TrainingRuntimes, { namespace, name: "a" }, { metadata: { labels: { owner: "you" } } }, { resourceVersion: read.metadata.resourceVersion ?? "" }))
+          return { patched, stale }
+        })
+      )
+    )
+    const { patched, stale } = valueOf(exit)
+    expect(patched.metadata.labels).toMatchObject({ owner: "me" })
+    expect(stale.reason).toBe("Conflict")
+    expect(sim.system.get("trainingruntimes", namespace, "a")?.metadata?.["labels"]).toMatchObject({ owner: "me" })
+  })
+
+  it("patches a Workload's status through the status subresource only", async () => {
+    const workload: KubeObject = { apiVersion: "kueue.x-k8s.io/v1beta1", kind: "Workload", metadata: { name: "w", namespace }, spec: { queueName: "q", podSets: [{ name: "main", count: 1, template: { spec: { containers: [{ name: "c", image: "i" }] } } }] } }
+    const { exit, sim } = await face.run(
+      { objects: [workload] },
+      withCluster((c) => c.mergePatch(Workloads, { namespace, name: "w" }, { status: { admissionChecks: [{ name: "check", state: "Ready", message: "", lastTransitionTime: "2026-01-01T00:00:00Z" }] } }, { status: true }))
+    )
+    valueOf(exit)
+    expect(sim.system.get("workloads", namespace, "w")?.["status"]).toMatchObject({ admissionChecks: [{ name: "check", state: "Ready" }] })
+  })
+
+  it("deletes only when the uid precondition holds, and reports a missing object as NotFound", async () => {
+    const { exit, sim } = await face.run(
+      { objects: [copy("a")] },
+      withCluster((c) =>
+        Effect.gen(function* () {
+          const wrong = yield* Effect.flip(c.delete(TrainingRuntimes, { namespace, name: "a" }, { preconditions: { uid: "not-its-uid" } }))
+          const read = yield* c.get(TrainingRuntimes, { namespace, name: "a" })
+          yield* c.delete(TrainingRuntimes, { namespace, name: "a" }, { propagation: "Background", preconditions: { uid: read.metadata.uid ?? "" } })
+          const again = yield* Effect.flip(c.delete(TrainingRuntimes, { namespace, name: "a" }))
+          return { wrong, again }
+        })
+      )
+    )
+    const { wrong, again } = valueOf(exit)
+    expect(wrong.reason).toBe("Conflict")
+    expect(again.reason).toBe("NotFound")
+    expect(sim.system.get("trainingruntimes", namespace, "a")).toBeUndefined()
+  })
+
+  it("classifies a refused object as Invalid, with its causes", async () => {
+    const { exit } = await face.run({}, withCluster((c) => Effect.flip(c.create(TrainingRuntimes, copy("Not_A_Name")))))
+    const error = valueOf(exit)
+    expect(error.reason).toBe("Invalid")
+    expect(error.status?.code).toBe(422)
+  })
+
+  it("classifies a call the token may not make as Forbidden", async () => {
+    const { exit, sim } = await face.run({ auth: { tokens: { reader: ["get", "list"] } } }, withCluster((c) => c.create(TrainingRuntimes, copy("a"))), "reader")
+    expect(reasonOf(exit)).toBe("Forbidden")
+    expect(sim.system.get("trainingruntimes", namespace, "a")).toBeUndefined()
+  })
+
+  it.each([
+    ["refuse", { type: "refuse" }],
+    ["drop", { type: "drop" }],
+    ["delay beyond the call timeout", { type: "delay", ms: 3000 }],
+    ["status 500", { type: "status", code: 500 }],
+    ["status 503", { type: "status", code: 503 }]
+  ] as const)("classifies a %s fault on create and leaves the store as the fault says", async (label, action) => {
+    const faults: ReadonlyArray<FaultRule> = [{ verb: "create", resource: "trainingruntimes", action }]
+    const { exit, sim } = await face.run({ faults }, withCluster((c) => c.create(TrainingRuntimes, copy("a"))))
+    const applied = sim.system.get("trainingruntimes", namespace, "a") !== undefined
+    const expected: Record<string, [ClusterErrorReason, boolean]> = {
+      refuse: [face.refused, false],
+      drop: ["Unanswered", true],
+      "delay beyond the call timeout": ["Unanswered", true],
+      "status 500": ["ServerError", false],
+      "status 503": ["ServerError", false]
+    }
+    expect([reasonOf(exit), applied]).toEqual(expected[label])
+  })
+
+  it("answers a call delayed within the call timeout", async () => {
+    const faults: ReadonlyArray<FaultRule> = [{ verb: "get", action: { type: "delay", ms: 100 } }]
+    const { exit } = await face.run({ objects: [copy("a")], faults }, withCluster((c) => c.get(TrainingRuntimes, { namespace, name: "a" })))
+    expect(valueOf(exit).metadata.name).toBe("a")
+  })
+})

@@ -1,0 +1,169 @@
+// Test support for Start: a simulator with dispatch's runtimes, a face that records every call, and a
+// runner that drives TestClock until Start finishes.
+import { Effect, Exit, Fiber, Layer, References, Result } from "effect"
+import { TestClock } from "effect/testing"
+import { type BackendConfig, decodeConfig, trainJobName } from "@dispatch/render"
+import { type ApiRequest, type KubeObject, type Outcome, Simulator, type SimulatorOptions } from "@dispatch/sim"
+import { type Backend, type Gate, openBackend } from "../src/Backend.ts"
+import { InFlight, makeInFlight, type InFlightShape } from "../src/InFlight.ts"
+import { SimCluster, type SimulatorFace } from "../src/SimCluster.ts"
+import { start, type StartResult } from "../src/Start.ts"
+import type { StartError } from "../src/StartErrors.ts"
+
+/** The namespace every test works in. */
+export const namespace = "default"
+
+/** A canonical JobID for test number `n`. */
+export const jobId = (n: number): string =>
+  `01J${[...n.toString(32).padStart(23, "0")].map((digit) => crockford[parseInt(digit, 32)]).join("")}`
+
+const crockford = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+
+/** A torch runtime in the shape Trainer ships. */
+export const torchRuntime = (name: string, kind: "ClusterTrainingRuntime" | "TrainingRuntime" = "ClusterTrainingRuntime", image = "pytorch/pytorch:2"): KubeObject => ({
+  apiVersion: "trainer.kubeflow.org/v1alpha1",
+  kind,
+  metadata: { name, ...(kind === "TrainingRuntime" ? { namespace } : {}), labels: { "trainer.kubeflow.org/framework": "torch" } },
+  spec: {
+    mlPolicy: { numNodes: 1, torch: {} },
+    template: {
+      spec: {
+        replicatedJobs: [
+          {
+            name: "node",
+            template: {
+              metadata: { labels: { "trainer.kubeflow.org/trainjob-ancestor-step": "trainer" } },
+              spec: { template: { spec: { containers: [{ name: "node", image }] } } }
+            }
+          }
+        ]
+      }
+    }
+  }
+})
+
+/** The runtimes every simulator starts with. */
+export const runtimes = (): ReadonlyArray<KubeObject> => [torchRuntime("torch-distributed"), torchRuntime("team-torch", "TrainingRuntime")]
+
+/** A decoded config; `kueue` adds the queue and admission check. */
+export const configOf = (mode: "plain" | "kueue", overrides: Record<string, unknown> = {}): BackendConfig => {
+  const decoded = decodeConfig({
+    namespace,
+    mode,
+    runtimes: [
+      { kind: "ClusterTrainingRuntime", name: "torch-distributed" },
+      { kind: "TrainingRuntime", name: "team-torch" },
+      { kind: "ClusterTrainingRuntime", name: "absent-runtime" }
+    ],
+    ...(mode === "kueue" ? { kueue: { queue: "team-queue", admissionCheck: "dispatch-check" } } : {}),
+    timeouts: { call: 5, workload: 30, callBound: 60 },
+    ...overrides
+  })
+  if (Result.isFailure(decoded)) throw new Error(decoded.failure.reasons.join("; "))
+  return decoded.success
+}
+
+/** A backend with the given gate. */
+export const backendOf = (config: BackendConfig, gate: Gate = { state: "open" }): Backend => ({ ...openBackend(config), gate })
+
+/** A Start request for job `n`. */
+export const requestOf = (
+  n: number,
+  options: { submission?: number; runtime?: string; kind?: string; image?: string; command?: ReadonlyArray<string>; env?: Readonly<Record<string, string>>; nodes?: number } = {}
+) => ({
+  job: jobId(n),
+  generation: 0,
+  submission: options.submission ?? 1,
+  attempt: 1,
+  spec: {
+    command: options.command ?? ["python", "train.py"],
+    env: options.env ?? { B: "2", A: "1" },
+    nodes: options.nodes ?? 1,
+    extensions: {
+      "dispatch/Image": { ref: options.image ?? "registry.example/train:1" },
+      "kubeflow/RuntimeRef": { kind: options.kind ?? "ClusterTrainingRuntime", name: options.runtime ?? "torch-distributed" }
+    }
+  }
+})
+
+/** One call as the simulator saw it, and what became of it. */
+export interface Call {
+  readonly request: ApiRequest
+  readonly outcome: Outcome
+}
+
+/** A simulator with a face that records every call made through it. */
+export interface RecordedSim {
+  readonly sim: Simulator
+  readonly face: SimulatorFace
+  readonly calls: Array<Call>
+}
+
+/** A simulator seeded with the runtimes, recording every call. */
+export const simOf = (options: SimulatorOptions = {}): RecordedSim => {
+  const sim = new Simulator({ seed: 7, ...options, objects: [...runtimes(), ...(options.objects ?? [])] })
+  const calls: Array<Call> = []
+  const face: SimulatorFace = {
+    handle: (request) => {
+      const outcome = sim.handle(request)
+      calls.push({ request, outcome })
+      return outcome
+    },
+    now: () => sim.now(),
+    advanceTo: (ms) => sim.advanceTo(ms)
+  }
+  return { sim, face, calls }
+}
+
+/** Writes (create, patch, update, delete) among the recorded calls. */
+export const writes = (calls: ReadonlyArray<Call>): ReadonlyArray<Call> => calls.filter((c) => c.request.verb !== "get" && c.request.verb !== "list")
+
+/** Runs an effect on TestClock, moving the clock a second at a time until it ends (at most `maxMs`). */
+export const runOnTestClock = <A, E>(effect: Effect.Effect<A, E>, maxMs = 600_000): Promise<Exit.Exit<A, E>> =>
+  Effect.runPromise(
+    Effect.gen(function* () {
+      // Start logs every step; tests read the cluster instead.
+      const fiber = yield* Effect.forkChild(Effect.provideService(effect, References.MinimumLogLevel, "Warn"))
+      for (let elapsed = 0; elapsed <= maxMs; elapsed += 1000) {
+        for (let i = 0; i < 5; i++) yield* Effect.yieldNow
+        const exit = fiber.pollUnsafe()
+        if (exit !== undefined) return exit
+        yield* TestClock.adjust(1000)
+      }
+      yield* Fiber.interrupt(fiber)
+      return yield* Effect.die(new Error(`still running after ${maxMs} ms of test time`))
+    }).pipe(Effect.provide(TestClock.layer()))
+  )
+
+/** Runs Start on a recorded simulator with TestClock, sharing an InFlight memory across retries. */
+export const runStart = (
+  recorded: RecordedSim,
+  backend: Backend,
+  request: unknown,
+  inFlight: InFlightShape = makeInFlight()
+): Promise<Exit.Exit<StartResult, StartError>> =>
+  runOnTestClock(
+    start(backend, request).pipe(
+      Effect.provide(Layer.merge(SimCluster(recorded.face, { callMs: backend.config.timeouts.callMs }), Layer.succeed(InFlight, inFlight)))
+    )
+  )
+
+/** The error of a failed Start, or a thrown assertion. */
+export const errorOf = <A>(exit: Exit.Exit<A, StartError>): StartError => {
+  if (Exit.isSuccess(exit)) throw new Error(`expected a failure, got ${JSON.stringify(exit.value)}`)
+  const failure = exit.cause.reasons.find((r) => r._tag === "Fail")
+  if (failure === undefined || failure._tag !== "Fail") throw new Error(`expected a typed failure, got ${String(exit.cause)}`)
+  return failure.error
+}
+
+/** The value of a successful Start, or a thrown assertion naming the error. */
+export const valueOf = <A>(exit: Exit.Exit<A, StartError>): A => {
+  if (Exit.isSuccess(exit)) return exit.value
+  throw new Error(`expected success, got ${JSON.stringify(errorOf(exit))}`)
+}
+
+/** The objects of a resource in the test namespace. */
+export const stored = (recorded: RecordedSim, resource: string): ReadonlyArray<KubeObject> => recorded.sim.system.list(resource, namespace)
+
+/** The deterministic name of job `n`'s TrainJob and copy. */
+export const trainJobNameOf = (n: number, submission = 1): string => trainJobName(jobId(n), submission)

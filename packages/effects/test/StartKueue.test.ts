@@ -1,0 +1,87 @@
+// Step 9 on TestClock: the Workload wait, with the simulator's Kueue (workloadDelayMs) for timing and a
+// scripted Kueue for Workloads that lack the gate or the check.
+import { describe, expect, it } from "vitest"
+import { startGateName } from "@dispatch/render"
+import type { Controller, KubeObject } from "@dispatch/sim"
+import { admissionGatedBy, jobUidLabel } from "../src/WorkloadReadiness.ts"
+import { backendOf, configOf, errorOf, namespace, requestOf, runStart, simOf, stored, trainJobNameOf, valueOf } from "./StartFixture.ts"
+
+const kueue = configOf("kueue")
+const backend = backendOf(kueue)
+const name1 = trainJobNameOf(1)
+
+const simKueue = (workloadDelayMs: number) =>
+  simOf({ controllers: { kueue: { workloadDelayMs, queues: { "team-queue": { admissionChecks: ["dispatch-check"] } } } } })
+
+/** A stand-in for Kueue that creates each TrainJob's Workload with or without the gate and the check. */
+const scriptedKueue = (options: { gate: boolean; check: boolean }): Controller => ({
+  name: "scripted-kueue",
+  reconcile: (system) => {
+    for (const job of system.list("trainjobs", namespace)) {
+      const metadata = job.metadata as { name: string; uid: string }
+      const workloadName = `trainjob-${metadata.name}-0a1b2`
+      if (system.get("workloads", namespace, workloadName) !== undefined) continue
+      const workload: KubeObject = {
+        apiVersion: "kueue.x-k8s.io/v1beta1",
+        kind: "Workload",
+        metadata: {
+          name: workloadName,
+          namespace,
+          labels: { [jobUidLabel]: metadata.uid },
+          annotations: options.gate ? { [admissionGatedBy]: startGateName(kueue) } : {},
+          ownerReferences: [{ apiVersion: "trainer.kubeflow.org/v1alpha1", kind: "TrainJob", name: metadata.name, uid: metadata.uid, controller: true }]
+        },
+        spec: { queueName: "team-queue", podSets: [{ name: "node", count: 1, template: { spec: { containers: [{ name: "node", image: "i" }] } } }] }
+      }
+      const created = system.create("workloads", workload)
+      const stored = created.body as KubeObject
+      if (options.check) {
+        system.updateStatus("workloads", { ...stored, status: { admissionChecks: [{ name: "dispatch-check", state: "Pending", message: "", lastTransitionTime: "2026-01-01T00:00:00Z" }] } })
+      }
+    }
+  }
+})
+
+describe("Start, step 9: the Kueue Workload", () => {
+  it("passes when the Workload appears at 29 s with timeouts.workload 30 s, leaving the job gated", async () => {
+    const recorded = simKueue(29_000)
+    const result = valueOf(await runStart(recorded, backend, requestOf(1)))
+    expect(result.name).toBe(name1)
+    const workloads = stored(recorded, "workloads")
+    expect(workloads).toHaveLength(1)
+    expect((workloads[0]?.metadata?.["annotations"] as Record<string, string>)[admissionGatedBy]).toContain(startGateName(kueue))
+    expect((stored(recorded, "trainjobs")[0]?.["spec"] as Record<string, unknown>)["suspend"]).toBe(true)
+    const lists = recorded.calls.filter((c) => c.request.verb === "list")
+    expect(lists.length).toBeGreaterThanOrEqual(29)
+    expect(lists.length).toBeLessThanOrEqual(31)
+  })
+
+  it("fails when the Workload appears only at 31 s: ErrRejected, and the TrainJob and copy are stopped", async () => {
+    const recorded = simKueue(31_000)
+    const error = errorOf(await runStart(recorded, backend, requestOf(1)))
+    expect(error._tag).toBe("ErrRejected")
+    expect(error.reasons.join(" ")).toContain("no Workload exists")
+    expect(error).toMatchObject({ ref: { namespace, name: name1 } })
+    expect(stored(recorded, "trainjobs")).toEqual([])
+    expect(recorded.sim.system.get("trainingruntimes", namespace, name1)).toBeUndefined()
+  })
+
+  it.each([
+    ["without dispatch's gate", { gate: false, check: true }, "start gate"],
+    ["without the admission check", { gate: true, check: false }, "admission check"]
+  ] as const)("fails for a Workload %s, and stops the TrainJob", async (_, options, words) => {
+    const recorded = simOf()
+    recorded.sim.addController(scriptedKueue(options))
+    const error = errorOf(await runStart(recorded, backend, requestOf(1)))
+    expect(error._tag).toBe("ErrRejected")
+    expect(error.reasons.join(" ")).toContain(words)
+    expect(stored(recorded, "trainjobs")).toEqual([])
+  })
+
+  it("passes with the scripted Kueue when the Workload has both", async () => {
+    const recorded = simOf()
+    recorded.sim.addController(scriptedKueue({ gate: true, check: true }))
+    valueOf(await runStart(recorded, backend, requestOf(1)))
+    expect(stored(recorded, "trainjobs")).toHaveLength(1)
+  })
+})

@@ -1,0 +1,61 @@
+import { test } from "@fast-check/vitest"
+import fc from "fast-check"
+import { Schema } from "effect"
+import { describe, expect, it } from "vitest"
+import { statusBody } from "@dispatch/sim"
+import { ClusterError } from "../src/ClusterError.ts"
+import { clusterErrorOf, parseStatus, reasonOfStatus } from "../src/StatusMapping.ts"
+
+const failureCode = fc.integer({ min: 300, max: 599 })
+const cause = fc.record({ reason: fc.string(), message: fc.string(), field: fc.string() })
+
+describe("StatusMapping", () => {
+  test.prop([failureCode, fc.string(), fc.string(), fc.array(cause, { maxLength: 4 })])(
+    "parses back every part of a Status body",
+    (code, reason, message, causes) => {
+      const status = parseStatus(code, statusBody(code, reason, message, { causes }))
+      expect(status).toEqual({ code, reason, message, causes })
+    }
+  )
+
+  test.prop([failureCode, fc.anything()])("never throws on an arbitrary body and keeps the code", (code, body) => {
+    expect(parseStatus(code, body).code).toBe(code)
+  })
+
+  it("maps each code family to its reason", () => {
+    const of = (code: number, reason = "") => reasonOfStatus({ code, reason, message: "", causes: [] })
+    expect(of(404)).toBe("NotFound")
+    expect(of(409, "AlreadyExists")).toBe("AlreadyExists")
+    expect(of(409, "Conflict")).toBe("Conflict")
+    expect(of(422, "Invalid")).toBe("Invalid")
+    expect(of(400, "BadRequest")).toBe("Invalid")
+    expect(of(403, "Forbidden")).toBe("Forbidden")
+    expect(of(401, "Unauthorized")).toBe("Forbidden")
+    expect(of(500)).toBe("ServerError")
+    expect(of(503)).toBe("ServerError")
+    expect(of(429)).toBe("ServerError")
+    expect(of(504)).toBe("Unanswered")
+  })
+
+  test.prop([failureCode, fc.string(), fc.string()])("a ClusterError survives a round trip through its schema", (code, reason, message) => {
+    const error = clusterErrorOf("get trainjobs default/x", code, statusBody(code, reason, message))
+    const schema = ClusterError
+    const encoded = Schema.encodeSync(schema)(error)
+    const decoded = Schema.decodeSync(schema)(JSON.parse(JSON.stringify(encoded)))
+    expect(decoded.reason).toBe(error.reason)
+    expect(decoded.status).toEqual(error.status)
+    expect(decoded.reasons).toEqual(error.reasons)
+  })
+
+  it("lists the Status message and every cause among its reasons", () => {
+    const error = clusterErrorOf("create trainjobs default/x", 422, statusBody(422, "Invalid", "bad object", {
+      causes: [{ field: "spec.trainer.numNodes", message: "must be positive" }, { message: "second" }]
+    }))
+    expect(error.reason).toBe("Invalid")
+    expect(error.reasons).toEqual([
+      "create trainjobs default/x: Invalid (422): bad object",
+      "create trainjobs default/x: spec.trainer.numNodes: must be positive",
+      "create trainjobs default/x: second"
+    ])
+  })
+})

@@ -1,0 +1,33 @@
+import { test } from "@fast-check/vitest"
+import fc from "fast-check"
+import { describe, expect } from "vitest"
+import type { KubeResource } from "../src/KubeObjects.ts"
+import { admissionGatedBy, workloadProblems } from "../src/WorkloadReadiness.ts"
+
+const token = fc.stringMatching(/^[a-z][a-z0-9.\/-]{0,20}$/)
+
+const workload = (gates: ReadonlyArray<string>, checks: ReadonlyArray<string>): KubeResource => ({
+  apiVersion: "kueue.x-k8s.io/v1beta1",
+  kind: "Workload",
+  metadata: { name: "trainjob-x-abcde", annotations: { [admissionGatedBy]: gates.join(",") } },
+  status: { admissionChecks: checks.map((name) => ({ name, state: "Pending" })) }
+})
+
+describe("workloadProblems", () => {
+  test.prop([token, token, fc.array(token, { maxLength: 3 }), fc.array(token, { maxLength: 3 })])(
+    "is empty exactly when some Workload carries the gate and lists the check",
+    (gate, check, otherGates, otherChecks) => {
+      const ready = workload([...otherGates, gate], [...otherChecks, check])
+      expect(workloadProblems([ready], gate, check)).toEqual([])
+      const noGate = workload(otherGates.filter((g) => g !== gate), [check])
+      const noCheck = workload([gate], otherChecks.filter((c) => c !== check))
+      expect(workloadProblems([noGate], gate, check).length).toBeGreaterThan(0)
+      expect(workloadProblems([noCheck], gate, check).length).toBeGreaterThan(0)
+      expect(workloadProblems([noGate, ready], gate, check)).toEqual([])
+    }
+  )
+
+  test.prop([token, token])("reports a missing Workload", (gate, check) => {
+    expect(workloadProblems([], gate, check)).toEqual(["no Workload exists for the TrainJob yet"])
+  })
+})
