@@ -1,0 +1,96 @@
+// The job service under load: job creations per second and latency percentiles over real HTTP, on embedded
+// PGlite and on PostgreSQL 15 (started with test/postgres/start.sh; skipped with a note when it is absent).
+import { execFileSync } from "node:child_process"
+import { randomBytes } from "node:crypto"
+import { dirname, join } from "node:path"
+import { performance } from "node:perf_hooks"
+import { fileURLToPath } from "node:url"
+import { hashToken, serve } from "../packages/server/dist/index.js"
+
+const here = dirname(fileURLToPath(import.meta.url))
+const scripts = join(here, "..", "test", "postgres")
+const token = randomBytes(24).toString("hex")
+const tokens = [{ name: "bench", group: "bench", access: "write", tokenHash: hashToken(token, randomBytes(16)) }]
+const creations = 600
+const concurrency = 16
+const deadline = performance.now() + 50_000
+
+const call = async (url, method, path, body) => {
+  const response = await fetch(`${url}/api/v1${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body)
+  })
+  const json = await response.json()
+  if (response.status !== 200) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`)
+  return json
+}
+
+const runtime = { kind: "TrainingRuntime", name: "dioptra-torch" }
+
+const world = async (url) => {
+  const queue = await call(url, "POST", "/queues", { name: "gpu", backend: { config: { namespace: "ml", mode: "plain", runtimes: [runtime] }, runtime, image: "example/worker:1" } })
+  const entrypoint = await call(url, "POST", "/entrypoints", {
+    name: "train",
+    queues: [queue.id],
+    parameters: [
+      { name: "epochs", type: "integer", defaultValue: "3" },
+      { name: "lr", type: "float", defaultValue: "0.01" }
+    ],
+    taskGraph: { train: { "?method": { a: { train_a: { epochs: "$epochs" } }, b: { train_b: { lr: "$lr" } } } } },
+    command: ["python", "run.py"]
+  })
+  const experiment = await call(url, "POST", "/experiments", { name: "bench", entrypoints: [entrypoint.id] })
+  return { queue: queue.id, entrypoint: entrypoint.id, experiment: experiment.id }
+}
+
+const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]
+
+const measure = async (label, options) => {
+  const started = await serve({ tokens, ...options })
+  if (started._tag !== "Success") throw new Error(started.failure.message)
+  const server = started.success
+  try {
+    const w = await world(server.url)
+    const body = (i) => ({ entrypoint: w.entrypoint, queue: w.queue, values: { epochs: String(i % 50) }, swaps: { method: "a" }, timeout: "2h", description: `bench ${i}` })
+    for (let i = 0; i < 20; i++) await call(server.url, "POST", `/experiments/${w.experiment}/jobs`, body(i))
+    const latencies = []
+    let next = 0
+    const start = performance.now()
+    const worker = async () => {
+      while (next < creations && performance.now() < deadline) {
+        const i = next++
+        const t0 = performance.now()
+        await call(server.url, "POST", `/experiments/${w.experiment}/jobs`, body(i))
+        latencies.push(performance.now() - t0)
+      }
+    }
+    await Promise.all(Array.from({ length: concurrency }, worker))
+    const seconds = (performance.now() - start) / 1000
+    const sorted = [...latencies].sort((a, b) => a - b)
+    console.log(
+      `${label}: ${latencies.length} job creations, ${concurrency} in flight: ${(latencies.length / seconds).toFixed(0)} creations/s, ` +
+        `p50 ${percentile(sorted, 50).toFixed(1)} ms, p99 ${percentile(sorted, 99).toFixed(1)} ms, max ${sorted.at(-1).toFixed(1)} ms`
+    )
+  } finally {
+    await server.close()
+  }
+}
+
+await measure("PGlite (in memory)", {})
+
+let started
+try {
+  started = execFileSync(join(scripts, "start.sh"), { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 60_000 })
+} catch (error) {
+  if (error.status === 3) console.log(`PostgreSQL: skipped, ${String(error.stderr).trim()}`)
+  else throw error
+}
+if (started !== undefined) {
+  const value = (key) => started.split("\n").find((l) => l.startsWith(`${key}=`))?.slice(key.length + 1)
+  try {
+    await measure("PostgreSQL 15 (loopback, pool of 10)", { databaseUrl: value("DATABASE_URL") })
+  } finally {
+    execFileSync(join(scripts, "stop.sh"), [value("PGDIR")], { stdio: "inherit" })
+  }
+}

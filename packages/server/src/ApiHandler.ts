@@ -1,0 +1,96 @@
+import { Result } from "effect"
+import { authenticate, type TokenEntry } from "./Auth.ts"
+import { DatabaseError, uniqueViolation, type Database } from "./Database.ts"
+import { errorBody, refusalStatus } from "./ErrorBody.ts"
+import { decodePart } from "./RequestDecoding.ts"
+import type { Route } from "./Route.ts"
+import { findRoute } from "./Router.ts"
+import { Forbidden, MalformedJson, refusal, refusalOf, RouteNotFound, WriteConflict, type Refusal, type ServiceProblem } from "./ServiceProblem.ts"
+
+/** The prefix every endpoint lives under. */
+export const apiPrefix = "/api/v1"
+
+/** A request as the handler sees it: method, path with query string, headers and the whole body text. */
+export interface ApiRequest {
+  readonly method: string
+  readonly url: string
+  readonly authorization: string | undefined
+  readonly body: string
+}
+
+/** An answer: a status and a JSON body. */
+export interface ApiResponse {
+  readonly status: number
+  readonly body: unknown
+}
+
+/** Everything the handler needs: the routes, the tokens, the database, the clock and the public base URL. */
+export interface ApiEnvironment {
+  readonly routes: ReadonlyArray<Route>
+  readonly openApi: unknown
+  readonly tokens: ReadonlyArray<TokenEntry>
+  readonly db: Database
+  readonly now: () => string
+  readonly baseUrl: string
+}
+
+const refused = (r: Refusal): ApiResponse => ({ status: refusalStatus(r), body: errorBody(r) })
+
+const parseBody = (text: string): Result.Result<unknown, Refusal> => {
+  if (text.trim() === "") return Result.succeed(undefined)
+  try {
+    return Result.succeed(JSON.parse(text))
+  } catch (cause) {
+    return Result.fail(refusal(new MalformedJson({ reason: cause instanceof Error ? cause.message : String(cause) })))
+  }
+}
+
+const problemsOf = (result: Result.Result<unknown, Refusal>): ReadonlyArray<ServiceProblem> => (Result.isFailure(result) ? result.failure.problems : [])
+
+// A lost race on a unique value is the client's conflict; every other database failure is the service's (500).
+const failureOf = (cause: unknown): Refusal => {
+  if (cause instanceof DatabaseError) {
+    return refusal(cause.code === uniqueViolation ? new WriteConflict({ reason: cause.reason }) : cause)
+  }
+  return refusal(new DatabaseError({ operation: "request", reason: cause instanceof Error ? cause.message : String(cause) }))
+}
+
+/** Answers one API request: route, authenticate, authorize, decode every part, run the handler; never throws. */
+export const handleApiRequest = async (env: ApiEnvironment, request: ApiRequest): Promise<ApiResponse> => {
+  const url = new URL(request.url, "http://service")
+  if (request.method === "GET" && url.pathname === `${apiPrefix}/openapi.json`) return { status: 200, body: env.openApi }
+  if (!url.pathname.startsWith(`${apiPrefix}/`)) return refused(refusal(new RouteNotFound({ path: url.pathname })))
+  const matched = findRoute(env.routes, request.method, url.pathname.slice(apiPrefix.length))
+  if (Result.isFailure(matched)) return refused(refusal(matched.failure))
+  const principal = authenticate(env.tokens, request.authorization)
+  if (Result.isFailure(principal)) return refused(refusal(principal.failure))
+  const { route, params } = matched.success
+  if (route.writes && principal.success.access !== "write") {
+    return refused(refusal(new Forbidden({ principal: principal.success.name, action: `${route.method} ${route.path}` })))
+  }
+  const decodedParams = decodePart(route.params, "path", params)
+  const decodedQuery = route.query === undefined ? Result.succeed(undefined) : decodePart(route.query, "query", Object.fromEntries(url.searchParams))
+  const body = route.body === undefined ? Result.succeed(undefined) : parseBody(request.body)
+  const decodedBody = route.body === undefined || Result.isFailure(body) ? body : decodePart(route.body, "body", body.success)
+  const problems = [...problemsOf(decodedParams), ...problemsOf(decodedQuery), ...problemsOf(decodedBody)]
+  if (problems.length > 0 || Result.isFailure(decodedParams) || Result.isFailure(decodedQuery) || Result.isFailure(decodedBody)) {
+    return refused(refusalOf(problems))
+  }
+  try {
+    const result = await route.handle({
+      principal: principal.success,
+      params: decodedParams.success,
+      query: decodedQuery.success,
+      body: decodedBody.success,
+      db: env.db,
+      now: env.now,
+      link: (linkPath, query = {}) => {
+        const search = new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)])).toString()
+        return `${env.baseUrl}${apiPrefix}${linkPath}${search === "" ? "" : `?${search}`}`
+      }
+    })
+    return Result.isSuccess(result) ? { status: 200, body: result.success } : refused(result.failure)
+  } catch (cause) {
+    return refused(failureOf(cause))
+  }
+}

@@ -1,0 +1,143 @@
+import {
+  Artifact,
+  ArtifactParameter,
+  Command,
+  Entrypoint,
+  EntrypointParameter,
+  Experiment,
+  ImageRef,
+  Job,
+  JobStatus,
+  LogInput,
+  LogRecord,
+  MetricRecord,
+  Queue,
+  QueueBackend,
+  ResourceId,
+  StatusChange,
+  TaskGraph
+} from "@dispatch/jobs"
+import { Schema } from "effect"
+
+/** A resource id in a URL path. */
+export const IdParam = Schema.FiniteFromString.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(1))
+
+const name = Schema.NonEmptyString.check(Schema.isMaxLength(255))
+const owned = { group: Schema.String, createdOn: Schema.String }
+
+/** The body that registers an experiment, with the entrypoints jobs in it may run. */
+export const ExperimentInput = Schema.Struct({
+  name,
+  description: Schema.optionalKey(Schema.String),
+  entrypoints: Schema.optionalKey(Schema.Array(ResourceId))
+})
+/** The body that registers an experiment. */
+export type ExperimentInput = typeof ExperimentInput.Type
+
+/** The body that registers more entrypoints with an experiment. */
+export const EntrypointIds = Schema.Struct({ ids: Schema.Array(ResourceId).check(Schema.isMinLength(1)) })
+
+/** An experiment as the service answers it. */
+export const ExperimentResponse = Schema.Struct({ ...Experiment.fields, ...owned })
+/** An experiment as the service answers it. */
+export type ExperimentResponse = typeof ExperimentResponse.Type
+
+/** The body that registers an entrypoint, or edits one (which adds a snapshot and leaves the old ones alone). */
+export const EntrypointInput = Schema.Struct({
+  name,
+  description: Schema.optionalKey(Schema.String),
+  queues: Schema.Array(ResourceId),
+  parameters: Schema.Array(EntrypointParameter),
+  artifactParameters: Schema.optionalKey(Schema.Array(ArtifactParameter)),
+  taskGraph: TaskGraph,
+  image: Schema.optionalKey(ImageRef),
+  command: Command
+})
+/** The body that registers or edits an entrypoint. */
+export type EntrypointInput = typeof EntrypointInput.Type
+
+/** An entrypoint as the service answers it, every snapshot included. */
+export const EntrypointResponse = Schema.Struct({ ...Entrypoint.fields, ...owned, lastModifiedOn: Schema.String })
+/** An entrypoint as the service answers it. */
+export type EntrypointResponse = typeof EntrypointResponse.Type
+
+/** The body that registers a queue and the dispatch backend behind it. */
+export const QueueInput = Schema.Struct({ name, description: Schema.optionalKey(Schema.String), backend: QueueBackend })
+/** The body that registers a queue. */
+export type QueueInput = typeof QueueInput.Type
+
+/** A queue as the service answers it. */
+export const QueueResponse = Schema.Struct({ ...Queue.fields, ...owned })
+/** A queue as the service answers it. */
+export type QueueResponse = typeof QueueResponse.Type
+
+/** The body that registers an artifact (with its first snapshot). */
+export const ArtifactInput = Schema.Struct({ artifactType: Schema.NonEmptyString })
+
+/** An artifact as the service answers it. */
+export const ArtifactResponse = Schema.Struct({ ...Artifact.fields, ...owned })
+/** An artifact as the service answers it. */
+export type ArtifactResponse = typeof ArtifactResponse.Type
+
+/** A job as the service answers it: the job model plus who made it and its timeout in shorthand. */
+export const JobResponse = Schema.Struct({ ...Job.fields, group: Schema.String, user: Schema.String, timeout: Schema.String })
+/** A job as the service answers it. */
+export type JobResponse = typeof JobResponse.Type
+
+/** The body of a status change. */
+export const StatusInput = Schema.Struct({ status: StatusChange })
+
+/** One kept status of a job and when it was entered. */
+export const StatusHistoryEntry = Schema.Struct({ status: JobStatus, changedOn: Schema.String })
+
+/** A job's status and every status it has had, oldest first. */
+export const StatusResponse = Schema.Struct({ id: ResourceId, status: JobStatus, history: Schema.Array(StatusHistoryEntry) })
+/** A job's status and its history. */
+export type StatusResponse = typeof StatusResponse.Type
+
+/** The body that appends log records to a job. */
+export const LogsInput = Schema.Struct({ logs: Schema.Array(LogInput).check(Schema.isMinLength(1), Schema.isMaxLength(1000)) })
+
+/** Log records as the service answers them. */
+export const LogsResponse = Schema.Array(LogRecord)
+
+// JSON has no NaN or infinities, so a non-finite value travels as one of these strings.
+/** A metric value on the wire: a number, or NaN / Infinity / -Infinity spelt as a string. */
+export const MetricValue = Schema.Union([Schema.Finite, Schema.Literals(["nan", "inf", "-inf", "NaN", "Infinity", "-Infinity"])])
+
+/** The body that records a metric of a job at a step (0 when absent). */
+export const MetricInputBody = Schema.Struct({ name: Schema.String, value: MetricValue, step: Schema.optionalKey(Schema.Number) })
+/** The body that records a metric. */
+export type MetricInputBody = typeof MetricInputBody.Type
+
+/** The number a wire metric value stands for. */
+export const metricNumber = (value: typeof MetricValue.Type): number => {
+  switch (value) {
+    case "nan":
+    case "NaN":
+      return NaN
+    case "inf":
+    case "Infinity":
+      return Infinity
+    case "-inf":
+    case "-Infinity":
+      return -Infinity
+    default:
+      return value
+  }
+}
+
+/** A stored metric as the service answers it. */
+export const MetricResponse = MetricRecord
+
+/** The latest step of each of a job's metrics. */
+export const MetricsResponse = Schema.Array(MetricRecord)
+
+/** The body that sets a job's MLflow run id. */
+export const MlflowRunInput = Schema.Struct({ mlflowRunId: Schema.String })
+
+/** A job's MLflow run id, null until set. */
+export const MlflowRunResponse = Schema.Struct({ mlflowRunId: Schema.NullOr(Schema.String) })
+
+/** The answer to a deletion. */
+export const DeletedResponse = Schema.Struct({ status: Schema.Literal("Success"), id: Schema.Array(ResourceId) })

@@ -1,0 +1,41 @@
+import { Schema } from "effect"
+
+/** Something SQL can be sent to: the database itself, or one open transaction. */
+export interface Sql {
+  readonly query: <R>(text: string, params?: ReadonlyArray<unknown>) => Promise<ReadonlyArray<R>>
+  /** Runs a script of several statements without parameters (a migration). */
+  readonly exec: (script: string) => Promise<void>
+}
+
+/** A database the service stores everything in: PGlite or PostgreSQL, behind one interface. */
+export interface Database extends Sql {
+  readonly kind: "pglite" | "postgres"
+  /** Runs `body` in one transaction: committed when it resolves, rolled back when it rejects. */
+  readonly transaction: <A>(body: (sql: Sql) => Promise<A>) => Promise<A>
+  readonly close: () => Promise<void>
+}
+
+/** The database failed or could not be reached; `code` is PostgreSQL's SQLSTATE when it gave one. */
+export class DatabaseError extends Schema.TaggedError<DatabaseError>()("DatabaseError", {
+  operation: Schema.String,
+  reason: Schema.String,
+  code: Schema.optionalKey(Schema.String)
+}) {
+  override get message() {
+    return `database ${this.operation} failed: ${this.reason}${this.code === undefined ? "" : ` (SQLSTATE ${this.code})`}`
+  }
+  get status() {
+    return 500 as const
+  }
+}
+
+/** PostgreSQL's SQLSTATE for a unique constraint violation. */
+export const uniqueViolation = "23505"
+
+/** Turns whatever a driver threw into a DatabaseError, keeping the SQLSTATE. */
+export const databaseError = (operation: string, cause: unknown): DatabaseError => {
+  if (cause instanceof DatabaseError) return cause
+  const code = typeof cause === "object" && cause !== null && "code" in cause && typeof cause.code === "string" ? cause.code : undefined
+  const reason = cause instanceof Error ? cause.message : String(cause)
+  return code === undefined ? new DatabaseError({ operation, reason }) : new DatabaseError({ operation, reason, code })
+}

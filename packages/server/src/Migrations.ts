@@ -1,0 +1,137 @@
+import type { Database } from "./Database.ts"
+
+/** One step of the schema, applied once, in order, and recorded in `schema_migrations`. */
+export interface Migration {
+  readonly version: number
+  readonly name: string
+  readonly sql: string
+}
+
+// Times are ISO-8601 text from the service's injected clock, so both engines store exactly what was stamped;
+// integers that may pass 2^31 (timeouts, metric steps) are float8, which holds every safe integer exactly.
+/** The service's schema, oldest first; a released migration is never edited, only followed. */
+export const migrations: ReadonlyArray<Migration> = [
+  {
+    version: 1,
+    name: "resources and jobs",
+    sql: `
+create table experiments (
+  id integer generated always as identity primary key,
+  grp text not null,
+  name text not null,
+  description text not null,
+  created_on text not null,
+  unique (grp, name)
+);
+create table queues (
+  id integer generated always as identity primary key,
+  grp text not null,
+  name text not null,
+  description text not null,
+  backend jsonb not null,
+  created_on text not null,
+  unique (grp, name)
+);
+create table entrypoints (
+  id integer generated always as identity primary key,
+  grp text not null,
+  name text not null,
+  description text not null,
+  created_on text not null,
+  last_modified_on text not null,
+  unique (grp, name)
+);
+create table entrypoint_queues (
+  entrypoint integer not null references entrypoints (id),
+  queue integer not null references queues (id),
+  primary key (entrypoint, queue)
+);
+create table entrypoint_snapshots (
+  id integer generated always as identity primary key,
+  entrypoint integer not null references entrypoints (id),
+  document jsonb not null,
+  created_on text not null
+);
+create table experiment_entrypoints (
+  experiment integer not null references experiments (id),
+  entrypoint integer not null references entrypoints (id),
+  primary key (experiment, entrypoint)
+);
+create table artifacts (
+  id integer generated always as identity primary key,
+  grp text not null,
+  artifact_type text not null,
+  created_on text not null
+);
+create table artifact_snapshots (
+  id integer generated always as identity primary key,
+  artifact integer not null references artifacts (id),
+  created_on text not null
+);
+create table jobs (
+  id integer generated always as identity primary key,
+  grp text not null,
+  username text not null,
+  experiment integer not null references experiments (id),
+  entrypoint integer not null references entrypoints (id),
+  entrypoint_snapshot integer not null references entrypoint_snapshots (id),
+  queue integer not null references queues (id),
+  parameter_values jsonb not null,
+  artifact_values jsonb not null,
+  swaps jsonb not null,
+  timeout_seconds float8 not null,
+  description text not null,
+  status text not null,
+  created_on text not null,
+  last_modified_on text not null,
+  mlflow_run_id text unique,
+  deleted boolean not null default false
+);
+create index jobs_by_group on jobs (grp, id);
+create table job_status_history (
+  id integer generated always as identity primary key,
+  job integer not null references jobs (id),
+  status text not null,
+  changed_on text not null
+);
+create table job_logs (
+  id integer generated always as identity primary key,
+  job integer not null references jobs (id),
+  severity text not null,
+  logger_name text not null,
+  message text not null,
+  logged_on text not null
+);
+create table job_metrics (
+  job integer not null references jobs (id),
+  name text not null,
+  step float8 not null,
+  value float8 not null,
+  special_value text,
+  recorded_on text not null,
+  primary key (job, name, step)
+);
+`
+  }
+]
+
+// A fixed key for the advisory lock, so two services starting on one PostgreSQL migrate one after the other.
+const migrationLock = 7_270_318
+
+/** Applies every migration the database lacks, each in its own transaction; returns the versions applied. */
+export const migrate = async (db: Database, steps: ReadonlyArray<Migration> = migrations): Promise<ReadonlyArray<number>> => {
+  await db.query(`create table if not exists schema_migrations (version integer primary key, name text not null)`)
+  const applied: Array<number> = []
+  for (const step of steps) {
+    const done = await db.transaction(async (sql) => {
+      await sql.query(`select pg_advisory_xact_lock($1)`, [migrationLock])
+      const present = await sql.query(`select 1 from schema_migrations where version = $1`, [step.version])
+      if (present.length > 0) return false
+      await sql.exec(step.sql)
+      await sql.query(`insert into schema_migrations (version, name) values ($1, $2)`, [step.version, step.name])
+      return true
+    })
+    if (done) applied.push(step.version)
+  }
+  return applied
+}

@@ -1,0 +1,77 @@
+import { Schema } from "effect"
+
+/** The most items one page holds. */
+export const maxPageLength = 100
+
+/** The page a list request asks for when it names none. */
+export const defaultPageLength = 20
+
+const wholeNumber = (min: number, max: number) =>
+  Schema.FiniteFromString.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(min), Schema.isLessThanOrEqualTo(max))
+
+/** The paging part of a list's query string: where the page starts and how long it is (Dioptra's names). */
+export const PageQuery = Schema.Struct({
+  index: Schema.optionalKey(wholeNumber(0, Number.MAX_SAFE_INTEGER)),
+  pageLength: Schema.optionalKey(wholeNumber(1, maxPageLength))
+})
+/** The paging part of a list's query string. */
+export type PageQuery = typeof PageQuery.Type
+
+/** A query string that also sorts and searches: `sortBy` one of the list's columns, `descending`, `search`. */
+export const sortableQuery = <const Columns extends ReadonlyArray<string>>(columns: Columns) =>
+  Schema.Struct({
+    ...PageQuery.fields,
+    search: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(200))),
+    sortBy: Schema.optionalKey(Schema.Literals(columns)),
+    descending: Schema.optionalKey(Schema.Literals(["true", "false"]))
+  })
+
+/** A page to read: the offset of its first item and how many items at most. */
+export interface PageWindow {
+  readonly index: number
+  readonly pageLength: number
+}
+
+/** The window a query asks for, defaults filled in. */
+export const pageWindow = (query: PageQuery): PageWindow => ({
+  index: query.index ?? 0,
+  pageLength: query.pageLength ?? defaultPageLength
+})
+
+/** One page of a list, as Dioptra answers: the items, the total, and links to the first, previous and next pages. */
+export const pageOf = <A extends Schema.Top>(item: A) =>
+  Schema.Struct({
+    index: Schema.Int,
+    isComplete: Schema.Boolean,
+    totalNumResults: Schema.Int,
+    first: Schema.String,
+    prev: Schema.optionalKey(Schema.String),
+    next: Schema.optionalKey(Schema.String),
+    data: Schema.Array(item)
+  })
+
+/** One page of a list. */
+export interface Page<A> {
+  readonly index: number
+  readonly isComplete: boolean
+  readonly totalNumResults: number
+  readonly first: string
+  readonly prev?: string
+  readonly next?: string
+  readonly data: ReadonlyArray<A>
+}
+
+/** Wraps the items of a window in a page, with the link to each neighbouring window that has items. */
+export const page = <A>(data: ReadonlyArray<A>, total: number, window: PageWindow, linkTo: (index: number) => string): Page<A> => {
+  const isComplete = window.index + data.length >= total
+  const prevIndex = Math.max(0, window.index - window.pageLength)
+  return {
+    index: window.index,
+    isComplete,
+    totalNumResults: total,
+    first: linkTo(0),
+    ...(window.index > 0 ? { prev: linkTo(prevIndex) } : {}),
+    ...(isComplete ? {} : { next: linkTo(window.index + data.length) }),
+    data
+  }
+}

@@ -1,0 +1,286 @@
+import { EntrypointVersion } from "@dispatch/jobs"
+import { Result, Schema } from "effect"
+import {
+  ArtifactInput,
+  ArtifactResponse,
+  EntrypointIds,
+  EntrypointInput,
+  EntrypointResponse,
+  ExperimentInput,
+  ExperimentResponse,
+  IdParam,
+  QueueInput,
+  QueueResponse
+} from "./ApiSchemas.ts"
+import type { Sql } from "./Database.ts"
+import { listPage } from "./ListPage.ts"
+import { PageQuery, pageOf } from "./Paging.ts"
+import { decodePart } from "./RequestDecoding.ts"
+import {
+  countEntrypoints,
+  countExperiments,
+  countQueues,
+  insertArtifact,
+  insertArtifactSnapshot,
+  insertEntrypoint,
+  insertExperiment,
+  insertQueue,
+  listEntrypoints,
+  listExperiments,
+  listQueues,
+  missingIds,
+  readArtifact,
+  readEntrypoint,
+  readExperiment,
+  readQueue,
+  registerEntrypoints,
+  updateEntrypoint,
+  type SnapshotDocument
+} from "./ResourceStore.ts"
+import { route } from "./Route.ts"
+import { AlreadyExists, refusal, refusalOf, ResourceNotFound, type Refusal } from "./ServiceProblem.ts"
+
+const IdParams = Schema.Struct({ id: IdParam })
+const NoParams = Schema.Struct({})
+
+const notFound = (resource: string, id: number) => new ResourceNotFound({ resource, id: String(id) })
+
+const found = <A>(resource: string, id: number, value: A | undefined): Result.Result<A, Refusal> =>
+  value === undefined ? Result.fail(refusal(notFound(resource, id))) : Result.succeed(value)
+
+const missing = async (sql: Sql, table: "entrypoints" | "queues", group: string, ids: ReadonlyArray<number>) =>
+  (await missingIds(sql, table, group, ids)).map((id) => notFound(table === "queues" ? "queue" : "entrypoint", id))
+
+const nameTaken = async (sql: Sql, table: "experiments" | "entrypoints" | "queues", group: string, name: string, except = 0) =>
+  (await sql.query(`select 1 from ${table} where grp = $1 and name = $2 and id <> $3`, [group, name, except])).length > 0
+
+// The version's own checks (a parameter declared twice) live in the model's schema; a placeholder id lets it judge.
+const snapshotDocument = (input: EntrypointInput): Result.Result<SnapshotDocument, Refusal> => {
+  const document: SnapshotDocument = {
+    parameters: input.parameters,
+    artifactParameters: input.artifactParameters ?? [],
+    taskGraph: input.taskGraph,
+    command: input.command,
+    ...(input.image === undefined ? {} : { image: input.image })
+  }
+  return Result.map(decodePart(EntrypointVersion, "body", { ...document, snapshot: 1 }), () => document)
+}
+
+const entrypointProblems = async (sql: Sql, group: string, input: EntrypointInput, except = 0) => {
+  const taken = (await nameTaken(sql, "entrypoints", group, input.name, except))
+    ? [new AlreadyExists({ resource: "entrypoint", field: "name", value: input.name })]
+    : []
+  return [...(await missing(sql, "queues", group, input.queues)), ...taken]
+}
+
+const header = (input: EntrypointInput) => ({ name: input.name, description: input.description ?? "", queues: input.queues })
+
+/** Experiments, entrypoints, queues and artifacts: enough of each to create and run jobs. */
+export const resourceRoutes = [
+  route({
+    method: "POST",
+    path: "/experiments",
+    tag: "experiments",
+    summary: "Register an experiment and the entrypoints its jobs may run",
+    params: NoParams,
+    body: ExperimentInput,
+    response: ExperimentResponse,
+    handle: ({ principal, body, db, now }) =>
+      db.transaction(async (sql) => {
+        const entrypoints = body.entrypoints ?? []
+        const problems = [
+          ...(await missing(sql, "entrypoints", principal.group, entrypoints)),
+          ...((await nameTaken(sql, "experiments", principal.group, body.name)) ? [new AlreadyExists({ resource: "experiment", field: "name", value: body.name })] : [])
+        ]
+        if (problems.length > 0) return Result.fail(refusalOf(problems))
+        const id = await insertExperiment(sql, principal.group, { name: body.name, description: body.description ?? "" }, now())
+        await registerEntrypoints(sql, id, entrypoints)
+        return found("experiment", id, await readExperiment(sql, principal.group, id))
+      })
+  }),
+  route({
+    method: "GET",
+    path: "/experiments",
+    tag: "experiments",
+    summary: "List the group's experiments, paged",
+    params: NoParams,
+    query: PageQuery,
+    response: pageOf(ExperimentResponse),
+    handle: async (context) =>
+      Result.succeed(
+        await listPage(context, "/experiments", async (offset, limit) => ({
+          items: await listExperiments(context.db, context.principal.group, offset, limit),
+          total: await countExperiments(context.db, context.principal.group)
+        }))
+      )
+  }),
+  route({
+    method: "GET",
+    path: "/experiments/{id}",
+    tag: "experiments",
+    summary: "Read an experiment",
+    params: IdParams,
+    response: ExperimentResponse,
+    handle: async ({ principal, params, db }) => found("experiment", params.id, await readExperiment(db, principal.group, params.id))
+  }),
+  route({
+    method: "POST",
+    path: "/experiments/{id}/entrypoints",
+    tag: "experiments",
+    summary: "Register more entrypoints with an experiment",
+    params: IdParams,
+    body: EntrypointIds,
+    response: ExperimentResponse,
+    handle: ({ principal, params, body, db }) =>
+      db.transaction(async (sql) => {
+        if ((await readExperiment(sql, principal.group, params.id)) === undefined) return Result.fail(refusal(notFound("experiment", params.id)))
+        const problems = await missing(sql, "entrypoints", principal.group, body.ids)
+        if (problems.length > 0) return Result.fail(refusalOf(problems))
+        await registerEntrypoints(sql, params.id, body.ids)
+        return found("experiment", params.id, await readExperiment(sql, principal.group, params.id))
+      })
+  }),
+  route({
+    method: "POST",
+    path: "/entrypoints",
+    tag: "entrypoints",
+    summary: "Register an entrypoint: parameters, task graph with its swaps, command, queues; it gets its first snapshot",
+    params: NoParams,
+    body: EntrypointInput,
+    response: EntrypointResponse,
+    handle: ({ principal, body, db, now }) => {
+      const document = snapshotDocument(body)
+      if (Result.isFailure(document)) return Promise.resolve(Result.fail(document.failure))
+      return db.transaction(async (sql) => {
+        const problems = await entrypointProblems(sql, principal.group, body)
+        if (problems.length > 0) return Result.fail(refusalOf(problems))
+        const id = await insertEntrypoint(sql, principal.group, header(body), document.success, now())
+        return found("entrypoint", id, await readEntrypoint(sql, principal.group, id))
+      })
+    }
+  }),
+  route({
+    method: "PUT",
+    path: "/entrypoints/{id}",
+    tag: "entrypoints",
+    summary: "Edit an entrypoint: adds a snapshot, so jobs created earlier keep the one they ran",
+    params: IdParams,
+    body: EntrypointInput,
+    response: EntrypointResponse,
+    handle: ({ principal, params, body, db, now }) => {
+      const document = snapshotDocument(body)
+      if (Result.isFailure(document)) return Promise.resolve(Result.fail(document.failure))
+      return db.transaction(async (sql) => {
+        if ((await readEntrypoint(sql, principal.group, params.id)) === undefined) return Result.fail(refusal(notFound("entrypoint", params.id)))
+        const problems = await entrypointProblems(sql, principal.group, body, params.id)
+        if (problems.length > 0) return Result.fail(refusalOf(problems))
+        await updateEntrypoint(sql, principal.group, params.id, header(body), document.success, now())
+        return found("entrypoint", params.id, await readEntrypoint(sql, principal.group, params.id))
+      })
+    }
+  }),
+  route({
+    method: "GET",
+    path: "/entrypoints",
+    tag: "entrypoints",
+    summary: "List the group's entrypoints, paged",
+    params: NoParams,
+    query: PageQuery,
+    response: pageOf(EntrypointResponse),
+    handle: async (context) =>
+      Result.succeed(
+        await listPage(context, "/entrypoints", async (offset, limit) => ({
+          items: await listEntrypoints(context.db, context.principal.group, offset, limit),
+          total: await countEntrypoints(context.db, context.principal.group)
+        }))
+      )
+  }),
+  route({
+    method: "GET",
+    path: "/entrypoints/{id}",
+    tag: "entrypoints",
+    summary: "Read an entrypoint with every snapshot",
+    params: IdParams,
+    response: EntrypointResponse,
+    handle: async ({ principal, params, db }) => found("entrypoint", params.id, await readEntrypoint(db, principal.group, params.id))
+  }),
+  route({
+    method: "POST",
+    path: "/queues",
+    tag: "queues",
+    summary: "Register a queue and the dispatch backend behind it",
+    params: NoParams,
+    body: QueueInput,
+    response: QueueResponse,
+    handle: ({ principal, body, db, now }) =>
+      db.transaction(async (sql) => {
+        if (await nameTaken(sql, "queues", principal.group, body.name)) {
+          return Result.fail(refusal(new AlreadyExists({ resource: "queue", field: "name", value: body.name })))
+        }
+        const id = await insertQueue(sql, principal.group, body, now())
+        return found("queue", id, await readQueue(sql, principal.group, id))
+      })
+  }),
+  route({
+    method: "GET",
+    path: "/queues",
+    tag: "queues",
+    summary: "List the group's queues, paged",
+    params: NoParams,
+    query: PageQuery,
+    response: pageOf(QueueResponse),
+    handle: async (context) =>
+      Result.succeed(
+        await listPage(context, "/queues", async (offset, limit) => ({
+          items: await listQueues(context.db, context.principal.group, offset, limit),
+          total: await countQueues(context.db, context.principal.group)
+        }))
+      )
+  }),
+  route({
+    method: "GET",
+    path: "/queues/{id}",
+    tag: "queues",
+    summary: "Read a queue",
+    params: IdParams,
+    response: QueueResponse,
+    handle: async ({ principal, params, db }) => found("queue", params.id, await readQueue(db, principal.group, params.id))
+  }),
+  route({
+    method: "POST",
+    path: "/artifacts",
+    tag: "artifacts",
+    summary: "Register an artifact with its first snapshot",
+    params: NoParams,
+    body: ArtifactInput,
+    response: ArtifactResponse,
+    handle: ({ principal, body, db, now }) =>
+      db.transaction(async (sql) => {
+        const id = await insertArtifact(sql, principal.group, body.artifactType, now())
+        return found("artifact", id, await readArtifact(sql, principal.group, id))
+      })
+  }),
+  route({
+    method: "POST",
+    path: "/artifacts/{id}/snapshots",
+    tag: "artifacts",
+    summary: "Add a snapshot to an artifact",
+    params: IdParams,
+    response: ArtifactResponse,
+    handle: ({ principal, params, db, now }) =>
+      db.transaction(async (sql) => {
+        if ((await readArtifact(sql, principal.group, params.id)) === undefined) return Result.fail(refusal(notFound("artifact", params.id)))
+        await insertArtifactSnapshot(sql, params.id, now())
+        return found("artifact", params.id, await readArtifact(sql, principal.group, params.id))
+      })
+  }),
+  route({
+    method: "GET",
+    path: "/artifacts/{id}",
+    tag: "artifacts",
+    summary: "Read an artifact and its snapshots",
+    params: IdParams,
+    response: ArtifactResponse,
+    handle: async ({ principal, params, db }) => found("artifact", params.id, await readArtifact(db, principal.group, params.id))
+  })
+]

@@ -1,0 +1,168 @@
+import type { Artifact, Entrypoint, EntrypointVersion, Experiment, Queue } from "@dispatch/jobs"
+import type { ArtifactResponse, EntrypointResponse, ExperimentResponse, QueueResponse } from "./ApiSchemas.ts"
+import type { Sql } from "./Database.ts"
+
+// Every query takes the caller's group: a resource of another group is never read, so it cannot leak.
+
+const experimentColumns = `e.id, e.grp as "group", e.name, e.description, e.created_on as "createdOn",
+  coalesce((select jsonb_agg(x.entrypoint order by x.entrypoint) from experiment_entrypoints x where x.experiment = e.id), '[]'::jsonb) as entrypoints`
+
+/** Reads one experiment of a group. */
+export const readExperiment = async (sql: Sql, group: string, id: number): Promise<ExperimentResponse | undefined> =>
+  (await sql.query<ExperimentResponse>(`select ${experimentColumns} from experiments e where e.id = $1 and e.grp = $2`, [id, group]))[0]
+
+/** Lists a group's experiments by id. */
+export const listExperiments = (sql: Sql, group: string, offset: number, limit: number) =>
+  sql.query<ExperimentResponse>(`select ${experimentColumns} from experiments e where e.grp = $1 order by e.id limit $2 offset $3`, [group, limit, offset])
+
+/** Counts a group's experiments. */
+export const countExperiments = async (sql: Sql, group: string): Promise<number> =>
+  (await sql.query<{ n: number }>(`select count(*)::int as n from experiments where grp = $1`, [group]))[0]?.n ?? 0
+
+/** Inserts an experiment; the caller has checked its entrypoints exist in the group. */
+export const insertExperiment = async (sql: Sql, group: string, input: { name: string; description: string }, at: string): Promise<number> => {
+  const [row] = await sql.query<{ id: number }>(
+    `insert into experiments (grp, name, description, created_on) values ($1, $2, $3, $4) returning id`,
+    [group, input.name, input.description, at]
+  )
+  return row?.id ?? 0
+}
+
+/** Registers entrypoints with an experiment; those already registered stay as they are. */
+export const registerEntrypoints = async (sql: Sql, experiment: number, entrypoints: ReadonlyArray<number>): Promise<void> => {
+  for (const entrypoint of entrypoints) {
+    await sql.query(`insert into experiment_entrypoints (experiment, entrypoint) values ($1, $2) on conflict do nothing`, [experiment, entrypoint])
+  }
+}
+
+/** The ids among `ids` that name no resource of the group in `table`. */
+export const missingIds = async (sql: Sql, table: "entrypoints" | "queues", group: string, ids: ReadonlyArray<number>): Promise<ReadonlyArray<number>> => {
+  if (ids.length === 0) return []
+  const found = await sql.query<{ id: number }>(`select id from ${table} where grp = $1 and id = any($2::int[])`, [group, [...ids]])
+  const present = new Set(found.map((r) => r.id))
+  return [...new Set(ids)].filter((id) => !present.has(id))
+}
+
+const entrypointColumns = `p.id, p.grp as "group", p.name, p.description, p.created_on as "createdOn", p.last_modified_on as "lastModifiedOn",
+  coalesce((select jsonb_agg(q.queue order by q.queue) from entrypoint_queues q where q.entrypoint = p.id), '[]'::jsonb) as queues,
+  (select jsonb_agg(s.document || jsonb_build_object('snapshot', s.id) order by s.id) from entrypoint_snapshots s where s.entrypoint = p.id) as snapshots`
+
+/** Reads one entrypoint of a group with every snapshot. */
+export const readEntrypoint = async (sql: Sql, group: string, id: number): Promise<EntrypointResponse | undefined> =>
+  (await sql.query<EntrypointResponse>(`select ${entrypointColumns} from entrypoints p where p.id = $1 and p.grp = $2`, [id, group]))[0]
+
+/** Lists a group's entrypoints by id. */
+export const listEntrypoints = (sql: Sql, group: string, offset: number, limit: number) =>
+  sql.query<EntrypointResponse>(`select ${entrypointColumns} from entrypoints p where p.grp = $1 order by p.id limit $2 offset $3`, [group, limit, offset])
+
+/** Counts a group's entrypoints. */
+export const countEntrypoints = async (sql: Sql, group: string): Promise<number> =>
+  (await sql.query<{ n: number }>(`select count(*)::int as n from entrypoints where grp = $1`, [group]))[0]?.n ?? 0
+
+/** What an entrypoint is made of, apart from its id and snapshots. */
+export interface EntrypointHeader {
+  readonly name: string
+  readonly description: string
+  readonly queues: ReadonlyArray<number>
+}
+
+/** A snapshot's content: the version of the entrypoint without its id. */
+export type SnapshotDocument = Omit<EntrypointVersion, "snapshot">
+
+/** Inserts an entrypoint with its first snapshot. */
+export const insertEntrypoint = async (sql: Sql, group: string, header: EntrypointHeader, document: SnapshotDocument, at: string): Promise<number> => {
+  const [row] = await sql.query<{ id: number }>(
+    `insert into entrypoints (grp, name, description, created_on, last_modified_on) values ($1, $2, $3, $4, $4) returning id`,
+    [group, header.name, header.description, at]
+  )
+  const id = row?.id ?? 0
+  await attachSnapshot(sql, id, header.queues, document, at)
+  return id
+}
+
+// A snapshot is only ever inserted: jobs point at it, so editing it would rewrite what they ran.
+const attachSnapshot = async (sql: Sql, entrypoint: number, queues: ReadonlyArray<number>, document: SnapshotDocument, at: string) => {
+  await sql.query(`delete from entrypoint_queues where entrypoint = $1`, [entrypoint])
+  for (const queue of new Set(queues)) await sql.query(`insert into entrypoint_queues (entrypoint, queue) values ($1, $2)`, [entrypoint, queue])
+  await sql.query(`insert into entrypoint_snapshots (entrypoint, document, created_on) values ($1, $2::jsonb, $3)`, [entrypoint, JSON.stringify(document), at])
+}
+
+/** Edits an entrypoint: new name, description and queues, and a new snapshot; false when it is not the group's. */
+export const updateEntrypoint = async (sql: Sql, group: string, id: number, header: EntrypointHeader, document: SnapshotDocument, at: string): Promise<boolean> => {
+  const rows = await sql.query(
+    `update entrypoints set name = $3, description = $4, last_modified_on = $5 where id = $1 and grp = $2 returning id`,
+    [id, group, header.name, header.description, at]
+  )
+  if (rows.length === 0) return false
+  await attachSnapshot(sql, id, header.queues, document, at)
+  return true
+}
+
+const queueColumns = `id, grp as "group", name, description, backend, created_on as "createdOn"`
+
+/** Reads one queue of a group. */
+export const readQueue = async (sql: Sql, group: string, id: number): Promise<QueueResponse | undefined> =>
+  (await sql.query<QueueResponse>(`select ${queueColumns} from queues where id = $1 and grp = $2`, [id, group]))[0]
+
+/** Lists a group's queues by id. */
+export const listQueues = (sql: Sql, group: string, offset: number, limit: number) =>
+  sql.query<QueueResponse>(`select ${queueColumns} from queues where grp = $1 order by id limit $2 offset $3`, [group, limit, offset])
+
+/** Counts a group's queues. */
+export const countQueues = async (sql: Sql, group: string): Promise<number> =>
+  (await sql.query<{ n: number }>(`select count(*)::int as n from queues where grp = $1`, [group]))[0]?.n ?? 0
+
+/** Inserts a queue. */
+export const insertQueue = async (sql: Sql, group: string, queue: Omit<Queue, "id">, at: string): Promise<number> => {
+  const [row] = await sql.query<{ id: number }>(
+    `insert into queues (grp, name, description, backend, created_on) values ($1, $2, $3, $4::jsonb, $5) returning id`,
+    [group, queue.name, queue.description ?? "", JSON.stringify(queue.backend), at]
+  )
+  return row?.id ?? 0
+}
+
+const artifactColumns = `a.id, a.grp as "group", a.artifact_type as "artifactType", a.created_on as "createdOn",
+  coalesce((select jsonb_agg(s.id order by s.id) from artifact_snapshots s where s.artifact = a.id), '[]'::jsonb) as snapshots`
+
+/** Reads one artifact of a group. */
+export const readArtifact = async (sql: Sql, group: string, id: number): Promise<ArtifactResponse | undefined> =>
+  (await sql.query<ArtifactResponse>(`select ${artifactColumns} from artifacts a where a.id = $1 and a.grp = $2`, [id, group]))[0]
+
+/** Inserts an artifact with its first snapshot. */
+export const insertArtifact = async (sql: Sql, group: string, artifactType: string, at: string): Promise<number> => {
+  const [row] = await sql.query<{ id: number }>(
+    `insert into artifacts (grp, artifact_type, created_on) values ($1, $2, $3) returning id`,
+    [group, artifactType, at]
+  )
+  const id = row?.id ?? 0
+  await insertArtifactSnapshot(sql, id, at)
+  return id
+}
+
+/** Adds a snapshot to an artifact. */
+export const insertArtifactSnapshot = async (sql: Sql, artifact: number, at: string): Promise<void> => {
+  await sql.query(`insert into artifact_snapshots (artifact, created_on) values ($1, $2)`, [artifact, at])
+}
+
+/** The resources job creation reads, restricted to the group: the stored rows in the model's shapes. */
+export interface CatalogRows {
+  readonly experiment: Experiment | undefined
+  readonly entrypoint: Entrypoint | undefined
+  readonly queue: Queue | undefined
+  readonly artifacts: ReadonlyArray<Artifact>
+}
+
+/** Loads what a job creation request refers to, as the model's resources. */
+export const loadCatalogRows = async (
+  sql: Sql,
+  group: string,
+  refs: { readonly experiment: number; readonly entrypoint: number; readonly queue: number; readonly artifacts: ReadonlyArray<number> }
+): Promise<CatalogRows> => {
+  // One after another: inside a transaction there is one connection, and pg refuses overlapping queries on it.
+  const experiment = await readExperiment(sql, group, refs.experiment)
+  const entrypoint = await readEntrypoint(sql, group, refs.entrypoint)
+  const queue = await readQueue(sql, group, refs.queue)
+  const artifacts: Array<ArtifactResponse | undefined> = []
+  for (const id of refs.artifacts) artifacts.push(await readArtifact(sql, group, id))
+  return { experiment, entrypoint, queue, artifacts: artifacts.filter((a): a is ArtifactResponse => a !== undefined) }
+}

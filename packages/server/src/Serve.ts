@@ -1,0 +1,98 @@
+import type { Server } from "node:http"
+import { Clock, Effect, Result, Schema } from "effect"
+import { TokenEntry } from "./Auth.ts"
+import { databaseError, type Database } from "./Database.ts"
+import { jobRoutes } from "./JobRoutes.ts"
+import { listen } from "./JobServer.ts"
+import { migrate } from "./Migrations.ts"
+import { openApiDocument } from "./OpenApi.ts"
+import { openPglite } from "./PgliteDatabase.ts"
+import { openPostgres } from "./PostgresDatabase.ts"
+import { resourceRoutes } from "./ResourceRoutes.ts"
+
+/** Every endpoint of the service. */
+export const routes = [...resourceRoutes, ...jobRoutes]
+
+/** The service's OpenAPI document (served at /api/v1/openapi.json). */
+export const openApi = openApiDocument(routes, { title: "dispatch job service (Dioptra job API)", version: "1" })
+
+/** How to run the job service. */
+export interface ServeOptions {
+  /** Interface to listen on; 127.0.0.1 when absent. */
+  readonly host?: string
+  /** Port to listen on; 0 (any free port) when absent. */
+  readonly port?: number
+  /** PostgreSQL to store in; when absent, embedded PGlite is used. */
+  readonly databaseUrl?: string
+  /** PGlite's data directory; in memory (lost on close) when absent. Ignored with `databaseUrl`. */
+  readonly dataDir?: string
+  /** The tokens that may call the API, hashed (see `hashToken`). */
+  readonly tokens: ReadonlyArray<unknown>
+  /** The service's clock, in epoch milliseconds; Effect's default clock when absent. */
+  readonly clock?: () => number
+}
+
+/** A running service. */
+export interface JobServer {
+  /** Its base URL, e.g. `http://127.0.0.1:8080`; the API is under `/api/v1`. */
+  readonly url: string
+  /** Which database it stores in. */
+  readonly database: "pglite" | "postgres"
+  /** Stops listening, waits for open requests, and closes the database. */
+  readonly close: () => Promise<void>
+}
+
+/** The service could not start: bad options, a database it cannot open or migrate, or a port it cannot bind. */
+export class ServeError extends Schema.TaggedError<ServeError>()("ServeError", {
+  stage: Schema.Literals(["options", "database", "listen"]),
+  reasons: Schema.Array(Schema.String)
+}) {
+  override get message() {
+    return `the job service did not start (${this.stage}): ${this.reasons.join("; ")}`
+  }
+}
+
+const defaultClock = () => Effect.runSync(Clock.currentTimeMillis)
+
+const decodeTokens = (tokens: ReadonlyArray<unknown>): Result.Result<ReadonlyArray<TokenEntry>, ServeError> => {
+  const decoded = Schema.decodeUnknownResult(Schema.Array(TokenEntry))(tokens, { errors: "all" })
+  return Result.isSuccess(decoded) ? Result.succeed(decoded.success) : Result.fail(new ServeError({ stage: "options", reasons: [`tokens: ${decoded.failure.message}`] }))
+}
+
+const closeServer = (server: Server): Promise<void> =>
+  new Promise((resolve) => {
+    server.close(() => resolve())
+    server.closeIdleConnections()
+  })
+
+const reasonOf = (cause: unknown) => (cause instanceof Error ? cause.message : String(cause))
+
+/** Opens the database (migrating it) and serves the API; resolves to the running service or why it did not start. */
+export const serve = async (options: ServeOptions): Promise<Result.Result<JobServer, ServeError>> => {
+  const tokens = decodeTokens(options.tokens)
+  if (Result.isFailure(tokens)) return Result.fail(tokens.failure)
+  let db: Database
+  try {
+    db = options.databaseUrl === undefined ? await openPglite(options.dataDir) : await openPostgres(options.databaseUrl)
+    await migrate(db).catch(async (cause: unknown) => {
+      await db.close()
+      throw databaseError("migrate", cause)
+    })
+  } catch (cause) {
+    return Result.fail(new ServeError({ stage: "database", reasons: [reasonOf(cause)] }))
+  }
+  const clock = options.clock ?? defaultClock
+  try {
+    const { server, url } = await listen(
+      { routes, openApi, tokens: tokens.success, db, now: () => new Date(clock()).toISOString() },
+      options.host ?? "127.0.0.1",
+      options.port ?? 0
+    )
+    let closing: Promise<void> | undefined
+    const close = () => (closing ??= closeServer(server).then(() => db.close()))
+    return Result.succeed({ url, database: db.kind, close })
+  } catch (cause) {
+    await db.close()
+    return Result.fail(new ServeError({ stage: "listen", reasons: [reasonOf(cause)] }))
+  }
+}

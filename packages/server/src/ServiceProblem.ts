@@ -1,0 +1,152 @@
+import { Schema } from "effect"
+
+/** What every refusal of the service carries: its kind, its message and the HTTP status it answers. */
+export interface ServiceProblem {
+  readonly _tag: string
+  readonly message: string
+  readonly status: number
+}
+
+/** Every problem one request had, the first deciding the HTTP status; never empty. */
+export interface Refusal {
+  readonly _tag: "Refusal"
+  readonly problems: readonly [ServiceProblem, ...ReadonlyArray<ServiceProblem>]
+}
+
+/** A refusal with these problems. */
+export const refusal = (first: ServiceProblem, ...rest: ReadonlyArray<ServiceProblem>): Refusal => ({ _tag: "Refusal", problems: [first, ...rest] })
+
+/** The request carries no bearer token, or one no principal has (401). */
+export class Unauthenticated extends Schema.TaggedError<Unauthenticated>()("Unauthenticated", {
+  reason: Schema.String
+}) {
+  override get message() {
+    return `authentication required: ${this.reason}`
+  }
+  get status() {
+    return 401 as const
+  }
+}
+
+/** The principal may read this group's resources but not change them (403). */
+export class Forbidden extends Schema.TaggedError<Forbidden>()("Forbidden", {
+  principal: Schema.String,
+  action: Schema.String
+}) {
+  override get message() {
+    return `${this.principal} has read-only access and may not ${this.action}`
+  }
+  get status() {
+    return 403 as const
+  }
+}
+
+// Another group's resource answers exactly like a missing one, so ids do not reveal what other groups hold.
+/** The resource does not exist, or belongs to another group (404). */
+export class ResourceNotFound extends Schema.TaggedError<ResourceNotFound>()("ResourceNotFound", {
+  resource: Schema.String,
+  id: Schema.String
+}) {
+  override get message() {
+    return `${this.resource} ${this.id} does not exist`
+  }
+  get status() {
+    return 404 as const
+  }
+}
+
+/** A resource with this unique value already exists (409). */
+export class AlreadyExists extends Schema.TaggedError<AlreadyExists>()("AlreadyExists", {
+  resource: Schema.String,
+  field: Schema.String,
+  value: Schema.String
+}) {
+  override get message() {
+    return `a ${this.resource} with ${this.field} ${JSON.stringify(this.value)} already exists`
+  }
+  get status() {
+    return 409 as const
+  }
+}
+
+/** A part of the request (body, path or query parameter) has the wrong shape (400). */
+export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()("InvalidRequest", {
+  part: Schema.Literals(["body", "path", "query"]),
+  path: Schema.String,
+  detail: Schema.String
+}) {
+  override get message() {
+    return this.path === "" ? `${this.part}: ${this.detail}` : `${this.part} field ${this.path}: ${this.detail}`
+  }
+  get status() {
+    return 400 as const
+  }
+}
+
+/** The request body is not JSON at all (400). */
+export class MalformedJson extends Schema.TaggedError<MalformedJson>()("MalformedJson", {
+  reason: Schema.String
+}) {
+  override get message() {
+    return `request body is not JSON: ${this.reason}`
+  }
+  get status() {
+    return 400 as const
+  }
+}
+
+/** The request body is larger than the service accepts (413). */
+export class BodyTooLarge extends Schema.TaggedError<BodyTooLarge>()("BodyTooLarge", {
+  limit: Schema.Number
+}) {
+  override get message() {
+    return `request body is larger than ${this.limit} bytes`
+  }
+  get status() {
+    return 413 as const
+  }
+}
+
+/** No endpoint has this path (404). */
+export class RouteNotFound extends Schema.TaggedError<RouteNotFound>()("RouteNotFound", {
+  path: Schema.String
+}) {
+  override get message() {
+    return `no endpoint at ${this.path}`
+  }
+  get status() {
+    return 404 as const
+  }
+}
+
+/** The path exists but not with this method (405). */
+export class MethodNotAllowed extends Schema.TaggedError<MethodNotAllowed>()("MethodNotAllowed", {
+  method: Schema.String,
+  path: Schema.String,
+  allowed: Schema.Array(Schema.String)
+}) {
+  override get message() {
+    return `${this.method} is not allowed on ${this.path}; allowed: ${this.allowed.join(", ")}`
+  }
+  get status() {
+    return 405 as const
+  }
+}
+
+/** Two writes raced for one unique value and this one lost (409). */
+export class WriteConflict extends Schema.TaggedError<WriteConflict>()("WriteConflict", {
+  reason: Schema.String
+}) {
+  override get message() {
+    return `the write conflicts with another one: ${this.reason}`
+  }
+  get status() {
+    return 409 as const
+  }
+}
+
+/** A refusal with every problem of a non-empty list, as the job model reports them. */
+export const refusalOf = (problems: ReadonlyArray<ServiceProblem>): Refusal => {
+  const [first, ...rest] = problems
+  return first === undefined ? refusal(new InvalidRequest({ part: "body", path: "", detail: "refused without a reason" })) : refusal(first, ...rest)
+}

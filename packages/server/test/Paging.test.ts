@@ -1,0 +1,43 @@
+import { test } from "@fast-check/vitest"
+import fc from "fast-check"
+import { expect } from "vitest"
+import { maxPageLength, page, pageWindow } from "../src/Paging.ts"
+
+const window = fc.record({ index: fc.nat({ max: 500 }), pageLength: fc.integer({ min: 1, max: maxPageLength }) })
+
+// A list of `total` items read through `window`, as the database would answer it.
+const slice = (total: number, w: { index: number; pageLength: number }) =>
+  Array.from({ length: Math.max(0, Math.min(w.pageLength, total - w.index)) }, (_, i) => w.index + i)
+
+const indexOf = (link: string) => Number(new URL(link).searchParams.get("index"))
+const link = (index: number) => `http://x/items?index=${index}`
+
+test.prop([fc.nat({ max: 500 }), window])("a page is complete exactly when it reaches the end, and only then has no next link", (total, w) => {
+  const p = page(slice(total, w), total, w, link)
+  expect(p.isComplete).toBe(w.index + p.data.length >= total)
+  expect(p.next === undefined).toBe(p.isComplete)
+  expect(p.prev === undefined).toBe(w.index === 0)
+  expect(indexOf(p.first)).toBe(0)
+})
+
+test.prop([fc.nat({ max: 400 }), fc.integer({ min: 1, max: maxPageLength })])("following next links from the first page visits every item once, in order", (total, pageLength) => {
+  const seen: Array<number> = []
+  let w = { index: 0, pageLength }
+  for (let guard = 0; guard <= total; guard++) {
+    const p = page(slice(total, w), total, w, link)
+    seen.push(...p.data)
+    if (p.next === undefined) break
+    w = { index: indexOf(p.next), pageLength }
+  }
+  expect(seen).toEqual(Array.from({ length: total }, (_, i) => i))
+})
+
+test.prop([fc.nat({ max: 400 }), window])("the previous link starts one page earlier, never before the first item", (total, w) => {
+  const p = page(slice(total, w), total, w, link)
+  if (p.prev !== undefined) expect(indexOf(p.prev)).toBe(Math.max(0, w.index - w.pageLength))
+})
+
+test("a query without paging fields reads the first 20 items", () => {
+  expect(pageWindow({})).toEqual({ index: 0, pageLength: 20 })
+  expect(pageWindow({ index: 40, pageLength: 5 })).toEqual({ index: 40, pageLength: 5 })
+})
