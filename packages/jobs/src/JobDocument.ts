@@ -1,20 +1,10 @@
 import { Result, Schema } from "effect"
-import type { ArtifactRef } from "./Artifact.ts"
 import type { AcceptedJob } from "./CreateJob.ts"
-import type { ParameterValue } from "./ParameterType.ts"
 import type { TaskGraph } from "./TaskGraph.ts"
 
 /** What a job's container is told: its coerced values, artifact inputs, swaps and the graph rendered without swaps. */
-export interface JobDocument {
-  readonly experiment: number
-  readonly entrypoint: number
-  readonly entrypointSnapshot: number
-  readonly queue: number
-  readonly values: Readonly<Record<string, ParameterValue>>
-  readonly artifactValues: Readonly<Record<string, ArtifactRef>>
-  readonly swaps: Readonly<Record<string, string>>
+export interface JobDocument extends Omit<AcceptedJob, "description"> {
   readonly taskGraph: TaskGraph
-  readonly timeoutSeconds: number
 }
 
 /** The document a job's container receives, given the graph rendered with the job's swaps. */
