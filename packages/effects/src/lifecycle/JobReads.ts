@@ -1,0 +1,68 @@
+// The reads every lifecycle operation starts from: the TrainJob by its deterministic name, the runtime
+// copy of the same name, and in Kueue mode the TrainJob's Workload.
+import { Effect } from "effect"
+import { labelKeys, type BackendConfig } from "@dispatch/render"
+import { Cluster } from "../Cluster.ts"
+import type { ClusterError } from "../ClusterError.ts"
+import type { KubeResource } from "../KubeObjects.ts"
+import { TrainJobs, TrainingRuntimes, Workloads, type ResourceKind } from "../ResourceKind.ts"
+import { readFailure } from "../StartFailure.ts"
+import { ErrRejected } from "../StartErrors.ts"
+import { jobUidLabel } from "../WorkloadReadiness.ts"
+import type { JobObjects } from "./JobKey.ts"
+import { refOfObjects } from "./JobKey.ts"
+import type { LifecycleError } from "./LifecycleErrors.ts"
+
+const absentIfNotFound = (e: ClusterError): Effect.Effect<undefined, LifecycleError> =>
+  e.reason === "NotFound" ? Effect.succeed(undefined) : Effect.fail(readFailure(e))
+
+/** Reads one of the job's objects by name; NotFound is undefined, other failures are Start's read errors. */
+export const readObject = (kind: ResourceKind, objects: JobObjects): Effect.Effect<KubeResource | undefined, LifecycleError, Cluster> =>
+  Effect.flatMap(Cluster, (cluster) =>
+    cluster.get(kind, { namespace: objects.namespace, name: objects.name }).pipe(
+      Effect.map((o): KubeResource | undefined => o),
+      Effect.catchTag("ClusterError", absentIfNotFound)
+    )
+  )
+
+/** The job's TrainJob, or undefined when it does not exist. */
+export const readTrainJob = (objects: JobObjects): Effect.Effect<KubeResource | undefined, LifecycleError, Cluster> => readObject(TrainJobs, objects)
+
+/** The job's runtime copy, or undefined when it does not exist. */
+export const readCopy = (objects: JobObjects): Effect.Effect<KubeResource | undefined, LifecycleError, Cluster> => readObject(TrainingRuntimes, objects)
+
+/** Whether an object carries the job's identity labels: names are deterministic, but dispatch never acts
+ * on an object it did not make. */
+export const belongsTo = (config: BackendConfig, objects: JobObjects, object: KubeResource): boolean => {
+  const keys = labelKeys(config)
+  const labels = object.metadata.labels ?? {}
+  return labels[keys.jobId] === objects.key.job && labels[keys.submission] === String(objects.key.submission)
+}
+
+/** Refuses an object of the job's name that lacks the job's labels. */
+export const requireOwn = (config: BackendConfig, objects: JobObjects, object: KubeResource): Effect.Effect<KubeResource, LifecycleError> =>
+  belongsTo(config, objects, object)
+    ? Effect.succeed(object)
+    : Effect.fail(
+        new ErrRejected({
+          reasons: [`${object.kind} ${objects.namespace}/${objects.name} does not carry the labels of job ${objects.key.job} submission ${objects.key.submission}: dispatch did not make it`],
+          ref: refOfObjects(objects, object.metadata.uid)
+        })
+      )
+
+/** Kueue's Workload for a TrainJob among listed Workloads: labelled with its UID and not being deleted. */
+export const workloadFor = (workloads: ReadonlyArray<KubeResource>, uid: string | undefined): KubeResource | undefined =>
+  uid === undefined
+    ? undefined
+    : workloads.find((w) => w.metadata.labels?.[jobUidLabel] === uid && w.metadata.deletionTimestamp === undefined)
+
+/** Every Workload Kueue made for the TrainJob of that UID (one list call). */
+export const listWorkloads = (namespace: string, uid: string): Effect.Effect<ReadonlyArray<KubeResource>, LifecycleError, Cluster> =>
+  Effect.flatMap(Cluster, (cluster) => Effect.mapError(cluster.list(Workloads, namespace, `${jobUidLabel}=${uid}`), readFailure))
+
+/** In Kueue mode, the TrainJob's Workload (undefined when Kueue has not made it); in plain mode, none. */
+export const readWorkload = (config: BackendConfig, trainJob: KubeResource): Effect.Effect<KubeResource | undefined, LifecycleError, Cluster> => {
+  const uid = trainJob.metadata.uid
+  if (config.mode !== "kueue" || uid === undefined) return Effect.succeed(undefined)
+  return Effect.map(listWorkloads(config.namespace, uid), (all) => workloadFor(all, uid))
+}

@@ -1,0 +1,97 @@
+// Find's answer, as a pure function of what was read: the TrainJob (Trainer's real conditions and
+// jobsStatus), in Kueue mode its Workload, and the InFlight memory of an unanswered create.
+import { admissionGatedBy } from "../WorkloadReadiness.ts"
+import { checkEntry, isHeldEntry } from "./AdmissionChecks.ts"
+import { arrayAt, conditionOf, isTrue, stringAt, valueAt } from "./ObjectFields.ts"
+
+/** One state of a job's submission, with what Find knows about why. */
+export type JobState =
+  /** No TrainJob, and no create of one went unanswered within CallBound. */
+  | { readonly state: "Absent" }
+  /** No TrainJob yet, but a create went unanswered at `sinceMs`: it may still appear until `untilMs`. */
+  | { readonly state: "InFlight"; readonly sinceMs: number; readonly untilMs: number }
+  /** dispatch's start gate is closed or dispatch holds the job. */
+  | { readonly state: "Held"; readonly reason: string }
+  /** Opened, but not running yet: Kueue has not admitted it, or no pod is active yet. */
+  | { readonly state: "Queued"; readonly reason: string }
+  /** Not suspended, with an active or ready pod. */
+  | { readonly state: "Running" }
+  /** Trainer's Complete condition, with its reason (e.g. AllJobsCompleted). */
+  | { readonly state: "Succeeded"; readonly reason: string }
+  /** Trainer's Failed condition, with its reason (e.g. DeadlineExceeded) and message. */
+  | { readonly state: "Failed"; readonly reason: string; readonly message: string }
+  /** The TrainJob has a deletionTimestamp. */
+  | { readonly state: "Stopping" }
+
+/** Every state name, in the order the docs list them. */
+export const JobStateNames = ["Absent", "InFlight", "Held", "Queued", "Running", "Succeeded", "Failed", "Stopping"] as const
+
+/** What Find read about one job. */
+export interface Observed {
+  readonly mode: "plain" | "kueue"
+  /** The TrainJob, or undefined when it does not exist. */
+  readonly trainJob: unknown
+  /** Kueue mode: the TrainJob's Workload, or undefined when Kueue has not made it (yet). */
+  readonly workload: unknown
+  /** When a create of this TrainJob last went unanswered, if it did. */
+  readonly inFlightAtMs: number | undefined
+  readonly nowMs: number
+  readonly callBoundMs: number
+  /** dispatch's Kueue admission gate, `<labelDomain>/start`. */
+  readonly gate: string
+  /** dispatch's admission check (kueue.admissionCheck), in Kueue mode. */
+  readonly check: string | undefined
+}
+
+/** The gates listed on a Workload's admission-gated-by annotation. */
+export const gatesOf = (workload: unknown): ReadonlyArray<string> =>
+  (stringAt(workload, ["metadata", "annotations", admissionGatedBy]) ?? "").split(",").map((g) => g.trim()).filter((g) => g.length > 0)
+
+/** Trainer's rule: running when not suspended and some replicated job has an active or ready pod. */
+const hasActivePods = (trainJob: unknown): boolean =>
+  arrayAt(trainJob, ["status", "jobsStatus"]).some((job) => {
+    const active = valueAt(job, ["active"])
+    const ready = valueAt(job, ["ready"])
+    return (typeof active === "number" && active > 0) || (typeof ready === "number" && ready > 0)
+  })
+
+const kueueHold = (observed: Observed): string | undefined => {
+  if (observed.workload === undefined) return "Kueue has not made the TrainJob's Workload yet; it is created with dispatch's gate"
+  if (gatesOf(observed.workload).includes(observed.gate)) return `the Workload carries dispatch's gate ${observed.gate}: Open it`
+  const entry = observed.check === undefined ? undefined : checkEntry(observed.workload, observed.check)
+  if (isHeldEntry(entry)) return `dispatch holds the admission check ${observed.check ?? ""}: Release it`
+  return undefined
+}
+
+const notAdmitted = (workload: unknown): string => {
+  const reserved = conditionOf(workload, "QuotaReserved")
+  const admitted = conditionOf(workload, "Admitted")
+  return admitted?.message || reserved?.message || "Kueue has not admitted the Workload"
+}
+
+/** The one state of a job, from what was read. */
+export const jobState = (observed: Observed): JobState => {
+  const job = observed.trainJob
+  if (job === undefined) {
+    const since = observed.inFlightAtMs
+    if (since !== undefined && observed.nowMs - since < observed.callBoundMs) {
+      return { state: "InFlight", sinceMs: since, untilMs: since + observed.callBoundMs }
+    }
+    return { state: "Absent" }
+  }
+  if (stringAt(job, ["metadata", "deletionTimestamp"]) !== undefined) return { state: "Stopping" }
+  const complete = conditionOf(job, "Complete")
+  if (complete?.status === "True") return { state: "Succeeded", reason: complete.reason }
+  const failed = conditionOf(job, "Failed")
+  if (failed?.status === "True") return { state: "Failed", reason: failed.reason, message: failed.message }
+  const suspended = valueAt(job, ["spec", "suspend"]) === true
+  if (observed.mode === "plain") {
+    if (suspended) return { state: "Held", reason: "spec.suspend is true: Open or Release it" }
+    return hasActivePods(job) ? { state: "Running" } : { state: "Queued", reason: "not suspended, but no pod is active yet" }
+  }
+  const held = kueueHold(observed)
+  if (held !== undefined) return { state: "Held", reason: held }
+  if (!suspended && hasActivePods(job)) return { state: "Running" }
+  if (!isTrue(observed.workload, "Admitted")) return { state: "Queued", reason: notAdmitted(observed.workload) }
+  return { state: "Queued", reason: "admitted; no pod is active yet" }
+}
