@@ -1,2 +1,21 @@
-/** @dispatch/cli */
-export {}
+/** @dispatch/cli: the `dispatch` command, callable in-process with any CliIo. */
+export { runCli, commands, type Command, type CommandRun } from "./Cli.ts"
+export { type CliIo } from "./CliIo.ts"
+export { processIo } from "./ProcessIo.ts"
+export { CommandHelps, usageLine, type CommandHelp } from "./CommandHelp.ts"
+export { ExitCode, exitCodeOf } from "./ExitCode.ts"
+export { type Failure, type FailureRef, exitCodeOfFailure, failed, refused, usage } from "./Failure.ts"
+export { errorMeaning, failureJson, failureLines } from "./Report.ts"
+export { parseInputDocument, type InputDocument } from "./InputFile.ts"
+export { parseArgList, type ArgList, type ArgSyntax } from "./ArgList.ts"
+export { readOptions, type OptionReader, type OptionSpec, type UsageError } from "./OptionReader.ts"
+export { parseFault, formatFault, faultSyntax } from "./FaultSpec.ts"
+export { fastClock, withFastClock } from "./FastClock.ts"
+export { controllersFor, controllersForConfig, readOnlyAuth, readOnlyToken, seededSimulator, type KueueSetup } from "./SimSeed.ts"
+export { parseSimServeArgs, simServeUsage, type SimServeArgs, type SimMode } from "./SimServeArgs.ts"
+export { parseRenderArgs, renderUsage, type RenderArgs } from "./RenderArgs.ts"
+export { parseDemoArgs, demoUsage, DEFAULT_SPEED, MAX_SPEED, type DemoArgs } from "./DemoArgs.ts"
+export { parseClusterCommand, clusterUsage, type ClusterOptions, type ClusterTarget, type JobSubmission, type TextOutput } from "./ClusterArgs.ts"
+export { parseManifests, type SeedObject, type ManifestError } from "./RuntimeManifests.ts"
+export { describeObjects } from "./CreatedObjects.ts"
+export { BundledExamples } from "./BundledExamples.ts"

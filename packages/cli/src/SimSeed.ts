@@ -1,0 +1,61 @@
+// A simulator made ready for dispatch: the controllers of the mode, the namespaces the seed objects and
+// the config need (a fresh cluster has only "default"), then the seed objects themselves. Shared by
+// `dispatch sim serve` and every command's `--sim`.
+import type { BackendConfig } from "@dispatch/render"
+import { type ControllerOptions, Simulator, type SimulatorOptions } from "@dispatch/sim"
+import type { SeedObject } from "./RuntimeManifests.ts"
+import type { SimMode } from "./SimServeArgs.ts"
+
+/** The Kueue queue and admission check a Kueue-mode simulator serves. */
+export interface KueueSetup {
+  readonly queue: string
+  readonly admissionCheck: string
+}
+
+/** The controller options of a mode: Trainer always; Kueue with one queue gated by one admission check. */
+export const controllersFor = (mode: SimMode, kueue: KueueSetup | undefined): ControllerOptions =>
+  mode === "kueue" && kueue !== undefined
+    ? { kueue: { queues: { [kueue.queue]: { admissionChecks: [kueue.admissionCheck] } }, admissionChecks: [kueue.admissionCheck] } }
+    : {}
+
+/** The bearer token of `sim serve --read-only`'s kubeconfig: it may get, list and watch, nothing else. */
+export const readOnlyToken = "dispatch-sim-reader"
+
+/** The auth of `sim serve --read-only`. */
+export const readOnlyAuth = { tokens: { [readOnlyToken]: ["get", "list", "watch"] } } as const
+
+/** The controllers a config's mode needs. */
+export const controllersForConfig = (config: BackendConfig): ControllerOptions => controllersFor(config.mode, config.kueue)
+
+const namespaceOf = (seed: SeedObject): string | undefined => {
+  if (!seed.resource.namespaced) return undefined
+  const namespace = seed.object.metadata?.["namespace"]
+  return typeof namespace === "string" ? namespace : "default"
+}
+
+/** A simulator with `objects` created in it, or every object it refused, each named by its source. */
+export const seededSimulator = (
+  options: Pick<SimulatorOptions, "controllers" | "auth" | "faults">,
+  objects: ReadonlyArray<SeedObject>,
+  namespaces: ReadonlyArray<string> = []
+): { readonly simulator: Simulator } | { readonly problems: ReadonlyArray<string> } => {
+  const simulator = new Simulator(options)
+  const declared = new Set(objects.filter((o) => o.resource.kind === "Namespace").map((o) => String(o.object.metadata?.["name"])))
+  const needed = new Set([...namespaces, ...objects.flatMap((o) => namespaceOf(o) ?? [])])
+  for (const name of needed) {
+    if (!declared.has(name) && simulator.system.get("namespaces", undefined, name) === undefined) {
+      simulator.system.create("namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name } })
+    }
+  }
+  // Namespaces first, so that objects in them can be created whatever the order of the files.
+  const ordered = [...objects].sort((a, b) => Number(b.resource.kind === "Namespace") - Number(a.resource.kind === "Namespace"))
+  const problems = ordered.flatMap(({ resource, object, source }) => {
+    const metadata = object.metadata ?? {}
+    const placed = resource.namespaced && metadata["namespace"] === undefined ? { ...object, metadata: { ...metadata, namespace: "default" } } : object
+    const response = simulator.system.create(resource.plural, placed)
+    if (response.code < 300) return []
+    const body = response.body as { readonly message?: unknown } | null
+    return [`${source}: refused by the simulator (${response.code}): ${String(body?.message ?? "")}`]
+  })
+  return problems.length > 0 ? { problems } : { simulator }
+}

@@ -1,0 +1,25 @@
+// `dispatch open`, `hold` and `release`: open the start gate, pause, resume. Plain mode sets
+// spec.suspend; Kueue mode removes dispatch's admission gate or sets dispatch's admission check.
+import { Result } from "effect"
+import { type Transition, openBackend, transition } from "@dispatch/effects"
+import { type ClusterCommandSpec, printResult, runClusterCommand } from "../ClusterCommand.ts"
+import { type JobSubmission, jobOptions, parseClusterCommand } from "../ClusterArgs.ts"
+import { CommandHelps } from "../CommandHelp.ts"
+import { runProgram } from "../RunProgram.ts"
+
+const done: Readonly<Record<Transition, string>> = { open: "opened", hold: "held", release: "released" }
+
+/** `dispatch open`, `dispatch hold` or `dispatch release`. */
+export const transitionCommand = (which: Transition): ClusterCommandSpec<JobSubmission> => ({
+  help: CommandHelps[which],
+  parse: (argv) => parseClusterCommand(argv, ["job", "submission"], jobOptions),
+  body: async ({ args, config, session, io }) => {
+    const ref = await runProgram(transition(openBackend(config), { job: args.job, submission: args.submission }, which), session)
+    if (Result.isFailure(ref)) return ref.failure
+    printResult(io, args, ref.success, [`${done[which]} ${ref.success.namespace}/${ref.success.name}`])
+    return undefined
+  }
+})
+
+/** Runs `dispatch open`, `hold` or `release` with the arguments after the command's name. */
+export const runTransition = (which: Transition) => runClusterCommand(transitionCommand(which))

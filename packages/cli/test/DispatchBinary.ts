@@ -1,0 +1,93 @@
+// Runs the BUILT `dispatch` binary as a subprocess, as a user would (`node packages/cli/bin/dispatch.js`),
+// and makes sure what it runs is built from the current sources.
+import { execFile, spawn, type ChildProcess } from "node:child_process"
+import { existsSync } from "node:fs"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+
+/** The package directory and the repository root. */
+export const cliDir = fileURLToPath(new URL("..", import.meta.url))
+export const repoRoot = join(cliDir, "..", "..")
+export const binary = join(cliDir, "bin", "dispatch.js")
+
+/** The bundled examples, as the README names them from the repository root. */
+export const example = (file: string): string => join(repoRoot, "examples", file)
+
+/** What one run of the binary did. */
+export interface Run {
+  readonly code: number
+  readonly stdout: string
+  readonly stderr: string
+}
+
+let built: Promise<void> | undefined
+
+/**
+ * Brings the binary up to date with the sources (`tsc -b packages/cli`, which does nothing when it is
+ * already): the tests run what a user runs, never a stale build. Other packages' type errors do not
+ * stop tsc from emitting, so only a missing binary fails here.
+ */
+export const ensureBuilt = (): Promise<void> => {
+  built ??= new Promise<void>((resolve, reject) =>
+    execFile("npx", ["tsc", "-b", cliDir], { cwd: repoRoot, timeout: 120_000 }, () =>
+      existsSync(join(cliDir, "dist", "main.js")) ? resolve() : reject(new Error("packages/cli was not built: run `npx tsc -b packages/cli`"))
+    )
+  )
+  return built
+}
+
+/** Runs `dispatch args...` in `cwd` (the repository root by default) and collects its output. */
+export const dispatch = (args: ReadonlyArray<string>, cwd: string = repoRoot): Promise<Run> =>
+  new Promise((resolve) => {
+    execFile("node", [binary, ...args], { cwd, timeout: 30_000, env: { ...process.env, NO_COLOR: "1" } }, (error, stdout, stderr) => {
+      const code = error === null ? 0 : typeof error.code === "number" ? error.code : -1
+      resolve({ code, stdout, stderr })
+    })
+  })
+
+/** A `dispatch sim serve` running in the background: its URL once it listens, and how to stop it. */
+export interface Served {
+  readonly url: string
+  readonly child: ChildProcess
+  readonly stderr: () => string
+  readonly stop: () => Promise<number | null>
+}
+
+/** Starts `dispatch sim serve args...` and waits until it prints its URL. */
+export const serve = (args: ReadonlyArray<string>, cwd: string = repoRoot): Promise<Served> =>
+  new Promise((resolve, reject) => {
+    const child = spawn("node", [binary, "sim", "serve", "--port", "0", ...args], { cwd, stdio: ["ignore", "pipe", "pipe"] })
+    let out = ""
+    let err = ""
+    const stop = () =>
+      new Promise<number | null>((done) => {
+        if (child.exitCode !== null) return done(child.exitCode)
+        child.once("exit", (code) => done(code))
+        child.kill("SIGTERM")
+      })
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL")
+      reject(new Error(`sim serve did not start: ${err}`))
+    }, 20_000)
+    child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()))
+    child.stdout.on("data", (chunk: Buffer) => {
+      out += chunk.toString()
+      const url = /^(http:\/\/127\.0\.0\.1:\d+)\n/.exec(out)?.[1]
+      if (url !== undefined) {
+        clearTimeout(timer)
+        resolve({ url, child, stderr: () => err, stop })
+      }
+    })
+    child.once("exit", (code) => {
+      clearTimeout(timer)
+      reject(new Error(`sim serve exited ${code}: ${err}`))
+    })
+  })
+
+/** Runs the real kubectl. */
+export const kubectl = (args: ReadonlyArray<string>): Promise<Run> =>
+  new Promise((resolve) => {
+    execFile("kubectl", [...args], { timeout: 30_000 }, (error, stdout, stderr) => {
+      resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : -1, stdout, stderr })
+    })
+  })

@@ -1,0 +1,160 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { createServer } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { parse } from "yaml"
+import type { CliIo } from "../src/CliIo.ts"
+import { ExitCode } from "../src/ExitCode.ts"
+import { runCli } from "../src/Cli.ts"
+import { processIo } from "../src/ProcessIo.ts"
+
+const runtimeYaml = `apiVersion: trainer.kubeflow.org/v1alpha1
+kind: ClusterTrainingRuntime
+metadata:
+  name: torch-distributed
+spec:
+  mlPolicy:
+    numNodes: 1
+    torch: {}
+  template:
+    spec:
+      replicatedJobs:
+        - name: node
+          template:
+            metadata:
+              labels:
+                trainer.kubeflow.org/trainjob-ancestor-step: trainer
+            spec:
+              template:
+                spec:
+                  containers:
+                    - name: node
+                      image: example.org/train:1
+---
+apiVersion: v1
+kind: Namespace
+metadata:
+  name: team-a
+---
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainingRuntime
+metadata:
+  name: local
+  namespace: team-a
+spec:
+  mlPolicy:
+    numNodes: 1
+  template:
+    spec:
+      replicatedJobs: []
+`
+
+/** A CliIo on real files whose stop signal the test gives, recording what was printed. */
+const testIo = () => {
+  let stop: () => void = () => {}
+  const out: Array<string> = []
+  const err: Array<string> = []
+  const real = processIo()
+  const io: CliIo = {
+    out: (line) => out.push(line),
+    err: (line) => err.push(line),
+    progress: (line) => out.push(line),
+    cwd: process.cwd(),
+    readFile: real.readFile,
+    writeFile: real.writeFile,
+    stopRequested: new Promise<void>((resolve) => (stop = resolve))
+  }
+  return { io, out, err, stop: () => stop() }
+}
+
+const until = async (check: () => boolean): Promise<boolean> => {
+  for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 25))
+  return check()
+}
+
+describe("dispatch sim serve", () => {
+  let dir: string
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), "sim-serve-"))
+    writeFileSync(join(dir, "runtimes.yaml"), runtimeYaml)
+    writeFileSync(join(dir, "broken.yaml"), "kind: [unclosed\n")
+  })
+  afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+  it("serves the seeded runtimes, writes a kubeconfig, and stops cleanly when asked", async () => {
+    const t = testIo()
+    const kubeconfig = join(dir, "kubeconfig")
+    const exit = runCli(["sim", "serve", "--port", "0", "--kubeconfig-out", kubeconfig, "--runtime", join(dir, "runtimes.yaml")], t.io)
+    expect(await until(() => t.out.length > 0)).toBe(true)
+    const url = t.out[0] ?? ""
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+    const config = parse(readFileSync(kubeconfig, "utf8")) as { clusters: Array<{ cluster: { server: string } }> }
+    expect(config.clusters[0]?.cluster.server).toBe(url)
+    const runtime = await fetch(`${url}/apis/trainer.kubeflow.org/v1alpha1/clustertrainingruntimes/torch-distributed`)
+    expect(runtime.status).toBe(200)
+    const local = await fetch(`${url}/apis/trainer.kubeflow.org/v1alpha1/namespaces/team-a/trainingruntimes/local`)
+    expect(local.status).toBe(200)
+    t.stop()
+    expect(await exit).toBe(ExitCode.ok)
+    await expect(fetch(`${url}/version`)).rejects.toThrow()
+  })
+
+  it("creates the admission check of the bundled Kueue config's queue in kueue mode", async () => {
+    const t = testIo()
+    const exit = runCli(["sim", "serve", "--port", "0", "--kubeconfig-out", join(dir, "kueue-kubeconfig"), "--mode", "kueue"], t.io)
+    expect(await until(() => t.out.length > 0)).toBe(true)
+    const check = `${t.out[0]}/apis/kueue.x-k8s.io/v1beta2/admissionchecks/dispatch-start`
+    let found = false
+    for (let i = 0; i < 100 && !found; i++) {
+      found = (await fetch(check)).status === 200
+      if (!found) await new Promise((r) => setTimeout(r, 25))
+    }
+    expect(found).toBe(true)
+    t.stop()
+    expect(await exit).toBe(ExitCode.ok)
+  })
+
+  it("names a bad or missing runtime file and exits 2 without serving", async () => {
+    const t = testIo()
+    const broken = join(dir, "broken.yaml")
+    const missing = join(dir, "missing.yaml")
+    const code = await runCli(["sim", "serve", "--port", "0", "--kubeconfig-out", join(dir, "k2"), "--runtime", broken, missing], t.io)
+    expect(code).toBe(ExitCode.usage)
+    expect(t.out).toEqual([])
+    expect(t.err.some((l) => l.includes(broken) && l.includes("document 1"))).toBe(true)
+    expect(t.err.some((l) => l.includes(missing) && l.includes("ENOENT"))).toBe(true)
+  })
+
+  it("names an object the simulator refuses", async () => {
+    const t = testIo()
+    const file = join(dir, "orphan.yaml")
+    writeFileSync(file, "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainingRuntime\nmetadata:\n  name: Bad_Name\nspec: {}\n")
+    const code = await runCli(["sim", "serve", "--port", "0", "--kubeconfig-out", join(dir, "k3"), "--runtime", file], t.io)
+    expect(code).toBe(ExitCode.usage)
+    expect(t.err.join("\n")).toContain(`${file} document 1 (TrainingRuntime Bad_Name): refused by the simulator (422)`)
+  })
+
+  it("exits 1 when the port is taken", async () => {
+    const blocker = createServer()
+    await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve))
+    const port = (blocker.address() as { port: number }).port
+    const t = testIo()
+    const code = await runCli(["sim", "serve", "--port", String(port), "--kubeconfig-out", join(dir, "k4")], t.io)
+    await new Promise((resolve) => blocker.close(resolve))
+    expect(code).toBe(ExitCode.failure)
+    expect(t.err.join("\n")).toContain("EADDRINUSE")
+  })
+
+  it("prints usage for unknown commands and bad options", async () => {
+    const unknown = testIo()
+    expect(await runCli(["sim", "explode"], unknown.io)).toBe(ExitCode.usage)
+    expect(unknown.err[0]).toBe('dispatch: unknown command "sim explode"')
+    const help = testIo()
+    expect(await runCli(["help"], help.io)).toBe(ExitCode.ok)
+    expect(help.out.some((l) => l.includes("dispatch sim serve"))).toBe(true)
+    const bad = testIo()
+    expect(await runCli(["sim", "serve", "--port", "x"], bad.io)).toBe(ExitCode.usage)
+    expect(bad.err).toContain('dispatch sim serve: --port "x" is not a port number (0-65535)')
+  })
+})

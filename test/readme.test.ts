@@ -1,0 +1,166 @@
+// The README cannot drift from the truth: every block marked `<!-- readme-test: NAME -->` is run,
+// verbatim, in a fresh copy of the repository (sources only: no node_modules, no builds), in the order
+// the README gives them.
+//
+// Two commands are not run exactly as written, on purpose:
+// - `main` is `<install> && <demo>`. The install is run with `--offline` added: the same pinned pnpm
+//   and the same frozen lockfile, fed from the machine's pnpm store instead of the network, so the test
+//   needs no network and cannot be slowed by it. Everything else about the install is real: it links
+//   the dependencies into the copy and runs the root `prepare` script (`tsc -b`), so the copy's
+//   `dispatch` is built from the copy's sources, and the demo then runs verbatim. The network install
+//   is what `.ci/run` does on a clean clone (`pnpm install --frozen-lockfile`) before running this
+//   suite.
+// - `tests` runs this very suite; running it from inside itself would recurse. The test checks the
+//   block calls the `test` script and that the script exists; `.ci/run` runs it.
+//
+// Blocks marked `background` are servers that later blocks talk to: each is started in its own process
+// group, waited for until it prints its first line, and the whole group is stopped when the test ends.
+import { type ChildProcess, execFile, spawn } from "node:child_process"
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { basename, join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type ReadmeBlock, readmeBlocks } from "./ReadmeBlocks.ts"
+
+const repo = fileURLToPath(new URL("..", import.meta.url))
+const readme = readFileSync(join(repo, "README.md"), "utf8")
+const parsed = readmeBlocks(readme)
+const blocks = "blocks" in parsed ? parsed.blocks : []
+
+const pinnedPnpm = "npx -y pnpm@12.4.2"
+
+/** What each block's output must show, beyond exiting 0. */
+const expectations: Readonly<Record<string, (stdout: string) => void>> = {
+  main: (out) => {
+    expect(out).toContain("dispatch demo")
+    expect(out).toMatch(/Succeeded/)
+  },
+  "tour-render": (out) => expect(out).toMatch(/kind: TrainingRuntime[\s\S]*---[\s\S]*kind: TrainJob/),
+  "tour-serve": (out) => expect(out).toMatch(/^http:\/\/127\.0\.0\.1:\d+/),
+  "tour-start": (out) => {
+    expect(out).toContain("started ml-team/dj-01jd8x2q4m7n9p3r5s6t8v0w1y-s17")
+    expect(out).toMatch(/dj-01jd8x2q4m7n9p3r5s6t8v0w1y-s17\s+Suspended/)
+  },
+  "tour-open": (out) => {
+    expect(out).toContain("opened ml-team/dj-01jd8x2q4m7n9p3r5s6t8v0w1y-s17")
+    expect(out).toMatch(/: (Queued|Running|Succeeded)/)
+  },
+  library: (out) => expect(out).toMatch(/^started ml-team\/dj-01jd8x2q4m7n9p3r5s6t8v0w1y-s17 \(uid [0-9a-f-]{36}\)$/m)
+}
+
+/** What a fresh clone holds: everything but git's data, installed dependencies, builds and local data. */
+const notInAClone = new Set([".git", "node_modules", "dist", ".data", "coverage"])
+
+const copyRepository = (to: string): void =>
+  cpSync(repo, to, { recursive: true, filter: (from) => !notInAClone.has(basename(from)) && !from.endsWith(".tsbuildinfo") })
+
+interface Ran {
+  readonly code: number
+  readonly stdout: string
+  readonly stderr: string
+}
+
+// KUBECONFIG is dropped so that no block can reach a real cluster by accident.
+const env = (): NodeJS.ProcessEnv => {
+  const copy: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1" }
+  delete copy["KUBECONFIG"]
+  return copy
+}
+
+const runShell = (script: string, cwd: string): Promise<Ran> =>
+  new Promise((resolve) => {
+    execFile("bash", ["-euo", "pipefail", "-c", script], { cwd, timeout: 110_000, env: env() }, (error, stdout, stderr) =>
+      resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : -1, stdout, stderr })
+    )
+  })
+
+const runNode = (file: string, cwd: string): Promise<Ran> =>
+  new Promise((resolve) => {
+    execFile("node", [file], { cwd, timeout: 60_000, env: env() }, (error, stdout, stderr) =>
+      resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : -1, stdout, stderr })
+    )
+  })
+
+const background: Array<ChildProcess> = []
+
+/** Starts a background block in its own process group; resolves with its first line of output. */
+const runBackground = (script: string, cwd: string): Promise<Ran> =>
+  new Promise((resolve) => {
+    const child = spawn("bash", ["-euo", "pipefail", "-c", script], { cwd, env: env(), detached: true, stdio: ["ignore", "pipe", "pipe"] })
+    background.push(child)
+    let stdout = ""
+    let stderr = ""
+    const timer = setTimeout(() => resolve({ code: -1, stdout, stderr: `${stderr}\n(no output within 30 s)` }), 30_000)
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()))
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString()
+      if (stdout.includes("\n")) {
+        clearTimeout(timer)
+        resolve({ code: 0, stdout, stderr })
+      }
+    })
+    child.once("exit", (code) => {
+      clearTimeout(timer)
+      resolve({ code: code ?? -1, stdout, stderr: `${stderr}\n(exited before it was stopped)` })
+    })
+  })
+
+const stopGroup = (child: ChildProcess): Promise<void> =>
+  new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return resolve()
+    child.once("exit", () => resolve())
+    // The whole group: npx, the shell and node all go.
+    process.kill(-child.pid, "SIGTERM")
+  })
+
+const run = async (block: ReadmeBlock, cwd: string): Promise<Ran> => {
+  if (block.lang === "ts") {
+    // The library block is written to run as JavaScript too (its types are all inferred), so Node runs
+    // it as is, from a package that depends on the packages it imports.
+    const file = join(cwd, "packages", "cli", `readme-${block.name}.mjs`)
+    writeFileSync(file, block.body)
+    return runNode(file, cwd)
+  }
+  if (block.name === "main") {
+    const [install, ...rest] = block.body.split(" && ")
+    expect(install).toBe(`${pinnedPnpm} install`)
+    const installed = await runShell(`${install} --offline`, cwd)
+    if (installed.code !== 0) return installed
+    return runShell(rest.join(" && "), cwd)
+  }
+  return block.background ? runBackground(block.body, cwd) : runShell(block.body, cwd)
+}
+
+describe("README", () => {
+  let copy: string
+  beforeAll(async () => {
+    copy = mkdtempSync(join(tmpdir(), "dispatch-readme-"))
+    copyRepository(copy)
+  })
+  afterAll(async () => {
+    await Promise.all(background.map(stopGroup))
+    rmSync(copy, { recursive: true, force: true })
+  })
+
+  it("marks its commands for testing, each once, and the first screen's two", () => {
+    expect(parsed).toHaveProperty("blocks")
+    expect(blocks.map((b) => b.name)).toEqual(expect.arrayContaining(["main", "tests", ...Object.keys(expectations)]))
+  })
+
+  it("names the test script that exists", () => {
+    const tests = blocks.find((b) => b.name === "tests")
+    expect(tests?.body).toBe(`${pinnedPnpm} test`)
+    const scripts = (JSON.parse(readFileSync(join(repo, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts
+    expect(scripts["test"]).toBeDefined()
+  })
+
+  // Sequential: later blocks use what earlier ones started and wrote.
+  for (const block of blocks.filter((b) => b.name !== "tests")) {
+    it(`runs the "${block.name}" block verbatim`, async () => {
+      const ran = await run(block, copy)
+      expect(ran, `${ran.stdout}\n${ran.stderr}`.slice(-4000)).toMatchObject({ code: 0 })
+      expectations[block.name]?.(ran.stdout)
+    }, 120_000)
+  }
+})
