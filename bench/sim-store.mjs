@@ -1,5 +1,6 @@
-// The simulator's in-process face: create and get throughput with 1k and 100k TrainJobs stored, and the
-// memory each stored object takes. Run with --expose-gc (bench/run.mjs does) for steadier memory figures.
+// The simulator's in-process face: create and get throughput with 1k and 100k TrainJobs stored, the
+// memory each stored object takes, and what one clock step costs, bare and with Trainer reconciling
+// thousands of jobs. Run with --expose-gc (bench/run.mjs does) for steadier memory figures.
 import { Simulator } from "../packages/sim/dist/index.js"
 
 const at = { group: "trainer.kubeflow.org", version: "v1alpha1", resource: "trainjobs", namespace: "default" }
@@ -29,7 +30,7 @@ const rate = (label, count, run) => {
   const start = process.hrtime.bigint()
   for (let i = 0; i < count; i++) run(i)
   const seconds = Number(process.hrtime.bigint() - start) / 1e9
-  console.log(`${label.padEnd(40)} ${Math.round(count / seconds).toString().padStart(8)} ops/s  (${count} in ${seconds.toFixed(2)} s)`)
+  console.log(`${label.padEnd(52)} ${Math.round(count / seconds).toString().padStart(8)} ops/s  ${((seconds * 1000) / count).toFixed(3).padStart(9)} ms each  (${count} in ${seconds.toFixed(2)} s)`)
 }
 
 for (const stored of [1_000, 100_000]) {
@@ -43,9 +44,35 @@ for (const stored of [1_000, 100_000]) {
   rate(`get with ${stored} stored`, 20_000, (i) => sim.handle({ ...at, verb: "get", name: `seed-${(i * 7919) % stored}` }))
   rate(`list limit=100 with ${stored} stored`, 100, () => sim.handle({ ...at, verb: "list", limit: 100 }))
   // A write makes the next clock step run the garbage collector over every stored object.
-  rate(`write + 1 s clock step with ${stored} stored`, 20, (i) => {
+  rate(`write + 1 s clock step with ${stored} stored`, 200, (i) => {
     sim.handle({ ...at, verb: "create", body: job(`step-${i}`) })
     sim.advance(1000)
   })
   rate(`idle 1 s clock step with ${stored} stored`, 1000, () => sim.advance(1000))
+}
+
+// With Trainer installed: every job runs for 2 s of sim time and completes, then the clock keeps moving.
+// A step should cost what changed or is due (here one new job per step), not the number of jobs stored.
+const runtime = {
+  apiVersion: "trainer.kubeflow.org/v1alpha1",
+  kind: "ClusterTrainingRuntime",
+  metadata: { name: "torch-distributed" },
+  spec: {
+    mlPolicy: { numNodes: 1, torch: {} },
+    template: { spec: { replicatedJobs: [{ name: "node", template: { metadata: { labels: { "trainer.kubeflow.org/trainjob-ancestor-step": "trainer" } }, spec: { template: { spec: { containers: [{ name: "node", image: "example.org/train:1" }] } } } } }] } }
+  }
+}
+const running = (name) => ({ ...job(name), spec: { runtimeRef: { name: "torch-distributed" } } })
+for (const stored of [1_000, 10_000]) {
+  const sim = new Simulator({ seed: 1, objects: [runtime], controllers: { trainer: { runTimeMs: 2_000 } } })
+  const started = process.hrtime.bigint()
+  for (let i = 0; i < stored; i++) sim.handle({ ...at, verb: "create", body: running(`seed-${i}`) })
+  sim.advance(4_000)
+  const done = sim.system.list("trainjobs").filter((j) => (j.status?.conditions ?? []).some((c) => c.type === "Complete")).length
+  console.log(`\n${stored} TrainJobs under Trainer, created and run to completion (${done} Complete) in ${(Number(process.hrtime.bigint() - started) / 1e9).toFixed(2)} s`)
+  rate(`idle 1 s step, ${stored} finished jobs, Trainer`, 200, () => sim.advance(1000))
+  rate(`new job + 1 s step, ${stored} finished jobs, Trainer`, 200, (i) => {
+    sim.handle({ ...at, verb: "create", body: running(`step-${i}`) })
+    sim.advance(1000)
+  })
 }

@@ -108,7 +108,9 @@ export const statusBody = (
 export interface SystemClient {
   /** The simulator's clock, in milliseconds since the epoch. */
   now(): number
+  /** The object, or undefined; the client given to controllers and webhooks hands out the stored object itself, deeply frozen. */
   get(resource: string, namespace: string | undefined, name: string): KubeObject | undefined
+  /** The objects selected, in key order (frozen, as get's, for controllers and webhooks). */
   list(resource: string, namespace?: string, labelSelector?: string): ReadonlyArray<KubeObject>
   /** Creates through validation and admission, as a client would; the answer says what happened. */
   create(resource: string, object: KubeObject): ApiResponse
@@ -136,6 +138,12 @@ export interface Admission {
 export interface Controller {
   readonly name: string
   reconcile(system: SystemClient): void
+  /**
+   * Optional: the clock time before which, when its last pass wrote nothing and nothing has been written
+   * to the store since, the controller has nothing to do (so the step skips it). Absent: it is
+   * reconciled at every step.
+   */
+  readonly dueAt?: () => number
 }
 
 /** Where controllers and webhooks plug into the simulator. */

@@ -22,6 +22,17 @@ export const jsonEqual = (a: unknown, b: unknown): boolean => {
   return false
 }
 
+/**
+ * Freezes a JSON value deeply and returns it; frozen parts are not entered again, so freezing a new
+ * version that shares structure with a frozen one costs only what is new.
+ */
+export const freezeJson = <A>(value: A): A => {
+  if (typeof value !== "object" || value === null || Object.isFrozen(value)) return value
+  Object.freeze(value)
+  for (const child of Object.values(value)) freezeJson(child)
+  return value
+}
+
 /** A deep copy of a JSON value. */
 export const jsonClone = <A>(value: A): A => structuredClone(value)
 

@@ -19,6 +19,7 @@ import { installControllers } from "./controllers/Install.ts"
 import type { ControllerOptions } from "./controllers/Options.ts"
 import { type FaultAction, type FaultRule, FaultPlan } from "./Faults.ts"
 import { collectGarbage } from "./GarbageCollector.ts"
+import { GarbageQueue } from "./GarbageQueue.ts"
 import { isJsonObject } from "./JsonValue.ts"
 import { finishNamespaces } from "./NamespaceLifecycle.ts"
 import { SeededRandom } from "./Random.ts"
@@ -64,10 +65,13 @@ export class Simulator implements ControllerHost {
   private faultPlan: FaultPlan
   private readonly auth: AuthTokens | undefined
   private readonly store = new Store()
+  private readonly garbage = new GarbageQueue(this.store)
   private readonly controllerList: Array<Controller> = []
   private readonly admissionList: Array<Admission> = []
   private readonly context: ServerContext
   private settledRevision = -1
+  // The store revision each controller's last pass saw and left unchanged (-1 after a pass that wrote).
+  private readonly reconciledRevision = new Map<Controller, number>()
   /** Seed objects that were refused (the simulator starts without them). */
   readonly rejectedSeeds: ReadonlyArray<RejectedSeed>
 
@@ -80,9 +84,10 @@ export class Simulator implements ControllerHost {
       now: () => this.clock,
       random: new SeededRandom(options.seed ?? 0),
       admissions: () => this.admissionList,
-      system: () => this.system
+      system: () => this.snapshots
     }
-    this.system = systemClient(this.context)
+    this.system = systemClient(this.context, "copy")
+    this.snapshots = systemClient(this.context, "snapshot")
     this.system.create("namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: "default" } })
     installControllers(this, options.controllers)
     this.rejectedSeeds = (options.objects ?? []).flatMap((object) => this.seed(object))
@@ -147,10 +152,12 @@ export class Simulator implements ControllerHost {
     this.faultPlan = new FaultPlan(rules)
   }
 
-  /** Controllers' direct access: no auth, no faults. */
+  /** Direct access for the simulator's users: no auth, no faults, copies handed out. */
   readonly system: SystemClient
+  // The controllers' and webhooks' access: the same, but reads hand out the store's frozen objects.
+  private readonly snapshots: SystemClient
 
-  /** Adds a controller, reconciled at every clock step. */
+  /** Adds a controller, reconciled at every clock step (or, if it says when it is due, when due or after a write). */
   addController(c: Controller): void {
     this.controllerList.push(c)
   }
@@ -162,13 +169,22 @@ export class Simulator implements ControllerHost {
 
   private step(): void {
     // The namespace lifecycle and the collector depend on the store alone, not on time: with no write
-    // since they last settled there is nothing for them to do (this keeps steps cheap with many objects).
-    if (this.store.currentRevision() !== this.settledRevision) {
+    // since they last settled there is nothing for them to do, and the collector visits only what the
+    // writes since then marked (this keeps steps cheap with many objects).
+    if (this.store.currentRevision() !== this.settledRevision || this.garbage.hasPending()) {
       finishNamespaces(this.context)
-      collectGarbage(this.context)
+      collectGarbage(this.context, this.garbage)
       this.settledRevision = this.store.currentRevision()
     }
-    for (const c of this.controllerList) c.reconcile(this.system)
+    for (const c of this.controllerList) {
+      const idle = this.reconciledRevision.get(c) === this.store.currentRevision() && c.dueAt !== undefined && this.clock < c.dueAt()
+      if (idle) continue
+      const before = this.store.currentRevision()
+      c.reconcile(this.snapshots)
+      // A controller that wrote looks again at the next step, as a requeue would: its writes may have
+      // made more work for itself.
+      this.reconciledRevision.set(c, this.store.currentRevision() === before ? before : -1)
+    }
   }
 
   private resolve(request: ApiRequest): Resource | undefined {

@@ -2,7 +2,7 @@
 // global revision counter (as etcd has) that stamps every write's resourceVersion, and a bounded log of
 // changes that watches replay from.
 import type { KubeObject } from "./Api.ts"
-import { isJsonObject } from "./JsonValue.ts"
+import { freezeJson, isJsonObject, setOwn } from "./JsonValue.ts"
 
 /** One stored change, as watches see it. */
 export interface StoredChange {
@@ -27,10 +27,17 @@ export const objectKey = (object: KubeObject): string => {
   return keyOf(typeof m["namespace"] === "string" ? m["namespace"] : undefined, String(m["name"]))
 }
 
-const stamped = (object: KubeObject, revision: number): KubeObject => ({
-  ...object,
-  metadata: { ...metadataOf(object), resourceVersion: String(revision) }
-})
+// Stored objects are frozen: readers share them instead of copying, and no writer can change one in
+// place. The top level is copied key by key: V8 makes a frozen copy of a spread object ~190 bytes larger.
+const stamped = (object: KubeObject, revision: number): KubeObject => {
+  const out: Record<string, unknown> = {}
+  for (const key of Object.keys(object)) {
+    if (key === "__proto__") setOwn(out, key, object[key])
+    else out[key] = object[key]
+  }
+  out["metadata"] = { ...metadataOf(object), resourceVersion: String(revision) }
+  return freezeJson(out)
+}
 
 // The index of the first key above `bound` (or at it, when not strict), by binary search.
 const firstAbove = (keys: ReadonlyArray<string>, bound: string, strict: boolean): number => {
@@ -59,7 +66,7 @@ export class Store {
     return this.revision
   }
 
-  /** The stored object (not a copy: callers must not change it). */
+  /** The stored object (not a copy: it is deeply frozen). */
   get(resource: string, namespace: string | undefined, name: string): KubeObject | undefined {
     return this.byResource.get(resource)?.get(keyOf(namespace, name))
   }

@@ -1,5 +1,7 @@
 // The controllers' client: the same verbs as a REST client (validation and admission included) but
-// with no auth and no fault plan, objects addressed by their own metadata, and copies handed out.
+// with no auth and no fault plan, objects addressed by their own metadata. Reads hand out either
+// copies (for callers outside the simulator, who may edit what they get) or the store's own frozen
+// objects (for the controllers and webhooks, which only read them and run at every clock step).
 import type { ApiResponse, KubeObject, PropagationPolicy, Resource, SystemClient } from "./Api.ts"
 import { create } from "./Create.ts"
 import { deleteObject } from "./Delete.ts"
@@ -26,30 +28,35 @@ const on = (plural: string, call: (resource: Resource) => ApiResponse): ApiRespo
   return resource === undefined ? pathNotFound() : call(resource)
 }
 
+/** What reads hand out: a copy of the stored object, or the frozen stored object itself. */
+export type ReadMode = "copy" | "snapshot"
+
 /** A SystemClient over the simulator's store. */
-export const systemClient = (context: ServerContext): SystemClient => ({
-  now: () => context.now(),
-  get: (resource, namespace, name) => {
-    const r = resourceByPlural(resource)
-    const stored = r === undefined ? undefined : context.store.get(resource, r.namespaced ? namespace : undefined, name)
-    return stored === undefined ? undefined : jsonClone(stored)
-  },
-  list: (resource, namespace, labelSelector) => {
-    const selector = parseLabelSelector(labelSelector ?? "")
-    const r = resourceByPlural(resource)
-    if (!selector.ok || r === undefined) return []
-    return context.store
-      .list(resource, r.namespaced ? namespace : undefined)
-      .filter((o) => matchesLabels(selector.selector, (metadataOf(o)["labels"] ?? {}) as Record<string, string>))
-      .map((o) => jsonClone(o))
-  },
-  create: (resource, object) => on(resource, (r) => create(context, r, object, { namespace: targetNamespace(r, object), version: servedVersion(r, object), dryRun: false })),
-  update: (resource, object) =>
-    on(resource, (r) => update(context, r, targetNamespace(r, object), identityOf(object).name, object, { version: servedVersion(r, object), dryRun: false })),
-  updateStatus: (resource, object) =>
-    on(resource, (r) =>
-      update(context, r, targetNamespace(r, object), identityOf(object).name, object, { version: servedVersion(r, object), dryRun: false, subresource: "status" })
-    ),
-  delete: (resource, namespace, name, policy?: PropagationPolicy) =>
-    on(resource, (r) => deleteObject(context, r, namespace, name, { version: r.versions[0] ?? "", dryRun: false, propagationPolicy: policy }))
-})
+export const systemClient = (context: ServerContext, mode: ReadMode): SystemClient => {
+  const handOut: (object: KubeObject) => KubeObject = mode === "copy" ? jsonClone : (object) => object
+  return {
+    now: () => context.now(),
+    get: (resource, namespace, name) => {
+      const r = resourceByPlural(resource)
+      const stored = r === undefined ? undefined : context.store.get(resource, r.namespaced ? namespace : undefined, name)
+      return stored === undefined ? undefined : handOut(stored)
+    },
+    list: (resource, namespace, labelSelector) => {
+      const selector = parseLabelSelector(labelSelector ?? "")
+      const r = resourceByPlural(resource)
+      if (!selector.ok || r === undefined) return []
+      const stored = context.store.list(resource, r.namespaced ? namespace : undefined)
+      const selected = selector.selector.length === 0 ? stored : stored.filter((o) => matchesLabels(selector.selector, (metadataOf(o)["labels"] ?? {}) as Record<string, string>))
+      return mode === "copy" ? selected.map(handOut) : selected
+    },
+    create: (resource, object) => on(resource, (r) => create(context, r, object, { namespace: targetNamespace(r, object), version: servedVersion(r, object), dryRun: false })),
+    update: (resource, object) =>
+      on(resource, (r) => update(context, r, targetNamespace(r, object), identityOf(object).name, object, { version: servedVersion(r, object), dryRun: false })),
+    updateStatus: (resource, object) =>
+      on(resource, (r) =>
+        update(context, r, targetNamespace(r, object), identityOf(object).name, object, { version: servedVersion(r, object), dryRun: false, subresource: "status" })
+      ),
+    delete: (resource, namespace, name, policy?: PropagationPolicy) =>
+      on(resource, (r) => deleteObject(context, r, namespace, name, { version: r.versions[0] ?? "", dryRun: false, propagationPolicy: policy }))
+  }
+}

@@ -17,6 +17,38 @@ describe("simulator", () => {
     expect(sim.now()).toBe(defaultStartTime + 2500)
   })
 
+  it("skips a controller that says when it is due while nothing was written and that time has not come", () => {
+    const sim = bareSimulator()
+    const seen: Array<number> = []
+    let due = defaultStartTime + 3000
+    sim.addController({ name: "due", dueAt: () => due, reconcile: (system) => seen.push(system.now() - defaultStartTime) })
+    sim.advance(2000)
+    // the first pass always runs; then nothing is written and the due time is still ahead
+    expect(seen).toEqual([1000])
+    call(sim, { verb: "create", ...at("clustertrainingruntimes"), body: clusterRuntime("written") })
+    sim.advance(2000)
+    // a write wakes it; then its due time, now passed, does
+    expect(seen).toEqual([1000, 3000, 4000])
+    due = Number.POSITIVE_INFINITY
+    sim.advance(3000)
+    expect(seen).toEqual([1000, 3000, 4000])
+    due = defaultStartTime + 9000
+    sim.advance(2000)
+    expect(seen).toEqual([1000, 3000, 4000, 9000])
+  })
+
+  it("gives controllers stored objects frozen, and its users copies they may change", () => {
+    const sim = bareSimulator({ objects: [clusterRuntime("rt")] })
+    const seen: Array<unknown> = []
+    sim.addController({ name: "reader", reconcile: (system) => seen.push(system.get("clustertrainingruntimes", undefined, "rt")) })
+    sim.advance(1000)
+    expect(Object.isFrozen(seen[0])).toBe(true)
+    expect(Object.isFrozen((seen[0] as { spec: unknown }).spec)).toBe(true)
+    const copy = sim.system.get("clustertrainingruntimes", undefined, "rt")
+    expect(Object.isFrozen(copy)).toBe(false)
+    expect(copy).toEqual(seen[0])
+  })
+
   it("seeds objects through validation, creating their namespaces, and reports refused seeds", () => {
     const sim = bareSimulator({
       objects: [clusterRuntime("torch-distributed"), trainJob("seeded", {}, { namespace: "team" }), clusterRuntime("Bad Name")]

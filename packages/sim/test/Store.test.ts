@@ -60,6 +60,21 @@ describe("store", () => {
     }
   )
 
+  propTest.prop([fc.array(fc.tuple(fc.oneof(fc.constantFrom("__proto__", "spec", "status", "kind"), fc.string()), fc.jsonValue()), { maxLength: 6 })])(
+    "stores a deeply frozen copy of the object, stamped with its resourceVersion, whatever its keys",
+    (entries) => {
+      const fields = entries.filter(([key]) => key !== "metadata")
+      const store = new Store()
+      const stored = store.write("things", Object.fromEntries([["metadata", { name: "a" }], ...fields]))
+      expect(JSON.stringify(stored)).toBe(JSON.stringify(Object.fromEntries([["metadata", { name: "a", resourceVersion: "1" }], ...fields])))
+      expect(Object.getPrototypeOf(stored)).toBe(Object.prototype)
+      const frozen = (value: unknown): boolean =>
+        typeof value !== "object" || value === null || (Object.isFrozen(value) && Object.values(value).every(frozen))
+      expect(frozen(stored)).toBe(true)
+      expect(store.get("things", undefined, "a")).toBe(stored)
+    }
+  )
+
   it("replays changes after a revision until the log no longer reaches back", () => {
     const store = new Store()
     store.write("things", object(undefined, "first"))

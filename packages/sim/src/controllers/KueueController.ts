@@ -33,11 +33,17 @@ const reconcileWorkloads = (system: SystemClient, options: KueueOptions): void =
 }
 
 /** Kueue's controllers, configured by `options`. */
-export const kueueController = (options: KueueOptions): Controller => ({
-  name: "kueue.x-k8s.io/controller-manager",
-  reconcile(system: SystemClient) {
-    keepAdmissionChecksActive(system, options)
-    reconcileWorkloads(system, options)
-    reconcileQueuedJobs(system, options)
+export const kueueController = (options: KueueOptions): Controller => {
+  // Kueue reads the clock only to stamp what it writes and to wait out the Workload delay: with nothing
+  // written since, a pass before the next delay ends would decide the same again.
+  let dueAt = Number.NEGATIVE_INFINITY
+  return {
+    name: "kueue.x-k8s.io/controller-manager",
+    dueAt: () => dueAt,
+    reconcile(system: SystemClient) {
+      keepAdmissionChecksActive(system, options)
+      reconcileWorkloads(system, options)
+      dueAt = reconcileQueuedJobs(system, options)
+    }
   }
-})
+}

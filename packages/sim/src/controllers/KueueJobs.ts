@@ -80,10 +80,14 @@ const finishWorkload = (system: SystemClient, job: KubeObject, workload: KubeObj
   updateStatus(system, "workloads", { ...workload, status: { ...(asRecord(workload["status"]) ?? {}), conditions } })
 }
 
-/** One pass of Kueue's job reconciler over every queue-labelled TrainJob. */
-export const reconcileQueuedJobs = (system: SystemClient, options: KueueOptions): void => {
+/**
+ * One pass of Kueue's job reconciler over every queue-labelled TrainJob; returns the earliest clock time
+ * at which a job still waiting out the Workload delay is due (Infinity: none waits).
+ */
+export const reconcileQueuedJobs = (system: SystemClient, options: KueueOptions): number => {
   const now = system.now()
   const workloads = workloadsByJobUid(system)
+  let dueAt = Number.POSITIVE_INFINITY
   for (const job of system.list("trainjobs")) {
     const queue = labelsOf(job)[queueNameLabel]
     if (queue === undefined || isDeleting(job)) continue
@@ -92,7 +96,9 @@ export const reconcileQueuedJobs = (system: SystemClient, options: KueueOptions)
       if (isFinished(job)) continue
       if (!isSuspended(job)) stopJob(system, job)
       const created = parseTimestamp(asString(at(job, "metadata", "creationTimestamp"))) ?? now
-      if (now - created >= (options.workloadDelayMs ?? 0)) createWorkload(system, job, queue, options)
+      const delay = options.workloadDelayMs ?? 0
+      if (now - created >= delay) createWorkload(system, job, queue, options)
+      else dueAt = Math.min(dueAt, created + delay)
       continue
     }
     if (isDeleting(workload)) continue
@@ -113,4 +119,5 @@ export const reconcileQueuedJobs = (system: SystemClient, options: KueueOptions)
     if (isSuspended(job) && admitted) startJob(system, job, workload)
     else if (!isSuspended(job) && !admitted) stopJob(system, job)
   }
+  return dueAt
 }

@@ -18,6 +18,8 @@ export type TrainJobPhase = "suspended" | "running" | "finished"
 export interface TrainJobStep {
   readonly phase: TrainJobPhase
   readonly status: JsonRecord
+  /** The clock time from which the same job would step to another status (Infinity: never, by time alone). */
+  readonly dueAt: number
 }
 
 type Counts = { readonly active: number; readonly ready: number; readonly succeeded: number; readonly failed: number; readonly suspended: number }
@@ -45,7 +47,7 @@ export const stepTrainJob = (
   now: number
 ): TrainJobStep => {
   const status = asRecord(at(job, "status")) ?? {}
-  if (isFinished(job)) return { phase: "finished", status }
+  if (isFinished(job)) return { phase: "finished", status, dueAt: Number.POSITIVE_INFINITY }
   const stamp = formatTimestamp(now)
   const set = (conditions: ReadonlyArray<Condition>, type: string, state: Condition["status"], reason: string, message: string) =>
     setCondition(conditions, { type, status: state, reason, message }, stamp, maxTrainJobConditions)
@@ -53,12 +55,13 @@ export const stepTrainJob = (
 
   if (at(job, "spec", "suspend") === true) {
     conditions = set(conditions, "Suspended", "True", "Suspended", "TrainJob is suspended")
-    return { phase: "suspended", status: { ...status, conditions, jobsStatus: jobsStatus(jobs, (j) => ({ suspended: j.replicas })) } }
+    return { phase: "suspended", status: { ...status, conditions, jobsStatus: jobsStatus(jobs, (j) => ({ suspended: j.replicas })) }, dueAt: Number.POSITIVE_INFINITY }
   }
   if (findCondition(conditions, "Suspended")?.status === "True") {
     conditions = set(conditions, "Suspended", "False", "Resumed", "TrainJob is resumed")
   }
-  const started = runStart(job, findCondition(conditions, "Suspended")) ?? parseTimestamp(stamp) ?? now
+  const recorded = runStart(job, findCondition(conditions, "Suspended"))
+  const started = recorded ?? parseTimestamp(stamp) ?? now
   const elapsed = now - started
   const deadlineSeconds = asNumber(at(job, "spec", "activeDeadlineSeconds"))
   const deadlineMs = deadlineSeconds === undefined ? Number.POSITIVE_INFINITY : deadlineSeconds * 1000
@@ -70,15 +73,18 @@ export const stepTrainJob = (
       : set(conditions, "Failed", "True", "FailedJobs", outcome.message ?? "jobset failed: one or more jobs failed")
     const counts = (j: ReplicatedJob): Partial<Counts> =>
       complete || !j.isTrainerStep ? { succeeded: j.replicas } : { failed: j.replicas }
-    return { phase: "finished", status: { ...status, conditions, jobsStatus: jobsStatus(jobs, counts) } }
+    return { phase: "finished", status: { ...status, conditions, jobsStatus: jobsStatus(jobs, counts) }, dueAt: Number.POSITIVE_INFINITY }
   }
   if (elapsed >= deadlineMs) {
     conditions = set(conditions, "Failed", "True", "DeadlineExceeded", `TrainJob was active longer than its deadline of ${deadlineSeconds}s`)
-    return { phase: "finished", status: { ...status, conditions, jobsStatus: jobsStatus(jobs, (j) => ({ failed: j.replicas })) } }
+    return { phase: "finished", status: { ...status, conditions, jobsStatus: jobsStatus(jobs, (j) => ({ failed: j.replicas })) }, dueAt: Number.POSITIVE_INFINITY }
   }
   return {
     phase: "running",
     // A job never suspended has no condition yet; Trainer then leaves the list out.
-    status: { ...status, ...(conditions.length > 0 ? { conditions } : {}), jobsStatus: jobsStatus(jobs, (j) => ({ active: j.replicas, ready: j.replicas })) }
+    status: { ...status, ...(conditions.length > 0 ? { conditions } : {}), jobsStatus: jobsStatus(jobs, (j) => ({ active: j.replicas, ready: j.replicas })) },
+    // The run ends by its outcome or its deadline, whichever comes first; a run with no recorded start
+    // is timed from now, so it must be looked at again every step.
+    dueAt: recorded === undefined ? now : started + Math.min(outcome.afterMs, deadlineMs)
   }
 }

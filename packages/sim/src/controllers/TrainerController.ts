@@ -1,31 +1,65 @@
 // Trainer's TrainJob controller: brings every TrainJob it manages to the status of stepTrainJob, skipping
 // jobs managed by someone else, jobs whose runtime is gone, and jobs whose pod names cannot exist (those
-// get no status at all, as on a real cluster).
-import type { Controller, SystemClient } from "../Api.ts"
+// get no status at all, as on a real cluster). It tells the simulator when a running job's status next
+// moves with the clock, so steps with nothing written and nothing due skip it.
+import type { Controller, KubeObject, SystemClient } from "../Api.ts"
 import { asString, at, isDeleting, nameOf, sameJson } from "./KubeFields.ts"
 import type { TrainerOptions } from "./Options.ts"
 import { replicatedJobsOf, unschedulableJobs } from "./ReplicatedJobs.ts"
 import { defaultRunTimeMs, outcomeOf } from "./RunOutcomes.ts"
+import { ReconcileMemo } from "./ReconcileMemo.ts"
 import { lookUpRuntime } from "./Runtimes.ts"
 import { updateStatus } from "./StoreWrites.ts"
 import { isFinished, stepTrainJob } from "./TrainJobLifecycle.ts"
 import { trainerManager } from "./WellKnown.ts"
 
+const runtimeOf = (system: SystemClient, job: KubeObject): KubeObject | undefined => {
+  const lookup = lookUpRuntime(system, job)
+  return "runtime" in lookup ? lookup.runtime : undefined
+}
+
 /** Trainer's controller, configured by `options`. */
-export const trainerController = (options: TrainerOptions): Controller => ({
-  name: "trainer.kubeflow.org/trainjob-controller",
-  reconcile(system: SystemClient) {
-    for (const job of system.list("trainjobs")) {
-      if (isDeleting(job) || isFinished(job)) continue
-      if ((asString(at(job, "spec", "managedBy")) ?? trainerManager) !== trainerManager) continue
-      const lookup = lookUpRuntime(system, job)
-      if ("problem" in lookup) continue
-      const jobs = replicatedJobsOf(lookup.runtime, job)
-      if (unschedulableJobs(nameOf(job), jobs).length > 0) continue
-      const outcome = outcomeOf(options.outcomes, options.runTimeMs ?? defaultRunTimeMs, job)
-      const step = stepTrainJob(job, jobs, outcome, system.now())
-      const current = sameJson(step.status, job["status"] ?? {}) ? job : updateStatus(system, "trainjobs", { ...job, status: step.status })
-      if (step.phase === "running" && current !== undefined) options.onRun?.(current, system)
+export const trainerController = (options: TrainerOptions): Controller => {
+  // Jobs that had nothing to write are skipped until they, their runtime or their due time change. A
+  // running job is skipped only when no onRun hook must see it every step and its outcome depends on the
+  // job alone (a scripted function might not).
+  const memo = new ReconcileMemo()
+  const runningMaySettle = options.onRun === undefined && typeof options.outcomes !== "function"
+  // Only a running job's status moves with the clock; everything else waits for a write to the store.
+  let dueAt = Number.NEGATIVE_INFINITY
+  return {
+    name: "trainer.kubeflow.org/trainjob-controller",
+    dueAt: () => dueAt,
+    reconcile(system: SystemClient) {
+      const now = system.now()
+      let next = Number.POSITIVE_INFINITY
+      for (const job of system.list("trainjobs")) {
+        const settled = memo.settledUntil(job, now, () => runtimeOf(system, job))
+        if (settled !== undefined) {
+          next = Math.min(next, settled)
+          continue
+        }
+        if (isDeleting(job) || isFinished(job) || (asString(at(job, "spec", "managedBy")) ?? trainerManager) !== trainerManager) {
+          memo.settle(job, undefined, Number.POSITIVE_INFINITY)
+          continue
+        }
+        const lookup = lookUpRuntime(system, job)
+        if ("problem" in lookup) continue
+        const jobs = replicatedJobsOf(lookup.runtime, job)
+        if (unschedulableJobs(nameOf(job), jobs).length > 0) continue
+        const outcome = outcomeOf(options.outcomes, options.runTimeMs ?? defaultRunTimeMs, job)
+        const step = stepTrainJob(job, jobs, outcome, now)
+        const unchanged = sameJson(step.status, job["status"] ?? {})
+        const current = unchanged ? job : updateStatus(system, "trainjobs", { ...job, status: step.status })
+        if (step.phase === "running" && current !== undefined) options.onRun?.(current, system)
+        if (unchanged && (step.phase !== "running" || runningMaySettle)) {
+          memo.settle(job, lookup.runtime, step.dueAt)
+          next = Math.min(next, step.dueAt)
+        } else {
+          next = now
+        }
+      }
+      dueAt = next
     }
   }
-})
+}

@@ -1,0 +1,127 @@
+import { test as propTest, fc } from "@fast-check/vitest"
+import { describe, expect, it } from "vitest"
+import type { KubeObject } from "../src/Api.ts"
+import type { TrainerOptions } from "../src/controllers/Options.ts"
+import { ReconcileMemo } from "../src/controllers/ReconcileMemo.ts"
+import { trainerController } from "../src/controllers/TrainerController.ts"
+import { trainJobWebhook } from "../src/controllers/TrainJobWebhook.ts"
+import { Simulator } from "../src/Simulator.ts"
+import { create, initializerRuntime, list, mergePatch, plainRuntime, trainJob } from "./controllers-sim.ts"
+
+// Operations on TrainJobs and their runtimes, interleaved with clock moves.
+const operation = fc.oneof(
+  fc.record({
+    type: fc.constant("create" as const),
+    name: fc.constantFrom("j0", "j1", "j2", "j3"),
+    suspend: fc.boolean(),
+    deadlineSeconds: fc.option(fc.integer({ min: 1, max: 8 }), { nil: undefined }),
+    fails: fc.boolean(),
+    runtime: fc.constantFrom("cluster", "namespaced", "missing")
+  }),
+  fc.record({ type: fc.constant("suspend" as const), name: fc.constantFrom("j0", "j1", "j2", "j3"), suspend: fc.boolean() }),
+  fc.record({ type: fc.constant("delete" as const), name: fc.constantFrom("j0", "j1", "j2", "j3") }),
+  // the cluster runtime goes, or comes back with one or two replicated jobs
+  fc.record({ type: fc.constant("runtime" as const), shape: fc.constantFrom("absent", "plain", "initializer") }),
+  fc.record({ type: fc.constant("advance" as const), ms: fc.integer({ min: 0, max: 2500 }) })
+)
+
+type Operation = typeof operation extends fc.Arbitrary<infer A> ? A : never
+
+const runtimeRef = (runtime: "cluster" | "namespaced" | "missing") =>
+  runtime === "cluster"
+    ? { name: "torch-distributed" }
+    : runtime === "namespaced"
+      ? { name: "torch-with-cache", kind: "TrainingRuntime" }
+      : { name: "absent-runtime" }
+
+const apply = (sim: Simulator, op: Operation): void => {
+  const where = { group: "trainer.kubeflow.org", version: "v1alpha1", namespace: "default" }
+  switch (op.type) {
+    case "create":
+      create(sim, "trainjobs", trainJob(op.name, {
+        suspend: op.suspend,
+        runtimeRef: runtimeRef(op.runtime),
+        ...(op.deadlineSeconds === undefined ? {} : { activeDeadlineSeconds: op.deadlineSeconds })
+      }, op.fails ? { labels: { scenario: "fails" } } : {}))
+      return
+    case "suspend":
+      mergePatch(sim, "trainjobs", op.name, { spec: { suspend: op.suspend } })
+      return
+    case "delete":
+      sim.handle({ verb: "delete", ...where, resource: "trainjobs", name: op.name })
+      return
+    case "runtime": {
+      const runtimes = { group: "trainer.kubeflow.org", version: "v1alpha1", resource: "clustertrainingruntimes" }
+      sim.handle({ verb: "delete", ...runtimes, name: "torch-distributed" })
+      if (op.shape === "plain") sim.handle({ verb: "create", ...runtimes, body: plainRuntime })
+      if (op.shape === "initializer") sim.handle({ verb: "create", ...runtimes, body: { ...initializerRuntime, kind: "ClusterTrainingRuntime", metadata: { name: "torch-distributed" } } })
+      return
+    }
+    case "advance":
+      sim.advance(op.ms)
+  }
+}
+
+const options: TrainerOptions = {
+  runTimeMs: 3000,
+  outcomes: [{ labels: { scenario: "fails" }, result: "Failed", afterMs: 1500, message: "scripted failure" }]
+}
+
+// The same controller handed copies: no object is ever the one it settled, so it never skips.
+const unskipping = (): Simulator => {
+  const sim = new Simulator({ objects: [plainRuntime, initializerRuntime], controllers: { trainer: { installed: false } } })
+  sim.addAdmission(trainJobWebhook)
+  const controller = trainerController(options)
+  sim.addController({ name: controller.name, reconcile: () => controller.reconcile(sim.system) })
+  return sim
+}
+
+// Runs the operations on both simulators, comparing the TrainJobs after each.
+const expectSameAsReference = (ops: ReadonlyArray<Operation>): void => {
+  const skipping = new Simulator({ objects: [plainRuntime, initializerRuntime], controllers: { trainer: options } })
+  const reference = unskipping()
+  for (const op of [...ops, { type: "advance" as const, ms: 10_000 }]) {
+    apply(skipping, op)
+    apply(reference, op)
+    expect(list(skipping, "trainjobs")).toEqual(list(reference, "trainjobs"))
+  }
+}
+
+describe("skipping settled TrainJobs", () => {
+  propTest.prop([fc.array(operation, { maxLength: 30 })], { numRuns: 100 })(
+    "Trainer writes exactly what it writes when it looks at every job on every step",
+    expectSameAsReference
+  )
+
+  it("looks again at a settled running job when its runtime is replaced", () => {
+    expectSameAsReference([
+      { type: "create", name: "j0", suspend: false, deadlineSeconds: undefined, fails: false, runtime: "cluster" },
+      { type: "advance", ms: 2000 },
+      { type: "runtime", shape: "initializer" },
+      { type: "advance", ms: 500 }
+    ])
+  })
+
+  it("looks again at a settled suspended job when it is resumed, and at a running one when its run ends", () => {
+    expectSameAsReference([
+      { type: "create", name: "j1", suspend: true, deadlineSeconds: 6, fails: true, runtime: "namespaced" },
+      { type: "advance", ms: 3000 },
+      { type: "suspend", name: "j1", suspend: false },
+      ...Array.from({ length: 8 }, () => ({ type: "advance" as const, ms: 400 }))
+    ])
+  })
+
+  it("skips an object only while it, its input and the clock allow", () => {
+    const memo = new ReconcileMemo()
+    const job: KubeObject = { metadata: { name: "a", namespace: "default" } }
+    const runtime: KubeObject = { metadata: { name: "r" } }
+    memo.settle(job, runtime, 5000)
+    expect(memo.settledUntil(job, 4999, () => runtime)).toBe(5000)
+    expect(memo.settledUntil(job, 5000, () => runtime)).toBeUndefined()
+    expect(memo.settledUntil(job, 0, () => ({ ...runtime }))).toBeUndefined()
+    expect(memo.settledUntil({ ...job }, 0, () => runtime)).toBeUndefined()
+    // settled without an input, only the object and the clock count
+    memo.settle(job, undefined, Number.POSITIVE_INFINITY)
+    expect(memo.settledUntil(job, 1e15, () => undefined)).toBe(Number.POSITIVE_INFINITY)
+  })
+})
