@@ -5,7 +5,9 @@ export const ClusterErrorReason = Schema.Literals([
   "NotFound",
   "AlreadyExists",
   "Conflict",
+  /** The server refused the object: 400, 422, or an admission webhook's denial (403 naming the webhook). */
   "Invalid",
+  /** The caller may not do this (401, or RBAC's 403). */
   "Forbidden",
   /** Nothing was sent, or the connection was refused: the write did not happen. */
   "Unreachable",

@@ -5,15 +5,19 @@ import { Clock, Effect, Result } from "effect"
 import {
   type BackendConfig,
   type Manifests,
+  type ReadBackOptions,
   type RuntimeRef,
   type StartRequest,
   checkRuntime,
+  checkRuntimeListed,
   compareReadBack,
   copyMatchesSource,
   decodeStartRequest,
+  isJobId,
   renderStart,
   runtimeRefOf,
-  startGateName
+  startGateName,
+  trainJobName
 } from "@dispatch/render"
 import type { Backend } from "./Backend.ts"
 import { Cluster } from "./Cluster.ts"
@@ -31,7 +35,7 @@ import {
   type StartError
 } from "./StartErrors.ts"
 import { definiteWriteFailure, errorOfRefusal, readFailure } from "./StartFailure.ts"
-import { jobUidLabel, workloadProblems } from "./WorkloadReadiness.ts"
+import { jobUidLabel, type WorkloadExpectation, workloadProblems } from "./WorkloadReadiness.ts"
 
 /** What a successful Start returns: `<namespace>/<name>` and the TrainJob's UID. */
 export interface StartResult {
@@ -47,10 +51,20 @@ export interface ReadRuntime {
   readonly object: KubeResource | undefined
 }
 
-/** The runtime copy Start will use, and the UID of the TrainJob an earlier Start made its owner, if any. */
+/** The runtime copy Start will use, whether this call created it, and the UID of the TrainJob an earlier
+ * Start made its owner, if any. */
 export interface CopyInUse {
   readonly copy: KubeResource
   readonly ownerUid: string | undefined
+  /** This call created the copy; false when it reused one an earlier Start left. */
+  readonly created: boolean
+}
+
+/** The TrainJob Start finishes: the one it created, or the one of the same request an earlier Start left
+ * (adopted). An adopted TrainJob is never deleted: Start cannot know it was not opened meanwhile. */
+export interface TrainJobInUse {
+  readonly trainJob: KubeResource
+  readonly adopted: boolean
 }
 
 const trainJobApiVersion = `${TrainJobs.group}/${TrainJobs.version}`
@@ -116,10 +130,13 @@ export const decodeRequest = (input: unknown): Effect.Effect<StartRequest, Start
   Effect.mapError(fromResult(decodeStartRequest(input)), (r) => errorOfRefusal(r))
 
 // 2. Read the runtime.
-/** Step 2: reads the runtime that kubeflow/RuntimeRef names; a missing one is left for step 3 to refuse. */
+/** Step 2: reads the runtime that kubeflow/RuntimeRef names; one outside the configured list is refused
+ * without a read; a missing one is left for step 3 to refuse. */
 export const readRuntime = (config: BackendConfig, request: StartRequest): Effect.Effect<ReadRuntime, StartError, Cluster> =>
   Effect.gen(function* () {
     const ref = yield* Effect.mapError(fromResult(runtimeRefOf(request)), (r) => errorOfRefusal(r))
+    const unlisted = checkRuntimeListed(config, ref)
+    if (unlisted !== undefined) return yield* errorOfRefusal(unlisted)
     const object = yield* (ref.kind === "TrainingRuntime"
       ? getIfExists(TrainingRuntimes, { namespace: config.namespace, name: ref.name })
       : getIfExists(ClusterTrainingRuntimes, { name: ref.name }))
@@ -139,23 +156,37 @@ export const render = (config: BackendConfig, request: StartRequest, runtime: Re
   Effect.mapError(fromResult(renderStart(request, config, runtime.object)), (r) => errorOfRefusal(r))
 
 // 5. Create the runtime copy.
+/** The copy's owner when it is the TrainJob of the copy's name (and nothing else owns it). */
+const ourOwner = (copy: KubeResource, manifests: Manifests) => {
+  const owners = copy.metadata.ownerReferences ?? []
+  return owners.length === 1 && owners[0]?.kind === "TrainJob" && owners[0].name === manifests.name ? owners[0] : undefined
+}
+
+/** The copy without its owners, for render's reuse rule, which wants an unowned copy. */
+const withoutOwners = (copy: KubeResource): KubeResource => ({ ...copy, metadata: { ...copy.metadata, ownerReferences: [] } })
+
 const reuseCopy = (manifests: Manifests, source: unknown, createAgain: Effect.Effect<CopyInUse, StartError, Cluster>): Effect.Effect<CopyInUse, StartError, Cluster> =>
   Effect.gen(function* () {
     const found = yield* getIfExists(TrainingRuntimes, { namespace: manifests.namespace, name: manifests.name })
     // Gone between the create and the read: the garbage collector took a copy whose owner was stopped.
     if (found === undefined) return yield* createAgain
     const existing = found
+    // A finalizer (Trainer's resource-in-use) holds it: it is going, and a TrainJob on it would lose its runtime.
+    if (existing.metadata.deletionTimestamp !== undefined) {
+      return yield* new ErrUnreachable({ reasons: [`the runtime copy ${manifests.namespace}/${manifests.name} is being deleted; retry once it is gone`] })
+    }
     const owners = existing.metadata.ownerReferences ?? []
-    const ours = owners.length === 1 && owners[0]?.kind === "TrainJob" && owners[0].name === manifests.name ? owners[0] : undefined
+    const ours = ourOwner(existing, manifests)
     const problems = [
       // render's rule wants an unowned copy; a copy owned by our own TrainJob is judged on its spec alone.
-      ...(copyMatchesSource(ours === undefined ? existing : { ...existing, metadata: { ...existing.metadata, ownerReferences: [] } }, source) ? [] : [`the runtime copy ${manifests.namespace}/${manifests.name} exists with a spec that differs from its source`]),
+      ...(copyMatchesSource(ours === undefined ? existing : withoutOwners(existing), source) ? [] : [`the runtime copy ${manifests.namespace}/${manifests.name} exists with a spec that differs from its source`]),
       ...(owners.length === 0 || ours !== undefined ? [] : [`the runtime copy ${manifests.namespace}/${manifests.name} exists and belongs to another owner`])
     ]
-    if (problems.length > 0) return yield* new ErrRejected({ reasons: problems, ref: refOf(manifests, existing.metadata.uid) })
+    // The reference names the TrainJob; step 5 has not reached it, so no UID (the copy's UID is not its).
+    if (problems.length > 0) return yield* new ErrRejected({ reasons: problems, ref: refOf(manifests) })
     // A copy owned by the TrainJob of the same name is what an earlier, successful Start left: step 6
     // decides whether that TrainJob is this request's.
-    return { copy: existing, ownerUid: ours?.uid }
+    return { copy: existing, ownerUid: ours?.uid, created: false }
   })
 
 /** Step 5: creates the runtime copy, or reuses one a retried Start left. An unanswered create is
@@ -164,7 +195,7 @@ export const createCopy = (manifests: Manifests, source: unknown, attempts = 2):
   Effect.gen(function* () {
     const cluster = yield* Cluster
     return yield* cluster.create(TrainingRuntimes, manifests.runtimeCopy).pipe(
-      Effect.map((copy): CopyInUse => ({ copy, ownerUid: undefined })),
+      Effect.map((copy): CopyInUse => ({ copy, ownerUid: undefined, created: true })),
       Effect.catchTag("ClusterError", (e) => {
         if (e.reason !== "AlreadyExists") return Effect.fail(definiteWriteFailure(e))
         const again =
@@ -177,50 +208,62 @@ export const createCopy = (manifests: Manifests, source: unknown, attempts = 2):
   })
 
 // 6. Create the TrainJob.
-/** Deletes the copy this Start uses (uid precondition), unless it belongs to the TrainJob `keepFor`: a
- * copy whose owner is not that TrainJob is this job's leftover, whether it names a stopped owner or none. */
-const deleteCopy = (manifests: Manifests, inUse: CopyInUse, keepFor?: string): Effect.Effect<void, ClusterError, Cluster> =>
-  Effect.gen(function* () {
-    if (keepFor !== undefined && inUse.ownerUid === keepFor) return
-    yield* deleteIfExists(TrainingRuntimes, { namespace: manifests.namespace, name: manifests.name }, inUse.copy.metadata.uid)
-  })
+/** Deletes the copy this Start uses (uid precondition); already gone counts as done. */
+const deleteCopy = (manifests: Manifests, inUse: CopyInUse): Effect.Effect<void, ClusterError, Cluster> =>
+  deleteIfExists(TrainingRuntimes, { namespace: manifests.namespace, name: manifests.name }, inUse.copy.metadata.uid)
 
-/** A create that failed definitely: delete the copy and return the cause; if the copy stays, say so and
- * make it retryable, since a retry reuses it. */
-const abandonCopy = (manifests: Manifests, inUse: CopyInUse, cause: StartError, keepFor?: string): Effect.Effect<never, StartError, Cluster> =>
-  deleteCopy(manifests, inUse, keepFor).pipe(
+/** A create that failed definitely: delete the copy this call created and return the cause; if the copy
+ * stays, say so and make it retryable, since a retry reuses it. A copy an earlier Start left is kept: a
+ * TrainJob of its name (owner or not yet: an unanswered create lands without step 7) may run on it. */
+const abandonCopy = (manifests: Manifests, inUse: CopyInUse, cause: StartError): Effect.Effect<never, StartError, Cluster> =>
+  !inUse.created
+    ? Effect.fail(cause)
+    : deleteCopy(manifests, inUse).pipe(
+        Effect.matchEffect({
+          onSuccess: () => Effect.fail(cause),
+          onFailure: (e) => Effect.fail(new ErrUnreachable({ reasons: [...cause.reasons, `the runtime copy could not be deleted: ${e.reasons.join("; ")}`] }))
+        })
+      )
+
+/** An existing TrainJob that is not this request's keeps the copy of its name, which it runs on: a copy
+ * this call created goes (the state before the call); one it found is handed to that TrainJob. */
+const refuseAdoption = (manifests: Manifests, inUse: CopyInUse, existing: KubeResource, problems: ReadonlyArray<string>): Effect.Effect<never, StartError, Cluster> => {
+  const refused = new ErrRejected({ reasons: problems, ref: refOf(manifests, existing.metadata.uid) })
+  if (inUse.created) return abandonCopy(manifests, inUse, refused)
+  return setCopyOwner(manifests, inUse, existing).pipe(
     Effect.matchEffect({
-      onSuccess: () => Effect.fail(cause),
-      onFailure: (e) => Effect.fail(new ErrUnreachable({ reasons: [...cause.reasons, `the runtime copy could not be deleted: ${e.reasons.join("; ")}`] }))
+      onSuccess: () => Effect.fail(refused),
+      onFailure: (reasons) => Effect.fail(new ErrRejected({ reasons: [...problems, ...reasons], ref: refused.ref ?? refOf(manifests) }))
     })
   )
+}
 
-const adoptExisting = (config: BackendConfig, manifests: Manifests, inUse: CopyInUse): Effect.Effect<KubeResource, StartError, Cluster> =>
+const adoptExisting = (config: BackendConfig, manifests: Manifests, inUse: CopyInUse): Effect.Effect<TrainJobInUse, StartError, Cluster> =>
   Effect.gen(function* () {
     const cluster = yield* Cluster
     const existing = yield* cluster.get(TrainJobs, { namespace: manifests.namespace, name: manifests.name }).pipe(
       // It exists but cannot be read: whether it is this request's is unknown.
       Effect.mapError((e) => new ErrOutcomeUnknown({ reasons: e.reasons, ref: refOf(manifests) }))
     )
-    const uid = existing.metadata.uid
     const problems = [
-      ...compareReadBack(manifests.trainJob, existing, config),
+      ...compareReadBack(manifests.trainJob, existing, config, { adopted: true }),
       ...(existing.metadata.deletionTimestamp === undefined ? [] : [`the TrainJob ${manifests.namespace}/${manifests.name} is being deleted`])
     ]
     // A copy naming an older UID of this TrainJob's name outlived a TrainJob an earlier attempt stopped
     // (names are unique, so that owner is gone); step 7 hands it to this one.
-    if (problems.length === 0) return existing
-    return yield* abandonCopy(manifests, inUse, new ErrRejected({ reasons: problems, ref: refOf(manifests, uid) }), uid)
+    if (problems.length === 0) return { trainJob: existing, adopted: true }
+    return yield* refuseAdoption(manifests, inUse, existing, problems)
   })
 
 /** Step 6: creates the TrainJob. A retried Start finds its own TrainJob and compares it instead; an
  * unanswered create is ErrOutcomeUnknown and remembered for Find; a definite failure deletes the copy. */
-export const createTrainJob = (config: BackendConfig, manifests: Manifests, inUse: CopyInUse): Effect.Effect<KubeResource, StartError, Cluster | InFlight> =>
+export const createTrainJob = (config: BackendConfig, manifests: Manifests, inUse: CopyInUse): Effect.Effect<TrainJobInUse, StartError, Cluster | InFlight> =>
   Effect.gen(function* () {
     const cluster = yield* Cluster
     const inFlight = yield* InFlight
     const key = `${manifests.namespace}/${manifests.name}`
     return yield* cluster.create(TrainJobs, manifests.trainJob).pipe(
+      Effect.map((trainJob): TrainJobInUse => ({ trainJob, adopted: false })),
       Effect.catchTag("ClusterError", (e) => {
         if (e.reason === "AlreadyExists") return adoptExisting(config, manifests, inUse)
         if (e.reason === "Unanswered") {
@@ -240,31 +283,52 @@ export const setCopyOwner = (manifests: Manifests, inUse: CopyInUse, trainJob: K
     const uid = trainJob.metadata.uid ?? ""
     if (inUse.ownerUid === uid) return
     const cluster = yield* Cluster
+    const key = { namespace: manifests.namespace, name: manifests.name }
     const owner = { apiVersion: trainJobApiVersion, kind: "TrainJob", name: manifests.name, uid, controller: true }
-    yield* cluster
-      .mergePatch(TrainingRuntimes, { namespace: manifests.namespace, name: manifests.name }, { metadata: { ownerReferences: [owner] } }, {
-        ...(inUse.copy.metadata.resourceVersion === undefined ? {} : { resourceVersion: inUse.copy.metadata.resourceVersion })
-      })
-      .pipe(Effect.mapError((e) => [`the runtime copy's owner could not be set`, ...e.reasons]))
+    const patch = (resourceVersion: string | undefined) =>
+      cluster.mergePatch(TrainingRuntimes, key, { metadata: { ownerReferences: [owner] } }, resourceVersion === undefined ? {} : { resourceVersion })
+    const reasonsOf = (e: ClusterError): ReadonlyArray<string> => e.reasons
+    // Trainer (v2.0-2.2) adds its resource-in-use finalizer to the runtime right after the TrainJob is
+    // created, which moves the copy's resourceVersion: read it again and retry once, if only that changed.
+    const afterConflict = Effect.gen(function* () {
+      const now = yield* Effect.mapError(cluster.get(TrainingRuntimes, key), reasonsOf)
+      const unchanged =
+        now.metadata.uid === inUse.copy.metadata.uid &&
+        now.metadata.deletionTimestamp === undefined &&
+        ((now.metadata.ownerReferences ?? []).length === 0 || ourOwner(now, manifests) !== undefined) &&
+        copyMatchesSource(withoutOwners(now), inUse.copy)
+      if (!unchanged) return yield* Effect.fail([`the runtime copy ${manifests.namespace}/${manifests.name} changed since it was created`])
+      if (ourOwner(now, manifests)?.uid === uid) return
+      yield* Effect.mapError(patch(now.metadata.resourceVersion), reasonsOf)
+    })
+    yield* patch(inUse.copy.metadata.resourceVersion).pipe(
+      Effect.catchTag("ClusterError", (e) => (e.reason === "Conflict" ? afterConflict : Effect.fail(e.reasons))),
+      Effect.mapError((reasons) => [`the runtime copy's owner could not be set`, ...reasons])
+    )
   })
 
 // 8. Read back.
 /** Step 8: reads the TrainJob back and compares what Start wrote. */
-export const readBack = (config: BackendConfig, manifests: Manifests): Effect.Effect<void, ReadonlyArray<string>, Cluster> =>
+export const readBack = (config: BackendConfig, manifests: Manifests, options: ReadBackOptions = {}): Effect.Effect<void, ReadonlyArray<string>, Cluster> =>
   Effect.gen(function* () {
     const cluster = yield* Cluster
     const read = yield* Effect.mapError(cluster.get(TrainJobs, { namespace: manifests.namespace, name: manifests.name }), (e) => [
       "the TrainJob could not be read back",
       ...e.reasons
     ])
-    const changed = compareReadBack(manifests.trainJob, read, config)
+    const changed = compareReadBack(manifests.trainJob, read, config, options)
     if (changed.length > 0) return yield* Effect.fail(changed)
   })
 
 // 9. Kueue: wait for the Workload.
 /** Step 9: in Kueue mode, polls every second up to timeouts.workload for the TrainJob's Workload to exist,
  * carry dispatch's gate and list the admission check. */
-export const awaitWorkload = (config: BackendConfig, manifests: Manifests, trainJob: KubeResource): Effect.Effect<void, ReadonlyArray<string>, Cluster> =>
+export const awaitWorkload = (
+  config: BackendConfig,
+  manifests: Manifests,
+  trainJob: KubeResource,
+  expectation: WorkloadExpectation = {}
+): Effect.Effect<void, ReadonlyArray<string>, Cluster> =>
   Effect.gen(function* () {
     if (config.mode !== "kueue" || config.kueue === undefined) return
     const cluster = yield* Cluster
@@ -275,7 +339,7 @@ export const awaitWorkload = (config: BackendConfig, manifests: Manifests, train
     // Bounded: every pass either returns or sleeps, and the deadline is on the same clock.
     for (;;) {
       const listed = yield* Effect.result(cluster.list(Workloads, manifests.namespace, selector))
-      const problems = Result.isSuccess(listed) ? workloadProblems(listed.success, gate, check) : listed.failure.reasons
+      const problems = Result.isSuccess(listed) ? workloadProblems(listed.success, gate, check, expectation) : listed.failure.reasons
       if (problems.length === 0) return
       const now = yield* Clock.currentTimeMillis
       if (now >= deadline) return yield* Effect.fail([`no ready Workload within ${config.timeouts.workloadMs} ms`, ...problems])
@@ -285,60 +349,68 @@ export const awaitWorkload = (config: BackendConfig, manifests: Manifests, train
 
 // When 7, 8 or 9 fails.
 /** The failure paragraph: stops the TrainJob Start created and its copy, then returns ErrRejected; if
- * stopping fails too, ErrOutcomeUnknown. Both carry the reference. */
+ * stopping fails too, ErrOutcomeUnknown. Both carry the reference. An adopted TrainJob is left as it is
+ * (ErrRejected): this call did not create it, and Open may have started it. */
 export const stopAfterFailure = (
   manifests: Manifests,
   inUse: CopyInUse,
-  trainJob: KubeResource,
+  job: TrainJobInUse,
   reasons: ReadonlyArray<string>
 ): Effect.Effect<never, StartError, Cluster> =>
   Effect.gen(function* () {
-    const uid = trainJob.metadata.uid
+    const uid = job.trainJob.metadata.uid
     const ref = refOf(manifests, uid)
-    const stopped = yield* Effect.result(
-      Effect.andThen(
-        deleteIfExists(TrainJobs, { namespace: manifests.namespace, name: manifests.name }, uid),
-        // The copy goes too, owned or not: that way nothing waits on the garbage collector.
-        deleteCopy(manifests, inUse)
-      )
-    )
+    if (job.adopted) return yield* new ErrRejected({ reasons: [...reasons, `the TrainJob existed before this Start, so it was left as it is`], ref })
+    const stopped = yield* Effect.result(deleteIfExists(TrainJobs, { namespace: manifests.namespace, name: manifests.name }, uid))
     if (Result.isFailure(stopped)) {
       return yield* new ErrOutcomeUnknown({ reasons: [...reasons, `stopping the TrainJob failed: ${stopped.failure.reasons.join("; ")}`], ref })
     }
-    return yield* new ErrRejected({ reasons, ref })
+    // The copy goes too, owned or not: that way nothing waits on the garbage collector. The seed's stop is
+    // the TrainJob's, so a copy left behind is one more reason, not an unknown outcome (a retry reuses it).
+    const copyGone = yield* Effect.result(deleteCopy(manifests, inUse))
+    const leftover = Result.isFailure(copyGone) ? [`the runtime copy could not be deleted: ${copyGone.failure.reasons.join("; ")}`] : []
+    return yield* new ErrRejected({ reasons: [...reasons, ...leftover], ref })
   })
 
-/** Turns a JobID and name into span attributes; never anything from the kubeconfig. */
-const attributesOf = (request: StartRequest, name: string): Readonly<Record<string, unknown>> => ({
+/** The job id of a request not yet decoded, when it has one: for the first steps' spans and the logs. */
+const rawJobOf = (input: unknown): string | undefined => {
+  const job = typeof input === "object" && input !== null ? (input as Record<string, unknown>)["job"] : undefined
+  return typeof job === "string" ? job : undefined
+}
+
+/** Turns a request's JobID and its TrainJob's name (once the id is known valid) into span attributes;
+ * never anything from the kubeconfig. */
+const attributesOf = (request: StartRequest): Readonly<Record<string, unknown>> => ({
   "dispatch.job": request.job,
   "dispatch.submission": request.submission,
-  "dispatch.name": name
+  ...(isJobId(request.job) ? { "dispatch.name": trainJobName(request.job, request.submission) } : {})
 })
 
 /** Start: turns a StartRequest into a runtime copy and a TrainJob with its start gate closed. */
-export const start = (backend: Backend, input: unknown): Effect.Effect<StartResult, StartError, Cluster | InFlight> =>
-  Effect.gen(function* () {
+export const start = (backend: Backend, input: unknown): Effect.Effect<StartResult, StartError, Cluster | InFlight> => {
+  const rawJob = rawJobOf(input)
+  return Effect.gen(function* () {
     const config = backend.config
-    yield* step("checkGates", {})(checkGates(backend))
-    const request = yield* step("decodeRequest", {})(decodeRequest(input))
-    const early = attributesOf(request, "")
-    const runtime = yield* step("readRuntime", early)(readRuntime(config, request))
-    yield* step("checkRuntimeRules", early)(checkRuntimeRules(config, request, runtime))
-    const manifests = yield* step("render", early)(render(config, request, runtime))
-    const attributes = attributesOf(request, manifests.name)
+    const first = rawJob === undefined ? {} : { "dispatch.job": rawJob }
+    yield* step("checkGates", first)(checkGates(backend))
+    const request = yield* step("decodeRequest", first)(decodeRequest(input))
+    const attributes = attributesOf(request)
+    const runtime = yield* step("readRuntime", attributes)(readRuntime(config, request))
+    yield* step("checkRuntimeRules", attributes)(checkRuntimeRules(config, request, runtime))
+    const manifests = yield* step("render", attributes)(render(config, request, runtime))
     const inUse = yield* step("createCopy", attributes)(createCopy(manifests, runtime.object))
-    const trainJob = yield* step("createTrainJob", attributes)(createTrainJob(config, manifests, inUse))
+    const job = yield* step("createTrainJob", attributes)(createTrainJob(config, manifests, inUse))
+    const trainJob = job.trainJob
     yield* Effect.gen(function* () {
       yield* step("setCopyOwner", attributes)(setCopyOwner(manifests, inUse, trainJob))
-      yield* step("readBack", attributes)(readBack(config, manifests))
-      yield* step("awaitWorkload", attributes)(awaitWorkload(config, manifests, trainJob))
-    }).pipe(Effect.catch((reasons) => step("stopAfterFailure", attributes)(stopAfterFailure(manifests, inUse, trainJob, reasons))))
+      yield* step("readBack", attributes)(readBack(config, manifests, { adopted: job.adopted }))
+      yield* step("awaitWorkload", attributes)(awaitWorkload(config, manifests, trainJob, { gateMayBeGone: job.adopted }))
+    }).pipe(Effect.catch((reasons) => step("stopAfterFailure", attributes)(stopAfterFailure(manifests, inUse, job, reasons))))
     const inFlight = yield* InFlight
     yield* inFlight.forget(`${manifests.namespace}/${manifests.name}`)
     const uid = trainJob.metadata.uid ?? ""
-    yield* Effect.logInfo("start: TrainJob created with its start gate closed").pipe(Effect.annotateLogs({ uid }))
+    const done = job.adopted ? "start: the TrainJob an earlier Start created is this request's" : "start: TrainJob created with its start gate closed"
+    yield* Effect.logInfo(done).pipe(Effect.annotateLogs({ uid }))
     return { ref: `${manifests.namespace}/${manifests.name}`, namespace: manifests.namespace, name: manifests.name, uid }
-  }).pipe(
-    Effect.annotateLogs(typeof input === "object" && input !== null && typeof (input as Record<string, unknown>)["job"] === "string" ? { job: (input as Record<string, string>)["job"] } : {}),
-    Effect.withSpan("dispatch.start")
-  )
+  }).pipe(Effect.annotateLogs(rawJob === undefined ? {} : { job: rawJob }), Effect.withSpan("dispatch.start"))
+}

@@ -34,12 +34,19 @@ export const parseStatus = (code: number, body: unknown): Status => {
   }
 }
 
+// The API server's wording for a webhook's refusal: `admission webhook "<name>" denied the request: ...`.
+const webhookDenial = 'admission webhook "'
+
+/** True for an admission webhook's denial: a 403 whose message names the webhook. It refuses this object,
+ * unlike RBAC's 403, which refuses the caller. */
+export const isWebhookDenial = (status: Status): boolean => status.code === 403 && status.message.startsWith(webhookDenial)
+
 /** The reason a failed answer stands for. A 504 may have been applied (the server gave up waiting), so it
- * counts as unanswered. */
+ * counts as unanswered. A webhook's denial is Invalid: the object was refused, not the caller. */
 export const reasonOfStatus = (status: Status): ClusterErrorReason => {
   if (status.code === 404) return "NotFound"
   if (status.code === 409) return status.reason === "AlreadyExists" ? "AlreadyExists" : "Conflict"
-  if (status.code === 400 || status.code === 422) return "Invalid"
+  if (status.code === 400 || status.code === 422 || isWebhookDenial(status)) return "Invalid"
   if (status.code === 401 || status.code === 403) return "Forbidden"
   if (status.code === 504) return "Unanswered"
   return "ServerError"

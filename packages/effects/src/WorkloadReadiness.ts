@@ -7,7 +7,14 @@ export const admissionGatedBy = "kueue.x-k8s.io/admission-gated-by"
 /** Kueue's label naming the UID of a Workload's job. */
 export const jobUidLabel = "kueue.x-k8s.io/job-uid"
 
-const problemsOf = (workload: KubeResource, gate: string, check: string): ReadonlyArray<string> => {
+/** What a Workload must show. */
+export interface WorkloadExpectation {
+  /** The TrainJob existed before this Start: Open may have removed dispatch's gate (only dispatch removes
+   * it), so a Workload without it still counts; the admission check must still be listed. */
+  readonly gateMayBeGone?: boolean
+}
+
+const problemsOf = (workload: KubeResource, gate: string, check: string, expectation: WorkloadExpectation): ReadonlyArray<string> => {
   const name = workload.metadata.name
   const gates = (workload.metadata.annotations?.[admissionGatedBy] ?? "").split(",").map((g) => g.trim())
   const checks: ReadonlyArray<string> = Option.match(decodeWorkload(workload), {
@@ -15,7 +22,7 @@ const problemsOf = (workload: KubeResource, gate: string, check: string): Readon
     onSome: (w) => (w.status?.admissionChecks ?? []).map((c) => c.name)
   })
   return [
-    ...(gates.includes(gate) ? [] : [`Workload ${name} does not carry the start gate ${gate} in ${admissionGatedBy}`]),
+    ...(gates.includes(gate) || expectation.gateMayBeGone === true ? [] : [`Workload ${name} does not carry the start gate ${gate} in ${admissionGatedBy}`]),
     ...(checks.includes(check) ? [] : [`Workload ${name} does not list the admission check ${check}`])
   ]
 }
@@ -25,9 +32,10 @@ const problemsOf = (workload: KubeResource, gate: string, check: string): Readon
 export const workloadProblems = (
   workloads: ReadonlyArray<KubeResource>,
   gate: string,
-  check: string
+  check: string,
+  expectation: WorkloadExpectation = {}
 ): ReadonlyArray<string> => {
   if (workloads.length === 0) return ["no Workload exists for the TrainJob yet"]
-  const each = workloads.map((w) => problemsOf(w, gate, check))
+  const each = workloads.map((w) => problemsOf(w, gate, check, expectation))
   return each.some((p) => p.length === 0) ? [] : each.flat()
 }

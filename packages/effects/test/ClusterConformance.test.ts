@@ -156,6 +156,17 @@ describe.each([inProcess, overHttp])("Cluster conformance: $name", (face) => {
     expect(error.status?.code).toBe(422)
   })
 
+  it("classifies an admission webhook's denial (403 naming the webhook) as Invalid, not Forbidden", async () => {
+    // Trainer's webhook refuses a TrainJob whose runtime does not exist.
+    const orphan = { apiVersion: "trainer.kubeflow.org/v1alpha1", kind: "TrainJob", metadata: { name: "orphan", namespace }, spec: { runtimeRef: { name: "no-such-runtime" } } }
+    const { exit } = await face.run({}, withCluster((c) => Effect.flip(c.create(TrainJobs, orphan))))
+    const error = valueOf(exit)
+    expect(error.reason).toBe("Invalid")
+    expect(error.status).toMatchObject({ code: 403, reason: "Forbidden" })
+    expect(error.reasons[0]).toContain('admission webhook "')
+    expect(error.reasons.join(" ")).toContain("no-such-runtime")
+  })
+
   it("classifies a call the token may not make as Forbidden", async () => {
     const { exit, sim } = await face.run({ auth: { tokens: { reader: ["get", "list"] } } }, withCluster((c) => c.create(TrainingRuntimes, copy("a"))), "reader")
     expect(reasonOf(exit)).toBe("Forbidden")

@@ -58,6 +58,14 @@ describe("Start, step 2: the runtime", () => {
     expect(writes(recorded.calls)).toEqual([])
   })
 
+  it("never reads a runtime outside the configured list: ErrUnsupported even when reads fail, and no call", async () => {
+    const recorded = simOf({ faults: [{ verb: "get", resource: "clustertrainingruntimes", action: { type: "refuse" } }] })
+    const error = errorOf(await runStart(recorded, open, requestOf(1, { runtime: "not-configured" })))
+    expect(error._tag).toBe("ErrUnsupported")
+    expect(error.reasons).toEqual(["runtime ClusterTrainingRuntime/not-configured: not one of the configured runtimes"])
+    expect(recorded.calls).toEqual([])
+  })
+
   it("refuses a configured runtime that does not exist with ErrUnsupported, creating nothing", async () => {
     const recorded = simOf()
     const error = errorOf(await runStart(recorded, open, requestOf(1, { runtime: "absent-runtime" })))
@@ -135,6 +143,8 @@ describe("Start, step 5: the runtime copy", () => {
     const error = errorOf(await runStart(recorded, open, requestOf(1)))
     expect(error._tag).toBe("ErrRejected")
     expect(error.reasons.join(" ")).toContain("differs from its source")
+    // The seed's reference names the TrainJob (and its UID once it exists), never the copy's UID.
+    expect((error as { ref?: unknown }).ref).toEqual({ namespace, name: name1 })
     expect(recorded.sim.system.get("trainingruntimes", namespace, name1)).toBeDefined()
     expect(stored(recorded, "trainjobs")).toEqual([])
   })
@@ -200,6 +210,19 @@ describe("Start, step 6: the TrainJob", () => {
     expect(stored(recorded, "trainjobs")).toEqual([])
   })
 
+  it("an admission webhook's denial (403) is ErrRejected with the webhook's reasons, not ErrReadOnly; the copy goes", async () => {
+    const recorded = simOf()
+    recorded.sim.addAdmission({ name: "validator.trainjob.trainer.kubeflow.org", resource: "trainjobs", admit: () => ({ denied: ["spec.trainer.env[0]: PET_NNODES is reserved"] }) })
+    const error = errorOf(await runStart(recorded, open, requestOf(1)))
+    expect(error._tag).toBe("ErrRejected")
+    expect(error.reasons.join(" ")).toContain('admission webhook "validator.trainjob.trainer.kubeflow.org" denied the request: spec.trainer.env[0]: PET_NNODES is reserved')
+    expect(recorded.sim.system.get("trainingruntimes", namespace, name1)).toBeUndefined()
+    expect(stored(recorded, "trainjobs")).toEqual([])
+    const message = 'admission webhook "validator.trainjob.trainer.kubeflow.org" denied the request: refused'
+    const injected = simOf({ faults: [{ verb: "create", resource: "trainjobs", action: { type: "status", code: 403, message } }] })
+    expect(errorOf(await runStart(injected, open, requestOf(1)))._tag).toBe("ErrRejected")
+  })
+
   it("when the copy cannot be deleted after a definite failure, says so with ErrUnreachable (a retry reuses it)", async () => {
     const recorded = simOf({
       faults: [
@@ -249,6 +272,20 @@ describe("Start, steps 7 and 8, and the failure paragraph", () => {
     expect(error._tag).toBe("ErrOutcomeUnknown")
     expect(error).toMatchObject({ ref: { namespace, name: name1 } })
     expect(stored(recorded, "trainjobs")).toHaveLength(1)
+  })
+
+  it("when only the copy's delete fails, the TrainJob is stopped: ErrRejected naming the copy, not ErrOutcomeUnknown", async () => {
+    const recorded = simOf({
+      faults: [
+        { verb: "patch", resource: "trainingruntimes", action: { type: "status", code: 500 } },
+        { verb: "delete", resource: "trainingruntimes", action: { type: "refuse" } }
+      ]
+    })
+    const error = errorOf(await runStart(recorded, open, requestOf(1)))
+    expect(error._tag).toBe("ErrRejected")
+    expect(error).toMatchObject({ ref: { namespace, name: name1 } })
+    expect(error.reasons.join(" ")).toContain("the runtime copy could not be deleted")
+    expect(stored(recorded, "trainjobs")).toEqual([])
   })
 
   it("a read-back that fails stops the TrainJob: ErrRejected", async () => {

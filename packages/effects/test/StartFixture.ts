@@ -167,3 +167,23 @@ export const stored = (recorded: RecordedSim, resource: string): ReadonlyArray<K
 
 /** The deterministic name of job `n`'s TrainJob and copy. */
 export const trainJobNameOf = (n: number, submission = 1): string => trainJobName(jobId(n), submission)
+
+/** Does what Open does to job `name`, straight in the store: plain mode sets spec.suspend false; Kueue mode
+ * removes dispatch's gate from the Workload and sets the admission check Ready. */
+export const openInStore = (recorded: RecordedSim, config: BackendConfig, name: string): void => {
+  const system = recorded.sim.system
+  const job = system.get("trainjobs", namespace, name)
+  if (job === undefined) throw new Error(`no TrainJob ${name} to open`)
+  if (config.mode === "plain") {
+    system.update("trainjobs", { ...job, spec: { ...(job["spec"] as object), suspend: false } })
+    return
+  }
+  const workload = system.list("workloads", namespace, `kueue.x-k8s.io/job-uid=${String(job.metadata?.["uid"])}`)[0]
+  if (workload === undefined) throw new Error(`no Workload for ${name} to open`)
+  const { [gateAnnotation]: _gate, ...annotations } = (workload.metadata?.["annotations"] ?? {}) as Record<string, string>
+  const ungated = system.update("workloads", { ...workload, metadata: { ...workload.metadata, annotations } }).body as KubeObject
+  const checks = ((ungated["status"] as { admissionChecks?: ReadonlyArray<Record<string, unknown>> } | undefined)?.admissionChecks ?? []).map((c) => ({ ...c, state: "Ready" }))
+  system.updateStatus("workloads", { ...ungated, status: { ...(ungated["status"] as object), admissionChecks: checks } })
+}
+
+const gateAnnotation = "kueue.x-k8s.io/admission-gated-by"

@@ -42,6 +42,26 @@ const scriptedKueue = (options: { gate: boolean; check: boolean }): Controller =
   }
 })
 
+/** Kueue's create-time webhook as the scripted Kueue's companion: it closes each new TrainJob. */
+const suspendOnCreate = (recorded: ReturnType<typeof simOf>): void =>
+  recorded.sim.addAdmission({
+    name: "scripted-kueue-webhook",
+    resource: "trainjobs",
+    admit: (operation, object) => ({ object: operation === "create" ? { ...object, spec: { ...(object["spec"] as object), suspend: true } } : object })
+  })
+
+describe("Start, step 8 in Kueue mode", () => {
+  it("refuses a new TrainJob that Kueue did not suspend (Kueue does not manage it), without waiting for a Workload", async () => {
+    const recorded = simOf()
+    const error = errorOf(await runStart(recorded, backend, requestOf(1)))
+    expect(error._tag).toBe("ErrRejected")
+    expect(error.reasons.join(" ")).toContain("spec.suspend")
+    expect(recorded.calls.filter((c) => c.request.verb === "list")).toEqual([])
+    expect(stored(recorded, "trainjobs")).toEqual([])
+    expect(recorded.sim.system.get("trainingruntimes", namespace, name1)).toBeUndefined()
+  })
+})
+
 describe("Start, step 9: the Kueue Workload", () => {
   it("passes when the Workload appears at 29 s with timeouts.workload 30 s, leaving the job gated", async () => {
     const recorded = simKueue(29_000)
@@ -71,6 +91,7 @@ describe("Start, step 9: the Kueue Workload", () => {
     ["without the admission check", { gate: true, check: false }, "admission check"]
   ] as const)("fails for a Workload %s, and stops the TrainJob", async (_, options, words) => {
     const recorded = simOf()
+    suspendOnCreate(recorded)
     recorded.sim.addController(scriptedKueue(options))
     const error = errorOf(await runStart(recorded, backend, requestOf(1)))
     expect(error._tag).toBe("ErrRejected")
@@ -80,6 +101,7 @@ describe("Start, step 9: the Kueue Workload", () => {
 
   it("passes with the scripted Kueue when the Workload has both", async () => {
     const recorded = simOf()
+    suspendOnCreate(recorded)
     recorded.sim.addController(scriptedKueue({ gate: true, check: true }))
     valueOf(await runStart(recorded, backend, requestOf(1)))
     expect(stored(recorded, "trainjobs")).toHaveLength(1)

@@ -69,9 +69,13 @@ describe("Start's telemetry", () => {
       "dispatch.start.readBack",
       "dispatch.start.awaitWorkload"
     ])
-    const create = spans.find((s) => s.name === "dispatch.start.createTrainJob")
-    expect(create?.attributes.get("dispatch.job")).toBe(jobId(1))
-    expect(create?.attributes.get("dispatch.name")).toBe(trainJobNameOf(1))
+    // Every step carries the job id; from step 2 on (the request decoded) the TrainJob's name too.
+    for (const span of spans.filter((s) => s.name.startsWith("dispatch.start."))) {
+      expect(span.attributes.get("dispatch.job"), span.name).toBe(jobId(1))
+      if (!["dispatch.start.checkGates", "dispatch.start.decodeRequest"].includes(span.name)) {
+        expect(span.attributes.get("dispatch.name"), span.name).toBe(trainJobNameOf(1))
+      }
+    }
   })
 
   it("logs with the job id, and never the kubeconfig's token, on success or failure", async () => {

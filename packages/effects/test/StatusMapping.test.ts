@@ -37,6 +37,19 @@ describe("StatusMapping", () => {
     expect(of(504)).toBe("Unanswered")
   })
 
+  test.prop([fc.string(), fc.string()])(
+    "an admission webhook's denial (403 naming the webhook) refuses the object: Invalid, not Forbidden",
+    (webhook, message) => {
+      const denial = `admission webhook ${JSON.stringify(webhook)} denied the request: ${message}`
+      expect(reasonOfStatus({ code: 403, reason: "Forbidden", message: denial, causes: [] })).toBe("Invalid")
+      const error = clusterErrorOf("create trainjobs default/x", 403, statusBody(403, "Forbidden", denial))
+      expect(error.reason).toBe("Invalid")
+      expect(error.reasons.join(" ")).toContain(message)
+      // RBAC's refusal names no webhook.
+      expect(reasonOfStatus({ code: 403, reason: "Forbidden", message: `user "u" cannot create ${message}`, causes: [] })).toBe("Forbidden")
+    }
+  )
+
   test.prop([failureCode, fc.string(), fc.string()])("a ClusterError survives a round trip through its schema", (code, reason, message) => {
     const error = clusterErrorOf("get trainjobs default/x", code, statusBody(code, reason, message))
     const schema = ClusterError

@@ -27,6 +27,17 @@ describe("workloadProblems", () => {
     }
   )
 
+  test.prop([token, token, fc.array(token, { maxLength: 3 })])(
+    "for a TrainJob a retry adopted, a Workload that lost the gate counts, one without the check does not",
+    (gate, check, otherChecks) => {
+      const opened = workload([], [check])
+      expect(workloadProblems([opened], gate, check, { gateMayBeGone: true })).toEqual([])
+      expect(workloadProblems([opened], gate, check).length).toBeGreaterThan(0)
+      const noCheck = workload([gate], otherChecks.filter((c) => c !== check))
+      expect(workloadProblems([noCheck], gate, check, { gateMayBeGone: true }).length).toBeGreaterThan(0)
+    }
+  )
+
   test.prop([token, token])("reports a missing Workload", (gate, check) => {
     expect(workloadProblems([], gate, check)).toEqual(["no Workload exists for the TrainJob yet"])
   })

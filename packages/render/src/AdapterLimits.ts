@@ -19,6 +19,9 @@ export const limitReasons = (spec: JobSpec): Array<string> => {
   if (spec.command.length > MAX_COMMAND_ITEMS) {
     reasons.push(`spec.command: ${spec.command.length} items, more than ${MAX_COMMAND_ITEMS} (Trainer allows ${TRAINER_MAX_ITEMS}, the prologue takes ${PROLOGUE_ITEMS})`)
   }
+  // dash execs such a program, but bash's exec reads it as an option; no POSIX sh spelling avoids both
+  // (dash's exec does not take "--"), so it is refused rather than run differently per image.
+  if (spec.command[0]?.startsWith("-") === true) reasons.push(`spec.command[0]: begins with '-', which a shell's exec may read as an option; name the program first`)
   spec.command.forEach((item, i) => {
     if (item.length > TRAINER_MAX_ITEM_CHARS) reasons.push(`spec.command[${i}]: ${item.length} characters, more than Trainer's ${TRAINER_MAX_ITEM_CHARS}`)
   })

@@ -1,5 +1,6 @@
 import type { BackendConfig } from "./Config.ts"
-import { isRecord, jsonEqual, pathOf } from "./Json.ts"
+import { isRecord, pathOf } from "./Json.ts"
+import { firstDifference, pathText } from "./JsonDifference.ts"
 import { patchManager } from "./Names.ts"
 import { preview } from "./Preview.ts"
 import { KUEUE_GATE_ANNOTATION, KUEUE_QUEUE_LABEL, TRAINER_CONTROLLER } from "./Upstream.ts"
@@ -8,6 +9,12 @@ import { KUEUE_GATE_ANNOTATION, KUEUE_QUEUE_LABEL, TRAINER_CONTROLLER } from "./
 // metadata (uid, resourceVersion, managedFields, ...) and other managers' labels and patches are not.
 
 const differs = (field: string, wrote: unknown, read: unknown): string => `${field}: wrote ${preview(wrote)}, read ${preview(read)}`
+
+/** The reason for a field whose value differs, naming the first differing leaf below it; undefined when equal. */
+const leafDiffers = (field: string, wrote: unknown, read: unknown): string | undefined => {
+  const d = firstDifference(wrote, read)
+  return d === undefined ? undefined : differs(`${field}${pathText(d.segments)}`, d.left, d.right)
+}
 
 const mapDifferences = (field: "labels" | "annotations", written: unknown, read: unknown, owned: (key: string) => boolean): Array<string> => {
   const wrote = pathOf(written, ["metadata", field])
@@ -42,8 +49,9 @@ const trainerDifferences = (written: unknown, read: unknown): Array<string> => {
   for (const key of keys) {
     const a = Object.hasOwn(wroteMap, key) ? wroteMap[key] : undefined
     const b = Object.hasOwn(got, key) ? got[key] : undefined
-    const same = key === "env" && Array.isArray(a) && Array.isArray(b) ? jsonEqual(a.map(envValue), b.map(envValue)) : jsonEqual(a, b)
-    if (!same) out.push(differs(`spec.trainer.${key.length > 64 ? `${key.slice(0, 64)}...` : key}`, a, b))
+    const field = `spec.trainer${pathText([key])}`
+    const reason = key === "env" && Array.isArray(a) && Array.isArray(b) ? leafDiffers(field, a.map(envValue), b.map(envValue)) : leafDiffers(field, a, b)
+    if (reason !== undefined) out.push(reason)
   }
   return out
 }
@@ -59,11 +67,19 @@ const patchDifferences = (written: unknown, read: unknown, config: BackendConfig
   if (got === undefined) return [`spec.runtimePatches: dispatch's patch (manager ${manager}) is missing`]
   // The webhook stamps `time` on each patch; it is the server's, not dispatch's.
   const { time: _time, ...gotWithoutTime } = isRecord(got) ? got : {}
-  return jsonEqual(wrote, gotWithoutTime) ? [] : [differs(`spec.runtimePatches[manager=${manager}]`, wrote, got)]
+  const reason = leafDiffers(`spec.runtimePatches[manager=${manager}]`, wrote, gotWithoutTime)
+  return reason === undefined ? [] : [reason]
+}
+
+/** How the TrainJob read back came to be. */
+export interface ReadBackOptions {
+  /** It existed before this Start (a retry found it): Open, Hold and Release may since have moved its start
+   * gate, so spec.suspend is not compared. */
+  readonly adopted?: boolean
 }
 
 /** Start step 8: every difference between the TrainJob written and the one read back; [] when they agree. */
-export const compareReadBack = (written: unknown, read: unknown, config: BackendConfig): ReadonlyArray<string> => {
+export const compareReadBack = (written: unknown, read: unknown, config: BackendConfig, options: ReadBackOptions = {}): ReadonlyArray<string> => {
   if (!isRecord(read)) return [`the object read back is ${preview(read)}, not a TrainJob`]
   const domain = `${config.labelDomain}/`
   const out = [
@@ -73,15 +89,20 @@ export const compareReadBack = (written: unknown, read: unknown, config: Backend
   for (const field of ["runtimeRef", "activeDeadlineSeconds"]) {
     const a = pathOf(written, ["spec", field])
     const b = pathOf(read, ["spec", field])
-    if (!jsonEqual(a, b)) out.push(differs(`spec.${field}`, a, b))
+    const reason = leafDiffers(`spec.${field}`, a, b)
+    if (reason !== undefined) out.push(reason)
   }
   out.push(...trainerDifferences(written, read), ...patchDifferences(written, read, config))
   const managedBy = pathOf(read, ["spec", "managedBy"])
   if (managedBy !== undefined && managedBy !== TRAINER_CONTROLLER) out.push(differs("spec.managedBy", TRAINER_CONTROLLER, managedBy))
-  if (config.mode === "plain") {
+  // Only a TrainJob this Start created: once adopted, Open, Hold and Release (or Kueue) may have moved it.
+  if (options.adopted !== true) {
     const a = pathOf(written, ["spec", "suspend"])
     const b = pathOf(read, ["spec", "suspend"])
-    if (a !== b) out.push(differs("spec.suspend", a, b))
+    if (config.mode === "plain" && a !== b) out.push(differs("spec.suspend", a, b))
+    // Beyond the seed's list: Kueue's webhook closes every queue-labelled TrainJob on create, so one that
+    // reads back open is not Kueue's, and would run without dispatch's gate.
+    if (config.mode === "kueue" && b !== true) out.push(`spec.suspend: Kueue's webhook sets true on create, read ${preview(b)}: Kueue does not manage this TrainJob`)
   }
   return out
 }

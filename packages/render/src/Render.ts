@@ -8,7 +8,7 @@ import { trainJobName } from "./Names.ts"
 import { cappedRefusal, type Refusal } from "./Refusal.ts"
 import { requestReasons } from "./RequestChecks.ts"
 import { renderRuntimeCopy } from "./RuntimeCopy.ts"
-import { checkRuntime, mlPoliciesOf, trainerStepOf } from "./RuntimeRules.ts"
+import { checkRuntime, mlPoliciesOf, replicatedJobsOf, trainerStepOf } from "./RuntimeRules.ts"
 import { renderTrainJob } from "./TrainJob.ts"
 import type { StartRequest } from "./Wire.ts"
 
@@ -49,11 +49,15 @@ export const renderStart = (request: StartRequest, config: BackendConfig, runtim
   const sourceSpec = cloneJson(pathOf(runtime, ["spec"]))!
   const trainerStep = String(pathOf(trainerStepOf(runtime).step, ["name"]))
   const torch = mlPoliciesOf(runtime).includes("torch")
+  const steps = (replicatedJobsOf(runtime) ?? []).flatMap((job) => {
+    const stepName = pathOf(job, ["name"])
+    return typeof stepName === "string" ? [stepName] : []
+  })
   const name = trainJobName(request.job, request.submission)
   return Result.succeed({
     name,
     namespace: config.namespace,
     runtimeCopy: renderRuntimeCopy(request, config, name, ref.success, runtime, sourceSpec),
-    trainJob: renderTrainJob(request, config, name, trainerStep, torch)
+    trainJob: renderTrainJob(request, config, name, trainerStep, torch, steps)
   })
 }

@@ -4,12 +4,13 @@ import type { StringMap } from "./Metadata.ts"
 import { patchManager } from "./Names.ts"
 
 /**
- * dispatch's one runtime patch: it targets the trainer step only, labels its pods with the job's
- * identity, and, for the probe, adds a node selector that no node matches.
+ * dispatch's one runtime patch: it labels the pods of the replicated jobs it targets with the job's
+ * identity and, for the probe, adds a node selector that no node matches. A job's patch targets its
+ * trainer step; the probe's targets every replicated job, so none of its pods can be scheduled.
  */
 export const dispatchPatch = (
   config: BackendConfig,
-  trainerStep: string,
+  targets: ReadonlyArray<string>,
   podLabels: StringMap,
   nodeSelector: StringMap | undefined
 ): KubeObject => ({
@@ -17,19 +18,17 @@ export const dispatchPatch = (
   trainingRuntimeSpec: {
     template: {
       spec: {
-        replicatedJobs: [
-          {
-            name: trainerStep,
-            template: {
-              spec: {
-                template: {
-                  metadata: { labels: { ...podLabels } },
-                  ...(nodeSelector === undefined ? {} : { spec: { nodeSelector: { ...nodeSelector } } })
-                }
+        replicatedJobs: targets.map((name) => ({
+          name,
+          template: {
+            spec: {
+              template: {
+                metadata: { labels: { ...podLabels } },
+                ...(nodeSelector === undefined ? {} : { spec: { nodeSelector: { ...nodeSelector } } })
               }
             }
           }
-        ]
+        }))
       }
     }
   }

@@ -50,7 +50,10 @@ const podNameReasons = (runtime: unknown, trainerStep: unknown, nodes: number): 
     const name = nameOf(job)
     if (name === undefined) continue
     const maxJobIndex = count(pathOf(job, ["replicas"])) - 1
-    const pods = job === trainerStep ? count(nodes) : Math.max(count(pathOf(job, ["template", "spec", "parallelism"])), count(pathOf(job, ["template", "spec", "completions"])))
+    const declared = Math.max(count(pathOf(job, ["template", "spec", "parallelism"])), count(pathOf(job, ["template", "spec", "completions"])))
+    // Trainer scales the step named node with numNodes; in MPI-style runtimes the labelled trainer step is
+    // the launcher beside it. Counting the nodes for both can only over-count, never miss a long name.
+    const pods = job === trainerStep || name === NODE ? Math.max(count(nodes), declared) : declared
     const length = MAX_TRAINJOB_NAME + name.length + digits(maxJobIndex) + digits(pods - 1) + POD_NAME_FIXED
     if (length > MAX_POD_NAME) {
       reasons.push(
@@ -67,12 +70,23 @@ export const mlPoliciesOf = (runtime: unknown): Array<(typeof ML_POLICIES)[numbe
   return ML_POLICIES.filter((name) => isRecord(policy) && Object.hasOwn(policy, name) && policy[name] !== undefined && policy[name] !== null)
 }
 
+/** The env prefixes Trainer's ML-policy plugins set themselves, and refuse from a job. */
+export const POLICY_ENV_PREFIXES: Readonly<Partial<Record<(typeof ML_POLICIES)[number], string>>> = { torch: "PET_", mpi: "OMPI_", xgboost: "DMLC_" }
+
 const mlPolicyReasons = (runtime: unknown, spec: JobSpec): Array<string> => {
   const set = mlPoliciesOf(runtime)
   const reasons: Array<string> = []
   if (set.length > 1) reasons.push(`mlPolicy sets ${set.length} policies (${set.join(", ")}); at most one is allowed`)
   if ((spec.procsPerNode ?? 0) > 0 && !set.includes("torch")) {
     reasons.push(`spec.procsPerNode is ${spec.procsPerNode}, which needs mlPolicy.torch; this runtime would ignore it`)
+  }
+  // Depends on the runtime, like ProcsPerNode: the same env is fine on a runtime of another policy.
+  for (const policy of set) {
+    const reserved = POLICY_ENV_PREFIXES[policy]
+    if (reserved === undefined) continue
+    for (const key of Object.keys(spec.env).sort()) {
+      if (key.startsWith(reserved)) reasons.push(`spec.env[${preview(key)}]: keys beginning ${reserved} are set by Trainer for mlPolicy.${policy} runtimes`)
+    }
   }
   return reasons
 }
@@ -97,14 +111,20 @@ export const runtimeRuleReasons = (runtime: unknown, spec: JobSpec): Array<strin
   return [...problems, ...podNameReasons(runtime, step, spec.nodes), ...mlPolicyReasons(runtime, spec), ...(step === undefined ? [] : reservedEnvReasons(step))]
 }
 
+/** Start step 2, before any read: a runtime outside the configured list is refused (ErrUnsupported)
+ * without being read, so Start never reads arbitrary cluster objects. */
+export const checkRuntimeListed = (config: BackendConfig, ref: RuntimeRef): Refusal | undefined =>
+  config.runtimes.some((allowed) => sameRuntime(allowed, ref))
+    ? undefined
+    : cappedRefusal("ErrUnsupported", [`runtime ${runtimeLabel(ref)}: not one of the configured runtimes`])
+
 /**
  * Start steps 2-3, pure part: a runtime outside the configured list or missing (undefined) is refused,
  * then the runtime rules; ErrUnsupported with every reason, or undefined when the runtime may be used.
  */
 export const checkRuntime = (config: BackendConfig, ref: RuntimeRef, runtime: unknown, spec: JobSpec): Refusal | undefined => {
   const name = `runtime ${runtimeLabel(ref)}`
-  const lookup: Array<string> = []
-  if (!config.runtimes.some((allowed) => sameRuntime(allowed, ref))) lookup.push(`${name}: not one of the configured runtimes`)
+  const lookup: Array<string> = [...(checkRuntimeListed(config, ref)?.reasons ?? [])]
   if (runtime === undefined) lookup.push(`${name}: does not exist`)
   if (lookup.length > 0) return cappedRefusal("ErrUnsupported", lookup)
   const reasons = runtimeRuleReasons(runtime, spec).map((reason) => `${name}: ${reason}`)

@@ -27,13 +27,15 @@ export const renderTrainer = (request: StartRequest, config: BackendConfig, name
   }
 }
 
-/** The TrainJob of a request that passed every check, on the runtime copy `name` whose trainer step is `trainerStep`. */
+/** The TrainJob of a request that passed every check, on the runtime copy `name` whose trainer step is
+ * `trainerStep` among the replicated jobs `steps`. */
 export const renderTrainJob = (
   request: StartRequest,
   config: BackendConfig,
   name: string,
   trainerStep: string,
-  torch: boolean
+  torch: boolean,
+  steps: ReadonlyArray<string> = [trainerStep]
 ): KubeObject => {
   const seconds = request.spec.timeLimit === undefined ? 0 : (ceilSeconds(request.spec.timeLimit) ?? 0)
   const probe = isProbe(imageOf(request.spec))
@@ -43,7 +45,9 @@ export const renderTrainJob = (
     trainer: renderTrainer(request, config, name, torch),
     ...(seconds > 0 ? { activeDeadlineSeconds: seconds } : {}),
     runtimePatches: [
-      dispatchPatch(config, trainerStep, identityLabels(request, config), probe ? { [probeSelectorKey(config)]: PROBE_SELECTOR_VALUE } : undefined)
+      probe
+        ? dispatchPatch(config, steps, identityLabels(request, config), { [probeSelectorKey(config)]: PROBE_SELECTOR_VALUE })
+        : dispatchPatch(config, [trainerStep], identityLabels(request, config), undefined)
     ]
   }
   return {

@@ -4,9 +4,9 @@ export { Config, Duration, ImageExtension, JobSpec, KueueConfig, RuntimeRef, Sta
 export { decodeStartRequest } from "./StartRequest.ts"
 export { ConfigDefaults, MAX_TIMEOUT_MS, decodeConfig, runtimeLabel, sameRuntime, type BackendConfig } from "./Config.ts"
 export { IMAGE_EXTENSION, RUNTIME_REF_EXTENSION, SHARED_CHECKPOINT_EXTENSION, runtimeRefOf } from "./Extensions.ts"
-export { checkRuntime, trainerStepOf } from "./RuntimeRules.ts"
+export { checkRuntime, checkRuntimeListed, trainerStepOf } from "./RuntimeRules.ts"
 export { renderStart, tableRefusal, type Manifests } from "./Render.ts"
-export { compareReadBack } from "./ReadBack.ts"
+export { compareReadBack, type ReadBackOptions } from "./ReadBack.ts"
 export { copyMatchesSource } from "./RuntimeCopy.ts"
 export { PROBE_IMAGE, PROBE_JOB_ID, PROBE_SELECTOR_VALUE, probeRequest } from "./Probe.ts"
 export {

@@ -40,4 +40,15 @@ describe("docs/names.md", () => {
     expect(names).toContain(`\`callBoundMs\` ${c.timeouts.callBoundMs}`)
     expect(PROLOGUE).toContain("exit 125")
   })
+
+  it("says dispatch adds no volumes, and the rendered objects bear it out", () => {
+    expect(names).toContain("dispatch adds no volumes")
+    for (const request of [exampleRequest, probeRequest(c)]) {
+      const r = renderStart(request, c, runtimeOf())
+      if (Result.isFailure(r)) throw new Error(JSON.stringify(r.failure))
+      // The source runtime has no volumes, so neither object may mention one.
+      expect(JSON.stringify(runtimeOf())).not.toMatch(/volume/i)
+      expect(JSON.stringify([r.success.trainJob, r.success.runtimeCopy])).not.toMatch(/volume/i)
+    }
+  })
 })

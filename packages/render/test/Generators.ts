@@ -6,8 +6,8 @@ import type { BackendConfig, StartRequest } from "../src/index.ts"
 /** A request field value with no NUL. */
 export const text = (maxLength = 40): fc.Arbitrary<string> => fc.string({ maxLength, unit: "binary" }).map((s) => s.replaceAll("\u0000", "?"))
 
-/** A C identifier outside the DISPATCH_ prefix. */
-export const envKey: fc.Arbitrary<string> = fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_]{0,20}$/).filter((k) => !k.startsWith("DISPATCH_"))
+/** A C identifier outside the DISPATCH_ prefix and the ML policies' reserved prefixes (PET_, OMPI_, DMLC_). */
+export const envKey: fc.Arbitrary<string> = fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_]{0,20}$/).filter((k) => !k.startsWith("DISPATCH_") && !/^(PET_|OMPI_|DMLC_)/.test(k))
 
 /** A valid JobSpec env of at most `max` entries. */
 export const envOf = (max: number): fc.Arbitrary<Record<string, string>> => fc.dictionary(envKey, text(), { maxKeys: max })

@@ -2,6 +2,7 @@ import { test } from "@fast-check/vitest"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { cloneJson, jsonEqual } from "../src/Json.ts"
+import { firstDifference, pathText } from "../src/JsonDifference.ts"
 
 const shuffleKeys = (u: unknown): unknown => {
   if (Array.isArray(u)) return u.map(shuffleKeys)
@@ -50,5 +51,35 @@ describe("Json", () => {
     const copy = cloneJson(v) as Record<string, unknown>
     expect(Object.keys(copy)).toEqual(["__proto__"])
     expect(Object.getPrototypeOf(copy)).toBe(Object.prototype)
+  })
+})
+
+describe("firstDifference", () => {
+  const at = (u: unknown, segments: ReadonlyArray<string | number>): unknown =>
+    segments.reduce<unknown>((v, s) => (typeof v === "object" && v !== null && Object.hasOwn(v, s) ? (v as Record<string | number, unknown>)[s] : undefined), u)
+  const isContainer = (u: unknown): boolean => typeof u === "object" && u !== null
+
+  test.prop([fc.jsonValue({ maxDepth: 3 }), fc.jsonValue({ maxDepth: 3 })])("is undefined exactly when the values are equal", (a, b) => {
+    expect(firstDifference(a, b) === undefined).toBe(jsonEqual(a, b))
+    expect(firstDifference(a, shuffleKeys(a))).toBeUndefined()
+  })
+
+  test.prop([fc.jsonValue({ maxDepth: 3 }), fc.jsonValue({ maxDepth: 3 })])(
+    "names a path where the values differ, at a leaf: not two objects, nor two arrays where one item is missing",
+    (a, b) => {
+      const d = firstDifference(a, b)
+      if (d === undefined) return
+      expect(d.left).toBe(at(a, d.segments))
+      expect(d.right).toBe(at(b, d.segments))
+      expect(jsonEqual(d.left, d.right)).toBe(false)
+      const sameKind = isContainer(d.left) && isContainer(d.right) && Array.isArray(d.left) === Array.isArray(d.right)
+      expect(sameKind).toBe(false)
+    }
+  )
+
+  it("writes the path as a field reference", () => {
+    const d = firstDifference({ env: [{ name: "A", value: "1" }], "odd key": 1 }, { env: [{ name: "A", value: "2" }], "odd key": 1 })
+    expect(d && pathText(d.segments)).toBe(".env[0].value")
+    expect(pathText(["odd key", 2])).toBe('["odd key"][2]')
   })
 })

@@ -7,7 +7,7 @@ import { configArb, exampleRequest, plainConfig, runtimeOf } from "./Generators.
 const patchOf = (trainJob: KubeObject): string => JSON.stringify((trainJob["spec"] as Record<string, unknown>)["runtimePatches"])
 
 describe("probeRequest", () => {
-  test.prop([configArb])("renders like any Start, with a node selector no node matches, on the trainer step only", (config) => {
+  test.prop([configArb])("renders like any Start, with a node selector no node matches (on the one step of a single-step runtime)", (config) => {
     const request = probeRequest(config)
     expect(request.spec).toMatchObject({ command: ["true"], nodes: 1, extensions: { "dispatch/Image": { ref: "dispatch.invalid/never:probe" }, "kubeflow/RuntimeRef": config.probeRuntime } })
     expect([request.submission, request.attempt]).toEqual([1, 1])
@@ -20,6 +20,22 @@ describe("probeRequest", () => {
       nodeSelector: { [`${config.labelDomain}/probe`]: "never" }
     })
   })
+  it("gives every replicated job the node selector, so no pod of the probe can be scheduled (a DeepSpeed-style runtime)", () => {
+    const runtime = runtimeOf()
+    const trainer = (((runtime["spec"] as any).template.spec.replicatedJobs as Array<any>)[0])
+    const worker = { ...structuredClone(trainer), name: "worker", template: { ...structuredClone(trainer.template), metadata: {} } }
+    ;(runtime["spec"] as any).template.spec.replicatedJobs = [worker, trainer]
+    const r = renderStart(probeRequest(plainConfig), plainConfig, runtime)
+    if (Result.isFailure(r)) throw new Error(JSON.stringify(r.failure))
+    const jobs = (JSON.parse(patchOf(r.success.trainJob)) as Array<any>)[0].trainingRuntimeSpec.template.spec.replicatedJobs as Array<any>
+    expect(jobs.map((j) => j.name).sort()).toEqual(["worker", trainer.name].sort())
+    for (const j of jobs) expect(j.template.spec.template.spec).toEqual({ nodeSelector: { [`${plainConfig.labelDomain}/probe`]: "never" } })
+    // An ordinary job's patch still targets the trainer step only.
+    const ordinary = renderStart(exampleRequest, plainConfig, runtime)
+    if (Result.isFailure(ordinary)) throw new Error(JSON.stringify(ordinary.failure))
+    expect((JSON.parse(patchOf(ordinary.success.trainJob)) as Array<any>)[0].trainingRuntimeSpec.template.spec.replicatedJobs.map((j: any) => j.name)).toEqual([trainer.name])
+  })
+
   it("adds no node selector to an ordinary job", () => {
     const r = renderStart(exampleRequest, plainConfig, runtimeOf())
     expect(Result.isSuccess(r) && patchOf(r.success.trainJob)).not.toContain("nodeSelector")

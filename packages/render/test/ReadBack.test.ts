@@ -48,10 +48,13 @@ const MUTATIONS: ReadonlyArray<readonly [string, (o: Obj, c: BackendConfig) => v
   ["spec.managedBy", (o) => { o["spec"]["managedBy"] = "kueue.x-k8s.io/multikueue" }]
 ]
 
+const pathOfSuspend = (object: unknown): unknown => ((object as { spec?: { suspend?: unknown } }).spec ?? {}).suspend
+
 describe("compareReadBack", () => {
   test.prop([requestArb(), configArb])("the rendered TrainJob against itself, or as a server returns it, has no difference", (request, config) => {
     const written = render(request, config)
-    expect(compareReadBack(written, written, config)).toEqual([])
+    // In Kueue mode dispatch never writes spec.suspend; only Kueue's webhook (in serverView) sets it.
+    expect(compareReadBack(written, written, config).map((d) => d.split(":")[0])).toEqual(config.mode === "kueue" ? ["spec.suspend"] : [])
     expect(compareReadBack(written, serverView(written, config), config)).toEqual([])
   })
 
@@ -64,16 +67,45 @@ describe("compareReadBack", () => {
     expect(differences.every((d) => d.startsWith(field))).toBe(true)
   })
 
-  it("checks spec.suspend in plain mode only", () => {
+  it("checks spec.suspend: as written in plain mode; in Kueue mode, as Kueue's webhook sets it on create", () => {
     const plain = render()
     const read = copy(plain)
     read["spec"]["suspend"] = false
     expect(compareReadBack(plain, read, plainConfig)).toEqual(["spec.suspend: wrote true, read false"])
     const kueueConfig: BackendConfig = { ...plainConfig, mode: "kueue", kueue: { queue: "q", admissionCheck: "a" } }
     const kueue = render(exampleRequest, kueueConfig)
+    expect(pathOfSuspend(kueue)).toBeUndefined()
+    const closed = copy(kueue)
+    closed["spec"]["suspend"] = true
+    expect(compareReadBack(kueue, closed, kueueConfig)).toEqual([])
+    const unmanaged = copy(kueue)
+    expect(compareReadBack(kueue, unmanaged, kueueConfig)).toEqual(["spec.suspend: Kueue's webhook sets true on create, read nothing: Kueue does not manage this TrainJob"])
+    // Once adopted, Kueue may have admitted it (suspend false) after Open.
     const admitted = copy(kueue)
     admitted["spec"]["suspend"] = false
-    expect(compareReadBack(kueue, admitted, kueueConfig)).toEqual([])
+    expect(compareReadBack(kueue, admitted, kueueConfig, { adopted: true })).toEqual([])
+  })
+
+  it("does not compare spec.suspend of a TrainJob a retry adopted: Open may have moved it", () => {
+    const plain = render()
+    const opened = copy(plain)
+    opened["spec"]["suspend"] = false
+    expect(compareReadBack(plain, opened, plainConfig, { adopted: true })).toEqual([])
+    opened["spec"]["trainer"]["image"] = "other:1"
+    expect(compareReadBack(plain, opened, plainConfig, { adopted: true }).map((d) => d.split(":")[0])).toEqual(["spec.trainer.image"])
+  })
+
+  it("names the first leaf that differs inside an object-valued field", () => {
+    const written = render()
+    const wrote = copy(written)
+    const read = copy(written)
+    read["spec"]["trainer"]["env"][1]["value"] = "changed"
+    read["spec"]["runtimeRef"]["name"] = "other"
+    read["spec"]["runtimePatches"][0]["trainingRuntimeSpec"]["template"]["spec"]["replicatedJobs"][0]["name"] = "x"
+    const differences = compareReadBack(written, read, plainConfig)
+    expect(differences).toContainEqual(`spec.trainer.env[1].value: wrote ${JSON.stringify(wrote["spec"]["trainer"]["env"][1]["value"])}, read "changed"`)
+    expect(differences).toContainEqual(`spec.runtimeRef.name: wrote "${wrote["spec"]["runtimeRef"]["name"]}", read "other"`)
+    expect(differences.some((d) => d.startsWith("spec.runtimePatches[manager=") && d.includes(".trainingRuntimeSpec.template.spec.replicatedJobs[0].name: wrote"))).toBe(true)
   })
 
   it("treats an empty env value dropped by the server as the same", () => {

@@ -66,6 +66,15 @@ describe("renderStart", () => {
     else expect((trainer(ok(r))["command"] as Array<string>).length).toBe(128)
   })
 
+  test.prop([fc.string({ maxLength: 12 }).filter((s) => !s.includes("\u0000")), fc.array(fc.constantFrom("x", "-y"), { maxLength: 3 })])(
+    "refuses a command whose program begins with '-' (a shell's exec may take it for an option), naming spec.command[0]; later items may",
+    (rest, args) => {
+      const r = renderStart(withSpec(exampleRequest, { command: [`-${rest}`, ...args] }), plainConfig, runtimeOf())
+      expect(refused(r)).toEqual({ error: "ErrInvalid", reasons: [expect.stringMatching(/^spec\.command\[0\]: begins with '-'/)] })
+      expect(Result.isSuccess(renderStart(withSpec(exampleRequest, { command: ["python", ...args] }), plainConfig, runtimeOf()))).toBe(true)
+    }
+  )
+
   it.each([
     [121, false, true],
     [122, false, true],

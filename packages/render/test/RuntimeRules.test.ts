@@ -1,7 +1,7 @@
 import { test } from "@fast-check/vitest"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { checkRuntime } from "../src/index.ts"
+import { checkRuntime, checkRuntimeListed } from "../src/index.ts"
 import { exampleRequest, plainConfig, RUNTIME, runtimeOf } from "./Generators.ts"
 
 const spec = exampleRequest.spec
@@ -47,6 +47,33 @@ describe("checkRuntime", () => {
     expect(check(withJobs(job("node", { container: "main" })))?.reasons).toEqual([`${prefix}: trainer step "node" has no container named node`])
   })
 
+  it("counts the job's nodes for the step named node too (Trainer scales it, e.g. MPI's workers beside a launcher)", () => {
+    // A DeepSpeed-style runtime: the launcher is the labelled trainer step, the workers are `node`.
+    const runtime = withJobs(job("node", { replicas: 100_000, container: "node" }), job("launcher", { label: "trainer", container: "node" }))
+    expect(check(runtime, { ...spec, nodes: 1 })).toBeUndefined()
+    // 37 + 4 ("node") + 5 (job index 99999) + 9 (pod index 999999999) + 9 > 63.
+    const reasons = check(runtime, { ...spec, nodes: 1_000_000_000 })?.reasons ?? []
+    expect(reasons.some((r) => r.startsWith(`${prefix}: replicated job "node"`))).toBe(true)
+  })
+
+  test.prop([fc.constantFrom(["torch", "PET_"], ["mpi", "OMPI_"], ["xgboost", "DMLC_"]), fc.stringMatching(/^[A-Z0-9_]{1,8}$/)])(
+    "refuses env keys with the prefix the runtime's ML policy reserves (ErrUnsupported), and only for that policy",
+    ([policy, reserved], suffix) => {
+      const withPolicy = (name: string) => {
+        const runtime = runtimeOf()
+        ;(runtime["spec"] as Job)["mlPolicy"] = { numNodes: 1, [name]: {} }
+        return runtime
+      }
+      const key = `${reserved}${suffix}`
+      const env = { ...spec.env, [key]: "1" }
+      expect(check(withPolicy(policy), { ...spec, env })).toEqual({
+        error: "ErrUnsupported",
+        reasons: [`${prefix}: spec.env[${JSON.stringify(key)}]: keys beginning ${reserved} are set by Trainer for mlPolicy.${policy} runtimes`]
+      })
+      expect(check(withPolicy("jax"), { ...spec, env })).toBeUndefined()
+    }
+  )
+
   // 37 (name) + 9 (separators and suffix) + job name + digits(job index) + digits(pod index) <= 63.
   test.prop([fc.integer({ min: 1, max: 20 }), fc.integer({ min: 1, max: 200_000 }), fc.integer({ min: 1, max: 120 })])(
     "refuses exactly the replicated jobs whose pod names would pass 63 characters",
@@ -90,4 +117,24 @@ describe("checkRuntime", () => {
     ;(r["spec"] as Job)["template"] = { spec: { replicatedJobs: [value, job("node", { label: "trainer" })] } }
     expect(() => check(r)).not.toThrow()
   })
+})
+
+describe("checkRuntimeListed", () => {
+  const refArb = fc.oneof(
+    fc.constantFrom(...plainConfig.runtimes),
+    fc.record({ kind: fc.constantFrom("TrainingRuntime" as const, "ClusterTrainingRuntime" as const), name: fc.stringMatching(/^[a-z][a-z0-9-]{0,12}$/) })
+  )
+  const runtimeArb = fc.boolean().map((torch) => runtimeOf({ torch }))
+
+  test.prop([refArb, fc.option(runtimeArb, { nil: undefined })])(
+    "refuses exactly the runtimes outside the list, and checkRuntime refuses them with the same reason",
+    (ref, runtime) => {
+      const listed = plainConfig.runtimes.some((r) => r.kind === ref.kind && r.name === ref.name)
+      const refused = checkRuntimeListed(plainConfig, ref)
+      expect(refused === undefined).toBe(listed)
+      if (refused === undefined) return
+      expect(refused.error).toBe("ErrUnsupported")
+      expect(checkRuntime(plainConfig, ref, runtime, spec)?.reasons).toEqual(expect.arrayContaining([...refused.reasons]))
+    }
+  )
 })

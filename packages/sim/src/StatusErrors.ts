@@ -52,17 +52,11 @@ export const invalid = (resource: Resource, name: string, errors: ReadonlyArray<
   )
 }
 
-/** 422: an admission webhook denied the request. */
-export const webhookDenied = (resource: Resource, name: string, webhook: string, reasons: ReadonlyArray<string>): ApiResponse =>
-  answer(
-    422,
-    statusBody(422, "Invalid", `admission webhook "${webhook}" denied the request: ${reasons.join("; ")}`, {
-      name,
-      ...groupDetail(resource),
-      kind: resource.kind,
-      causes: reasons.map((message) => ({ reason: "FieldValueInvalid", message }))
-    })
-  )
+/** 403: an admission webhook denied the request. controller-runtime answers a webhook's refusal with
+ * Forbidden, and the API server names the webhook in the message and sends no details: the resource and
+ * name are not part of the answer. */
+export const webhookDenied = (_resource: Resource, _name: string, webhook: string, reasons: ReadonlyArray<string>): ApiResponse =>
+  answer(403, statusBody(403, "Forbidden", `admission webhook "${webhook}" denied the request: ${reasons.join("; ")}`))
 
 /** 422 without a kind: a JSON patch that could not be applied. */
 export const patchNotApplicable = (message: string): ApiResponse =>

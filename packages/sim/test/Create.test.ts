@@ -123,8 +123,10 @@ describe("create", () => {
     const sim = bareSimulator()
     sim.addAdmission({ name: "deny.example.org", resource: "trainjobs", admit: (_op, object) => (meta(object)["name"] === "no" ? { denied: ["spec.runtimeRef: runtime not found", "second reason"] } : { object: { ...object, spec: { ...(object["spec"] as object), activeDeadlineSeconds: 0 } } }) })
     const denied = call(sim, { verb: "create", ...at("trainjobs"), body: trainJob("no") })
-    expect(denied.code).toBe(422)
-    expect(status(denied)["message"]).toBe('admission webhook "deny.example.org" denied the request: spec.runtimeRef: runtime not found; second reason')
+    // As controller-runtime's webhooks deny: 403 Forbidden, the webhook named in the message, no details.
+    expect(denied.code).toBe(403)
+    expect(status(denied)).toMatchObject({ code: 403, reason: "Forbidden", message: 'admission webhook "deny.example.org" denied the request: spec.runtimeRef: runtime not found; second reason' })
+    expect(status(denied)["details"]).toBeUndefined()
     const broken = call(sim, { verb: "create", ...at("trainjobs"), body: trainJob("yes") })
     expect(broken.code).toBe(422)
     expect(status(broken)["details"]).toMatchObject({ causes: [{ field: "spec.activeDeadlineSeconds" }] })

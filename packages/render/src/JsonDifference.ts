@@ -1,0 +1,57 @@
+import { isRecord } from "./Json.ts"
+
+// Start step 8's reasons name the first leaf that differs (`spec.trainer.env[3].value`), not the whole
+// field, so a reader sees what changed without diffing two objects by hand.
+
+/** Where two JSON values first differ, in document order, and the values there. */
+export interface JsonDifference {
+  /** The path from the root: object keys and array indexes. */
+  readonly segments: ReadonlyArray<string | number>
+  /** The value on the left at that path (undefined when the left has nothing there). */
+  readonly left: unknown
+  /** The value on the right at that path (undefined when the right has nothing there). */
+  readonly right: unknown
+}
+
+const plainKey = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/
+
+/** A path as a field reference: `.key` for plain keys, `["odd key"]` for others, `[i]` for indexes. */
+export const pathText = (segments: ReadonlyArray<string | number>): string =>
+  segments
+    .map((s) => (typeof s === "number" ? `[${s}]` : plainKey.test(s) ? `.${s}` : `[${JSON.stringify(s.length > 64 ? `${s.slice(0, 64)}...` : s)}]`))
+    .join("")
+
+/** The first place, in document order, where two JSON values differ (key order does not matter); undefined
+ * when they are equal. A node reached twice (input that is not a tree) counts as a difference there. */
+export const firstDifference = (left: unknown, right: unknown): JsonDifference | undefined => {
+  const seen = new Set<object>()
+  const stack: Array<{ readonly segments: ReadonlyArray<string | number>; readonly left: unknown; readonly right: unknown }> = [{ segments: [], left, right }]
+  while (stack.length > 0) {
+    const node = stack.pop()!
+    const { left: x, right: y, segments } = node
+    if (x === y) continue
+    const bothArrays = Array.isArray(x) && Array.isArray(y)
+    const bothRecords = isRecord(x) && isRecord(y)
+    if (!bothArrays && !bothRecords) return node
+    if (seen.has(x as object)) return node
+    seen.add(x as object)
+    const children: Array<{ segments: ReadonlyArray<string | number>; left: unknown; right: unknown }> = []
+    if (bothArrays) {
+      const xs = x as ReadonlyArray<unknown>
+      const ys = y as ReadonlyArray<unknown>
+      // Past the shorter array's end, only the first missing item is a difference worth naming.
+      const upTo = Math.min(Math.max(xs.length, ys.length), Math.min(xs.length, ys.length) + 1)
+      for (let i = 0; i < upTo; i++) children.push({ segments: [...segments, i], left: xs[i], right: ys[i] })
+    } else {
+      const xr = x as Readonly<Record<string, unknown>>
+      const yr = y as Readonly<Record<string, unknown>>
+      const keys = [...Object.keys(xr), ...Object.keys(yr).filter((k) => !Object.hasOwn(xr, k)).sort()]
+      for (const key of keys) {
+        children.push({ segments: [...segments, key], left: Object.hasOwn(xr, key) ? xr[key] : undefined, right: Object.hasOwn(yr, key) ? yr[key] : undefined })
+      }
+    }
+    // Reversed, so the first child is examined first.
+    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!)
+  }
+  return undefined
+}
