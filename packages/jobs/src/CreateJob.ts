@@ -49,24 +49,26 @@ export interface AcceptedJob {
 
 const nameList = (items: ReadonlyArray<{ readonly name: string }>) => items.map((item) => item.name)
 
-// Missing values are filled from defaults first; only then is every value coerced, defaults included.
+// Upstream's three passes, each reported whole before the next: unknown names, then values still
+// missing once defaults are filled in, then values (defaults included) that do not coerce.
 const checkValues = (version: EntrypointVersion, given: Readonly<Record<string, string>>) => {
-  const problems: Array<ValueProblem> = Object.keys(given)
+  const unknown: Array<ValueProblem> = Object.keys(given)
     .filter((name) => !version.parameters.some((p) => p.name === name))
     .map((parameter) => new UnknownValue({ parameter, known: nameList(version.parameters) }))
-  const values: Array<[string, ParameterValue]> = []
-  for (const parameter of version.parameters) {
+  const filled = version.parameters.map((parameter) => {
     const fromDefault = !Object.hasOwn(given, parameter.name)
-    const raw = fromDefault ? parameter.defaultValue : given[parameter.name]
-    if (raw === undefined) {
-      problems.push(new MissingValue({ parameter: parameter.name }))
-      continue
-    }
+    return { parameter, fromDefault, raw: fromDefault ? parameter.defaultValue : given[parameter.name] }
+  })
+  const missing: Array<ValueProblem> = filled.flatMap(({ parameter, raw }) => (raw === undefined ? [new MissingValue({ parameter: parameter.name })] : []))
+  const uncoercible: Array<ValueProblem> = []
+  const values: Array<[string, ParameterValue]> = []
+  for (const { parameter, fromDefault, raw } of filled) {
+    if (raw === undefined) continue
     const coerced = coerceValue(parameter.type, raw)
     if (Result.isSuccess(coerced)) values.push([parameter.name, coerced.success])
-    else problems.push(new UncoercibleValue({ parameter: parameter.name, type: parameter.type, value: raw, fromDefault, reason: coerced.failure }))
+    else uncoercible.push(new UncoercibleValue({ parameter: parameter.name, type: parameter.type, value: raw, fromDefault, reason: coerced.failure }))
   }
-  return { problems, values: Object.fromEntries(values) }
+  return { problems: [...unknown, ...missing, ...uncoercible], values: Object.fromEntries(values) }
 }
 
 const checkArtifactValues = (version: EntrypointVersion, given: Readonly<Record<string, ArtifactRef>>, catalog: Catalog) => {

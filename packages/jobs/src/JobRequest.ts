@@ -32,14 +32,19 @@ export class MalformedRequest extends Schema.TaggedError<MalformedRequest>()("Ma
   }
 }
 
-const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
+const formatter = SchemaIssue.makeFormatterStandardSchemaV1({
+  leafHook: (issue) => (issue._tag === "UnexpectedKey" ? "unknown field" : SchemaIssue.defaultLeafHook(issue))
+})
 
 const pathText = (path: ReadonlyArray<unknown>): string =>
   path.map((p) => (typeof p === "object" && p !== null && "key" in p ? String(p.key) : String(p))).join(".")
 
-/** Decodes a request body, naming every malformed field at once. */
+/** How a request body is decoded: every problem at once, and a field the request does not define is one of them. */
+export const jobRequestParseOptions = { errors: "all", onExcessProperty: "error" } as const
+
+/** Decodes a request body, naming every malformed or unknown field at once. */
 export const decodeJobRequest = (body: unknown): Result.Result<JobRequest, Refused<MalformedRequest>> => {
-  const decoded = Schema.decodeUnknownResult(JobRequest)(body, { errors: "all" })
+  const decoded = Schema.decodeUnknownResult(JobRequest)(body, jobRequestParseOptions)
   if (Result.isSuccess(decoded)) return Result.succeed(decoded.success)
   const problems = formatter(decoded.failure.issue).issues.map(
     (issue) => new MalformedRequest({ path: pathText(issue.path ?? []), detail: issue.message })

@@ -8,16 +8,24 @@ export interface SwapSelection {
   readonly alias: string
 }
 
+// One struct for both spellings of a list item, not a union of two: decoding with excess properties
+// refused, a union would report each spelling's keys as excess in the other member, so one unknown key
+// would come back as several problems.
+const SwapListItem = Schema.Struct({
+  swap_name: Schema.optionalKey(Schema.String),
+  task_alias: Schema.optionalKey(Schema.String),
+  swapName: Schema.optionalKey(Schema.String),
+  taskAlias: Schema.optionalKey(Schema.String)
+}).check(
+  Schema.makeFilter((item) => {
+    const snake = item.swap_name !== undefined && item.task_alias !== undefined && item.swapName === undefined && item.taskAlias === undefined
+    const camel = item.swapName !== undefined && item.taskAlias !== undefined && item.swap_name === undefined && item.task_alias === undefined
+    return snake || camel ? undefined : "expected either {swap_name, task_alias} or {swapName, taskAlias}"
+  })
+)
+
 /** The swaps field as clients send it: the Python client's dictionary, or the REST list (snake or camel case). */
-export const SwapsInput = Schema.Union([
-  Schema.Record(Schema.String, Schema.String),
-  Schema.Array(
-    Schema.Union([
-      Schema.Struct({ swap_name: Schema.String, task_alias: Schema.String }),
-      Schema.Struct({ swapName: Schema.String, taskAlias: Schema.String })
-    ])
-  )
-])
+export const SwapsInput = Schema.Union([Schema.Record(Schema.String, Schema.String), Schema.Array(SwapListItem)])
 /** The swaps field as clients send it. */
 export type SwapsInput = typeof SwapsInput.Type
 
@@ -25,7 +33,7 @@ export type SwapsInput = typeof SwapsInput.Type
 export const swapSelections = (input: SwapsInput | null | undefined): ReadonlyArray<SwapSelection> => {
   if (input === null || input === undefined) return []
   if (!Array.isArray(input)) return Object.entries(input).map(([swap, alias]) => ({ swap, alias }))
-  return input.map((item) => ("swap_name" in item ? { swap: item.swap_name, alias: item.task_alias } : { swap: item.swapName, alias: item.taskAlias }))
+  return input.map((item) => ({ swap: item.swap_name ?? item.swapName ?? "", alias: item.task_alias ?? item.taskAlias ?? "" }))
 }
 
 /** The swaps a job chose, and its graph rendered with them. */

@@ -1,5 +1,6 @@
 import { test } from "@fast-check/vitest"
 import fc from "fast-check"
+import { Result } from "effect"
 import { describe, expect, it } from "vitest"
 import { createJobRequest, errorBody, httpStatus, validateJobRequest, type JobRequest } from "../src/index.ts"
 import { catalog, failureOf, successOf, tagsOf, validRequest } from "./Fixtures.ts"
@@ -69,6 +70,23 @@ const faultSlots: ReadonlyArray<fc.Arbitrary<Fault>> = [
 
 const sortedTags = (tags: ReadonlyArray<string>) => [...tags].sort()
 
+// Upstream's order of checks; problems found by one check share its rank.
+const checkOrder: ReadonlyArray<ReadonlyArray<string>> = [
+  ["ExperimentNotFound"],
+  ["EntrypointNotFound", "EntrypointNotInExperiment"],
+  ["QueueNotFound", "QueueNotAllowed"],
+  ["SnapshotNotFound"],
+  ["NoImage"],
+  ["UnknownValue"],
+  ["MissingValue"],
+  ["UncoercibleValue"],
+  ["UnknownArtifactValue"],
+  ["MissingArtifactValue", "ArtifactNotFound", "ArtifactTypeMismatch"],
+  ["MissingSwap", "DuplicateSwap", "UnknownSwap", "UnknownTaskAlias"],
+  ["InvalidTimeout"]
+]
+const rankOf = (tag: string) => checkOrder.findIndex((tags) => tags.includes(tag))
+
 describe("validateJobRequest", () => {
   test.prop([fc.tuple(...faultSlots)])("reports exactly k problems for k injected faults, every one named", (faults) => {
     const m = fresh()
@@ -77,6 +95,27 @@ describe("validateJobRequest", () => {
     const result = validateJobRequest(m.experiment, m.request, catalog)
     if (expected.length === 0) successOf(result)
     else expect(sortedTags(tagsOf(failureOf(result)))).toEqual(sortedTags(expected))
+  })
+
+  test.prop([fc.tuple(...faultSlots)])("reports the problems in upstream's order of checks: unknown, then missing, then uncoercible values", (faults) => {
+    const m = fresh()
+    for (const f of faults) f.apply(m)
+    const result = validateJobRequest(m.experiment, m.request, catalog)
+    if (Result.isSuccess(result)) return
+    const ranks = tagsOf(result.failure).map(rankOf)
+    expect(ranks.every((rank) => rank >= 0)).toBe(true)
+    expect(ranks).toEqual([...ranks].sort((a, b) => a - b))
+  })
+
+  it("reports every missing value before any value that does not coerce, whatever the parameters' order", () => {
+    // epochs comes before note among the parameters; upstream still reports the missing note first.
+    const { note: _note, ...values } = { ...validRequest.values, epochs: "five", note: "" }
+    const refusal = failureOf(validateJobRequest(1, { ...validRequest, values: { ...values, bogus: "1" } }, catalog))
+    expect(refusal.problems.map((p) => [p._tag, p.message])).toEqual([
+      ["UnknownValue", '"bogus" is not a parameter of the entrypoint; parameters: data_dir, epochs, lr, shuffle, layers, options, seed, note'],
+      ["MissingValue", 'parameter "note" has no default and needs a value'],
+      ["UncoercibleValue", 'value "five" of parameter "epochs" is not a integer: it is not a whole number']
+    ])
   })
 
   it("accepts a valid request: defaults filled, values coerced, latest snapshot, swaps as a dictionary", () => {
@@ -163,6 +202,38 @@ describe("createJobRequest", () => {
     const refusal = failureOf(createJobRequest(1, { entrypoint: "10", queue: 1.5, values: { a: 1 }, swaps: 3 }, catalog))
     expect(refusal.problems.every((p) => p._tag === "MalformedRequest" && p.status === 400)).toBe(true)
     expect(refusal.problems.map((p) => (p._tag === "MalformedRequest" ? p.path : "")).sort()).toEqual(["entrypoint", "queue", "swaps", "values.a"])
+  })
+
+  it.each([
+    ["a snake_case spelling of a known field", { ...validRequest, entrypoint_snapshot: 2 }, [["entrypoint_snapshot", "request body field entrypoint_snapshot: unknown field"]]],
+    [
+      "every unknown top-level field",
+      { ...validRequest, bogus: 1, priority: "high" },
+      [
+        ["bogus", "request body field bogus: unknown field"],
+        ["priority", "request body field priority: unknown field"]
+      ]
+    ],
+    [
+      "an unknown field of an artifact value",
+      { ...validRequest, artifactValues: { ...validRequest.artifactValues, weights: { id: 500, snapshotId: 1, version: 3 } } },
+      [["artifactValues.weights.version", "request body field artifactValues.weights.version: unknown field"]]
+    ],
+    [
+      "an unknown field of a swap in the list form, once",
+      { ...validRequest, swaps: [{ swap_name: "training_method", task_alias: "method_a", note: "x" }, { swapName: "optimizer", taskAlias: "adam" }] },
+      [["swaps.0.note", "request body field swaps.0.note: unknown field"]]
+    ],
+    [
+      "a swap that mixes the two spellings",
+      { ...validRequest, swaps: [{ swap_name: "training_method", taskAlias: "method_a" }, { swapName: "optimizer", taskAlias: "adam" }] },
+      [["swaps.0", "request body field swaps.0: expected either {swap_name, task_alias} or {swapName, taskAlias}"]]
+    ],
+    ["unknown fields beside wrong types", { entrypoint: "10", queue: 100, entrypoint_snapshot: 2 }, [["entrypoint", "request body field entrypoint: Expected number"], ["entrypoint_snapshot", "request body field entrypoint_snapshot: unknown field"]]]
+  ] as const)("refuses %s with one MalformedRequest each", (_what, body, expected) => {
+    const refusal = failureOf(createJobRequest(1, body, catalog))
+    expect(refusal.problems.map((p) => [p._tag, p.status])).toEqual(expected.map(() => ["MalformedRequest", 400]))
+    expect(refusal.problems.map((p) => [p._tag === "MalformedRequest" ? p.path : "", p.message]).sort()).toEqual([...expected].map((e) => [...e]).sort())
   })
 
   it("refuses a body that is not an object", () => {

@@ -43,6 +43,9 @@ export type PatchType = "json" | "merge" | "strategic" | "apply"
 /** Delete propagation, as in DeleteOptions. */
 export type PropagationPolicy = "Background" | "Foreground" | "Orphan"
 
+/** How a write treats fields the schema does not define (the fieldValidation query parameter). */
+export type FieldValidation = "Ignore" | "Warn" | "Strict"
+
 /** One decoded REST call. */
 export interface ApiRequest {
   readonly verb: Verb
@@ -61,6 +64,8 @@ export interface ApiRequest {
   readonly continue?: string
   readonly resourceVersion?: string
   readonly propagationPolicy?: PropagationPolicy
+  /** For create, update and patch: Strict refuses unknown fields, Warn (the default) and Ignore drop them. */
+  readonly fieldValidation?: FieldValidation
   /** Bearer token presented, when the simulator has auth on. */
   readonly token?: string
 }

@@ -1,14 +1,16 @@
-// The create verb: decode checks, the target namespace, generateName, server-set metadata, defaults,
+// The create verb: decode checks (unknown fields pruned or refused), the target namespace, generateName, server-set metadata, defaults,
 // validation, admission, then AlreadyExists or the stored object (or nothing stored, on dryRun).
-import type { ApiResponse, KubeObject, Resource } from "./Api.ts"
+import type { ApiResponse, FieldValidation, KubeObject, Resource } from "./Api.ts"
 import { statusBody } from "./Api.ts"
 import { admit } from "./AdmissionChain.ts"
 import { applyDefaults } from "./Defaults.ts"
+import { decodeFields, withWarnings } from "./FieldValidation.ts"
 import { isJsonObject, jsonClone } from "./JsonValue.ts"
 import { groupOf, resourceByPlural, versionOf } from "./ResourceTable.ts"
 import { isDeleting, metadataOf, present, type ServerContext, timestamp } from "./ServerContext.ts"
 import { alreadyExists, badRequest, forbidden, invalid, notFound } from "./StatusErrors.ts"
 import { requiredValue } from "./FieldErrors.ts"
+import { tooLargeToStore } from "./StoredSize.ts"
 import { validate } from "./Validation.ts"
 
 /** The alphabet and length Kubernetes uses for generated name suffixes. */
@@ -21,6 +23,7 @@ export interface CreateOptions {
   readonly namespace: string | undefined
   readonly version: string
   readonly dryRun: boolean
+  readonly fieldValidation?: FieldValidation | undefined
 }
 
 // Fields the server owns: whatever the client sent is dropped.
@@ -75,6 +78,13 @@ export const create = (context: ServerContext, resource: Resource, sentBody: unk
   const body = jsonClone(sentBody)
   const typeProblem = checkTypeMeta(resource, body)
   if (typeProblem !== undefined || !isJsonObject(body)) return typeProblem ?? badRequest("invalid body")
+  const decoded = decodeFields(resource, options.version, body, options.fieldValidation)
+  if ("refused" in decoded) return decoded.refused
+  return withWarnings(createDecoded(context, resource, decoded.object, options), decoded.warnings)
+}
+
+// The create once the body is decoded: unknown fields are gone.
+const createDecoded = (context: ServerContext, resource: Resource, body: KubeObject, options: CreateOptions): ApiResponse => {
   const sent = metadataOf(body)
   if (typeof sent["resourceVersion"] === "string" && sent["resourceVersion"] !== "") {
     return { code: 500, body: statusBody(500, "InternalError", "resourceVersion should not be set on objects to be created") }
@@ -110,7 +120,12 @@ export const create = (context: ServerContext, resource: Resource, sentBody: unk
   if (errors.length > 0) return invalid(resource, name, errors)
   const admitted = admit(context, resource, "create", candidate, undefined, name)
   if ("refused" in admitted) return admitted.refused
+  if (options.dryRun) {
+    return context.store.get(resource.plural, namespace, name) !== undefined ? alreadyExists(resource, name) : { code: 201, body: present(resource, admitted.object, options.version) }
+  }
+  // etcd refuses an oversized request before its transaction can find the key taken.
+  const tooLarge = tooLargeToStore(admitted.object)
+  if (tooLarge !== undefined) return tooLarge
   if (context.store.get(resource.plural, namespace, name) !== undefined) return alreadyExists(resource, name)
-  if (options.dryRun) return { code: 201, body: present(resource, admitted.object, options.version) }
   return { code: 201, body: present(resource, context.store.write(resource.plural, admitted.object), options.version) }
 }

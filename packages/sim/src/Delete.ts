@@ -5,6 +5,7 @@ import type { ApiResponse, KubeObject, PropagationPolicy, Resource } from "./Api
 import { isJsonObject } from "./JsonValue.ts"
 import { finalizersOf, identityOf, isDeleting, metadataOf, present, type ServerContext, timestamp } from "./ServerContext.ts"
 import { badRequest, conflict, forbidden, notFound } from "./StatusErrors.ts"
+import { tooLargeToStore } from "./StoredSize.ts"
 
 /** The finalizer the garbage collector holds while a Foreground delete waits for dependents. */
 export const foregroundFinalizer = "foregroundDeletion"
@@ -92,5 +93,6 @@ export const deleteObject = (
   const next = marked(context, stored, finalizers)
   if (options.dryRun) return { code: 200, body: present(resource, next, options.version) }
   const unchanged = isDeleting(stored) && finalizers.length === existing.length
-  return { code: 200, body: present(resource, unchanged ? stored : context.store.write(resource.plural, next), options.version) }
+  if (unchanged) return { code: 200, body: present(resource, stored, options.version) }
+  return tooLargeToStore(next) ?? { code: 200, body: present(resource, context.store.write(resource.plural, next), options.version) }
 }

@@ -2,7 +2,7 @@
 // Strategic merge patch is refused with 415 for custom resources as the real server does (a Namespace,
 // a built-in, takes it and is merged like a merge patch: it has no lists a strategy would key);
 // server-side apply is not implemented and is refused with 415 too.
-import type { ApiResponse, PatchType, Resource } from "./Api.ts"
+import type { ApiResponse, FieldValidation, PatchType, Resource } from "./Api.ts"
 import { isJsonObject, jsonClone } from "./JsonValue.ts"
 import { jsonPatch } from "./JsonPatch.ts"
 import { mergePatch } from "./MergePatch.ts"
@@ -16,6 +16,7 @@ export interface PatchOptions {
   readonly dryRun: boolean
   readonly subresource?: "status" | undefined
   readonly patchType: PatchType
+  readonly fieldValidation?: FieldValidation | undefined
 }
 
 const patched = (resource: Resource, current: unknown, patch: unknown, patchType: PatchType): { value: unknown } | { refused: ApiResponse } => {
@@ -54,6 +55,7 @@ export const patch = (
     version: options.version,
     dryRun: options.dryRun,
     subresource: options.subresource,
-    requireResourceVersion: false
+    requireResourceVersion: false,
+    fieldValidation: options.fieldValidation
   })
 }

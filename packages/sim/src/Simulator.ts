@@ -103,7 +103,11 @@ export class Simulator implements ControllerHost {
     return this.withFault(this.faultPlan.decide({ verb: request.verb, resource: resource.plural, name }), () => serveVerb(this.context, resource, request))
   }
 
-  /** Opens a watch; events arrive through `onEvent` (after this returns) until `stop()`. */
+  /**
+   * Opens a watch; events arrive through `onEvent` (after this returns) until `stop()`. A watch that
+   * cannot resume from its resourceVersion is answered 200 and gets one ERROR event (Status 410
+   * Expired), after which it sends nothing more.
+   */
   watch(request: ApiRequest, onEvent: (event: WatchEvent) => void): { readonly outcome: Outcome; stop(): void } {
     const none = { stop: () => {} }
     const resource = this.resolve(request)
@@ -121,12 +125,19 @@ export class Simulator implements ControllerHost {
     if ("after" in start && !(Number.isInteger(start.after) && start.after >= 0)) {
       return { outcome: { kind: "answered", response: badRequest(`invalid resource version: ${String(rv)}`) }, ...none }
     }
+    const response: ApiResponse = { code: 200, body: null }
+    const outcome: Outcome = action?.type === "delay" ? { kind: "answered", response, delayMs: action.ms } : { kind: "answered", response }
     const watch = openWatch(this.context, resource, selection, request.version, start, onEvent)
     if (watch === undefined) {
-      return { outcome: { kind: "answered", response: expired(`too old resource version: ${rv} (${this.store.currentRevision()})`) }, ...none }
+      // The real server accepts the watch and then ends it with one ERROR event carrying 410 Expired.
+      let stopped = false
+      const status = expired(`too old resource version: ${String(rv)} (${this.store.currentRevision()})`).body
+      queueMicrotask(() => {
+        if (!stopped) onEvent({ type: "ERROR", object: status })
+      })
+      return { outcome, stop: () => void (stopped = true) }
     }
-    const response: ApiResponse = { code: 200, body: null }
-    return { outcome: action?.type === "delay" ? { kind: "answered", response, delayMs: action.ms } : { kind: "answered", response }, stop: () => watch.stop() }
+    return { outcome, stop: () => watch.stop() }
   }
 
   /** The sim clock, ms since epoch. */

@@ -54,7 +54,8 @@ const checkTrainer = (trainer: unknown): ReadonlyArray<FieldError> => {
     ...checkStringItems("spec.trainer.args", trainer["args"]),
     ...checkKeyedList("spec.trainer.env", trainer["env"], "name", 128),
     ...checkInteger("spec.trainer.numNodes", trainer["numNodes"], 0),
-    ...(trainer["numProcPerNode"] !== undefined && !(typeof trainer["numProcPerNode"] === "number" && trainer["numProcPerNode"] >= 1)
+    // A value that is not an integer at all is the type check's to report.
+    ...(typeof trainer["numProcPerNode"] === "number" && trainer["numProcPerNode"] < 1
       ? [invalidValue("spec.trainer.numProcPerNode", trainer["numProcPerNode"], "numProcPerNode must be greater than or equal to 1")]
       : [])
   ]

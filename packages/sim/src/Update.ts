@@ -2,14 +2,16 @@
 // resourceVersion, the main endpoint ignoring status and /status ignoring the rest, server-owned
 // metadata kept, generation rising on changes outside metadata and status, finalizer rules while
 // deleting, validation and admission, and removal once the last finalizer of a deleting object goes.
-import type { ApiResponse, KubeObject, Resource } from "./Api.ts"
+import type { ApiResponse, FieldValidation, KubeObject, Resource } from "./Api.ts"
 import { admit } from "./AdmissionChain.ts"
 import { applyDefaults } from "./Defaults.ts"
+import { decodeFields, withWarnings } from "./FieldValidation.ts"
 import { type FieldError, forbidden as forbiddenField } from "./FieldErrors.ts"
 import { isJsonObject, jsonClone, jsonEqual } from "./JsonValue.ts"
 import { finalizersOf, identityOf, isDeleting, metadataOf, present, type ServerContext } from "./ServerContext.ts"
 import { badRequest, conflict, invalid, notFound, staleObject } from "./StatusErrors.ts"
 import { checkTypeMeta } from "./Create.ts"
+import { tooLargeToStore } from "./StoredSize.ts"
 import { validate } from "./Validation.ts"
 
 /** How an update is asked for. */
@@ -19,6 +21,7 @@ export interface UpdateOptions {
   readonly subresource?: "status" | undefined
   /** PUT demands metadata.resourceVersion; a patch checks it only when the patched object carries one. */
   readonly requireResourceVersion: boolean
+  readonly fieldValidation?: FieldValidation | undefined
 }
 
 // Metadata the server keeps from the stored object whatever the client sends.
@@ -59,14 +62,20 @@ const newFinalizersWhileDeleting = (old: KubeObject, next: KubeObject): Readonly
     : [forbiddenField("metadata.finalizers", `no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(", ")}}`)]
 }
 
-/** Applies a full new version of a stored object (PUT, or the result of a patch). */
+/** Applies a full new version of a stored object (PUT, or the result of a patch), its unknown fields pruned or refused first. */
 export const commitUpdate = (
   context: ServerContext,
   resource: Resource,
   old: KubeObject,
-  candidate: KubeObject,
+  sentCandidate: KubeObject,
   options: UpdateOptions
 ): ApiResponse => {
+  const decoded = decodeFields(resource, options.version, sentCandidate, options.fieldValidation)
+  if ("refused" in decoded) return decoded.refused
+  return withWarnings(commitDecoded(context, resource, old, decoded.object, options), decoded.warnings)
+}
+
+const commitDecoded = (context: ServerContext, resource: Resource, old: KubeObject, candidate: KubeObject, options: UpdateOptions): ApiResponse => {
   const { name, namespace } = identityOf(old)
   const sent = metadataOf(candidate)
   const sentVersion = sent["resourceVersion"]
@@ -101,7 +110,7 @@ export const commitUpdate = (
     return { code: 200, body: present(resource, removed ?? next, options.version) }
   }
   if (options.dryRun) return { code: 200, body: present(resource, next, options.version) }
-  return { code: 200, body: present(resource, context.store.write(resource.plural, next), options.version) }
+  return tooLargeToStore(next) ?? { code: 200, body: present(resource, context.store.write(resource.plural, next), options.version) }
 }
 
 /** The PUT verb: the whole object (or its status), with metadata.resourceVersion required. */

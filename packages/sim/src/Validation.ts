@@ -1,8 +1,10 @@
-// All the schema-level checks for one write, by resource: metadata rules for every object, then the
-// resource's own rules. Admission webhooks are run elsewhere.
+// All the schema-level checks for one write, by resource: metadata rules for every object, the types
+// of the fields its schema defines, then the resource's own rules. Admission webhooks are run elsewhere.
 import type { Resource } from "./Api.ts"
 import type { FieldError } from "./FieldErrors.ts"
+import { typeErrors } from "./FieldTree.ts"
 import { isJsonObject } from "./JsonValue.ts"
+import { fieldsOf } from "./KindFields.ts"
 import { checkAdmissionCheck, checkWorkload } from "./KueueRules.ts"
 import { checkObjectMeta } from "./ObjectMetaRules.ts"
 import { checkRuntime } from "./RuntimeRules.ts"
@@ -18,8 +20,29 @@ const resourceRules: Readonly<
   admissionchecks: checkAdmissionCheck
 }
 
+// Metadata has its own rules (ObjectMetaRules); the schema's types are checked on the rest.
+const fieldTypeErrors = (resource: Resource, object: Record<string, unknown>): ReadonlyArray<FieldError> => {
+  const tree = fieldsOf(resource.plural)
+  if (typeof tree === "string" || !("fields" in tree)) return []
+  return ["spec", "status"].flatMap((part) => {
+    const sub = tree.fields[part]
+    return sub === undefined ? [] : typeErrors(sub, object[part], part)
+  })
+}
+
+// A rule and the type check may report the same error for one field: it is listed once.
+const distinct = (errors: ReadonlyArray<FieldError>): ReadonlyArray<FieldError> => {
+  const seen = new Set<string>()
+  return errors.filter((e) => {
+    const key = `${e.field}\u0000${e.reason}\u0000${e.message}`
+    if (seen.has(key)) return false
+    seen.add(key)
+    return true
+  })
+}
+
 /** Every problem with an object about to be stored (`old` on update). */
 export const validate = (resource: Resource, object: Record<string, unknown>, old: Record<string, unknown> | undefined): ReadonlyArray<FieldError> => {
   const metadata = isJsonObject(object["metadata"]) ? object["metadata"] : {}
-  return [...checkObjectMeta(resource, metadata), ...(resourceRules[resource.plural]?.(object, old) ?? [])]
+  return distinct([...checkObjectMeta(resource, metadata), ...fieldTypeErrors(resource, object), ...(resourceRules[resource.plural]?.(object, old) ?? [])])
 }

@@ -15,20 +15,20 @@ export const serveVerb = (context: ServerContext, resource: Resource, request: A
   if (resource.namespaced && namespace === undefined && request.verb !== "list") return pathNotFound()
   if (request.subresource === "status" && !resource.hasStatus) return pathNotFound()
   const dryRun = request.dryRun === true
-  const { version, name } = request
+  const { version, name, fieldValidation } = request
   switch (request.verb) {
     case "create":
-      return request.subresource !== undefined || name !== undefined ? methodNotAllowed() : create(context, resource, request.body, { namespace, version, dryRun })
+      return request.subresource !== undefined || name !== undefined ? methodNotAllowed() : create(context, resource, request.body, { namespace, version, dryRun, fieldValidation })
     case "get":
       return name === undefined ? methodNotAllowed() : get(context, resource, namespace, name, version)
     case "list":
       return name !== undefined ? methodNotAllowed() : list(context, resource, { ...request, namespace })
     case "update":
-      return name === undefined ? methodNotAllowed() : update(context, resource, namespace, name, request.body, { version, dryRun, subresource: request.subresource })
+      return name === undefined ? methodNotAllowed() : update(context, resource, namespace, name, request.body, { version, dryRun, subresource: request.subresource, fieldValidation })
     case "patch":
       return name === undefined
         ? methodNotAllowed()
-        : patch(context, resource, namespace, name, request.body, { version, dryRun, subresource: request.subresource, patchType: request.patchType ?? "json" })
+        : patch(context, resource, namespace, name, request.body, { version, dryRun, subresource: request.subresource, patchType: request.patchType ?? "json", fieldValidation })
     case "delete":
       return name === undefined || request.subresource !== undefined
         ? methodNotAllowed()

@@ -1,5 +1,6 @@
 import { test as propTest, fc } from "@fast-check/vitest"
 import { describe, expect, it } from "vitest"
+import type { WatchEvent } from "../src/Api.ts"
 import { changeLogCapacity, Store } from "../src/Store.ts"
 import { at, bareSimulator, trainJob } from "./sim-fixture.ts"
 
@@ -84,13 +85,42 @@ describe("store", () => {
     expect(store.changesSince(store.currentRevision() - 1)).toHaveLength(1)
   })
 
-  it("answers a watch from a compacted resourceVersion with 410 Expired", () => {
+  it("answers a watch from a compacted resourceVersion 200, then one ERROR event with Status 410 Expired", async () => {
     const sim = bareSimulator()
     sim.system.create("trainjobs", trainJob("busy"))
     for (let i = 0; i < 2 * changeLogCapacity + 1; i++) {
-      sim.system.updateStatus("trainjobs", { ...trainJob("busy"), metadata: { name: "busy", namespace: "default", resourceVersion: String(sim.system.get("trainjobs", "default", "busy")?.metadata?.["resourceVersion"]) }, status: { n: i } })
+      sim.system.updateStatus("trainjobs", { ...trainJob("busy"), metadata: { name: "busy", namespace: "default", resourceVersion: String(sim.system.get("trainjobs", "default", "busy")?.metadata?.["resourceVersion"]) }, status: { jobsStatus: [{ name: "node", active: i }] } })
     }
-    const outcome = sim.watch({ verb: "watch", ...at("trainjobs"), resourceVersion: "1" }, () => {}).outcome
-    expect(outcome).toMatchObject({ kind: "answered", response: { code: 410, body: { reason: "Expired" } } })
+    const events: Array<WatchEvent> = []
+    const watch = sim.watch({ verb: "watch", ...at("trainjobs"), resourceVersion: "1" }, (event) => events.push(event))
+    expect(watch.outcome).toMatchObject({ kind: "answered", response: { code: 200 } })
+    await Promise.resolve()
+    // Later writes reach no one: the ERROR event ended the watch.
+    sim.system.create("trainjobs", trainJob("later"))
+    await Promise.resolve()
+    expect(events).toEqual([
+      {
+        type: "ERROR",
+        object: {
+          kind: "Status",
+          apiVersion: "v1",
+          metadata: {},
+          status: "Failure",
+          message: `too old resource version: 1 (${sim.system.get("trainjobs", "default", "busy")?.metadata?.["resourceVersion"]})`,
+          reason: "Expired",
+          code: 410
+        }
+      }
+    ])
+    watch.stop()
+  })
+
+  it("sends nothing to an expired watch stopped before its ERROR event is due", async () => {
+    const sim = bareSimulator()
+    for (let i = 0; i < 2 * changeLogCapacity + 1; i++) sim.system.create("trainjobs", trainJob(`job-${i}`))
+    const events: Array<WatchEvent> = []
+    sim.watch({ verb: "watch", ...at("trainjobs"), resourceVersion: "1" }, (event) => events.push(event)).stop()
+    await Promise.resolve()
+    expect(events).toEqual([])
   })
 })

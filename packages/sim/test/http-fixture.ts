@@ -13,7 +13,7 @@ export const runtime = (name: string): KubeObject => ({
   kind: "ClusterTrainingRuntime",
   metadata: { name, labels: { "trainer.kubeflow.org/framework": "torch" } },
   spec: {
-    mlPolicy: { numNodes: 1, torch: { numProcPerNode: "auto" } },
+    mlPolicy: { numNodes: 1, torch: {} },
     template: {
       spec: {
         replicatedJobs: [

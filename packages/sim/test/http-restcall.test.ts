@@ -83,6 +83,18 @@ describe("decodeRestCall", () => {
     })
   })
 
+  it("reads fieldValidation on writes, refuses an unknown directive, and leaves it off reads", () => {
+    expect(decoded({ method: "POST", body: "{}", query: "fieldValidation=Strict" }).request.fieldValidation).toBe("Strict")
+    expect(decoded({ method: "PUT", target: target("a"), body: "{}", query: "fieldValidation=Ignore" }).request.fieldValidation).toBe("Ignore")
+    expect(decoded({ method: "PATCH", target: target("a"), body: "{}", contentType: "application/merge-patch+json", query: "fieldValidation=Warn" }).request.fieldValidation).toBe("Warn")
+    expect(decoded({ method: "POST", body: "{}" }).request.fieldValidation).toBeUndefined()
+    expect(decoded({ query: "fieldValidation=Strict" }).request.fieldValidation).toBeUndefined()
+    expect(refused({ method: "POST", body: "{}", query: "fieldValidation=strict" })).toMatchObject({
+      code: 400,
+      body: { reason: "BadRequest", message: 'fieldValidation: unsupported value "strict", supported values: "Ignore", "Warn", "Strict"' }
+    })
+  })
+
   it("reads dryRun and propagationPolicy from the query or a DeleteOptions body", () => {
     expect(decoded({ method: "POST", body: "{}", query: "dryRun=All" }).request.dryRun).toBe(true)
     const fromBody = decoded({

@@ -4,6 +4,7 @@ import { request } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Resources } from "../src/Api.ts"
 import { maxBodyBytes } from "../src/http/RequestBody.ts"
+import { changeLogCapacity } from "../src/Store.ts"
 import { type Served, serve, trainJob } from "./http-fixture.ts"
 
 interface Answer {
@@ -107,6 +108,33 @@ describe("the HTTP face's protocol", () => {
     expect(events[0]?.type).toBe("ADDED")
     expect(events[0]?.object).toMatchObject({ kind: "Table" })
     expect(events[0]?.object["rows"][0]["cells"][0]).toBe("streamed")
+  })
+
+  it("sends the Warning header of a write that dropped unknown fields, and the strict refusal as a Status", async () => {
+    const body = JSON.stringify({ ...trainJob("warned"), spec: { runtimeRef: { name: "torch-distributed" }, labels: { a: "b" } } })
+    const strict = await call(served, "POST", `${jobsPath}?fieldValidation=Strict`, { body })
+    expect(strict.status).toBe(400)
+    expect(json(strict)).toMatchObject({ kind: "Status", reason: "BadRequest", message: expect.stringContaining('unknown field "spec.labels"') })
+    const warned = await call(served, "POST", `${jobsPath}?fieldValidation=Warn`, { body })
+    expect(warned.status).toBe(201)
+    expect(warned.headers["warning"]).toBe('299 - "unknown field \\"spec.labels\\""')
+    expect(json(warned)["spec"]["labels"]).toBeUndefined()
+  })
+
+  it("answers a watch from an expired resourceVersion 200 with one ERROR event (Status 410) and ends it", async () => {
+    const sim = served.simulator
+    sim.system.create("trainjobs", trainJob("churned"))
+    for (let i = 0; i < 2 * changeLogCapacity + 1; i++) {
+      const rv = String(sim.system.get("trainjobs", "default", "churned")?.metadata?.["resourceVersion"])
+      sim.system.updateStatus("trainjobs", { ...trainJob("churned"), metadata: { name: "churned", namespace: "default", resourceVersion: rv }, status: { jobsStatus: [{ name: "node", active: i }] } })
+    }
+    // No timeoutSeconds: only the ERROR event can end this stream.
+    const answer = await call(served, "GET", `${jobsPath}?watch=true&resourceVersion=1`)
+    expect(answer.status).toBe(200)
+    const events = answer.body.trim().split("\n").map((line) => JSON.parse(line) as { type: string; object: Record<string, any> })
+    expect(events).toHaveLength(1)
+    expect(events[0]).toMatchObject({ type: "ERROR", object: { kind: "Status", apiVersion: "v1", status: "Failure", reason: "Expired", code: 410 } })
+    expect(events[0]?.object["message"]).toMatch(/^too old resource version: 1 \(\d+\)$/)
   })
 })
 

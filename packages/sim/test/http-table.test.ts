@@ -1,7 +1,7 @@
 import { fc, test } from "@fast-check/vitest"
 import { describe, expect, it } from "vitest"
 import { type KubeObject, Resources } from "../src/Api.ts"
-import { tableOf, trainJobState } from "../src/http/Table.ts"
+import { printedTrainJobState, tableOf, trainJobState } from "../src/http/Table.ts"
 
 const byPlural = (plural: string) => Resources.find((r) => r.plural === plural)!
 const created = "2026-01-01T00:00:00Z"
@@ -26,7 +26,28 @@ describe("trainJobState", () => {
   })
 })
 
+const conditionType = fc.constantFrom("Suspended", "Complete", "Failed", "Created")
+
+describe("printedTrainJobState", () => {
+  test.prop([fc.array(fc.tuple(conditionType, fc.constantFrom("True", "False")), { maxLength: 8 }), fc.array(fc.record({ name: fc.constant("node"), active: fc.nat(3) }), { maxLength: 2 })])(
+    "is the type of the last condition whatever its status, or empty, as the CRD's printer column",
+    (list, jobsStatus) => {
+      const printed = printedTrainJobState(job({ conditions: list.map(([type, status]) => condition(type, status)), jobsStatus }))
+      expect(printed).toBe(list.at(-1)?.[0] ?? "")
+    }
+  )
+})
+
 describe("tableOf", () => {
+  it("prints the State column from the last condition, and a null cell for a job without conditions", () => {
+    const cells = (status: Record<string, unknown>) =>
+      (tableOf({ resource: byPlural("trainjobs"), body: job(status), now, include: "None", withColumns: false })["rows"] as Array<{ cells: Array<unknown> }>)[0]?.cells
+    expect(cells({})).toEqual(["j", null, "2m5s"])
+    expect(cells({ jobsStatus: [{ name: "node", active: 1 }] })).toEqual(["j", null, "2m5s"])
+    expect(cells({ conditions: [condition("Suspended", "False")], jobsStatus: [{ name: "node", active: 1 }] })).toEqual(["j", "Suspended", "2m5s"])
+    expect(cells({ conditions: [condition("Complete", "True"), condition("Suspended", "False")] })).toEqual(["j", "Suspended", "2m5s"])
+  })
+
   it("prints TrainJob columns with the age on the simulator's clock", () => {
     const table = tableOf({ resource: byPlural("trainjobs"), body: job({ conditions: [condition("Suspended", "True")] }), now, include: "Metadata", withColumns: true })
     expect((table["columnDefinitions"] as Array<{ name: string }>).map((c) => c.name)).toEqual(["Name", "State", "Age"])

@@ -83,6 +83,22 @@ describe("kubectl against the HTTP face", () => {
     expect(stored["metadata"]["annotations"]["kubectl.kubernetes.io/last-applied-configuration"]).toContain('"team":"a"')
   })
 
+  it("refuses fields the CRD does not define, naming each, unless told to only warn", async () => {
+    const file = join(served.dir, "unknown.yaml")
+    writeFileSync(file, `${manifest("unknown")}  labels:\n    a: b\n  trainer:\n    image: example.org/train:1\n    bogusField: 1\n`)
+    const strict = await kubectl(served, "apply", "-f", file)
+    expect(strict.code).not.toBe(0)
+    expect(strict.stderr).toContain('strict decoding error: unknown field "spec.labels", unknown field "spec.trainer.bogusField"')
+    expect((await kubectl(served, "get", "trainjob", "unknown")).stderr).toContain("NotFound")
+    const warned = await kubectl(served, "create", "--validate=warn", "-f", file)
+    expect(warned.code).toBe(0)
+    expect(warned.stderr).toContain('unknown field "spec.labels"')
+    expect(warned.stderr).toContain('unknown field "spec.trainer.bogusField"')
+    const stored = parse(ok(await kubectl(served, "get", "trainjob", "unknown", "-o", "yaml"))) as Record<string, any>
+    expect(stored["spec"]["labels"]).toBeUndefined()
+    expect(stored["spec"]["trainer"]).toEqual({ image: "example.org/train:1" })
+  })
+
   it("prints TrainJob columns from the server's Table", async () => {
     const file = join(served.dir, "columns.yaml")
     writeFileSync(file, manifest("columns"))

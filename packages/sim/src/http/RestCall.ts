@@ -2,7 +2,7 @@
 // the answer is to be presented (as a Table or not). Anything malformed becomes the Status the API
 // server would send instead, naming every problem found.
 import { parse as parseYaml } from "yaml"
-import { type ApiRequest, type ApiResponse, type PropagationPolicy, type Resource, type Verb, statusBody } from "../Api.ts"
+import { type ApiRequest, type ApiResponse, type FieldValidation, type PropagationPolicy, type Resource, type Verb, statusBody } from "../Api.ts"
 import { type IncludeObject, acceptsTable, includeObjectOf, isYamlBody, patchTypeOf } from "./MediaType.ts"
 
 /** The parts of an HTTP request a REST call is decoded from. */
@@ -59,6 +59,7 @@ const verbOf = (method: string, target: RestInput["target"], query: URLSearchPar
 }
 
 const propagationPolicies: ReadonlyArray<PropagationPolicy> = ["Background", "Foreground", "Orphan"]
+const fieldValidations: ReadonlyArray<FieldValidation> = ["Ignore", "Warn", "Strict"]
 
 const parseBody = (text: string, yaml: boolean): { readonly value: unknown } | { readonly error: string } => {
   try {
@@ -115,6 +116,12 @@ export const decodeRestCall = (input: RestInput): DecodedCall => {
     problems.push(`propagationPolicy: unsupported value "${policyText}", supported values: "Background", "Foreground", "Orphan"`)
   }
 
+  const validationText = query.get("fieldValidation")
+  const fieldValidation = validationText === null || validationText === "" ? undefined : fieldValidations.find((v) => v === validationText)
+  if (validationText !== null && validationText !== "" && fieldValidation === undefined) {
+    problems.push(`fieldValidation: unsupported value "${validationText}", supported values: "Ignore", "Warn", "Strict"`)
+  }
+
   const limitText = query.get("limit")
   const limit = limitText === null || limitText === "" ? undefined : Number(limitText)
   if (limit !== undefined && !(Number.isSafeInteger(limit) && limit >= 0)) problems.push(`limit: "${limitText}" is not a non-negative integer`)
@@ -158,6 +165,7 @@ export const decodeRestCall = (input: RestInput): DecodedCall => {
     ...(continueToken === null || continueToken === "" ? {} : { continue: continueToken }),
     ...(resourceVersion === null || resourceVersion === "" ? {} : { resourceVersion }),
     ...(propagationPolicy === undefined ? {} : { propagationPolicy }),
+    ...(fieldValidation === undefined || !needsBody ? {} : { fieldValidation }),
     ...(token === undefined ? {} : { token })
   }
   return {

@@ -1,5 +1,6 @@
 // meta.k8s.io/v1 Tables, the form `kubectl get` asks for so that it can print server-chosen columns.
-// TrainJob and Workload get the columns their operators print; every other kind gets NAME and AGE.
+// TrainJob and Workload get the printer columns of their CRDs (an empty cell is null, as the real
+// server sends it); every other kind gets NAME and AGE.
 import type { KubeObject, Resource } from "../Api.ts"
 import { humanDuration } from "./HumanDuration.ts"
 import type { IncludeObject } from "./MediaType.ts"
@@ -30,7 +31,16 @@ const conditionStatus = (object: KubeObject, type: string): string | null =>
 
 const isTrue = (object: KubeObject, type: string): boolean => conditionStatus(object, type) === "True"
 
-/** The state a TrainJob is in, read from its conditions and jobsStatus. */
+/**
+ * What the TrainJob CRD's State printer column shows (`.status.conditions[-1:].type`): the type of the
+ * last condition, or "" when there is none.
+ */
+export const printedTrainJobState = (object: KubeObject): string => {
+  const type = conditions(object).at(-1)?.["type"]
+  return typeof type === "string" ? type : ""
+}
+
+/** A summary of the state a TrainJob is in, read from its conditions and jobsStatus (not what kubectl prints: see printedTrainJobState). */
 export const trainJobState = (object: KubeObject): string => {
   if (isTrue(object, "Failed")) return "Failed"
   if (isTrue(object, "Complete")) return "Complete"
@@ -70,7 +80,7 @@ const stringColumn = (name: string, description: string, cell: (object: KubeObje
 const columnsFor = (resource: Resource): ReadonlyArray<Column> => {
   switch (resource.kind) {
     case "TrainJob":
-      return [nameColumn, stringColumn("State", "Suspended, Running, Complete, Failed or Pending.", trainJobState), ageColumn]
+      return [nameColumn, stringColumn("State", "Custom resource definition column (in JSONPath format): .status.conditions[-1:].type", (o) => text(printedTrainJobState(o))), ageColumn]
     case "Workload":
       return [
         nameColumn,

@@ -1,5 +1,6 @@
 // A watch over HTTP: newline-delimited JSON events on a chunked response, started once the fault plan
-// lets the answer through, and stopped when the client leaves, the timeout passes or the server closes.
+// lets the answer through, and stopped when the client leaves, the timeout passes, an ERROR event is
+// sent or the server closes.
 import type { ServerResponse } from "node:http"
 import type { Resource, WatchEvent } from "../Api.ts"
 import type { Simulator } from "../Simulator.ts"
@@ -38,7 +39,13 @@ export const serveWatch = (
     res.writeHead(200, { "Content-Type": "application/json", "Transfer-Encoding": "chunked", "Cache-Control": "no-cache, private" })
     res.flushHeaders()
     sink = (event) => {
-      if (!res.destroyed && !res.writableEnded) res.write(encode(event))
+      if (res.destroyed || res.writableEnded) return
+      res.write(encode(event))
+      // An ERROR event is a watch's last word (the real server closes the stream after it).
+      if (event.type === "ERROR") {
+        watch.stop()
+        res.end()
+      }
     }
     for (const event of pending.splice(0)) sink(event)
     if (call.timeoutSeconds !== undefined) {

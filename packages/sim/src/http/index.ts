@@ -3,4 +3,4 @@ export { startSimServer, type ServedSimulator, type SimServer, type SimServerOpt
 export { SimServerError } from "./SimServerError.ts"
 export { kubeconfigFor, kubeconfigEntryName, type KubeconfigOptions } from "./Kubeconfig.ts"
 export { humanDuration } from "./HumanDuration.ts"
-export { trainJobState } from "./Table.ts"
+export { printedTrainJobState, trainJobState } from "./Table.ts"

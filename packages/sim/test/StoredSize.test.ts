@@ -1,0 +1,70 @@
+// etcd's 1.5 MiB request limit: the object as it would be stored is measured, and a write that would
+// store more is refused with etcd's 500 and leaves the store as it was.
+import { fc, test } from "@fast-check/vitest"
+import { describe, expect, it } from "vitest"
+import type { KubeObject } from "../src/Api.ts"
+import { maxStoredObjectBytes, storedSize, tooLargeToStore } from "../src/StoredSize.ts"
+import { at, bareSimulator, call, clusterRuntime, created, meta, read, trainJob } from "./sim-fixture.ts"
+
+const etcdRefusal = { kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: "etcdserver: request is too large", code: 500 }
+
+// A TrainJob whose stored JSON is `bytes` long: its command carries the padding (each item may hold
+// up to 1 MiB, so two items reach past the limit).
+const jobOfSize = (sim: ReturnType<typeof bareSimulator>, name: string, bytes: number, metadata: Record<string, unknown> = {}): KubeObject => {
+  const withPadding = (pad: number): KubeObject => {
+    const half = Math.floor(pad / 2)
+    return trainJob(name, { trainer: { command: ["x".repeat(half), "x".repeat(pad - half)] } }, metadata)
+  }
+  // Measure the object as the server would store it (dry run), then size the padding to hit `bytes`.
+  const probe = call(sim, { verb: "create", ...at("trainjobs"), body: withPadding(0), dryRun: true })
+  expect(probe.code).toBe(201)
+  return withPadding(bytes - storedSize(probe.body as KubeObject))
+}
+
+describe("storedSize and tooLargeToStore", () => {
+  test.prop(
+    [
+      fc.constantFrom("a", "é", "€", "😀"),
+      fc.integer({ min: -4, max: 4 }),
+      fc.constantFrom(maxStoredObjectBytes, Math.floor(maxStoredObjectBytes / 2), Math.floor(maxStoredObjectBytes / 3))
+    ],
+    { numRuns: 30 }
+  )("refuses exactly the objects whose JSON is over 1.5 MiB in UTF-8, whatever the characters", (char, offset, around) => {
+    const charBytes = new TextEncoder().encode(char).length
+    const object: KubeObject = { metadata: { name: "n" }, data: char.repeat(Math.max(0, Math.floor(around / charBytes) + offset)) }
+    const size = storedSize(object)
+    expect(size).toBe(Buffer.byteLength(JSON.stringify(object), "utf8"))
+    expect(tooLargeToStore(object) !== undefined).toBe(size > maxStoredObjectBytes)
+  })
+})
+
+describe("the store's size limit", () => {
+  it("refuses a create whose stored object is over the limit with etcd's 500, and stores nothing", () => {
+    const sim = bareSimulator()
+    const over = call(sim, { verb: "create", ...at("trainjobs"), body: jobOfSize(sim, "big", maxStoredObjectBytes + 1) })
+    expect(over).toEqual({ code: 500, body: etcdRefusal })
+    expect(read(sim, "trainjobs", "big")).toBeUndefined()
+    expect(meta(created(sim, "trainjobs", jobOfSize(sim, "fits", maxStoredObjectBytes)))["name"]).toBe("fits")
+  })
+
+  it("lets a dry run through, as etcd never sees it", () => {
+    const sim = bareSimulator()
+    expect(call(sim, { verb: "create", ...at("trainjobs"), body: jobOfSize(sim, "dry", maxStoredObjectBytes + 10), dryRun: true }).code).toBe(201)
+  })
+
+  it("refuses an update that grows an object over the limit, and keeps the stored one", () => {
+    const sim = bareSimulator()
+    const runtime = created(sim, "clustertrainingruntimes", clusterRuntime("grown"))
+    const container = { name: "node", image: "example.org/x:1", command: ["y".repeat(maxStoredObjectBytes)] }
+    const grown = { ...runtime, spec: { ...(runtime["spec"] as object), template: { spec: { replicatedJobs: [{ name: "node", template: { spec: { template: { spec: { containers: [container] } } } } }] } } } }
+    expect(call(sim, { verb: "update", ...at("clustertrainingruntimes"), name: "grown", body: grown })).toEqual({ code: 500, body: etcdRefusal })
+    expect(read(sim, "clustertrainingruntimes", "grown")).toEqual(runtime)
+  })
+
+  it("refuses the deletion mark that would take an object over the limit", () => {
+    const sim = bareSimulator()
+    const stored = created(sim, "trainjobs", jobOfSize(sim, "brim", maxStoredObjectBytes - 5, { finalizers: ["example.org/hold"] }))
+    expect(call(sim, { verb: "delete", ...at("trainjobs"), name: "brim", propagationPolicy: "Foreground" })).toEqual({ code: 500, body: etcdRefusal })
+    expect(meta(read(sim, "trainjobs", "brim"))).toEqual(meta(stored))
+  })
+})
