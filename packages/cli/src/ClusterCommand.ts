@@ -35,6 +35,10 @@ export const runClusterCommand = <A>(spec: ClusterCommandSpec<A>) => async (argv
   const args = parsed.args
   const config = await loadConfig(io, args.config ?? BundledExamples.config)
   if (Result.isFailure(config)) return endCommand(io, name, args.output === "json", config.failure)
+  // On a real cluster the bundled example's namespace is rarely the one meant: say which config acts.
+  if (args.config === undefined && args.target._tag === "Kube") {
+    io.err(`dispatch ${name}: no --config: using the bundled example ${BundledExamples.config} (namespace ${config.success.namespace}, ${config.success.mode} mode)`)
+  }
   const session = await openSession(io, args.target, config.success)
   if (Result.isFailure(session)) return endCommand(io, name, args.output === "json", session.failure)
   const failure = await spec.body({ args, config: config.success, session: session.success, io })

@@ -1,8 +1,8 @@
 // The cluster a command talks to, made from its options: client-node with a kubeconfig (or the default
 // chain), or an embedded simulator seeded from runtime files that lives as long as the command.
-import { Layer, Result } from "effect"
+import { Effect, Layer, Result } from "effect"
 import type { BackendConfig } from "@dispatch/render"
-import { type Cluster, type ClusterError, InFlight, InFlightMemory, KubeCluster, SimCluster } from "@dispatch/effects"
+import { Cluster, type ClusterError, InFlight, InFlightMemory, loadKubeConfig, makeKubeCluster, SimCluster } from "@dispatch/effects"
 import type { Simulator } from "@dispatch/sim"
 import { BundledExamples } from "./BundledExamples.ts"
 import type { CliIo } from "./CliIo.ts"
@@ -21,8 +21,10 @@ export interface ClusterSession {
 export const openSession = async (io: CliIo, target: ClusterTarget, config: BackendConfig): Promise<Result.Result<ClusterSession, Failure>> => {
   const callMs = config.timeouts.callMs
   if (target._tag === "Kube") {
-    const kube = KubeCluster({ callMs, ...(target.kubeconfig === undefined ? {} : { kubeconfigPath: target.kubeconfig }) })
-    return Result.succeed({ layer: Layer.merge(kube, InFlightMemory) })
+    // A kubeconfig that cannot be used is a bad input file, like any other the command names.
+    const loaded = await Effect.runPromise(Effect.result(loadKubeConfig(target.kubeconfig)))
+    if (Result.isFailure(loaded)) return Result.fail(usage(loaded.failure.reasons))
+    return Result.succeed({ layer: Layer.merge(Layer.succeed(Cluster, makeKubeCluster(loaded.success, callMs)), InFlightMemory) })
   }
   const manifests = await loadManifests(io, target.runtimes.length > 0 ? target.runtimes : [BundledExamples.runtime])
   if (Result.isFailure(manifests)) return Result.fail(manifests.failure)

@@ -3,15 +3,38 @@
 import type { ErrorKind } from "@dispatch/render"
 import type { Failure } from "./Failure.ts"
 
-/** What each error kind means, in the words a person reading a terminal needs. */
-export const errorMeaning: Readonly<Record<ErrorKind, string>> = {
-  ErrInvalid: "the request is invalid; fix it, retrying as is will not help",
-  ErrUnsupported: "this backend cannot run it",
-  ErrRejected: "the cluster refused it, or changed what was written (anything Start created has been stopped)",
-  ErrUnreachable: "the cluster could not be reached or failed transiently; nothing was started, retry later",
-  ErrReadOnly: "this identity may read but not write the cluster",
-  ErrOutcomeUnknown: "a write may or may not have happened; run `dispatch find` before retrying"
+/** The groups of commands whose errors read differently: what may have been done differs. */
+type CommandGroup = "start" | "transition" | "stop" | "other"
+
+const groupOf = (command: string): CommandGroup => {
+  if (command === "start" || command === "demo") return "start"
+  if (command === "open" || command === "hold" || command === "release") return "transition"
+  return command === "stop" ? "stop" : "other"
 }
+
+// Each kind's meaning for every command, and where a group needs other words.
+const meanings: Readonly<Record<ErrorKind, { readonly all: string } & Partial<Record<CommandGroup, string>>>> = {
+  ErrInvalid: { all: "the input is invalid (each reason names the file or field); fix it, retrying as is will not help" },
+  ErrUnsupported: {
+    all: "this backend cannot do this (the reasons name the gate, runtime or permission)",
+    start: "this backend cannot run it"
+  },
+  ErrRejected: {
+    all: "the cluster refused it",
+    start: "the cluster refused it, or changed what was written (anything Start created has been stopped)",
+    transition: "the cluster refused the change, or the job is not in a state that allows it; nothing was changed",
+    stop: "the cluster refused the delete, or the object is not dispatch's"
+  },
+  ErrUnreachable: {
+    all: "the cluster could not be reached or failed transiently; retry later",
+    start: "the cluster could not be reached or failed transiently; nothing was started, retry later"
+  },
+  ErrReadOnly: { all: "this identity may read but not write the cluster" },
+  ErrOutcomeUnknown: { all: "a write may or may not have happened; run `dispatch find` before retrying" }
+}
+
+/** What an error kind means for a command, in the words a person reading a terminal needs. */
+export const errorMeaning = (command: string, kind: ErrorKind): string => meanings[kind][groupOf(command)] ?? meanings[kind].all
 
 /** The lines a failure prints on stderr, each starting with the command, e.g. `dispatch start: ...`. */
 export const failureLines = (command: string, failure: Failure): ReadonlyArray<string> => {
@@ -23,7 +46,7 @@ export const failureLines = (command: string, failure: Failure): ReadonlyArray<s
       return failure.problems.map((p) => `${head}: ${p}`)
     case "Refused": {
       const about = failure.ref === undefined ? "" : ` (${failure.ref.namespace}/${failure.ref.name}${failure.ref.uid === undefined ? "" : `, uid ${failure.ref.uid}`})`
-      return [`${head}: ${failure.error}: ${errorMeaning[failure.error]}${about}`, ...failure.reasons.map((r) => `  - ${r}`)]
+      return [`${head}: ${failure.error}: ${errorMeaning(command, failure.error)}${about}`, ...failure.reasons.map((r) => `  - ${r}`)]
     }
   }
 }

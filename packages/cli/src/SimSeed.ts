@@ -2,7 +2,7 @@
 // the config need (a fresh cluster has only "default"), then the seed objects themselves. Shared by
 // `dispatch sim serve` and every command's `--sim`.
 import type { BackendConfig } from "@dispatch/render"
-import { type ControllerOptions, Simulator, type SimulatorOptions } from "@dispatch/sim"
+import { type ApiRequest, type ControllerOptions, type ServedSimulator, Simulator, type SimulatorOptions } from "@dispatch/sim"
 import type { SeedObject } from "./RuntimeManifests.ts"
 import type { SimMode } from "./SimServeArgs.ts"
 
@@ -23,6 +23,19 @@ export const readOnlyToken = "dispatch-sim-reader"
 
 /** The auth of `sim serve --read-only`. */
 export const readOnlyAuth = { tokens: { [readOnlyToken]: ["get", "list", "watch"] } } as const
+
+/** The simulator as `sim serve --read-only` serves it: a request without a token acts as `token`.
+ * kubectl sends no bearer token to an http:// server, so without this it could not read at all; since
+ * every identity of a read-only server may only read, an anonymous reader grants nothing more. */
+export const anonymousActsAs = (simulator: ServedSimulator, token: string): ServedSimulator => {
+  const identified = (request: ApiRequest): ApiRequest => (request.token === undefined ? { ...request, token } : request)
+  return {
+    handle: (request) => simulator.handle(identified(request)),
+    watch: (request, onEvent) => simulator.watch(identified(request), onEvent),
+    now: () => simulator.now(),
+    advanceTo: (ms) => simulator.advanceTo(ms)
+  }
+}
 
 /** The controllers a config's mode needs. */
 export const controllersForConfig = (config: BackendConfig): ControllerOptions => controllersFor(config.mode, config.kueue)

@@ -165,21 +165,27 @@ describe("dispatch start", () => {
     expect(JSON.parse(four.stdout)).toMatchObject({ error: "ErrUnsupported" })
   })
 
-  it("exits 6 when nothing listens at the kubeconfig's server, and names an unreadable kubeconfig", async () => {
+  it("exits 6 when nothing listens at the kubeconfig's server; a missing or clusterless kubeconfig is usage (2) naming the file and why", async () => {
     const closed = createServer()
     await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve))
     const port = (closed.address() as { port: number }).port
     await new Promise((resolve) => closed.close(resolve))
     const kubeconfig = file("closed.kubeconfig", kubeconfigFor({ url: `http://127.0.0.1:${port}` }))
-    const [refused, unreadable] = await Promise.all([
+    const clusterless = file("empty.kubeconfig", "apiVersion: v1\nkind: Config\nclusters: []\ncontexts: []\nusers: []\n")
+    const [refused, unreadable, empty] = await Promise.all([
       dispatch(["start", "--kubeconfig", kubeconfig, "--request", "examples/request.json", "-o", "json"]),
-      dispatch(["start", "--kubeconfig", join(dir, "no-such-kubeconfig"), "--request", "examples/request.json"])
+      dispatch(["start", "--kubeconfig", join(dir, "no-such-kubeconfig"), "--request", "examples/request.json"]),
+      dispatch(["find", "--kubeconfig", clusterless, "--config", "examples/config.json", "--job", "01JD8X2Q4M7N9P3R5S6T8V0W1Y", "--submission", "1"])
     ])
     expect(refused.code).toBe(ExitCode.ErrUnreachable)
     expect(JSON.parse(refused.stdout)).toMatchObject({ error: "ErrUnreachable", reasons: [expect.stringContaining("ECONNREFUSED")] })
-    expect(unreadable.code).toBe(ExitCode.ErrUnreachable)
+    expect(unreadable.code).toBe(ExitCode.usage)
     expect(unreadable.stderr).toContain(`load kubeconfig ${join(dir, "no-such-kubeconfig")}`)
-    noStack(refused.stderr)
+    expect(unreadable.stderr).toContain("ENOENT")
+    expect(empty.code).toBe(ExitCode.usage)
+    expect(empty.stderr).toContain(`load kubeconfig ${clusterless}`)
+    expect(empty.stderr).toContain("has no current cluster")
+    for (const run of [refused, unreadable, empty]) noStack(run.stderr)
   })
 
   it("exits 7 on a read-only cluster, 8 when the TrainJob create goes unanswered, 5 when a foreign copy is in the way", async () => {
@@ -203,6 +209,9 @@ describe("dispatch start", () => {
         dispatch(["start", "--kubeconfig", join(dir, "drop.kubeconfig"), "--config", fast, ...request]),
         dispatch(["start", "--kubeconfig", join(dir, "conflict.kubeconfig"), ...request])
       ])
+      // Without --config on a real cluster, the command says which config it uses; with one, it does not.
+      expect(seven.stderr).toMatch(/^dispatch start: no --config: using the bundled example .*config\.json \(namespace ml-team, plain mode\)$/m)
+      expect(eight.stderr).not.toContain("no --config")
       expect(seven.code).toBe(ExitCode.ErrReadOnly)
       expect(JSON.parse(seven.stdout)).toMatchObject({ error: "ErrReadOnly", reasons: [expect.stringContaining("Forbidden (403)")] })
       expect(eight.code).toBe(ExitCode.ErrOutcomeUnknown)

@@ -17,7 +17,7 @@ describe("exit codes", () => {
     const failure = refused(kind, reasons)
     expect(exitCodeOfFailure(failure)).toBe(exitCodeOf(kind))
     const lines = failureLines("start", failure)
-    expect(lines[0]).toBe(`dispatch start: ${kind}: ${errorMeaning[kind]}`)
+    expect(lines[0]).toBe(`dispatch start: ${kind}: ${errorMeaning("start", kind)}`)
     expect(lines.slice(1)).toEqual(reasons.map((r) => `  - ${r}`))
     expect(JSON.parse(failureJson(failure) ?? "null")).toEqual({ error: kind, reasons })
   })
@@ -29,6 +29,15 @@ describe("exit codes", () => {
     expect(failureJson(failed(["z"]))).toBeUndefined()
     expect(failureJson({ _tag: "Refused", error: "ErrReadOnly", reasons: ["r"], reported: true })).toBeUndefined()
   })
+
+  test.prop([fc.constantFrom("open", "hold", "release", "stop", "find", "probe", "capabilities", "render"), fc.constantFrom(...ErrorKinds)])(
+    "only start and demo speak of what Start did; an invalid input is never called a request",
+    (command, kind) => {
+      const line = failureLines(command, refused(kind, ["r"]))[0] ?? ""
+      expect(line).not.toMatch(/Start created|nothing was started/)
+      expect(line).not.toContain("request")
+    }
+  )
 
   it("names the object a refusal is about", () => {
     expect(failureLines("open", refused("ErrRejected", [], { namespace: "ns", name: "n", uid: "u" }))[0]).toContain("(ns/n, uid u)")

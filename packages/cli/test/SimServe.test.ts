@@ -8,6 +8,7 @@ import type { CliIo } from "../src/CliIo.ts"
 import { ExitCode } from "../src/ExitCode.ts"
 import { runCli } from "../src/Cli.ts"
 import { processIo } from "../src/ProcessIo.ts"
+import { kubectl } from "./DispatchBinary.ts"
 
 const runtimeYaml = `apiVersion: trainer.kubeflow.org/v1alpha1
 kind: ClusterTrainingRuntime
@@ -113,6 +114,24 @@ describe("dispatch sim serve", () => {
     expect(found).toBe(true)
     t.stop()
     expect(await exit).toBe(ExitCode.ok)
+  })
+
+  it("with --read-only, the real kubectl reads through the kubeconfig but may not write", async () => {
+    const t = testIo()
+    const kubeconfig = join(dir, "ro-kubeconfig")
+    const exit = runCli(["sim", "serve", "--port", "0", "--kubeconfig-out", kubeconfig, "--runtime", join(dir, "runtimes.yaml"), "--read-only"], t.io)
+    try {
+      expect(await until(() => t.out.length > 0)).toBe(true)
+      const read = await kubectl(["--kubeconfig", kubeconfig, "get", "trainingruntimes", "-n", "team-a", "-o", "name"])
+      expect(read.stderr).toBe("")
+      expect(read.stdout.trim()).toBe("trainingruntime.trainer.kubeflow.org/local")
+      const write = await kubectl(["--kubeconfig", kubeconfig, "delete", "trainingruntime", "local", "-n", "team-a"])
+      expect(write.code).not.toBe(0)
+      expect(write.stderr).toContain("forbidden")
+    } finally {
+      t.stop()
+      expect(await exit).toBe(ExitCode.ok)
+    }
   })
 
   it("names a bad or missing runtime file and exits 2 without serving", async () => {

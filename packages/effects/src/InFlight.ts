@@ -10,6 +10,9 @@ export interface InFlightShape {
   readonly forget: (key: string) => Effect.Effect<void>
 }
 
+/** The key InFlight remembers a TrainJob create under: `<namespace>/<name>`. */
+export const inFlightKey = (target: { readonly namespace: string; readonly name: string }): string => `${target.namespace}/${target.name}`
+
 /** The InFlight memory shared by Start and Find. */
 export class InFlight extends Context.Service<InFlight, InFlightShape>()("@dispatch/effects/InFlight") {}
 

@@ -100,17 +100,32 @@ export const makeKubeCluster = (config: KubeConfig, callMs: number): ClusterShap
   )
 }
 
-/** Loads a kubeconfig; a failure names the file only, since the error text may quote its contents. */
-export const loadKubeConfig = (path: string | undefined): Effect.Effect<KubeConfig, ClusterError> =>
-  Effect.try({
+// Why a kubeconfig could not be used, without its text: a parse error may quote the file, tokens included.
+const whyUnusable = (thrown: unknown): string => {
+  const code = (thrown as { readonly code?: unknown } | null)?.code
+  if (typeof code === "string") return `unreadable kubeconfig (${code})`
+  return "unreadable kubeconfig: not a kubeconfig document"
+}
+
+/** Loads a kubeconfig and checks it names a current cluster (client-node throws on its first call
+ * otherwise); a failure names the file and why, never its contents. */
+export const loadKubeConfig = (path: string | undefined): Effect.Effect<KubeConfig, ClusterError> => {
+  const call = `load kubeconfig ${path ?? "(default chain)"}`
+  return Effect.try({
     try: () => {
       const config = new KubeConfig()
       if (path === undefined) config.loadFromDefault()
       else config.loadFromFile(path)
       return config
     },
-    catch: () => new ClusterError({ reason: "Unreachable", call: `load kubeconfig ${path ?? "(default chain)"}`, detail: "unreadable kubeconfig" })
-  })
+    catch: (thrown) => new ClusterError({ reason: "Unreachable", call, detail: whyUnusable(thrown) })
+  }).pipe(
+    Effect.filterOrFail(
+      (config) => config.getCurrentCluster() !== null,
+      () => new ClusterError({ reason: "Unreachable", call, detail: "the kubeconfig has no current cluster (current-context unset or naming no cluster)" })
+    )
+  )
+}
 
 /** Provides Cluster over a real API server through client-node. */
 export const KubeCluster = (options: KubeClusterOptions): Layer.Layer<Cluster, ClusterError> =>

@@ -19,22 +19,22 @@ import {
   startGateName,
   trainJobName
 } from "@dispatch/render"
-import type { Backend } from "./Backend.ts"
+import { type Backend, gateRefusal } from "./Backend.ts"
 import { Cluster } from "./Cluster.ts"
 import type { ClusterError } from "./ClusterError.ts"
-import { InFlight } from "./InFlight.ts"
+import { deleteIfExists, getIfExists, getRuntimeIfExists } from "./ExistingObjects.ts"
+import { InFlight, inFlightKey } from "./InFlight.ts"
 import type { KubeResource } from "./KubeObjects.ts"
-import { ClusterTrainingRuntimes, type ObjectKey, type ResourceKind, TrainJobs, TrainingRuntimes, Workloads } from "./ResourceKind.ts"
+import { pollUntil } from "./PollUntil.ts"
+import { TrainJobs, TrainingRuntimes, Workloads } from "./ResourceKind.ts"
 import {
   ErrOutcomeUnknown,
-  ErrReadOnly,
   ErrRejected,
   ErrUnreachable,
-  ErrUnsupported,
-  type ObjectRef,
+  objectRef,
   type StartError
 } from "./StartErrors.ts"
-import { definiteWriteFailure, errorOfRefusal, readFailure } from "./StartFailure.ts"
+import { definiteWriteFailure, errorOfRefusal } from "./StartFailure.ts"
 import { jobUidLabel, type WorkloadExpectation, workloadProblems } from "./WorkloadReadiness.ts"
 
 /** What a successful Start returns: `<namespace>/<name>` and the TrainJob's UID. */
@@ -69,33 +69,8 @@ export interface TrainJobInUse {
 
 const trainJobApiVersion = `${TrainJobs.group}/${TrainJobs.version}`
 
-const refOf = (manifests: Manifests, uid?: string): ObjectRef => ({
-  namespace: manifests.namespace,
-  name: manifests.name,
-  ...(uid === undefined ? {} : { uid })
-})
-
 const fromResult = <A, E>(result: Result.Result<A, E>): Effect.Effect<A, E> =>
   Result.isSuccess(result) ? Effect.succeed(result.success) : Effect.fail(result.failure)
-
-/** Reads an object, or nothing when it does not exist; any other failure is a read failure. */
-const getIfExists = (kind: ResourceKind, key: ObjectKey): Effect.Effect<KubeResource | undefined, StartError, Cluster> =>
-  Effect.gen(function* () {
-    const cluster = yield* Cluster
-    return yield* cluster.get(kind, key).pipe(
-      Effect.map((o): KubeResource | undefined => o),
-      Effect.catchTag("ClusterError", (e) => (e.reason === "NotFound" ? Effect.succeed(undefined) : Effect.fail(readFailure(e))))
-    )
-  })
-
-/** Deletes an object with a uid precondition; already gone counts as done. */
-const deleteIfExists = (kind: ResourceKind, key: ObjectKey, uid: string | undefined): Effect.Effect<void, ClusterError, Cluster> =>
-  Effect.gen(function* () {
-    const cluster = yield* Cluster
-    yield* cluster
-      .delete(kind, key, { propagation: "Background", ...(uid === undefined ? {} : { preconditions: { uid } }) })
-      .pipe(Effect.catchTag("ClusterError", (e) => (e.reason === "NotFound" ? Effect.void : Effect.fail(e))))
-  })
 
 // Steps 7-9 fail with their reasons; the others with a tagged error. Either way the log names it.
 const describeFailure = (error: unknown): string =>
@@ -112,17 +87,8 @@ const step = (name: string, attributes: Readonly<Record<string, unknown>>) =>
 // 1. The Backend's gates.
 /** Step 1: refuses a backend whose gates are not all proven, naming the first one that is not. */
 export const checkGates = (backend: Backend): Effect.Effect<void, StartError> => {
-  const gate = backend.gate
-  switch (gate.state) {
-    case "open":
-      return Effect.void
-    case "closed":
-      return Effect.fail(new ErrUnreachable({ reasons: [`the reach gate is not proven: ${gate.reason}`] }))
-    case "read-only":
-      return Effect.fail(new ErrReadOnly({ reasons: [`the write gate is not proven: ${gate.reason}`] }))
-    case "observe-only":
-      return Effect.fail(new ErrUnsupported({ reasons: [`the launch gate is not proven: ${gate.reason}`] }))
-  }
+  const refusal = gateRefusal(backend.gate)
+  return refusal === undefined ? Effect.void : Effect.fail(errorOfRefusal({ error: refusal.error, reasons: [refusal.reason] }))
 }
 
 /** Before step 2: the request must have the wire shape, since step 2 reads its RuntimeRef. */
@@ -137,9 +103,7 @@ export const readRuntime = (config: BackendConfig, request: StartRequest): Effec
     const ref = yield* Effect.mapError(fromResult(runtimeRefOf(request)), (r) => errorOfRefusal(r))
     const unlisted = checkRuntimeListed(config, ref)
     if (unlisted !== undefined) return yield* errorOfRefusal(unlisted)
-    const object = yield* (ref.kind === "TrainingRuntime"
-      ? getIfExists(TrainingRuntimes, { namespace: config.namespace, name: ref.name })
-      : getIfExists(ClusterTrainingRuntimes, { name: ref.name }))
+    const object = yield* getRuntimeIfExists(config, ref)
     return { ref, object }
   })
 
@@ -183,7 +147,7 @@ const reuseCopy = (manifests: Manifests, source: unknown, createAgain: Effect.Ef
       ...(owners.length === 0 || ours !== undefined ? [] : [`the runtime copy ${manifests.namespace}/${manifests.name} exists and belongs to another owner`])
     ]
     // The reference names the TrainJob; step 5 has not reached it, so no UID (the copy's UID is not its).
-    if (problems.length > 0) return yield* new ErrRejected({ reasons: problems, ref: refOf(manifests) })
+    if (problems.length > 0) return yield* new ErrRejected({ reasons: problems, ref: objectRef(manifests) })
     // A copy owned by the TrainJob of the same name is what an earlier, successful Start left: step 6
     // decides whether that TrainJob is this request's.
     return { copy: existing, ownerUid: ours?.uid, created: false }
@@ -228,12 +192,12 @@ const abandonCopy = (manifests: Manifests, inUse: CopyInUse, cause: StartError):
 /** An existing TrainJob that is not this request's keeps the copy of its name, which it runs on: a copy
  * this call created goes (the state before the call); one it found is handed to that TrainJob. */
 const refuseAdoption = (manifests: Manifests, inUse: CopyInUse, existing: KubeResource, problems: ReadonlyArray<string>): Effect.Effect<never, StartError, Cluster> => {
-  const refused = new ErrRejected({ reasons: problems, ref: refOf(manifests, existing.metadata.uid) })
+  const refused = new ErrRejected({ reasons: problems, ref: objectRef(manifests, existing.metadata.uid) })
   if (inUse.created) return abandonCopy(manifests, inUse, refused)
   return setCopyOwner(manifests, inUse, existing).pipe(
     Effect.matchEffect({
       onSuccess: () => Effect.fail(refused),
-      onFailure: (reasons) => Effect.fail(new ErrRejected({ reasons: [...problems, ...reasons], ref: refused.ref ?? refOf(manifests) }))
+      onFailure: (reasons) => Effect.fail(new ErrRejected({ reasons: [...problems, ...reasons], ref: refused.ref ?? objectRef(manifests) }))
     })
   )
 }
@@ -243,7 +207,7 @@ const adoptExisting = (config: BackendConfig, manifests: Manifests, inUse: CopyI
     const cluster = yield* Cluster
     const existing = yield* cluster.get(TrainJobs, { namespace: manifests.namespace, name: manifests.name }).pipe(
       // It exists but cannot be read: whether it is this request's is unknown.
-      Effect.mapError((e) => new ErrOutcomeUnknown({ reasons: e.reasons, ref: refOf(manifests) }))
+      Effect.mapError((e) => new ErrOutcomeUnknown({ reasons: e.reasons, ref: objectRef(manifests) }))
     )
     const problems = [
       ...compareReadBack(manifests.trainJob, existing, config, { adopted: true }),
@@ -261,14 +225,14 @@ export const createTrainJob = (config: BackendConfig, manifests: Manifests, inUs
   Effect.gen(function* () {
     const cluster = yield* Cluster
     const inFlight = yield* InFlight
-    const key = `${manifests.namespace}/${manifests.name}`
+    const key = inFlightKey(manifests)
     return yield* cluster.create(TrainJobs, manifests.trainJob).pipe(
       Effect.map((trainJob): TrainJobInUse => ({ trainJob, adopted: false })),
       Effect.catchTag("ClusterError", (e) => {
         if (e.reason === "AlreadyExists") return adoptExisting(config, manifests, inUse)
         if (e.reason === "Unanswered") {
           return Effect.flatMap(Clock.currentTimeMillis, (now) =>
-            Effect.andThen(inFlight.remember(key, now), Effect.fail(new ErrOutcomeUnknown({ reasons: e.reasons, ref: refOf(manifests) })))
+            Effect.andThen(inFlight.remember(key, now), Effect.fail(new ErrOutcomeUnknown({ reasons: e.reasons, ref: objectRef(manifests) })))
           )
         }
         return abandonCopy(manifests, inUse, definiteWriteFailure(e))
@@ -335,16 +299,11 @@ export const awaitWorkload = (
     const gate = startGateName(config)
     const check = config.kueue.admissionCheck
     const selector = `${jobUidLabel}=${trainJob.metadata.uid ?? ""}`
-    const deadline = (yield* Clock.currentTimeMillis) + config.timeouts.workloadMs
-    // Bounded: every pass either returns or sleeps, and the deadline is on the same clock.
-    for (;;) {
-      const listed = yield* Effect.result(cluster.list(Workloads, manifests.namespace, selector))
-      const problems = Result.isSuccess(listed) ? workloadProblems(listed.success, gate, check, expectation) : listed.failure.reasons
-      if (problems.length === 0) return
-      const now = yield* Clock.currentTimeMillis
-      if (now >= deadline) return yield* Effect.fail([`no ready Workload within ${config.timeouts.workloadMs} ms`, ...problems])
-      yield* Effect.sleep(Math.min(1000, deadline - now))
-    }
+    const problemsNow = Effect.map(Effect.result(cluster.list(Workloads, manifests.namespace, selector)), (listed) =>
+      Result.isSuccess(listed) ? workloadProblems(listed.success, gate, check, expectation) : listed.failure.reasons
+    )
+    const polled = yield* pollUntil(problemsNow, (problems) => problems.length === 0, config.timeouts.workloadMs)
+    if (!polled.done) return yield* Effect.fail([`no ready Workload within ${config.timeouts.workloadMs} ms`, ...polled.value])
   })
 
 // When 7, 8 or 9 fails.
@@ -359,7 +318,7 @@ export const stopAfterFailure = (
 ): Effect.Effect<never, StartError, Cluster> =>
   Effect.gen(function* () {
     const uid = job.trainJob.metadata.uid
-    const ref = refOf(manifests, uid)
+    const ref = objectRef(manifests, uid)
     if (job.adopted) return yield* new ErrRejected({ reasons: [...reasons, `the TrainJob existed before this Start, so it was left as it is`], ref })
     const stopped = yield* Effect.result(deleteIfExists(TrainJobs, { namespace: manifests.namespace, name: manifests.name }, uid))
     if (Result.isFailure(stopped)) {
@@ -407,7 +366,7 @@ export const start = (backend: Backend, input: unknown): Effect.Effect<StartResu
       yield* step("awaitWorkload", attributes)(awaitWorkload(config, manifests, trainJob, { gateMayBeGone: job.adopted }))
     }).pipe(Effect.catch((reasons) => step("stopAfterFailure", attributes)(stopAfterFailure(manifests, inUse, job, reasons))))
     const inFlight = yield* InFlight
-    yield* inFlight.forget(`${manifests.namespace}/${manifests.name}`)
+    yield* inFlight.forget(inFlightKey(manifests))
     const uid = trainJob.metadata.uid ?? ""
     const done = job.adopted ? "start: the TrainJob an earlier Start created is this request's" : "start: TrainJob created with its start gate closed"
     yield* Effect.logInfo(done).pipe(Effect.annotateLogs({ uid }))

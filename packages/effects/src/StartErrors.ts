@@ -9,6 +9,13 @@ export const ObjectRef = Schema.Struct({
 /** Names the object an error is about. */
 export type ObjectRef = typeof ObjectRef.Type
 
+/** The reference errors carry for a namespaced object, with its UID once it is known. */
+export const objectRef = (target: { readonly namespace: string; readonly name: string }, uid?: string): ObjectRef => ({
+  namespace: target.namespace,
+  name: target.name,
+  ...(uid === undefined ? {} : { uid })
+})
+
 const reasons = Schema.Array(Schema.String)
 
 /** The request or its spec is malformed: fix it, do not retry as is. */

@@ -39,8 +39,11 @@ export const errorOfRefusal = (refusal: Refusal, ref?: ObjectRef): StartError =>
 export const readFailure = (error: ClusterError): StartError =>
   error.reason === "Forbidden" ? new ErrUnsupported({ reasons: error.reasons }) : new ErrUnreachable({ reasons: error.reasons })
 
-/** A create that failed definitely: the object does not exist. */
-export const definiteWriteFailure = (error: ClusterError): StartError => {
+/** A write that failed: forbidden means the backend cannot write; transport and server failures are
+ * transient; the rest are the cluster refusing the change (ErrRejected, with `ref` when given). An
+ * unanswered write is transient here: the callers to whom it may have landed (a TrainJob create, a
+ * lifecycle patch or delete) handle Unanswered before calling this. */
+export const definiteWriteFailure = (error: ClusterError, ref?: ObjectRef): StartError => {
   switch (error.reason) {
     case "Forbidden":
       return new ErrReadOnly({ reasons: error.reasons })
@@ -52,6 +55,6 @@ export const definiteWriteFailure = (error: ClusterError): StartError => {
     case "AlreadyExists":
     case "Conflict":
     case "Invalid":
-      return new ErrRejected({ reasons: error.reasons })
+      return new ErrRejected({ reasons: error.reasons, ...(ref === undefined ? {} : { ref }) })
   }
 }

@@ -1,6 +1,6 @@
 import { Result } from "effect"
 import { ceilMillis } from "./Duration.ts"
-import { decodeWire } from "./Decode.ts"
+import { decodableFields, decodeWire } from "./Decode.ts"
 import { isDnsLabel, isDnsSubdomain, isLabelValue, isQualifiedName } from "./KubeRules.ts"
 import { DEFAULT_LABEL_DOMAIN, patchManager, startGateName } from "./Names.ts"
 import { preview } from "./Preview.ts"
@@ -52,16 +52,13 @@ const timeout = (
   return fallback
 }
 
-/** Decodes a backend config, applies defaults and reports every problem as one ErrInvalid refusal. */
-export const decodeConfig = (input: unknown): Result.Result<BackendConfig, Refusal> => {
-  const decoded = decodeWire(Config, input, (path) => (path === "" ? "config" : `config ${path}`))
-  if (Result.isFailure(decoded)) return Result.fail(decoded.failure)
-  const wire = decoded.success
+/** Every rule a config breaks, checked on the fields that have the right shape (`wire` holds only those):
+ * a field that did not decode has its shape problem reported instead. */
+const ruleProblems = (wire: Partial<Config>): ReadonlyArray<string> => {
   const reasons: Array<string> = []
-
-  if (!isDnsLabel(wire.namespace)) reasons.push(`config namespace: ${preview(wire.namespace)} is not a DNS-1123 label`)
-  if (wire.runtimes.length === 0) reasons.push("config runtimes: must list at least one runtime")
-  wire.runtimes.forEach((ref, i) => {
+  if (wire.namespace !== undefined && !isDnsLabel(wire.namespace)) reasons.push(`config namespace: ${preview(wire.namespace)} is not a DNS-1123 label`)
+  if (wire.runtimes !== undefined && wire.runtimes.length === 0) reasons.push("config runtimes: must list at least one runtime")
+  wire.runtimes?.forEach((ref, i) => {
     if (!isDnsSubdomain(ref.name)) reasons.push(`config runtimes[${i}].name: ${preview(ref.name)} is not a DNS-1123 subdomain`)
   })
 
@@ -75,9 +72,9 @@ export const decodeConfig = (input: unknown): Result.Result<BackendConfig, Refus
     reasons.push(`config labelDomain: ${preview(labelDomain)} is too long: ${startGateName({ labelDomain })} must fit in 63 characters`)
   }
 
-  const probeRuntime = wire.probeRuntime ?? wire.runtimes[0]
-  if (wire.probeRuntime !== undefined && !wire.runtimes.some((ref) => sameRuntime(ref, wire.probeRuntime!))) {
-    reasons.push(`config probeRuntime: ${runtimeLabel(wire.probeRuntime)} is not one of the configured runtimes`)
+  const probeRuntime = wire.probeRuntime
+  if (probeRuntime !== undefined && wire.runtimes !== undefined && !wire.runtimes.some((ref) => sameRuntime(ref, probeRuntime))) {
+    reasons.push(`config probeRuntime: ${runtimeLabel(probeRuntime)} is not one of the configured runtimes`)
   }
 
   if (wire.mode === "kueue" && wire.kueue === undefined) reasons.push("config kueue: required in kueue mode")
@@ -90,20 +87,37 @@ export const decodeConfig = (input: unknown): Result.Result<BackendConfig, Refus
   }
 
   const callMs = timeout("call", wire.timeouts?.call, ConfigDefaults.callMs, reasons)
-  const workloadMs = timeout("workload", wire.timeouts?.workload, ConfigDefaults.workloadMs, reasons)
+  timeout("workload", wire.timeouts?.workload, ConfigDefaults.workloadMs, reasons)
   const callBoundMs = timeout("callBound", wire.timeouts?.callBound, ConfigDefaults.callBoundMs, reasons)
   // An unanswered create may still land until its call times out, so the InFlight window must cover it.
   if (callBoundMs < callMs) reasons.push(`config timeouts.callBound: must be at least timeouts.call (${callMs} ms), got ${callBoundMs} ms`)
+  return reasons
+}
 
+/** Decodes a backend config, applies defaults and reports every problem as one ErrInvalid refusal: the
+ * shape problems of every field and the rules broken by the fields of the right shape. */
+export const decodeConfig = (input: unknown): Result.Result<BackendConfig, Refusal> => {
+  const decoded = decodeWire(Config, input, (path) => (path === "" ? "config" : `config ${path}`))
+  if (Result.isFailure(decoded)) {
+    return Result.fail(cappedRefusal("ErrInvalid", [...decoded.failure.reasons, ...ruleProblems(decodableFields(Config, input))]))
+  }
+  const wire = decoded.success
+  const reasons = ruleProblems(wire)
+  const probeRuntime = wire.probeRuntime ?? wire.runtimes[0]
   if (reasons.length > 0 || probeRuntime === undefined) return Result.fail(cappedRefusal("ErrInvalid", reasons))
+  const ms = (value: Duration | undefined, fallback: number) => (value === undefined ? fallback : (ceilMillis(value) ?? fallback))
   return Result.succeed({
     namespace: wire.namespace,
     mode: wire.mode,
     runtimes: wire.runtimes.map((ref) => ({ kind: ref.kind, name: ref.name })),
-    gpuResource,
+    gpuResource: wire.gpuResource ?? ConfigDefaults.gpuResource,
     probeRuntime: { kind: probeRuntime.kind, name: probeRuntime.name },
     ...(wire.kueue === undefined ? {} : { kueue: { queue: wire.kueue.queue, admissionCheck: wire.kueue.admissionCheck } }),
-    timeouts: { callMs, workloadMs, callBoundMs },
-    labelDomain
+    timeouts: {
+      callMs: ms(wire.timeouts?.call, ConfigDefaults.callMs),
+      workloadMs: ms(wire.timeouts?.workload, ConfigDefaults.workloadMs),
+      callBoundMs: ms(wire.timeouts?.callBound, ConfigDefaults.callBoundMs)
+    },
+    labelDomain: wire.labelDomain ?? ConfigDefaults.labelDomain
   })
 }

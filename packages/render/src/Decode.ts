@@ -56,3 +56,21 @@ export const decodeWire = <S extends Schema.ConstraintDecoder<unknown>>(
   })
   return Result.fail(cappedRefusal("ErrInvalid", reasons))
 }
+
+/**
+ * The top-level fields of `input` that decode on their own with `schema`'s field schemas, so that rule
+ * checks can still run on them when another field has the wrong shape: a refusal then names every
+ * problem, not just the shape ones.
+ */
+export const decodableFields = <F extends Schema.Struct.Fields>(schema: Schema.Struct<F>, input: unknown): Partial<Schema.Struct<F>["Type"]> => {
+  if (typeof input !== "object" || input === null || Array.isArray(input)) return {}
+  const out: Record<string, unknown> = {}
+  for (const [key, field] of Object.entries(schema.fields)) {
+    if (!Object.hasOwn(input, key)) continue
+    // One field as a struct of its own; the fields of a wire schema need no decoding services.
+    const alone = Schema.Struct({ [key]: field }) as unknown as Schema.ConstraintDecoder<unknown>
+    const decoded = Schema.decodeUnknownResult(alone)({ [key]: (input as Record<string, unknown>)[key] }, { onExcessProperty: "error" })
+    if (Result.isSuccess(decoded)) out[key] = (decoded.success as Record<string, unknown>)[key]
+  }
+  return out as Partial<Schema.Struct<F>["Type"]>
+}

@@ -73,6 +73,34 @@ describe("decodeConfig", () => {
     expect(refused({ namespace: "ml", mode: "other", runtimes: [{ kind: "Pod", name: "x" }] }).reasons).toHaveLength(2)
   })
 
+  it("names every problem when a field has the wrong shape: shape problems and the rules the other fields break", () => {
+    expect(
+      refused({ namespace: "Bad_NS", mode: "kueue", runtimes: [{ kind: "Nope", name: "" }], timeouts: { call: "-1s" }, extra: 1 }).reasons
+    ).toEqual([
+      "config extra: unknown field",
+      expect.stringMatching(/^config runtimes\[0\]\.kind: /),
+      'config namespace: "Bad_NS" is not a DNS-1123 label',
+      "config kueue: required in kueue mode",
+      expect.stringMatching(/^config timeouts\.call: /)
+    ])
+  })
+
+  const sloppyConfig = fc.record({
+    namespace: fc.constantFrom("ml", "Bad_NS", ""),
+    mode: fc.constantFrom("plain", "kueue"),
+    runtimes: fc.constantFrom([{ kind: "TrainingRuntime", name: "rt" }], [{ kind: "TrainingRuntime", name: "Bad Name" }], []),
+    timeouts: fc.record({ call: fc.constantFrom(1, "0s", "-1s", "5s"), callBound: fc.constantFrom(2, "1s") })
+  })
+  test.prop([sloppyConfig, fc.constantFrom("extra", "namespaces", "mod")])(
+    "an unknown field adds its own reason and hides none of the others",
+    (input, extra) => {
+      const without = decodeConfig(input)
+      const withExtra = refused({ ...input, [extra]: true }).reasons
+      const others = Result.isFailure(without) ? without.failure.reasons : []
+      expect([...withExtra].sort()).toEqual([...others, `config ${extra}: unknown field`].sort())
+    }
+  )
+
   test.prop([fc.anything()])("never throws; anything else is ErrInvalid", (input) => {
     const r = decodeConfig(input)
     if (Result.isFailure(r)) expect(r.failure.error).toBe("ErrInvalid")

@@ -1,7 +1,7 @@
 // `dispatch probe`: the Factory's preflight probe, which proves the backend's gates (reach, write,
 // launch) with a job that can never be scheduled and never stays; exits by the first gate not proven.
 import { Result } from "effect"
-import { type ProbeReport, probe } from "@dispatch/effects"
+import { gateRefusal, type ProbeReport, probe } from "@dispatch/effects"
 import { type ClusterCommandSpec, printResult, runClusterCommand } from "../ClusterCommand.ts"
 import { noOptions, parseClusterCommand } from "../ClusterArgs.ts"
 import { type Failure, failed, refused } from "../Failure.ts"
@@ -22,18 +22,10 @@ export const probeLines = (report: ProbeReport): ReadonlyArray<string> => [
 
 /** The failure a probe report stands for: the first gate not proven, as Start's step 1 would refuse. */
 export const probeFailure = (report: ProbeReport): Failure | undefined => {
-  const gate = report.gate
   const leftovers = report.leftovers.length === 0 ? [] : [`the probe could not remove: ${report.leftovers.join(", ")}`]
-  switch (gate.state) {
-    case "open":
-      return leftovers.length === 0 ? undefined : failed(leftovers)
-    case "closed":
-      return refused("ErrUnreachable", [`the reach gate is not proven: ${gate.reason}`, ...leftovers])
-    case "read-only":
-      return refused("ErrReadOnly", [`the write gate is not proven: ${gate.reason}`, ...leftovers])
-    case "observe-only":
-      return refused("ErrUnsupported", [`the launch gate is not proven: ${gate.reason}`, ...leftovers])
-  }
+  const refusal = gateRefusal(report.gate)
+  if (refusal === undefined) return leftovers.length === 0 ? undefined : failed(leftovers)
+  return refused(refusal.error, [refusal.reason, ...leftovers])
 }
 
 /** `dispatch probe`. */

@@ -4,12 +4,11 @@ import { Result } from "effect"
 import { kubeconfigFor, type SimServer, startSimServer } from "@dispatch/sim"
 import { BundledExamples } from "../BundledExamples.ts"
 import type { CliIo } from "../CliIo.ts"
-import { ExitCode } from "../ExitCode.ts"
-import { type Failure, exitCodeOfFailure, failed, usage } from "../Failure.ts"
+import { endCommand } from "../CommandEnd.ts"
+import { type Failure, failed, usage } from "../Failure.ts"
 import { loadConfig, loadManifests } from "../Inputs.ts"
 import { formatFault } from "../FaultSpec.ts"
-import { failureLines } from "../Report.ts"
-import { type KueueSetup, controllersFor, readOnlyAuth, readOnlyToken, seededSimulator } from "../SimSeed.ts"
+import { type KueueSetup, anonymousActsAs, controllersFor, readOnlyAuth, readOnlyToken, seededSimulator } from "../SimSeed.ts"
 import { type SimServeArgs, parseSimServeArgs, simServeUsage } from "../SimServeArgs.ts"
 
 // --mode kueue serves the queue and admission check of a backend config, the bundled Kueue example's
@@ -35,7 +34,8 @@ const serve = async (io: CliIo, args: SimServeArgs): Promise<Failure | undefined
 
   let server: SimServer
   try {
-    server = await startSimServer({ simulator: seeded.simulator, port: args.port })
+    const simulator = args.readOnly ? anonymousActsAs(seeded.simulator, readOnlyToken) : seeded.simulator
+    server = await startSimServer({ simulator, port: args.port })
   } catch (error) {
     return failed([error instanceof Error ? error.message : String(error)])
   }
@@ -46,11 +46,11 @@ const serve = async (io: CliIo, args: SimServeArgs): Promise<Failure | undefined
       return failed([`cannot write ${args.kubeconfigOut}: ${written.error}`])
     }
   } else {
-    io.err(`dispatch sim serve: no --kubeconfig-out; kubectl reaches it with --server ${server.url}${args.readOnly ? ` --token ${readOnlyToken}` : ""}`)
+    io.err(`dispatch sim serve: no --kubeconfig-out; kubectl reaches it with --server ${server.url}`)
   }
   io.out(server.url)
   for (const fault of args.faults) io.err(`dispatch sim serve: fault ${formatFault(fault)}`)
-  if (args.readOnly) io.err("dispatch sim serve: read-only: the kubeconfig's identity may get, list and watch only")
+  if (args.readOnly) io.err("dispatch sim serve: read-only: every request, with the kubeconfig's token or none (kubectl), may get, list and watch only")
   if (kueue.success !== undefined) io.err(`dispatch sim serve: Kueue queue "${kueue.success.queue}" with admission check "${kueue.success.admissionCheck}"`)
   await io.stopRequested
   await server.close()
@@ -61,7 +61,5 @@ const serve = async (io: CliIo, args: SimServeArgs): Promise<Failure | undefined
 export const runSimServe = async (argv: ReadonlyArray<string>, io: CliIo): Promise<number> => {
   const parsed = parseSimServeArgs(argv)
   const failure = "problems" in parsed ? usage(parsed.problems, simServeUsage) : await serve(io, parsed.args)
-  if (failure === undefined) return ExitCode.ok
-  for (const line of failureLines("sim serve", failure)) io.err(line)
-  return exitCodeOfFailure(failure)
+  return endCommand(io, "sim serve", false, failure)
 }

@@ -3,6 +3,7 @@
 // shows it is the verification; a conflict or an unanswered write is followed by a fresh read.
 import { Clock, Effect } from "effect"
 import type { ClusterError } from "../ClusterError.ts"
+import { POLL_INTERVAL_MS } from "../PollUntil.ts"
 import { ErrOutcomeUnknown, ErrRejected, type ObjectRef } from "../StartErrors.ts"
 import { writeFailure, type LifecycleError } from "./LifecycleErrors.ts"
 
@@ -14,6 +15,8 @@ export type Decision<R> =
   | { readonly kind: "write"; readonly write: Effect.Effect<unknown, ClusterError, R> }
   /** Someone else (Kueue) has to act first: wait a second and read again, until the deadline. */
   | { readonly kind: "wait"; readonly reason: string }
+  /** The wanted state does not hold and no write may make it: refused (ErrRejected). */
+  | { readonly kind: "refuse"; readonly reason: string }
 
 /** One convergence: what it is for (in errors), how to read and how to decide. */
 export interface Convergence<S, R> {
@@ -43,10 +46,12 @@ export const converge = <S, R>(c: Convergence<S, R>): Effect.Effect<S, Lifecycle
       const state = yield* c.read
       const decision = c.decide(state)
       if (decision.kind === "done") return state
+      if (decision.kind === "refuse") return yield* new ErrRejected({ reasons: [`${c.what}: ${decision.reason}`], ref: c.ref })
       if (decision.kind === "wait") {
         const now = yield* Clock.currentTimeMillis
         if (now >= deadline) return yield* new ErrRejected({ reasons: [`${c.what}: still waiting after ${c.waitMs} ms: ${decision.reason}`], ref: c.ref })
-        yield* Effect.sleep(Math.min(1000, deadline - now))
+        // Not pollUntil: a write is followed by an immediate read, and only a wait sleeps.
+        yield* Effect.sleep(Math.min(POLL_INTERVAL_MS, deadline - now))
         continue
       }
       if (writes >= MAX_WRITES) {

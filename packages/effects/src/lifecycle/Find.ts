@@ -3,14 +3,14 @@ import { Clock, Effect, Option } from "effect"
 import { labelKeys, startGateName, type BackendConfig } from "@dispatch/render"
 import type { Backend } from "../Backend.ts"
 import { Cluster } from "../Cluster.ts"
-import { InFlight } from "../InFlight.ts"
+import { InFlight, inFlightKey } from "../InFlight.ts"
 import type { KubeResource } from "../KubeObjects.ts"
 import { TrainJobs, Workloads } from "../ResourceKind.ts"
 import { readFailure } from "../StartFailure.ts"
-import { ErrInvalid, type ObjectRef } from "../StartErrors.ts"
+import { ErrInvalid, type ObjectRef, objectRef } from "../StartErrors.ts"
 import { jobUidLabel } from "../WorkloadReadiness.ts"
 import { requireAccess } from "./Access.ts"
-import { jobKeyProblems, jobObjects, refOfObjects, type JobKey, type JobObjects } from "./JobKey.ts"
+import { jobKeyProblems, jobObjects, type JobKey, type JobObjects } from "./JobKey.ts"
 import { belongsTo, readTrainJob, readWorkload, workloadFor } from "./JobReads.ts"
 import { jobState, type JobState } from "./JobState.ts"
 import type { LifecycleError } from "./LifecycleErrors.ts"
@@ -21,8 +21,6 @@ export type JobStatus = JobState & { readonly ref: ObjectRef }
 /** Above this many distinct jobs, Find lists every dispatch TrainJob of the namespace instead of naming
  * each job in the selector, keeping the request line short. */
 export const MAX_SELECTOR_JOBS = 50
-
-const inFlightKey = (objects: JobObjects): string => `${objects.namespace}/${objects.name}`
 
 const statusOf = (
   config: BackendConfig,
@@ -46,7 +44,7 @@ const statusOf = (
       gate: startGateName(config),
       check: config.kueue?.admissionCheck
     })
-    return { ...state, ref: refOfObjects(objects, trainJob?.metadata.uid) }
+    return { ...state, ref: objectRef(objects, trainJob?.metadata.uid) }
   })
 
 /** Find: reads the job's TrainJob by name (and in Kueue mode its Workload) and reports one state. */
@@ -69,6 +67,11 @@ export const selectorFor = (config: BackendConfig, keys: ReadonlyArray<JobKey>):
   return jobs.length > MAX_SELECTOR_JOBS ? label : `${label} in (${jobs.join(",")})`
 }
 
+/** The label selector of the Workloads of the TrainJobs of these UIDs: by UID, or every Workload Kueue
+ * made for a job when they are many. */
+export const workloadSelectorFor = (uids: ReadonlyArray<string>): string =>
+  uids.length > MAX_SELECTOR_JOBS ? jobUidLabel : `${jobUidLabel} in (${uids.join(",")})`
+
 /** Find for many jobs at once: one labelled list of TrainJobs (and in Kueue mode one list of Workloads),
  * never one GET per job. Answers in the order of `keys`; a malformed key is ErrInvalid naming every one. */
 export const findMany = (backend: Backend, keys: ReadonlyArray<JobKey>): Effect.Effect<ReadonlyArray<JobStatus>, LifecycleError, Cluster | InFlight> =>
@@ -81,8 +84,9 @@ export const findMany = (backend: Backend, keys: ReadonlyArray<JobKey>): Effect.
     const cluster = yield* Cluster
     const listed = yield* Effect.mapError(cluster.list(TrainJobs, config.namespace, selectorFor(config, keys)), readFailure)
     const byName = new Map(listed.map((job) => [job.metadata.name, job]))
-    const workloads = config.mode === "kueue" && listed.length > 0
-      ? yield* Effect.mapError(cluster.list(Workloads, config.namespace, jobUidLabel), readFailure)
+    const uids = [...new Set(listed.map((job) => job.metadata.uid).filter((uid): uid is string => uid !== undefined))].sort()
+    const workloads = config.mode === "kueue" && uids.length > 0
+      ? yield* Effect.mapError(cluster.list(Workloads, config.namespace, workloadSelectorFor(uids)), readFailure)
       : []
     return yield* Effect.forEach(keys, (key) =>
       Effect.gen(function* () {

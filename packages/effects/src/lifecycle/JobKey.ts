@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { type BackendConfig, isJobId, MAX_TRAINJOB_NAME, trainJobName } from "@dispatch/render"
-import { ErrInvalid, type ObjectRef } from "../StartErrors.ts"
+import { ErrInvalid } from "../StartErrors.ts"
 
 /** One submission of one job: what Find, Open, Hold, Release and Stop act on. */
 export interface JobKey {
@@ -31,10 +31,3 @@ export const jobObjects = (config: BackendConfig, key: JobKey): Effect.Effect<Jo
   if (problems.length > 0) return Effect.fail(new ErrInvalid({ reasons: problems }))
   return Effect.succeed({ key, namespace: config.namespace, name: trainJobName(key.job, key.submission) })
 }
-
-/** The reference errors carry for a job's objects, with the UID once it is known. */
-export const refOfObjects = (objects: JobObjects, uid?: string): ObjectRef => ({
-  namespace: objects.namespace,
-  name: objects.name,
-  ...(uid === undefined ? {} : { uid })
-})

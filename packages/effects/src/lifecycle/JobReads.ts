@@ -3,27 +3,19 @@
 import { Effect } from "effect"
 import { labelKeys, type BackendConfig } from "@dispatch/render"
 import { Cluster } from "../Cluster.ts"
-import type { ClusterError } from "../ClusterError.ts"
+import { getIfExists } from "../ExistingObjects.ts"
 import type { KubeResource } from "../KubeObjects.ts"
 import { TrainJobs, TrainingRuntimes, Workloads, type ResourceKind } from "../ResourceKind.ts"
 import { readFailure } from "../StartFailure.ts"
-import { ErrRejected } from "../StartErrors.ts"
+import { ErrRejected, objectRef } from "../StartErrors.ts"
 import { jobUidLabel } from "../WorkloadReadiness.ts"
 import type { JobObjects } from "./JobKey.ts"
-import { refOfObjects } from "./JobKey.ts"
+import {} from "./JobKey.ts"
 import type { LifecycleError } from "./LifecycleErrors.ts"
-
-const absentIfNotFound = (e: ClusterError): Effect.Effect<undefined, LifecycleError> =>
-  e.reason === "NotFound" ? Effect.succeed(undefined) : Effect.fail(readFailure(e))
 
 /** Reads one of the job's objects by name; NotFound is undefined, other failures are Start's read errors. */
 export const readObject = (kind: ResourceKind, objects: JobObjects): Effect.Effect<KubeResource | undefined, LifecycleError, Cluster> =>
-  Effect.flatMap(Cluster, (cluster) =>
-    cluster.get(kind, { namespace: objects.namespace, name: objects.name }).pipe(
-      Effect.map((o): KubeResource | undefined => o),
-      Effect.catchTag("ClusterError", absentIfNotFound)
-    )
-  )
+  getIfExists(kind, { namespace: objects.namespace, name: objects.name })
 
 /** The job's TrainJob, or undefined when it does not exist. */
 export const readTrainJob = (objects: JobObjects): Effect.Effect<KubeResource | undefined, LifecycleError, Cluster> => readObject(TrainJobs, objects)
@@ -46,7 +38,7 @@ export const requireOwn = (config: BackendConfig, objects: JobObjects, object: K
     : Effect.fail(
         new ErrRejected({
           reasons: [`${object.kind} ${objects.namespace}/${objects.name} does not carry the labels of job ${objects.key.job} submission ${objects.key.submission}: dispatch did not make it`],
-          ref: refOfObjects(objects, object.metadata.uid)
+          ref: objectRef(objects, object.metadata.uid)
         })
       )
 
@@ -59,6 +51,24 @@ export const workloadFor = (workloads: ReadonlyArray<KubeResource>, uid: string 
 /** Every Workload Kueue made for the TrainJob of that UID (one list call). */
 export const listWorkloads = (namespace: string, uid: string): Effect.Effect<ReadonlyArray<KubeResource>, LifecycleError, Cluster> =>
   Effect.flatMap(Cluster, (cluster) => Effect.mapError(cluster.list(Workloads, namespace, `${jobUidLabel}=${uid}`), readFailure))
+
+/** Whether a Workload's owner is the job's TrainJob, by kind and name: what is left to know it by once
+ * the TrainJob, and with it its UID, is gone. */
+export const ownedByTrainJob = (objects: JobObjects, workload: KubeResource): boolean =>
+  (workload.metadata.ownerReferences ?? []).some((o) => o.kind === TrainJobs.kind && o.name === objects.name)
+
+/** Every Workload Kueue made for the job's TrainJob: by the TrainJob's UID while it is known, else (the
+ * TrainJob gone) every Workload with a job-uid label whose owner is the TrainJob of the job's name. */
+export const jobWorkloads = (config: BackendConfig, objects: JobObjects, uid: string | undefined): Effect.Effect<ReadonlyArray<KubeResource>, LifecycleError, Cluster> => {
+  if (uid !== undefined) return listWorkloads(objects.namespace, uid)
+  if (config.mode !== "kueue") return Effect.succeed([])
+  return Effect.flatMap(Cluster, (cluster) =>
+    cluster.list(Workloads, objects.namespace, jobUidLabel).pipe(
+      Effect.mapError(readFailure),
+      Effect.map((all) => all.filter((w) => ownedByTrainJob(objects, w)))
+    )
+  )
+}
 
 /** In Kueue mode, the TrainJob's Workload (undefined when Kueue has not made it); in plain mode, none. */
 export const readWorkload = (config: BackendConfig, trainJob: KubeResource): Effect.Effect<KubeResource | undefined, LifecycleError, Cluster> => {

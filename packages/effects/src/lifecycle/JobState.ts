@@ -1,6 +1,6 @@
 // Find's answer, as a pure function of what was read: the TrainJob (Trainer's real conditions and
 // jobsStatus), in Kueue mode its Workload, and the InFlight memory of an unanswered create.
-import { admissionGatedBy } from "../WorkloadReadiness.ts"
+import { admissionGatedBy, parseGates } from "../WorkloadReadiness.ts"
 import { checkEntry, isHeldEntry } from "./AdmissionChecks.ts"
 import { arrayAt, conditionOf, isTrue, stringAt, valueAt } from "./ObjectFields.ts"
 
@@ -44,8 +44,7 @@ export interface Observed {
 }
 
 /** The gates listed on a Workload's admission-gated-by annotation. */
-export const gatesOf = (workload: unknown): ReadonlyArray<string> =>
-  (stringAt(workload, ["metadata", "annotations", admissionGatedBy]) ?? "").split(",").map((g) => g.trim()).filter((g) => g.length > 0)
+export const gatesOf = (workload: unknown): ReadonlyArray<string> => parseGates(stringAt(workload, ["metadata", "annotations", admissionGatedBy]))
 
 /** Trainer's rule: running when not suspended and some replicated job has an active or ready pod. */
 const hasActivePods = (trainJob: unknown): boolean =>
@@ -55,8 +54,10 @@ const hasActivePods = (trainJob: unknown): boolean =>
     return (typeof active === "number" && active > 0) || (typeof ready === "number" && ready > 0)
   })
 
-const kueueHold = (observed: Observed): string | undefined => {
-  if (observed.workload === undefined) return "Kueue has not made the TrainJob's Workload yet; it is created with dispatch's gate"
+const kueueHold = (observed: Observed, suspended: boolean): string | undefined => {
+  // No live Workload: a new, still suspended TrainJob waits for Kueue to make it (with dispatch's gate);
+  // a running one whose Workload is being deleted is not held by anything.
+  if (observed.workload === undefined) return suspended ? "Kueue has not made the TrainJob's Workload yet; it is created with dispatch's gate" : undefined
   if (gatesOf(observed.workload).includes(observed.gate)) return `the Workload carries dispatch's gate ${observed.gate}: Open it`
   const entry = observed.check === undefined ? undefined : checkEntry(observed.workload, observed.check)
   if (isHeldEntry(entry)) return `dispatch holds the admission check ${observed.check ?? ""}: Release it`
@@ -89,7 +90,7 @@ export const jobState = (observed: Observed): JobState => {
     if (suspended) return { state: "Held", reason: "spec.suspend is true: Open or Release it" }
     return hasActivePods(job) ? { state: "Running" } : { state: "Queued", reason: "not suspended, but no pod is active yet" }
   }
-  const held = kueueHold(observed)
+  const held = kueueHold(observed, suspended)
   if (held !== undefined) return { state: "Held", reason: held }
   if (!suspended && hasActivePods(job)) return { state: "Running" }
   if (!isTrue(observed.workload, "Admitted")) return { state: "Queued", reason: notAdmitted(observed.workload) }

@@ -1,12 +1,6 @@
 import type { ClusterError } from "../ClusterError.ts"
-import {
-  ErrOutcomeUnknown,
-  ErrReadOnly,
-  ErrRejected,
-  ErrUnreachable,
-  StartError,
-  type ObjectRef
-} from "../StartErrors.ts"
+import { definiteWriteFailure } from "../StartFailure.ts"
+import { ErrOutcomeUnknown, StartError, type ObjectRef } from "../StartErrors.ts"
 
 /** Every way a lifecycle operation can fail: the seed's six errors, the same classes Start uses. */
 export type LifecycleError = StartError
@@ -15,21 +9,6 @@ export type LifecycleError = StartError
 export const LifecycleError = StartError
 
 /** A write (patch or delete) of an existing object that failed: unanswered may have been applied, so
- * Find before retrying; forbidden means the backend cannot write; transport and server failures are
- * transient; the rest are the cluster refusing the change. */
-export const writeFailure = (error: ClusterError, ref: ObjectRef): LifecycleError => {
-  switch (error.reason) {
-    case "Unanswered":
-      return new ErrOutcomeUnknown({ reasons: error.reasons, ref })
-    case "Forbidden":
-      return new ErrReadOnly({ reasons: error.reasons })
-    case "Unreachable":
-    case "ServerError":
-      return new ErrUnreachable({ reasons: error.reasons })
-    case "NotFound":
-    case "AlreadyExists":
-    case "Conflict":
-    case "Invalid":
-      return new ErrRejected({ reasons: error.reasons, ref })
-  }
-}
+ * Find before retrying; otherwise as a definite write failure, with the object's reference. */
+export const writeFailure = (error: ClusterError, ref: ObjectRef): LifecycleError =>
+  error.reason === "Unanswered" ? new ErrOutcomeUnknown({ reasons: error.reasons, ref }) : definiteWriteFailure(error, ref)

@@ -3,15 +3,19 @@
 // in Kueue mode, its Workload appeared with dispatch's gate and the admission check). The probe is then
 // stopped, whatever happened; it can never be scheduled, since its node selector matches no node.
 import { Effect, Result } from "effect"
-import { PROBE_JOB_ID, probeRequest, runtimeLabel, type BackendConfig, type RuntimeRef } from "@dispatch/render"
+import { PROBE_JOB_ID, probeRequest, runtimeLabel, trainJobName, type BackendConfig, type RuntimeRef } from "@dispatch/render"
 import { openBackend, type Gate } from "../Backend.ts"
 import { Cluster } from "../Cluster.ts"
-import { InFlight, makeInFlight } from "../InFlight.ts"
-import { ClusterTrainingRuntimes, TrainJobs, TrainingRuntimes } from "../ResourceKind.ts"
+import { getRuntimeIfExists } from "../ExistingObjects.ts"
+import { InFlight, makeInFlight, type InFlightShape } from "../InFlight.ts"
+import type { KubeResource } from "../KubeObjects.ts"
+import { POLL_INTERVAL_MS, pollUntil } from "../PollUntil.ts"
+import { TrainJobs, TrainingRuntimes } from "../ResourceKind.ts"
 import { start } from "../Start.ts"
 import type { StartError } from "../StartErrors.ts"
 import { emptyCreateLog, loggingCreates } from "./CreateLog.ts"
-import type { JobKey } from "./JobKey.ts"
+import type { JobKey, JobObjects } from "./JobKey.ts"
+import { readCopy, readTrainJob } from "./JobReads.ts"
 import { stop, type StopResult } from "./Stop.ts"
 
 /** Whether one gate was proven, and every reason it was not. */
@@ -40,18 +44,10 @@ const proven: GateProof = { proven: true, reasons: [] }
 const notTried = (gate: string): GateProof => ({ proven: false, reasons: [`not tried: the ${gate} gate is not proven`] })
 
 const runtimeReadProblems = (config: BackendConfig, ref: RuntimeRef): Effect.Effect<ReadonlyArray<string>, never, Cluster> =>
-  Effect.gen(function* () {
-    const cluster = yield* Cluster
-    const read = ref.kind === "TrainingRuntime"
-      ? cluster.get(TrainingRuntimes, { namespace: config.namespace, name: ref.name })
-      : cluster.get(ClusterTrainingRuntimes, { name: ref.name })
-    return yield* read.pipe(
-      Effect.as([] as ReadonlyArray<string>),
-      Effect.catchTag("ClusterError", (e) =>
-        Effect.succeed(e.reason === "NotFound" ? [`runtime ${runtimeLabel(ref)} does not exist`] : [`runtime ${runtimeLabel(ref)} cannot be read`, ...e.reasons])
-      )
-    )
-  })
+  getRuntimeIfExists(config, ref).pipe(
+    Effect.map((o) => (o === undefined ? [`runtime ${runtimeLabel(ref)} does not exist`] : [])),
+    Effect.catch((e) => Effect.succeed([`runtime ${runtimeLabel(ref)} cannot be read`, ...e.reasons]))
+  )
 
 /** The reach gate: every configured runtime can be read. */
 export const proveReach = (config: BackendConfig): Effect.Effect<GateProof, never, Cluster> =>
@@ -60,17 +56,44 @@ export const proveReach = (config: BackendConfig): Effect.Effect<GateProof, neve
     return { proven: reasons.length === 0, reasons }
   })
 
-/** Stops the probe, retrying a failed stop; the result lists what remains, or why it could not be removed. */
-const removeProbe = (config: BackendConfig): Effect.Effect<Result.Result<StopResult, StartError>, never, Cluster> =>
+/** How long a probe may legitimately keep its objects: its Start's wait for the Workload plus the time
+ * an unanswered create may still land. A probe object seen for longer than this is a leftover, not a probe
+ * in progress: a Factory that finds one waits that long once before removing it. */
+export const probeLifetimeMs = (config: BackendConfig): number => config.timeouts.workloadMs + config.timeouts.callBoundMs
+
+const probeObjects = (config: BackendConfig): JobObjects => ({ key: probeKey, namespace: config.namespace, name: trainJobName(PROBE_JOB_ID, probeKey.submission) })
+
+/** Whether the probe's TrainJob or copy exists; one that cannot be read counts as absent (removing it
+ * decides then). */
+const probeObjectsExist = (config: BackendConfig): Effect.Effect<boolean, never, Cluster> => {
+  const objects = probeObjects(config)
+  const exists = (read: Effect.Effect<KubeResource | undefined, StartError, Cluster>) =>
+    read.pipe(Effect.map((o) => o !== undefined), Effect.catch(() => Effect.succeed(false)))
+  return Effect.map(Effect.all([exists(readTrainJob(objects)), exists(readCopy(objects))]), ([job, copy]) => job || copy)
+}
+
+/** Waits while another probe may be in progress, so that two Factories at once never delete each
+ * other's probe: until the probe's objects are gone, or for probeLifetimeMs from now, after which what
+ * is still there is a leftover. Measured on this process's clock, not against creationTimestamp, which
+ * the cluster's clock wrote. */
+const awaitProbeInProgress = (config: BackendConfig): Effect.Effect<void, never, Cluster> =>
+  Effect.asVoid(pollUntil(probeObjectsExist(config), (exists) => !exists, probeLifetimeMs(config)))
+
+/** Stops the probe, retrying a failed stop; the result lists what remains, or why it could not be
+ * removed. A create of this run that went unanswered may still land until timeouts.callBound has
+ * passed: the removal waits that out first, sharing the run's InFlight memory, so a late probe object
+ * is found and deleted rather than left behind. */
+const removeProbe = (config: BackendConfig, inFlight: InFlightShape, unanswered: boolean): Effect.Effect<Result.Result<StopResult, StartError>, never, Cluster> =>
   Effect.gen(function* () {
+    if (unanswered) yield* Effect.sleep(config.timeouts.callBoundMs)
     let last: Result.Result<StopResult, StartError> | undefined
     for (let attempt = 1; attempt <= CLEANUP_ATTEMPTS; attempt++) {
       last = yield* Effect.result(stop(openBackend(config), probeKey, { waitMs: config.timeouts.workloadMs }))
       if (Result.isSuccess(last)) return last
-      if (attempt < CLEANUP_ATTEMPTS) yield* Effect.sleep(1000)
+      if (attempt < CLEANUP_ATTEMPTS) yield* Effect.sleep(POLL_INTERVAL_MS)
     }
     return last!
-  }).pipe(Effect.provideService(InFlight, makeInFlight()))
+  }).pipe(Effect.provideService(InFlight, inFlight))
 
 const leftoversOf = (removed: Result.Result<StopResult, StartError>): ReadonlyArray<string> =>
   Result.isSuccess(removed) ? removed.success.remaining : [`the probe could not be removed: ${removed.failure.reasons.join("; ")}`]
@@ -83,36 +106,73 @@ export const gateOf = (reach: GateProof, write: GateProof, launch: GateProof): G
   return { state: "open" }
 }
 
+/** How many times a probe that found another probe's objects in its way waits for it and tries again. */
+export const PROBE_ROUNDS = 3
+
+/** One run of the probe's Start: what it proved, or that another probe's TrainJob was in the way. */
+type Round = { readonly contended: true; readonly reasons: ReadonlyArray<string> } | ({ readonly contended: false } & ProbeReport)
+
+const round = (config: BackendConfig, reach: GateProof): Effect.Effect<Round, never, Cluster> =>
+  Effect.gen(function* () {
+    yield* awaitProbeInProgress(config)
+    // What is left now is older than any probe in progress: an earlier probe that could not be removed,
+    // which would be adopted, proving nothing. Remove it first.
+    const earlier = yield* removeProbe(config, makeInFlight(), false)
+    if (Result.isFailure(earlier)) {
+      const write = { proven: false, reasons: [`an earlier probe could not be removed`, ...earlier.failure.reasons] }
+      return { contended: false, gate: gateOf(reach, write, notTried("write")), reach, write, launch: notTried("write"), leftovers: leftoversOf(earlier) }
+    }
+    const log = emptyCreateLog()
+    const cluster = yield* Cluster
+    const inFlight = makeInFlight()
+    const started = yield* Effect.result(
+      start(openBackend(config), probeRequest(config)).pipe(
+        Effect.provideService(Cluster, loggingCreates(cluster, log)),
+        Effect.provideService(InFlight, inFlight)
+      )
+    )
+    const failure = Result.isFailure(started) ? started.failure : undefined
+    // Another probe created the TrainJob between the wait and this Start: it is that probe's to prove
+    // and remove, not this one's.
+    if (log.existing.has(TrainJobs.plural)) {
+      return { contended: true, reasons: [`another probe's TrainJob was in the way`, ...(failure?.reasons ?? [])] }
+    }
+    const unanswered = [...log.maybe].filter((plural) => !log.created.has(plural))
+    const removed = yield* removeProbe(config, inFlight, unanswered.length > 0)
+    const leftovers = leftoversOf(removed)
+    // The copy counts as written when a concurrent probe made it first: this probe's TrainJob create proves the write.
+    const wrote = log.created.has(TrainJobs.plural) && (log.created.has(TrainingRuntimes.plural) || log.existing.has(TrainingRuntimes.plural))
+    const write: GateProof = wrote ? proven : { proven: false, reasons: ["the probe's objects were not created", ...(failure?.reasons ?? [])] }
+    // A cluster that reads but leaves a write unanswered, or stops answering, is not reached: that is
+    // the reach gate, not a permission the write gate stands for.
+    const reachNow: GateProof =
+      unanswered.length > 0
+        ? { proven: false, reasons: [`the probe's create of ${unanswered.join(" and ")} went unanswered`, ...(failure?.reasons ?? [])] }
+        : !write.proven && failure?._tag === "ErrUnreachable" && log.created.size === 0
+          ? { proven: false, reasons: failure.reasons }
+          : reach
+    const launch: GateProof = !write.proven ? notTried("write") : failure === undefined ? proven : { proven: false, reasons: failure.reasons }
+    // Objects the probe could not remove mean writes cannot be trusted to be undone.
+    const cleanWrite: GateProof = Result.isSuccess(removed) || !write.proven ? write : { proven: false, reasons: leftovers }
+    return { contended: false, gate: gateOf(reachNow, cleanWrite, launch), reach: reachNow, write: cleanWrite, launch, leftovers }
+  })
+
 /** Runs the preflight probe against the configured cluster and reports every gate. Never fails: what
- * went wrong is in the report. */
+ * went wrong is in the report. Probes of one namespace take turns: a probe waits for one in progress
+ * (PROBE_ROUNDS times at most) rather than removing it. */
 export const probe = (config: BackendConfig): Effect.Effect<ProbeReport, never, Cluster> =>
   Effect.gen(function* () {
     const reach = yield* proveReach(config)
     if (!reach.proven) return { gate: gateOf(reach, notTried("reach"), notTried("reach")), reach, write: notTried("reach"), launch: notTried("reach"), leftovers: [] }
-    // An earlier probe that could not be removed would be adopted, proving nothing: remove it first.
-    const earlier = yield* removeProbe(config)
-    if (Result.isFailure(earlier)) {
-      const write = { proven: false, reasons: [`an earlier probe could not be removed`, ...earlier.failure.reasons] }
-      return { gate: gateOf(reach, write, notTried("write")), reach, write, launch: notTried("write"), leftovers: leftoversOf(earlier) }
+    let reasons: ReadonlyArray<string> = []
+    for (let n = 1; n <= PROBE_ROUNDS; n++) {
+      const result = yield* round(config, reach)
+      if (!result.contended) {
+        const { contended: _, ...report } = result
+        return report
+      }
+      reasons = result.reasons
     }
-    const log = emptyCreateLog()
-    const cluster = yield* Cluster
-    const started = yield* Effect.result(
-      start(openBackend(config), probeRequest(config)).pipe(
-        Effect.provideService(Cluster, loggingCreates(cluster, log)),
-        Effect.provideService(InFlight, makeInFlight())
-      )
-    )
-    const removed = yield* removeProbe(config)
-    const leftovers = leftoversOf(removed)
-    const failure = Result.isFailure(started) ? started.failure : undefined
-    const write: GateProof = log.created.has(TrainingRuntimes.plural) && log.created.has(TrainJobs.plural)
-      ? proven
-      : { proven: false, reasons: ["the probe's objects were not created", ...(failure?.reasons ?? [])] }
-    // A probe that reached the cluster but then found it unanswering says so with the reach gate.
-    const reachNow: GateProof = !write.proven && failure?._tag === "ErrUnreachable" && log.created.size === 0 ? { proven: false, reasons: failure.reasons } : reach
-    const launch: GateProof = !write.proven ? notTried("write") : failure === undefined ? proven : { proven: false, reasons: failure.reasons }
-    // Objects the probe could not remove mean writes cannot be trusted to be undone.
-    const cleanWrite: GateProof = Result.isSuccess(removed) || !write.proven ? write : { proven: false, reasons: leftovers }
-    return { gate: gateOf(reachNow, cleanWrite, launch), reach: reachNow, write: cleanWrite, launch, leftovers }
+    const write: GateProof = { proven: false, reasons: [`other probes kept the probe's objects for ${PROBE_ROUNDS} rounds`, ...reasons] }
+    return { gate: gateOf(reach, write, notTried("write")), reach, write, launch: notTried("write"), leftovers: [] }
   }).pipe(Effect.withSpan("dispatch.probe"))

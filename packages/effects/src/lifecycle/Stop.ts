@@ -4,14 +4,16 @@ import { Clock, Effect, Option } from "effect"
 import type { BackendConfig } from "@dispatch/render"
 import type { Backend } from "../Backend.ts"
 import { Cluster } from "../Cluster.ts"
-import { InFlight } from "../InFlight.ts"
+import { deleteIfExists } from "../ExistingObjects.ts"
+import { InFlight, inFlightKey } from "../InFlight.ts"
+import { pollUntil } from "../PollUntil.ts"
 import type { KubeResource } from "../KubeObjects.ts"
 import { TrainJobs, TrainingRuntimes, type ResourceKind } from "../ResourceKind.ts"
-import { ErrOutcomeUnknown, type ObjectRef } from "../StartErrors.ts"
+import { ErrOutcomeUnknown, type ObjectRef, objectRef } from "../StartErrors.ts"
 import { requireAccess } from "./Access.ts"
 import { converge, type Decision } from "./Converge.ts"
-import { jobObjects, refOfObjects, type JobKey, type JobObjects } from "./JobKey.ts"
-import { belongsTo, listWorkloads, readCopy, readTrainJob, requireOwn } from "./JobReads.ts"
+import { jobObjects, type JobKey, type JobObjects } from "./JobKey.ts"
+import { belongsTo, jobWorkloads, readCopy, readTrainJob, requireOwn } from "./JobReads.ts"
 import type { LifecycleError } from "./LifecycleErrors.ts"
 
 /** What Stop did: the TrainJob's reference, and which of the job's objects still exist when it returned. */
@@ -31,54 +33,35 @@ export interface StopOptions {
 
 const deleteDecision = (kind: ResourceKind, ownerless: boolean) => (object: KubeResource | undefined): Decision<Cluster> => {
   if (object === undefined || object.metadata.deletionTimestamp !== undefined || !ownerless) return { kind: "done" }
-  const uid = object.metadata.uid
-  return {
-    kind: "write",
-    write: Effect.flatMap(Cluster, (c) =>
-      c
-        .delete(kind, { namespace: object.metadata.namespace, name: object.metadata.name }, { propagation: "Background", ...(uid === undefined ? {} : { preconditions: { uid } }) })
-        .pipe(Effect.catchTag("ClusterError", (e) => (e.reason === "NotFound" ? Effect.void : Effect.fail(e))))
-    )
-  }
+  return { kind: "write", write: deleteIfExists(kind, { namespace: object.metadata.namespace, name: object.metadata.name }, object.metadata.uid) }
 }
 
 const labelOf = (object: KubeResource): string => `${object.kind} ${object.metadata.namespace ?? ""}/${object.metadata.name}`
 
 /** Which of the job's objects exist now; a read that fails is listed as unchecked rather than failing Stop. */
-const remainingOf = (objects: JobObjects, uid: string | undefined): Effect.Effect<ReadonlyArray<string>, never, Cluster> =>
+const remainingOf = (config: BackendConfig, objects: JobObjects, uid: string | undefined): Effect.Effect<ReadonlyArray<string>, never, Cluster> =>
   Effect.gen(function* () {
     const unchecked = (what: string) => (e: LifecycleError) => Effect.succeed([`${what}: not checked: ${e.reasons.join("; ")}`])
     const present = (read: Effect.Effect<KubeResource | undefined, LifecycleError, Cluster>, what: string) =>
       read.pipe(Effect.map((o) => (o === undefined ? [] : [labelOf(o)])), Effect.catch(unchecked(what)))
     const trainJob = yield* present(readTrainJob(objects), "TrainJob")
     const copy = yield* present(readCopy(objects), "TrainingRuntime")
-    const workloads = uid === undefined
-      ? []
-      : yield* listWorkloads(objects.namespace, uid).pipe(Effect.map((all) => all.map(labelOf)), Effect.catch(unchecked("Workload")))
+    const workloads = yield* jobWorkloads(config, objects, uid).pipe(Effect.map((all) => all.map(labelOf)), Effect.catch(unchecked("Workload")))
     return [...trainJob, ...copy, ...workloads]
   })
 
-const awaitGone = (objects: JobObjects, uid: string | undefined, waitMs: number): Effect.Effect<ReadonlyArray<string>, never, Cluster> =>
-  Effect.gen(function* () {
-    const deadline = (yield* Clock.currentTimeMillis) + waitMs
-    // Bounded: each pass returns or sleeps towards the deadline on the same clock.
-    for (;;) {
-      const remaining = yield* remainingOf(objects, uid)
-      const now = yield* Clock.currentTimeMillis
-      if (remaining.length === 0 || now >= deadline) return remaining
-      yield* Effect.sleep(Math.min(1000, deadline - now))
-    }
-  })
+const awaitGone = (config: BackendConfig, objects: JobObjects, uid: string | undefined, waitMs: number): Effect.Effect<ReadonlyArray<string>, never, Cluster> =>
+  Effect.map(pollUntil(remainingOf(config, objects, uid), (remaining) => remaining.length === 0, waitMs), (polled) => polled.value)
 
 const refuseInFlight = (config: BackendConfig, objects: JobObjects): Effect.Effect<void, LifecycleError, InFlight> =>
   Effect.gen(function* () {
     const inFlight = yield* InFlight
-    const since = Option.getOrUndefined(yield* inFlight.lookup(`${objects.namespace}/${objects.name}`))
+    const since = Option.getOrUndefined(yield* inFlight.lookup(inFlightKey(objects)))
     const now = yield* Clock.currentTimeMillis
     if (since === undefined || now - since >= config.timeouts.callBoundMs) return
     return yield* new ErrOutcomeUnknown({
       reasons: [`a create of the TrainJob ${objects.namespace}/${objects.name} went unanswered ${now - since} ms ago and may still land: Stop again after timeouts.callBound (${config.timeouts.callBoundMs} ms)`],
-      ref: refOfObjects(objects)
+      ref: objectRef(objects)
     })
   })
 
@@ -93,7 +76,7 @@ export const stop = (backend: Backend, key: JobKey, options: StopOptions = {}): 
     const first = yield* readTrainJob(objects)
     if (first === undefined) yield* refuseInFlight(config, objects)
     const uid = first?.metadata.uid
-    const ref = refOfObjects(objects, uid)
+    const ref = objectRef(objects, uid)
     const ownTrainJob = Effect.flatMap(readTrainJob(objects), (o) => (o === undefined ? Effect.succeed(undefined) : requireOwn(config, objects, o)))
     yield* converge({ what, ref, read: ownTrainJob, decide: deleteDecision(TrainJobs, true), waitMs: 0 })
     // A copy of another job (wrong labels) is left alone; one with an owner goes with its owner.
@@ -105,6 +88,6 @@ export const stop = (backend: Backend, key: JobKey, options: StopOptions = {}): 
       decide: (copy) => deleteDecision(TrainingRuntimes, (copy?.metadata.ownerReferences ?? []).length === 0)(copy),
       waitMs: 0
     })
-    const remaining = yield* awaitGone(objects, uid, options.waitMs ?? 0)
+    const remaining = yield* awaitGone(config, objects, uid, options.waitMs ?? 0)
     return { ref, remaining, gone: remaining.length === 0 }
   }).pipe(Effect.withSpan("dispatch.stop", { attributes: { "dispatch.job": key.job, "dispatch.submission": key.submission } }))

@@ -7,7 +7,7 @@ import type { Backend } from "../Backend.ts"
 import { Cluster } from "../Cluster.ts"
 import type { KubeResource } from "../KubeObjects.ts"
 import { TrainJobs, Workloads } from "../ResourceKind.ts"
-import { ErrRejected, type ObjectRef } from "../StartErrors.ts"
+import { ErrRejected, type ObjectRef, objectRef } from "../StartErrors.ts"
 import { admissionGatedBy } from "../WorkloadReadiness.ts"
 import { requireAccess, type Access } from "./Access.ts"
 import {
@@ -21,7 +21,7 @@ import {
   type CheckState
 } from "./AdmissionChecks.ts"
 import { converge, type Decision } from "./Converge.ts"
-import { jobObjects, refOfObjects, type JobKey, type JobObjects } from "./JobKey.ts"
+import { jobObjects, type JobKey, type JobObjects } from "./JobKey.ts"
 import { readTrainJob, readWorkload, requireOwn } from "./JobReads.ts"
 import { gatesOf } from "./JobState.ts"
 import type { LifecycleError } from "./LifecycleErrors.ts"
@@ -36,16 +36,16 @@ const keyOf = (object: KubeResource) => ({ namespace: object.metadata.namespace,
 
 const rvOf = (object: KubeResource) => (object.metadata.resourceVersion === undefined ? {} : { resourceVersion: object.metadata.resourceVersion })
 
-/** The job's TrainJob, refused when it does not exist, is not dispatch's, is being deleted or has finished. */
+/** The job's TrainJob, refused when it does not exist, is not dispatch's or is being deleted. A finished
+ * one is read: a transition whose state already holds succeeds on it (see `unlessFinished`). */
 const readLiveTrainJob = (config: BackendConfig, objects: JobObjects, transition: Transition): Effect.Effect<KubeResource, LifecycleError, Cluster> =>
   Effect.gen(function* () {
-    const refuse = (why: string, uid?: string) => Effect.fail(new ErrRejected({ reasons: [`${transition}: ${why}`], ref: refOfObjects(objects, uid) }))
+    const refuse = (why: string, uid?: string) => Effect.fail(new ErrRejected({ reasons: [`${transition}: ${why}`], ref: objectRef(objects, uid) }))
     const found = yield* readTrainJob(objects)
     if (found === undefined) return yield* refuse(`no TrainJob ${objects.namespace}/${objects.name} exists`)
     const job = yield* requireOwn(config, objects, found)
     const uid = job.metadata.uid
     if (job.metadata.deletionTimestamp !== undefined) return yield* refuse(`the TrainJob ${objects.namespace}/${objects.name} is being deleted`, uid)
-    if (isTrue(job, "Complete") || isTrue(job, "Failed")) return yield* refuse(`the TrainJob ${objects.namespace}/${objects.name} has finished`, uid)
     return job
   })
 
@@ -53,6 +53,15 @@ const readLiveTrainJob = (config: BackendConfig, objects: JobObjects, transition
 const plainDecision = (want: boolean) => (job: KubeResource): Decision<Cluster> => {
   if (valueAt(job, ["spec", "suspend"]) === want) return { kind: "done" }
   return { kind: "write", write: Effect.flatMap(Cluster, (c) => c.mergePatch(TrainJobs, keyOf(job), { spec: { suspend: want } }, rvOf(job))) }
+}
+
+/** A finished TrainJob may not change, but a transition whose state already holds on it is done: a
+ * retried Open that had worked before the job finished succeeds again. */
+const unlessFinished = <S>(trainJobOf: (state: S) => KubeResource, decide: (state: S) => Decision<Cluster>) => (state: S): Decision<Cluster> => {
+  const decision = decide(state)
+  const job = trainJobOf(state)
+  if (decision.kind === "done" || !(isTrue(job, "Complete") || isTrue(job, "Failed"))) return decision
+  return { kind: "refuse", reason: `the TrainJob ${job.metadata.namespace ?? ""}/${job.metadata.name} has finished` }
 }
 
 /** What a Kueue-mode transition reads: the TrainJob and its Workload. */
@@ -104,17 +113,17 @@ export const transition = (backend: Backend, key: JobKey, which: Transition): Ef
     const config = backend.config
     const objects = yield* jobObjects(config, key)
     const what = `${which} ${objects.namespace}/${objects.name}`
-    const ref = refOfObjects(objects)
+    const ref = objectRef(objects)
     if (config.mode === "plain") {
-      const job = yield* converge({ what, ref, read: readLiveTrainJob(config, objects, which), decide: plainDecision(which === "hold"), waitMs: 0 })
-      return refOfObjects(objects, job.metadata.uid)
+      const job = yield* converge({ what, ref, read: readLiveTrainJob(config, objects, which), decide: unlessFinished((j: KubeResource) => j, plainDecision(which === "hold")), waitMs: 0 })
+      return objectRef(objects, job.metadata.uid)
     }
     const read = Effect.gen(function* () {
       const trainJob = yield* readLiveTrainJob(config, objects, which)
       return { trainJob, workload: yield* readWorkload(config, trainJob) }
     })
-    const view = yield* converge({ what, ref, read, decide: kueueDecision(config, which), waitMs: config.timeouts.workloadMs })
-    return refOfObjects(objects, view.trainJob.metadata.uid)
+    const view = yield* converge({ what, ref, read, decide: unlessFinished((v: KueueView) => v.trainJob, kueueDecision(config, which)), waitMs: config.timeouts.workloadMs })
+    return objectRef(objects, view.trainJob.metadata.uid)
   }).pipe(Effect.withSpan(`dispatch.${which}`, { attributes: { "dispatch.job": key.job, "dispatch.submission": key.submission } }))
 
 /** Open: lets the job start. Plain: spec.suspend=false. Kueue: removes dispatch's gate from the

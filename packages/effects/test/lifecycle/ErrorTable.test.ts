@@ -1,13 +1,18 @@
-// docs/errors.md and the code agree: every case row of the lifecycle tables is provoked here on the
-// in-process simulator and must end as its Result column says, and every case here has a row.
+// docs/errors.md and the code agree: every case row of the page (Start's table and the lifecycle's) is
+// provoked here on the in-process simulator and must end as its Result column says, and every case
+// here has a row. The Cluster layer's table is checked against Start's mapping functions.
 import { readFileSync } from "node:fs"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import { type BackendConfig, trainJobName } from "@dispatch/render"
 import { type Backend, type Gate, openBackend } from "../../src/Backend.ts"
 import { Cluster } from "../../src/Cluster.ts"
+import { ClusterError, ClusterErrorReason } from "../../src/ClusterError.ts"
+import { definiteWriteFailure, readFailure } from "../../src/StartFailure.ts"
+import { reasonOfStatus } from "../../src/StatusMapping.ts"
 import type { InFlight } from "../../src/InFlight.ts"
 import { TrainJobs } from "../../src/ResourceKind.ts"
+import { start } from "../../src/Start.ts"
 import { capabilities } from "../../src/lifecycle/Capabilities.ts"
 import { MAX_WRITES } from "../../src/lifecycle/Converge.ts"
 import { factory, factoryOf } from "../../src/lifecycle/Factory.ts"
@@ -15,7 +20,7 @@ import { find, findMany } from "../../src/lifecycle/Find.ts"
 import { stop } from "../../src/lifecycle/Stop.ts"
 import { hold, open, release } from "../../src/lifecycle/Transitions.ts"
 import { jobId, namespace, requestOf, torchRuntime } from "../StartFixture.ts"
-import { awaitState, inProcess, keyOf, lifecycleConfig, started, type World, type WorldOptions } from "./LifecycleFixture.ts"
+import { awaitState, inProcess, keyOf, started, type World, type WorldOptions } from "./LifecycleFixture.ts"
 
 /** One row of the page: its case name and the Result column. */
 interface Row {
@@ -25,8 +30,8 @@ interface Row {
 
 const page = readFileSync(new URL("../../../../docs/errors.md", import.meta.url), "utf8")
 
-/** The case rows of the lifecycle section: `| \`case\` | Result | ...`. */
-const rows: ReadonlyArray<Row> = (page.split("## Lifecycle operations")[1] ?? "")
+/** The case rows of the page: `| \`case\` | Result | ...`. */
+const rows: ReadonlyArray<Row> = page
   .split("\n")
   .filter((line) => line.startsWith("| `"))
   .map((line) => {
@@ -36,6 +41,14 @@ const rows: ReadonlyArray<Row> = (page.split("## Lifecycle operations")[1] ?? ""
 
 type Outcome = string
 type Provoke = (world: World, config: BackendConfig) => Effect.Effect<Outcome, unknown, Cluster | InFlight>
+
+/** The tag of the error an operation fails with, or "success"; with `reason`, a failure whose reasons do
+ * not mention it says so, since several rows share a tag and differ in what happened. */
+const outcomeWith = <A>(reason: string, effect: Effect.Effect<A, { readonly _tag: string; readonly reasons: ReadonlyArray<string> }, Cluster | InFlight>): Effect.Effect<Outcome, never, Cluster | InFlight> =>
+  Effect.match(effect, {
+    onFailure: (e) => (e.reasons.some((r) => r.includes(reason)) ? e._tag : `${e._tag} without "${reason}" in ${JSON.stringify(e.reasons)}`),
+    onSuccess: () => "success"
+  })
 
 /** The tag of the error an operation fails with, or "success". */
 const outcomeOf = <A>(effect: Effect.Effect<A, { readonly _tag: string }, Cluster | InFlight>): Effect.Effect<Outcome, never, Cluster | InFlight> =>
@@ -68,14 +81,80 @@ const faultsOn = (verb: "get" | "patch" | "delete" | "create" | "list", resource
 
 const broken = { ...torchRuntime("broken-torch"), spec: { mlPolicy: { numNodes: 1, torch: {} }, template: { spec: { replicatedJobs: [] } } } }
 
+/** Starts job 1 on `backend` (open unless given). */
+const startOne = (config: BackendConfig, request: unknown = requestOf(1), backend: Backend = openBackend(config)) => start(backend, request)
+
+/** Changes the simulator's faults from now on. */
+const faultsNow = (world: World, verb: "get" | "patch" | "delete" | "create", resource: string, action: Record<string, unknown>) =>
+  Effect.sync(() => world.sim.setFaults([{ verb, resource, action: action as never }]))
+
+/** Several fault rules at once. */
+const faults = (...rules: ReadonlyArray<readonly [string, string, Record<string, unknown>]>) => ({
+  sim: { faults: rules.map(([verb, resource, action]) => ({ verb: verb as never, resource, action: action as never })) }
+})
+
 /** Every case, with the world it needs and how to provoke it. */
 const cases: Readonly<Record<string, readonly [WorldOptions, Provoke]>> = {
+  "start-closed": [{ mode: "plain" }, (_w, config) => outcomeOf(startOne(config, requestOf(1), gated(config, "closed")))],
+  "start-read-only": [{ mode: "plain" }, (_w, config) => outcomeOf(startOne(config, requestOf(1), gated(config, "read-only")))],
+  "start-observe-only": [{ mode: "plain" }, (_w, config) => outcomeOf(startOne(config, requestOf(1), gated(config, "observe-only")))],
+  "start-invalid": [{ mode: "plain" }, (_w, config) => outcomeOf(startOne(config, { ...requestOf(1), job: "not-a-ulid" }))],
+  "start-unsupported": [{ mode: "plain" }, (_w, config) => outcomeOf(startOne(config, requestOf(1, { runtime: "not-configured" })))],
+  "start-runtime-unreachable": [{ mode: "plain", ...faultsOn("get", "clustertrainingruntimes", { type: "status", code: 503 }) }, (_w, config) => outcomeOf(startOne(config))],
+  "start-copy-unreachable": [{ mode: "plain", ...faultsOn("create", "trainingruntimes", { type: "status", code: 503 }) }, (_w, config) => outcomeOf(startOne(config))],
+  "start-forbidden": [{ mode: "plain", ...faultsOn("create", "trainjobs", { type: "status", code: 403 }) }, (_w, config) => outcomeOf(startOne(config))],
+  "start-copy-conflict": [
+    { mode: "plain", sim: { objects: [torchRuntime(trainJobName(jobId(1), 1), "TrainingRuntime", "someone/else:1")] } },
+    (_w, config) => outcomeWith("differs from its source", startOne(config))
+  ],
+  "start-trainjob-unanswered": [{ mode: "plain", ...faultsOn("create", "trainjobs", { type: "drop" }) }, (_w, config) => outcomeOf(startOne(config))],
+  "start-trainjob-unreadable": [{ mode: "plain" }, (world, config) =>
+    Effect.gen(function* () {
+      yield* startOne(config)
+      yield* faultsNow(world, "get", "trainjobs", { type: "status", code: 503 })
+      return yield* outcomeOf(startOne(config))
+    })
+  ],
+  "start-trainjob-unreachable": [{ mode: "plain", ...faultsOn("create", "trainjobs", { type: "status", code: 503 }) }, (world, config) =>
+    Effect.gen(function* () {
+      const outcome = yield* outcomeOf(startOne(config))
+      // The copy this call created was deleted.
+      return world.sim.system.list("trainingruntimes", namespace).some((o) => o.metadata?.["name"] === name(1)) ? `${outcome} with the copy left` : outcome
+    })
+  ],
+  "start-trainjob-unreachable-copy-kept": [
+    { mode: "plain", ...faults(["create", "trainjobs", { type: "status", code: 503 }], ["delete", "trainingruntimes", { type: "status", code: 503 }]) },
+    (_w, config) => outcomeWith("copy", startOne(config))
+  ],
+  "start-trainjob-refused": [{ mode: "plain", ...faultsOn("create", "trainjobs", { type: "status", code: 422 }) }, (_w, config) => outcomeOf(startOne(config))],
+  "start-trainjob-differs": [{ mode: "plain" }, (_w, config) =>
+    Effect.andThen(startOne(config), outcomeOf(startOne(config, { ...requestOf(1), attempt: 2 })))
+  ],
+  "start-owner-not-set": [{ mode: "plain", ...faultsOn("patch", "trainingruntimes", { type: "status", code: 500 }) }, (_w, config) => outcomeOf(startOne(config))],
+  "start-readback-differs": [{ mode: "plain", ...faultsOn("get", "trainjobs", { type: "status", code: 500 }) }, (_w, config) => outcomeOf(startOne(config))],
+  // Kueue's queue lists its own admission check, not the one this config names: the Workload lacks it.
+  "start-no-workload": [{ mode: "kueue" }, (_w, config) =>
+    outcomeWith("no ready Workload", startOne({ ...config, kueue: { queue: config.kueue?.queue ?? "", admissionCheck: "another-check" } }))
+  ],
+  "start-stopped-copy-kept": [
+    { mode: "plain", ...faults(["patch", "trainingruntimes", { type: "status", code: 500 }], ["delete", "trainingruntimes", { type: "status", code: 503 }]) },
+    (_w, config) => outcomeWith("the runtime copy could not be deleted", startOne(config))
+  ],
+  "start-adopted-kept": [{ mode: "kueue", kueue: false, ...faultsOn("create", "trainjobs", { type: "drop" }, 1) }, (_w, config) =>
+    Effect.andThen(Effect.ignore(startOne(config)), outcomeWith("the TrainJob existed before this Start, so it was left as it is", startOne(config)))
+  ],
+  "start-stop-failed": [
+    { mode: "plain", ...faults(["patch", "trainingruntimes", { type: "status", code: 500 }], ["delete", "trainjobs", { type: "status", code: 503 }]) },
+    (_w, config) => outcomeOf(startOne(config))
+  ],
+
   "factory-invalid-config": [{ mode: "plain" }, () => outcomeOf(factory({ namespace: "Not A Namespace", mode: "plain", runtimes: [] }))],
   "factory-closed-unreachable": [{ mode: "plain", down: true }, (_w, config) => gateOf(config)],
   "factory-closed-missing-runtime": [
     { mode: "plain" },
     (_w, config) => gateOf({ ...config, runtimes: [...config.runtimes, { kind: "ClusterTrainingRuntime", name: "absent-runtime" }] })
   ],
+  "factory-closed-unanswered": [{ mode: "plain", ...faultsOn("create", "trainjobs", { type: "drop" }) }, (_w, config) => gateOf(config)],
   "factory-read-only-forbidden": [{ mode: "plain", ...faultsOn("create", "trainjobs", { type: "status", code: 403 }) }, (_w, config) => gateOf(config)],
   "factory-read-only-probe-refused": [
     { mode: "plain", sim: { objects: [broken] } },
@@ -175,7 +254,7 @@ const cases: Readonly<Record<string, readonly [WorldOptions, Provoke]>> = {
   ]
 }
 
-describe("docs/errors.md, lifecycle section", () => {
+describe("docs/errors.md, every case row", () => {
   it("has a row for every case provoked here, and a case here for every row", () => {
     expect(rows.length).toBeGreaterThan(30)
     expect(rows.map((r) => r.name).sort()).toEqual(Object.keys(cases).sort())
@@ -187,6 +266,44 @@ describe("docs/errors.md, lifecycle section", () => {
       if (entry === undefined) throw new Error(`no case provokes the row ${row.name}`)
       const [options, provoke] = entry
       expect(await inProcess.run(options, provoke)).toBe(row.result)
+    })
+  }
+})
+
+/** The rows of the Cluster layer's table: reason, From, Write happened?, In a read, In a create. */
+const clusterRows = (page.split("## The Cluster layer's reasons")[1] ?? "")
+  .split("\n## ")[0]!
+  .split("\n")
+  .filter((line) => line.startsWith("| ") && !line.startsWith("| ClusterError") && !line.startsWith("|---"))
+  .map((line) => line.split("|").map((c) => c.trim()).slice(1, 6))
+
+const errorTag = /^Err[A-Za-z]+$/
+
+describe("docs/errors.md, the Cluster layer's table", () => {
+  it("lists every ClusterError reason once", () => {
+    expect(clusterRows.map((r) => r[0]).sort()).toEqual([...ClusterErrorReason.literals].sort())
+  })
+
+  for (const [reason, , , inRead, inCreate] of clusterRows) {
+    it(`${reason}: a failed read and a failed create map as the table says`, () => {
+      const error = new ClusterError({ reason: reason as ClusterErrorReason, call: "get trainjobs default/x" })
+      if (inRead !== undefined && errorTag.test(inRead)) expect(readFailure(error)._tag).toBe(inRead)
+      // A copy's create is a definite write failure; the TrainJob's Unanswered is Start's step 6 (the
+      // `start-trainjob-unanswered` case above).
+      const createCell = (inCreate ?? "").replace(/^copy: /, "").split(";")[0]!.trim()
+      if (errorTag.test(createCell)) expect(definiteWriteFailure(error)._tag).toBe(createCell)
+      // A 404 on a read is the runtime missing, not an error; AlreadyExists on a create is compared.
+      if (reason === "NotFound") expect(inRead).toContain("missing")
+      if (reason === "AlreadyExists") expect(inCreate).toContain("compare")
+    })
+
+    it(`${reason}: every HTTP code of its From column maps to it`, () => {
+      const from = clusterRows.find((r) => r[0] === reason)?.[1] ?? ""
+      // "5xx other than 504" names 504 as an exception, not a member.
+      for (const code of (from.match(/(?<!other than )\b\d{3}\b/g) ?? []).map(Number)) {
+        const message = reason === "Invalid" && code === 403 ? 'admission webhook "check.example" denied the request: no' : "refused"
+        expect(reasonOfStatus({ code, reason: reason === "AlreadyExists" ? "AlreadyExists" : "", message, causes: [] })).toBe(reason)
+      }
     })
   }
 })

@@ -113,10 +113,15 @@ describe("jobState", () => {
     expect(jobState(observed({ mode: "plain", trainJob: trainJobOf(s) }))).toEqual(state)
   })
 
-  test.prop([liveShape, workloadShape])("kueue mode: Held while the gate is on, dispatch's check holds, or no Workload exists; else Running or Queued", (s, w) => {
+  test.prop([liveShape, workloadShape])("kueue mode: Held while the gate is on, dispatch's check holds, or no Workload exists for a suspended job; else Running or Queued", (s, w) => {
     const state = jobState(observed({ mode: "kueue", trainJob: trainJobOf(s), workload: workloadOf(w) }))
     const heldEntry = w?.entry !== undefined && (w.entry.state === "Retry" || (w.entry.state === "Pending" && w.entry.message === HOLD_MESSAGE))
-    if (w === undefined || w.gates.includes(gate) || heldEntry) expect(state.state).toBe("Held")
+    if ((w === undefined && s.suspend === true) || (w !== undefined && (w.gates.includes(gate) || heldEntry))) expect(state.state).toBe("Held")
     else expect(state.state).toBe(s.suspend !== true && hasPods(s) ? "Running" : "Queued")
+  })
+
+  test.prop([liveShape])("kueue mode: a running job whose only Workload is being deleted (none live) is Running, not Held", (s) => {
+    fc.pre(s.suspend !== true && hasPods(s))
+    expect(jobState(observed({ mode: "kueue", trainJob: trainJobOf(s), workload: undefined })).state).toBe("Running")
   })
 })

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest"
 import { PROBE_JOB_ID, trainJobName } from "@dispatch/render"
 import { gateOf, probe, type GateProof } from "../../src/lifecycle/Probe.ts"
 import { namespace } from "../StartFixture.ts"
-import { inProcess } from "./LifecycleFixture.ts"
+import { inProcess, storedNamed, type World } from "./LifecycleFixture.ts"
 
 const proof: fc.Arbitrary<GateProof> = fc.oneof(
   fc.constant({ proven: true, reasons: [] }),
@@ -51,5 +51,68 @@ describe("probe", () => {
       })
     )
     expect(report).toMatchObject({ gate: { state: "open" }, leftovers: [] })
+  })
+})
+
+describe("probe: concurrency and unanswered creates", () => {
+  const probeName = trainJobName(PROBE_JOB_ID, 1)
+  // The probe's TrainJob and copy by name, and any Workload (only the probe makes one here).
+  const leftIn = (world: World) => [
+    ...storedNamed(world, "trainjobs", probeName),
+    ...storedNamed(world, "trainingruntimes", probeName),
+    ...world.sim.system.list("workloads", namespace)
+  ]
+
+  for (const mode of ["plain", "kueue"] as const) {
+    it(`${mode}: two probes at once both prove the gates, and leave nothing behind`, async () => {
+      const reports = await inProcess.run({ mode }, (world, config) =>
+        Effect.gen(function* () {
+          const both = yield* Effect.all([probe(config), probe(config)], { concurrency: 2 })
+          return { both, left: leftIn(world) }
+        })
+      )
+      expect(reports.both.map((r) => r.gate)).toEqual([{ state: "open" }, { state: "open" }])
+      expect(reports.left).toEqual([])
+    })
+  }
+
+  it("a probe whose TrainJob create goes unanswered says the cluster was not reached, not read-only, and removes what landed", async () => {
+    const report = await inProcess.run({ mode: "plain", sim: { faults: [{ verb: "create", resource: "trainjobs", nth: 1, action: { type: "drop" } }] } }, (world, config) =>
+      Effect.gen(function* () {
+        const report = yield* probe(config)
+        return { report, left: leftIn(world) }
+      })
+    )
+    expect(report.report.gate.state).toBe("closed")
+    expect(report.report.reach.reasons[0]).toBe("the probe's create of trainjobs went unanswered")
+    expect(report.report.leftovers).toEqual([])
+    expect(report.left).toEqual([])
+  })
+
+  it("a TrainJob create that lands after the probe gave up on it is still removed (waits out timeouts.callBound)", async () => {
+    // The create is answered 504 (it may still be processed); the server applies it 1 s later, while
+    // a removal that did not wait would be between its read of the TrainJob and its delete of the copy
+    // (that copy read is slowed by 3 s, so the landing passes the webhook's runtimeRef check).
+    const faults = [
+      { verb: "create" as const, resource: "trainjobs", nth: 1, action: { type: "status" as const, code: 504 } },
+      { verb: "get" as const, resource: "trainingruntimes", name: probeName, nth: 3, action: { type: "delay" as const, ms: 3000 } }
+    ]
+    const report = await inProcess.run({ mode: "plain", sim: { faults } }, (world, config) =>
+      Effect.gen(function* () {
+        const sentCreate = () => world.calls.find((c) => c.request.verb === "create" && c.request.resource === "trainjobs")
+        const lateLanding = Effect.gen(function* () {
+          for (let waited = 0; waited < 600 && sentCreate() === undefined; waited++) yield* Effect.sleep(100)
+          const sent = sentCreate()
+          yield* Effect.sleep(1000)
+          return sent === undefined ? undefined : world.sim.handle(sent.request)
+        })
+        const [report, landing] = yield* Effect.all([probe(config), lateLanding], { concurrency: 2 })
+        return { report, landing, left: leftIn(world) }
+      })
+    )
+    expect(report.landing).toMatchObject({ kind: "answered", response: { code: 201 } })
+    expect(report.left).toEqual([])
+    expect(report.report.gate.state).toBe("closed")
+    expect(report.report.leftovers).toEqual([])
   })
 })

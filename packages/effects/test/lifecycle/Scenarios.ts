@@ -261,6 +261,11 @@ const flowScenarios: ReadonlyArray<Scenario> = (["plain", "kueue"] as const).fla
           expect(statuses.map((s) => s.state)).toEqual(["Held", "Running", "Absent", "Absent"])
           const calls = world.calls.slice(before).map((c) => `${c.request.verb} ${c.request.resource}`)
           expect(calls).toEqual(mode === "plain" ? ["list trainjobs"] : ["list trainjobs", "list workloads"])
+          if (mode === "kueue") {
+            // Only the Workloads of the TrainJobs found, by their UIDs, not every Workload of the namespace.
+            const uids = statuses.flatMap((s) => (s.ref.uid === undefined ? [] : [s.ref.uid])).sort()
+            expect(world.calls.slice(before)[1]?.request.labelSelector).toBe(`kueue.x-k8s.io/job-uid in (${uids.join(",")})`)
+          }
         })
       )
   }
@@ -334,6 +339,31 @@ const otherStops: ReadonlyArray<Scenario> = [
         })
       )
   })),
+  {
+    name: "kueue: a repeated Stop still reports a Workload kept by a finalizer after its TrainJob is gone",
+    run: (face) =>
+      face.run({ mode: "kueue" }, (world, config) =>
+        Effect.gen(function* () {
+          const backend = openBackend(config)
+          const result = yield* started(config, 16)
+          // Kueue's own resource-in-use finalizer keeps a Workload after its owner goes.
+          const [workload] = workloadsOf(world, result.name)
+          if (workload === undefined) return yield* Effect.die(new Error("Start made no Workload"))
+          world.sim.system.update("workloads", { ...workload, metadata: { ...workload.metadata, finalizers: ["kueue.x-k8s.io/resource-in-use"] } })
+          const first = yield* stop(backend, keyOf(16), { waitMs: 3_000 })
+          const workloadLabel = `Workload ${namespace}/${String(workload.metadata?.["name"])}`
+          expect(first).toMatchObject({ gone: false, remaining: [workloadLabel] })
+          expect(storedNamed(world, "trainjobs", result.name)).toEqual([])
+          const again = yield* stop(backend, keyOf(16))
+          expect(again).toMatchObject({ gone: false, remaining: [workloadLabel] })
+          const held = workloadsOf(world, result.name)[0]!
+          world.sim.system.update("workloads", { ...held, metadata: { ...held.metadata, finalizers: [] } })
+          const done = yield* stop(backend, keyOf(16), { waitMs: 5_000 })
+          expect(done).toMatchObject({ gone: true, remaining: [] })
+          yield* check(() => nothingLeftOf(world, 16))
+        })
+      )
+  },
   ...(["plain", "kueue"] as const).map((mode): Scenario => ({
     name: `${mode}: Stop while Stopping waits for the TrainJob to go and reports it until then`,
     run: (face) =>
@@ -392,6 +422,26 @@ const transitionScenarios: ReadonlyArray<Scenario> = (["plain", "kueue"] as cons
           expect((yield* find(observeOnly, keyOf(14))).state).toBe("Held")
           expect((yield* stop(observeOnly, keyOf(14), { waitMs: 5_000 })).gone).toBe(true)
           yield* check(() => nothingLeftOf(world, 14))
+        })
+      )
+  },
+  {
+    name: `${mode}: Open and Release stay idempotent after the job finished; Hold, which would write, is refused`,
+    run: (face) =>
+      face.run({ mode }, (world, config) =>
+        Effect.gen(function* () {
+          const backend = openBackend(config)
+          yield* started(config, 15)
+          yield* open(backend, keyOf(15))
+          yield* awaitState(backend, keyOf(15), "Succeeded", face.timing.runTimeMs + 10_000)
+          const before = writesOf(world.calls).length
+          yield* open(backend, keyOf(15))
+          yield* release(backend, keyOf(15))
+          expect(writesOf(world.calls).length).toBe(before)
+          const refused = yield* Effect.flip(hold(backend, keyOf(15)))
+          expect(refused._tag).toBe("ErrRejected")
+          expect(refused.reasons.join(" ")).toContain("has finished")
+          expect(writesOf(world.calls).length).toBe(before)
         })
       )
   },

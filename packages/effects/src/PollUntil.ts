@@ -1,0 +1,26 @@
+// Waiting on someone else (Kueue, the garbage collector, another probe): read once a second on the
+// Effect Clock until the read is what is wanted or the time is up.
+import { Clock, Effect } from "effect"
+
+/** How often a poll reads again. */
+export const POLL_INTERVAL_MS = 1000
+
+/** What a poll ended with: the last read, and whether it was the one wanted (false: time ran out). */
+export interface Polled<A> {
+  readonly value: A
+  readonly done: boolean
+}
+
+/** Reads, and reads again once a second until `done` holds or `waitMs` has passed (at least one read;
+ * the last sleep is cut to end on the deadline). Bounded: each pass returns or sleeps towards it. */
+export const pollUntil = <A, E, R>(read: Effect.Effect<A, E, R>, done: (value: A) => boolean, waitMs: number): Effect.Effect<Polled<A>, E, R> =>
+  Effect.gen(function* () {
+    const deadline = (yield* Clock.currentTimeMillis) + waitMs
+    for (;;) {
+      const value = yield* read
+      if (done(value)) return { value, done: true }
+      const now = yield* Clock.currentTimeMillis
+      if (now >= deadline) return { value, done: false }
+      yield* Effect.sleep(Math.min(POLL_INTERVAL_MS, deadline - now))
+    }
+  })

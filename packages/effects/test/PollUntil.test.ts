@@ -1,0 +1,27 @@
+// pollUntil on TestClock: how many reads it makes, when it stops, and what it returns.
+import { fc, test } from "@fast-check/vitest"
+import { Effect, Exit } from "effect"
+import { expect } from "vitest"
+import { POLL_INTERVAL_MS, pollUntil } from "../src/PollUntil.ts"
+import { runOnTestClock } from "./StartFixture.ts"
+
+const run = async (doneAfter: number, waitMs: number) => {
+  let reads = 0
+  const exit = await runOnTestClock(
+    pollUntil(Effect.sync(() => ++reads), (n) => n >= doneAfter, waitMs),
+    waitMs + 10_000
+  )
+  if (!Exit.isSuccess(exit)) throw new Error("pollUntil failed")
+  return { polled: exit.value, reads }
+}
+
+test.prop([fc.integer({ min: 1, max: 12 }), fc.integer({ min: 0, max: 10_000 })], { numRuns: 40 })(
+  "reads once, then once a second until done or the deadline; done says which",
+  async (doneAfter, waitMs) => {
+    const { polled, reads } = await run(doneAfter, waitMs)
+    // The reads that fit: one at the start and one per interval (the last one cut to end on the deadline).
+    const fit = 1 + Math.ceil(waitMs / POLL_INTERVAL_MS)
+    expect(reads).toBe(Math.min(doneAfter, fit))
+    expect(polled).toEqual({ value: reads, done: doneAfter <= fit })
+  }
+)
