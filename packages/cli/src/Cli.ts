@@ -26,7 +26,10 @@ export const commands: ReadonlyArray<Command> = [
   lazy(CommandHelps.stop, () => import("./commands/Stop.ts").then((m) => m.runStop)),
   lazy(CommandHelps.probe, () => import("./commands/Probe.ts").then((m) => m.runProbe)),
   lazy(CommandHelps.capabilities, () => import("./commands/Capabilities.ts").then((m) => m.runCapabilities)),
-  lazy(CommandHelps.simServe, () => import("./commands/SimServe.ts").then((m) => m.runSimServe))
+  lazy(CommandHelps.simServe, () => import("./commands/SimServe.ts").then((m) => m.runSimServe)),
+  // `serve hash-token` before `serve`: the first command whose words lead the line wins.
+  lazy(CommandHelps.hashToken, () => import("./commands/Serve.ts").then((m) => m.runHashToken)),
+  lazy(CommandHelps.serve, () => import("./commands/Serve.ts").then((m) => m.runServe))
 ]
 
 const usage = (): ReadonlyArray<string> => [

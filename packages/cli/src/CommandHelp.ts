@@ -3,6 +3,7 @@
 import { clusterUsage } from "./ClusterArgs.ts"
 import { demoUsage } from "./DemoArgs.ts"
 import { renderUsage } from "./RenderArgs.ts"
+import { hashTokenUsage, serveUsage } from "./ServeArgs.ts"
 import { simServeUsage } from "./SimServeArgs.ts"
 
 /** The help of one command. */
@@ -32,7 +33,9 @@ export const CommandHelps = {
   stop: cluster("stop", "--job ID --submission N [--wait SECONDS]", "delete the job's TrainJob and runtime copy"),
   probe: cluster("probe", "", "prove the backend's reach, write and launch gates with the preflight probe"),
   capabilities: cluster("capabilities", "--request R", "check that the backend can run a request's spec, creating nothing"),
-  simServe: { words: ["sim", "serve"], options: optionsOf(simServeUsage, "sim serve"), summary: "serve a simulated cluster on 127.0.0.1 for kubectl and client-node" }
+  simServe: { words: ["sim", "serve"], options: optionsOf(simServeUsage, "sim serve"), summary: "serve a simulated cluster on 127.0.0.1 for kubectl and client-node" },
+  serve: { words: ["serve"], options: optionsOf(serveUsage, "serve"), summary: "serve the job service (Dioptra's job API) and dispatch its jobs to a cluster" },
+  hashToken: { words: ["serve", "hash-token"], options: optionsOf(hashTokenUsage, "serve hash-token"), summary: "make a job-service token and the entry that configures it" }
 } as const satisfies Record<string, CommandHelp>
 
 /** The usage line of a command. */

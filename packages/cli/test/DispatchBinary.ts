@@ -45,7 +45,7 @@ export const dispatch = (args: ReadonlyArray<string>, cwd: string = repoRoot): P
     })
   })
 
-/** A `dispatch sim serve` running in the background: its URL once it listens, and how to stop it. */
+/** A dispatch server (`sim serve` or the job service) running in the background: its URL once it listens, and how to stop it. */
 export interface Served {
   readonly url: string
   readonly child: ChildProcess
@@ -53,10 +53,10 @@ export interface Served {
   readonly stop: () => Promise<number | null>
 }
 
-/** Starts `dispatch sim serve args...` and waits until it prints its URL. */
-export const serve = (args: ReadonlyArray<string>, cwd: string = repoRoot): Promise<Served> =>
+/** Starts `dispatch <words> --port 0 args...` and waits until it prints its URL (the job service adds `/api/v1`). */
+export const background = (words: ReadonlyArray<string>, args: ReadonlyArray<string>, cwd: string = repoRoot): Promise<Served> =>
   new Promise((resolve, reject) => {
-    const child = spawn("node", [binary, "sim", "serve", "--port", "0", ...args], { cwd, stdio: ["ignore", "pipe", "pipe"] })
+    const child = spawn("node", [binary, ...words, "--port", "0", ...args], { cwd, stdio: ["ignore", "pipe", "pipe"] })
     let out = ""
     let err = ""
     const stop = () =>
@@ -67,12 +67,12 @@ export const serve = (args: ReadonlyArray<string>, cwd: string = repoRoot): Prom
       })
     const timer = setTimeout(() => {
       child.kill("SIGKILL")
-      reject(new Error(`sim serve did not start: ${err}`))
+      reject(new Error(`${words.join(" ")} did not start: ${err}`))
     }, 20_000)
     child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()))
     child.stdout.on("data", (chunk: Buffer) => {
       out += chunk.toString()
-      const url = /^(http:\/\/127\.0\.0\.1:\d+)\n/.exec(out)?.[1]
+      const url = /^(http:\/\/127\.0\.0\.1:\d+)(\/api\/v1)?\n/.exec(out)?.[1]
       if (url !== undefined) {
         clearTimeout(timer)
         resolve({ url, child, stderr: () => err, stop })
@@ -80,9 +80,12 @@ export const serve = (args: ReadonlyArray<string>, cwd: string = repoRoot): Prom
     })
     child.once("exit", (code) => {
       clearTimeout(timer)
-      reject(new Error(`sim serve exited ${code}: ${err}`))
+      reject(new Error(`${words.join(" ")} exited ${code}: ${err}`))
     })
   })
+
+/** Starts `dispatch sim serve args...` and waits until it prints its URL. */
+export const serve = (args: ReadonlyArray<string>, cwd: string = repoRoot): Promise<Served> => background(["sim", "serve"], args, cwd)
 
 /** Runs the real kubectl. */
 export const kubectl = (args: ReadonlyArray<string>): Promise<Run> =>

@@ -1,11 +1,23 @@
 import { Result } from "effect"
-import { authenticate, type TokenEntry } from "./Auth.ts"
+import { authenticate, type Principal, type TokenEntry } from "./Auth.ts"
 import { DatabaseError, uniqueViolation, type Database } from "./Database.ts"
 import { errorBody, refusalStatus } from "./ErrorBody.ts"
 import { decodePart } from "./RequestDecoding.ts"
+import type { JobControl } from "./JobControl.ts"
+import { isReportToken, reportTokenJob } from "./ReportToken.ts"
 import type { Route } from "./Route.ts"
 import { findRoute } from "./Router.ts"
-import { Forbidden, MalformedJson, refusal, refusalOf, RouteNotFound, WriteConflict, type Refusal, type ServiceProblem } from "./ServiceProblem.ts"
+import {
+  Forbidden,
+  MalformedJson,
+  refusal,
+  refusalOf,
+  RouteNotFound,
+  Unauthenticated,
+  WriteConflict,
+  type Refusal,
+  type ServiceProblem
+} from "./ServiceProblem.ts"
 
 /** The prefix every endpoint lives under. */
 export const apiPrefix = "/api/v1"
@@ -32,6 +44,10 @@ export interface ApiEnvironment {
   readonly db: Database
   readonly now: () => string
   readonly baseUrl: string
+  /** The dispatcher's controls, read at each request (the dispatcher starts once the service listens). */
+  readonly control?: () => JobControl | undefined
+  /** The secret job report tokens are checked against; without it no report token is accepted. */
+  readonly reportSecret?: string
 }
 
 const refused = (r: Refusal): ApiResponse => ({ status: refusalStatus(r), body: errorBody(r) })
@@ -55,6 +71,25 @@ const failureOf = (cause: unknown): Refusal => {
   return refusal(new DatabaseError({ operation: "request", reason: cause instanceof Error ? cause.message : String(cause) }))
 }
 
+const bearerToken = (authorization: string | undefined): string | undefined => /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "")?.[1]
+
+// A workload's report token stands for its job alone: it may only post that job's logs and metrics.
+const reportPrincipal = async (
+  env: ApiEnvironment,
+  token: string,
+  route: Route,
+  params: Readonly<Record<string, string>>
+): Promise<Result.Result<Principal, Unauthenticated | Forbidden>> => {
+  const job = env.reportSecret === undefined ? undefined : reportTokenJob(env.reportSecret, token)
+  if (job === undefined) return Result.fail(new Unauthenticated({ reason: "the bearer token is not a valid job report token" }))
+  const name = `job ${job} workload`
+  if (!route.reports || params["id"] !== String(job)) return Result.fail(new Forbidden({ principal: name, action: `${route.method} ${route.path} for job ${params["id"] ?? "?"}` }))
+  const [row] = await env.db.query<{ grp: string }>(`select grp from jobs where id = $1 and not deleted`, [job])
+  return row === undefined
+    ? Result.fail(new Unauthenticated({ reason: `job ${job} of the report token no longer exists` }))
+    : Result.succeed({ name, group: row.grp, access: "write" })
+}
+
 /** Answers one API request: route, authenticate, authorize, decode every part, run the handler; never throws. */
 export const handleApiRequest = async (env: ApiEnvironment, request: ApiRequest): Promise<ApiResponse> => {
   const url = new URL(request.url, "http://service")
@@ -62,9 +97,15 @@ export const handleApiRequest = async (env: ApiEnvironment, request: ApiRequest)
   if (!url.pathname.startsWith(`${apiPrefix}/`)) return refused(refusal(new RouteNotFound({ path: url.pathname })))
   const matched = findRoute(env.routes, request.method, url.pathname.slice(apiPrefix.length))
   if (Result.isFailure(matched)) return refused(refusal(matched.failure))
-  const principal = authenticate(env.tokens, request.authorization)
-  if (Result.isFailure(principal)) return refused(refusal(principal.failure))
   const { route, params } = matched.success
+  const token = bearerToken(request.authorization)
+  let principal: Result.Result<Principal, Unauthenticated | Forbidden>
+  try {
+    principal = token !== undefined && isReportToken(token) ? await reportPrincipal(env, token, route, params) : authenticate(env.tokens, request.authorization)
+  } catch (cause) {
+    return refused(failureOf(cause))
+  }
+  if (Result.isFailure(principal)) return refused(refusal(principal.failure))
   if (route.writes && principal.success.access !== "write") {
     return refused(refusal(new Forbidden({ principal: principal.success.name, action: `${route.method} ${route.path}` })))
   }
@@ -84,6 +125,7 @@ export const handleApiRequest = async (env: ApiEnvironment, request: ApiRequest)
       body: decodedBody.success,
       db: env.db,
       now: env.now,
+      control: env.control?.(),
       link: (linkPath, query = {}) => {
         const search = new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)])).toString()
         return `${env.baseUrl}${apiPrefix}${linkPath}${search === "" ? "" : `?${search}`}`

@@ -66,8 +66,17 @@ export const QueueInput = Schema.Struct({ name, description: Schema.optionalKey(
 /** The body that registers a queue. */
 export type QueueInput = typeof QueueInput.Type
 
-/** A queue as the service answers it. */
-export const QueueResponse = Schema.Struct({ ...Queue.fields, ...owned })
+/** What a queue's Factory proved about its backend: open, or the first gate not proven and why; unproven until it ran. */
+export const QueueGate = Schema.Struct({
+  state: Schema.Literals(["open", "closed", "read-only", "observe-only", "unproven"]),
+  reason: Schema.optionalKey(Schema.String),
+  checkedOn: Schema.optionalKey(Schema.String)
+})
+/** What a queue's Factory proved. */
+export type QueueGate = typeof QueueGate.Type
+
+/** A queue as the service answers it, with its gate. */
+export const QueueResponse = Schema.Struct({ ...Queue.fields, ...owned, gate: QueueGate })
 /** A queue as the service answers it. */
 export type QueueResponse = typeof QueueResponse.Type
 
@@ -79,8 +88,31 @@ export const ArtifactResponse = Schema.Struct({ ...Artifact.fields, ...owned })
 /** An artifact as the service answers it. */
 export type ArtifactResponse = typeof ArtifactResponse.Type
 
-/** A job as the service answers it: the job model plus who made it and its timeout in shorthand. */
-export const JobResponse = Schema.Struct({ ...Job.fields, group: Schema.String, user: Schema.String, timeout: Schema.String })
+/** Where a job's TrainJob lives: `<namespace>/<name>` and its UID. */
+export const TrainJobRef = Schema.Struct({ namespace: Schema.String, name: Schema.String, uid: Schema.optionalKey(Schema.String) })
+/** Where a job's TrainJob lives. */
+export type TrainJobRef = typeof TrainJobRef.Type
+
+/** How far the service has taken a job to the cluster (see docs/jobs.md, "Jobs on the cluster"). */
+export const JobDispatch = Schema.Struct({
+  /** pending, starting, opened, held, stopping or done. */
+  state: Schema.Literals(["pending", "starting", "opened", "held", "stopping", "done"]),
+  /** Why the job waits or ended as it did: a gate not proven, the last error, a cancel. */
+  reason: Schema.optionalKey(Schema.String),
+  /** The TrainJob, once Start has made it. */
+  trainJob: Schema.optionalKey(TrainJobRef),
+  /** The last typed error of a dispatch attempt (`ErrUnreachable`, ...), with every reason; cleared once opened. */
+  error: Schema.optionalKey(Schema.Struct({ error: Schema.String, reasons: Schema.Array(Schema.String), ref: Schema.optionalKey(TrainJobRef) })),
+  /** How many times a dispatcher has claimed the job. */
+  attempts: Schema.Number,
+  /** The job this one re-runs. */
+  rerunOf: Schema.optionalKey(ResourceId)
+})
+/** How far the service has taken a job to the cluster. */
+export type JobDispatch = typeof JobDispatch.Type
+
+/** A job as the service answers it: the job model plus who made it, its timeout in shorthand and its dispatch. */
+export const JobResponse = Schema.Struct({ ...Job.fields, group: Schema.String, user: Schema.String, timeout: Schema.String, dispatch: JobDispatch })
 /** A job as the service answers it. */
 export type JobResponse = typeof JobResponse.Type
 
@@ -88,7 +120,7 @@ export type JobResponse = typeof JobResponse.Type
 export const StatusInput = Schema.Struct({ status: StatusChange })
 
 /** One kept status of a job and when it was entered. */
-export const StatusHistoryEntry = Schema.Struct({ status: JobStatus, changedOn: Schema.String })
+export const StatusHistoryEntry = Schema.Struct({ status: JobStatus, changedOn: Schema.String, reason: Schema.optionalKey(Schema.String) })
 
 /** A job's status and every status it has had, oldest first. */
 export const StatusResponse = Schema.Struct({ id: ResourceId, status: JobStatus, history: Schema.Array(StatusHistoryEntry) })

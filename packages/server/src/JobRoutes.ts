@@ -225,6 +225,7 @@ export const jobRoutes = [
     params: JobParams,
     body: LogsInput,
     response: LogsResponse,
+    reports: true,
     handle: ({ principal, params, body, db, now }) =>
       db.transaction((sql) =>
         withJob(sql, principal.group, params.id, async (job) => {
@@ -252,6 +253,7 @@ export const jobRoutes = [
     params: JobParams,
     body: MetricInputBody,
     response: MetricResponse,
+    reports: true,
     handle: ({ principal, params, body, db, now }) =>
       withJob(db, principal.group, params.id, async (job) => {
         const record = recordMetric(job.id, { name: body.name, step: body.step ?? 0, value: metricNumber(body.value) }, now())

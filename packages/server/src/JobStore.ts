@@ -1,30 +1,60 @@
 import { formatTimeout, type AcceptedJob, type JobStatus, type LogRecord, type MetricRecord } from "@dispatch/jobs"
-import type { JobResponse } from "./ApiSchemas.ts"
+import type { JobDispatch, JobResponse, TrainJobRef } from "./ApiSchemas.ts"
 import type { Sql } from "./Database.ts"
 
 // Every query takes the caller's group and skips deleted jobs: both answer exactly like a missing job.
 
-interface JobRow extends Omit<JobResponse, "timeout" | "mlflowRunId" | "artifacts"> {
+interface JobRow extends Omit<JobResponse, "timeout" | "mlflowRunId" | "artifacts" | "dispatch"> {
   readonly mlflowRunId: string | null
+  readonly dispatchState: JobDispatch["state"]
+  readonly dispatchReason: string | null
+  readonly trainJob: TrainJobRef | null
+  readonly lastError: NonNullable<JobDispatch["error"]> | null
+  readonly attempts: number
+  readonly rerunOf: number | null
+  readonly gateState: string | null
+  readonly gateReason: string | null
 }
 
 const jobColumns = `j.id, j.grp as "group", j.username as "user", j.experiment, j.entrypoint,
   j.entrypoint_snapshot as "entrypointSnapshot", j.queue, j.parameter_values as "values", j.artifact_values as "artifactValues",
   j.swaps, j.timeout_seconds as "timeoutSeconds", j.description, j.status, j.created_on as "createdOn",
-  j.last_modified_on as "lastModifiedOn", j.mlflow_run_id as "mlflowRunId"`
+  j.last_modified_on as "lastModifiedOn", j.mlflow_run_id as "mlflowRunId", j.dispatch_state as "dispatchState",
+  j.dispatch_reason as "dispatchReason", j.trainjob as "trainJob", j.last_error as "lastError", j.attempts, j.rerun_of as "rerunOf",
+  g.state as "gateState", g.reason as "gateReason"`
 
-const jobOf = (row: JobRow): JobResponse => {
-  const { mlflowRunId, ...rest } = row
-  const timeoutSeconds = Number(row.timeoutSeconds)
-  return { ...rest, timeoutSeconds, timeout: formatTimeout(timeoutSeconds), artifacts: [], ...(mlflowRunId === null ? {} : { mlflowRunId }) }
+// The queue's gate is joined in, so a job waiting on a queue that is not open says why at every read.
+const jobTables = `jobs j left join queue_gates g on g.queue = j.queue`
+
+// A pending job says why it waits: its last error if it has one, else its queue's gate when that is not open.
+const waitingReason = (row: JobRow): string | undefined => {
+  if (row.dispatchReason !== null) return row.dispatchReason
+  if (row.dispatchState !== "pending" || row.status !== "queued") return undefined
+  if (row.gateState === null) return `queue ${row.queue}'s backend has not been proven yet`
+  return row.gateState === "open" ? undefined : `queue ${row.queue} is not open (${row.gateState}): ${row.gateReason ?? ""}`
 }
 
-/** Inserts a new queued job and the first entry of its status history; returns its id. */
-export const insertJob = async (sql: Sql, owner: { readonly group: string; readonly user: string }, job: AcceptedJob, at: string): Promise<number> => {
+const jobOf = (row: JobRow): JobResponse => {
+  const { mlflowRunId, dispatchState, dispatchReason: _, trainJob, lastError, attempts, rerunOf, gateState: _s, gateReason: _r, ...rest } = row
+  const timeoutSeconds = Number(row.timeoutSeconds)
+  const reason = waitingReason(row)
+  const dispatch: JobDispatch = {
+    state: dispatchState,
+    attempts: Number(attempts),
+    ...(reason === undefined ? {} : { reason }),
+    ...(trainJob === null ? {} : { trainJob }),
+    ...(lastError === null ? {} : { error: lastError }),
+    ...(rerunOf === null ? {} : { rerunOf })
+  }
+  return { ...rest, timeoutSeconds, timeout: formatTimeout(timeoutSeconds), artifacts: [], ...(mlflowRunId === null ? {} : { mlflowRunId }), dispatch }
+}
+
+/** Inserts a new queued job and the first entry of its status history; returns its id. `rerunOf` names the job it re-runs. */
+export const insertJob = async (sql: Sql, owner: { readonly group: string; readonly user: string }, job: AcceptedJob, at: string, rerunOf?: number): Promise<number> => {
   const [row] = await sql.query<{ id: number }>(
     `insert into jobs (grp, username, experiment, entrypoint, entrypoint_snapshot, queue, parameter_values, artifact_values, swaps,
-       timeout_seconds, description, status, created_on, last_modified_on)
-     values ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9::jsonb, $10, $11, 'queued', $12, $12) returning id`,
+       timeout_seconds, description, status, created_on, last_modified_on, rerun_of)
+     values ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9::jsonb, $10, $11, 'queued', $12, $12, $13) returning id`,
     [
       owner.group,
       owner.user,
@@ -37,7 +67,8 @@ export const insertJob = async (sql: Sql, owner: { readonly group: string; reado
       JSON.stringify(job.swaps),
       job.timeoutSeconds,
       job.description,
-      at
+      at,
+      rerunOf ?? null
     ]
   )
   const id = row?.id ?? 0
@@ -48,7 +79,7 @@ export const insertJob = async (sql: Sql, owner: { readonly group: string; reado
 /** Reads one job of a group; `lock` holds its row until the transaction ends, for read-modify-write. */
 export const readJob = async (sql: Sql, group: string, id: number, lock = false): Promise<JobResponse | undefined> => {
   const rows = await sql.query<JobRow>(
-    `select ${jobColumns} from jobs j where j.id = $1 and j.grp = $2 and not j.deleted${lock ? " for update" : ""}`,
+    `select ${jobColumns} from ${jobTables} where j.id = $1 and j.grp = $2 and not j.deleted${lock ? " for update of j" : ""}`,
     [id, group]
   )
   return rows[0] === undefined ? undefined : jobOf(rows[0])
@@ -88,7 +119,7 @@ export const listJobs = async (sql: Sql, listing: JobListing): Promise<{ readonl
   const { where, params } = listingFilter(listing)
   const direction = listing.descending ? "desc" : "asc"
   const rows = await sql.query<JobRow>(
-    `select ${jobColumns} from jobs j where ${where} order by ${jobSortColumns[listing.sortBy]} ${direction}, j.id ${direction}
+    `select ${jobColumns} from ${jobTables} where ${where} order by ${jobSortColumns[listing.sortBy]} ${direction}, j.id ${direction}
      limit $${params.length + 1} offset $${params.length + 2}`,
     [...params, listing.limit, listing.offset]
   )
@@ -96,23 +127,31 @@ export const listJobs = async (sql: Sql, listing: JobListing): Promise<{ readonl
   return { jobs: rows.map(jobOf), total: count?.n ?? 0 }
 }
 
-/** Records a job's new status and its time, keeping the old one in the history. */
-export const updateJobStatus = async (sql: Sql, id: number, status: JobStatus, at: string): Promise<void> => {
+/** Records a job's new status, its time and why (when the service changed it), keeping the old one in the history. */
+export const updateJobStatus = async (sql: Sql, id: number, status: JobStatus, at: string, reason?: string): Promise<void> => {
   await sql.query(`update jobs set status = $2, last_modified_on = $3 where id = $1`, [id, status, at])
-  await sql.query(`insert into job_status_history (job, status, changed_on) values ($1, $2, $3)`, [id, status, at])
+  await sql.query(`insert into job_status_history (job, status, changed_on, reason) values ($1, $2, $3, $4)`, [id, status, at, reason ?? null])
 }
 
-/** Every status a job has had, oldest first. */
-export const statusHistory = (sql: Sql, id: number) =>
-  sql.query<{ status: JobStatus; changedOn: string }>(
-    `select status, changed_on as "changedOn" from job_status_history where job = $1 order by id`,
-    [id]
-  )
+/** Every status a job has had, oldest first, with the reason the service gave for it. */
+export const statusHistory = async (sql: Sql, id: number): Promise<ReadonlyArray<{ status: JobStatus; changedOn: string; reason?: string }>> =>
+  (
+    await sql.query<{ status: JobStatus; changedOn: string; reason: string | null }>(
+      `select status, changed_on as "changedOn", reason from job_status_history where job = $1 order by id`,
+      [id]
+    )
+  ).map(({ reason, ...entry }) => (reason === null ? entry : { ...entry, reason }))
 
-/** Marks a job deleted; its rows stay, as upstream keeps a deleted job's history. */
+/** Marks a job deleted; its rows stay, as upstream keeps a deleted job's history. A job on the cluster is stopped. */
 export const deleteJob = async (sql: Sql, group: string, id: number, at: string): Promise<boolean> =>
-  (await sql.query(`update jobs set deleted = true, last_modified_on = $3 where id = $1 and grp = $2 and not deleted returning id`, [id, group, at]))
-    .length > 0
+  (
+    await sql.query(
+      `update jobs set deleted = true, last_modified_on = $3,
+         dispatch_state = case when dispatch_state in ('starting', 'opened', 'held') then 'stopping' else dispatch_state end
+       where id = $1 and grp = $2 and not deleted returning id`,
+      [id, group, at]
+    )
+  ).length > 0
 
 /** Appends log records to a job. */
 export const insertLogs = async (sql: Sql, records: ReadonlyArray<LogRecord>): Promise<void> => {

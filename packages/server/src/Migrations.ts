@@ -112,6 +112,43 @@ create table job_metrics (
   primary key (job, name, step)
 );
 `
+  },
+  {
+    version: 2,
+    name: "dispatching jobs to the cluster",
+    // dispatch_state: pending (waits for a claim), starting (claimed: Start and Open in progress), opened (on the
+    // cluster, followed by Find), held (on the cluster, held), stopping (cancelled: Stop pending), done.
+    sql: `
+alter table jobs add column dispatch_state text not null default 'pending';
+alter table jobs add column dispatch_reason text;
+alter table jobs add column start_request jsonb;
+alter table jobs add column trainjob jsonb;
+alter table jobs add column attempts integer not null default 0;
+alter table jobs add column next_attempt_at float8 not null default 0;
+alter table jobs add column claimed_by text;
+alter table jobs add column claim_until float8;
+alter table jobs add column held_from text;
+alter table jobs add column last_error jsonb;
+alter table jobs add column rerun_of integer references jobs (id);
+create index jobs_by_dispatch_state on jobs (dispatch_state, id);
+alter table job_status_history add column reason text;
+create table queue_gates (
+  queue integer primary key references queues (id),
+  state text not null,
+  reason text not null,
+  checked_on text not null,
+  checked_at float8 not null
+);
+create table probe_leases (
+  namespace text primary key,
+  holder text not null,
+  until_ms float8 not null
+);
+create table service_keys (
+  name text primary key,
+  secret text not null
+);
+`
   }
 ]
 

@@ -1,5 +1,5 @@
 import type { Artifact, Entrypoint, EntrypointVersion, Experiment, Queue } from "@dispatch/jobs"
-import type { ArtifactResponse, EntrypointResponse, ExperimentResponse, QueueResponse } from "./ApiSchemas.ts"
+import type { ArtifactResponse, EntrypointResponse, ExperimentResponse, QueueGate, QueueResponse } from "./ApiSchemas.ts"
 import type { Sql } from "./Database.ts"
 
 // Every query takes the caller's group: a resource of another group is never read, so it cannot leak.
@@ -98,15 +98,32 @@ export const updateEntrypoint = async (sql: Sql, group: string, id: number, head
   return true
 }
 
-const queueColumns = `id, grp as "group", name, description, backend, created_on as "createdOn"`
+const queueColumns = `q.id, q.grp as "group", q.name, q.description, q.backend, q.created_on as "createdOn",
+  g.state as "gateState", g.reason as "gateReason", g.checked_on as "gateCheckedOn"`
 
-/** Reads one queue of a group. */
+const queueTables = `queues q left join queue_gates g on g.queue = q.id`
+
+interface QueueRow extends Omit<QueueResponse, "gate"> {
+  readonly gateState: QueueGate["state"] | null
+  readonly gateReason: string | null
+  readonly gateCheckedOn: string | null
+}
+
+const queueOf = ({ gateState, gateReason, gateCheckedOn, ...queue }: QueueRow): QueueResponse => ({
+  ...queue,
+  gate:
+    gateState === null
+      ? { state: "unproven", reason: "the queue's Factory has not run yet" }
+      : { state: gateState, ...(gateState === "open" || gateReason === null ? {} : { reason: gateReason }), ...(gateCheckedOn === null ? {} : { checkedOn: gateCheckedOn }) }
+})
+
+/** Reads one queue of a group, with its gate. */
 export const readQueue = async (sql: Sql, group: string, id: number): Promise<QueueResponse | undefined> =>
-  (await sql.query<QueueResponse>(`select ${queueColumns} from queues where id = $1 and grp = $2`, [id, group]))[0]
+  (await sql.query<QueueRow>(`select ${queueColumns} from ${queueTables} where q.id = $1 and q.grp = $2`, [id, group])).map(queueOf)[0]
 
-/** Lists a group's queues by id. */
-export const listQueues = (sql: Sql, group: string, offset: number, limit: number) =>
-  sql.query<QueueResponse>(`select ${queueColumns} from queues where grp = $1 order by id limit $2 offset $3`, [group, limit, offset])
+/** Lists a group's queues by id, with their gates. */
+export const listQueues = async (sql: Sql, group: string, offset: number, limit: number) =>
+  (await sql.query<QueueRow>(`select ${queueColumns} from ${queueTables} where q.grp = $1 order by q.id limit $2 offset $3`, [group, limit, offset])).map(queueOf)
 
 /** Counts a group's queues. */
 export const countQueues = async (sql: Sql, group: string): Promise<number> =>

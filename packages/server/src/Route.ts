@@ -1,6 +1,7 @@
 import type { Result, Schema } from "effect"
 import type { Principal } from "./Auth.ts"
 import type { Database } from "./Database.ts"
+import type { JobControl } from "./JobControl.ts"
 import type { Refusal } from "./ServiceProblem.ts"
 
 /** What a handler gets: who asks, the decoded request parts, the database, the clock and a link maker. */
@@ -14,6 +15,8 @@ export interface RequestContext<P, Q, B> {
   readonly now: () => string
   /** The absolute URL of an API path with a query string. */
   readonly link: (path: string, query?: Readonly<Record<string, string | number>>) => string
+  /** The dispatcher's controls, when the service dispatches to a cluster. */
+  readonly control: JobControl | undefined
 }
 
 /** An HTTP method the API uses. */
@@ -33,6 +36,8 @@ export interface Route {
   readonly response: Schema.Top
   /** True when the endpoint changes data, so a read-only principal is refused. */
   readonly writes: boolean
+  /** True when a job's workload may call it with its report token, for its own job (`{id}`). */
+  readonly reports: boolean
   readonly handle: (context: RequestContext<any, any, any>) => Promise<Result.Result<unknown, Refusal>>
 }
 
@@ -46,6 +51,7 @@ export const route = <P extends Decoder, R extends Schema.Top, Q extends Decoder
   readonly query?: Q
   readonly body?: B
   readonly response: R
+  readonly reports?: boolean
   readonly handle: (
     context: RequestContext<P["Type"], Q extends Decoder ? Q["Type"] : undefined, B extends Decoder ? B["Type"] : undefined>
   ) => Promise<Result.Result<R["Type"], Refusal>>
@@ -59,5 +65,6 @@ export const route = <P extends Decoder, R extends Schema.Top, Q extends Decoder
   body: definition.body,
   response: definition.response,
   writes: definition.method !== "GET",
+  reports: definition.reports ?? false,
   handle: definition.handle
 })

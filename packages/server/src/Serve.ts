@@ -1,7 +1,12 @@
+import { randomBytes } from "node:crypto"
 import type { Server } from "node:http"
 import { Clock, Effect, Result, Schema } from "effect"
 import { TokenEntry } from "./Auth.ts"
+import { apiPrefix } from "./ApiHandler.ts"
 import { databaseError, type Database } from "./Database.ts"
+import { startDispatcher, type DispatchOptions, type Dispatcher } from "./Dispatcher.ts"
+import { serviceSecret } from "./DispatchStore.ts"
+import { jobControlRoutes } from "./JobControlRoutes.ts"
 import { jobRoutes } from "./JobRoutes.ts"
 import { listen } from "./JobServer.ts"
 import { migrate } from "./Migrations.ts"
@@ -11,7 +16,7 @@ import { openPostgres } from "./PostgresDatabase.ts"
 import { resourceRoutes } from "./ResourceRoutes.ts"
 
 /** Every endpoint of the service. */
-export const routes = [...resourceRoutes, ...jobRoutes]
+export const routes = [...resourceRoutes, ...jobRoutes, ...jobControlRoutes]
 
 /** The service's OpenAPI document (served at /api/v1/openapi.json). */
 export const openApi = openApiDocument(routes, { title: "dispatch job service (Dioptra job API)", version: "1" })
@@ -30,6 +35,10 @@ export interface ServeOptions {
   readonly tokens: ReadonlyArray<unknown>
   /** The service's clock, in epoch milliseconds; Effect's default clock when absent. */
   readonly clock?: () => number
+  /** `n` random bytes (job ids, the report secret, the instance name); node:crypto when absent. */
+  readonly random?: (n: number) => ReadonlyArray<number>
+  /** Take jobs to the cluster: without it the service only stores jobs (their queues stay unproven). */
+  readonly dispatch?: DispatchOptions
 }
 
 /** A running service. */
@@ -38,7 +47,9 @@ export interface JobServer {
   readonly url: string
   /** Which database it stores in. */
   readonly database: "pglite" | "postgres"
-  /** Stops listening, waits for open requests, and closes the database. */
+  /** The dispatcher, when the service was given `dispatch`. */
+  readonly dispatcher?: Dispatcher
+  /** Stops the dispatcher, stops listening, waits for open requests, and closes the database. */
   readonly close: () => Promise<void>
 }
 
@@ -53,6 +64,8 @@ export class ServeError extends Schema.TaggedError<ServeError>()("ServeError", {
 }
 
 const defaultClock = () => Effect.runSync(Clock.currentTimeMillis)
+
+const defaultRandom = (n: number): ReadonlyArray<number> => [...randomBytes(n)]
 
 const decodeTokens = (tokens: ReadonlyArray<unknown>): Result.Result<ReadonlyArray<TokenEntry>, ServeError> => {
   const decoded = Schema.decodeUnknownResult(Schema.Array(TokenEntry))(tokens, { errors: "all" })
@@ -82,15 +95,27 @@ export const serve = async (options: ServeOptions): Promise<Result.Result<JobSer
     return Result.fail(new ServeError({ stage: "database", reasons: [reasonOf(cause)] }))
   }
   const clock = options.clock ?? defaultClock
+  const random = options.random ?? defaultRandom
+  let secret: string
+  try {
+    secret = await serviceSecret(db, "report", Buffer.from(random(32)).toString("hex"))
+  } catch (cause) {
+    await db.close()
+    return Result.fail(new ServeError({ stage: "database", reasons: [reasonOf(cause)] }))
+  }
+  let dispatcher: Dispatcher | undefined
   try {
     const { server, url } = await listen(
-      { routes, openApi, tokens: tokens.success, db, now: () => new Date(clock()).toISOString() },
+      { routes, openApi, tokens: tokens.success, db, now: () => new Date(clock()).toISOString(), control: () => dispatcher?.control, reportSecret: secret },
       options.host ?? "127.0.0.1",
       options.port ?? 0
     )
+    if (options.dispatch !== undefined) {
+      dispatcher = startDispatcher(options.dispatch, { db, clock, entropy: random, secret, reportUrl: `${url}${apiPrefix}` })
+    }
     let closing: Promise<void> | undefined
-    const close = () => (closing ??= closeServer(server).then(() => db.close()))
-    return Result.succeed({ url, database: db.kind, close })
+    const close = () => (closing ??= (dispatcher?.close() ?? Promise.resolve()).then(() => closeServer(server)).then(() => db.close()))
+    return Result.succeed({ url, database: db.kind, ...(dispatcher === undefined ? {} : { dispatcher }), close })
   } catch (cause) {
     await db.close()
     return Result.fail(new ServeError({ stage: "listen", reasons: [reasonOf(cause)] }))

@@ -150,3 +150,33 @@ export const refusalOf = (problems: ReadonlyArray<ServiceProblem>): Refusal => {
   const [first, ...rest] = problems
   return first === undefined ? refusal(new InvalidRequest({ part: "body", path: "", detail: "refused without a reason" })) : refusal(first, ...rest)
 }
+
+/** The job is not in a state the action applies to, e.g. cancelling a finished job (409). */
+export class JobNotControllable extends Schema.TaggedError<JobNotControllable>()("JobNotControllable", {
+  action: Schema.String,
+  job: Schema.Number,
+  jobStatus: Schema.String,
+  dispatch: Schema.String
+}) {
+  override get message() {
+    return `cannot ${this.action} job ${this.job}: it is ${this.jobStatus} (dispatch ${this.dispatch})`
+  }
+  get status() {
+    return 409 as const
+  }
+}
+
+/** The cluster refused or failed an action on the job's TrainJob: 409 when refused, 503 when it may work later. */
+export class ClusterActionFailed extends Schema.TaggedError<ClusterActionFailed>()("ClusterActionFailed", {
+  action: Schema.String,
+  job: Schema.Number,
+  error: Schema.String,
+  reasons: Schema.Array(Schema.String)
+}) {
+  override get message() {
+    return `${this.action} of job ${this.job} failed on the cluster (${this.error}): ${this.reasons.join("; ")}`
+  }
+  get status() {
+    return this.error === "ErrRejected" || this.error === "ErrInvalid" ? 409 : 503
+  }
+}

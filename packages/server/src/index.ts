@@ -1,9 +1,15 @@
-/** @dispatch/server: Dioptra's job API over PGlite or PostgreSQL. */
+/** @dispatch/server: Dioptra's job API over PGlite or PostgreSQL, dispatching jobs to the cluster. */
 export * from "./ApiSchemas.ts"
 export * from "./Auth.ts"
 export * from "./Database.ts"
+export type { Dispatcher, DispatchOptions, PassReport } from "./Dispatcher.ts"
+export * from "./ErrorAction.ts"
 export * from "./ErrorBody.ts"
+export type { JobControl } from "./JobControl.ts"
 export * from "./Migrations.ts"
 export * from "./Paging.ts"
+export * from "./ReportingWorkload.ts"
+export * from "./ReportToken.ts"
 export * from "./Serve.ts"
 export * from "./ServiceProblem.ts"
+export { statusMove, type StatusMove } from "./StatusSync.ts"

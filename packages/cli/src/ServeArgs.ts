@@ -1,0 +1,82 @@
+// The options of `dispatch serve` (the job service) and `dispatch serve hash-token`, read from their
+// command lines with every problem named.
+import { type UsageError, finish, readOptions } from "./OptionReader.ts"
+
+/** Where the service takes jobs: nowhere (it only stores them), a cluster by kubeconfig, or an embedded simulator. */
+export type ServeTarget =
+  | { readonly _tag: "None" }
+  | { readonly _tag: "Kube"; readonly kubeconfig?: string }
+  | { readonly _tag: "Sim"; readonly runtimes: ReadonlyArray<string> }
+
+/** The options of `dispatch serve`. */
+export interface ServeArgs {
+  readonly host: string
+  readonly port: number
+  /** PGlite's data directory (ignored when DATABASE_URL names a PostgreSQL). */
+  readonly dataDir: string
+  /** A YAML or JSON list of token entries; absent, one write token is made for this run and printed. */
+  readonly tokens?: string
+  readonly target: ServeTarget
+  /** The backend config whose namespace and Kueue setup the embedded simulator serves. */
+  readonly config?: string
+}
+
+/** How `dispatch serve` is called. */
+export const serveUsage =
+  "usage: dispatch serve [--host H] [--port P] [--data-dir D] [--tokens FILE] [--kubeconfig F | --cluster | --sim [--runtime RT ...] [--config C]]"
+
+/** How `dispatch serve hash-token` is called. */
+export const hashTokenUsage = "usage: dispatch serve hash-token --name N --group G [--read-only]"
+
+const portOf = (options: ReturnType<typeof readOptions>, fallback: number): number => {
+  const text = options.single("port")
+  if (text === undefined) return fallback
+  const port = Number(text)
+  if (!/^\d+$/.test(text) || port > 65535) options.problem(`--port "${text}" is not a port number (0-65535)`)
+  return port
+}
+
+/** Reads the arguments that follow `serve`. */
+export const parseServeArgs = (argv: ReadonlyArray<string>): { readonly args: ServeArgs } | UsageError => {
+  const options = readOptions(argv, {
+    values: ["host", "port", "data-dir", "tokens", "kubeconfig", "config"],
+    multi: ["runtime"],
+    switches: ["sim", "cluster"]
+  })
+  const host = options.single("host") ?? "127.0.0.1"
+  const port = portOf(options, 8080)
+  const dataDir = options.single("data-dir") ?? "dispatch-data"
+  const tokens = options.single("tokens")
+  const kubeconfig = options.single("kubeconfig")
+  const sim = options.switch("sim")
+  // --cluster: client-node's default kubeconfig chain, without naming a file.
+  const cluster = options.switch("cluster")
+  const runtimes = options.list("runtime")
+  const config = options.single("config")
+  const targets = [sim, cluster, kubeconfig !== undefined].filter(Boolean).length
+  if (targets > 1) options.problem("--sim, --cluster and --kubeconfig are alternatives: give one")
+  if (!sim && runtimes.length > 0) options.problem("--runtime seeds the embedded simulator: it needs --sim")
+  if (!sim && config !== undefined) options.problem("--config names the embedded simulator's backend: it needs --sim")
+  const target: ServeTarget = sim
+    ? { _tag: "Sim", runtimes }
+    : cluster || kubeconfig !== undefined
+      ? { _tag: "Kube", ...(kubeconfig === undefined ? {} : { kubeconfig }) }
+      : { _tag: "None" }
+  return finish(options, () => ({ host, port, dataDir, ...(tokens === undefined ? {} : { tokens }), target, ...(config === undefined ? {} : { config }) }))
+}
+
+/** The options of `dispatch serve hash-token`. */
+export interface HashTokenArgs {
+  readonly name: string
+  readonly group: string
+  readonly access: "write" | "read"
+}
+
+/** Reads the arguments that follow `serve hash-token`. */
+export const parseHashTokenArgs = (argv: ReadonlyArray<string>): { readonly args: HashTokenArgs } | UsageError => {
+  const options = readOptions(argv, { values: ["name", "group"], switches: ["read-only"] })
+  const name = options.required("name")
+  const group = options.required("group")
+  const readOnly = options.switch("read-only")
+  return finish(options, () => ({ name: name ?? "", group: group ?? "", access: readOnly ? ("read" as const) : ("write" as const) }))
+}

@@ -1,0 +1,71 @@
+// `dispatch serve` and `dispatch serve hash-token`, run as a user runs them: the built binary.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { ExitCode } from "../src/ExitCode.ts"
+import { background, dispatch, ensureBuilt } from "./DispatchBinary.ts"
+
+const dir = mkdtempSync(join(tmpdir(), "dispatch-serve-"))
+beforeAll(() => ensureBuilt())
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+const get = async (url: string, token?: string) =>
+  (await fetch(url, token === undefined ? {} : { headers: { authorization: `Bearer ${token}` } })).status
+
+describe("dispatch serve", () => {
+  it("serves the job API on PGlite with a token made for the run, and stops cleanly on SIGTERM", async () => {
+    const served = await background(["serve"], ["--data-dir", join(dir, "data")])
+    try {
+      const token = /write token for group "default" is (\S+)/.exec(served.stderr())?.[1]
+      expect(token).toBeDefined()
+      expect(served.stderr()).toContain("jobs are stored, not dispatched")
+      expect(await get(`${served.url}/api/v1/openapi.json`)).toBe(200)
+      expect(await get(`${served.url}/api/v1/jobs`)).toBe(401)
+      expect(await get(`${served.url}/api/v1/jobs`, token)).toBe(200)
+      expect(await get(`${served.url}/api/v1/jobs`, "not-the-token")).toBe(401)
+    } finally {
+      expect(await served.stop()).toBe(ExitCode.ok)
+    }
+  })
+
+  it("hash-token makes an entry that --tokens accepts, with its access", async () => {
+    const made = await dispatch(["serve", "hash-token", "--name", "alice", "--group", "team", "--read-only"])
+    expect(made.code).toBe(ExitCode.ok)
+    const entry = JSON.parse(made.stdout) as { name: string; group: string; access: string; tokenHash: string }
+    expect(entry).toMatchObject({ name: "alice", group: "team", access: "read" })
+    expect(entry.tokenHash).toMatch(/^sha256:[0-9a-f]{32,}:[0-9a-f]{64}$/)
+    const token = made.stderr.trim().split("\n").at(-1) ?? ""
+    expect(made.stdout).not.toContain(token)
+    const tokens = join(dir, "tokens.json")
+    writeFileSync(tokens, JSON.stringify([entry]))
+    const served = await background(["serve"], ["--data-dir", join(dir, "data2"), "--tokens", tokens])
+    try {
+      expect(served.stderr()).not.toContain("write token")
+      expect(await get(`${served.url}/api/v1/jobs`, token)).toBe(200)
+      const write = await fetch(`${served.url}/api/v1/experiments`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: JSON.stringify({ name: "e", description: "" })
+      })
+      expect(write.status).toBe(403)
+    } finally {
+      expect(await served.stop()).toBe(ExitCode.ok)
+    }
+  })
+
+  it("names every problem of a bad command line or tokens file, exit 2", async () => {
+    const both = await dispatch(["serve", "--sim", "--kubeconfig", "k", "--port", "x"])
+    expect(both.code).toBe(ExitCode.usage)
+    expect(both.stderr).toContain("--sim, --cluster and --kubeconfig are alternatives")
+    expect(both.stderr).toContain('--port "x" is not a port number')
+    const notList = join(dir, "not-a-list.json")
+    writeFileSync(notList, JSON.stringify({ name: "x" }))
+    const bad = await dispatch(["serve", "--tokens", notList, "--data-dir", join(dir, "data3")])
+    expect(bad.code).toBe(ExitCode.usage)
+    expect(bad.stderr).toContain("must be a list of token entries")
+    const missing = await dispatch(["serve", "hash-token", "--name", "bob"])
+    expect(missing.code).toBe(ExitCode.usage)
+    expect(missing.stderr).toContain("--group is required")
+  })
+})

@@ -1,0 +1,37 @@
+import type { Backend, Gate } from "@dispatch/effects"
+import { decodeConfig } from "@dispatch/render"
+import { Result } from "effect"
+import type { ClusterRuntime } from "./ClusterRuntime.ts"
+import type { Database } from "./Database.ts"
+import type { GateRow } from "./DispatchStore.ts"
+import type { Backoff } from "./ErrorAction.ts"
+
+/** What every part of the dispatcher shares: the database, the cluster, who this process is, its clock and settings. */
+export interface DispatchContext {
+  readonly db: Database
+  readonly cluster: ClusterRuntime
+  /** This process's name on its claims and leases. */
+  readonly instance: string
+  /** The service's clock, epoch ms. */
+  readonly clock: () => number
+  /** The service's clock as an ISO-8601 string. */
+  readonly now: () => string
+  /** `n` random bytes. */
+  readonly entropy: (n: number) => ReadonlyArray<number>
+  /** The secret report tokens are made with. */
+  readonly secret: string
+  /** The job API's base URL the workloads post to (`.../api/v1`). */
+  readonly reportUrl: string
+  readonly leaseMs: number
+  readonly backoff: Backoff
+}
+
+/** The gate a stored row says, or closed when the queue was never proven. */
+export const gateOf = (row: GateRow | undefined): Gate =>
+  row === undefined ? { state: "closed", reason: "the queue's backend has not been proven yet" } : row.state === "open" ? { state: "open" } : { state: row.state, reason: row.reason }
+
+/** The Backend of a stored queue backend config and its gate; the reasons when the config no longer decodes. */
+export const backendOf = (config: unknown, row: GateRow | undefined): Result.Result<Backend, ReadonlyArray<string>> => {
+  const decoded = decodeConfig(config)
+  return Result.isFailure(decoded) ? Result.fail(decoded.failure.reasons) : Result.succeed({ config: decoded.success, gate: gateOf(row) })
+}

@@ -1,0 +1,150 @@
+import type { Cluster, ClusterError } from "@dispatch/effects"
+import type { Layer } from "effect"
+import { makeClusterRuntime } from "./ClusterRuntime.ts"
+import type { Database } from "./Database.ts"
+import type { DispatchContext } from "./DispatchContext.ts"
+import { releaseOwnClaims } from "./DispatchStore.ts"
+import { defaultBackoff, type Backoff } from "./ErrorAction.ts"
+import { jobControl, type JobControl } from "./JobControl.ts"
+import { dispatchPass } from "./JobDispatch.ts"
+import { proveQueues } from "./QueueProver.ts"
+import { stopPass, syncPass } from "./StatusSync.ts"
+
+/** How the service takes jobs to the cluster. */
+export interface DispatchOptions {
+  /** How to reach the cluster every queue's backend is on (e.g. `KubeCluster({ kubeconfigPath, callMs })`). */
+  readonly cluster: Layer.Layer<Cluster, ClusterError>
+  /** Jobs taken to the cluster at once (default 8). */
+  readonly concurrency?: number
+  /** Time between two passes when there is nothing to do, in real ms (default 1000). */
+  readonly pollMs?: number
+  /** How long a claim holds a job before another process may take it over, in service-clock ms (default 10 min). */
+  readonly leaseMs?: number
+  /** Least time between two status syncs (one Find per queue), in service-clock ms (default 1000). */
+  readonly syncMs?: number
+  /** How often a queue that is not open is proven again, in service-clock ms (default 60 s). */
+  readonly reproveMs?: number
+  /** Retry spacing after a transient error (default 1 s doubling to 5 min). */
+  readonly backoff?: Backoff
+  /** The job API's base URL as the workloads reach it; the service's own `<url>/api/v1` when absent. */
+  readonly reportUrl?: string
+  /** This process's name on claims (default: random). Give a restarted service the name it had, and the claims
+   * its previous run left are taken over at once instead of after their lease. */
+  readonly instance?: string
+  /** False: no timer runs passes; the caller calls `pass()` (default true). */
+  readonly autorun?: boolean
+}
+
+/** What one pass did. */
+export interface PassReport {
+  readonly proven: number
+  readonly dispatched: number
+  readonly followed: number
+  readonly stopped: number
+  /** What could not be recorded (the database failed mid-pass), one line per job; those jobs are retried. */
+  readonly problems: ReadonlyArray<string>
+}
+
+/** The dispatcher inside a service. */
+export interface Dispatcher {
+  readonly instance: string
+  readonly control: JobControl
+  /** One pass: proves queues that need it (all of them on the first pass), claims and starts due jobs, follows
+   * every opened job with Find (at most once per syncMs) and stops cancelled ones. Passes never overlap: a call during one waits for it. */
+  readonly pass: () => Promise<PassReport>
+  /** Stops the timer, interrupts cluster calls in progress (their claims stay until their lease ends) and waits. */
+  readonly close: () => Promise<void>
+}
+
+/** What a dispatcher is made from besides its options. */
+export interface DispatcherParts {
+  readonly db: Database
+  readonly clock: () => number
+  readonly entropy: (n: number) => ReadonlyArray<number>
+  readonly secret: string
+  readonly reportUrl: string
+}
+
+/** Starts a dispatcher; with `autorun` its first pass begins at once. */
+export const startDispatcher = (options: DispatchOptions, parts: DispatcherParts): Dispatcher => {
+  const cluster = makeClusterRuntime(options.cluster)
+  const instance = options.instance ?? Buffer.from(parts.entropy(8)).toString("hex")
+  const context: DispatchContext = {
+    db: parts.db,
+    cluster,
+    instance,
+    clock: parts.clock,
+    now: () => new Date(parts.clock()).toISOString(),
+    entropy: parts.entropy,
+    secret: parts.secret,
+    reportUrl: options.reportUrl ?? parts.reportUrl,
+    leaseMs: options.leaseMs ?? 600_000,
+    backoff: options.backoff ?? defaultBackoff
+  }
+  const concurrency = Math.max(1, options.concurrency ?? 8)
+  const reproveMs = options.reproveMs ?? 60_000
+  const syncMs = options.syncMs ?? 1000
+  let lastSync = Number.NEGATIVE_INFINITY
+  let first = true
+  let closed = false
+  let running: Promise<PassReport> | undefined
+  let timer: ReturnType<typeof setTimeout> | undefined
+  let again = false
+
+  const onePass = async (): Promise<PassReport> => {
+    if (closed) return { proven: 0, dispatched: 0, followed: 0, stopped: 0, problems: [] }
+    const all = first
+    first = false
+    if (all && options.instance !== undefined) await releaseOwnClaims(context.db, instance)
+    const proven = await proveQueues(context, all, reproveMs)
+    const dispatch = await dispatchPass(context, concurrency)
+    // Dispatching is cheap to repeat; following lists every opened job, so it runs at most once per syncMs.
+    const due = context.clock() - lastSync >= syncMs
+    if (due) lastSync = context.clock()
+    const sync = due ? await syncPass(context) : { followed: 0, problems: [] }
+    const stopped = await stopPass(context)
+    return { proven, dispatched: dispatch.claimed, followed: sync.followed, stopped, problems: [...dispatch.problems, ...sync.problems] }
+  }
+
+  const pass = (): Promise<PassReport> => {
+    const previous = running ?? Promise.resolve(undefined)
+    const next = previous.catch(() => undefined).then(onePass)
+    running = next
+    return next
+  }
+
+  // A full batch means more jobs may be due: the next pass starts at once instead of after pollMs.
+  const schedule = (delayMs: number) => {
+    if (closed || options.autorun === false) return
+    timer = setTimeout(() => {
+      timer = undefined
+      again = false
+      pass().then(
+        (report) => schedule(report.dispatched >= concurrency || again ? 0 : options.pollMs ?? 1000),
+        () => schedule(options.pollMs ?? 1000)
+      )
+    }, delayMs)
+  }
+
+  const wake = () => {
+    if (closed || options.autorun === false) return
+    if (timer === undefined) again = true
+    else {
+      clearTimeout(timer)
+      schedule(0)
+    }
+  }
+
+  schedule(0)
+  return {
+    instance,
+    control: jobControl(context, wake),
+    pass,
+    close: async () => {
+      closed = true
+      if (timer !== undefined) clearTimeout(timer)
+      await cluster.close()
+      await running?.catch(() => undefined)
+    }
+  }
+}

@@ -1,0 +1,169 @@
+import { afterAll, beforeAll, describe, expect, test } from "vitest"
+import {
+  dispatchingService,
+  eventually,
+  jobWhen,
+  registerSimWorld,
+  simWorld,
+  skippingClock,
+  submit,
+  trainJobCreates,
+  type SimWorld
+} from "./ClusterWorld.ts"
+import { DatabaseError, type Database, type Sql } from "../src/Database.ts"
+import { startDispatcher } from "../src/Dispatcher.ts"
+import { openPostgres } from "../src/PostgresDatabase.ts"
+import { client, started, tokens } from "./Fixtures.ts"
+import { testPostgres, type TestPostgres } from "./TestPostgres.ts"
+
+/** A database whose queries matching `when` fail while `failing` is above zero, as a lost connection would. */
+const faulty = (db: Database, when: RegExp) => {
+  let failing = 0
+  const wrap = (sql: Sql): Sql => ({
+    exec: sql.exec,
+    query: (text, params) =>
+      failing > 0 && when.test(text) && failing-- > 0 ? Promise.reject(new DatabaseError({ operation: "query", reason: "injected fault" })) : sql.query(text, params)
+  })
+  return { db: { ...db, ...wrap(db), transaction: <A>(body: (sql: Sql) => Promise<A>) => db.transaction((sql) => body(wrap(sql))) }, fail: (times: number) => void (failing = times) }
+}
+
+/** How many jobs two services dispatch together (the issue's 500). */
+const manyJobs = Number(process.env["DISPATCH_MANY"] ?? 500)
+
+describe("two service processes on one PostgreSQL", () => {
+  let postgres: TestPostgres | undefined
+  let world: SimWorld | undefined
+  beforeAll(async () => {
+    postgres = await testPostgres()
+    world = await simWorld({ controllers: { trainer: { runTimeMs: 1000 } } })
+  })
+  afterAll(async () => {
+    await world?.close()
+    await postgres?.release()
+  })
+
+  test(`dispatch ${manyJobs} jobs between them: each TrainJob is created exactly once and every job finishes`, async () => {
+    if (postgres === undefined || world === undefined) throw new Error("not started")
+    const options = { databaseUrl: postgres.url, dispatch: { autorun: false, concurrency: 16 } }
+    const a = await dispatchingService(world, options)
+    const b = await dispatchingService(world, options)
+    try {
+      const w = await registerSimWorld(a.alice, "two")
+      const ids: Array<number> = []
+      for (let i = 0; i < manyJobs; i += 50) {
+        const batch = await Promise.all(Array.from({ length: Math.min(50, manyJobs - i) }, () => submit(a.alice, w)))
+        ids.push(...batch.map((j) => j.id))
+      }
+      const byInstance = { a: 0, b: 0 }
+      const dispatcherA = a.server.dispatcher
+      const dispatcherB = b.server.dispatcher
+      if (dispatcherA === undefined || dispatcherB === undefined) throw new Error("no dispatchers")
+      const count = async (status: string) => (await a.alice("GET", `/experiments/${w.experiment}/jobs?search=${status}&pageLength=1`)).body.totalNumResults as number
+      const ended = async () => (await count("finished")) + (await count("failed"))
+      // Both passes run at once, each claiming from the same rows, until every job has ended (bounded).
+      for (let round = 0; round < 2000 && (await ended()) < manyJobs; round++) {
+        const [ra, rb] = await Promise.all([dispatcherA.pass(), dispatcherB.pass()])
+        byInstance.a += ra.dispatched
+        byInstance.b += rb.dispatched
+        if (ra.dispatched + rb.dispatched === 0) await new Promise((resolve) => setTimeout(resolve, 20))
+      }
+      const failed = (await a.alice("GET", `/experiments/${w.experiment}/jobs?search=failed&pageLength=5`)).body.data.map((j: any) => j.dispatch)
+      expect(failed).toEqual([])
+      expect(await count("finished")).toBe(manyJobs)
+      expect(byInstance.a + byInstance.b).toBe(manyJobs)
+      expect(byInstance.a).toBeGreaterThan(0)
+      expect(byInstance.b).toBeGreaterThan(0)
+      const creates = trainJobCreates(world.calls)
+      const names = new Set<string>()
+      for (const id of ids) {
+        const job = (await a.alice("GET", `/jobs/${id}`)).body
+        expect(job.dispatch.attempts).toBe(1)
+        names.add(job.dispatch.trainJob.name)
+        expect(creates.get(job.dispatch.trainJob.name)).toBe(1)
+      }
+      expect(names.size).toBe(manyJobs)
+      expect(creates.size).toBe(manyJobs)
+    } finally {
+      await a.server.close()
+      await b.server.close()
+    }
+  })
+
+  test("a database failure while recording an opened job: reported by the pass, and the job is taken over after its lease, found, and run once", async () => {
+    if (postgres === undefined || world === undefined) throw new Error("not started")
+    const front = await started({ databaseUrl: postgres.url })
+    const db = await openPostgres(postgres.url)
+    const fault = faulty(db, /then 'opened' else dispatch_state end/)
+    const clock = skippingClock()
+    const dispatcher = startDispatcher(
+      { cluster: world.cluster, autorun: false, leaseMs: 30_000, syncMs: 0 },
+      { db: fault.db, clock: clock.now, entropy: (n) => Array.from({ length: n }, (_, i) => (i * 37 + 11) % 256), secret: "00", reportUrl: `${front.url}/api/v1` }
+    )
+    try {
+      const alice = client(front.url, tokens.alice)
+      const w = await registerSimWorld(alice, "db-fault")
+      const job = await submit(alice, w)
+      fault.fail(1)
+      let first = await dispatcher.pass()
+      for (let i = 0; i < 50 && first.dispatched === 0; i++) first = await dispatcher.pass()
+      expect(first.problems).toEqual([`job ${job.id}: database query failed: injected fault`])
+      expect((await alice("GET", `/jobs/${job.id}`)).body.dispatch).toMatchObject({ state: "starting", attempts: 1 })
+      clock.skip(60_000)
+      const ended = await eventually(
+        async () => {
+          await dispatcher.pass()
+          return (await alice("GET", `/jobs/${job.id}`)).body
+        },
+        (j) => j.status === "finished"
+      )
+      expect(ended.dispatch).toMatchObject({ state: "done", attempts: 2 })
+      expect(trainJobCreates(world.calls).get(ended.dispatch.trainJob.name)).toBe(1)
+    } finally {
+      await dispatcher.close()
+      await db.close()
+      await front.close()
+    }
+  })
+
+  const restarts = [
+    { name: "restarted under its own name: its claims are taken over at once", instance: "service-1", skipMs: 0 },
+    { name: "replaced by another process: the claim is taken over once its lease ends", instance: undefined, skipMs: 120_000 }
+  ] as const
+
+  test.each(restarts)("a service killed mid-dispatch, $name; nothing lost, nothing doubled", async ({ instance, skipMs }) => {
+    if (postgres === undefined || world === undefined) throw new Error("not started")
+    const dispatch = { leaseMs: 60_000, ...(instance === undefined ? {} : { instance }) }
+    const first = await dispatchingService(world, { databaseUrl: postgres.url, dispatch })
+    const sim = world.sim
+    let jobId = 0
+    let name = ""
+    try {
+      const w = await registerSimWorld(first.alice, `restart-${skipMs}`)
+      await eventually(async () => (await first.alice("GET", `/queues/${w.queue}`)).body.gate.state, (s) => s === "open")
+      // The create lands at once but its answer comes late: the service is killed while Start waits for it.
+      sim.setFaults([{ verb: "create", resource: "trainjobs", action: { type: "delay", ms: 800 } }])
+      jobId = (await submit(first.alice, w)).id
+      const created = await eventually(
+        async () => sim.system.list("trainjobs", "ml-team").filter((t) => (t["spec"] as any).trainer.env.some((e: any) => e.name === "DIOPTRA_JOB_ID" && e.value === String(jobId))),
+        (found) => found.length === 1
+      )
+      name = String(created[0]?.metadata?.["name"])
+    } finally {
+      await first.server.close()
+      sim.setFaults([])
+    }
+    const killed = (await fetch(`${first.server.url}/api/v1/jobs/${jobId}`).catch(() => undefined)) === undefined
+    expect(killed).toBe(true)
+    const clock = skippingClock()
+    clock.skip(skipMs)
+    const second = await dispatchingService(world, { databaseUrl: postgres.url, clock: clock.now, dispatch })
+    try {
+      const finished = await jobWhen(second.alice, jobId, (j) => j.status === "finished")
+      expect(finished.dispatch).toMatchObject({ attempts: 2, trainJob: { name } })
+      expect(trainJobCreates(world.calls).get(name)).toBe(1)
+      expect((await second.alice("GET", `/jobs/${jobId}/status`)).body.history.map((h: { status: string }) => h.status)).toEqual(["queued", "started", "finished"])
+    } finally {
+      await second.server.close()
+    }
+  })
+})
