@@ -15,7 +15,9 @@ const run = spawnSync(
 let summary = "0 passed, 0 failed"
 try {
   const r = JSON.parse(readFileSync(results, "utf8"))
-  const failed = r.numFailedTests + (r.numFailedTestSuites ?? 0)
+  // A file that failed without running a test (it did not load) counts once; failed tests count themselves.
+  const unloaded = (r.testResults ?? []).filter((f) => f.status === "failed" && (f.assertionResults ?? []).length === 0).length
+  const failed = r.numFailedTests + unloaded
   const skipped = r.numPendingTests + r.numTodoTests
   summary = `${r.numPassedTests} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ""}`
 } catch {
