@@ -2,19 +2,17 @@
 // to the simulator's HTTP face, followed by Find until Trainer runs them. Prints jobs from submission to
 // started per second and submission -> started latency percentiles, on embedded PGlite and on PostgreSQL 15
 // (started with test/postgres/start.sh; skipped with a note when it is absent).
-import { execFileSync } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { dirname, join } from "node:path"
+import { join } from "node:path"
 import { performance } from "node:perf_hooks"
-import { fileURLToPath } from "node:url"
 import { KubeCluster } from "../packages/effects/dist/index.js"
 import { hashToken, serve } from "../packages/server/dist/index.js"
 import { kubeconfigFor, Simulator, startSimServer } from "../packages/sim/dist/index.js"
 import { Layer } from "effect"
+import { withPostgres } from "./lib/postgres.mjs"
 
-const scripts = join(dirname(fileURLToPath(import.meta.url)), "..", "test", "postgres")
 const jobs = 300
 const concurrency = 16
 const token = randomBytes(24).toString("hex")
@@ -101,18 +99,4 @@ const measure = async (label, database) => {
 
 await measure("PGlite (in memory)", {})
 
-let postgres
-try {
-  postgres = execFileSync(join(scripts, "start.sh"), { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 60_000 })
-} catch (error) {
-  if (error.status === 3) console.log(`PostgreSQL: skipped, ${String(error.stderr).trim()}`)
-  else throw error
-}
-if (postgres !== undefined) {
-  const value = (key) => postgres.split("\n").find((l) => l.startsWith(`${key}=`))?.slice(key.length + 1)
-  try {
-    await measure("PostgreSQL 15 (loopback, pool of 10)", { databaseUrl: value("DATABASE_URL") })
-  } finally {
-    execFileSync(join(scripts, "stop.sh"), [value("PGDIR")], { stdio: "inherit" })
-  }
-}
+await withPostgres((databaseUrl) => measure("PostgreSQL 15 (loopback, pool of 10)", { databaseUrl }))

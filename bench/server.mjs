@@ -1,14 +1,10 @@
 // The job service under load: job creations per second and latency percentiles over real HTTP, on embedded
 // PGlite and on PostgreSQL 15 (started with test/postgres/start.sh; skipped with a note when it is absent).
-import { execFileSync } from "node:child_process"
 import { randomBytes } from "node:crypto"
-import { dirname, join } from "node:path"
 import { performance } from "node:perf_hooks"
-import { fileURLToPath } from "node:url"
 import { hashToken, serve } from "../packages/server/dist/index.js"
+import { withPostgres } from "./lib/postgres.mjs"
 
-const here = dirname(fileURLToPath(import.meta.url))
-const scripts = join(here, "..", "test", "postgres")
 const token = randomBytes(24).toString("hex")
 const tokens = [{ name: "bench", group: "bench", access: "write", tokenHash: hashToken(token, randomBytes(16)) }]
 const creations = 600
@@ -79,18 +75,4 @@ const measure = async (label, options) => {
 
 await measure("PGlite (in memory)", {})
 
-let started
-try {
-  started = execFileSync(join(scripts, "start.sh"), { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 60_000 })
-} catch (error) {
-  if (error.status === 3) console.log(`PostgreSQL: skipped, ${String(error.stderr).trim()}`)
-  else throw error
-}
-if (started !== undefined) {
-  const value = (key) => started.split("\n").find((l) => l.startsWith(`${key}=`))?.slice(key.length + 1)
-  try {
-    await measure("PostgreSQL 15 (loopback, pool of 10)", { databaseUrl: value("DATABASE_URL") })
-  } finally {
-    execFileSync(join(scripts, "stop.sh"), [value("PGDIR")], { stdio: "inherit" })
-  }
-}
+await withPostgres((databaseUrl) => measure("PostgreSQL 15 (loopback, pool of 10)", { databaseUrl }))

@@ -144,17 +144,8 @@ export const jobControlRoutes = [
       db.transaction(async (sql) => {
         const job = await readJob(sql, principal.group, params.id)
         if (job === undefined) return Result.fail(notFound(params.id))
-        const accepted: AcceptedJob = {
-          experiment: job.experiment,
-          entrypoint: job.entrypoint,
-          entrypointSnapshot: job.entrypointSnapshot,
-          queue: job.queue,
-          values: job.values,
-          artifactValues: job.artifactValues,
-          swaps: job.swaps,
-          timeoutSeconds: job.timeoutSeconds,
-          description: job.description
-        }
+        // A stored job carries every field of the request it was accepted from, frozen at creation.
+        const accepted: AcceptedJob = job
         const id = await insertJob(sql, { group: principal.group, user: principal.name }, accepted, now(), job.id)
         const created = await readJob(sql, principal.group, id)
         return created === undefined ? Result.fail(notFound(id)) : Result.succeed(created)
