@@ -16,6 +16,8 @@ const lazy = (help: CommandHelp, load: () => Promise<CommandRun>): Command => ({
 
 /** Every command of the CLI. */
 export const commands: ReadonlyArray<Command> = [
+  // `demo service` before `demo`: the first command whose words lead the line wins.
+  lazy(CommandHelps.demoService, () => import("./commands/DemoService.ts").then((m) => m.runDemoService)),
   lazy(CommandHelps.demo, () => import("./commands/Demo.ts").then((m) => m.runDemo)),
   lazy(CommandHelps.render, () => import("./commands/Render.ts").then((m) => m.runRender)),
   lazy(CommandHelps.start, () => import("./commands/Start.ts").then((m) => m.runStart)),

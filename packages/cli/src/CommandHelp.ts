@@ -24,6 +24,7 @@ const cluster = (name: string, own: string, summary: string): CommandHelp => ({
 /** The help of every command, in the order `dispatch help` lists them. */
 export const CommandHelps = {
   demo: { words: ["demo"], options: optionsOf(demoUsage, "demo"), summary: "render, probe, start, open and follow the example on an embedded simulator" },
+  demoService: { words: ["demo", "service"], options: "", summary: "the whole path: the job service dispatches a job over HTTP to an embedded simulator, then its logs and metrics" },
   render: { words: ["render"], options: optionsOf(renderUsage, "render"), summary: "print the runtime copy and TrainJob a Start would create" },
   start: cluster("start", "--request R", "create the runtime copy and the TrainJob, its start gate closed"),
   find: cluster("find", "--job ID --submission N", "report the state of one submission of a job"),

@@ -69,3 +69,17 @@ describe("dispatch serve", () => {
     expect(missing.stderr).toContain("--group is required")
   })
 })
+
+describe("dispatch demo service", () => {
+  it("submits a job over HTTP to the service, which runs it on the embedded simulator; logs and metrics come back", async () => {
+    const run = await dispatch(["demo", "service"])
+    expect(run.stderr).toBe("")
+    expect(run.code).toBe(ExitCode.ok)
+    const statuses = [...run.stdout.matchAll(/^3\. status\s+(\w+)/gm)].map((m) => m[1])
+    expect(statuses[0]).toBe("queued")
+    expect(statuses.at(-1)).toBe("finished")
+    expect(statuses).toContain("started")
+    expect(run.stdout).toMatch(/TrainJob ml-team\/dj-[0-9a-z]{26}-s1/)
+    expect(run.stdout).toMatch(/^4\. logs\n(\s+\w+\s+\S+: .+\n)+5\. metrics\n(\s+\w+ = \S+ \(step \d+\)\n)+/m)
+  })
+})

@@ -1,0 +1,131 @@
+// `dispatch demo service`: the whole product path on one machine. The job service on in-memory PGlite
+// dispatches to an embedded simulated cluster whose workloads report back; one job is submitted over
+// HTTP like any Dioptra client would, followed queued -> started -> finished, and its logs and metrics
+// are printed.
+import { randomBytes } from "node:crypto"
+import { Result } from "effect"
+import { SimCluster } from "@dispatch/effects"
+import { hashToken, reportingWorkload, serve } from "@dispatch/server"
+import { BundledExamples } from "../BundledExamples.ts"
+import type { CliIo } from "../CliIo.ts"
+import { endCommand } from "../CommandEnd.ts"
+import { type Failure, failed, usage } from "../Failure.ts"
+import { loadConfig, loadManifests, readDocument } from "../Inputs.ts"
+import { readOptions } from "../OptionReader.ts"
+import { seededSimulator } from "../SimSeed.ts"
+
+type Call = (method: string, path: string, body?: unknown) => Promise<{ readonly status: number; readonly body: any }>
+
+const clientOf = (base: string, token: string): Call => async (method, path, body) => {
+  const response = await fetch(`${base}/api/v1${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) })
+  })
+  const text = await response.text()
+  return { status: response.status, body: text === "" ? undefined : JSON.parse(text) }
+}
+
+/** Creates through the API, or says what the service answered. */
+const created = async (call: Call, what: string, path: string, body: unknown): Promise<number> => {
+  const answer = await call("POST", path, body)
+  if (answer.status !== 200) throw new Error(`${what}: ${answer.status} ${JSON.stringify(answer.body)}`)
+  return answer.body.id as number
+}
+
+// An entrypoint with one swap, so the demo shows a choice being rendered away.
+const taskGraph = {
+  load: { load_dataset: { path: "$data_dir" } },
+  train: { "?optimizer": { sgd: { train_sgd: { epochs: "$epochs" } }, adam: { train_adam: { epochs: "$epochs" } } }, dependencies: ["load"] }
+}
+
+const run = async (io: CliIo): Promise<Failure | undefined> => {
+  const config = await loadConfig(io, BundledExamples.config)
+  const rawConfig = await readDocument(io, BundledExamples.config)
+  const manifests = await loadManifests(io, [BundledExamples.runtime])
+  if (Result.isFailure(config)) return config.failure
+  if (Result.isFailure(rawConfig)) return rawConfig.failure
+  if (Result.isFailure(manifests)) return manifests.failure
+  const workload = reportingWorkload()
+  const seeded = seededSimulator({ controllers: { trainer: { runTimeMs: 2000, onRun: workload.onRun } } }, manifests.success, [config.success.namespace])
+  if ("problems" in seeded) return usage(seeded.problems)
+  const token = randomBytes(24).toString("base64url")
+  const service = await serve({
+    tokens: [{ name: "demo", group: "demo", access: "write", tokenHash: hashToken(token, randomBytes(16)) }],
+    dispatch: { cluster: SimCluster(seeded.simulator, { callMs: 5000 }), pollMs: 100, syncMs: 250 }
+  })
+  if (Result.isFailure(service)) return failed([service.failure.message])
+  const server = service.success
+  try {
+    const call = clientOf(server.url, token)
+    io.out(`dispatch demo service: the job service (Dioptra's job API) on in-memory PGlite at ${server.url}/api/v1,`)
+    io.out("dispatching to an embedded simulated cluster whose workloads post their logs and metrics back.")
+    io.out("")
+    const runtime = config.success.runtimes[0]
+    const queue = await created(call, "queue", "/queues", {
+      name: "gpu",
+      description: "the example backend",
+      backend: { config: rawConfig.success, runtime, image: "registry.example.com/ml/resnet:1.4.2" }
+    })
+    const entrypoint = await created(call, "entrypoint", "/entrypoints", {
+      name: "train",
+      description: "trains a model",
+      queues: [queue],
+      parameters: [
+        { name: "data_dir", type: "string" },
+        { name: "epochs", type: "integer", defaultValue: "3" }
+      ],
+      artifactParameters: [],
+      taskGraph,
+      command: ["python", "-m", "train"]
+    })
+    const experiment = await created(call, "experiment", "/experiments", { name: "demo", entrypoints: [entrypoint] })
+    io.out(`1. created  queue ${queue} (backend: ${config.success.mode} mode, namespace ${config.success.namespace}), entrypoint ${entrypoint} (swap ?optimizer), experiment ${experiment}`)
+    const job = await created(call, "job", `/experiments/${experiment}/jobs`, {
+      entrypoint,
+      queue,
+      values: { data_dir: "/data/imagenet", epochs: "5" },
+      swaps: [{ swapName: "optimizer", taskAlias: "adam" }],
+      timeout: "1h",
+      description: "demo run"
+    })
+    io.out(`2. submit   POST /experiments/${experiment}/jobs -> job ${job}`)
+    let last = ""
+    const deadline = Date.now() + 60_000
+    for (;;) {
+      const answer = await call("GET", `/jobs/${job}`)
+      const status = String(answer.body?.status)
+      const trainJob = answer.body?.dispatch?.trainJob
+      if (status !== last) {
+        io.out(`3. status   ${status}${trainJob === undefined ? "" : `  (TrainJob ${trainJob.namespace}/${trainJob.name})`}`)
+        last = status
+      }
+      if (status === "finished" || status === "failed") break
+      if (Date.now() > deadline) return failed([`job ${job} did not finish within 60 s; last status ${status}`])
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+    await workload.settled()
+    const logs = await call("GET", `/jobs/${job}/log`)
+    const metrics = await call("GET", `/jobs/${job}/metrics`)
+    io.out("4. logs")
+    for (const record of (logs.body?.data ?? []) as Array<{ severity: string; loggerName: string; message: string }>) {
+      io.out(`   ${record.severity.padEnd(7)} ${record.loggerName}: ${record.message}`)
+    }
+    io.out("5. metrics")
+    for (const metric of (metrics.body ?? []) as Array<{ name: string; step: number; value: number; specialValue?: string }>) {
+      io.out(`   ${metric.name} = ${metric.specialValue ?? metric.value} (step ${metric.step})`)
+    }
+    return last === "finished" ? undefined : failed([`job ${job} ended ${last}`])
+  } catch (error) {
+    return failed([error instanceof Error ? error.message : String(error)])
+  } finally {
+    await server.close()
+  }
+}
+
+/** Runs `dispatch demo service`; resolves to the exit code. */
+export const runDemoService = async (argv: ReadonlyArray<string>, io: CliIo): Promise<number> => {
+  const options = readOptions(argv, {})
+  if (options.problems.length > 0) return endCommand(io, "demo service", false, usage(options.problems))
+  return endCommand(io, "demo service", false, await run(io))
+}
