@@ -19,11 +19,13 @@ export interface ServeArgs {
   readonly target: ServeTarget
   /** The backend config whose namespace and Kueue setup the embedded simulator serves. */
   readonly config?: string
+  /** This process's name on its claims; a process restarted under its old name takes its claims over at once. */
+  readonly instance?: string
 }
 
 /** How `dispatch serve` is called. */
 export const serveUsage =
-  "usage: dispatch serve [--host H] [--port P] [--data-dir D] [--tokens FILE] [--kubeconfig F | --cluster | --sim [--runtime RT ...] [--config C]]"
+  "usage: dispatch serve [--host H] [--port P] [--data-dir D] [--tokens FILE] [--instance NAME] [--kubeconfig F | --cluster | --sim [--runtime RT ...] [--config C]]"
 
 /** How `dispatch serve hash-token` is called. */
 export const hashTokenUsage = "usage: dispatch serve hash-token --name N --group G [--read-only]"
@@ -39,7 +41,7 @@ const portOf = (options: ReturnType<typeof readOptions>, fallback: number): numb
 /** Reads the arguments that follow `serve`. */
 export const parseServeArgs = (argv: ReadonlyArray<string>): { readonly args: ServeArgs } | UsageError => {
   const options = readOptions(argv, {
-    values: ["host", "port", "data-dir", "tokens", "kubeconfig", "config"],
+    values: ["host", "port", "data-dir", "tokens", "kubeconfig", "config", "instance"],
     multi: ["runtime"],
     switches: ["sim", "cluster"]
   })
@@ -53,6 +55,7 @@ export const parseServeArgs = (argv: ReadonlyArray<string>): { readonly args: Se
   const cluster = options.switch("cluster")
   const runtimes = options.list("runtime")
   const config = options.single("config")
+  const instance = options.single("instance")
   const targets = [sim, cluster, kubeconfig !== undefined].filter(Boolean).length
   if (targets > 1) options.problem("--sim, --cluster and --kubeconfig are alternatives: give one")
   if (!sim && runtimes.length > 0) options.problem("--runtime seeds the embedded simulator: it needs --sim")
@@ -62,7 +65,15 @@ export const parseServeArgs = (argv: ReadonlyArray<string>): { readonly args: Se
     : cluster || kubeconfig !== undefined
       ? { _tag: "Kube", ...(kubeconfig === undefined ? {} : { kubeconfig }) }
       : { _tag: "None" }
-  return finish(options, () => ({ host, port, dataDir, ...(tokens === undefined ? {} : { tokens }), target, ...(config === undefined ? {} : { config }) }))
+  return finish(options, () => ({
+    host,
+    port,
+    dataDir,
+    ...(tokens === undefined ? {} : { tokens }),
+    target,
+    ...(config === undefined ? {} : { config }),
+    ...(instance === undefined ? {} : { instance })
+  }))
 }
 
 /** The options of `dispatch serve hash-token`. */

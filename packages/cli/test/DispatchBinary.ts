@@ -54,9 +54,14 @@ export interface Served {
 }
 
 /** Starts `dispatch <words> --port 0 args...` and waits until it prints its URL (the job service adds `/api/v1`). */
-export const background = (words: ReadonlyArray<string>, args: ReadonlyArray<string>, cwd: string = repoRoot): Promise<Served> =>
+export const background = (
+  words: ReadonlyArray<string>,
+  args: ReadonlyArray<string>,
+  cwd: string = repoRoot,
+  env: Readonly<Record<string, string>> = {}
+): Promise<Served> =>
   new Promise((resolve, reject) => {
-    const child = spawn("node", [binary, ...words, "--port", "0", ...args], { cwd, stdio: ["ignore", "pipe", "pipe"] })
+    const child = spawn("node", [binary, ...words, "--port", "0", ...args], { cwd, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } })
     let out = ""
     let err = ""
     const stop = () =>

@@ -62,7 +62,7 @@ const run = async (io: CliIo, args: ServeArgs): Promise<Failure | undefined> => 
     port: args.port,
     ...(databaseUrl === undefined || databaseUrl === "" ? { dataDir: args.dataDir } : { databaseUrl }),
     tokens: tokens.success,
-    ...(cluster.success === undefined ? {} : { dispatch: { cluster: cluster.success } })
+    ...(cluster.success === undefined ? {} : { dispatch: { cluster: cluster.success, ...(args.instance === undefined ? {} : { instance: args.instance }) } })
   })
   if (Result.isFailure(started)) {
     const error = started.failure

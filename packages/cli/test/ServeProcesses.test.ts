@@ -1,0 +1,132 @@
+// Two `dispatch serve` processes on one PostgreSQL, dispatching to one `dispatch sim serve` process:
+// separate OS processes, as a team would run them. Every job is claimed once, runs on its own TrainJob,
+// and finishes.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { randomBytes } from "node:crypto"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { hashToken } from "@dispatch/server"
+import { testPostgres, type TestPostgres } from "../../server/test/TestPostgres.ts"
+import { background, ensureBuilt, example, kubectl, type Served } from "./DispatchBinary.ts"
+import { readFileSync } from "node:fs"
+
+const jobs = Number(process.env["DISPATCH_PROCESS_JOBS"] ?? 500)
+const dir = mkdtempSync(join(tmpdir(), "dispatch-processes-"))
+const token = randomBytes(24).toString("base64url")
+const tokensFile = join(dir, "tokens.json")
+const kubeconfig = join(dir, "sim.kubeconfig")
+let postgres: TestPostgres
+const started: Array<Served> = []
+
+beforeAll(async () => {
+  await ensureBuilt()
+  postgres = await testPostgres()
+  writeFileSync(tokensFile, JSON.stringify([{ name: "t", group: "team", access: "write", tokenHash: hashToken(token, randomBytes(16)) }]))
+})
+afterAll(async () => {
+  for (const s of started) await s.stop()
+  await postgres?.release()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+const call = async (base: string, method: string, path: string, body?: unknown) => {
+  const response = await fetch(`${base}/api/v1${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) })
+  })
+  return { status: response.status, body: (await response.json()) as any }
+}
+
+/** Every job, page by page (the API pages at most 100 at a time). */
+const allJobs = async (base: string): Promise<Array<any>> => {
+  const all: Array<any> = []
+  for (let index = 0; ; index += 100) {
+    const page = await call(base, "GET", `/jobs?index=${index}&pageLength=100`)
+    all.push(...page.body.data)
+    if (page.body.isComplete || page.body.data.length === 0) return all
+  }
+}
+
+describe("two dispatch serve processes on one PostgreSQL", () => {
+  it(`dispatch ${jobs} jobs submitted to both: each claimed once, each on its own TrainJob, all finished`, async () => {
+    const sim = await background(["sim", "serve"], ["--kubeconfig-out", kubeconfig, "--runtime", example("runtime.yaml")])
+    started.push(sim)
+    const env = { DATABASE_URL: postgres.url }
+    const a = await background(["serve"], ["--tokens", tokensFile, "--kubeconfig", kubeconfig], undefined, env)
+    started.push(a)
+    const b = await background(["serve"], ["--tokens", tokensFile, "--kubeconfig", kubeconfig], undefined, env)
+    started.push(b)
+
+    const config = JSON.parse(readFileSync(example("config.json"), "utf8"))
+    const queue = await call(a.url, "POST", "/queues", { name: "gpu", description: "", backend: { config, runtime: config.runtimes[0], image: "example/worker:1" } })
+    expect(queue.status).toBe(200)
+    const entrypoint = await call(a.url, "POST", "/entrypoints", {
+      name: "train", description: "", queues: [queue.body.id], parameters: [], artifactParameters: [], taskGraph: { train: { fit: {} } }, command: ["python", "-m", "train"]
+    })
+    expect(entrypoint.status).toBe(200)
+    const experiment = await call(b.url, "POST", "/experiments", { name: "e", entrypoints: [entrypoint.body.id] })
+    expect(experiment.status).toBe(200)
+    const body = { entrypoint: entrypoint.body.id, queue: queue.body.id, values: {}, timeout: "1h", description: "" }
+    const submitted = await Promise.all(
+      Array.from({ length: jobs }, (_, i) => call(i % 2 === 0 ? a.url : b.url, "POST", `/experiments/${experiment.body.id}/jobs`, body))
+    )
+    expect(submitted.map((s) => s.status)).toEqual(Array(jobs).fill(200))
+
+    const deadline = Date.now() + 120_000
+    let listed: Array<any> = []
+    for (;;) {
+      listed = await allJobs(a.url)
+      if (listed.length === jobs && listed.every((j) => j.status === "finished" || j.status === "failed")) break
+      if (Date.now() > deadline) break
+      await new Promise((resolve) => setTimeout(resolve, 500))
+    }
+    expect(listed.map((j) => j.status)).toEqual(Array(jobs).fill("finished"))
+    // Claimed once each: a second claim by the other process would show as a second attempt.
+    expect(listed.map((j) => j.dispatch.attempts)).toEqual(Array(jobs).fill(1))
+    const names = new Set(listed.map((j) => j.dispatch.trainJob.name))
+    expect(names.size).toBe(jobs)
+    // The cluster holds exactly those TrainJobs (the probes removed theirs).
+    const onCluster = await kubectl(["--kubeconfig", kubeconfig, "get", "trainjobs", "-n", config.namespace, "-o", "name"])
+    expect(onCluster.code).toBe(0)
+    expect(new Set(onCluster.stdout.trim().split("\n").map((l) => l.replace("trainjob.trainer.kubeflow.org/", "")))).toEqual(names)
+  }, 180_000)
+
+  it("a process killed (SIGKILL) mid-dispatch and restarted under its name: nothing lost, nothing doubled", async () => {
+    const killJobs = 100
+    const env = { DATABASE_URL: postgres.url }
+    const args = ["--tokens", tokensFile, "--kubeconfig", kubeconfig]
+    const a = await background(["serve"], [...args, "--instance", "proc-a"], undefined, env)
+    const b = await background(["serve"], [...args, "--instance", "proc-b"], undefined, env)
+    started.push(b)
+    const config = JSON.parse(readFileSync(example("config.json"), "utf8"))
+    const queues = await call(b.url, "GET", "/queues")
+    const queue = queues.body.data[0].id
+    const experiments = await call(b.url, "GET", "/experiments")
+    const experiment = experiments.body.data[0]
+    const before = new Set((await allJobs(b.url)).map((j) => j.id))
+    const body = { entrypoint: experiment.entrypoints[0], queue, values: {}, timeout: "1h", description: "kill" }
+    await Promise.all(Array.from({ length: killJobs }, () => call(b.url, "POST", `/experiments/${experiment.id}/jobs`, body)))
+    // Kill A as soon as the jobs are being dispatched, then bring it back under its name.
+    const deadline = Date.now() + 60_000
+    while ((await allJobs(b.url)).filter((j) => !before.has(j.id) && j.status === "started").length < 10 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    a.child.kill("SIGKILL")
+    await a.stop()
+    started.push(await background(["serve"], [...args, "--instance", "proc-a"], undefined, env))
+
+    let mine: Array<any> = []
+    for (const until = Date.now() + 120_000; Date.now() < until; await new Promise((resolve) => setTimeout(resolve, 500))) {
+      mine = (await allJobs(b.url)).filter((j) => !before.has(j.id))
+      if (mine.length === killJobs && mine.every((j) => j.status === "finished" || j.status === "failed")) break
+    }
+    expect(mine.map((j) => j.status)).toEqual(Array(killJobs).fill("finished"))
+    const names = new Set(mine.map((j) => j.dispatch.trainJob.name))
+    expect(names.size).toBe(killJobs)
+    const onCluster = await kubectl(["--kubeconfig", kubeconfig, "get", "trainjobs", "-n", config.namespace, "-o", "name"])
+    const all = onCluster.stdout.trim().split("\n").map((l) => l.replace("trainjob.trainer.kubeflow.org/", ""))
+    for (const name of names) expect(all.filter((n) => n === name)).toHaveLength(1)
+  }, 240_000)
+})
