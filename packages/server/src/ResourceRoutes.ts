@@ -75,6 +75,31 @@ const entrypointProblems = async (sql: Sql, group: string, input: EntrypointInpu
 
 const header = (input: EntrypointInput) => ({ name: input.name, description: input.description ?? "", queues: input.queues })
 
+
+/** `GET /<kind>`: the caller's group's resources of one kind, paged. */
+const groupListRoute = <R extends Schema.Top>(
+  kind: string,
+  response: R,
+  list: (sql: Sql, group: string, offset: number, limit: number) => Promise<ReadonlyArray<R["Type"]>>,
+  count: (sql: Sql, group: string) => Promise<number>
+) =>
+  route({
+    method: "GET",
+    path: `/${kind}`,
+    tag: kind,
+    summary: `List the group's ${kind}, paged`,
+    params: NoParams,
+    query: PageQuery,
+    response: pageOf(response),
+    handle: async (context) =>
+      Result.succeed(
+        await listPage(context, `/${kind}`, async (offset, limit) => ({
+          items: await list(context.db, context.principal.group, offset, limit),
+          total: await count(context.db, context.principal.group)
+        }))
+      )
+  })
+
 /** Experiments, entrypoints, queues and artifacts: enough of each to create and run jobs. */
 export const resourceRoutes = [
   route({
@@ -98,22 +123,7 @@ export const resourceRoutes = [
         return found("experiment", id, await readExperiment(sql, principal.group, id))
       })
   }),
-  route({
-    method: "GET",
-    path: "/experiments",
-    tag: "experiments",
-    summary: "List the group's experiments, paged",
-    params: NoParams,
-    query: PageQuery,
-    response: pageOf(ExperimentResponse),
-    handle: async (context) =>
-      Result.succeed(
-        await listPage(context, "/experiments", async (offset, limit) => ({
-          items: await listExperiments(context.db, context.principal.group, offset, limit),
-          total: await countExperiments(context.db, context.principal.group)
-        }))
-      )
-  }),
+  groupListRoute("experiments", ExperimentResponse, listExperiments, countExperiments),
   route({
     method: "GET",
     path: "/experiments/{id}",
@@ -179,22 +189,7 @@ export const resourceRoutes = [
       })
     }
   }),
-  route({
-    method: "GET",
-    path: "/entrypoints",
-    tag: "entrypoints",
-    summary: "List the group's entrypoints, paged",
-    params: NoParams,
-    query: PageQuery,
-    response: pageOf(EntrypointResponse),
-    handle: async (context) =>
-      Result.succeed(
-        await listPage(context, "/entrypoints", async (offset, limit) => ({
-          items: await listEntrypoints(context.db, context.principal.group, offset, limit),
-          total: await countEntrypoints(context.db, context.principal.group)
-        }))
-      )
-  }),
+  groupListRoute("entrypoints", EntrypointResponse, listEntrypoints, countEntrypoints),
   route({
     method: "GET",
     path: "/entrypoints/{id}",
@@ -221,22 +216,7 @@ export const resourceRoutes = [
         return found("queue", id, await readQueue(sql, principal.group, id))
       })
   }),
-  route({
-    method: "GET",
-    path: "/queues",
-    tag: "queues",
-    summary: "List the group's queues, paged",
-    params: NoParams,
-    query: PageQuery,
-    response: pageOf(QueueResponse),
-    handle: async (context) =>
-      Result.succeed(
-        await listPage(context, "/queues", async (offset, limit) => ({
-          items: await listQueues(context.db, context.principal.group, offset, limit),
-          total: await countQueues(context.db, context.principal.group)
-        }))
-      )
-  }),
+  groupListRoute("queues", QueueResponse, listQueues, countQueues),
   route({
     method: "GET",
     path: "/queues/{id}",
