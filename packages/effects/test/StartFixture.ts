@@ -1,5 +1,6 @@
 // Test support for Start: a simulator with dispatch's runtimes, a face that records every call, and a
 // runner that drives TestClock until Start finishes.
+import { torchRuntime as sharedTorchRuntime } from "../../../test/fixtures/TorchRuntime.ts"
 import { Effect, Exit, Fiber, Layer, References, Result } from "effect"
 import { TestClock } from "effect/testing"
 import { type BackendConfig, decodeConfig, trainJobName } from "@dispatch/render"
@@ -20,27 +21,8 @@ export const jobId = (n: number): string =>
 const crockford = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 
 /** A torch runtime in the shape Trainer ships. */
-export const torchRuntime = (name: string, kind: "ClusterTrainingRuntime" | "TrainingRuntime" = "ClusterTrainingRuntime", image = "pytorch/pytorch:2"): KubeObject => ({
-  apiVersion: "trainer.kubeflow.org/v1alpha1",
-  kind,
-  metadata: { name, ...(kind === "TrainingRuntime" ? { namespace } : {}), labels: { "trainer.kubeflow.org/framework": "torch" } },
-  spec: {
-    mlPolicy: { numNodes: 1, torch: {} },
-    template: {
-      spec: {
-        replicatedJobs: [
-          {
-            name: "node",
-            template: {
-              metadata: { labels: { "trainer.kubeflow.org/trainjob-ancestor-step": "trainer" } },
-              spec: { template: { spec: { containers: [{ name: "node", image }] } } }
-            }
-          }
-        ]
-      }
-    }
-  }
-})
+export const torchRuntime = (name: string, kind: "ClusterTrainingRuntime" | "TrainingRuntime" = "ClusterTrainingRuntime", image = "pytorch/pytorch:2"): KubeObject =>
+  sharedTorchRuntime({ name, kind, image, ...(kind === "TrainingRuntime" ? { namespace } : {}) })
 
 /** The runtimes every simulator starts with. */
 export const runtimes = (): ReadonlyArray<KubeObject> => [torchRuntime("torch-distributed"), torchRuntime("team-torch", "TrainingRuntime")]

@@ -1,31 +1,12 @@
 import { Result, Schema } from "effect"
+import { torchRuntime } from "../../../test/fixtures/TorchRuntime.ts"
 import { catalogOf, Entrypoint, Experiment, Queue, type Artifact, type Catalog, type JobRequest, type Refused } from "../src/index.ts"
 
 /** The runtime every queue of the world uses. */
 export const runtime = { kind: "TrainingRuntime", name: "dioptra-torch" } as const
 
 /** A Trainer runtime object render accepts (torch, one `node` step). */
-export const runtimeObject: Record<string, unknown> = {
-  apiVersion: "trainer.kubeflow.org/v1alpha1",
-  kind: "TrainingRuntime",
-  metadata: { name: runtime.name, namespace: "ml-team", labels: { "trainer.kubeflow.org/framework": "torch" } },
-  spec: {
-    mlPolicy: { numNodes: 1, torch: {} },
-    template: {
-      spec: {
-        replicatedJobs: [
-          {
-            name: "node",
-            template: {
-              metadata: { labels: { "trainer.kubeflow.org/trainjob-ancestor-step": "trainer" } },
-              spec: { template: { spec: { containers: [{ name: "node", image: "example/trainer:1" }] } } }
-            }
-          }
-        ]
-      }
-    }
-  }
-}
+export const runtimeObject: Record<string, unknown> = torchRuntime({ name: runtime.name, namespace: "ml-team", image: "example/trainer:1" })
 
 const config = { namespace: "ml-team", mode: "plain", runtimes: [runtime] } as const
 

@@ -1,5 +1,6 @@
 // The whole path over HTTP: a job service with a dispatcher, reaching the simulator's HTTP face through
 // KubeCluster (client-node), with a reporting workload posting back to the service.
+import { torchRuntime as sharedTorchRuntime } from "../../../test/fixtures/TorchRuntime.ts"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -15,27 +16,7 @@ export const namespace = "ml-team"
 const runtimeName = "dioptra-torch"
 
 /** A torch TrainingRuntime in the shape Trainer ships, in the test namespace. */
-export const torchRuntime = (): KubeObject => ({
-  apiVersion: "trainer.kubeflow.org/v1alpha1",
-  kind: "TrainingRuntime",
-  metadata: { name: runtimeName, namespace, labels: { "trainer.kubeflow.org/framework": "torch" } },
-  spec: {
-    mlPolicy: { numNodes: 1, torch: {} },
-    template: {
-      spec: {
-        replicatedJobs: [
-          {
-            name: "node",
-            template: {
-              metadata: { labels: { "trainer.kubeflow.org/trainjob-ancestor-step": "trainer" } },
-              spec: { template: { spec: { containers: [{ name: "node", image: "pytorch/pytorch:2" }] } } }
-            }
-          }
-        ]
-      }
-    }
-  }
-})
+export const torchRuntime = (): KubeObject => sharedTorchRuntime({ name: runtimeName, namespace })
 
 /** A queue body whose backend is the simulator, with timeouts short enough for tests. */
 export const simQueueBody = (name: string, mode: "plain" | "kueue" = "plain") => {

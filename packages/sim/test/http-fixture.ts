@@ -3,32 +3,13 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { torchRuntime } from "../../../test/fixtures/TorchRuntime.ts"
 import type { KubeObject } from "../src/Api.ts"
 import { type SimServer, kubeconfigFor, startSimServer } from "../src/http/index.ts"
 import { Simulator, type SimulatorOptions } from "../src/Simulator.ts"
 
 /** A ClusterTrainingRuntime with one trainer step, enough for TrainJobs to be admitted and run. */
-export const runtime = (name: string): KubeObject => ({
-  apiVersion: "trainer.kubeflow.org/v1alpha1",
-  kind: "ClusterTrainingRuntime",
-  metadata: { name, labels: { "trainer.kubeflow.org/framework": "torch" } },
-  spec: {
-    mlPolicy: { numNodes: 1, torch: {} },
-    template: {
-      spec: {
-        replicatedJobs: [
-          {
-            name: "node",
-            template: {
-              metadata: { labels: { "trainer.kubeflow.org/trainjob-ancestor-step": "trainer" } },
-              spec: { template: { spec: { containers: [{ name: "node", image: "example.org/train:1" }] } } }
-            }
-          }
-        ]
-      }
-    }
-  }
-})
+export const runtime = (name: string): KubeObject => torchRuntime({ name, kind: "ClusterTrainingRuntime", image: "example.org/train:1" })
 
 /** A TrainJob on the fixture runtime. */
 export const trainJob = (name: string, extra: { labels?: Record<string, string>; suspend?: boolean } = {}): KubeObject => ({
