@@ -11,6 +11,7 @@ import { KubeCluster } from "../packages/effects/dist/index.js"
 import { hashToken, serve } from "../packages/server/dist/index.js"
 import { kubeconfigFor, Simulator, startSimServer } from "../packages/sim/dist/index.js"
 import { Layer } from "effect"
+import { apiCaller } from "./lib/api.mjs"
 import { withPostgres } from "./lib/postgres.mjs"
 
 const jobs = 300
@@ -30,16 +31,7 @@ const torchRuntime = {
   }
 }
 
-const call = async (url, method, path, body) => {
-  const response = await fetch(`${url}/api/v1${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body)
-  })
-  const json = await response.json()
-  if (response.status !== 200) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`)
-  return json
-}
+const call = apiCaller(token)
 
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]
 

@@ -3,6 +3,7 @@
 import { randomBytes } from "node:crypto"
 import { performance } from "node:perf_hooks"
 import { hashToken, serve } from "../packages/server/dist/index.js"
+import { apiCaller } from "./lib/api.mjs"
 import { withPostgres } from "./lib/postgres.mjs"
 
 const token = randomBytes(24).toString("hex")
@@ -11,16 +12,7 @@ const creations = 600
 const concurrency = 16
 const deadline = performance.now() + 50_000
 
-const call = async (url, method, path, body) => {
-  const response = await fetch(`${url}/api/v1${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body)
-  })
-  const json = await response.json()
-  if (response.status !== 200) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`)
-  return json
-}
+const call = apiCaller(token)
 
 const runtime = { kind: "TrainingRuntime", name: "dioptra-torch" }
 
