@@ -116,6 +116,35 @@ describe("dispatch sim serve", () => {
     expect(await exit).toBe(ExitCode.ok)
   })
 
+  it("creates the namespace of --config, so that its first probe and Start find it", async () => {
+    // A runtime file with only a ClusterTrainingRuntime names no namespace: the config's must come from --config.
+    const runtimes = join(dir, "cluster-only.yaml")
+    writeFileSync(runtimes, runtimeYaml.split("---")[0] ?? "")
+    const config = join(dir, "team-b.json")
+    writeFileSync(config, JSON.stringify({ namespace: "team-b", mode: "plain", runtimes: [{ kind: "ClusterTrainingRuntime", name: "torch-distributed" }] }))
+    const request = join(dir, "team-b-request.json")
+    writeFileSync(request, JSON.stringify({ job: "01JD8X2Q4M7N9P3R5S6T8V0W1Y", generation: 1, submission: 1, attempt: 1, spec: { command: ["python", "train.py"], env: {}, nodes: 1, extensions: { "dispatch/Image": { ref: "example.org/train:1" }, "kubeflow/RuntimeRef": { kind: "ClusterTrainingRuntime", name: "torch-distributed" } } } }))
+    const t = testIo()
+    const kubeconfig = join(dir, "team-b-kubeconfig")
+    const exit = runCli(["sim", "serve", "--port", "0", "--kubeconfig-out", kubeconfig, "--runtime", runtimes, "--config", config], t.io)
+    try {
+      expect(await until(() => t.out.length > 0)).toBe(true)
+      expect((await fetch(`${t.out[0]}/api/v1/namespaces/team-b`)).status).toBe(200)
+      const probed = testIo()
+      expect(await runCli(["probe", "--kubeconfig", kubeconfig, "--config", config], probed.io)).toBe(ExitCode.ok)
+      expect(probed.out[0]).toBe("backend open: every gate proven")
+      const started = testIo()
+      const startExit = await runCli(["start", "--kubeconfig", kubeconfig, "--config", config, "--request", request], started.io)
+      expect(started.err).toEqual([])
+      expect(startExit).toBe(ExitCode.ok)
+      const job = await fetch(`${t.out[0]}/apis/trainer.kubeflow.org/v1alpha1/namespaces/team-b/trainjobs/dj-01jd8x2q4m7n9p3r5s6t8v0w1y-s1`)
+      expect(job.status).toBe(200)
+    } finally {
+      t.stop()
+      expect(await exit).toBe(ExitCode.ok)
+    }
+  })
+
   it("with --read-only, the real kubectl reads through the kubeconfig but may not write", async () => {
     const t = testIo()
     const kubeconfig = join(dir, "ro-kubeconfig")

@@ -11,24 +11,35 @@ import { formatFault } from "../FaultSpec.ts"
 import { type KueueSetup, anonymousActsAs, controllersFor, readOnlyAuth, readOnlyToken, seededSimulator } from "../SimSeed.ts"
 import { type SimServeArgs, parseSimServeArgs, simServeUsage } from "../SimServeArgs.ts"
 
-// --mode kueue serves the queue and admission check of a backend config, the bundled Kueue example's
-// unless --config names another, so that `dispatch start` with that config finds them.
-const kueueOf = async (io: CliIo, args: SimServeArgs): Promise<Result.Result<KueueSetup | undefined, Failure>> => {
-  if (args.mode !== "kueue") return Result.succeed(undefined)
-  const config = await loadConfig(io, args.config ?? BundledExamples.kueueConfig)
+// The backend config `sim serve` serves: --config, or in kueue mode the bundled Kueue example. Its
+// namespace is created, so that the probe and the first Start of that config find it; --mode kueue also
+// serves its queue and admission check.
+interface Served {
+  readonly namespaces: ReadonlyArray<string>
+  readonly kueue: KueueSetup | undefined
+}
+
+const servedOf = async (io: CliIo, args: SimServeArgs): Promise<Result.Result<Served, Failure>> => {
+  const path = args.config ?? (args.mode === "kueue" ? BundledExamples.kueueConfig : undefined)
+  if (path === undefined) return Result.succeed({ namespaces: [], kueue: undefined })
+  const config = await loadConfig(io, path)
   if (Result.isFailure(config)) return Result.fail(config.failure)
+  const namespaces = [config.success.namespace]
+  if (args.mode !== "kueue") return Result.succeed({ namespaces, kueue: undefined })
   const kueue = config.success.kueue
-  return kueue === undefined ? Result.fail(usage([`${args.config ?? BundledExamples.kueueConfig}: has no kueue section for --mode kueue`])) : Result.succeed(kueue)
+  return kueue === undefined ? Result.fail(usage([`${path}: has no kueue section for --mode kueue`])) : Result.succeed({ namespaces, kueue })
 }
 
 const serve = async (io: CliIo, args: SimServeArgs): Promise<Failure | undefined> => {
-  const kueue = await kueueOf(io, args)
-  if (Result.isFailure(kueue)) return kueue.failure
+  const served = await servedOf(io, args)
+  if (Result.isFailure(served)) return served.failure
+  const kueue = served.success.kueue
   const manifests = await loadManifests(io, args.runtimes)
   if (Result.isFailure(manifests)) return manifests.failure
   const seeded = seededSimulator(
-    { controllers: controllersFor(args.mode, kueue.success), faults: args.faults, ...(args.readOnly ? { auth: readOnlyAuth } : {}) },
-    manifests.success
+    { controllers: controllersFor(args.mode, kueue), faults: args.faults, ...(args.readOnly ? { auth: readOnlyAuth } : {}) },
+    manifests.success,
+    served.success.namespaces
   )
   if ("problems" in seeded) return usage(seeded.problems)
 
@@ -51,7 +62,7 @@ const serve = async (io: CliIo, args: SimServeArgs): Promise<Failure | undefined
   io.out(server.url)
   for (const fault of args.faults) io.err(`dispatch sim serve: fault ${formatFault(fault)}`)
   if (args.readOnly) io.err("dispatch sim serve: read-only: every request, with the kubeconfig's token or none (kubectl), may get, list and watch only")
-  if (kueue.success !== undefined) io.err(`dispatch sim serve: Kueue queue "${kueue.success.queue}" with admission check "${kueue.success.admissionCheck}"`)
+  if (kueue !== undefined) io.err(`dispatch sim serve: Kueue queue "${kueue.queue}" with admission check "${kueue.admissionCheck}"`)
   await io.stopRequested
   await server.close()
   return undefined
