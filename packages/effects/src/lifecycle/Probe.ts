@@ -14,6 +14,7 @@ import { TrainJobs, TrainingRuntimes } from "../ResourceKind.ts"
 import { start } from "../Start.ts"
 import type { StartError } from "../StartErrors.ts"
 import { emptyCreateLog, loggingCreates } from "./CreateLog.ts"
+import { probeCause } from "./ProbeCause.ts"
 import type { JobKey, JobObjects } from "./JobKey.ts"
 import { readCopy, readTrainJob } from "./JobReads.ts"
 import { stop, type StopResult } from "./Stop.ts"
@@ -142,18 +143,25 @@ const round = (config: BackendConfig, reach: GateProof): Effect.Effect<Round, ne
     const leftovers = leftoversOf(removed)
     // The copy counts as written when a concurrent probe made it first: this probe's TrainJob create proves the write.
     const wrote = log.created.has(TrainJobs.plural) && (log.created.has(TrainingRuntimes.plural) || log.existing.has(TrainingRuntimes.plural))
-    const write: GateProof = wrote ? proven : { proven: false, reasons: ["the probe's objects were not created", ...(failure?.reasons ?? [])] }
-    // A cluster that reads but leaves a write unanswered, or stops answering, is not reached: that is
-    // the reach gate, not a permission the write gate stands for.
+    // Why nothing was written decides the gate: only the cluster's own 403 makes the backend read-only.
+    const cause = wrote || unanswered.length > 0 ? undefined : probeCause(config, log.failed[0], failure)
+    const write: GateProof = wrote ? proven : { proven: false, reasons: cause?.reasons ?? ["the probe's objects were not created", ...(failure?.reasons ?? [])] }
+    // A cluster that reads but leaves a write unanswered, fails it transiently, or has no such namespace,
+    // is not reached: that is the reach gate, not a permission the write gate stands for.
     const reachNow: GateProof =
       unanswered.length > 0
         ? { proven: false, reasons: [`the probe's create of ${unanswered.join(" and ")} went unanswered`, ...(failure?.reasons ?? [])] }
-        : !write.proven && failure?._tag === "ErrUnreachable" && log.created.size === 0
-          ? { proven: false, reasons: failure.reasons }
+        : cause?.state === "closed"
+          ? { proven: false, reasons: cause.reasons }
           : reach
     const launch: GateProof = !write.proven ? notTried("write") : failure === undefined ? proven : { proven: false, reasons: failure.reasons }
     // Objects the probe could not remove mean writes cannot be trusted to be undone.
     const cleanWrite: GateProof = Result.isSuccess(removed) || !write.proven ? write : { proven: false, reasons: leftovers }
+    // A probe the cluster or the runtime rules refuse says nothing against the permission to write: the
+    // backend may read and write but launches nothing on that runtime, which is observe-only's refusal.
+    if (cause?.state === "observe-only") {
+      return { contended: false, gate: { state: "observe-only", reason: cause.reasons.join("; ") }, reach: reachNow, write: cleanWrite, launch, leftovers }
+    }
     return { contended: false, gate: gateOf(reachNow, cleanWrite, launch), reach: reachNow, write: cleanWrite, launch, leftovers }
   })
 

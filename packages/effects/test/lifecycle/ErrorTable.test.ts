@@ -156,7 +156,13 @@ const cases: Readonly<Record<string, readonly [WorldOptions, Provoke]>> = {
   ],
   "factory-closed-unanswered": [{ mode: "plain", ...faultsOn("create", "trainjobs", { type: "drop" }) }, (_w, config) => gateOf(config)],
   "factory-read-only-forbidden": [{ mode: "plain", ...faultsOn("create", "trainjobs", { type: "status", code: 403 }) }, (_w, config) => gateOf(config)],
-  "factory-read-only-probe-refused": [
+  "factory-closed-write-transient": [{ mode: "plain", ...faultsOn("create", "trainjobs", { type: "status", code: 503 }) }, (_w, config) => gateOf(config)],
+  "factory-closed-missing-namespace": [
+    { mode: "plain" },
+    (_w, config) => gateOf({ ...config, namespace: "nowhere", runtimes: config.runtimes.filter((r) => r.kind === "ClusterTrainingRuntime") })
+  ],
+  "factory-observe-only-write-refused": [{ mode: "plain", ...faultsOn("create", "trainjobs", { type: "status", code: 422 }) }, (_w, config) => gateOf(config)],
+  "factory-observe-only-probe-refused": [
     { mode: "plain", sim: { objects: [broken] } },
     (_w, config) => {
       const probeRuntime = { kind: "ClusterTrainingRuntime" as const, name: "broken-torch" }
