@@ -145,6 +145,31 @@ describe("dispatch sim serve", () => {
     }
   })
 
+  it("--fault create:trainjobs=refuse: Start fails definitely (retry later), not with an unknown outcome, and leaves no copy", async () => {
+    const config = join(dir, "refuse.json")
+    writeFileSync(config, JSON.stringify({ namespace: "team-a", mode: "plain", runtimes: [{ kind: "ClusterTrainingRuntime", name: "torch-distributed" }] }))
+    const request = join(dir, "refuse-request.json")
+    writeFileSync(request, JSON.stringify({ job: "01JD8X2Q4M7N9P3R5S6T8V0W1Y", generation: 1, submission: 2, attempt: 1, spec: { command: ["python", "train.py"], env: {}, nodes: 1, extensions: { "dispatch/Image": { ref: "example.org/train:1" }, "kubeflow/RuntimeRef": { kind: "ClusterTrainingRuntime", name: "torch-distributed" } } } }))
+    const t = testIo()
+    const kubeconfig = join(dir, "refuse-kubeconfig")
+    const exit = runCli(["sim", "serve", "--port", "0", "--kubeconfig-out", kubeconfig, "--runtime", join(dir, "runtimes.yaml"), "--config", config, "--fault", "create:trainjobs=refuse"], t.io)
+    try {
+      expect(await until(() => t.out.length > 0)).toBe(true)
+      const started = testIo()
+      const code = await runCli(["start", "--kubeconfig", kubeconfig, "--config", config, "--request", request], started.io)
+      expect(started.err.join("\n")).toContain("connection refused")
+      expect(code).toBe(ExitCode.ErrUnreachable)
+      // What the store holds: neither the TrainJob nor the runtime copy Start made before it.
+      const listed = async (plural: string) =>
+        ((await (await fetch(`${t.out[0]}/apis/trainer.kubeflow.org/v1alpha1/namespaces/team-a/${plural}`)).json()) as { items: Array<{ metadata: { name: string } }> }).items.map((o) => o.metadata.name)
+      expect(await listed("trainjobs")).toEqual([])
+      expect(await listed("trainingruntimes")).toEqual(["local"])
+    } finally {
+      t.stop()
+      expect(await exit).toBe(ExitCode.ok)
+    }
+  })
+
   it("with --read-only, the real kubectl reads through the kubeconfig but may not write", async () => {
     const t = testIo()
     const kubeconfig = join(dir, "ro-kubeconfig")

@@ -1,7 +1,8 @@
 // One suite, two faces: SimCluster over the simulator's in-process face (on TestClock), and KubeCluster
 // over client-node and HTTP to the simulator server (real time, short call timeout). Both must classify
-// every answer and fault alike; the one documented difference is a refused call, which HTTP cannot tell
-// apart from a reset after sending.
+// every answer and fault alike; the one documented difference is a refused call: in-process a refused
+// connection (Unreachable), over HTTP the 503 a proxy answers when its connection is refused (ServerError,
+// since the connection to the simulator is open before the call is known). Both: nothing applied.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -44,7 +45,7 @@ const inProcess: Face = {
 let configs = 0
 const overHttp: Face = {
   name: "KubeCluster (client-node over HTTP)",
-  refused: "Unanswered",
+  refused: "ServerError",
   run: async (options, effect, token) => {
     const sim = new Simulator(options)
     const server = await startSimServer({ simulator: sim })

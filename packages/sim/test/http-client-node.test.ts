@@ -221,10 +221,11 @@ describe("client-node against the HTTP face", () => {
       served.simulator.setFaults([])
     })
 
-    it("a refused call is cut without an answer and applies nothing", async () => {
+    it("a refused call is answered 503 connection refused at once, and applies nothing", async () => {
       served.simulator.setFaults([{ verb: "create", resource: "trainjobs", action: { type: "refuse" } }])
-      const cut = await transportErrorOf(api.createNamespacedCustomObject({ ...jobs, body: trainJob("refused") }, timeout(2000)))
-      expect(cut.name).not.toBe("AbortError")
+      const refused = await failureOf(api.createNamespacedCustomObject({ ...jobs, body: trainJob("refused") }, timeout(2000)))
+      expect(refused.code).toBe(503)
+      expect(refused.body).toMatchObject({ kind: "Status", reason: "ServiceUnavailable", message: expect.stringContaining("connection refused") })
       served.simulator.setFaults([])
       expect((await failureOf(api.getNamespacedCustomObject({ ...jobs, name: "refused" }))).code).toBe(404)
     })

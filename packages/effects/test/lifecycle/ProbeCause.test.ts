@@ -53,7 +53,7 @@ const rows: ReadonlyArray<Row> = [
   { cause: "503 on the TrainJob create", faults: onCreate("trainjobs", 503), state: "closed", error: "ErrUnreachable", first: "the probe's write failed transiently (retry later)", http: true },
   { cause: "500 on the copy's create", faults: onCreate("trainingruntimes", 500), state: "closed", error: "ErrUnreachable", first: "the probe's write failed transiently (retry later)", http: false },
   { cause: "429 on the TrainJob create", faults: onCreate("trainjobs", 429), state: "closed", error: "ErrUnreachable", first: "the probe's write failed transiently (retry later)", http: false },
-  { cause: "a refused TrainJob create", faults: [{ verb: "create", resource: "trainjobs", action: { type: "refuse" } }], state: "closed", error: "ErrUnreachable", first: "the probe's write failed transiently (retry later)", http: false },
+  { cause: "a refused TrainJob create", faults: [{ verb: "create", resource: "trainjobs", action: { type: "refuse" } }], state: "closed", error: "ErrUnreachable", first: "the probe's write failed transiently (retry later)", http: true },
   { cause: "RBAC's 403 on the TrainJob create", faults: onCreate("trainjobs", 403, rbacMessage), state: "read-only", error: "ErrReadOnly", first: "the probe may not write", names: "cannot create", http: true },
   { cause: "RBAC's 403 on the copy's create", faults: onCreate("trainingruntimes", 403, rbacMessage), state: "read-only", error: "ErrReadOnly", first: "the probe may not write", http: false },
   {

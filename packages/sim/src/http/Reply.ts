@@ -1,7 +1,7 @@
 // Turning the simulator's Outcome into what travels on the socket: an answer (perhaps late), nothing
-// at all (the request is held open until the client gives up), or a cut connection.
+// at all (the request is held open until the client gives up), or a refusal.
 import type { ServerResponse } from "node:http"
-import type { ApiResponse, Outcome } from "../Api.ts"
+import { type ApiResponse, type Outcome, statusBody } from "../Api.ts"
 
 /** Timers the server must cancel when it closes. */
 export interface Timers {
@@ -21,8 +21,19 @@ export const sendJson = (res: ServerResponse, response: ApiResponse): void => {
 }
 
 /**
+ * What a refused call gets over HTTP. The connection is already open by the time the call is known, so
+ * it cannot be refused as TCP refuses one; cutting it would be a reset, which a client must read as
+ * "maybe applied". This is what a proxy in front of an API server answers when its own connection is
+ * refused: a definite failure, nothing applied.
+ */
+export const refusedAnswer: ApiResponse = {
+  code: 503,
+  body: statusBody(503, "ServiceUnavailable", "error trying to reach the API server: connect: connection refused (nothing was applied)")
+}
+
+/**
  * Serves an Outcome: `answer` runs once the (possibly delayed) answer is due, and returns what to
- * send; a refusal destroys the socket, which the client sees as a reset.
+ * send; a refusal is answered at once with `refusedAnswer`.
  */
 export const serveOutcome = (
   res: ServerResponse,
@@ -32,7 +43,7 @@ export const serveOutcome = (
 ): void => {
   switch (outcome.kind) {
     case "refused":
-      res.socket?.destroy()
+      answer(refusedAnswer)
       return
     case "unanswered":
       // Held open: the server's close() or the client's own timeout ends it.
