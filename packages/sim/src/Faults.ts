@@ -6,7 +6,8 @@ import { SeededRandom } from "./Random.ts"
 
 /** What a fault does to one call. */
 export type FaultAction =
-  /** Nothing applied; the caller sees a refused connection. */
+  /** Nothing applied; in-process the caller sees a refused connection, over HTTP (where the connection
+   * is open before the call is known) the 503 `connect: connection refused` a proxy would send. */
   | { readonly type: "refuse" }
   /** Applied as usual; the answer never arrives. */
   | { readonly type: "drop" }
