@@ -170,6 +170,33 @@ describe("dispatch sim serve", () => {
     }
   })
 
+  it("dispatch probe exits by the cause of a failed write: 6 for a 503, 4 for a 422, 7 only for RBAC's 403", async () => {
+    const config = join(dir, "probe-causes.json")
+    writeFileSync(config, JSON.stringify({ namespace: "team-a", mode: "plain", runtimes: [{ kind: "ClusterTrainingRuntime", name: "torch-distributed" }] }))
+    const probeWith = async (name: string, extra: ReadonlyArray<string>) => {
+      const t = testIo()
+      const kubeconfig = join(dir, `probe-${name}-kubeconfig`)
+      const exit = runCli(["sim", "serve", "--port", "0", "--kubeconfig-out", kubeconfig, "--runtime", join(dir, "runtimes.yaml"), "--config", config, ...extra], t.io)
+      try {
+        expect(await until(() => t.out.length > 0)).toBe(true)
+        const probed = testIo()
+        const code = await runCli(["probe", "--kubeconfig", kubeconfig, "--config", config], probed.io)
+        return { code, first: probed.out[0] ?? "" }
+      } finally {
+        t.stop()
+        expect(await exit).toBe(ExitCode.ok)
+      }
+    }
+    const [transient, refused, forbidden] = await Promise.all([
+      probeWith("503", ["--fault", "create:trainjobs=503"]),
+      probeWith("422", ["--fault", "create:trainjobs=422"]),
+      probeWith("ro", ["--read-only"])
+    ])
+    expect(transient).toEqual({ code: ExitCode.ErrUnreachable, first: expect.stringContaining("backend closed: the probe's write failed transiently") })
+    expect(refused).toEqual({ code: ExitCode.ErrUnsupported, first: expect.stringContaining("backend observe-only: the cluster refuses the probe") })
+    expect(forbidden).toEqual({ code: ExitCode.ErrReadOnly, first: expect.stringContaining("backend read-only: the probe may not write") })
+  })
+
   it("with --read-only, the real kubectl reads through the kubeconfig but may not write", async () => {
     const t = testIo()
     const kubeconfig = join(dir, "ro-kubeconfig")
