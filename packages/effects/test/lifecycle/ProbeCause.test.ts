@@ -11,6 +11,7 @@ import { gateRefusal } from "../../src/Backend.ts"
 import { ClusterError, ClusterErrorReason } from "../../src/ClusterError.ts"
 import { probe } from "../../src/lifecycle/Probe.ts"
 import { probeCause } from "../../src/lifecycle/ProbeCause.ts"
+import { ErrInvalid, ErrOutcomeUnknown, ErrReadOnly, ErrRejected, ErrUnreachable, ErrUnsupported } from "../../src/StartErrors.ts"
 import { definiteWriteFailure } from "../../src/StartFailure.ts"
 import { classifyWriteFailure } from "../../src/WriteFailure.ts"
 import { torchRuntime } from "../StartFixture.ts"
@@ -138,7 +139,7 @@ const clusterError = fc.oneof(
   fc.constantFrom("Unreachable", "Unanswered").map((reason) => new ClusterError({ reason: reason as "Unreachable", call: "create trainjobs default/x", detail: "ECONNRESET" }))
 )
 
-describe("classifyWriteFailure", () => {
+describe("classifyWriteFailure and probeCause", () => {
   test.prop([clusterError])("agrees with Start's mapping: forbidden is ErrReadOnly, ErrUnreachable is transient, a refusal is ErrRejected", (error) => {
     const start = definiteWriteFailure(error)._tag
     const why = classifyWriteFailure(error).class
@@ -153,6 +154,28 @@ describe("classifyWriteFailure", () => {
     const expected = { transient: "closed", forbidden: "read-only", refused: "observe-only", missingNamespace: "closed" } as const
     expect(cause.state).toBe(expected[classifyWriteFailure(error).class])
     expect(cause.reasons.slice(1)).toEqual(error.reasons)
+  })
+
+  it("without a refused create, Start's own failure decides: the runtime rules observe-only, a 403 read-only, the rest closed", () => {
+    const config = lifecycleConfig("plain", inProcess.timing)
+    const reasons = ["why"]
+    const states = [
+      new ErrUnsupported({ reasons }),
+      new ErrInvalid({ reasons }),
+      new ErrReadOnly({ reasons }),
+      new ErrUnreachable({ reasons }),
+      new ErrOutcomeUnknown({ reasons }),
+      new ErrRejected({ reasons })
+    ].map((failure) => [failure._tag, probeCause(config, undefined, failure).state])
+    expect(Object.fromEntries(states)).toEqual({
+      ErrUnsupported: "observe-only",
+      ErrInvalid: "observe-only",
+      ErrReadOnly: "read-only",
+      ErrUnreachable: "closed",
+      ErrOutcomeUnknown: "closed",
+      ErrRejected: "closed"
+    })
+    expect(probeCause(config, undefined, new ErrUnsupported({ reasons })).reasons).toEqual(["the probeRuntime ClusterTrainingRuntime/torch-distributed cannot be used", "why"])
   })
 
   it("reads the missing namespace out of the API server's 404", () => {
