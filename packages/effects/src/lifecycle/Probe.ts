@@ -14,9 +14,9 @@ import { TrainJobs, TrainingRuntimes } from "../ResourceKind.ts"
 import { start } from "../Start.ts"
 import type { StartError } from "../StartErrors.ts"
 import { emptyCreateLog, loggingCreates } from "./CreateLog.ts"
-import { probeCause } from "./ProbeCause.ts"
 import type { JobKey, JobObjects } from "./JobKey.ts"
 import { readCopy, readTrainJob } from "./JobReads.ts"
+import { probeCause } from "./ProbeCause.ts"
 import { stop, type StopResult } from "./Stop.ts"
 
 /** Whether one gate was proven, and every reason it was not. */
