@@ -5,6 +5,7 @@ import { errorBody, refusalStatus } from "./ErrorBody.ts"
 import { decodePart } from "./RequestDecoding.ts"
 import type { JobControl } from "./JobControl.ts"
 import { isReportToken, reportTokenJob } from "./ReportToken.ts"
+import { parseRequestTarget } from "./RequestTarget.ts"
 import type { Route } from "./Route.ts"
 import { findRoute } from "./Router.ts"
 import {
@@ -92,7 +93,9 @@ const reportPrincipal = async (
 
 /** Answers one API request: route, authenticate, authorize, decode every part, run the handler; never throws. */
 export const handleApiRequest = async (env: ApiEnvironment, request: ApiRequest): Promise<ApiResponse> => {
-  const url = new URL(request.url, "http://service")
+  const target = parseRequestTarget(request.url)
+  if (Result.isFailure(target)) return refused(refusal(target.failure))
+  const url = target.success
   if (request.method === "GET" && url.pathname === `${apiPrefix}/openapi.json`) return { status: 200, body: env.openApi }
   if (!url.pathname.startsWith(`${apiPrefix}/`)) return refused(refusal(new RouteNotFound({ path: url.pathname })))
   const matched = findRoute(env.routes, request.method, url.pathname.slice(apiPrefix.length))
