@@ -10,6 +10,7 @@ import { serviceSecret } from "./DispatchStore.ts"
 import { jobControlRoutes } from "./JobControlRoutes.ts"
 import { jobRoutes } from "./JobRoutes.ts"
 import { listen } from "./JobServer.ts"
+import { defaultLimits, type AnswerLimits } from "./Limits.ts"
 import { migrate } from "./Migrations.ts"
 import { openApiDocument } from "./OpenApi.ts"
 import { openPglite } from "./PgliteDatabase.ts"
@@ -38,6 +39,8 @@ export interface ServeOptions {
   readonly clock?: () => number
   /** `n` random bytes (job ids, the report secret, the instance name); node:crypto when absent. */
   readonly random?: (n: number) => ReadonlyArray<number>
+  /** Size limits of what a request may write and a list page may hold; `defaultLimits` for any not given. */
+  readonly limits?: Partial<AnswerLimits>
   /** Take jobs to the cluster: without it the service only stores jobs (their queues stay unproven). */
   readonly dispatch?: DispatchOptions
 }
@@ -117,7 +120,7 @@ export const serve = async (options: ServeOptions): Promise<Result.Result<JobSer
   let dispatcher: Dispatcher | undefined
   try {
     const { server, url } = await listen(
-      { routes, openApi, tokens: tokens.success, db, now: () => new Date(clock()).toISOString(), control: () => dispatcher?.control, reportSecret: secret },
+      { routes, openApi, tokens: tokens.success, db, now: () => new Date(clock()).toISOString(), control: () => dispatcher?.control, reportSecret: secret, limits: { ...defaultLimits, ...options.limits } },
       options.host ?? "127.0.0.1",
       options.port ?? 0
     )

@@ -145,6 +145,20 @@ export class InternalError extends Schema.TaggedError<InternalError>()("Internal
   }
 }
 
+/** A string of the request body is longer than the service stores (413). */
+export class FieldTooLarge extends Schema.TaggedError<FieldTooLarge>()("FieldTooLarge", {
+  field: Schema.String,
+  bytes: Schema.Number,
+  limit: Schema.Number
+}) {
+  override get message() {
+    return `body field ${this.field} is ${this.bytes} bytes; at most ${this.limit} bytes are accepted`
+  }
+  get status() {
+    return 413 as const
+  }
+}
+
 /** No endpoint has this path (404). */
 export class RouteNotFound extends Schema.TaggedError<RouteNotFound>()("RouteNotFound", {
   path: Schema.String
