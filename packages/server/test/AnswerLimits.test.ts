@@ -1,6 +1,7 @@
 // A writer cannot make an answer the service cannot send: every string a request writes is bounded, and a
 // list page stops at its byte budget, saying so, with a next link that carries on where it stopped.
 import { constants } from "node:buffer"
+import { readFileSync } from "node:fs"
 import { test as propTest } from "@fast-check/vitest"
 import fc from "fast-check"
 import { afterAll, beforeAll, describe, expect, test } from "vitest"
@@ -110,4 +111,10 @@ propTest.prop([fc.jsonValue(), fc.integer({ min: 1, max: 64 })])("oversizedField
   collect(body)
   const over = strings.filter((s) => Buffer.byteLength(s) > limit)
   expect(oversizedFields(body, limit).map((f) => f.bytes)).toEqual(over.map((s) => Buffer.byteLength(s)))
+})
+
+test("docs/jobs.md states the limits the service runs with and the problems it answers", () => {
+  const doc = readFileSync(new URL("../../../docs/jobs.md", import.meta.url), "utf8")
+  for (const text of [`${maxBodyBytes / 2 ** 20} MiB`, `${defaultLimits.fieldBytes / 2 ** 10} KiB`, `${defaultLimits.pageBytes / 2 ** 20} MiB of JSON`]) expect(doc).toContain(text)
+  for (const name of ["BodyTooLarge", "FieldTooLarge", "BadRequestTarget", "MalformedHttp", "byteLimit", "dispatch-serve.lock"]) expect(doc).toContain(`\`${name}\``)
 })
