@@ -1,8 +1,12 @@
 // Requests no client library would send, written on a raw socket: each gets a JSON problem answer and the
 // service keeps serving.
 import { connect } from "node:net"
+import { test as propTest } from "@fast-check/vitest"
+import fc from "fast-check"
+import { Result } from "effect"
 import { afterAll, beforeAll, describe, expect, test } from "vitest"
 import type { JobServer } from "../src/index.ts"
+import { parseRequestTarget } from "../src/RequestTarget.ts"
 import { client, started, tokens } from "./Fixtures.ts"
 
 /** Writes `raw` on a fresh connection and resolves to everything the service sent until it closed. */
@@ -58,4 +62,13 @@ describe("hostile request lines", () => {
       expect((await client(url(), tokens.alice)("GET", "/experiments")).status).toBe(200)
     }
   )
+})
+
+propTest.prop([fc.string({ unit: "binary" })])("reading any request target never throws; a path keeps everything before its query", (target) => {
+  const read = parseRequestTarget(target)
+  if (target.startsWith("/")) {
+    expect(Result.isSuccess(read) && read.success.pathname).toBe(target.split("#")[0]?.split("?")[0])
+  } else if (Result.isFailure(read)) {
+    expect(read.failure.status).toBe(400)
+  }
 })
