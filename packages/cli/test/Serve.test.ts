@@ -54,6 +54,30 @@ describe("dispatch serve", () => {
     }
   })
 
+  it("a second process on the same --data-dir refuses to start, naming the first; after the first is SIGKILLed, a new one starts", async () => {
+    const data = join(dir, "shared")
+    // PGlite, whatever DATABASE_URL the test run has.
+    const pglite = { DATABASE_URL: "" }
+    const first = await background(["serve"], ["--data-dir", data], undefined, pglite)
+    let third: Awaited<ReturnType<typeof background>> | undefined
+    try {
+      const pid = first.child.pid
+      await expect(background(["serve"], ["--data-dir", data], undefined, pglite)).rejects.toThrow(
+        new RegExp(`exited ${ExitCode.failure}: [^]*data directory ${data} is in use by dispatch serve pid ${pid} on [^]*stop that process`)
+      )
+      expect(await get(`${first.url}/api/v1/openapi.json`)).toBe(200)
+      const gone = new Promise((resolve) => first.child.once("exit", resolve))
+      first.child.kill("SIGKILL")
+      await gone
+      // The killed process left its lock; its pid no longer runs, so the lock is stale and taken over.
+      third = await background(["serve"], ["--data-dir", data], undefined, pglite)
+      expect(await get(`${third.url}/api/v1/openapi.json`)).toBe(200)
+    } finally {
+      await first.stop()
+      if (third !== undefined) expect(await third.stop()).toBe(ExitCode.ok)
+    }
+  })
+
   it("names every problem of a bad command line or tokens file, exit 2", async () => {
     const both = await dispatch(["serve", "--sim", "--kubeconfig", "k", "--port", "x"])
     expect(both.code).toBe(ExitCode.usage)

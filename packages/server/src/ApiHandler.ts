@@ -4,10 +4,13 @@ import { DatabaseError, uniqueViolation, type Database } from "./Database.ts"
 import { errorBody, refusalStatus } from "./ErrorBody.ts"
 import { decodePart } from "./RequestDecoding.ts"
 import type { JobControl } from "./JobControl.ts"
+import { defaultLimits, oversizedFields, type AnswerLimits } from "./Limits.ts"
 import { isReportToken, reportTokenJob } from "./ReportToken.ts"
+import { parseRequestTarget } from "./RequestTarget.ts"
 import type { Route } from "./Route.ts"
 import { findRoute } from "./Router.ts"
 import {
+  FieldTooLarge,
   Forbidden,
   MalformedJson,
   refusal,
@@ -48,6 +51,8 @@ export interface ApiEnvironment {
   readonly control?: () => JobControl | undefined
   /** The secret job report tokens are checked against; without it no report token is accepted. */
   readonly reportSecret?: string
+  /** Size limits; `defaultLimits` when absent. */
+  readonly limits?: AnswerLimits
 }
 
 const refused = (r: Refusal): ApiResponse => ({ status: refusalStatus(r), body: errorBody(r) })
@@ -92,7 +97,9 @@ const reportPrincipal = async (
 
 /** Answers one API request: route, authenticate, authorize, decode every part, run the handler; never throws. */
 export const handleApiRequest = async (env: ApiEnvironment, request: ApiRequest): Promise<ApiResponse> => {
-  const url = new URL(request.url, "http://service")
+  const target = parseRequestTarget(request.url)
+  if (Result.isFailure(target)) return refused(refusal(target.failure))
+  const url = target.success
   if (request.method === "GET" && url.pathname === `${apiPrefix}/openapi.json`) return { status: 200, body: env.openApi }
   if (!url.pathname.startsWith(`${apiPrefix}/`)) return refused(refusal(new RouteNotFound({ path: url.pathname })))
   const matched = findRoute(env.routes, request.method, url.pathname.slice(apiPrefix.length))
@@ -111,7 +118,12 @@ export const handleApiRequest = async (env: ApiEnvironment, request: ApiRequest)
   }
   const decodedParams = decodePart(route.params, "path", params)
   const decodedQuery = route.query === undefined ? Result.succeed(undefined) : decodePart(route.query, "query", Object.fromEntries(url.searchParams))
-  const body = route.body === undefined ? Result.succeed(undefined) : parseBody(request.body)
+  const limits = env.limits ?? defaultLimits
+  const parsed = route.body === undefined ? Result.succeed(undefined) : parseBody(request.body)
+  // Checked before decoding: nothing longer than a field may hold is stored, so no answer can grow from it.
+  const oversized = Result.isSuccess(parsed) ? oversizedFields(parsed.success, limits.fieldBytes) : []
+  const body: Result.Result<unknown, Refusal> =
+    oversized.length === 0 ? parsed : Result.fail(refusalOf(oversized.map((f) => new FieldTooLarge({ field: f.path, bytes: f.bytes, limit: limits.fieldBytes }))))
   const decodedBody = route.body === undefined || Result.isFailure(body) ? body : decodePart(route.body, "body", body.success)
   const problems = [...problemsOf(decodedParams), ...problemsOf(decodedQuery), ...problemsOf(decodedBody)]
   if (problems.length > 0 || Result.isFailure(decodedParams) || Result.isFailure(decodedQuery) || Result.isFailure(decodedBody)) {
@@ -126,6 +138,7 @@ export const handleApiRequest = async (env: ApiEnvironment, request: ApiRequest)
       db: env.db,
       now: env.now,
       control: env.control?.(),
+      limits,
       link: (linkPath, query = {}) => {
         const search = new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)])).toString()
         return `${env.baseUrl}${apiPrefix}${linkPath}${search === "" ? "" : `?${search}`}`

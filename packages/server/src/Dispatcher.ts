@@ -7,7 +7,7 @@ import { releaseOwnClaims } from "./DispatchStore.ts"
 import { defaultBackoff, type Backoff } from "./ErrorAction.ts"
 import { jobControl, type JobControl } from "./JobControl.ts"
 import { dispatchPass } from "./JobDispatch.ts"
-import { proveQueues } from "./QueueProver.ts"
+import { queueProver } from "./QueueProver.ts"
 import { stopPass, syncPass } from "./StatusSync.ts"
 
 /** How the service takes jobs to the cluster. */
@@ -49,9 +49,12 @@ export interface PassReport {
 export interface Dispatcher {
   readonly instance: string
   readonly control: JobControl
-  /** One pass: proves queues that need it (all of them on the first pass), claims and starts due jobs, follows
-   * every opened job with Find (at most once per syncMs) and stops cancelled ones. Passes never overlap: a call during one waits for it. */
+  /** One pass: starts proving queues that need it (all of them on the first pass) without waiting for their probes,
+   * claims and starts due jobs on open queues, follows every opened job with Find (at most once per syncMs) and stops
+   * cancelled ones. Passes never overlap: a call during one waits for it. */
   readonly pass: () => Promise<PassReport>
+  /** Resolves once every probe started so far has stored its gate. */
+  readonly proven: () => Promise<void>
   /** Stops the timer, interrupts cluster calls in progress (their claims stay until their lease ends) and waits. */
   readonly close: () => Promise<void>
 }
@@ -90,13 +93,17 @@ export const startDispatcher = (options: DispatchOptions, parts: DispatcherParts
   let running: Promise<PassReport> | undefined
   let timer: ReturnType<typeof setTimeout> | undefined
   let again = false
+  // A queue just proven open may have jobs waiting: the next pass starts at once.
+  const prover = queueProver(context, () => wake())
 
   const onePass = async (): Promise<PassReport> => {
     if (closed) return { proven: 0, dispatched: 0, followed: 0, stopped: 0, problems: [] }
     const all = first
     first = false
     if (all && options.instance !== undefined) await releaseOwnClaims(context.db, instance)
-    const proven = await proveQueues(context, all, reproveMs)
+    // Probes run beside the passes: one namespace's probe (which may wait minutes for a leftover probe's objects)
+    // never holds up dispatching on other queues or following the jobs already on the cluster.
+    const proven = await prover.prove(all, reproveMs)
     const dispatch = await dispatchPass(context, concurrency)
     // Dispatching is cheap to repeat; following lists every opened job, so it runs at most once per syncMs.
     const due = context.clock() - lastSync >= syncMs
@@ -140,11 +147,13 @@ export const startDispatcher = (options: DispatchOptions, parts: DispatcherParts
     instance,
     control: jobControl(context, wake),
     pass,
+    proven: prover.settled,
     close: async () => {
       closed = true
       if (timer !== undefined) clearTimeout(timer)
       await cluster.close()
       await running?.catch(() => undefined)
+      await prover.settled()
     }
   }
 }

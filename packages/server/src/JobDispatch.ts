@@ -63,27 +63,25 @@ const refOf = (ref: { readonly namespace: string; readonly name: string; readonl
 })
 
 // Any attempt after the first may follow one whose create landed unseen (an unanswered create, a process that
-// died mid-Start): it looks with Find before it starts anything.
+// died mid-Start): it looks with Find before it starts anything. A TrainJob still held was never opened, so the
+// Start that made it may have died before all its steps (the copy's owner, the read-back, the Workload): Start
+// runs again, adopts that TrainJob and finishes them, instead of opening it as it is.
 const attempt = async (context: DispatchContext, claimed: ClaimedJob, prepared: Prepared): Promise<Attempt> => {
   const { backend, request, key } = prepared
-  let needsStart = true
   if (claimed.attempts > 1) {
     const found = await context.cluster.run(find(backend, key))
     if (found.kind !== "ok") return found.kind === "error" ? found : { kind: "abandoned" }
     const state = found.value.state
     if (state === "InFlight") return { kind: "wait", reason: `the TrainJob's create went unanswered; waiting until it may no longer land before starting again` }
     if (state === "Stopping") return { kind: "refused", reason: `the TrainJob ${found.value.ref.namespace}/${found.value.ref.name} is being deleted` }
-    if (state !== "Absent") {
+    if (state !== "Absent" && state !== "Held") {
       await saveTrainJob(context.db, claimed.id, refOf(found.value.ref))
-      needsStart = false
-      if (state !== "Held") return { kind: "opened" }
+      return { kind: "opened" }
     }
   }
-  if (needsStart) {
-    const started = await context.cluster.run(start(backend, request))
-    if (started.kind !== "ok") return started.kind === "error" ? started : { kind: "abandoned" }
-    await saveTrainJob(context.db, claimed.id, refOf(started.value))
-  }
+  const started = await context.cluster.run(start(backend, request))
+  if (started.kind !== "ok") return started.kind === "error" ? started : { kind: "abandoned" }
+  await saveTrainJob(context.db, claimed.id, refOf(started.value))
   const opened = await context.cluster.run(open(backend, key))
   if (opened.kind === "ok") return { kind: "opened" }
   if (opened.kind === "abandoned") return { kind: "abandoned" }

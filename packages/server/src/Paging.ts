@@ -3,6 +3,10 @@ import { Schema } from "effect"
 /** The most items one page holds. */
 export const maxPageLength = 100
 
+/** How many bytes of JSON one page's items may take by default: with one item over it at most (an item is
+ * bounded by the request body limit), a page stays far below the longest string a JSON answer can be. */
+export const defaultPageBytes = 4 * 1024 * 1024
+
 /** The page a list request asks for when it names none. */
 export const defaultPageLength = 20
 
@@ -47,6 +51,8 @@ export const pageOf = <A extends Schema.Top>(item: A) =>
     first: Schema.String,
     prev: Schema.optionalKey(Schema.String),
     next: Schema.optionalKey(Schema.String),
+    /** Present when the page stopped before pageLength items because the next one would pass this many bytes. */
+    byteLimit: Schema.optionalKey(Schema.Int),
     data: Schema.Array(item)
   })
 
@@ -58,11 +64,25 @@ export interface Page<A> {
   readonly first: string
   readonly prev?: string
   readonly next?: string
+  readonly byteLimit?: number
   readonly data: ReadonlyArray<A>
 }
 
-/** Wraps the items of a window in a page, with the link to each neighbouring window that has items. */
-export const page = <A>(data: ReadonlyArray<A>, total: number, window: PageWindow, linkTo: (index: number) => string): Page<A> => {
+/** The longest prefix of `items` whose JSON takes at most `budget` bytes, and at least the first item, so a
+ * page always moves on; `cut` when items were left out. */
+export const fitToBytes = <A>(items: ReadonlyArray<A>, budget: number): { readonly kept: ReadonlyArray<A>; readonly cut: boolean } => {
+  let used = 0
+  for (const [i, item] of items.entries()) {
+    used += Buffer.byteLength(JSON.stringify(item) ?? "null") + (i === 0 ? 0 : 1)
+    if (used > budget && i > 0) return { kept: items.slice(0, i), cut: true }
+  }
+  return { kept: items, cut: false }
+}
+
+/** Wraps the items of a window in a page, with the link to each neighbouring window that has items; with a
+ * byte budget, the page ends before the item that would pass it and says so in `byteLimit`. */
+export const page = <A>(items: ReadonlyArray<A>, total: number, window: PageWindow, linkTo: (index: number) => string, budget = Number.POSITIVE_INFINITY): Page<A> => {
+  const { kept: data, cut } = fitToBytes(items, budget)
   const isComplete = window.index + data.length >= total
   const prevIndex = Math.max(0, window.index - window.pageLength)
   return {
@@ -72,6 +92,7 @@ export const page = <A>(data: ReadonlyArray<A>, total: number, window: PageWindo
     first: linkTo(0),
     ...(window.index > 0 ? { prev: linkTo(prevIndex) } : {}),
     ...(isComplete ? {} : { next: linkTo(window.index + data.length) }),
+    ...(cut ? { byteLimit: budget } : {}),
     data
   }
 }

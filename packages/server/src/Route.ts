@@ -2,6 +2,7 @@ import type { Result, Schema } from "effect"
 import type { Principal } from "./Auth.ts"
 import type { Database } from "./Database.ts"
 import type { JobControl } from "./JobControl.ts"
+import type { AnswerLimits } from "./Limits.ts"
 import type { Refusal } from "./ServiceProblem.ts"
 
 /** What a handler gets: who asks, the decoded request parts, the database, the clock and a link maker. */
@@ -17,6 +18,8 @@ export interface RequestContext<P, Q, B> {
   readonly link: (path: string, query?: Readonly<Record<string, string | number>>) => string
   /** The dispatcher's controls, when the service dispatches to a cluster. */
   readonly control: JobControl | undefined
+  /** How much one answer may hold. */
+  readonly limits: AnswerLimits
 }
 
 /** An HTTP method the API uses. */

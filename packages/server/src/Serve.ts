@@ -3,12 +3,14 @@ import type { Server } from "node:http"
 import { Clock, Effect, Result, Schema } from "effect"
 import { TokenEntry } from "./Auth.ts"
 import { apiPrefix } from "./ApiHandler.ts"
+import { lockDataDir, type DataDirLock } from "./DataDirLock.ts"
 import { databaseError, type Database } from "./Database.ts"
 import { startDispatcher, type DispatchOptions, type Dispatcher } from "./Dispatcher.ts"
 import { serviceSecret } from "./DispatchStore.ts"
 import { jobControlRoutes } from "./JobControlRoutes.ts"
 import { jobRoutes } from "./JobRoutes.ts"
 import { listen } from "./JobServer.ts"
+import { defaultLimits, type AnswerLimits } from "./Limits.ts"
 import { migrate } from "./Migrations.ts"
 import { openApiDocument } from "./OpenApi.ts"
 import { openPglite } from "./PgliteDatabase.ts"
@@ -37,6 +39,8 @@ export interface ServeOptions {
   readonly clock?: () => number
   /** `n` random bytes (job ids, the report secret, the instance name); node:crypto when absent. */
   readonly random?: (n: number) => ReadonlyArray<number>
+  /** Size limits of what a request may write and a list page may hold; `defaultLimits` for any not given. */
+  readonly limits?: Partial<AnswerLimits>
   /** Take jobs to the cluster: without it the service only stores jobs (their queues stay unproven). */
   readonly dispatch?: DispatchOptions
 }
@@ -53,9 +57,9 @@ export interface JobServer {
   readonly close: () => Promise<void>
 }
 
-/** The service could not start: bad options, a database it cannot open or migrate, or a port it cannot bind. */
+/** The service could not start: bad options, a data directory another process holds, a database it cannot open or migrate, or a port it cannot bind. */
 export class ServeError extends Schema.TaggedError<ServeError>()("ServeError", {
-  stage: Schema.Literals(["options", "database", "listen"]),
+  stage: Schema.Literals(["options", "lock", "database", "listen"]),
   reasons: Schema.Array(Schema.String)
 }) {
   override get message() {
@@ -84,16 +88,26 @@ const reasonOf = (cause: unknown) => (cause instanceof Error ? cause.message : S
 export const serve = async (options: ServeOptions): Promise<Result.Result<JobServer, ServeError>> => {
   const tokens = decodeTokens(options.tokens)
   if (Result.isFailure(tokens)) return Result.fail(tokens.failure)
-  let db: Database
+  let lock: DataDirLock | undefined
+  if (options.databaseUrl === undefined && options.dataDir !== undefined) {
+    const locked = await lockDataDir(options.dataDir).catch((cause: unknown) => Result.fail(`the data directory ${options.dataDir} cannot be locked: ${reasonOf(cause)}`))
+    if (Result.isFailure(locked)) return Result.fail(new ServeError({ stage: "lock", reasons: [locked.failure] }))
+    lock = locked.success
+  }
+  const unlock = () => lock?.release() ?? Promise.resolve()
+  let opened: Database
   try {
-    db = options.databaseUrl === undefined ? await openPglite(options.dataDir) : await openPostgres(options.databaseUrl)
-    await migrate(db).catch(async (cause: unknown) => {
-      await db.close()
+    opened = options.databaseUrl === undefined ? await openPglite(options.dataDir) : await openPostgres(options.databaseUrl)
+    await migrate(opened).catch(async (cause: unknown) => {
+      await opened.close()
       throw databaseError("migrate", cause)
     })
   } catch (cause) {
+    await unlock()
     return Result.fail(new ServeError({ stage: "database", reasons: [reasonOf(cause)] }))
   }
+  // Closing the database also gives the data directory back.
+  const db: Database = { ...opened, close: () => opened.close().finally(unlock) }
   const clock = options.clock ?? defaultClock
   const random = options.random ?? defaultRandom
   let secret: string
@@ -106,7 +120,7 @@ export const serve = async (options: ServeOptions): Promise<Result.Result<JobSer
   let dispatcher: Dispatcher | undefined
   try {
     const { server, url } = await listen(
-      { routes, openApi, tokens: tokens.success, db, now: () => new Date(clock()).toISOString(), control: () => dispatcher?.control, reportSecret: secret },
+      { routes, openApi, tokens: tokens.success, db, now: () => new Date(clock()).toISOString(), control: () => dispatcher?.control, reportSecret: secret, limits: { ...defaultLimits, ...options.limits } },
       options.host ?? "127.0.0.1",
       options.port ?? 0
     )

@@ -107,6 +107,58 @@ export class BodyTooLarge extends Schema.TaggedError<BodyTooLarge>()("BodyTooLar
   }
 }
 
+/** The request line's target is not a path the service can read (400). */
+export class BadRequestTarget extends Schema.TaggedError<BadRequestTarget>()("BadRequestTarget", {
+  target: Schema.String,
+  reason: Schema.String
+}) {
+  override get message() {
+    return `the request target ${JSON.stringify(this.target.slice(0, 200))} cannot be read: ${this.reason}`
+  }
+  get status() {
+    return 400 as const
+  }
+}
+
+/** The request is not valid HTTP; the connection is closed after this answer (400, 431 for oversized headers). */
+export class MalformedHttp extends Schema.TaggedError<MalformedHttp>()("MalformedHttp", {
+  code: Schema.String,
+  reason: Schema.String
+}) {
+  override get message() {
+    return `the request is not valid HTTP (${this.code}): ${this.reason}`
+  }
+  get status() {
+    return this.code === "HPE_HEADER_OVERFLOW" ? 431 : 400
+  }
+}
+
+/** The service failed to answer: a handler threw, or its answer could not be serialized (500). */
+export class InternalError extends Schema.TaggedError<InternalError>()("InternalError", {
+  reason: Schema.String
+}) {
+  override get message() {
+    return `the service could not answer: ${this.reason}`
+  }
+  get status() {
+    return 500 as const
+  }
+}
+
+/** A string of the request body is longer than the service stores (413). */
+export class FieldTooLarge extends Schema.TaggedError<FieldTooLarge>()("FieldTooLarge", {
+  field: Schema.String,
+  bytes: Schema.Number,
+  limit: Schema.Number
+}) {
+  override get message() {
+    return `body field ${this.field} is ${this.bytes} bytes; at most ${this.limit} bytes are accepted`
+  }
+  get status() {
+    return 413 as const
+  }
+}
+
 /** No endpoint has this path (404). */
 export class RouteNotFound extends Schema.TaggedError<RouteNotFound>()("RouteNotFound", {
   path: Schema.String

@@ -62,8 +62,15 @@ export interface SimWorld {
 /** How many sim ms pass per real ms: runs of seconds take a fraction of one. */
 export const simSpeed = 10
 
-/** Starts a simulator (with the test runtime and a reporting workload) and its HTTP face. */
-export const simWorld = async (options: SimulatorOptions = {}): Promise<SimWorld> => {
+/** Decides a call before the simulator sees it: an outcome to give instead (nothing applied), or undefined to serve it. */
+export type Intercept = (request: ApiRequest) => Outcome | undefined
+
+/** The probe's objects' names (JobID zero) start with this. */
+export const probeNamePrefix = "dj-00000000000000000000000000"
+
+/** Starts a simulator (with the test runtime and a reporting workload) and its HTTP face; `intercept` may take
+ * calls away from it, as a process killed before its call arrives would. */
+export const simWorld = async (options: SimulatorOptions = {}, intercept: Intercept = () => undefined): Promise<SimWorld> => {
   const workload = reportingWorkload()
   const sim = new Simulator({
     seed: 3,
@@ -76,7 +83,7 @@ export const simWorld = async (options: SimulatorOptions = {}): Promise<SimWorld
   const server = await startSimServer({
     simulator: {
       handle: (request) => {
-        const outcome = sim.handle(request)
+        const outcome = intercept(request) ?? sim.handle(request)
         calls.push({ request, outcome })
         return outcome
       },
@@ -143,7 +150,7 @@ export const trainJobCreates = (calls: ReadonlyArray<Served>): ReadonlyMap<strin
     if (request.verb !== "create" || request.resource !== "trainjobs") continue
     const applied = outcome.kind === "unanswered" || (outcome.kind === "answered" && outcome.response.code === 201)
     const name = String((request.body as { metadata?: { name?: unknown } } | undefined)?.metadata?.name ?? "")
-    if (applied && !name.startsWith("dj-00000000000000000000000000")) counts.set(name, (counts.get(name) ?? 0) + 1)
+    if (applied && !name.startsWith(probeNamePrefix)) counts.set(name, (counts.get(name) ?? 0) + 1)
   }
   return counts
 }

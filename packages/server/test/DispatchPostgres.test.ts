@@ -104,7 +104,9 @@ describe("two service processes on one PostgreSQL", () => {
       const w = await registerSimWorld(alice, "db-fault")
       const job = await submit(alice, w)
       fault.fail(1)
+      // The first pass starts the queue's probe; once it has stored the gate, a pass dispatches.
       let first = await dispatcher.pass()
+      await dispatcher.proven()
       for (let i = 0; i < 50 && first.dispatched === 0; i++) first = await dispatcher.pass()
       expect(first.problems).toEqual([`job ${job.id}: database query failed: injected fault`])
       expect((await alice("GET", `/jobs/${job.id}`)).body.dispatch).toMatchObject({ state: "starting", attempts: 1 })

@@ -1,0 +1,46 @@
+// What one request may write and one answer may hold. Every stored value is bounded by what a write may carry,
+// and every list answer by its page's byte budget, so no answer grows past what can be serialized and sent.
+import { defaultPageBytes } from "./Paging.ts"
+
+/** The service's size limits, in bytes. */
+export interface AnswerLimits {
+  /** The longest string (value or object key) a request body may carry, in UTF-8 bytes. */
+  readonly fieldBytes: number
+  /** The JSON bytes of one list page's items; a page stops before the item that would pass it. */
+  readonly pageBytes: number
+}
+
+/** The limits a service runs with unless told otherwise. */
+export const defaultLimits: AnswerLimits = { fieldBytes: 64 * 1024, pageBytes: defaultPageBytes }
+
+/** A string of a request body that is longer than the limit: where it is, and its size. */
+export interface OversizedField {
+  readonly path: string
+  readonly bytes: number
+}
+
+const at = (path: string, key: string | number) => (typeof key === "number" ? `${path}[${key}]` : path === "" ? key : `${path}.${key}`)
+
+/** Every string of a parsed JSON body (values and keys) longer than `limit` bytes, with its path. */
+export const oversizedFields = (body: unknown, limit: number): ReadonlyArray<OversizedField> => {
+  const found: Array<OversizedField> = []
+  const walk = (value: unknown, path: string): void => {
+    if (typeof value === "string") {
+      // A UTF-16 unit is at most 3 UTF-8 bytes: only a string of more than limit/3 units can pass the limit.
+      if (value.length * 3 > limit) {
+        const bytes = Buffer.byteLength(value)
+        if (bytes > limit) found.push({ path: path === "" ? "(the body)" : path, bytes })
+      }
+      return
+    }
+    if (Array.isArray(value)) return value.forEach((item, i) => walk(item, at(path, i)))
+    if (typeof value === "object" && value !== null) {
+      for (const [key, inner] of Object.entries(value)) {
+        if (Buffer.byteLength(key) > limit) found.push({ path: `${path === "" ? "" : `${path}.`}(a key of ${Buffer.byteLength(key)} bytes)`, bytes: Buffer.byteLength(key) })
+        else walk(inner, at(path, key))
+      }
+    }
+  }
+  walk(body, "")
+  return found
+}

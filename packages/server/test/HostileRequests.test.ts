@@ -1,0 +1,74 @@
+// Requests no client library would send, written on a raw socket: each gets a JSON problem answer and the
+// service keeps serving.
+import { connect } from "node:net"
+import { test as propTest } from "@fast-check/vitest"
+import fc from "fast-check"
+import { Result } from "effect"
+import { afterAll, beforeAll, describe, expect, test } from "vitest"
+import type { JobServer } from "../src/index.ts"
+import { parseRequestTarget } from "../src/RequestTarget.ts"
+import { client, started, tokens } from "./Fixtures.ts"
+
+/** Writes `raw` on a fresh connection and resolves to everything the service sent until it closed. */
+const rawExchange = (url: string, raw: string): Promise<string> =>
+  new Promise((resolve, reject) => {
+    const { hostname, port } = new URL(url)
+    const socket = connect({ host: hostname, port: Number(port) })
+    const chunks: Array<Buffer> = []
+    socket.on("data", (chunk: Buffer) => chunks.push(chunk))
+    socket.on("error", reject)
+    socket.on("close", () => resolve(Buffer.concat(chunks).toString("utf8")))
+    socket.write(raw)
+  })
+
+/** The status and JSON body of a raw HTTP/1.1 answer. */
+const parsed = (answer: string) => {
+  const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1])
+  const body = answer.slice(answer.indexOf("\r\n\r\n") + 4)
+  return { status, body: JSON.parse(body) as unknown }
+}
+
+const problemBody = { error: expect.any(String), message: expect.any(String), detail: expect.any(Array) }
+
+describe("hostile request lines", () => {
+  let server: JobServer | undefined
+  beforeAll(async () => {
+    server = await started({})
+  })
+  afterAll(async () => {
+    await server?.close()
+  })
+  const url = () => server?.url ?? ""
+
+  test.each(["//", "///", "//@", "//%", "//[::1", "http://", "http://[::1", "*", "/api/v1/jobs/%", "/api/v1//"])("GET %s is answered with a JSON problem, and the service keeps serving", async (target) => {
+    const answer = parsed(await rawExchange(url(), `GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`))
+    expect(answer.status).toBeGreaterThanOrEqual(400)
+    expect(answer.status).toBeLessThan(500)
+    expect(answer.body).toEqual(problemBody)
+    expect((await client(url(), tokens.alice)("GET", "/experiments")).status).toBe(200)
+  })
+
+  test("a target that is not a URL is a 400 naming it", async () => {
+    const answer = parsed(await rawExchange(url(), "GET http:// HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"))
+    expect(answer).toEqual({ status: 400, body: { ...problemBody, error: "BadRequestTarget" } })
+    expect(JSON.stringify(answer.body)).toContain('"target":"http://"')
+  })
+
+  test.each(["GARBAGE\r\n\r\n", "GET / HTTP/1.1\r\nHost: x\r\nbad header\r\n\r\n", "GET / HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n"])(
+    "malformed HTTP %j gets a 400 with a JSON problem body",
+    async (raw) => {
+      const answer = parsed(await rawExchange(url(), raw))
+      expect(answer).toEqual({ status: 400, body: { ...problemBody, error: "MalformedHttp" } })
+      expect((await client(url(), tokens.alice)("GET", "/experiments")).status).toBe(200)
+    }
+  )
+})
+
+propTest.prop([fc.string({ unit: "binary" })])("reading any request target never throws; a path keeps everything before its query", (target) => {
+  const read = parseRequestTarget(target)
+  if (target.startsWith("/")) {
+    expect(Result.isSuccess(read) && read.success.pathname).toBe(target.split("#")[0]?.split("?")[0])
+  } else if (Result.isFailure(read)) {
+    expect(read.failure.status).toBe(400)
+  }
+})
