@@ -18,14 +18,14 @@ const runtimeName = "dioptra-torch"
 /** A torch TrainingRuntime in the shape Trainer ships, in the test namespace. */
 export const torchRuntime = (): KubeObject => sharedTorchRuntime({ name: runtimeName, namespace })
 
-/** A queue body whose backend is the simulator, with timeouts short enough for tests. */
+/** A queue body whose backend is the simulator, with timeouts short enough for tests, long enough for a busy machine. */
 export const simQueueBody = (name: string, mode: "plain" | "kueue" = "plain") => {
   const runtime = { kind: "TrainingRuntime", name: runtimeName }
   const kueue = mode === "kueue" ? { kueue: { queue: kueueQueue, admissionCheck: kueueCheck } } : {}
   return {
     name,
     description: "simulated cluster",
-    backend: { config: { namespace, mode, runtimes: [runtime], ...kueue, timeouts: { call: "1s", workload: "3s", callBound: "2s" } }, runtime, image: "example/worker:1" }
+    backend: { config: { namespace, mode, runtimes: [runtime], ...kueue, timeouts: { call: "5s", workload: "3s", callBound: "5s" } }, runtime, image: "example/worker:1" }
   }
 }
 
@@ -95,7 +95,8 @@ export const simWorld = async (options: SimulatorOptions = {}): Promise<SimWorld
     server,
     calls,
     workload,
-    cluster: Layer.orDie(KubeCluster({ kubeconfigPath: path, callMs: 1000 })) as DispatchOptions["cluster"],
+    // An answer the simulator sends is never late by this much, however busy the machine; a dropped one costs this long.
+    cluster: Layer.orDie(KubeCluster({ kubeconfigPath: path, callMs: 5000 })) as DispatchOptions["cluster"],
     close: async () => {
       await workload.settled()
       await server.close()
@@ -124,8 +125,11 @@ export const dispatchingService = async (
   return { server, alice: client(server.url, tokens.alice) }
 }
 
-/** Polls `read` every 50 ms until `done` holds of its value, for at most `maxMs`; fails with the last value. */
-export const eventually = async <A>(read: () => Promise<A>, done: (value: A) => boolean, maxMs = 15_000): Promise<A> => {
+/**
+ * Polls `read` every 50 ms until `done` holds of its value, for at most `maxMs` (seconds on an idle
+ * machine; the bound survives a far slower one); fails with the last value.
+ */
+export const eventually = async <A>(read: () => Promise<A>, done: (value: A) => boolean, maxMs = 45_000): Promise<A> => {
   const deadline = Date.now() + maxMs
   let last = await read()
   while (!done(last)) {
