@@ -36,14 +36,15 @@ describe("dispatch help and usage", { timeout: processTestMs }, () => {
     const taken = createServer()
     await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve))
     const port = String((taken.address() as { port: number }).port)
-    const [help, unknown, badOption, missing, both, badServe, portInUse] = await Promise.all([
+    const [help, unknown, badOption, missing, both, badServe, portInUse, badRunTime] = await Promise.all([
       dispatch(["help"]),
       dispatch(["launch"]),
       dispatch(["render", "--request", "r.json", "--runtime", "rt.yaml", "--colour", "red", "-o", "xml"]),
       dispatch(["start"]),
       dispatch(["start", "--request", "r.json", "--sim", "--kubeconfig", "k"]),
       dispatch(["sim", "serve", "--mode", "fast", "--fault", "create:trainjobs=explode"]),
-      dispatch(["sim", "serve", "--port", port])
+      dispatch(["sim", "serve", "--port", port]),
+      dispatch(["sim", "serve", "--run-time", "0"])
     ])
     await new Promise((resolve) => taken.close(resolve))
     expect(help.code).toBe(ExitCode.ok)
@@ -64,7 +65,9 @@ describe("dispatch help and usage", { timeout: processTestMs }, () => {
     expect(badServe.stderr).toContain('dispatch sim serve: --fault "create:trainjobs=explode": the action must be')
     expect(portInUse.code).toBe(ExitCode.failure)
     expect(portInUse.stderr).toContain("EADDRINUSE")
-    for (const run of [unknown, badOption, missing, both, badServe, portInUse]) noStack(run.stderr)
+    expect(badRunTime.code).toBe(ExitCode.usage)
+    expect(badRunTime.stderr).toContain('dispatch sim serve: --run-time "0" is not a whole number of seconds from 1 to 999999')
+    for (const run of [unknown, badOption, missing, both, badServe, portInUse, badRunTime]) noStack(run.stderr)
   })
 })
 

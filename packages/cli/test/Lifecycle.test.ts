@@ -31,7 +31,9 @@ afterAll(async () => {
 
 describe("a job's life on `dispatch sim serve`", { timeout: processTestMs }, () => {
   it("starts, is read by kubectl, opens, holds, releases and stops, each step as find reports it", async () => {
-    const kubeconfig = await served("life.kubeconfig")
+    // The run outlasts the steps below however slowly each command starts: it must still be running
+    // when it is held, not finished (the default run is 5 s).
+    const kubeconfig = await served("life.kubeconfig", ["--run-time", "3600"])
     const k = ["--kubeconfig", kubeconfig]
     const state = async () => {
       const run = await dispatch(["find", ...k, ...jobArgs, "-o", "json"])
