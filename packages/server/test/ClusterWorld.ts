@@ -62,8 +62,12 @@ export interface SimWorld {
 /** How many sim ms pass per real ms: runs of seconds take a fraction of one. */
 export const simSpeed = 10
 
-/** Starts a simulator (with the test runtime and a reporting workload) and its HTTP face. */
-export const simWorld = async (options: SimulatorOptions = {}): Promise<SimWorld> => {
+/**
+ * Starts a simulator (with the test runtime and a reporting workload) and its HTTP face. `callMs` is the
+ * service's call timeout: an answer the simulator sends is never late by this much, however busy the
+ * machine (raise it where many calls are in flight at once); a dropped one costs this long.
+ */
+export const simWorld = async (options: SimulatorOptions = {}, callMs = 5000): Promise<SimWorld> => {
   const workload = reportingWorkload()
   const sim = new Simulator({
     seed: 3,
@@ -95,8 +99,7 @@ export const simWorld = async (options: SimulatorOptions = {}): Promise<SimWorld
     server,
     calls,
     workload,
-    // An answer the simulator sends is never late by this much, however busy the machine; a dropped one costs this long.
-    cluster: Layer.orDie(KubeCluster({ kubeconfigPath: path, callMs: 5000 })) as DispatchOptions["cluster"],
+    cluster: Layer.orDie(KubeCluster({ kubeconfigPath: path, callMs })) as DispatchOptions["cluster"],
     close: async () => {
       await workload.settled()
       await server.close()

@@ -36,7 +36,8 @@ describe("two service processes on one PostgreSQL", { timeout: 300_000 }, () => 
   let world: SimWorld | undefined
   beforeAll(async () => {
     postgres = await testPostgres()
-    world = await simWorld({ controllers: { trainer: { runTimeMs: 1000 } } })
+    // 32 Starts in flight at once share this process with the simulator and both services.
+    world = await simWorld({ controllers: { trainer: { runTimeMs: 1000 } } }, 30_000)
   })
   afterAll(async () => {
     await world?.close()
@@ -62,7 +63,7 @@ describe("two service processes on one PostgreSQL", { timeout: 300_000 }, () => 
       const count = async (status: string) => (await a.alice("GET", `/experiments/${w.experiment}/jobs?search=${status}&pageLength=1`)).body.totalNumResults as number
       const ended = async () => (await count("finished")) + (await count("failed"))
       // Both passes run at once, each claiming from the same rows, until every job has ended (bounded).
-      for (const end = Date.now() + 240_000; Date.now() < end && (await ended()) < manyJobs; ) {
+      for (const end = Date.now() + 420_000; Date.now() < end && (await ended()) < manyJobs; ) {
         const [ra, rb] = await Promise.all([dispatcherA.pass(), dispatcherB.pass()])
         byInstance.a += ra.dispatched
         byInstance.b += rb.dispatched
@@ -88,7 +89,7 @@ describe("two service processes on one PostgreSQL", { timeout: 300_000 }, () => 
       await a.server.close()
       await b.server.close()
     }
-  })
+  }, 480_000)
 
   test("a database failure while recording an opened job: reported by the pass, and the job is taken over after its lease, found, and run once", async () => {
     if (postgres === undefined || world === undefined) throw new Error("not started")
