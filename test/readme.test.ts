@@ -68,16 +68,22 @@ const env = (): NodeJS.ProcessEnv => {
   return copy
 }
 
+// Bounds for a machine far slower than an idle one (the install and build take about a minute there, a
+// command a second): a block that hangs still fails, with its output, before its test's timeout.
+const blockBoundMs = 270_000
+const blockTestMs = 300_000
+const firstLineBoundMs = 120_000
+
 const runShell = (script: string, cwd: string): Promise<Ran> =>
   new Promise((resolve) => {
-    execFile("bash", ["-euo", "pipefail", "-c", script], { cwd, timeout: 110_000, env: env() }, (error, stdout, stderr) =>
+    execFile("bash", ["-euo", "pipefail", "-c", script], { cwd, timeout: blockBoundMs, env: env() }, (error, stdout, stderr) =>
       resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : -1, stdout, stderr })
     )
   })
 
 const runNode = (file: string, cwd: string): Promise<Ran> =>
   new Promise((resolve) => {
-    execFile("node", [file], { cwd, timeout: 60_000, env: env() }, (error, stdout, stderr) =>
+    execFile("node", [file], { cwd, timeout: blockBoundMs, env: env() }, (error, stdout, stderr) =>
       resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : -1, stdout, stderr })
     )
   })
@@ -91,7 +97,7 @@ const runBackground = (script: string, cwd: string): Promise<Ran> =>
     background.push(child)
     let stdout = ""
     let stderr = ""
-    const timer = setTimeout(() => resolve({ code: -1, stdout, stderr: `${stderr}\n(no output within 30 s)` }), 30_000)
+    const timer = setTimeout(() => resolve({ code: -1, stdout, stderr: `${stderr}\n(no output within ${firstLineBoundMs / 1000} s)` }), firstLineBoundMs)
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()))
     child.stdout.on("data", (chunk: Buffer) => {
       stdout += chunk.toString()
@@ -161,6 +167,6 @@ describe("README", () => {
       const ran = await run(block, copy)
       expect(ran, `${ran.stdout}\n${ran.stderr}`.slice(-4000)).toMatchObject({ code: 0 })
       expectations[block.name]?.(ran.stdout)
-    }, 120_000)
+    }, blockTestMs)
   }
 })

@@ -19,15 +19,17 @@ export interface SimServeArgs {
   readonly faults: ReadonlyArray<FaultRule>
   /** The kubeconfig's identity may only get, list and watch: every write is 403 Forbidden. */
   readonly readOnly: boolean
+  /** How long each training run takes, in seconds of real time, before it completes; absent, the simulator's default (5 s). */
+  readonly runTimeSeconds?: number
 }
 
 /** How `dispatch sim serve` is called. */
 export const simServeUsage =
-  "usage: dispatch sim serve [--port P] [--kubeconfig-out FILE] [--runtime FILE ...] [--mode plain|kueue] [--config C] [--read-only] [--fault RULE ...]"
+  "usage: dispatch sim serve [--port P] [--kubeconfig-out FILE] [--runtime FILE ...] [--mode plain|kueue] [--config C] [--read-only] [--fault RULE ...] [--run-time S]"
 
 /** Reads the arguments that follow `sim serve`. */
 export const parseSimServeArgs = (argv: ReadonlyArray<string>): { readonly args: SimServeArgs } | UsageError => {
-  const options = readOptions(argv, { values: ["port", "kubeconfig-out", "mode", "config"], multi: ["runtime", "fault"], switches: ["read-only"] })
+  const options = readOptions(argv, { values: ["port", "kubeconfig-out", "mode", "config", "run-time"], multi: ["runtime", "fault"], switches: ["read-only"] })
   // No --port: any free port; the kubeconfig written says which.
   const portText = options.single("port")
   const port = portText === undefined ? 0 : Number(portText)
@@ -42,5 +44,7 @@ export const parseSimServeArgs = (argv: ReadonlyArray<string>): { readonly args:
     return "rule" in parsed ? [parsed.rule] : []
   })
   const readOnly = options.switch("read-only")
-  return finish(options, () => ({ port, ...(kubeconfigOut === undefined ? {} : { kubeconfigOut }), runtimes, mode: mode ?? "plain", ...(config === undefined ? {} : { config }), faults, readOnly }))
+  const runTimeText = options.single("run-time")
+  if (runTimeText !== undefined && !/^[1-9]\d{0,5}$/.test(runTimeText)) options.problem(`--run-time "${runTimeText}" is not a whole number of seconds from 1 to 999999`)
+  return finish(options, () => ({ port, ...(kubeconfigOut === undefined ? {} : { kubeconfigOut }), runtimes, mode: mode ?? "plain", ...(config === undefined ? {} : { config }), faults, readOnly, ...(runTimeText === undefined ? {} : { runTimeSeconds: Number(runTimeText) }) }))
 }

@@ -10,7 +10,7 @@ import { kubeconfigFor } from "@dispatch/sim"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { parse, parseAllDocuments } from "yaml"
 import { ExitCode } from "../src/ExitCode.ts"
-import { dispatch, ensureBuilt, example, serve } from "./DispatchBinary.ts"
+import { dispatch, ensureBuilt, example, processTestMs, serve } from "./DispatchBinary.ts"
 
 const exampleRequest = JSON.parse(readFileSync(example("request.json"), "utf8")) as { spec: Record<string, unknown> } & Record<string, unknown>
 const exampleConfig = JSON.parse(readFileSync(example("config.json"), "utf8")) as Record<string, unknown>
@@ -28,22 +28,23 @@ const noStack = (text: string) => expect(text).not.toMatch(/^\s+at |\.js:\d+:\d+
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "dispatch-cli-"))
   await ensureBuilt()
-})
+}, processTestMs)
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-describe("dispatch help and usage", () => {
+describe("dispatch help and usage", { timeout: processTestMs }, () => {
   it("lists every command and the exit codes; an unknown command or option is usage (2); a port in use is 1", async () => {
     const taken = createServer()
     await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve))
     const port = String((taken.address() as { port: number }).port)
-    const [help, unknown, badOption, missing, both, badServe, portInUse] = await Promise.all([
+    const [help, unknown, badOption, missing, both, badServe, portInUse, badRunTime] = await Promise.all([
       dispatch(["help"]),
       dispatch(["launch"]),
       dispatch(["render", "--request", "r.json", "--runtime", "rt.yaml", "--colour", "red", "-o", "xml"]),
       dispatch(["start"]),
       dispatch(["start", "--request", "r.json", "--sim", "--kubeconfig", "k"]),
       dispatch(["sim", "serve", "--mode", "fast", "--fault", "create:trainjobs=explode"]),
-      dispatch(["sim", "serve", "--port", port])
+      dispatch(["sim", "serve", "--port", port]),
+      dispatch(["sim", "serve", "--run-time", "0"])
     ])
     await new Promise((resolve) => taken.close(resolve))
     expect(help.code).toBe(ExitCode.ok)
@@ -64,11 +65,13 @@ describe("dispatch help and usage", () => {
     expect(badServe.stderr).toContain('dispatch sim serve: --fault "create:trainjobs=explode": the action must be')
     expect(portInUse.code).toBe(ExitCode.failure)
     expect(portInUse.stderr).toContain("EADDRINUSE")
-    for (const run of [unknown, badOption, missing, both, badServe, portInUse]) noStack(run.stderr)
+    expect(badRunTime.code).toBe(ExitCode.usage)
+    expect(badRunTime.stderr).toContain('dispatch sim serve: --run-time "0" is not a whole number of seconds from 1 to 999999')
+    for (const run of [unknown, badOption, missing, both, badServe, portInUse, badRunTime]) noStack(run.stderr)
   })
 })
 
-describe("dispatch render", () => {
+describe("dispatch render", { timeout: processTestMs }, () => {
   it("prints the runtime copy and the TrainJob render makes, as YAML or as JSON", async () => {
     const args = ["render", "--request", "examples/request.json", "--runtime", "examples/runtime.yaml"]
     const [yaml, json] = await Promise.all([dispatch(args), dispatch([...args, "-o", "json"])])
@@ -139,7 +142,7 @@ describe("dispatch render", () => {
   })
 })
 
-describe("dispatch start", () => {
+describe("dispatch start", { timeout: processTestMs }, () => {
   it("starts the example on the embedded simulator, in words or as {ref, namespace, name, uid}", async () => {
     const [text, json] = await Promise.all([
       dispatch(["start", "--sim", "--request", "examples/request.json"]),
@@ -189,7 +192,8 @@ describe("dispatch start", () => {
   })
 
   it("exits 7 on a read-only cluster, 8 when the TrainJob create goes unanswered, 5 when a foreign copy is in the way", async () => {
-    const fast = file("fast-config.json", { ...exampleConfig, timeouts: { call: "1s", callBound: "1s" } })
+    // The dropped create is waited for this long; every other call must be answered within it, however busy the machine.
+    const fast = file("fast-config.json", { ...exampleConfig, timeouts: { call: "10s", callBound: "10s" } })
     const runtime = ["--runtime", "examples/runtime.yaml"]
     const readOnly = await serve(["--kubeconfig-out", join(dir, "ro.kubeconfig"), ...runtime, "--read-only"])
     const dropping = await serve(["--kubeconfig-out", join(dir, "drop.kubeconfig"), ...runtime, "--fault", "create:trainjobs=drop"])

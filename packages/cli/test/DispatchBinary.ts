@@ -20,6 +20,16 @@ export interface Run {
   readonly stderr: string
 }
 
+/**
+ * How long one run of the binary, or a server's start, may take before it counts as hung: a run takes
+ * about a second on an idle machine (`demo service` about five), and this bound holds on a machine far
+ * more than 5x slower, with the rest of the suite running beside it.
+ */
+export const processBoundMs = 300_000
+
+/** The timeout of a test that runs the binary (or kubectl) one after another a few times. */
+export const processTestMs = 600_000
+
 let built: Promise<void> | undefined
 
 /**
@@ -29,7 +39,7 @@ let built: Promise<void> | undefined
  */
 export const ensureBuilt = (): Promise<void> => {
   built ??= new Promise<void>((resolve, reject) =>
-    execFile("npx", ["tsc", "-b", cliDir], { cwd: repoRoot, timeout: 120_000 }, () =>
+    execFile("npx", ["tsc", "-b", cliDir], { cwd: repoRoot, timeout: processBoundMs }, () =>
       existsSync(join(cliDir, "dist", "main.js")) ? resolve() : reject(new Error("packages/cli was not built: run `npx tsc -b packages/cli`"))
     )
   )
@@ -39,7 +49,7 @@ export const ensureBuilt = (): Promise<void> => {
 /** Runs `dispatch args...` in `cwd` (the repository root by default) and collects its output. */
 export const dispatch = (args: ReadonlyArray<string>, cwd: string = repoRoot): Promise<Run> =>
   new Promise((resolve) => {
-    execFile("node", [binary, ...args], { cwd, timeout: 30_000, env: { ...process.env, NO_COLOR: "1" } }, (error, stdout, stderr) => {
+    execFile("node", [binary, ...args], { cwd, timeout: processBoundMs, env: { ...process.env, NO_COLOR: "1" } }, (error, stdout, stderr) => {
       const code = error === null ? 0 : typeof error.code === "number" ? error.code : -1
       resolve({ code, stdout, stderr })
     })
@@ -72,8 +82,8 @@ export const background = (
       })
     const timer = setTimeout(() => {
       child.kill("SIGKILL")
-      reject(new Error(`${words.join(" ")} did not start: ${err}`))
-    }, 20_000)
+      reject(new Error(`${words.join(" ")} did not start within ${processBoundMs} ms: ${err}`))
+    }, processBoundMs)
     child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()))
     child.stdout.on("data", (chunk: Buffer) => {
       out += chunk.toString()
@@ -95,7 +105,7 @@ export const serve = (args: ReadonlyArray<string>, cwd: string = repoRoot): Prom
 /** Runs the real kubectl. */
 export const kubectl = (args: ReadonlyArray<string>): Promise<Run> =>
   new Promise((resolve) => {
-    execFile("kubectl", [...args], { timeout: 30_000 }, (error, stdout, stderr) => {
+    execFile("kubectl", [...args], { timeout: processBoundMs }, (error, stdout, stderr) => {
       resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : -1, stdout, stderr })
     })
   })

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { ExitCode } from "../src/ExitCode.ts"
-import { type Served, dispatch, ensureBuilt, kubectl, serve } from "./DispatchBinary.ts"
+import { type Served, dispatch, ensureBuilt, kubectl, processTestMs, serve } from "./DispatchBinary.ts"
 
 const job = "01JD8X2Q4M7N9P3R5S6T8V0W1Y"
 const name = "dj-01jd8x2q4m7n9p3r5s6t8v0w1y-s17"
@@ -23,15 +23,17 @@ const served = async (kubeconfig: string, extra: ReadonlyArray<string> = []): Pr
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "dispatch-life-"))
   await ensureBuilt()
-})
+}, processTestMs)
 afterAll(async () => {
   expect(await Promise.all(servers.map((s) => s.stop()))).toEqual(servers.map(() => 0))
   rmSync(dir, { recursive: true, force: true })
-})
+}, processTestMs)
 
-describe("a job's life on `dispatch sim serve`", () => {
+describe("a job's life on `dispatch sim serve`", { timeout: processTestMs }, () => {
   it("starts, is read by kubectl, opens, holds, releases and stops, each step as find reports it", async () => {
-    const kubeconfig = await served("life.kubeconfig")
+    // The run outlasts the steps below however slowly each command starts: it must still be running
+    // when it is held, not finished (the default run is 5 s).
+    const kubeconfig = await served("life.kubeconfig", ["--run-time", "3600"])
     const k = ["--kubeconfig", kubeconfig]
     const state = async () => {
       const run = await dispatch(["find", ...k, ...jobArgs, "-o", "json"])
@@ -69,7 +71,8 @@ describe("a job's life on `dispatch sim serve`", () => {
     expect((await dispatch(["release", ...k, ...jobArgs])).stdout).toBe(`released ml-team/${name}\n`)
     expect((await state()).state).not.toBe("Held")
 
-    const stopped = await dispatch(["stop", ...k, ...jobArgs, "--wait", "10", "-o", "json"])
+    // A bound, not a duration: the stop returns as soon as everything is gone.
+    const stopped = await dispatch(["stop", ...k, ...jobArgs, "--wait", "120", "-o", "json"])
     expect(stopped.code).toBe(ExitCode.ok)
     expect(JSON.parse(stopped.stdout)).toEqual({ ref: { namespace: "ml-team", name, uid }, remaining: [], gone: true })
     expect(await state()).toEqual({ state: "Absent", ref: { namespace: "ml-team", name } })
@@ -80,7 +83,7 @@ describe("a job's life on `dispatch sim serve`", () => {
   })
 })
 
-describe("dispatch probe and capabilities", () => {
+describe("dispatch probe and capabilities", { timeout: processTestMs }, () => {
   it("exits by the first gate not proven: 0 open, 6 closed, 7 read-only, 4 observe-only", async () => {
     const kueueSlow = join(dir, "kueue-short.json")
     writeFileSync(kueueSlow, JSON.stringify({ namespace: "ml-team", mode: "kueue", runtimes: [{ kind: "TrainingRuntime", name: "dispatch-torch" }], kueue: { queue: "q", admissionCheck: "c" }, timeouts: { workload: "1s" } }))
@@ -129,7 +132,7 @@ describe("dispatch probe and capabilities", () => {
   })
 })
 
-describe("dispatch demo", () => {
+describe("dispatch demo", { timeout: processTestMs }, () => {
   it("renders, probes, starts, opens and follows the example to Succeeded, in plain and Kueue mode", async () => {
     const [plain, kueue, bad] = await Promise.all([
       dispatch(["demo"]),

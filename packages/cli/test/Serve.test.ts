@@ -4,16 +4,16 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { ExitCode } from "../src/ExitCode.ts"
-import { background, dispatch, ensureBuilt } from "./DispatchBinary.ts"
+import { background, dispatch, ensureBuilt, processTestMs } from "./DispatchBinary.ts"
 
 const dir = mkdtempSync(join(tmpdir(), "dispatch-serve-"))
-beforeAll(() => ensureBuilt())
+beforeAll(() => ensureBuilt(), processTestMs)
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 const get = async (url: string, token?: string) =>
   (await fetch(url, token === undefined ? {} : { headers: { authorization: `Bearer ${token}` } })).status
 
-describe("dispatch serve", () => {
+describe("dispatch serve", { timeout: processTestMs }, () => {
   it("serves the job API on PGlite with a token made for the run, and stops cleanly on SIGTERM", async () => {
     const served = await background(["serve"], ["--data-dir", join(dir, "data")])
     try {
@@ -94,7 +94,7 @@ describe("dispatch serve", () => {
   })
 })
 
-describe("dispatch demo service", () => {
+describe("dispatch demo service", { timeout: processTestMs }, () => {
   it("submits a job over HTTP to the service, which runs it on the embedded simulator; logs and metrics come back", async () => {
     const run = await dispatch(["demo", "service"])
     expect(run.stderr).toBe("")

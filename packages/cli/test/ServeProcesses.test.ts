@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { hashToken } from "@dispatch/server"
 import { testPostgres, type TestPostgres } from "../../server/test/TestPostgres.ts"
-import { background, ensureBuilt, example, kubectl, type Served } from "./DispatchBinary.ts"
+import { background, ensureBuilt, example, kubectl, processTestMs, type Served } from "./DispatchBinary.ts"
 import { readFileSync } from "node:fs"
 
 const jobs = Number(process.env["DISPATCH_PROCESS_JOBS"] ?? 500)
@@ -23,7 +23,7 @@ beforeAll(async () => {
   await ensureBuilt()
   postgres = await testPostgres()
   writeFileSync(tokensFile, JSON.stringify([{ name: "t", group: "team", access: "write", tokenHash: hashToken(token, randomBytes(16)) }]))
-})
+}, processTestMs)
 afterAll(async () => {
   for (const s of started) await s.stop()
   await postgres?.release()
@@ -74,7 +74,8 @@ describe("two dispatch serve processes on one PostgreSQL", () => {
     )
     expect(submitted.map((s) => s.status)).toEqual(Array(jobs).fill(200))
 
-    const deadline = Date.now() + 120_000
+    // Bounds for a machine far slower than an idle one, where this takes well under a minute.
+    const deadline = Date.now() + 420_000
     let listed: Array<any> = []
     for (;;) {
       listed = await allJobs(a.url)
@@ -91,7 +92,7 @@ describe("two dispatch serve processes on one PostgreSQL", () => {
     const onCluster = await kubectl(["--kubeconfig", kubeconfig, "get", "trainjobs", "-n", config.namespace, "-o", "name"])
     expect(onCluster.code).toBe(0)
     expect(new Set(onCluster.stdout.trim().split("\n").map((l) => l.replace("trainjob.trainer.kubeflow.org/", "")))).toEqual(names)
-  }, 180_000)
+  }, 480_000)
 
   it("a process killed (SIGKILL) mid-dispatch and restarted under its name: nothing lost, nothing doubled", async () => {
     const killJobs = 100
@@ -118,7 +119,7 @@ describe("two dispatch serve processes on one PostgreSQL", () => {
     started.push(await background(["serve"], [...args, "--instance", "proc-a"], undefined, env))
 
     let mine: Array<any> = []
-    for (const until = Date.now() + 120_000; Date.now() < until; await new Promise((resolve) => setTimeout(resolve, 500))) {
+    for (const until = Date.now() + 420_000; Date.now() < until; await new Promise((resolve) => setTimeout(resolve, 500))) {
       mine = (await allJobs(b.url)).filter((j) => !before.has(j.id))
       if (mine.length === killJobs && mine.every((j) => j.status === "finished" || j.status === "failed")) break
     }
@@ -128,5 +129,5 @@ describe("two dispatch serve processes on one PostgreSQL", () => {
     const onCluster = await kubectl(["--kubeconfig", kubeconfig, "get", "trainjobs", "-n", config.namespace, "-o", "name"])
     const all = onCluster.stdout.trim().split("\n").map((l) => l.replace("trainjob.trainer.kubeflow.org/", ""))
     for (const name of names) expect(all.filter((n) => n === name)).toHaveLength(1)
-  }, 240_000)
+  }, 600_000)
 })

@@ -18,14 +18,14 @@ const runtimeName = "dioptra-torch"
 /** A torch TrainingRuntime in the shape Trainer ships, in the test namespace. */
 export const torchRuntime = (): KubeObject => sharedTorchRuntime({ name: runtimeName, namespace })
 
-/** A queue body whose backend is the simulator, with timeouts short enough for tests. */
+/** A queue body whose backend is the simulator, with timeouts short enough for tests, long enough for a busy machine. */
 export const simQueueBody = (name: string, mode: "plain" | "kueue" = "plain") => {
   const runtime = { kind: "TrainingRuntime", name: runtimeName }
   const kueue = mode === "kueue" ? { kueue: { queue: kueueQueue, admissionCheck: kueueCheck } } : {}
   return {
     name,
     description: "simulated cluster",
-    backend: { config: { namespace, mode, runtimes: [runtime], ...kueue, timeouts: { call: "1s", workload: "3s", callBound: "2s" } }, runtime, image: "example/worker:1" }
+    backend: { config: { namespace, mode, runtimes: [runtime], ...kueue, timeouts: { call: "5s", workload: "3s", callBound: "5s" } }, runtime, image: "example/worker:1" }
   }
 }
 
@@ -68,9 +68,13 @@ export type Intercept = (request: ApiRequest) => Outcome | undefined
 /** The probe's objects' names (JobID zero) start with this. */
 export const probeNamePrefix = "dj-00000000000000000000000000"
 
-/** Starts a simulator (with the test runtime and a reporting workload) and its HTTP face; `intercept` may take
- * calls away from it, as a process killed before its call arrives would. */
-export const simWorld = async (options: SimulatorOptions = {}, intercept: Intercept = () => undefined): Promise<SimWorld> => {
+/**
+ * Starts a simulator (with the test runtime and a reporting workload) and its HTTP face. `intercept` may take
+ * calls away from it, as a process killed before its call arrives would. `callMs` is the service's call
+ * timeout: an answer the simulator sends is never late by this much, however busy the machine (raise it
+ * where many calls are in flight at once); a dropped one costs this long.
+ */
+export const simWorld = async (options: SimulatorOptions = {}, intercept: Intercept = () => undefined, callMs = 5000): Promise<SimWorld> => {
   const workload = reportingWorkload()
   const sim = new Simulator({
     seed: 3,
@@ -102,7 +106,7 @@ export const simWorld = async (options: SimulatorOptions = {}, intercept: Interc
     server,
     calls,
     workload,
-    cluster: Layer.orDie(KubeCluster({ kubeconfigPath: path, callMs: 1000 })) as DispatchOptions["cluster"],
+    cluster: Layer.orDie(KubeCluster({ kubeconfigPath: path, callMs })) as DispatchOptions["cluster"],
     close: async () => {
       await workload.settled()
       await server.close()
@@ -131,8 +135,11 @@ export const dispatchingService = async (
   return { server, alice: client(server.url, tokens.alice) }
 }
 
-/** Polls `read` every 50 ms until `done` holds of its value, for at most `maxMs`; fails with the last value. */
-export const eventually = async <A>(read: () => Promise<A>, done: (value: A) => boolean, maxMs = 15_000): Promise<A> => {
+/**
+ * Polls `read` every 50 ms until `done` holds of its value, for at most `maxMs` (seconds on an idle
+ * machine; the bound survives a far slower one); fails with the last value.
+ */
+export const eventually = async <A>(read: () => Promise<A>, done: (value: A) => boolean, maxMs = 45_000): Promise<A> => {
   const deadline = Date.now() + maxMs
   let last = await read()
   while (!done(last)) {

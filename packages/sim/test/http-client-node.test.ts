@@ -213,7 +213,7 @@ describe("client-node against the HTTP face", () => {
   describe("faults", () => {
     it("the 2nd create is applied on the server but its answer is lost", async () => {
       served.simulator.setFaults([{ verb: "create", resource: "trainjobs", nth: 2, action: { type: "drop" } }])
-      await api.createNamespacedCustomObject({ ...jobs, body: trainJob("first") }, timeout(2000))
+      await api.createNamespacedCustomObject({ ...jobs, body: trainJob("first") }, timeout(30_000))
       const lost = await transportErrorOf(api.createNamespacedCustomObject({ ...jobs, body: trainJob("second") }, timeout(300)))
       expect(lost.name).toBe("AbortError")
       const stored = (await api.getNamespacedCustomObject({ ...jobs, name: "second" })) as KubeObject
@@ -223,7 +223,7 @@ describe("client-node against the HTTP face", () => {
 
     it("a refused call is answered 503 connection refused at once, and applies nothing", async () => {
       served.simulator.setFaults([{ verb: "create", resource: "trainjobs", action: { type: "refuse" } }])
-      const refused = await failureOf(api.createNamespacedCustomObject({ ...jobs, body: trainJob("refused") }, timeout(2000)))
+      const refused = await failureOf(api.createNamespacedCustomObject({ ...jobs, body: trainJob("refused") }, timeout(30_000)))
       expect(refused.code).toBe(503)
       expect(refused.body).toMatchObject({ kind: "Status", reason: "ServiceUnavailable", message: expect.stringContaining("connection refused") })
       served.simulator.setFaults([])
@@ -238,7 +238,7 @@ describe("client-node against the HTTP face", () => {
       const throttled = await failureOf(api.getNamespacedCustomObject({ ...jobs, name: "first" }))
       expect(throttled.code).toBe(429)
       expect(throttled.headers["retry-after"]).toBe("3")
-      const list = (await api.listNamespacedCustomObject(jobs, timeout(2000))) as { items: Array<unknown> }
+      const list = (await api.listNamespacedCustomObject(jobs, timeout(30_000))) as { items: Array<unknown> }
       expect(list.items.length).toBeGreaterThan(0)
       served.simulator.setFaults([])
     })

@@ -51,11 +51,13 @@ export const serve = async (options: SimulatorOptions = {}, token?: string): Pro
   }
 }
 
-/** Polls `check` (bounded: at most `tries` times, `everyMs` apart) until it holds; returns whether it did. */
-export const eventually = async (check: () => boolean | Promise<boolean>, tries = 200, everyMs = 25): Promise<boolean> => {
-  for (let i = 0; i < tries; i++) {
+/**
+ * Polls `check` every `everyMs` until it holds, for at most `withinMs` (a bound for a machine far slower
+ * than an idle one, not a duration: it returns as soon as the check holds); returns whether it did.
+ */
+export const eventually = async (check: () => boolean | Promise<boolean>, withinMs = 60_000, everyMs = 25): Promise<boolean> => {
+  for (const end = Date.now() + withinMs; Date.now() < end; await new Promise((r) => setTimeout(r, everyMs))) {
     if (await check()) return true
-    await new Promise((r) => setTimeout(r, everyMs))
   }
-  return false
+  return check()
 }

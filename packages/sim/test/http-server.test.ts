@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Resources } from "../src/Api.ts"
 import { maxBodyBytes } from "../src/http/RequestBody.ts"
 import { changeLogCapacity } from "../src/Store.ts"
-import { type Served, serve, trainJob } from "./http-fixture.ts"
+import { type Served, eventually, serve, trainJob } from "./http-fixture.ts"
 
 interface Answer {
   readonly status: number
@@ -13,9 +13,16 @@ interface Answer {
   readonly body: string
 }
 
-const call = (served: Served, method: string, path: string, options: { body?: string; headers?: Record<string, string> } = {}): Promise<Answer> =>
+const call = (
+  served: Served,
+  method: string,
+  path: string,
+  options: { body?: string; headers?: Record<string, string>; onResponse?: () => void } = {}
+): Promise<Answer> =>
   new Promise((resolve, reject) => {
-    const req = request(`${served.server.url}${path}`, { method, headers: { "Content-Type": "application/json", ...options.headers }, timeout: 10_000 }, (res) => {
+    // A bound no answer misses on a busy machine.
+    const req = request(`${served.server.url}${path}`, { method, headers: { "Content-Type": "application/json", ...options.headers }, timeout: 60_000 }, (res) => {
+      options.onResponse?.()
       let body = ""
       res.setEncoding("utf8")
       res.on("data", (chunk: string) => (body += chunk))
@@ -142,15 +149,24 @@ describe("closing the server", () => {
   it("ends requests held by a dropped answer and open watches", async () => {
     const served = await serve()
     served.simulator.setFaults([{ verb: "get", action: { type: "drop" } }])
+    let dropped = false
+    const handle = served.simulator.handle.bind(served.simulator)
+    served.simulator.handle = (request) => {
+      const outcome = handle(request)
+      if (outcome.kind === "unanswered") dropped = true
+      return outcome
+    }
     const held = call(served, "GET", `${jobsPath}/anything`).then(
       () => "answered",
       (error: Error) => error.message
     )
-    const watching = call(served, "GET", `${jobsPath}?watch=1`).then(
+    let watchStarted = false
+    const watching = call(served, "GET", `${jobsPath}?watch=1`, { onResponse: () => (watchStarted = true) }).then(
       (a) => `watch ended ${a.status}`,
       (error: Error) => error.message
     )
-    await new Promise((r) => setTimeout(r, 100))
+    // Closed once both are in progress on the server: the get held, the watch streaming.
+    expect(await eventually(() => dropped && watchStarted)).toBe(true)
     await served.close()
     expect(await held).toBe("socket hang up")
     expect(await watching).toBe("aborted")

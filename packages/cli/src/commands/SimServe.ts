@@ -37,7 +37,11 @@ const serve = async (io: CliIo, args: SimServeArgs): Promise<Failure | undefined
   const manifests = await loadManifests(io, args.runtimes)
   if (Result.isFailure(manifests)) return manifests.failure
   const seeded = seededSimulator(
-    { controllers: controllersFor(args.mode, kueue), faults: args.faults, ...(args.readOnly ? { auth: readOnlyAuth } : {}) },
+    {
+      controllers: { ...controllersFor(args.mode, kueue), ...(args.runTimeSeconds === undefined ? {} : { trainer: { runTimeMs: args.runTimeSeconds * 1000 } }) },
+      faults: args.faults,
+      ...(args.readOnly ? { auth: readOnlyAuth } : {})
+    },
     manifests.success,
     served.success.namespaces
   )
