@@ -29,7 +29,10 @@ export const mutationOptions = (name, dir, mutate) => ({
   // Reruns only mutants whose code or tests changed since the last run (the file is not committed).
   incremental: true,
   incrementalFile: `reports/mutation/${name}-incremental.json`,
-  reporters: ["clear-text", "progress-append-only", "html", "json"],
+  // The event recorder writes each mutant's result as it is tested, so a long run can be read (and its
+  // survivors worked on) before it ends.
+  reporters: ["clear-text", "progress-append-only", "html", "json", "event-recorder"],
+  eventReporter: { baseDir: `reports/mutation/${name}-events` },
   htmlReporter: { fileName: `reports/mutation/${name}.html` },
   jsonReporter: { fileName: `reports/mutation/${name}.json` },
   thresholds: { high: 90, low: 85, break: null },
