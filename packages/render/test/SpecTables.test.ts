@@ -203,6 +203,14 @@ describe("the extension table", () => {
     expect(refusedWith(render(withImage("")))).toEqual({ error: "ErrInvalid", reasons: ['spec.extensions["dispatch/Image"].ref: must not be empty'] })
   })
 
+  it("refuses a RuntimeRef whose name is not a DNS-1123 subdomain, before reading any runtime", () => {
+    const extensions = { ...exampleRequest.spec.extensions, "kubeflow/RuntimeRef": { kind: "TrainingRuntime", name: "Bad_Name" } }
+    expect(refusedWith(renderStart(withSpec(exampleRequest, { extensions }), plainConfig, undefined))).toEqual({
+      error: "ErrInvalid",
+      reasons: ['spec.extensions["kubeflow/RuntimeRef"].name: "Bad_Name" is not a DNS-1123 subdomain']
+    })
+  })
+
   it("shortens a huge unknown extension name in its reason", () => {
     const key = `acme/${"k".repeat(200)}`
     expect(refusedWith(render(withSpec(exampleRequest, { extensions: { ...exampleRequest.spec.extensions, [key]: {} } })))).toEqual({
