@@ -174,6 +174,26 @@ describe("the spec table", () => {
     expect(Result.isSuccess(render(withSpec(exampleRequest, { env: { _dispatch_x: "v", DISPATCHX: "v" } })))).toBe(true)
   })
 
+  it("a key must be a C identifier throughout, not only at its start", () => {
+    expect(refusedWith(render(withSpec(exampleRequest, { env: { "A-B": "v" } }))).reasons).toEqual(['spec.env["A-B"]: the key is not a C identifier ([A-Za-z_][A-Za-z0-9_]*)'])
+    expect(ok(render(withSpec(exampleRequest, { env: { a_9Z: "v" } }))).name).toMatch(/^dj-/)
+  })
+
+  it("accepts one node, the least", () => {
+    expect(trainerOf(ok(render(withSpec(exampleRequest, { nodes: 1 }))))["numNodes"]).toBe(1)
+  })
+
+  it("states each count limit exactly: what Trainer allows and what dispatch takes", () => {
+    const env = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`E${i}`, "v"]))
+    expect(refusedWith(render(withSpec(exampleRequest, { env: env(123) }))).reasons).toEqual(["spec.env: 123 entries, more than 122 (Trainer allows 128, dispatch adds 6)"])
+    expect(refusedWith(render(withSpec(exampleRequest, { env: env(122), workDir: "/w" }))).reasons).toEqual([
+      "spec.env: 122 entries, more than 121 with workDir (Trainer allows 128, dispatch adds 7)"
+    ])
+    expect(refusedWith(render(withSpec(exampleRequest, { command: Array.from({ length: 125 }, () => "x") }))).reasons).toEqual([
+      "spec.command: 125 items, more than 124 (Trainer allows 128, the prologue takes 4)"
+    ])
+  })
+
   it("refuses a command item over Trainer's 1 MiB, naming it; exactly 1 MiB is accepted", () => {
     const limit = 1_048_576
     expect(refusedWith(render(withSpec(exampleRequest, { command: ["python", "x".repeat(limit + 1)] }))).reasons).toEqual([`spec.command[1]: ${limit + 1} characters, more than Trainer's ${limit}`])
@@ -211,6 +231,18 @@ describe("the extension table", () => {
     })
   })
 
+  it("refuses an image extension of the wrong shape with ErrInvalid, naming it", () => {
+    const r = refusedWith(render(withSpec(exampleRequest, { extensions: { ...exampleRequest.spec.extensions, "dispatch/Image": "registry/image:1" } })))
+    expect(r.error).toBe("ErrInvalid")
+    expect(r.reasons).toHaveLength(1)
+    expect(r.reasons[0]).toMatch(/^spec\.extensions\["dispatch\/Image"\]/)
+  })
+
+  it("quotes an unknown extension name of up to 128 characters whole", () => {
+    const key = `acme/${"k".repeat(123)}`
+    expect(refusedWith(render(withSpec(exampleRequest, { extensions: { ...exampleRequest.spec.extensions, [key]: {} } }))).reasons).toEqual([`extension ${key} is not supported on Kubeflow`])
+  })
+
   it("shortens a huge unknown extension name in its reason", () => {
     const key = `acme/${"k".repeat(200)}`
     expect(refusedWith(render(withSpec(exampleRequest, { extensions: { ...exampleRequest.spec.extensions, [key]: {} } })))).toEqual({
@@ -228,6 +260,24 @@ describe("the TrainJob's labels and annotations", () => {
     expect(Object.keys(labels!).sort()).toEqual(["dispatch.phpboyscout.uk/generation", "dispatch.phpboyscout.uk/job-id", "dispatch.phpboyscout.uk/submission"])
     expect(annotations).not.toHaveProperty([KUEUE_GATE_ANNOTATION])
     expect(labels).not.toHaveProperty([KUEUE_QUEUE_LABEL])
+  })
+
+  it("a plain-mode config that carries Kueue settings still renders no queue label and no gate", () => {
+    const config = { ...plainConfig, kueue: { queue: "team-q", admissionCheck: "ac" } }
+    const { labels, annotations } = metadataOf(ok(renderStart(exampleRequest, config, runtimeOf())).trainJob)
+    expect(labels).not.toHaveProperty([KUEUE_QUEUE_LABEL])
+    expect(annotations).not.toHaveProperty([KUEUE_GATE_ANNOTATION])
+    expect((ok(renderStart(exampleRequest, config, runtimeOf())).trainJob["spec"] as KubeObject)["suspend"]).toBe(true)
+  })
+
+  it("the copy of a runtime without labels carries only dispatch's identity labels", () => {
+    const runtime = runtimeOf()
+    delete (runtime["metadata"] as Record<string, unknown>)["labels"]
+    expect(metadataOf(ok(renderStart(exampleRequest, plainConfig, runtime)).runtimeCopy)["labels"]).toEqual({
+      "dispatch.phpboyscout.uk/job-id": exampleRequest.job,
+      "dispatch.phpboyscout.uk/submission": "17",
+      "dispatch.phpboyscout.uk/generation": "2"
+    })
   })
 
   it("in Kueue mode adds the queue label and the gate, under the config's label domain", () => {
