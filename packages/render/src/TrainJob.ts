@@ -35,7 +35,7 @@ export const renderTrainJob = (
   name: string,
   trainerStep: string,
   torch: boolean,
-  steps: ReadonlyArray<string> = [trainerStep]
+  steps: ReadonlyArray<string>
 ): KubeObject => {
   const seconds = request.spec.timeLimit === undefined ? 0 : (ceilSeconds(request.spec.timeLimit) ?? 0)
   const probe = isProbe(imageOf(request.spec))
