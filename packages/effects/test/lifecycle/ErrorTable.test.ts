@@ -136,9 +136,27 @@ const cases: Readonly<Record<string, readonly [WorldOptions, Provoke]>> = {
   "start-no-workload": [{ mode: "kueue" }, (_w, config) =>
     outcomeWith("no ready Workload", startOne({ ...config, kueue: { queue: config.kueue?.queue ?? "", admissionCheck: "another-check" } }))
   ],
-  "start-stopped-copy-kept": [
+  "start-copy-not-revoked": [
     { mode: "plain", ...faults(["patch", "trainingruntimes", { type: "status", code: 500 }], ["delete", "trainingruntimes", { type: "status", code: 503 }]) },
-    (_w, config) => outcomeWith("the runtime copy could not be deleted", startOne(config))
+    (_w, config) => outcomeWith("the runtime copy could not be deleted first", startOne(config))
+  ],
+  // The creator's owner patch is answered late; meanwhile a second Start of the request adopts the
+  // TrainJob and succeeds; then the creator's read-back fails.
+  "start-adopted-concurrently": [
+    {
+      mode: "plain",
+      sim: {
+        faults: [
+          { verb: "patch", resource: "trainingruntimes", nth: 1, action: { type: "delay", ms: 2_000 } as never },
+          { verb: "get", resource: "trainjobs", nth: 3, action: { type: "status", code: 500 } as never }
+        ]
+      }
+    },
+    (_w, config) =>
+      Effect.map(
+        Effect.all([outcomeWith("a concurrent Start of this request adopted the TrainJob", startOne(config)), outcomeOf(startOne(config))], { concurrency: "unbounded" }),
+        ([creator]) => creator
+      )
   ],
   "start-adopted-kept": [{ mode: "kueue", kueue: false, ...faultsOn("create", "trainjobs", { type: "drop" }, 1) }, (_w, config) =>
     Effect.andThen(Effect.ignore(startOne(config)), outcomeWith("the TrainJob existed before this Start, so it was left as it is", startOne(config)))
