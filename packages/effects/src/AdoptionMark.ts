@@ -17,8 +17,8 @@ export const adoptionMark = (config: Pick<BackendConfig, "labelDomain">): string
 export const markedFor = (config: Pick<BackendConfig, "labelDomain">, copy: KubeResource, uid: string): boolean =>
   copy.metadata.annotations?.[adoptionMark(config)] === uid
 
-/** What the creator's revocation found: the copy is gone or going (the TrainJob may be stopped), or an
- * adopter marked it first (the TrainJob must be left). */
+/** What the creator's revocation found: the copy is gone or going, or belongs to another TrainJob of the
+ * name (either way the TrainJob may be stopped), or an adopter marked it first (it must be left). */
 export type Revocation = "revoked" | "adopted"
 
 /** Deletes the copy unless an adopter of TrainJob `uid` marked it; `seen` is the copy as this Start last
@@ -33,6 +33,8 @@ export const revokeCopy = (
   Effect.gen(function* () {
     if (markedFor(config, seen, uid)) return "adopted" as const
     if (seen.metadata.deletionTimestamp !== undefined) return "revoked" as const
+    // Owned by another TrainJob of this name: that one replaced ours (names are unique), and runs on it.
+    if ((seen.metadata.ownerReferences ?? []).some((o) => o.uid !== uid)) return "revoked" as const
     const cluster = yield* Cluster
     const key = { namespace: manifests.namespace, name: manifests.name }
     const preconditions = { ...(seen.metadata.uid === undefined ? {} : { uid: seen.metadata.uid }), ...(seen.metadata.resourceVersion === undefined ? {} : { resourceVersion: seen.metadata.resourceVersion }) }

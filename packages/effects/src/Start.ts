@@ -145,6 +145,15 @@ const reuseCopy = (manifests: Manifests, source: unknown, createAgain: Effect.Ef
     const existing = found
     // A finalizer (Trainer's resource-in-use) holds it: it is going, and a TrainJob on it would lose its runtime.
     if (existing.metadata.deletionTimestamp !== undefined) {
+      // With a TrainJob of its name still there, an earlier Start's stop did not finish: the copy goes
+      // only once that TrainJob does, so "retry later" would never come true.
+      const job = yield* getIfExists(TrainJobs, { namespace: manifests.namespace, name: manifests.name })
+      if (job !== undefined) {
+        return yield* new ErrOutcomeUnknown({
+          reasons: [`the TrainJob ${manifests.namespace}/${manifests.name} exists on a runtime copy that is being deleted: an earlier stop did not finish; Stop it, then retry`],
+          ref: objectRef(manifests, job.metadata.uid)
+        })
+      }
       return yield* new ErrUnreachable({ reasons: [`the runtime copy ${manifests.namespace}/${manifests.name} is being deleted; retry once it is gone`] })
     }
     const owners = existing.metadata.ownerReferences ?? []

@@ -158,6 +158,24 @@ const cases: Readonly<Record<string, readonly [WorldOptions, Provoke]>> = {
         ([creator]) => creator
       )
   ],
+  // The creator's stop deleted the copy (held by a finalizer) but not the TrainJob; then a retry.
+  "start-stop-unfinished": [
+    { mode: "plain", ...faultsOn("create", "trainingruntimes", { type: "drop" }, 1) },
+    (world, config) =>
+      Effect.gen(function* () {
+        // A copy left by an unanswered create, held by a finalizer as Trainer's would hold it.
+        yield* Effect.ignore(startOne(config))
+        const copy = world.sim.system.get("trainingruntimes", namespace, name(1))!
+        world.sim.system.update("trainingruntimes", { ...copy, metadata: { ...copy.metadata, finalizers: ["example.com/keep"] } })
+        world.sim.setFaults([
+          { verb: "patch", resource: "trainingruntimes", action: { type: "status", code: 500 } },
+          { verb: "delete", resource: "trainjobs", action: { type: "status", code: 503 } }
+        ])
+        yield* Effect.ignore(startOne(config))
+        world.sim.setFaults([])
+        return yield* outcomeWith("an earlier stop did not finish", startOne(config))
+      })
+  ],
   "start-adopted-kept": [{ mode: "kueue", kueue: false, ...faultsOn("create", "trainjobs", { type: "drop" }, 1) }, (_w, config) =>
     Effect.andThen(Effect.ignore(startOne(config)), outcomeWith("the TrainJob existed before this Start, so it was left as it is", startOne(config)))
   ],
