@@ -59,3 +59,29 @@ export const revokeCopy = (
       })
     )
   })
+
+/** Deletes a copy this Start created and no longer needs, unless something has come to use it: an owner
+ * (another Start of the request created or adopted a TrainJob on it). The resourceVersion precondition
+ * makes "unused" hold at the moment of the delete; a Conflict means the copy moved: read it, decide again. */
+export const deleteUnusedCopy = (manifests: Manifests, seen: KubeResource, attempts = 3): Effect.Effect<"deleted" | "in-use", ReadonlyArray<string>, Cluster> =>
+  Effect.gen(function* () {
+    if (seen.metadata.deletionTimestamp !== undefined) return "deleted" as const
+    if ((seen.metadata.ownerReferences ?? []).length > 0) return "in-use" as const
+    const cluster = yield* Cluster
+    const key = { namespace: manifests.namespace, name: manifests.name }
+    const preconditions = { ...(seen.metadata.uid === undefined ? {} : { uid: seen.metadata.uid }), ...(seen.metadata.resourceVersion === undefined ? {} : { resourceVersion: seen.metadata.resourceVersion }) }
+    return yield* cluster.delete(TrainingRuntimes, key, { propagation: "Background", preconditions }).pipe(
+      Effect.as("deleted" as const),
+      Effect.catchTag("ClusterError", (e) => {
+        if (e.reason === "NotFound") return Effect.succeed("deleted" as const)
+        if (e.reason !== "Conflict" || attempts <= 1) return Effect.fail(e.reasons)
+        return cluster.get(TrainingRuntimes, key).pipe(
+          Effect.matchEffect({
+            onFailure: (read) => (read.reason === "NotFound" ? Effect.succeed("deleted" as const) : Effect.fail(read.reasons)),
+            // A copy of another UID is someone else's: the one this Start created is gone.
+            onSuccess: (now) => (now.metadata.uid === seen.metadata.uid ? deleteUnusedCopy(manifests, now, attempts - 1) : Effect.succeed("deleted" as const))
+          })
+        )
+      })
+    )
+  })

@@ -36,7 +36,7 @@ import {
   type StartError
 } from "./StartErrors.ts"
 import { definiteWriteFailure, errorOfRefusal } from "./StartFailure.ts"
-import { adoptionMark, markedFor, revokeCopy } from "./AdoptionMark.ts"
+import { adoptionMark, deleteUnusedCopy, markedFor, revokeCopy } from "./AdoptionMark.ts"
 import { configListing, frozenRuntime, ownerOfItsName } from "./FrozenRuntime.ts"
 import { jobUidLabel, type WorkloadExpectation, workloadProblems } from "./WorkloadReadiness.ts"
 
@@ -189,20 +189,18 @@ export const createCopy = (manifests: Manifests, source: unknown, attempts = 2):
   })
 
 // 6. Create the TrainJob.
-/** Deletes the copy this Start uses (uid precondition); already gone counts as done. */
-const deleteCopy = (manifests: Manifests, inUse: CopyInUse): Effect.Effect<void, ClusterError, Cluster> =>
-  deleteIfExists(TrainingRuntimes, { namespace: manifests.namespace, name: manifests.name }, inUse.copy.metadata.uid)
-
 /** A create that failed definitely: delete the copy this call created and return the cause; if the copy
  * stays, say so and make it retryable, since a retry reuses it. A copy an earlier Start left is kept: a
- * TrainJob of its name (owner or not yet: an unanswered create lands without step 7) may run on it. */
+ * TrainJob of its name (owner or not yet: an unanswered create lands without step 7) may run on it. So
+ * is a copy this call created that a concurrent Start of the request has since put a TrainJob on (it
+ * has an owner, or moved: see deleteUnusedCopy). */
 const abandonCopy = (manifests: Manifests, inUse: CopyInUse, cause: StartError): Effect.Effect<never, StartError, Cluster> =>
   !inUse.created
     ? Effect.fail(cause)
-    : deleteCopy(manifests, inUse).pipe(
+    : deleteUnusedCopy(manifests, inUse.copy).pipe(
         Effect.matchEffect({
           onSuccess: () => Effect.fail(cause),
-          onFailure: (e) => Effect.fail(new ErrUnreachable({ reasons: [...cause.reasons, `the runtime copy could not be deleted: ${e.reasons.join("; ")}`] }))
+          onFailure: (reasons) => Effect.fail(new ErrUnreachable({ reasons: [...cause.reasons, `the runtime copy could not be deleted: ${reasons.join("; ")}`] }))
         })
       )
 
