@@ -400,10 +400,11 @@ type Case = typeof caseArbitrary extends fc.Arbitrary<infer T> ? T : never
 
 const runCase = async (c: Case): Promise<void> => {
   const name = trainJobNameOf(c.job, c.submission)
-  // A real server answers 404 to a delete or patch only when the object is gone; a 404 there would be a
-  // lie no client can survive, so 404s go to creates (a missing namespace) and reads.
+  // A real server answers 404 to a read, patch or delete only when the object is gone (the writers do
+  // that for real); injected on an object that exists it would be a lie no client can survive, so
+  // injected 404s go to creates (a missing namespace).
   const definite: ReadonlyArray<FaultRule> = c.definite
-    .filter((d) => d.action !== "notFound" || d.verb === "create" || d.verb === "get")
+    .filter((d) => d.action !== "notFound" || d.verb === "create")
     .map((d) => ({ verb: d.verb, resource: d.resource, name, nth: d.nth, action: definiteActions[d.action] }))
   // Definite refusals first, so that a rule of both plans matching one call is the definite one.
   const faults = [...definite, ...randomFaultPlan(c.seed, { rate: c.rate })]
