@@ -31,18 +31,26 @@ import {
   ErrOutcomeUnknown,
   ErrRejected,
   ErrUnreachable,
+  type ErrUnsupported,
   objectRef,
   type StartError
 } from "./StartErrors.ts"
 import { definiteWriteFailure, errorOfRefusal } from "./StartFailure.ts"
+import { adoptionMark, deleteUnusedCopy, markedFor, revokeCopy } from "./AdoptionMark.ts"
+import { configListing, frozenRuntime, ownerOfItsName } from "./FrozenRuntime.ts"
 import { jobUidLabel, type WorkloadExpectation, workloadProblems } from "./WorkloadReadiness.ts"
 
-/** What a successful Start returns: `<namespace>/<name>` and the TrainJob's UID. */
+/** What a successful Start returns: `<namespace>/<name>` and the TrainJob's UID, and what this call found. */
 export interface StartResult {
   readonly ref: string
   readonly namespace: string
   readonly name: string
   readonly uid: string
+  /** This call created the TrainJob; false when it adopted the one an earlier Start of the request made. */
+  readonly created: boolean
+  /** dispatch's start gate was closed when Start returned: always for a TrainJob this call created; for an
+   * adopted one, false once Open has opened it (plain: spec.suspend; Kueue: the Workload's gate). */
+  readonly gateClosed: boolean
 }
 
 /** A runtime as read in step 2: the reference, and the object when it exists. */
@@ -137,6 +145,15 @@ const reuseCopy = (manifests: Manifests, source: unknown, createAgain: Effect.Ef
     const existing = found
     // A finalizer (Trainer's resource-in-use) holds it: it is going, and a TrainJob on it would lose its runtime.
     if (existing.metadata.deletionTimestamp !== undefined) {
+      // With a TrainJob of its name still there, an earlier Start's stop did not finish: the copy goes
+      // only once that TrainJob does, so "retry later" would never come true.
+      const job = yield* getIfExists(TrainJobs, { namespace: manifests.namespace, name: manifests.name })
+      if (job !== undefined) {
+        return yield* new ErrOutcomeUnknown({
+          reasons: [`the TrainJob ${manifests.namespace}/${manifests.name} exists on a runtime copy that is being deleted: an earlier stop did not finish; Stop it, then retry`],
+          ref: objectRef(manifests, job.metadata.uid)
+        })
+      }
       return yield* new ErrUnreachable({ reasons: [`the runtime copy ${manifests.namespace}/${manifests.name} is being deleted; retry once it is gone`] })
     }
     const owners = existing.metadata.ownerReferences ?? []
@@ -172,29 +189,27 @@ export const createCopy = (manifests: Manifests, source: unknown, attempts = 2):
   })
 
 // 6. Create the TrainJob.
-/** Deletes the copy this Start uses (uid precondition); already gone counts as done. */
-const deleteCopy = (manifests: Manifests, inUse: CopyInUse): Effect.Effect<void, ClusterError, Cluster> =>
-  deleteIfExists(TrainingRuntimes, { namespace: manifests.namespace, name: manifests.name }, inUse.copy.metadata.uid)
-
 /** A create that failed definitely: delete the copy this call created and return the cause; if the copy
  * stays, say so and make it retryable, since a retry reuses it. A copy an earlier Start left is kept: a
- * TrainJob of its name (owner or not yet: an unanswered create lands without step 7) may run on it. */
+ * TrainJob of its name (owner or not yet: an unanswered create lands without step 7) may run on it. So
+ * is a copy this call created that a concurrent Start of the request has since put a TrainJob on (it
+ * has an owner, or moved: see deleteUnusedCopy). */
 const abandonCopy = (manifests: Manifests, inUse: CopyInUse, cause: StartError): Effect.Effect<never, StartError, Cluster> =>
   !inUse.created
     ? Effect.fail(cause)
-    : deleteCopy(manifests, inUse).pipe(
+    : deleteUnusedCopy(manifests, inUse.copy).pipe(
         Effect.matchEffect({
           onSuccess: () => Effect.fail(cause),
-          onFailure: (e) => Effect.fail(new ErrUnreachable({ reasons: [...cause.reasons, `the runtime copy could not be deleted: ${e.reasons.join("; ")}`] }))
+          onFailure: (reasons) => Effect.fail(new ErrUnreachable({ reasons: [...cause.reasons, `the runtime copy could not be deleted: ${reasons.join("; ")}`] }))
         })
       )
 
 /** An existing TrainJob that is not this request's keeps the copy of its name, which it runs on: a copy
  * this call created goes (the state before the call); one it found is handed to that TrainJob. */
-const refuseAdoption = (manifests: Manifests, inUse: CopyInUse, existing: KubeResource, problems: ReadonlyArray<string>): Effect.Effect<never, StartError, Cluster> => {
+const refuseAdoption = (config: BackendConfig, manifests: Manifests, inUse: CopyInUse, existing: KubeResource, problems: ReadonlyArray<string>): Effect.Effect<never, StartError, Cluster> => {
   const refused = new ErrRejected({ reasons: problems, ref: objectRef(manifests, existing.metadata.uid) })
   if (inUse.created) return abandonCopy(manifests, inUse, refused)
-  return setCopyOwner(manifests, inUse, existing).pipe(
+  return setCopyOwner(config, manifests, inUse, { trainJob: existing, adopted: false }).pipe(
     Effect.matchEffect({
       onSuccess: () => Effect.fail(refused),
       onFailure: (reasons) => Effect.fail(new ErrRejected({ reasons: [...problems, ...reasons], ref: refused.ref ?? objectRef(manifests) }))
@@ -216,7 +231,7 @@ const adoptExisting = (config: BackendConfig, manifests: Manifests, inUse: CopyI
     // A copy naming an older UID of this TrainJob's name outlived a TrainJob an earlier attempt stopped
     // (names are unique, so that owner is gone); step 7 hands it to this one.
     if (problems.length === 0) return { trainJob: existing, adopted: true }
-    return yield* refuseAdoption(manifests, inUse, existing, problems)
+    return yield* refuseAdoption(config, manifests, inUse, existing, problems)
   })
 
 /** Step 6: creates the TrainJob. A retried Start finds its own TrainJob and compares it instead; an
@@ -241,20 +256,24 @@ export const createTrainJob = (config: BackendConfig, manifests: Manifests, inUs
   })
 
 // 7. Own the copy.
-/** Step 7: makes the TrainJob the copy's owner, so deleting the TrainJob collects the copy. */
-export const setCopyOwner = (manifests: Manifests, inUse: CopyInUse, trainJob: KubeResource): Effect.Effect<void, ReadonlyArray<string>, Cluster> =>
+/** Step 7: makes the TrainJob the copy's owner, so deleting the TrainJob collects the copy; an adopter
+ * also marks the copy (see AdoptionMark). Returns the copy as it stands afterwards. */
+export const setCopyOwner = (config: BackendConfig, manifests: Manifests, inUse: CopyInUse, job: TrainJobInUse): Effect.Effect<KubeResource, ReadonlyArray<string>, Cluster> =>
   Effect.gen(function* () {
-    const uid = trainJob.metadata.uid ?? ""
-    if (inUse.ownerUid === uid) return
+    const uid = job.trainJob.metadata.uid ?? ""
+    const done = (copy: KubeResource) => ourOwner(copy, manifests)?.uid === uid && (!job.adopted || markedFor(config, copy, uid))
+    if (done(inUse.copy)) return inUse.copy
     const cluster = yield* Cluster
     const key = { namespace: manifests.namespace, name: manifests.name }
     const owner = { apiVersion: trainJobApiVersion, kind: "TrainJob", name: manifests.name, uid, controller: true }
-    const patch = (resourceVersion: string | undefined) =>
-      cluster.mergePatch(TrainingRuntimes, key, { metadata: { ownerReferences: [owner] } }, resourceVersion === undefined ? {} : { resourceVersion })
+    const body = { metadata: { ownerReferences: [owner], ...(job.adopted ? { annotations: { [adoptionMark(config)]: uid } } : {}) } }
+    const patch = (resourceVersion: string | undefined) => cluster.mergePatch(TrainingRuntimes, key, body, resourceVersion === undefined ? {} : { resourceVersion })
     const reasonsOf = (e: ClusterError): ReadonlyArray<string> => e.reasons
-    // Trainer (v2.0-2.2) adds its resource-in-use finalizer to the runtime right after the TrainJob is
-    // created, which moves the copy's resourceVersion: read it again and retry once, if only that changed.
-    const afterConflict = Effect.gen(function* () {
+    // The copy moved (Conflict), or the patch went unanswered and may have landed: read it and decide
+    // again. Trainer (v2.0-2.2) adds its resource-in-use finalizer to the runtime right after the TrainJob
+    // is created, which moves the copy's resourceVersion; a concurrent Start of the request may have set
+    // the owner. Patch once more only if nothing but those changed.
+    const afterUnknown = Effect.gen(function* () {
       const now = yield* Effect.mapError(cluster.get(TrainingRuntimes, key), reasonsOf)
       const unchanged =
         now.metadata.uid === inUse.copy.metadata.uid &&
@@ -262,18 +281,18 @@ export const setCopyOwner = (manifests: Manifests, inUse: CopyInUse, trainJob: K
         ((now.metadata.ownerReferences ?? []).length === 0 || ourOwner(now, manifests) !== undefined) &&
         copyMatchesSource(withoutOwners(now), inUse.copy)
       if (!unchanged) return yield* Effect.fail([`the runtime copy ${manifests.namespace}/${manifests.name} changed since it was created`])
-      if (ourOwner(now, manifests)?.uid === uid) return
-      yield* Effect.mapError(patch(now.metadata.resourceVersion), reasonsOf)
+      if (done(now)) return now
+      return yield* Effect.mapError(patch(now.metadata.resourceVersion), reasonsOf)
     })
-    yield* patch(inUse.copy.metadata.resourceVersion).pipe(
-      Effect.catchTag("ClusterError", (e) => (e.reason === "Conflict" ? afterConflict : Effect.fail(e.reasons))),
+    return yield* patch(inUse.copy.metadata.resourceVersion).pipe(
+      Effect.catchTag("ClusterError", (e) => (e.reason === "Conflict" || e.reason === "Unanswered" ? afterUnknown : Effect.fail(e.reasons))),
       Effect.mapError((reasons) => [`the runtime copy's owner could not be set`, ...reasons])
     )
   })
 
 // 8. Read back.
 /** Step 8: reads the TrainJob back and compares what Start wrote. */
-export const readBack = (config: BackendConfig, manifests: Manifests, options: ReadBackOptions = {}): Effect.Effect<void, ReadonlyArray<string>, Cluster> =>
+export const readBack = (config: BackendConfig, manifests: Manifests, options: ReadBackOptions = {}): Effect.Effect<KubeResource, ReadonlyArray<string>, Cluster> =>
   Effect.gen(function* () {
     const cluster = yield* Cluster
     const read = yield* Effect.mapError(cluster.get(TrainJobs, { namespace: manifests.namespace, name: manifests.name }), (e) => [
@@ -282,53 +301,64 @@ export const readBack = (config: BackendConfig, manifests: Manifests, options: R
     ])
     const changed = compareReadBack(manifests.trainJob, read, config, options)
     if (changed.length > 0) return yield* Effect.fail(changed)
+    return read
   })
 
 // 9. Kueue: wait for the Workload.
 /** Step 9: in Kueue mode, polls every second up to timeouts.workload for the TrainJob's Workload to exist,
- * carry dispatch's gate and list the admission check. */
+ * carry dispatch's gate and list the admission check. Says whether a ready Workload carries the gate
+ * (always in plain mode, where step 9 has nothing to wait for). */
 export const awaitWorkload = (
   config: BackendConfig,
   manifests: Manifests,
   trainJob: KubeResource,
   expectation: WorkloadExpectation = {}
-): Effect.Effect<void, ReadonlyArray<string>, Cluster> =>
+): Effect.Effect<boolean, ReadonlyArray<string>, Cluster> =>
   Effect.gen(function* () {
-    if (config.mode !== "kueue" || config.kueue === undefined) return
+    if (config.mode !== "kueue" || config.kueue === undefined) return true
     const cluster = yield* Cluster
     const gate = startGateName(config)
     const check = config.kueue.admissionCheck
     const selector = `${jobUidLabel}=${trainJob.metadata.uid ?? ""}`
     const problemsNow = Effect.map(Effect.result(cluster.list(Workloads, manifests.namespace, selector)), (listed) =>
-      Result.isSuccess(listed) ? workloadProblems(listed.success, gate, check, expectation) : listed.failure.reasons
+      Result.isSuccess(listed)
+        ? { problems: workloadProblems(listed.success, gate, check, expectation), gated: workloadProblems(listed.success, gate, check).length === 0 }
+        : { problems: listed.failure.reasons, gated: false }
     )
-    const polled = yield* pollUntil(problemsNow, (problems) => problems.length === 0, config.timeouts.workloadMs)
-    if (!polled.done) return yield* Effect.fail([`no ready Workload within ${config.timeouts.workloadMs} ms`, ...polled.value])
+    const polled = yield* pollUntil(problemsNow, (now) => now.problems.length === 0, config.timeouts.workloadMs)
+    if (!polled.done) return yield* Effect.fail([`no ready Workload within ${config.timeouts.workloadMs} ms`, ...polled.value.problems])
+    return polled.value.gated
   })
 
 // When 7, 8 or 9 fails.
 /** The failure paragraph: stops the TrainJob Start created and its copy, then returns ErrRejected; if
- * stopping fails too, ErrOutcomeUnknown. Both carry the reference. An adopted TrainJob is left as it is
- * (ErrRejected): this call did not create it, and Open may have started it. */
+ * stopping fails too, ErrOutcomeUnknown. Both carry the reference. The copy goes first, with the
+ * resourceVersion `seen` as precondition, so a concurrent Start of the request that adopted the TrainJob
+ * (and marked the copy) keeps it: then this Start leaves it and says ErrOutcomeUnknown. An adopted
+ * TrainJob is left as it is (ErrRejected): this call did not create it, and Open may have started it. */
 export const stopAfterFailure = (
+  config: BackendConfig,
   manifests: Manifests,
-  inUse: CopyInUse,
+  seen: KubeResource,
   job: TrainJobInUse,
   reasons: ReadonlyArray<string>
 ): Effect.Effect<never, StartError, Cluster> =>
   Effect.gen(function* () {
-    const uid = job.trainJob.metadata.uid
+    const uid = job.trainJob.metadata.uid ?? ""
     const ref = objectRef(manifests, uid)
     if (job.adopted) return yield* new ErrRejected({ reasons: [...reasons, `the TrainJob existed before this Start, so it was left as it is`], ref })
+    const revoked = yield* Effect.result(revokeCopy(config, manifests, seen, uid))
+    if (Result.isFailure(revoked)) {
+      return yield* new ErrOutcomeUnknown({ reasons: [...reasons, `stopping the TrainJob failed: ${revoked.failure.join("; ")}`], ref })
+    }
+    if (revoked.success === "adopted") {
+      return yield* new ErrOutcomeUnknown({ reasons: [...reasons, `a concurrent Start of this request adopted the TrainJob, so it was left as it is`], ref })
+    }
     const stopped = yield* Effect.result(deleteIfExists(TrainJobs, { namespace: manifests.namespace, name: manifests.name }, uid))
     if (Result.isFailure(stopped)) {
       return yield* new ErrOutcomeUnknown({ reasons: [...reasons, `stopping the TrainJob failed: ${stopped.failure.reasons.join("; ")}`], ref })
     }
-    // The copy goes too, owned or not: that way nothing waits on the garbage collector. The seed's stop is
-    // the TrainJob's, so a copy left behind is one more reason, not an unknown outcome (a retry reuses it).
-    const copyGone = yield* Effect.result(deleteCopy(manifests, inUse))
-    const leftover = Result.isFailure(copyGone) ? [`the runtime copy could not be deleted: ${copyGone.failure.reasons.join("; ")}`] : []
-    return yield* new ErrRejected({ reasons: [...reasons, ...leftover], ref })
+    return yield* new ErrRejected({ reasons, ref })
   })
 
 /** The job id of a request not yet decoded, when it has one: for the first steps' spans and the logs. */
@@ -345,6 +375,31 @@ const attributesOf = (request: StartRequest): Readonly<Record<string, unknown>> 
   ...(isJobId(request.job) ? { "dispatch.name": trainJobName(request.job, request.submission) } : {})
 })
 
+/** Steps 2 to 5, and the runtime copy they settle on. When they refuse (the source runtime edited,
+ * deleted or dropped from the config), a copy that the live TrainJob of the request's name owns is the
+ * job's frozen runtime: steps 4 and 5 are done again on it, and step 6 decides whether that TrainJob is
+ * this request's. */
+const prepare = (config: BackendConfig, request: StartRequest, attributes: Readonly<Record<string, unknown>>) =>
+  Effect.gen(function* () {
+    const runtime = yield* step("readRuntime", attributes)(readRuntime(config, request))
+    yield* step("checkRuntimeRules", attributes)(checkRuntimeRules(config, request, runtime))
+    const manifests = yield* step("render", attributes)(render(config, request, runtime))
+    const inUse = yield* step("createCopy", attributes)(createCopy(manifests, runtime.object))
+    return { manifests, inUse }
+  }).pipe(
+    Effect.catchIf(
+      (error): error is ErrUnsupported | ErrRejected => error._tag === "ErrUnsupported" || error._tag === "ErrRejected",
+      (refused) =>
+        Effect.gen(function* () {
+          const frozen = yield* step("frozenRuntime", attributes)(frozenRuntime(config, request))
+          if (frozen === undefined) return yield* Effect.fail(refused)
+          const manifests = yield* step("render", attributes)(render(configListing(config, frozen.ref), request, frozen))
+          const inUse: CopyInUse = { copy: frozen.object, ownerUid: ownerOfItsName(frozen.object)?.uid, created: false }
+          return { manifests, inUse }
+        })
+    )
+  )
+
 /** Start: turns a StartRequest into a runtime copy and a TrainJob with its start gate closed. */
 export const start = (backend: Backend, input: unknown): Effect.Effect<StartResult, StartError, Cluster | InFlight> => {
   const rawJob = rawJobOf(input)
@@ -354,22 +409,24 @@ export const start = (backend: Backend, input: unknown): Effect.Effect<StartResu
     yield* step("checkGates", first)(checkGates(backend))
     const request = yield* step("decodeRequest", first)(decodeRequest(input))
     const attributes = attributesOf(request)
-    const runtime = yield* step("readRuntime", attributes)(readRuntime(config, request))
-    yield* step("checkRuntimeRules", attributes)(checkRuntimeRules(config, request, runtime))
-    const manifests = yield* step("render", attributes)(render(config, request, runtime))
-    const inUse = yield* step("createCopy", attributes)(createCopy(manifests, runtime.object))
+    const { manifests, inUse } = yield* prepare(config, request, attributes)
     const job = yield* step("createTrainJob", attributes)(createTrainJob(config, manifests, inUse))
     const trainJob = job.trainJob
-    yield* Effect.gen(function* () {
-      yield* step("setCopyOwner", attributes)(setCopyOwner(manifests, inUse, trainJob))
-      yield* step("readBack", attributes)(readBack(config, manifests, { adopted: job.adopted }))
-      yield* step("awaitWorkload", attributes)(awaitWorkload(config, manifests, trainJob, { gateMayBeGone: job.adopted }))
-    }).pipe(Effect.catch((reasons) => step("stopAfterFailure", attributes)(stopAfterFailure(manifests, inUse, job, reasons))))
+    const gateClosed = yield* Effect.gen(function* () {
+      const copy = yield* step("setCopyOwner", attributes)(setCopyOwner(config, manifests, inUse, job)).pipe(
+        Effect.mapError((reasons) => ({ reasons, seen: inUse.copy }))
+      )
+      return yield* Effect.gen(function* () {
+        const read = yield* step("readBack", attributes)(readBack(config, manifests, { adopted: job.adopted }))
+        const gated = yield* step("awaitWorkload", attributes)(awaitWorkload(config, manifests, trainJob, { gateMayBeGone: job.adopted }))
+        return config.mode === "plain" ? (read["spec"] as { readonly suspend?: unknown } | undefined)?.suspend === true : gated
+      }).pipe(Effect.mapError((reasons) => ({ reasons, seen: copy })))
+    }).pipe(Effect.catch((failed) => step("stopAfterFailure", attributes)(stopAfterFailure(config, manifests, failed.seen, job, failed.reasons))))
     const inFlight = yield* InFlight
     yield* inFlight.forget(inFlightKey(manifests))
     const uid = trainJob.metadata.uid ?? ""
     const done = job.adopted ? "start: the TrainJob an earlier Start created is this request's" : "start: TrainJob created with its start gate closed"
-    yield* Effect.logInfo(done).pipe(Effect.annotateLogs({ uid }))
-    return { ref: `${manifests.namespace}/${manifests.name}`, namespace: manifests.namespace, name: manifests.name, uid }
+    yield* Effect.logInfo(done).pipe(Effect.annotateLogs({ uid, gateClosed }))
+    return { ref: `${manifests.namespace}/${manifests.name}`, namespace: manifests.namespace, name: manifests.name, uid, created: !job.adopted, gateClosed }
   }).pipe(Effect.annotateLogs(rawJob === undefined ? {} : { job: rawJob }), Effect.withSpan("dispatch.start"))
 }

@@ -1,6 +1,7 @@
 // One test per branch of Start's nine steps and the failure paragraph, on the simulator with scripted
 // faults; each asserts the error and what the cluster holds afterwards.
 import { Effect, Option, Schema } from "effect"
+import { adoptionMark } from "../src/AdoptionMark.ts"
 import { describe, expect, it } from "vitest"
 import type { KubeObject } from "@dispatch/sim"
 import { makeInFlight } from "../src/InFlight.ts"
@@ -58,12 +59,13 @@ describe("Start, step 2: the runtime", () => {
     expect(writes(recorded.calls)).toEqual([])
   })
 
-  it("never reads a runtime outside the configured list: ErrUnsupported even when reads fail, and no call", async () => {
+  it("never reads a runtime outside the configured list: ErrUnsupported even when reads fail; only its own copy is looked for", async () => {
     const recorded = simOf({ faults: [{ verb: "get", resource: "clustertrainingruntimes", action: { type: "refuse" } }] })
     const error = errorOf(await runStart(recorded, open, requestOf(1, { runtime: "not-configured" })))
     expect(error._tag).toBe("ErrUnsupported")
     expect(error.reasons).toEqual(["runtime ClusterTrainingRuntime/not-configured: not one of the configured runtimes"])
-    expect(recorded.calls).toEqual([])
+    // A job already submitted runs on its frozen copy: the only read is of that copy, by the job's name.
+    expect(recorded.calls.map((c) => `${c.request.verb} ${c.request.resource}/${String(c.request.name)}`)).toEqual([`get trainingruntimes/${name1}`])
   })
 
   it("refuses a configured runtime that does not exist with ErrUnsupported, creating nothing", async () => {
@@ -274,7 +276,7 @@ describe("Start, steps 7 and 8, and the failure paragraph", () => {
     expect(stored(recorded, "trainjobs")).toHaveLength(1)
   })
 
-  it("when only the copy's delete fails, the TrainJob is stopped: ErrRejected naming the copy, not ErrOutcomeUnknown", async () => {
+  it("when the copy cannot be deleted first, the TrainJob is not stopped: ErrOutcomeUnknown naming the copy", async () => {
     const recorded = simOf({
       faults: [
         { verb: "patch", resource: "trainingruntimes", action: { type: "status", code: 500 } },
@@ -282,10 +284,12 @@ describe("Start, steps 7 and 8, and the failure paragraph", () => {
       ]
     })
     const error = errorOf(await runStart(recorded, open, requestOf(1)))
-    expect(error._tag).toBe("ErrRejected")
-    expect(error).toMatchObject({ ref: { namespace, name: name1 } })
+    expect(error._tag).toBe("ErrOutcomeUnknown")
+    expect(error).toMatchObject({ ref: { namespace, name: name1, uid: uidOf(stored(recorded, "trainjobs")[0]) } })
     expect(error.reasons.join(" ")).toContain("the runtime copy could not be deleted")
-    expect(stored(recorded, "trainjobs")).toEqual([])
+    // Without the copy's delete this Start cannot tell whether a concurrent Start adopted the TrainJob.
+    expect(stored(recorded, "trainjobs")).toHaveLength(1)
+    expect(recorded.calls.filter((c) => c.request.verb === "delete" && c.request.resource === "trainjobs")).toEqual([])
   })
 
   it("a read-back that fails stops the TrainJob: ErrRejected", async () => {
@@ -318,7 +322,7 @@ describe("Start, success and retries", () => {
     const recorded = simOf()
     const result = valueOf(await runStart(recorded, open, requestOf(1)))
     const job = recorded.sim.system.get("trainjobs", namespace, name1)
-    expect(result).toEqual({ ref: `${namespace}/${name1}`, namespace, name: name1, uid: uidOf(job) })
+    expect(result).toEqual({ ref: `${namespace}/${name1}`, namespace, name: name1, uid: uidOf(job), created: true, gateClosed: true })
     expect((job?.["spec"] as Record<string, unknown>)["suspend"]).toBe(true)
     expect(ownerUids(recorded.sim.system.get("trainingruntimes", namespace, name1))).toEqual([result.uid])
     expect(recorded.calls.map((c) => `${c.request.verb} ${c.request.resource}`)).toEqual([
@@ -330,14 +334,20 @@ describe("Start, success and retries", () => {
     ])
   })
 
-  it("a retry after success returns the same reference and creates nothing", async () => {
+  it("a retry after success returns the same reference and creates nothing; it only marks the copy as adopted, once", async () => {
     const recorded = simOf()
     const first = valueOf(await runStart(recorded, open, requestOf(1)))
+    const applied = (from: number) =>
+      writes(recorded.calls.slice(from)).filter((c) => c.outcome.kind === "answered" && c.outcome.response.code < 300).map((c) => `${c.request.verb} ${c.request.resource}`)
     const before = recorded.calls.length
     const second = valueOf(await runStart(recorded, open, requestOf(1)))
-    expect(second).toEqual(first)
-    const created = writes(recorded.calls.slice(before)).filter((c) => c.outcome.kind === "answered" && c.outcome.response.code < 300)
-    expect(created).toEqual([])
+    expect(second).toEqual({ ...first, created: false })
+    expect(applied(before)).toEqual(["patch trainingruntimes"])
+    const annotations = recorded.sim.system.get("trainingruntimes", namespace, name1)?.metadata?.["annotations"] as Record<string, string>
+    expect(annotations[adoptionMark(configOf("plain"))]).toBe(first.uid)
+    const again = recorded.calls.length
+    expect(valueOf(await runStart(recorded, open, requestOf(1)))).toEqual(second)
+    expect(applied(again)).toEqual([])
     expect(stored(recorded, "trainjobs")).toHaveLength(1)
   })
 })

@@ -21,7 +21,7 @@ describe("a retried Start after Open", () => {
     const first = valueOf(await runStart(recorded, backend, requestOf(1)))
     openInStore(recorded, config, name1)
     const retried = valueOf(await runStart(recorded, backend, requestOf(1)))
-    expect(retried).toEqual(first)
+    expect(retried).toEqual({ ...first, created: false, gateClosed: false })
     expect(stored(recorded, "trainjobs").map(uidOf)).toEqual([first.uid])
     expect(ownerUids(recorded.sim.system.get("trainingruntimes", namespace, name1))).toEqual([first.uid])
     expect(recorded.calls.filter((c) => c.request.verb === "delete")).toEqual([])
@@ -89,5 +89,68 @@ describe("a retried Start that adopts a TrainJob and then fails", () => {
     const kept = recorded.sim.system.get("trainingruntimes", namespace, name1)
     expect(uidOf(kept)).toBe(uidOf(copy))
     expect(ownerUids(kept)).toEqual([uidOf(landed)])
+  })
+})
+
+/** What a user may do to the source runtime once the job is running. */
+const sourceChanges = {
+  "the source runtime is edited": (recorded: ReturnType<typeof simOf>, config: ReturnType<typeof configOf>) => {
+    const source = recorded.sim.system.get("clustertrainingruntimes", undefined, "torch-distributed")!
+    recorded.sim.system.update("clustertrainingruntimes", { ...source, spec: { ...(source["spec"] as object), mlPolicy: { numNodes: 3 } } })
+    return config
+  },
+  "the source runtime is deleted": (recorded: ReturnType<typeof simOf>, config: ReturnType<typeof configOf>) => {
+    recorded.sim.system.delete("clustertrainingruntimes", undefined, "torch-distributed", "Background")
+    return config
+  },
+  "the source runtime is dropped from the config": (_recorded: ReturnType<typeof simOf>, config: ReturnType<typeof configOf>) => ({
+    ...config,
+    runtimes: config.runtimes.filter((r) => r.name !== "torch-distributed")
+  })
+} as const
+
+describe("a retried Start after success, once the source runtime changed", () => {
+  const cases = (["plain", "kueue"] as const).flatMap((mode) =>
+    Object.keys(sourceChanges).flatMap((change) => [true, false].map((opened) => [mode, change as keyof typeof sourceChanges, opened] as const))
+  )
+  it.each(cases)("in %s mode, when %s (opened: %s), adopts the job on its frozen copy and reports its gate truthfully", async (mode, change, opened) => {
+    const config = configOf(mode)
+    const recorded = simOf(mode === "kueue" ? { controllers: kueueQueues } : {})
+    const first = valueOf(await runStart(recorded, backendOf(config), requestOf(1)))
+    expect(first).toMatchObject({ created: true, gateClosed: true })
+    const frozen = recorded.sim.system.get("trainingruntimes", namespace, name1)!
+    if (opened) openInStore(recorded, config, name1)
+    const changed = sourceChanges[change](recorded, config)
+    const from = recorded.calls.length
+    const retried = valueOf(await runStart(recorded, backendOf(changed), requestOf(1)))
+    expect(retried).toMatchObject({ ref: first.ref, uid: first.uid, created: false, gateClosed: !opened })
+    expect(stored(recorded, "trainjobs").map(uidOf)).toEqual([first.uid])
+    const copy = recorded.sim.system.get("trainingruntimes", namespace, name1)
+    expect(uidOf(copy)).toBe(uidOf(frozen))
+    expect(copy?.["spec"]).toEqual(frozen["spec"])
+    expect(ownerUids(copy)).toEqual([first.uid])
+    expect(recorded.calls.slice(from).filter((c) => c.request.verb === "delete" || c.request.verb === "create" && c.outcome.kind === "answered" && c.outcome.response.code === 201)).toEqual([])
+  })
+
+  it("still refuses a request whose runtime is gone when no job of its name exists", async () => {
+    const config = configOf("plain")
+    const recorded = simOf()
+    sourceChanges["the source runtime is deleted"](recorded, config)
+    expect(errorOf(await runStart(recorded, backendOf(config), requestOf(1)))._tag).toBe("ErrUnsupported")
+    expect(stored(recorded, "trainingruntimes").filter((r) => String(r.metadata?.["name"]).startsWith("dj-"))).toEqual([])
+  })
+
+  it("does not adopt a copy that names another TrainJob of its name: the edited source is refused", async () => {
+    const config = configOf("plain")
+    const recorded = simOf()
+    const first = valueOf(await runStart(recorded, backendOf(config), requestOf(1)))
+    // The copy names a TrainJob of its name that is gone (an earlier one): it is not this job's runtime.
+    const copy = recorded.sim.system.get("trainingruntimes", namespace, name1)!
+    const owners = (copy.metadata?.["ownerReferences"] as ReadonlyArray<Record<string, unknown>>).map((o) => ({ ...o, uid: "00000000-0000-4000-8000-000000000000" }))
+    recorded.sim.system.update("trainingruntimes", { ...copy, metadata: { ...copy.metadata, ownerReferences: owners } })
+    sourceChanges["the source runtime is edited"](recorded, config)
+    const error = errorOf(await runStart(recorded, backendOf(config), requestOf(1)))
+    expect(error._tag).toBe("ErrRejected")
+    expect(stored(recorded, "trainjobs").map(uidOf)).toEqual([first.uid])
   })
 })

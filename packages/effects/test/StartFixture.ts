@@ -130,6 +130,30 @@ export const runStart = (
     )
   )
 
+/** Runs several Starts of `requests` at once on one recorded simulator and one TestClock, as a supervisor
+ * retrying while its first call hangs would: each gets its own Cluster layer, all share `inFlight`. */
+export const runStartsTogether = (
+  recorded: RecordedSim,
+  backend: Backend,
+  requests: ReadonlyArray<unknown>,
+  inFlight: InFlightShape = makeInFlight()
+): Promise<ReadonlyArray<Exit.Exit<StartResult, StartError>>> =>
+  runOnTestClock(
+    Effect.all(
+      requests.map((request) =>
+        Effect.exit(
+          start(backend, request).pipe(
+            Effect.provide(Layer.merge(SimCluster(recorded.face, { callMs: backend.config.timeouts.callMs }), Layer.succeed(InFlight, inFlight)))
+          )
+        )
+      ),
+      { concurrency: "unbounded" }
+    )
+  ).then((exit) => {
+    if (Exit.isSuccess(exit)) return exit.value
+    throw new Error(`the Starts did not finish: ${String(exit.cause)}`)
+  })
+
 /** The error of a failed Start, or a thrown assertion. */
 export const errorOf = <A>(exit: Exit.Exit<A, StartError>): StartError => {
   if (Exit.isSuccess(exit)) throw new Error(`expected a failure, got ${JSON.stringify(exit.value)}`)

@@ -7,11 +7,13 @@ import { CommandHelps } from "../CommandHelp.ts"
 import { loadRequest } from "../Inputs.ts"
 import { runProgram } from "../RunProgram.ts"
 
-/** The plain lines of a successful Start. */
-export const startedLines = (result: StartResult, job: string, submission: number): ReadonlyArray<string> => [
-  `started ${result.ref} (uid ${result.uid}); its start gate is closed`,
-  `open it with: dispatch open --job ${job} --submission ${submission}`
-]
+/** The plain lines of a successful Start: what it created or found, and the gate as Start read it. */
+export const startedLines = (result: StartResult, job: string, submission: number): ReadonlyArray<string> => {
+  const what = result.created ? `started ${result.ref} (uid ${result.uid})` : `found ${result.ref} (uid ${result.uid}), which an earlier start of this request created`
+  return result.gateClosed
+    ? [`${what}; its start gate is closed`, `open it with: dispatch open --job ${job} --submission ${submission}`]
+    : [`${what}; it has already been opened`]
+}
 
 /** `dispatch start`. */
 export const startCommand: ClusterCommandSpec<{ readonly request: string }> = {

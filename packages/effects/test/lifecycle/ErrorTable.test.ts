@@ -136,9 +136,45 @@ const cases: Readonly<Record<string, readonly [WorldOptions, Provoke]>> = {
   "start-no-workload": [{ mode: "kueue" }, (_w, config) =>
     outcomeWith("no ready Workload", startOne({ ...config, kueue: { queue: config.kueue?.queue ?? "", admissionCheck: "another-check" } }))
   ],
-  "start-stopped-copy-kept": [
+  "start-copy-not-revoked": [
     { mode: "plain", ...faults(["patch", "trainingruntimes", { type: "status", code: 500 }], ["delete", "trainingruntimes", { type: "status", code: 503 }]) },
-    (_w, config) => outcomeWith("the runtime copy could not be deleted", startOne(config))
+    (_w, config) => outcomeWith("the runtime copy could not be deleted first", startOne(config))
+  ],
+  // The creator's owner patch is answered late; meanwhile a second Start of the request adopts the
+  // TrainJob and succeeds; then the creator's read-back fails.
+  "start-adopted-concurrently": [
+    {
+      mode: "plain",
+      sim: {
+        faults: [
+          { verb: "patch", resource: "trainingruntimes", nth: 1, action: { type: "delay", ms: 2_000 } as never },
+          { verb: "get", resource: "trainjobs", nth: 3, action: { type: "status", code: 500 } as never }
+        ]
+      }
+    },
+    (_w, config) =>
+      Effect.map(
+        Effect.all([outcomeWith("a concurrent Start of this request adopted the TrainJob", startOne(config)), outcomeOf(startOne(config))], { concurrency: "unbounded" }),
+        ([creator]) => creator
+      )
+  ],
+  // The creator's stop deleted the copy (held by a finalizer) but not the TrainJob; then a retry.
+  "start-stop-unfinished": [
+    { mode: "plain", ...faultsOn("create", "trainingruntimes", { type: "drop" }, 1) },
+    (world, config) =>
+      Effect.gen(function* () {
+        // A copy left by an unanswered create, held by a finalizer as Trainer's would hold it.
+        yield* Effect.ignore(startOne(config))
+        const copy = world.sim.system.get("trainingruntimes", namespace, name(1))!
+        world.sim.system.update("trainingruntimes", { ...copy, metadata: { ...copy.metadata, finalizers: ["example.com/keep"] } })
+        world.sim.setFaults([
+          { verb: "patch", resource: "trainingruntimes", action: { type: "status", code: 500 } },
+          { verb: "delete", resource: "trainjobs", action: { type: "status", code: 503 } }
+        ])
+        yield* Effect.ignore(startOne(config))
+        world.sim.setFaults([])
+        return yield* outcomeWith("an earlier stop did not finish", startOne(config))
+      })
   ],
   "start-adopted-kept": [{ mode: "kueue", kueue: false, ...faultsOn("create", "trainjobs", { type: "drop" }, 1) }, (_w, config) =>
     Effect.andThen(Effect.ignore(startOne(config)), outcomeWith("the TrainJob existed before this Start, so it was left as it is", startOne(config)))
