@@ -134,6 +134,12 @@ const ourOwner = (copy: KubeResource, manifests: Manifests) => {
   return owners.length === 1 && owners[0]?.kind === "TrainJob" && owners[0].name === manifests.name ? owners[0] : undefined
 }
 
+/** The copy's owner is the TrainJob of its name with one of these UIDs. */
+const ownedByOneOf = (copy: KubeResource, manifests: Manifests, uids: ReadonlyArray<string | undefined>): boolean => {
+  const owner = ourOwner(copy, manifests)?.uid
+  return owner !== undefined && uids.includes(owner)
+}
+
 /** The copy without its owners, for render's reuse rule, which wants an unowned copy. */
 const withoutOwners = (copy: KubeResource): KubeResource => ({ ...copy, metadata: { ...copy.metadata, ownerReferences: [] } })
 
@@ -278,7 +284,9 @@ export const setCopyOwner = (config: BackendConfig, manifests: Manifests, inUse:
       const unchanged =
         now.metadata.uid === inUse.copy.metadata.uid &&
         now.metadata.deletionTimestamp === undefined &&
-        ((now.metadata.ownerReferences ?? []).length === 0 || ourOwner(now, manifests) !== undefined) &&
+        // An owner other than this TrainJob or the one the copy had when this Start found it is a newer
+        // TrainJob of the name, which replaced ours: the copy is its runtime now.
+        ((now.metadata.ownerReferences ?? []).length === 0 || ownedByOneOf(now, manifests, [uid, inUse.ownerUid])) &&
         copyMatchesSource(withoutOwners(now), inUse.copy)
       if (!unchanged) return yield* Effect.fail([`the runtime copy ${manifests.namespace}/${manifests.name} changed since it was created`])
       if (done(now)) return now
@@ -291,7 +299,7 @@ export const setCopyOwner = (config: BackendConfig, manifests: Manifests, inUse:
   })
 
 // 8. Read back.
-/** Step 8: reads the TrainJob back and compares what Start wrote. */
+/** Step 8: reads the TrainJob back and compares what Start wrote; one being deleted fails too. */
 export const readBack = (config: BackendConfig, manifests: Manifests, options: ReadBackOptions = {}): Effect.Effect<KubeResource, ReadonlyArray<string>, Cluster> =>
   Effect.gen(function* () {
     const cluster = yield* Cluster
@@ -299,7 +307,11 @@ export const readBack = (config: BackendConfig, manifests: Manifests, options: R
       "the TrainJob could not be read back",
       ...e.reasons
     ])
-    const changed = compareReadBack(manifests.trainJob, read, config, options)
+    const changed = [
+      ...compareReadBack(manifests.trainJob, read, config, options),
+      // Someone deleted it meanwhile (a finalizer holds it): a job that is going is not started.
+      ...(read.metadata.deletionTimestamp === undefined ? [] : [`the TrainJob ${manifests.namespace}/${manifests.name} is being deleted`])
+    ]
     if (changed.length > 0) return yield* Effect.fail(changed)
     return read
   })

@@ -40,6 +40,8 @@ const configs: Record<Mode, BackendConfig> = {
 }
 const kueueControllers = { kueue: { queues: { "team-queue": { admissionChecks: ["dispatch-check"] } } } }
 const trainerFinalizer = "trainer.kubeflow.org/resource-in-use"
+/** A finalizer another controller holds a TrainJob with while it is being deleted. */
+const heldFinalizer = "example.com/keep"
 const webhookDenial = 'admission webhook "policy.example.com" denied the request: not on this cluster'
 
 /** The cluster's definite refusals, which the random plan never injects. */
@@ -51,7 +53,7 @@ const definiteActions = {
 } as const
 
 /** What another writer does between two of Start's calls (through the store, not through Start's face). */
-const writerActions = ["edit-trainjob", "delete-trainjob", "suspend-trainjob", "edit-copy", "delete-copy", "delete-workload", "requeue-workload"] as const
+const writerActions = ["edit-trainjob", "delete-trainjob", "hold-and-delete-trainjob", "suspend-trainjob", "edit-copy", "delete-copy", "delete-workload", "requeue-workload"] as const
 type WriterAction = (typeof writerActions)[number]
 
 /** What a user does to the source runtime once the job has succeeded. */
@@ -68,6 +70,9 @@ interface Logged {
 interface WriterEvent {
   readonly at: number
   readonly action: WriterAction
+  /** The copy's UID when the writer acted, and whether a TrainJob owned it then. */
+  readonly copyUid?: unknown
+  readonly copyOwned?: boolean
 }
 
 const metaOf = (object: KubeObject | undefined): Record<string, unknown> => object?.metadata ?? {}
@@ -135,10 +140,14 @@ class World {
     if (this.stopUnfinished()) this.store.delete("trainjobs", namespace, this.name, "Background")
   }
 
-  /** Stops the faults and the writers. */
+  /** Stops the faults and the writers; a TrainJob a writer held while deleting it goes. */
   calm(faults: ReadonlyArray<FaultRule> = []): void {
     this.recorded.sim.setFaults(faults)
     this.writers = []
+    const job = this.store.get("trainjobs", namespace, this.name)
+    if (job !== undefined && ((metaOf(job)["finalizers"] as ReadonlyArray<string> | undefined) ?? []).includes(heldFinalizer)) {
+      this.store.update("trainjobs", { ...job, metadata: { ...job.metadata, finalizers: [] } })
+    }
   }
 
   faceOf(start: number): SimulatorFace {
@@ -178,7 +187,7 @@ class World {
     const copy = this.store.get("trainingruntimes", namespace, this.name)
     const workload = job === undefined ? undefined : this.store.list("workloads", namespace, `${jobUidLabel}=${String(uidOf(job))}`)[0]
     const spec = (o: KubeObject) => (o["spec"] ?? {}) as Record<string, unknown>
-    const done = (): void => void this.events.push({ at: this.log.length, action })
+    const done = (): void => void this.events.push({ at: this.log.length, action, copyUid: uidOf(copy), copyOwned: ownersOf(copy).length > 0 })
     switch (action) {
       case "edit-trainjob":
         if (job === undefined) return
@@ -188,6 +197,14 @@ class World {
         if (job === undefined) return
         this.store.delete("trainjobs", namespace, this.name, "Background")
         return done()
+      case "hold-and-delete-trainjob": {
+        // Deleted behind a finalizer: it stays, being deleted, until the faults stop.
+        if (job === undefined) return
+        const held = this.store.update("trainjobs", { ...job, metadata: { ...job.metadata, finalizers: [heldFinalizer] } }).body as KubeObject
+        void held
+        this.store.delete("trainjobs", namespace, this.name, "Background")
+        return done()
+      }
       case "suspend-trainjob":
         // Kueue suspends a job it evicts; a gated job is suspended already, so only its version moves.
         if (job === undefined) return
@@ -271,40 +288,40 @@ const checkDeletes = (log: ReadonlyArray<Logged>, won: ReadonlySet<unknown>): vo
 }
 
 const touches: Record<"trainjob" | "copy" | "workload", ReadonlyArray<WriterAction>> = {
-  trainjob: ["edit-trainjob", "delete-trainjob", "suspend-trainjob"],
-  copy: ["edit-copy", "delete-copy", "delete-trainjob"],
-  workload: ["delete-workload", "requeue-workload", "delete-trainjob"]
+  trainjob: ["edit-trainjob", "delete-trainjob", "hold-and-delete-trainjob", "suspend-trainjob"],
+  copy: ["edit-copy", "delete-copy", "delete-trainjob", "hold-and-delete-trainjob"],
+  workload: ["delete-workload", "requeue-workload", "delete-trainjob", "hold-and-delete-trainjob"]
 }
 
-/** A writer changed this kind of object after Start last looked at it (or after it returned, when it
- * never looked): what the store holds then is the writer's doing, not Start's. */
-const changedSince = (world: World, id: number, what: keyof typeof touches, resource: string, returnedAt: number): boolean => {
-  let lastLook = -1
+/** A writer changed this kind of object after Start's last call but its wait for the Workload: what the
+ * store holds then is the writer's doing. Anything changed before, Start's read-back and step 7 answer for. */
+const changedSince = (world: World, id: number, what: keyof typeof touches, returnedAt: number): boolean => {
+  let lastCall = -1
   world.log.forEach((e, i) => {
-    if (e.start === id && e.request.resource === resource && i < returnedAt) lastLook = i
+    if (e.start === id && e.request.resource !== "workloads" && i < returnedAt) lastCall = i
   })
-  const since = lastLook < 0 ? returnedAt : lastLook
-  return world.events.some((e) => e.at >= since && touches[what].includes(e.action))
+  return world.events.some((e) => e.at > lastCall && touches[what].includes(e.action))
 }
 
 /** What a successful Start says is in the store, where no writer changed it after Start's last look. */
 const checkSuccess = (world: World, config: BackendConfig, expectedJob: KubeObject, sourceSpec: unknown, result: StartResult, id: number, returnedAt: number, opened: boolean): void => {
-  if (!changedSince(world, id, "trainjob", "trainjobs", returnedAt)) {
+  if (!changedSince(world, id, "trainjob", returnedAt)) {
     const job = world.store.get("trainjobs", namespace, world.name)
     expect(uidOf(job), "the TrainJob Start returned is there").toBe(result.uid)
     expect(metaOf(job)["deletionTimestamp"], "and not being deleted").toBeUndefined()
     expect(compareReadBack(expectedJob, job, config, { adopted: true }), "labels, annotations and spec are render's").toEqual([])
     if (config.mode === "plain") expect((job?.["spec"] as Record<string, unknown>)["suspend"] === true, "plain: spec.suspend is the gate").toBe(result.gateClosed)
   }
-  if (!changedSince(world, id, "copy", "trainingruntimes", returnedAt)) {
+  if (!changedSince(world, id, "copy", returnedAt)) {
     const copy = world.store.get("trainingruntimes", namespace, world.name)
     expect(ownersOf(copy).map((o) => o["uid"]), "the copy is owned by the TrainJob").toEqual([result.uid])
-    // A copy a writer edited stays edited, and is the job's runtime from then on.
-    if (!world.events.some((e) => e.action === "edit-copy")) expect(copy?.["spec"], "the copy is the source as it was at the first Start").toEqual(sourceSpec)
+    // A copy a writer edited once a TrainJob owned it stays edited, and is the job's runtime from then
+    // on; one edited before that must never be used.
+    if (!world.events.some((e) => e.action === "edit-copy" && e.copyUid === uidOf(copy) && e.copyOwned === true)) expect(copy?.["spec"], "the copy is the source as it was at the first Start").toEqual(sourceSpec)
     expect(metaOf(copy)["deletionTimestamp"]).toBeUndefined()
   }
   if (result.created || !opened) expect(result.gateClosed, "the gate is closed after Start").toBe(true)
-  if (config.mode === "kueue" && !changedSince(world, id, "workload", "workloads", returnedAt)) {
+  if (config.mode === "kueue" && !changedSince(world, id, "workload", returnedAt)) {
     const gates = world.store.list("workloads", namespace, `${jobUidLabel}=${result.uid}`).map((w) => parseGates((metaOf(w)["annotations"] as Record<string, string> | undefined)?.[admissionGatedBy]))
     expect(gates.some((g) => g.includes(startGateName(config))), "Kueue: a Workload carries the gate").toBe(result.gateClosed)
   }
@@ -388,8 +405,11 @@ const caseArbitrary = fc.record({
     image: fc.constantFrom("registry.example/train:1", "registry.example/train:2")
   }),
   definite: fc.array(definiteRule, { maxLength: 3 }),
-  writers: fc.array(fc.record({ at: fc.integer({ min: 1, max: 30 }), action: fc.constantFrom(...writerActions) }), { maxLength: 2 }),
-  together: fc.constantFrom(1, 1, 2, 3),
+  writers: fc.array(fc.record({ at: fc.integer({ min: 1, max: 14 }), action: fc.constantFrom(...writerActions) }), { maxLength: 2 }),
+  // The creator's owner patch answered late (at or after the call timeout: unanswered) while the others
+  // adopt, and one of the TrainJob reads failing: the race of concurrent Starts.
+  late: fc.option(fc.record({ ms: fc.integer({ min: 200, max: 2_500 }), failedRead: fc.integer({ min: 1, max: 4 }) }), { freq: 2 }),
+  together: fc.constantFrom(1, 2, 2, 3),
   trainer: fc.boolean(),
   opened: fc.boolean(),
   sourceChange: fc.constantFrom(...sourceChanges)
@@ -407,7 +427,14 @@ const runCase = async (c: Case): Promise<void> => {
     .filter((d) => d.action !== "notFound" || d.verb === "create")
     .map((d) => ({ verb: d.verb, resource: d.resource, name, nth: d.nth, action: definiteActions[d.action] }))
   // Definite refusals first, so that a rule of both plans matching one call is the definite one.
-  const faults = [...definite, ...randomFaultPlan(c.seed, { rate: c.rate })]
+  const late: ReadonlyArray<FaultRule> =
+    c.late === null
+      ? []
+      : [
+          { verb: "patch", resource: "trainingruntimes", name, nth: 1, action: { type: "delay", ms: c.late.ms } },
+          { verb: "get", resource: "trainjobs", name, nth: c.late.failedRead, action: { type: "status", code: 500 } }
+        ]
+  const faults = [...definite, ...late, ...randomFaultPlan(c.seed, { rate: c.rate })]
   const world = new World(name, c.mode, c.seed, faults, c.writers, c.trainer)
   const config = configs[c.mode]
   const backend = backendOf(config)

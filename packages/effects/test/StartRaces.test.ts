@@ -65,3 +65,27 @@ describe("Start, step 5, a copy being deleted", () => {
     expect(stored(recorded, "trainjobs")).toEqual([])
   })
 })
+
+describe("Start, step 8, a TrainJob someone deleted behind a finalizer", () => {
+  it("is not a success: ErrRejected naming the deletion", async () => {
+    const recorded = simOf()
+    const deleting: RecordedSim = {
+      ...recorded,
+      face: {
+        ...recorded.face,
+        handle: (request) => {
+          const outcome = recorded.face.handle(request)
+          if (request.verb === "create" && request.resource === "trainjobs" && outcome.kind === "answered" && outcome.response.code === 201) {
+            const job = recorded.sim.system.get("trainjobs", namespace, name1)!
+            recorded.sim.system.update("trainjobs", { ...job, metadata: { ...job.metadata, finalizers: ["example.com/keep"] } })
+            recorded.sim.system.delete("trainjobs", namespace, name1, "Background")
+          }
+          return outcome
+        }
+      }
+    }
+    const error = errorOf(await runStart(deleting, open, requestOf(1)))
+    expect(error._tag).toBe("ErrRejected")
+    expect(error.reasons.join(" ")).toContain("is being deleted")
+  })
+})
