@@ -31,6 +31,6 @@ export const limitReasons = (spec: JobSpec): Array<string> => {
     reasons.push(`spec.env: ${envCount} entries, more than ${maxEnv}${hasWorkDir(spec) ? " with workDir" : ""} (Trainer allows ${TRAINER_MAX_ITEMS}, dispatch adds ${TRAINER_MAX_ITEMS - maxEnv})`)
   }
   if (spec.nodes > MAX_INT32) reasons.push(`spec.nodes: ${spec.nodes} does not fit Trainer's int32 numNodes`)
-  if (spec.procsPerNode !== undefined && spec.procsPerNode > MAX_INT32) reasons.push(`spec.procsPerNode: ${spec.procsPerNode} does not fit Trainer's int32 numProcPerNode`)
+  if ((spec.procsPerNode ?? 0) > MAX_INT32) reasons.push(`spec.procsPerNode: ${spec.procsPerNode} does not fit Trainer's int32 numProcPerNode`)
   return reasons
 }

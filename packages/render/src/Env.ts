@@ -8,13 +8,11 @@ export interface EnvVar {
   readonly value: string
 }
 
-// Code-unit order, not localeCompare: the order must not depend on the machine's locale.
-const byName = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
-
 /** The trainer's env: the job's entries sorted by key, then dispatch's six (seven with WorkDir) in DispatchEnv order. */
 export const renderEnv = (request: StartRequest, trainJob: string, namespace: string): Array<EnvVar> => {
+  // The default sort compares UTF-16 code units, never the locale, so the order is the same everywhere.
   const own = Object.keys(request.spec.env)
-    .sort(byName)
+    .sort()
     .map((name) => ({ name, value: request.spec.env[name]! }))
   const dispatch: Array<EnvVar> = [
     { name: DispatchEnv.jobId, value: request.job },

@@ -28,8 +28,8 @@ export const validateJobSpec = (spec: JobSpec): Array<string> => {
   // WorkDir travels as an environment value, so it obeys the same NUL rule.
   if (spec.workDir !== undefined && hasNul(spec.workDir)) reasons.push("spec.workDir: contains a NUL character")
   if (spec.nodes < 1) reasons.push(`spec.nodes: must be at least 1, got ${spec.nodes}`)
-  if (spec.gpusPerNode !== undefined && spec.gpusPerNode < 0) reasons.push(`spec.gpusPerNode: must not be negative, got ${spec.gpusPerNode}`)
-  if (spec.procsPerNode !== undefined && spec.procsPerNode < 0) reasons.push(`spec.procsPerNode: must not be negative, got ${spec.procsPerNode}`)
+  if ((spec.gpusPerNode ?? 0) < 0) reasons.push(`spec.gpusPerNode: must not be negative, got ${spec.gpusPerNode}`)
+  if ((spec.procsPerNode ?? 0) < 0) reasons.push(`spec.procsPerNode: must not be negative, got ${spec.procsPerNode}`)
   if (spec.timeLimit !== undefined) {
     const negative = isNegative(spec.timeLimit)
     if (negative === undefined) reasons.push(`spec.timeLimit: ${preview(spec.timeLimit)} is not a duration (seconds, or Go syntax such as "1h30m")`)

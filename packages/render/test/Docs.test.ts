@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs"
+import { existsSync, readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import { Result } from "effect"
 import { describe, expect, it } from "vitest"
@@ -52,3 +52,27 @@ describe("docs/names.md", () => {
     }
   })
 })
+
+describe("docs/testing.md", () => {
+  const testing = doc("testing.md")
+  const repo = (path: string): string => fileURLToPath(new URL(`../../../${path}`, import.meta.url))
+  const scripts = (JSON.parse(readFileSync(repo("package.json"), "utf8")) as { scripts: Record<string, string> }).scripts
+
+  it("names only pnpm scripts that exist, and the config files it describes exist", () => {
+    const named = [...testing.matchAll(/`pnpm ([a-z:]+)/g)].map((m) => m[1]!)
+    expect(named).toEqual(expect.arrayContaining(["mutate", "mutate:effects"]))
+    for (const script of named) expect(scripts, `package.json should have the script ${script}`).toHaveProperty([script])
+    for (const file of [...testing.matchAll(/`([a-z.]+\.config\.(?:mjs|ts))`/g)].map((m) => m[1]!)) expect(existsSync(repo(file)), file).toBe(true)
+  })
+
+  it("describes the mutation settings the config uses", async () => {
+    const { default: options } = (await import(repo("stryker.config.mjs"))) as { default: Record<string, unknown> }
+    expect(options["concurrency"]).toBe(2)
+    expect(testing).toContain("two workers")
+    expect(options["ignoreStatic"]).toBe(true)
+    expect(options["mutate"]).toEqual(["packages/render/src/**/*.ts", "!packages/render/src/index.ts"])
+    expect(testing).toContain("20 cases")
+    expect(readFileSync(repo("stryker.fast-check.ts"), "utf8")).toContain("numRuns: 20")
+  })
+})
+

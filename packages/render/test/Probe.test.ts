@@ -36,6 +36,17 @@ describe("probeRequest", () => {
     expect((JSON.parse(patchOf(ordinary.success.trainJob)) as Array<any>)[0].trainingRuntimeSpec.template.spec.replicatedJobs.map((j: any) => j.name)).toEqual([trainer.name])
   })
 
+  it("skips a replicated job without a name: only named steps can be patched", () => {
+    const runtime = runtimeOf()
+    const trainer = ((runtime["spec"] as any).template.spec.replicatedJobs as Array<any>)[0]
+    const { name: _, ...nameless } = { ...structuredClone(trainer), template: { ...structuredClone(trainer.template), metadata: {} } }
+    ;(runtime["spec"] as any).template.spec.replicatedJobs = [nameless, trainer]
+    const r = renderStart(probeRequest(plainConfig), plainConfig, runtime)
+    if (Result.isFailure(r)) throw new Error(JSON.stringify(r.failure))
+    const jobs = (JSON.parse(patchOf(r.success.trainJob)) as Array<any>)[0].trainingRuntimeSpec.template.spec.replicatedJobs as Array<any>
+    expect(jobs.map((j) => j.name)).toEqual([trainer.name])
+  })
+
   it("adds no node selector to an ordinary job", () => {
     const r = renderStart(exampleRequest, plainConfig, runtimeOf())
     expect(Result.isSuccess(r) && patchOf(r.success.trainJob)).not.toContain("nodeSelector")
