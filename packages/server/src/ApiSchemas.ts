@@ -66,9 +66,10 @@ export const QueueInput = Schema.Struct({ name, description: Schema.optionalKey(
 /** The body that registers a queue. */
 export type QueueInput = typeof QueueInput.Type
 
-/** What a queue's Factory proved about its backend: open, or the first gate not proven and why; unproven until it ran. */
+/** What a queue's Factory proved about its backend: open, or the first gate not proven and why; unproven until it
+ * ran; proving while its probe runs (and why that may take long). */
 export const QueueGate = Schema.Struct({
-  state: Schema.Literals(["open", "closed", "read-only", "observe-only", "unproven"]),
+  state: Schema.Literals(["open", "closed", "read-only", "observe-only", "unproven", "proving"]),
   reason: Schema.optionalKey(Schema.String),
   checkedOn: Schema.optionalKey(Schema.String)
 })

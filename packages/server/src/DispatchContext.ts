@@ -26,9 +26,12 @@ export interface DispatchContext {
   readonly backoff: Backoff
 }
 
-/** The gate a stored row says, or closed when the queue was never proven. */
-export const gateOf = (row: GateRow | undefined): Gate =>
-  row === undefined ? { state: "closed", reason: "the queue's backend has not been proven yet" } : row.state === "open" ? { state: "open" } : { state: row.state, reason: row.reason }
+/** The gate a stored row says; closed when the queue was never proven or is being proven. */
+export const gateOf = (row: GateRow | undefined): Gate => {
+  if (row === undefined) return { state: "closed", reason: "the queue's backend has not been proven yet" }
+  if (row.state === "open") return { state: "open" }
+  return { state: row.state === "proving" ? "closed" : row.state, reason: row.reason }
+}
 
 /** The Backend of a stored queue backend config and its gate; the reasons when the config no longer decodes. */
 export const backendOf = (config: unknown, row: GateRow | undefined): Result.Result<Backend, ReadonlyArray<string>> => {

@@ -8,10 +8,13 @@ import { updateJobStatus } from "./JobStore.ts"
 // processes on one PostgreSQL never hold the same job, and a process that dies mid-dispatch frees its jobs
 // when the lease runs out.
 
-/** A queue's gate as stored: what its Factory proved, and when. */
+/** A stored gate's state: what the Factory proved, or `proving` while its probe runs. */
+export type GateState = Gate["state"] | "proving"
+
+/** A queue's gate as stored: what its Factory proved (or that it is being proven), and when. */
 export interface GateRow {
   readonly queue: number
-  readonly state: Gate["state"]
+  readonly state: GateState
   readonly reason: string
   readonly checkedOn: string
   readonly checkedAt: number
@@ -44,6 +47,16 @@ export const queuesToProve = (sql: Sql, all: boolean, before: number) =>
      where $1 or g.queue is null or (g.state <> 'open' and g.checked_at <= $2) order by q.id`,
     [all, before]
   )
+
+/** Stores that a queue's probe runs, unless the queue is open: an open gate stays open until a probe proves otherwise. */
+export const markProving = async (sql: Sql, queue: number, reason: string, at: string, atMs: number): Promise<void> => {
+  await sql.query(
+    `insert into queue_gates (queue, state, reason, checked_on, checked_at) values ($1, 'proving', $2, $3, $4)
+     on conflict (queue) do update set state = excluded.state, reason = excluded.reason, checked_on = excluded.checked_on, checked_at = excluded.checked_at
+     where queue_gates.state <> 'open'`,
+    [queue, reason, at, atMs]
+  )
+}
 
 /** Stores what a queue's Factory proved. */
 export const writeGate = async (sql: Sql, queue: number, gate: Gate, at: string, atMs: number): Promise<void> => {

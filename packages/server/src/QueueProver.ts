@@ -2,25 +2,23 @@ import { factoryOf, probeLifetimeMs, type Gate } from "@dispatch/effects"
 import { decodeConfig, type BackendConfig } from "@dispatch/render"
 import { Result } from "effect"
 import type { DispatchContext } from "./DispatchContext.ts"
-import { queuesToProve, releaseProbeLease, takeProbeLease, writeGate } from "./DispatchStore.ts"
+import { markProving, queuesToProve, releaseProbeLease, takeProbeLease, writeGate } from "./DispatchStore.ts"
 
 /** How long a probe may hold its namespace: a probe is a Start and a Stop, each bounded by the config's timeouts. */
 const probeLeaseMs = 15 * 60_000
 
-/** The gate a queue shows while its probe runs: not open, and why its jobs wait. */
-export const provingGate = (config: BackendConfig, since: string): Gate => ({
-  state: "closed",
-  reason:
-    `the queue's backend is being proven since ${since}: its probe runs in namespace ${config.namespace}, and waits up to ` +
-    `${Math.ceil(probeLifetimeMs(config) / 1000)} s for a probe's objects already there (another probe's, or left by a process that died mid-probe) before removing them`
-})
+/** Why a queue that is not open yet waits while its probe runs, and how long that may take. */
+export const provingReason = (config: BackendConfig, since: string): string =>
+  `the probe runs since ${since} in namespace ${config.namespace}; it waits up to ` +
+  `${Math.ceil(probeLifetimeMs(config) / 1000)} s for a probe's objects already there (another probe's, or left by a process that died mid-probe) before removing them`
 
 const proveOne = async (context: DispatchContext, queue: number, config: BackendConfig): Promise<void> => {
   const namespace = config.namespace
   // Another process proving this namespace will store its answer; this queue is looked at again next time.
   if (!(await takeProbeLease(context.db, namespace, context.instance, context.clock(), context.clock() + probeLeaseMs))) return
   try {
-    await writeGate(context.db, queue, provingGate(config, context.now()), context.now(), context.clock())
+    // An open queue stays open while it is proven again; any other says why its jobs wait.
+    await markProving(context.db, queue, provingReason(config, context.now()), context.now(), context.clock())
     const proved = await context.cluster.run(factoryOf(config))
     if (proved.kind === "abandoned") return
     const gate: Gate = proved.kind === "ok" ? proved.value.gate : { state: "closed", reason: proved.error.reasons.join("; ") }

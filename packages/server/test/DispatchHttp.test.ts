@@ -20,7 +20,7 @@ const scripted = new Map<string, { readonly result: "Complete" | "Failed"; reado
 const jobIdOf = (job: KubeObject) =>
   ((job["spec"] as { trainer?: { env?: ReadonlyArray<{ name: string; value?: string }> } }).trainer?.env ?? []).find((e) => e.name === "DIOPTRA_JOB_ID")?.value ?? ""
 
-const queueGate = (call: Client, id: number) => eventually(async () => (await call("GET", `/queues/${id}`)).body, (q) => q.gate?.state !== "unproven")
+const queueGate = (call: Client, id: number) => eventually(async () => (await call("GET", `/queues/${id}`)).body, (q) => q.gate?.state !== "unproven" && q.gate?.state !== "proving")
 
 const historyOf = async (call: Client, id: number) =>
   (await call("GET", `/jobs/${id}/status`)).body.history.map((h: { status: string; reason?: string }) => (h.reason === undefined ? h.status : `${h.status} (${h.reason})`))

@@ -44,11 +44,11 @@ describe("a probe waiting for a leftover probe copy", () => {
     await jobWhen(alice, next.id, (j) => j.status === "finished", 60_000)
 
     const gate = (await alice("GET", `/queues/${waiting.queue}`)).body.gate
-    expect(gate).toMatchObject({ state: "closed", checkedOn: expect.any(String) })
-    expect(gate.reason).toMatch(new RegExp(`^the queue's backend is being proven since .*: its probe runs in namespace ${stuck}, and waits up to 602 s for a probe's objects already there`))
+    expect(gate).toMatchObject({ state: "proving", checkedOn: expect.any(String) })
+    expect(gate.reason).toMatch(new RegExp(`^the probe runs since .* in namespace ${stuck}; it waits up to 602 s for a probe's objects already there`))
     const queued = (await alice("GET", `/jobs/${held.id}`)).body
     expect(queued).toMatchObject({ status: "queued", dispatch: { state: "pending", attempts: 0 } })
-    expect(queued.dispatch.reason).toBe(`queue ${waiting.queue} is not open (closed): ${gate.reason}`)
+    expect(queued.dispatch.reason).toBe(`queue ${waiting.queue} is not open (proving): ${gate.reason}`)
     expect(world.sim.system.get("trainingruntimes", stuck, probeName)).toBeDefined()
 
     // Once the leftover is gone the probe goes on at its next look, proves the queue open, and the job runs.

@@ -52,7 +52,9 @@ describe("a service killed between the TrainJob's create (step 6) and the copy's
     const second = await dispatchingService(world, options)
     services.push(second)
     const started = await jobWhen(second.alice, job.id, (j) => j.status === "started" || j.status === "finished" || j.status === "failed", 60_000)
-    expect(started.dispatch).toMatchObject({ trainJob: { name }, attempts: 2 })
+    // A second attempt at least; one that met the queue's restart probe in progress waits for it and comes again.
+    expect(started.dispatch).toMatchObject({ trainJob: { name } })
+    expect(started.dispatch.attempts).toBeGreaterThanOrEqual(2)
     const trainJob = world.sim.system.get("trainjobs", namespace, name) as KubeObject
     expect(ownersOf(world.sim.system.get("trainingruntimes", namespace, name))).toEqual([
       expect.objectContaining({ kind: "TrainJob", name, uid: trainJob.metadata?.["uid"] })
