@@ -110,7 +110,8 @@ describe.each(backends)("a write that fails part-way leaves nothing behind on %s
   })
 })
 
-describe("restart", () => {
+// Each test starts services itself (PGlite compiles its WebAssembly on start: seconds on an idle machine).
+describe("restart", { timeout: 300_000 }, () => {
   let postgres: TestPostgres | undefined
   let dataDir = ""
   beforeAll(async () => {
@@ -155,7 +156,7 @@ describe("restart", () => {
   test("a PostgreSQL service restarted on its database serves everything it stored", async () => survives({ databaseUrl: postgres?.url ?? "" }))
 })
 
-describe("starting", () => {
+describe("starting", { timeout: 300_000 }, () => {
   test("bad tokens, an unreachable database and a taken port are reported, not thrown", async () => {
     const badTokens = await serve({ tokens: [{ name: "x", group: "g", access: "write", tokenHash: "plain" }] })
     expect(Result.isFailure(badTokens) && badTokens.failure.stage).toBe("options")

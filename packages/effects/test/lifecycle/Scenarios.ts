@@ -288,7 +288,8 @@ const reach = (face: Face, config: BackendConfig, n: number, state: StoppableSta
     yield* started(config, n, state === "Failed" ? { ...request, spec: { ...request.spec, timeLimit: 1 } } : request)
     if (state === "Held") return
     yield* open(backend, key)
-    const wait = state === "Queued" ? 3_000 : state === "Running" ? 10_000 : face.timing.runTimeMs + 10_000
+    // Queued once Kueue has made the Workload: bounded as Start bounds its own wait for it.
+    const wait = state === "Queued" ? face.timing.workload * 1000 : state === "Running" ? 10_000 : face.timing.runTimeMs + 10_000
     yield* awaitState(backend, key, state, wait)
   })
 
