@@ -3,6 +3,8 @@ import { ApiException, CustomObjectsApi, KubeConfig, Observable, PatchStrategy, 
 import { ClusterError } from "./ClusterError.ts"
 import { Cluster, type ClusterShape } from "./Cluster.ts"
 import { clusterOverTransport, type ClusterCall } from "./ClusterCall.ts"
+import { KeepAliveAgents } from "./KeepAliveAgents.ts"
+import { keepAliveHttp } from "./KeepAliveHttp.ts"
 import { clusterErrorOf } from "./StatusMapping.ts"
 
 /** Where KubeCluster finds its cluster, and how long one call may take. */
@@ -13,28 +15,28 @@ export interface KubeClusterOptions {
   readonly callMs: number
 }
 
-// client-node has no default timeout. Its promise-style middleware cannot set the signal, so this is the
-// Observable form: a fresh AbortSignal per request, because a signal times out only once.
-const timeoutMiddleware = (callMs: number): ObservableMiddleware => ({
+const mergePatchMiddleware: ObservableMiddleware = {
   pre: (context) => {
-    context.setSignal(AbortSignal.timeout(callMs))
+    context.setHeaderParam("Content-Type", PatchStrategy.MergePatch)
     return new Observable(Promise.resolve(context))
   },
   post: (response) => new Observable(Promise.resolve(response))
-})
+}
 
-const callOptions = (callMs: number, patch: boolean): ConfigurationOptions<ObservableMiddleware> => {
-  const middleware = [timeoutMiddleware(callMs)]
-  if (patch) {
-    middleware.push({
-      pre: (context) => {
-        context.setHeaderParam("Content-Type", PatchStrategy.MergePatch)
-        return new Observable(Promise.resolve(context))
-      },
-      post: (response) => new Observable(Promise.resolve(response))
-    })
+interface CallOptions {
+  readonly plain: ConfigurationOptions<ObservableMiddleware>
+  readonly patch: ConfigurationOptions<ObservableMiddleware>
+}
+
+// Built once per cluster. Every call goes through KeepAliveHttp, so calls share connections, and it
+// times each call out (client-node has no default timeout). "append" makes client-node build a new
+// middleware list per call (it reverses that list in place).
+const callOptions = (callMs: number): CallOptions => {
+  const httpApi = keepAliveHttp(new KeepAliveAgents(), callMs)
+  return {
+    plain: { httpApi },
+    patch: { httpApi, middleware: [mergePatchMiddleware], middlewareMergeStrategy: "append" }
   }
-  return { middleware, middlewareMergeStrategy: "append" }
 }
 
 const parseBody = (body: unknown): unknown => {
@@ -63,11 +65,11 @@ export const clusterErrorOfThrown = (description: string, thrown: unknown): Clus
   return new ClusterError({ reason: "Unreachable", call: description, detail: code ?? name ?? "unknown" })
 }
 
-const perform = (api: CustomObjectsApi, call: ClusterCall, callMs: number): Promise<unknown> => {
+const perform = (api: CustomObjectsApi, call: ClusterCall, calls: CallOptions): Promise<unknown> => {
   const { group, version, plural } = call.kind
   const ns = call.namespace
   const name = call.name ?? ""
-  const options = callOptions(callMs, call.verb === "patch")
+  const options = call.verb === "patch" ? calls.patch : calls.plain
   const body = call.body ?? {}
   switch (call.verb) {
     case "get":
@@ -92,11 +94,15 @@ const perform = (api: CustomObjectsApi, call: ClusterCall, callMs: number): Prom
   }
 }
 
-/** The Cluster operations over client-node with a loaded KubeConfig. */
+/**
+ * The Cluster operations over client-node with a loaded KubeConfig. Calls share keep-alive connections;
+ * idle ones close on their own and never keep the process alive.
+ */
 export const makeKubeCluster = (config: KubeConfig, callMs: number): ClusterShape => {
   const api = config.makeApiClient(CustomObjectsApi)
+  const calls = callOptions(callMs)
   return clusterOverTransport((call) =>
-    Effect.tryPromise({ try: () => perform(api, call, callMs), catch: (thrown) => clusterErrorOfThrown(call.description, thrown) })
+    Effect.tryPromise({ try: () => perform(api, call, calls), catch: (thrown) => clusterErrorOfThrown(call.description, thrown) })
   )
 }
 
