@@ -1,61 +1,50 @@
-// client-node's HTTP library over node:http and pooled keep-alive agents. client-node's own library is
-// node-fetch with the per-request agent its KubeConfig builds: a new connection (and TLS handshake) per
-// call, plus node-fetch's stream and header machinery around a few hundred bytes of JSON. This one keeps
-// client-node's request building, authentication and answer parsing, and only moves the bytes.
-import { type ClientRequest, type IncomingMessage, request as httpRequest } from "node:http"
+// One HTTP exchange over node:http and a pooled keep-alive agent. client-node's own library is node-fetch
+// with the per-request agent its KubeConfig builds: a new connection (and TLS handshake) per call, plus
+// node-fetch's stream and header machinery around a few hundred bytes of JSON.
+import { type Agent, type ClientRequest, type IncomingMessage, request as httpRequest } from "node:http"
 import { request as httpsRequest } from "node:https"
-import { type HttpLibrary, type RequestContext, ResponseContext, wrapHttpLibrary } from "@kubernetes/client-node"
 import type { KeepAliveAgents } from "./KeepAliveAgents.ts"
 
-// client-node's generated clients read headers as one string per name, lower-cased (as node-fetch gave them).
-const headersOf = (response: IncomingMessage): Record<string, string> => {
-  const headers: Record<string, string> = {}
-  for (const [name, value] of Object.entries(response.headers)) {
-    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(", ") : value
-  }
-  return headers
+/** A request, authenticated already. */
+export interface HttpRequest {
+  readonly url: string
+  readonly method: string
+  readonly headers: Readonly<Record<string, string>>
+  readonly body?: string
+  /** The agent client-node's KubeConfig chose (TLS material, proxy); the pool stands in for it. */
+  readonly agent?: Agent
 }
 
-const bodyOf = (context: RequestContext): string | undefined => {
-  const body = context.getBody()
-  if (body === undefined || typeof body === "string") return body
-  // Only form uploads (no custom-object call makes one) are neither; they would need node-fetch's encoder.
-  if (body instanceof URLSearchParams) return body.toString()
-  throw new TypeError("KeepAliveHttp sends string and URL-encoded bodies only")
+/** The whole answer. */
+export interface HttpAnswer {
+  readonly status: number
+  readonly contentType: string | undefined
+  readonly text: string
 }
 
 // What a call that outlives its timeout fails with; KubeCluster reads the name as "sent, unanswered".
 const timedOut = (callMs: number): Error => Object.assign(new Error(`no answer within ${callMs} ms`), { name: "TimeoutError" })
 
-const send = (agents: KeepAliveAgents, callMs: number, context: RequestContext): Promise<ResponseContext> =>
+/** Sends `request` and reads the whole answer. Fails with node's error (its `code`, such as ECONNREFUSED or
+ * ECONNRESET, says how far it got), or a TimeoutError when no complete answer arrives within `callMs`. */
+export const sendRequest = (agents: KeepAliveAgents, callMs: number, request: HttpRequest): Promise<HttpAnswer> =>
   new Promise((resolve, reject) => {
-    const url = context.getUrl()
-    const body = bodyOf(context)
-    const headers: Record<string, string | number> = { ...context.getHeaders() }
-    if (body !== undefined) headers["Content-Length"] = Buffer.byteLength(body)
-    const signal = context.getSignal()
-    const agent = agents.share(context.getAgent())
+    const headers: Record<string, string | number> = { ...request.headers }
+    if (request.body !== undefined) headers["Content-Length"] = Buffer.byteLength(request.body)
+    const agent = agents.share(request.agent)
     const onResponse = (response: IncomingMessage): void => {
       const chunks: Array<Buffer> = []
       response.on("data", (chunk: Buffer) => chunks.push(chunk))
-      // An answer cut off mid-body (a reset, the call's abort) fails like a request that got none.
+      // An answer cut off mid-body (a reset, the timeout) fails like a request that got none.
       response.on("error", reject)
-      response.on("end", () => {
-        const data = Buffer.concat(chunks)
-        resolve(new ResponseContext(response.statusCode ?? 0, headersOf(response), { text: () => Promise.resolve(data.toString("utf8")), binary: () => Promise.resolve(data) }))
-      })
+      response.on("end", () => resolve({ status: response.statusCode ?? 0, contentType: response.headers["content-type"], text: Buffer.concat(chunks).toString("utf8") }))
     }
-    const options = { method: context.getHttpMethod(), headers, ...(agent === undefined ? {} : { agent }), ...(signal === undefined ? {} : { signal }) }
-    const outgoing: ClientRequest = url.startsWith("https:") ? httpsRequest(url, options, onResponse) : httpRequest(url, options, onResponse)
+    const options = { method: request.method, headers, ...(agent === undefined ? {} : { agent }) }
+    const outgoing: ClientRequest = request.url.startsWith("https:") ? httpsRequest(request.url, options, onResponse) : httpRequest(request.url, options, onResponse)
     // A plain timer rather than AbortSignal.timeout: the same effect (the request is destroyed, and the
     // answer too if it is still arriving) for a fraction of the cost per call.
     const timer = setTimeout(() => outgoing.destroy(timedOut(callMs)), callMs)
     outgoing.on("close", () => clearTimeout(timer))
     outgoing.on("error", reject)
-    outgoing.end(body)
+    outgoing.end(request.body)
   })
-
-/** client-node's HttpLibrary over node:http, reusing connections through `agents`; a call with no
- * complete answer within `callMs` fails with a TimeoutError. */
-export const keepAliveHttp = (agents: KeepAliveAgents, callMs: number): HttpLibrary =>
-  wrapHttpLibrary({ send: (context) => send(agents, callMs, context) })

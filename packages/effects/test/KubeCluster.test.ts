@@ -38,6 +38,10 @@ const answer = (req: IncomingMessage, res: ServerResponse, body: string): void =
   if (path.endsWith("/forbidden")) return json(403, statusBody(403, "Forbidden", "forbidden"))
   if (path.endsWith("/invalid")) return json(422, statusBody(422, "Invalid", "bad", { causes: [{ field: "spec.x", message: "required" }] }))
   if (path.endsWith("/broken")) return json(500, "not json at all")
+  if (path.endsWith("/html")) {
+    res.writeHead(200, { "content-type": "application/json" })
+    return void res.end("<html>a proxy's page</html>")
+  }
   return json(200, { apiVersion: "trainer.kubeflow.org/v1alpha1", kind: "TrainJob", metadata: { name: path.split("/").pop(), namespace: "default" }, extra: 1 })
 }
 
@@ -120,6 +124,11 @@ describe("KubeCluster", () => {
 
   it("fails an answer that is not a Kubernetes object as a ServerError", async () => {
     expect((await failure(cluster().list(TrainJobs, "default", "x"))).reason).toBe("ServerError")
+    // A body that does not parse, though it claims to be JSON: answered, so never "unreachable" (a write may
+    // have been applied).
+    const html = await failure(cluster().get(TrainJobs, { namespace: "default", name: "html" }))
+    expect(html.reason).toBe("ServerError")
+    expect(html.status?.reason).toBe("Malformed")
   })
 
   it("classifies a call with no answer within the timeout as Unanswered", async () => {
