@@ -21,7 +21,8 @@ export interface ClusterCall {
 /** Sends one call and yields the body of a 2xx answer, or the ClusterError the answer stands for. */
 export type Transport = (call: ClusterCall) => Effect.Effect<unknown, ClusterError>
 
-const malformed = (call: ClusterCall): ClusterError =>
+/** A 2xx answer that is not the Kubernetes object (or list) the call asked for. */
+export const malformed = (call: ClusterCall): ClusterError =>
   new ClusterError({
     reason: "ServerError",
     call: call.description,

@@ -1,9 +1,11 @@
 import { Effect, Layer } from "effect"
-import { ApiException, CustomObjectsApi, KubeConfig, Observable, PatchStrategy, type ConfigurationOptions, type ObservableMiddleware } from "@kubernetes/client-node"
+import { HttpMethod, KubeConfig, PatchStrategy, RequestContext } from "@kubernetes/client-node"
 import { ClusterError } from "./ClusterError.ts"
 import { Cluster, type ClusterShape } from "./Cluster.ts"
-import { clusterOverTransport, type ClusterCall } from "./ClusterCall.ts"
-import { clusterErrorOf } from "./StatusMapping.ts"
+import { clusterOverTransport, type ClusterCall, malformed } from "./ClusterCall.ts"
+import { KeepAliveAgents } from "./KeepAliveAgents.ts"
+import { type HttpAnswer, type HttpRequest, sendRequest } from "./KeepAliveHttp.ts"
+import { clusterErrorOf, isSuccessCode } from "./StatusMapping.ts"
 
 /** Where KubeCluster finds its cluster, and how long one call may take. */
 export interface KubeClusterOptions {
@@ -11,30 +13,6 @@ export interface KubeClusterOptions {
   readonly kubeconfigPath?: string
   /** The call timeout (timeouts.callMs): each request is aborted after this long. */
   readonly callMs: number
-}
-
-// client-node has no default timeout. Its promise-style middleware cannot set the signal, so this is the
-// Observable form: a fresh AbortSignal per request, because a signal times out only once.
-const timeoutMiddleware = (callMs: number): ObservableMiddleware => ({
-  pre: (context) => {
-    context.setSignal(AbortSignal.timeout(callMs))
-    return new Observable(Promise.resolve(context))
-  },
-  post: (response) => new Observable(Promise.resolve(response))
-})
-
-const callOptions = (callMs: number, patch: boolean): ConfigurationOptions<ObservableMiddleware> => {
-  const middleware = [timeoutMiddleware(callMs)]
-  if (patch) {
-    middleware.push({
-      pre: (context) => {
-        context.setHeaderParam("Content-Type", PatchStrategy.MergePatch)
-        return new Observable(Promise.resolve(context))
-      },
-      post: (response) => new Observable(Promise.resolve(response))
-    })
-  }
-  return { middleware, middlewareMergeStrategy: "append" }
 }
 
 const parseBody = (body: unknown): unknown => {
@@ -50,9 +28,9 @@ const parseBody = (body: unknown): unknown => {
 // the request may have been applied. Only codes and names are kept: messages carry URLs.
 const sentCodes = new Set(["ECONNRESET", "EPIPE", "ETIMEDOUT", "UND_ERR_SOCKET"])
 
-/** Classifies whatever client-node threw into a ClusterError. */
+/** Classifies what a call threw before it had an answer (the connection, the timeout, or client-node's
+ * authentication) into a ClusterError. */
 export const clusterErrorOfThrown = (description: string, thrown: unknown): ClusterError => {
-  if (thrown instanceof ApiException) return clusterErrorOf(description, thrown.code, parseBody(thrown.body))
   const record = typeof thrown === "object" && thrown !== null ? (thrown as Record<string, unknown>) : {}
   const name = typeof record["name"] === "string" ? record["name"] : undefined
   const code = typeof record["code"] === "string" ? record["code"] : undefined
@@ -63,40 +41,59 @@ export const clusterErrorOfThrown = (description: string, thrown: unknown): Clus
   return new ClusterError({ reason: "Unreachable", call: description, detail: code ?? name ?? "unknown" })
 }
 
-const perform = (api: CustomObjectsApi, call: ClusterCall, callMs: number): Promise<unknown> => {
+// The paths, methods and headers client-node's CustomObjectsApi uses for these calls.
+const accept = "application/json, */*;q=0.8"
+
+const pathOf = (call: ClusterCall): string => {
   const { group, version, plural } = call.kind
-  const ns = call.namespace
-  const name = call.name ?? ""
-  const options = callOptions(callMs, call.verb === "patch")
-  const body = call.body ?? {}
-  switch (call.verb) {
-    case "get":
-      return ns === undefined
-        ? api.getClusterCustomObject({ group, version, plural, name }, options)
-        : api.getNamespacedCustomObject({ group, version, namespace: ns, plural, name }, options)
-    case "list":
-      return api.listNamespacedCustomObject({ group, version, namespace: ns ?? "", plural, ...(call.labelSelector === undefined ? {} : { labelSelector: call.labelSelector }) }, options)
-    case "create":
-      return ns === undefined
-        ? api.createClusterCustomObject({ group, version, plural, body }, options)
-        : api.createNamespacedCustomObject({ group, version, namespace: ns, plural, body }, options)
-    case "patch":
-      if (ns === undefined) return api.patchClusterCustomObject({ group, version, plural, name, body }, options)
-      return call.status === true
-        ? api.patchNamespacedCustomObjectStatus({ group, version, namespace: ns, plural, name, body }, options)
-        : api.patchNamespacedCustomObject({ group, version, namespace: ns, plural, name, body }, options)
-    case "delete":
-      return ns === undefined
-        ? api.deleteClusterCustomObject({ group, version, plural, name, body }, options)
-        : api.deleteNamespacedCustomObject({ group, version, namespace: ns, plural, name, body }, options)
+  const e = encodeURIComponent
+  // A list is always namespaced; any other call is cluster-scoped when it names no namespace.
+  const namespace = call.verb === "list" ? (call.namespace ?? "") : call.namespace
+  const collection = `/apis/${e(group)}/${e(version)}${namespace === undefined ? "" : `/namespaces/${e(namespace)}`}/${e(plural)}`
+  if (call.verb === "list" || call.verb === "create") return collection
+  return `${collection}/${e(call.name ?? "")}${call.verb === "patch" && call.status === true && namespace !== undefined ? "/status" : ""}`
+}
+
+const methods = { get: HttpMethod.GET, list: HttpMethod.GET, create: HttpMethod.POST, patch: HttpMethod.PATCH, delete: HttpMethod.DELETE } as const
+
+const contentTypes = { create: "application/json", patch: PatchStrategy.MergePatch, delete: "application/json" } as const
+
+// The request for one call, authenticated by the KubeConfig exactly as client-node's generated clients
+// are (bearer tokens, exec and auth-provider plugins, client certificates and CA through the agent).
+const requestFor = async (config: KubeConfig, server: string, call: ClusterCall): Promise<HttpRequest> => {
+  const context = new RequestContext(server + pathOf(call), methods[call.verb])
+  context.setHeaderParam("Accept", accept)
+  if (call.verb === "list" && call.labelSelector !== undefined) context.setQueryParam("labelSelector", call.labelSelector)
+  const body = call.verb === "get" || call.verb === "list" ? undefined : JSON.stringify(call.body ?? {})
+  if (call.verb !== "get" && call.verb !== "list") context.setHeaderParam("Content-Type", contentTypes[call.verb])
+  await config.applySecurityAuthentication(context)
+  const agent = context.getAgent()
+  return { url: context.getUrl(), method: context.getHttpMethod(), headers: context.getHeaders(), ...(body === undefined ? {} : { body }), ...(agent === undefined ? {} : { agent }) }
+}
+
+// A 2xx answer is the body, parsed; anything else the ClusterError it stands for. client-node drops the
+// body of a 401, so the same Status comes out either way.
+const answerOf = (call: ClusterCall, answer: HttpAnswer): Effect.Effect<unknown, ClusterError> => {
+  if (!isSuccessCode(answer.status)) return Effect.fail(clusterErrorOf(call.description, answer.status, answer.status === 401 ? undefined : parseBody(answer.text)))
+  try {
+    return Effect.succeed(JSON.parse(answer.text) as unknown)
+  } catch {
+    return Effect.fail(malformed(call))
   }
 }
 
-/** The Cluster operations over client-node with a loaded KubeConfig. */
+/**
+ * The Cluster operations over a loaded KubeConfig: client-node authenticates each call, and calls share
+ * keep-alive connections (KeepAliveHttp); idle ones close on their own and never keep the process alive.
+ */
 export const makeKubeCluster = (config: KubeConfig, callMs: number): ClusterShape => {
-  const api = config.makeApiClient(CustomObjectsApi)
+  const server = config.getCurrentCluster()?.server ?? ""
+  const agents = new KeepAliveAgents()
   return clusterOverTransport((call) =>
-    Effect.tryPromise({ try: () => perform(api, call, callMs), catch: (thrown) => clusterErrorOfThrown(call.description, thrown) })
+    Effect.tryPromise({
+      try: () => requestFor(config, server, call).then((request) => sendRequest(agents, callMs, request)),
+      catch: (thrown) => clusterErrorOfThrown(call.description, thrown)
+    }).pipe(Effect.flatMap((answer) => answerOf(call, answer)))
   )
 }
 

@@ -20,6 +20,7 @@ interface Seen {
 
 const secret = "sekret-token-that-must-not-leak"
 const seen: Array<Seen> = []
+let connections = 0
 let server: Server
 let url = ""
 const held: Array<ServerResponse> = []
@@ -37,6 +38,10 @@ const answer = (req: IncomingMessage, res: ServerResponse, body: string): void =
   if (path.endsWith("/forbidden")) return json(403, statusBody(403, "Forbidden", "forbidden"))
   if (path.endsWith("/invalid")) return json(422, statusBody(422, "Invalid", "bad", { causes: [{ field: "spec.x", message: "required" }] }))
   if (path.endsWith("/broken")) return json(500, "not json at all")
+  if (path.endsWith("/html")) {
+    res.writeHead(200, { "content-type": "application/json" })
+    return void res.end("<html>a proxy's page</html>")
+  }
   return json(200, { apiVersion: "trainer.kubeflow.org/v1alpha1", kind: "TrainJob", metadata: { name: path.split("/").pop(), namespace: "default" }, extra: 1 })
 }
 
@@ -59,6 +64,7 @@ beforeAll(async () => {
     req.on("data", (chunk: Buffer) => (body += chunk.toString()))
     req.on("end", () => answer(req, res, body))
   })
+  server.on("connection", () => connections++)
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
 })
@@ -119,6 +125,11 @@ describe("KubeCluster", () => {
 
   it("fails an answer that is not a Kubernetes object as a ServerError", async () => {
     expect((await failure(cluster().list(TrainJobs, "default", "x"))).reason).toBe("ServerError")
+    // A body that does not parse, though it claims to be JSON: answered, so never "unreachable" (a write may
+    // have been applied).
+    const html = await failure(cluster().get(TrainJobs, { namespace: "default", name: "html" }))
+    expect(html.reason).toBe("ServerError")
+    expect(html.status?.reason).toBe("Malformed")
   })
 
   it("classifies a call with no answer within the timeout as Unanswered", async () => {
@@ -139,6 +150,23 @@ describe("KubeCluster", () => {
     const error = await failure(makeKubeCluster(configFor(`http://127.0.0.1:${port}`), 400).get(TrainJobs, { namespace: "default", name: "a" }))
     expect(error.reason).toBe("Unreachable")
     expect(error.detail).toBe("ECONNREFUSED")
+  })
+
+  it("reuses one connection for calls made one after another", async () => {
+    const shared = cluster()
+    const before = connections
+    for (const name of ["k1", "k2", "k3", "k4", "k5"]) await Effect.runPromise(shared.get(TrainJobs, { namespace: "default", name }))
+    await Effect.runPromise(shared.mergePatch(TrainingRuntimes, { namespace: "default", name: "k6" }, { metadata: {} }))
+    expect(connections - before).toBe(1)
+    const calls = seen.filter((s) => /\/k[1-6]$/.test(s.url))
+    expect(calls.map((s) => s.url.split("/").pop())).toEqual(["k1", "k2", "k3", "k4", "k5", "k6"])
+  })
+
+  it("opens a fresh connection after a reset one, and answers on it", async () => {
+    const shared = cluster()
+    expect((await failure(shared.get(TrainJobs, { namespace: "default", name: "reset" }))).reason).toBe("Unanswered")
+    const object = await Effect.runPromise(shared.get(TrainJobs, { namespace: "default", name: "after-reset" }))
+    expect(object.metadata.name).toBe("after-reset")
   })
 
   it("never puts the kubeconfig's token in an error", async () => {

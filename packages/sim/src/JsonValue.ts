@@ -34,7 +34,21 @@ export const freezeJson = <A>(value: A): A => {
 }
 
 /** A deep copy of a JSON value. */
-export const jsonClone = <A>(value: A): A => structuredClone(value)
+export const jsonClone = <A>(value: A): A => cloneValue(value) as A
+
+// By hand rather than structuredClone: for the small objects the store holds this is several times
+// faster, and every answer the server gives is a copy.
+const cloneValue = (value: unknown): unknown => {
+  if (typeof value !== "object" || value === null) return value
+  if (Array.isArray(value)) return value.map(cloneValue)
+  const copy: Record<string, unknown> = {}
+  for (const key of Object.keys(value)) {
+    const child = cloneValue((value as Record<string, unknown>)[key])
+    if (key === "__proto__") setOwn(copy, key, child)
+    else copy[key] = child
+  }
+  return copy
+}
 
 /** The value at a path of object keys, or undefined where the path leaves the objects. */
 export const valueAt = (value: unknown, path: ReadonlyArray<string>): unknown => {

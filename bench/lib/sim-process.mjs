@@ -1,0 +1,29 @@
+// A simulator server in its own process, as a real API server would be: the bench's client side (Start,
+// the Effect runtime, client-node) and the server do not share one JavaScript thread. The parent talks to
+// it over the IPC channel: it sends the options, gets the URL back, and asks for the count of API calls
+// served (every verb but watch), so "API calls per second" is what the server saw, not what we think
+// we sent.
+import { Simulator, startSimServer } from "../../packages/sim/dist/index.js"
+
+process.once("message", async ({ simulatorOptions, tickMs }) => {
+  const simulator = new Simulator(simulatorOptions)
+  let calls = 0
+  const counted = {
+    handle: (request) => {
+      calls++
+      return simulator.handle(request)
+    },
+    watch: (request, onEvent) => simulator.watch(request, onEvent),
+    now: () => simulator.now(),
+    advanceTo: (ms) => simulator.advanceTo(ms)
+  }
+  const server = await startSimServer({ simulator: counted, tickMs })
+  process.on("message", async (message) => {
+    if (message === "calls") process.send({ calls, cpu: process.cpuUsage() })
+    if (message === "close") {
+      await server.close()
+      process.disconnect()
+    }
+  })
+  process.send({ url: server.url })
+})
