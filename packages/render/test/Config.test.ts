@@ -105,4 +105,64 @@ describe("decodeConfig", () => {
     const r = decodeConfig(input)
     if (Result.isFailure(r)) expect(r.failure.error).toBe("ErrInvalid")
   })
+
+  const base = { namespace: "ml", mode: "plain", runtimes }
+  it.each([
+    [{ workload: "24h" }, true],
+    [{ call: 86_400.001 }, false],
+    [{ workload: "24h0m0.001s" }, false],
+    [{ callBound: "24h", call: "24h" }, true],
+    [{ call: "1ms" }, true],
+    [{ call: "0s" }, false],
+    [{ call: -1 }, false]
+  ])("timeouts %j accepted=%s (above zero, at most 24h)", (timeouts, accepted) => {
+    const r = decodeConfig({ ...base, timeouts })
+    expect(Result.isSuccess(r)).toBe(accepted)
+  })
+
+  it("names each timeout problem: not a duration, zero, over a day", () => {
+    expect(refused({ ...base, timeouts: { call: "soon", workload: "25h", callBound: "0s" } }).reasons).toEqual([
+      'config timeouts.call: "soon" is not a duration',
+      'config timeouts.workload: must be at most 24h, got "25h"',
+      'config timeouts.callBound: must be above zero, got "0s"'
+    ])
+  })
+
+  it("a callBound equal to call is enough; one millisecond less is not", () => {
+    expect(decoded({ ...base, timeouts: { call: "10s", callBound: "10s" } }).timeouts).toEqual({ callMs: 10_000, workloadMs: 120_000, callBoundMs: 10_000 })
+    expect(refused({ ...base, timeouts: { call: "10s", callBound: "9.999s" } }).reasons).toEqual(["config timeouts.callBound: must be at least timeouts.call (10000 ms), got 9999 ms"])
+  })
+
+  it("takes a label domain whose start gate fits Kueue's 63 characters, and refuses one character more", () => {
+    const fits = `${"a".repeat(53)}.org` // 57 characters: "<domain>/start" is 63
+    expect(decoded({ ...base, labelDomain: fits }).labelDomain).toBe(fits)
+    expect(refused({ ...base, labelDomain: `a${fits}` }).reasons).toEqual([`config labelDomain: "a${fits}" is too long: a${fits}/start must fit in 63 characters`])
+    expect(refused({ ...base, labelDomain: "Not_A_Domain" }).reasons).toEqual(['config labelDomain: "Not_A_Domain" is not a DNS-1123 subdomain'])
+  })
+
+  it.each([
+    ["", "config kueue.queue: \"\" is not a LocalQueue name usable as a label value"],
+    ["Team-Q", 'config kueue.queue: "Team-Q" is not a LocalQueue name usable as a label value'],
+    ["q".repeat(64), `config kueue.queue: "${"q".repeat(64)}" is not a LocalQueue name usable as a label value`],
+    ["a..b", 'config kueue.queue: "a..b" is not a LocalQueue name usable as a label value']
+  ])("refuses kueue.queue %j", (queue, reason) => {
+    expect(refused({ ...base, mode: "kueue", kueue: { queue, admissionCheck: "ac" } }).reasons).toEqual([reason])
+  })
+
+  it("accepts a 63-character queue and refuses a malformed admission check", () => {
+    expect(decoded({ ...base, mode: "kueue", kueue: { queue: "q".repeat(63), admissionCheck: "ac" } }).kueue?.queue).toBe("q".repeat(63))
+    expect(refused({ ...base, mode: "kueue", kueue: { queue: "q", admissionCheck: "Bad Check" } }).reasons).toEqual(['config kueue.admissionCheck: "Bad Check" is not a DNS-1123 subdomain'])
+  })
+
+  it("a plain config may carry kueue settings, which are kept", () => {
+    expect(decoded({ ...base, kueue: { queue: "q", admissionCheck: "ac" } }).kueue).toEqual({ queue: "q", admissionCheck: "ac" })
+  })
+
+  it("returns fresh runtime references, not the input's objects, without extra fields", () => {
+    const input = { ...base, runtimes: runtimes.map((r) => ({ ...r })) }
+    const c = decoded(input)
+    expect(c.runtimes[0]).not.toBe(input.runtimes[0])
+    expect(c.probeRuntime).toEqual(runtimes[0])
+    expect(c.probeRuntime).not.toBe(input.runtimes[0])
+  })
 })
