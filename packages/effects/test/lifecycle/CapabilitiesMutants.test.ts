@@ -1,0 +1,86 @@
+// Capabilities and Factory beyond the scenarios: a runtime that breaks the runtime rules is refused by
+// Capabilities as Start would refuse it, the adapter declares no native requeue or restart, a closed
+// backend answers nothing, and Factory names every problem of a bad config before any call.
+import { Effect } from "effect"
+import { describe, expect, it } from "vitest"
+import { openBackend } from "../../src/Backend.ts"
+import { capabilities } from "../../src/lifecycle/Capabilities.ts"
+import { factory } from "../../src/lifecycle/Factory.ts"
+import { backendOf, requestOf, torchRuntime } from "../StartFixture.ts"
+import { inProcess, lifecycleConfig, writesOf } from "./LifecycleFixture.ts"
+
+// A runtime whose trainer container sets a variable of dispatch's own: the runtime rules refuse it.
+const brokenRuntime = (() => {
+  const runtime = torchRuntime("broken-torch") as { spec: { template: { spec: { replicatedJobs: Array<{ template: { spec: { template: { spec: { containers: Array<Record<string, unknown>> } } } } }> } } } }
+  const container = runtime.spec.template.spec.replicatedJobs[0]!.template.spec.template.spec.containers[0]!
+  container["env"] = [{ name: "DISPATCH_WORKDIR", value: "/tmp" }]
+  return runtime
+})()
+
+describe("Capabilities", () => {
+  it("refuses a runtime that breaks the runtime rules with ErrUnsupported naming the rule, writing nothing", () =>
+    inProcess.run({ mode: "plain", sim: { objects: [brokenRuntime as never] } }, (world, base) =>
+      Effect.gen(function* () {
+        const config = { ...base, runtimes: [...base.runtimes, { kind: "ClusterTrainingRuntime" as const, name: "broken-torch" }] }
+        const error = yield* Effect.flip(capabilities(openBackend(config), requestOf(1, { runtime: "broken-torch" }).spec))
+        expect(error._tag).toBe("ErrUnsupported")
+        expect(error.reasons.join(" ")).toContain("DISPATCH_WORKDIR")
+        expect(writesOf(world.calls)).toEqual([])
+      })
+    ))
+
+  it("declares neither native requeue nor native restart, on every backend that may read", () =>
+    inProcess.run({ mode: "kueue" }, (_world, config) =>
+      Effect.gen(function* () {
+        for (const gate of [{ state: "open" as const }, { state: "read-only" as const, reason: "403" }, { state: "observe-only" as const, reason: "no Kueue" }]) {
+          const answer = yield* capabilities(backendOf(config, gate), requestOf(1).spec)
+          expect(answer).toEqual({ runtime: { kind: "ClusterTrainingRuntime", name: "torch-distributed" }, nativeRequeue: false, nativeRestart: false })
+        }
+      })
+    ))
+
+  it("a closed backend answers ErrUnreachable naming why, without a call", () =>
+    inProcess.run({ mode: "plain" }, (world, config) =>
+      Effect.gen(function* () {
+        const error = yield* Effect.flip(capabilities(backendOf(config, { state: "closed", reason: "the API server is down" }), requestOf(1).spec))
+        expect(error._tag).toBe("ErrUnreachable")
+        expect(error.reasons.join(" ")).toContain("the API server is down")
+        expect(world.calls).toEqual([])
+      })
+    ))
+
+  it("a spec without the wire shape is ErrInvalid naming the spec's own fields", () =>
+    inProcess.run({ mode: "plain" }, (world, config) =>
+      Effect.gen(function* () {
+        const error = yield* Effect.flip(capabilities(openBackend(config), { command: "not a list" }))
+        expect(error._tag).toBe("ErrInvalid")
+        expect(error.reasons.join(" ")).toContain("spec.command")
+        expect(world.calls).toEqual([])
+      })
+    ))
+})
+
+describe("Factory", () => {
+  it("names every problem of a bad config, and makes no call", () =>
+    inProcess.run({ mode: "plain" }, (world) =>
+      Effect.gen(function* () {
+        const error = yield* Effect.flip(factory({ namespace: "Not A Namespace", mode: "sideways", runtimes: [] }))
+        expect(error._tag).toBe("ErrInvalid")
+        expect(error.reasons.length).toBeGreaterThanOrEqual(2)
+        const text = error.reasons.join("\n")
+        expect(text).toContain("namespace")
+        expect(text).toContain("mode")
+        expect(world.calls).toEqual([])
+      })
+    ))
+
+  it("opens a backend for a good config, with the decoded config and the probe's gate", () =>
+    inProcess.run({ mode: "plain" }, (_world, config) =>
+      Effect.gen(function* () {
+        const input = { namespace: config.namespace, mode: "plain", runtimes: config.runtimes, timeouts: { call: 5, workload: 30, callBound: 60 } }
+        const backend = yield* factory(input)
+        expect(backend.gate).toEqual({ state: "open" })
+        expect(backend.config).toEqual(lifecycleConfig("plain", inProcess.timing))
+      })
+    ))
+})

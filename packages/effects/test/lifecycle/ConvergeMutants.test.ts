@@ -1,0 +1,129 @@
+// converge's promises that Converge.test.ts's write-fault property does not reach: how long a wait
+// lasts and how often it reads, a refusal, the error after MAX_WRITES unconfirmed writes (which tells a
+// supervisor whether to Find before retrying), and each definite failure's class and reference.
+import { Clock, Effect, Exit, References } from "effect"
+import { describe, expect, it } from "vitest"
+import { ClusterError, type ClusterErrorReason } from "../../src/ClusterError.ts"
+import { converge, type Decision, MAX_WRITES } from "../../src/lifecycle/Converge.ts"
+import { errorOf, runOnTestClock } from "../StartFixture.ts"
+
+const ref = { namespace: "n", name: "dj-x-s1" }
+
+/** A converge whose every decision comes from `decide`, counting reads and when they happened. */
+const counted = (decide: (read: number) => Decision<never>, waitMs: number) => {
+  const readsAt: Array<number> = []
+  const program = converge({
+    what: "open n/dj-x-s1",
+    ref,
+    read: Effect.map(Clock.currentTimeMillis, (now) => (readsAt.push(now), readsAt.length)),
+    decide,
+    waitMs
+  })
+  return { run: () => runOnTestClock(program), readsAt }
+}
+
+const failingWrite = (reason: ClusterErrorReason, call = "patch workloads n/w") => Effect.fail(new ClusterError({ reason, call }))
+
+describe("converge waits", () => {
+  it("reads once a second while it must wait, and succeeds on the read that shows the wanted state", async () => {
+    const { run, readsAt } = counted((n) => (n < 4 ? { kind: "wait", reason: "Kueue has not made the Workload" } : { kind: "done" }), 30_000)
+    const exit = await run()
+    expect(exit).toEqual(Exit.succeed(4))
+    expect(readsAt.map((t) => t - readsAt[0]!)).toEqual([0, 1000, 2000, 3000])
+  })
+
+  it("gives up exactly at waitMs, with a last read at the deadline, naming how long it waited and why", async () => {
+    const { run, readsAt } = counted(() => ({ kind: "wait", reason: "Kueue has not made the Workload" }), 2500)
+    const error = errorOf(await run())
+    expect(error._tag).toBe("ErrRejected")
+    expect(error.reasons).toEqual(["open n/dj-x-s1: still waiting after 2500 ms: Kueue has not made the Workload"])
+    expect(error).toMatchObject({ ref })
+    // The last sleep is cut to the deadline, not a whole interval past it.
+    expect(readsAt.map((t) => t - readsAt[0]!)).toEqual([0, 1000, 2000, 2500])
+  })
+
+  it("with no time to wait (waitMs 0) refuses on the first read instead of sleeping", async () => {
+    const { run, readsAt } = counted(() => ({ kind: "wait", reason: "not yet" }), 0)
+    expect(errorOf(await run()).reasons).toEqual(["open n/dj-x-s1: still waiting after 0 ms: not yet"])
+    expect(readsAt).toHaveLength(1)
+  })
+})
+
+describe("converge refuses", () => {
+  it("a refusal is ErrRejected naming what and why, on the object, without writing", async () => {
+    const { run, readsAt } = counted(() => ({ kind: "refuse", reason: "the TrainJob n/dj-x-s1 has finished" }), 30_000)
+    const error = errorOf(await run())
+    expect(error._tag).toBe("ErrRejected")
+    expect(error.reasons).toEqual(["open n/dj-x-s1: the TrainJob n/dj-x-s1 has finished"])
+    expect(error).toMatchObject({ ref })
+    expect(readsAt).toHaveLength(1)
+  })
+})
+
+/** A converge over an object that never shows the change; each write's outcome comes from `script`. */
+const neverHolds = (script: ReadonlyArray<"ok" | ClusterErrorReason>) => {
+  let writes = 0
+  const program = converge({
+    what: "hold n/dj-x-s1",
+    ref,
+    read: Effect.succeed("unchanged"),
+    decide: () => ({
+      kind: "write",
+      write: Effect.suspend(() => {
+        const outcome = script[writes] ?? "ok"
+        writes++
+        return outcome === "ok" ? Effect.void : failingWrite(outcome, `patch #${writes}`)
+      })
+    }),
+    waitMs: 0
+  })
+  return { exit: Effect.runSyncExit(Effect.provideService(program, References.MinimumLogLevel, "Warn")), writes: () => writes }
+}
+
+describe("converge after MAX_WRITES writes that did not hold", () => {
+  it("is ErrOutcomeUnknown when the last write went unanswered: it may still land, so Find before retrying", () => {
+    const { exit, writes } = neverHolds(Array(MAX_WRITES).fill("Unanswered"))
+    const error = errorOf(exit)
+    expect(writes()).toBe(MAX_WRITES)
+    expect(error._tag).toBe("ErrOutcomeUnknown")
+    expect(error).toMatchObject({ ref })
+    // The first reason says what did not hold; then every unconfirmed write, in order.
+    expect(error.reasons).toEqual([
+      `hold n/dj-x-s1: the change did not hold after ${MAX_WRITES} writes`,
+      ...Array.from({ length: MAX_WRITES }, (_, i) => `patch #${i + 1}: Unanswered`)
+    ])
+  })
+
+  it("is ErrRejected when the last write was answered, even after earlier unanswered ones", () => {
+    expect(errorOf(neverHolds(["Unanswered", "Unanswered", "Unanswered", "Unanswered", "Conflict"]).exit)._tag).toBe("ErrRejected")
+    // An answered write clears the doubt an earlier unanswered one left.
+    expect(errorOf(neverHolds(["Unanswered", "Unanswered", "Unanswered", "Unanswered", "ok"]).exit)._tag).toBe("ErrRejected")
+    const conflicts = errorOf(neverHolds(Array(MAX_WRITES).fill("Conflict")).exit)
+    expect(conflicts._tag).toBe("ErrRejected")
+    expect(conflicts.reasons.slice(1)).toEqual(Array.from({ length: MAX_WRITES }, (_, i) => `patch #${i + 1}: Conflict`))
+  })
+
+  it("is ErrOutcomeUnknown when only the last of the writes went unanswered", () => {
+    expect(errorOf(neverHolds(["Conflict", "ok", "Conflict", "ok", "Unanswered"]).exit)._tag).toBe("ErrOutcomeUnknown")
+  })
+})
+
+describe("converge on a definite write failure", () => {
+  it("stops at once, classed as Start classes a failed write, with the object's reference where it names one", () => {
+    const cases: ReadonlyArray<readonly [ClusterErrorReason, string]> = [
+      ["Forbidden", "ErrReadOnly"],
+      ["ServerError", "ErrUnreachable"],
+      ["Unreachable", "ErrUnreachable"],
+      ["Invalid", "ErrRejected"],
+      ["NotFound", "ErrRejected"]
+    ]
+    for (const [reason, tag] of cases) {
+      const { exit, writes } = neverHolds([reason])
+      const error = errorOf(exit)
+      expect(writes(), reason).toBe(1)
+      expect(error._tag, reason).toBe(tag)
+      expect(error.reasons, reason).toEqual([`patch #1: ${reason}`])
+      if (tag === "ErrRejected") expect(error, reason).toMatchObject({ ref })
+    }
+  })
+})
