@@ -1,14 +1,40 @@
 // `dispatch serve` and `dispatch serve hash-token`, run as a user runs them: the built binary.
+import { spawn } from "node:child_process"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { ExitCode } from "../src/ExitCode.ts"
-import { background, dispatch, ensureBuilt, processTestMs } from "./DispatchBinary.ts"
+import { background, binary, dispatch, ensureBuilt, processTestMs } from "./DispatchBinary.ts"
 
 const dir = mkdtempSync(join(tmpdir(), "dispatch-serve-"))
 beforeAll(() => ensureBuilt(), processTestMs)
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+// `dispatch serve` on PGlite in `dataDir` (whatever DATABASE_URL the test run has): ready once it prints its URL or
+// exits. A fresh PGlite directory takes seconds to initialise, many more on a busy machine, so the bound is wide.
+const serveOn = (dataDir: string) => {
+  const child = spawn("node", [binary, "serve", "--port", "0", "--data-dir", dataDir], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, DATABASE_URL: "" } })
+  let out = ""
+  let err = ""
+  child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()))
+  const ready = new Promise<{ readonly url?: string; readonly code?: number | null }>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`dispatch serve neither listened nor exited within 240 s: ${err}`)), 240_000)
+    child.stdout.on("data", (chunk: Buffer) => {
+      out += chunk.toString()
+      const url = /^(http:\/\/127\.0\.0\.1:\d+)\/api\/v1\n/.exec(out)?.[1]
+      if (url !== undefined) {
+        clearTimeout(timer)
+        resolve({ url })
+      }
+    })
+    child.once("exit", (code) => {
+      clearTimeout(timer)
+      resolve({ code })
+    })
+  })
+  return { child, ready, stderr: () => err }
+}
 
 const get = async (url: string, token?: string) =>
   (await fetch(url, token === undefined ? {} : { headers: { authorization: `Bearer ${token}` } })).status
@@ -56,27 +82,30 @@ describe("dispatch serve", { timeout: processTestMs }, () => {
 
   it("a second process on the same --data-dir refuses to start, naming the first; after the first is SIGKILLed, a new one starts", async () => {
     const data = join(dir, "shared")
-    // PGlite, whatever DATABASE_URL the test run has.
-    const pglite = { DATABASE_URL: "" }
-    const first = await background(["serve"], ["--data-dir", data], undefined, pglite)
-    let third: Awaited<ReturnType<typeof background>> | undefined
+    const first = serveOn(data)
+    let third: ReturnType<typeof serveOn> | undefined
     try {
-      const pid = first.child.pid
-      await expect(background(["serve"], ["--data-dir", data], undefined, pglite)).rejects.toThrow(
-        new RegExp(`exited ${ExitCode.failure}: [^]*data directory ${data} is in use by dispatch serve pid ${pid} on [^]*stop that process`)
-      )
-      expect(await get(`${first.url}/api/v1/openapi.json`)).toBe(200)
+      expect(await first.ready).toMatchObject({ url: expect.stringMatching(/^http:/) })
+      const second = serveOn(data)
+      const refused = await second.ready
+      expect(refused).toMatchObject({ code: ExitCode.failure })
+      expect(second.stderr()).toMatch(new RegExp(`data directory ${data} is in use by dispatch serve pid ${first.child.pid} on [^]*stop that process`))
       const gone = new Promise((resolve) => first.child.once("exit", resolve))
       first.child.kill("SIGKILL")
       await gone
       // The killed process left its lock; its pid no longer runs, so the lock is stale and taken over.
-      third = await background(["serve"], ["--data-dir", data], undefined, pglite)
-      expect(await get(`${third.url}/api/v1/openapi.json`)).toBe(200)
+      third = serveOn(data)
+      const url = (await third.ready).url
+      expect(await get(`${url}/api/v1/openapi.json`)).toBe(200)
     } finally {
-      await first.stop()
-      if (third !== undefined) expect(await third.stop()).toBe(ExitCode.ok)
+      first.child.kill("SIGKILL")
+      if (third !== undefined && third.child.exitCode === null) {
+        const stopped = new Promise((resolve) => third?.child.once("exit", resolve))
+        third.child.kill("SIGTERM")
+        await stopped
+      }
     }
-  })
+  }, 300_000)
 
   it("names every problem of a bad command line or tokens file, exit 2", async () => {
     const both = await dispatch(["serve", "--sim", "--kubeconfig", "k", "--port", "x"])
