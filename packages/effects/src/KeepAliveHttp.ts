@@ -18,7 +18,6 @@ export interface HttpRequest {
 /** The whole answer. */
 export interface HttpAnswer {
   readonly status: number
-  readonly contentType: string | undefined
   readonly text: string
 }
 
@@ -37,7 +36,7 @@ export const sendRequest = (agents: KeepAliveAgents, callMs: number, request: Ht
       response.on("data", (chunk: Buffer) => chunks.push(chunk))
       // An answer cut off mid-body (a reset, the timeout) fails like a request that got none.
       response.on("error", reject)
-      response.on("end", () => resolve({ status: response.statusCode ?? 0, contentType: response.headers["content-type"], text: Buffer.concat(chunks).toString("utf8") }))
+      response.on("end", () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }))
     }
     const options = { method: request.method, headers, ...(agent === undefined ? {} : { agent }) }
     const outgoing: ClientRequest = request.url.startsWith("https:") ? httpsRequest(request.url, options, onResponse) : httpRequest(request.url, options, onResponse)

@@ -71,10 +71,9 @@ const requestFor = async (config: KubeConfig, server: string, call: ClusterCall)
   return { url: context.getUrl(), method: context.getHttpMethod(), headers: context.getHeaders(), ...(body === undefined ? {} : { body }), ...(agent === undefined ? {} : { agent }) }
 }
 
-// A 2xx answer is the body, parsed; anything else the ClusterError it stands for. client-node drops the
-// body of a 401, so the same Status comes out either way.
+// A 2xx answer is the body, parsed; anything else the ClusterError it stands for.
 const answerOf = (call: ClusterCall, answer: HttpAnswer): Effect.Effect<unknown, ClusterError> => {
-  if (!isSuccessCode(answer.status)) return Effect.fail(clusterErrorOf(call.description, answer.status, answer.status === 401 ? undefined : parseBody(answer.text)))
+  if (!isSuccessCode(answer.status)) return Effect.fail(clusterErrorOf(call.description, answer.status, parseBody(answer.text)))
   try {
     return Effect.succeed(JSON.parse(answer.text) as unknown)
   } catch {

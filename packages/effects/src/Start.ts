@@ -89,7 +89,7 @@ const step = (name: string, attributes: Readonly<Record<string, unknown>>) =>
     effect.pipe(
       Effect.tap(() => Effect.logDebug(`start: ${name} done`)),
       Effect.tapError((error) => Effect.logInfo(`start: ${name} failed`).pipe(Effect.annotateLogs({ error: describeFailure(error) }))),
-      Effect.withSpan(`dispatch.start.${name}`, { attributes })
+      Effect.withSpan(`dispatch.start.${name}`, { attributes }, { captureStackTrace: false })
     )
 
 // 1. The Backend's gates.
@@ -440,5 +440,5 @@ export const start = (backend: Backend, input: unknown): Effect.Effect<StartResu
     const done = job.adopted ? "start: the TrainJob an earlier Start created is this request's" : "start: TrainJob created with its start gate closed"
     yield* Effect.logInfo(done).pipe(Effect.annotateLogs({ uid, gateClosed }))
     return { ref: `${manifests.namespace}/${manifests.name}`, namespace: manifests.namespace, name: manifests.name, uid, created: !job.adopted, gateClosed }
-  }).pipe(Effect.annotateLogs(rawJob === undefined ? {} : { job: rawJob }), Effect.withSpan("dispatch.start"))
+  }).pipe(Effect.annotateLogs(rawJob === undefined ? {} : { job: rawJob }), Effect.withSpan("dispatch.start", undefined, { captureStackTrace: false }))
 }

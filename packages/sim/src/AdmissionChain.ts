@@ -1,7 +1,8 @@
 // Runs the registered admission webhooks of a resource in order, each seeing the previous one's
-// object, and re-runs schema validation on what they return (mutations must still be valid).
+// object, and re-runs schema validation on what they return when they changed it (mutations must still be
+// valid; what went in was validated already).
 import type { ApiResponse, KubeObject, Resource } from "./Api.ts"
-import { jsonClone } from "./JsonValue.ts"
+import { jsonClone, jsonEqual } from "./JsonValue.ts"
 import type { ServerContext } from "./ServerContext.ts"
 import { invalid, webhookDenied } from "./StatusErrors.ts"
 import { validate } from "./Validation.ts"
@@ -16,15 +17,15 @@ export const admit = (
   name: string
 ): { readonly object: KubeObject } | { readonly refused: ApiResponse } => {
   let current = object
-  let ran = false
+  let changed = false
   for (const admission of context.admissions()) {
     if (admission.resource !== resource.plural) continue
-    ran = true
     const result = admission.admit(operation, jsonClone(current), old === undefined ? undefined : jsonClone(old), context.system())
     if ("denied" in result) return { refused: webhookDenied(resource, name, admission.name, result.denied) }
+    changed ||= !jsonEqual(result.object, current)
     current = result.object
   }
-  if (!ran) return { object: current }
+  if (!changed) return { object: current }
   const errors = validate(resource, current, old)
   return errors.length > 0 ? { refused: invalid(resource, name, errors) } : { object: current }
 }

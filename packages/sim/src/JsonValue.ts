@@ -27,23 +27,32 @@ export const jsonEqual = (a: unknown, b: unknown): boolean => {
  * version that shares structure with a frozen one costs only what is new.
  */
 export const freezeJson = <A>(value: A): A => {
-  if (typeof value !== "object" || value === null || Object.isFrozen(value)) return value
+  if (typeof value !== "object" || value === null || deeplyFrozen.has(value)) return value
   Object.freeze(value)
   for (const child of Object.values(value)) freezeJson(child)
+  deeplyFrozen.add(value)
   return value
 }
 
+// What freezeJson froze, all the way down. Object.isFrozen would not do: it says nothing of the children.
+const deeplyFrozen = new WeakSet<object>()
+
+/** A copy of a JSON value that shares only its deeply frozen parts (stored objects, which nothing can
+ * change): for a body about to be stored, as safe as a deep copy at a fraction of the cost when the body is
+ * mostly a stored object, as a controller's status update is. */
+export const jsonCopyUnfrozen = <A>(value: A): A => cloneValue(value, true) as A
+
 /** A deep copy of a JSON value. */
-export const jsonClone = <A>(value: A): A => cloneValue(value) as A
+export const jsonClone = <A>(value: A): A => cloneValue(value, false) as A
 
 // By hand rather than structuredClone: for the small objects the store holds this is several times
 // faster, and every answer the server gives is a copy.
-const cloneValue = (value: unknown): unknown => {
-  if (typeof value !== "object" || value === null) return value
-  if (Array.isArray(value)) return value.map(cloneValue)
+const cloneValue = (value: unknown, shareFrozen: boolean): unknown => {
+  if (typeof value !== "object" || value === null || (shareFrozen && deeplyFrozen.has(value))) return value
+  if (Array.isArray(value)) return value.map((item) => cloneValue(item, shareFrozen))
   const copy: Record<string, unknown> = {}
   for (const key of Object.keys(value)) {
-    const child = cloneValue((value as Record<string, unknown>)[key])
+    const child = cloneValue((value as Record<string, unknown>)[key], shareFrozen)
     if (key === "__proto__") setOwn(copy, key, child)
     else copy[key] = child
   }

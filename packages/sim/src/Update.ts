@@ -7,7 +7,7 @@ import { admit } from "./AdmissionChain.ts"
 import { applyDefaults } from "./Defaults.ts"
 import { decodeFields, withWarnings } from "./FieldValidation.ts"
 import { type FieldError, forbidden as forbiddenField } from "./FieldErrors.ts"
-import { isJsonObject, jsonClone, jsonEqual } from "./JsonValue.ts"
+import { isJsonObject, jsonCopyUnfrozen, jsonEqual } from "./JsonValue.ts"
 import { finalizersOf, identityOf, isDeleting, metadataOf, present, type ServerContext } from "./ServerContext.ts"
 import { badRequest, conflict, invalid, notFound, staleObject } from "./StatusErrors.ts"
 import { checkTypeMeta } from "./Create.ts"
@@ -131,6 +131,6 @@ export const update = (
   }
   const old = context.store.get(resource.plural, resource.namespaced ? namespace : undefined, name)
   if (old === undefined) return notFound(resource, name)
-  // The store must never share structure with what the caller keeps.
-  return commitUpdate(context, resource, old, jsonClone(body), { ...options, requireResourceVersion: true })
+  // The store must never share structure with what the caller keeps, unless no one can change it.
+  return commitUpdate(context, resource, old, jsonCopyUnfrozen(body), { ...options, requireResourceVersion: true })
 }

@@ -1,6 +1,6 @@
 import { test as propTest, fc } from "@fast-check/vitest"
 import { describe, expect, it } from "vitest"
-import { freezeJson, jsonClone } from "../src/JsonValue.ts"
+import { freezeJson, jsonClone, jsonCopyUnfrozen } from "../src/JsonValue.ts"
 
 // Every object or array inside a JSON value, so a copy can be checked to share none of them.
 const containers = (value: unknown): Array<object> =>
@@ -47,5 +47,33 @@ describe("jsonClone", () => {
     expect(Object.keys(copy)).toEqual(["__proto__", "a"])
     expect(JSON.stringify(copy)).toBe(JSON.stringify(value))
     expect(({} as Record<string, unknown>)["polluted"]).toBeUndefined()
+  })
+})
+
+describe("jsonCopyUnfrozen", () => {
+  propTest.prop([json, json])("copies what is not frozen and shares only the deeply frozen parts", (fresh, stored) => {
+    freezeJson(stored)
+    const value = { fresh, stored, list: [stored, fresh] }
+    const copy = jsonCopyUnfrozen(value)
+    expect(sameShape(copy, value)).toBe(true)
+    const frozen = new Set(containers(stored))
+    const originals = new Set(containers(value))
+    for (const part of containers(copy)) expect(originals.has(part) === frozen.has(part)).toBe(true)
+  })
+
+  it("copies a shallowly frozen object whose children can still change", () => {
+    const child = { n: 1 }
+    const value = Object.freeze({ child })
+    const copy = jsonCopyUnfrozen({ value })
+    expect(copy.value).not.toBe(value)
+    expect(copy.value.child).not.toBe(child)
+  })
+
+  it("freezes the children of an object someone froze shallowly, and shares it from then on", () => {
+    const child = { n: 1 }
+    const value = Object.freeze({ child })
+    freezeJson({ value })
+    expect(Object.isFrozen(child)).toBe(true)
+    expect(jsonCopyUnfrozen({ value }).value).toBe(value)
   })
 })
