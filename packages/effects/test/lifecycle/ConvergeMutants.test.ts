@@ -1,7 +1,7 @@
 // converge's promises that Converge.test.ts's write-fault property does not reach: how long a wait
 // lasts and how often it reads, a refusal, the error after MAX_WRITES unconfirmed writes (which tells a
 // supervisor whether to Find before retrying), and each definite failure's class and reference.
-import { Clock, Effect, Exit, References } from "effect"
+import { Clock, Effect, Exit, Logger, References } from "effect"
 import { describe, expect, it } from "vitest"
 import { ClusterError, type ClusterErrorReason } from "../../src/ClusterError.ts"
 import { converge, type Decision, MAX_WRITES } from "../../src/lifecycle/Converge.ts"
@@ -125,5 +125,27 @@ describe("converge on a definite write failure", () => {
       expect(error.reasons, reason).toEqual([`patch #1: ${reason}`])
       if (tag === "ErrRejected") expect(error, reason).toMatchObject({ ref })
     }
+  })
+})
+
+describe("converge's log", () => {
+  it("says, for the operator, each write it made and each one not confirmed, with the cluster's reason", () => {
+    const logs: Array<{ level: string; message: unknown; annotations: Readonly<Record<string, unknown>> }> = []
+    const logger = Logger.make((options) => void logs.push({ level: options.logLevel, message: options.message, annotations: options.fiber.getRef(References.CurrentLogAnnotations) }))
+    let value = 0
+    const outcomes: Array<"Conflict" | "ok"> = ["Conflict", "ok"]
+    const program = converge({
+      what: "hold n/dj-x-s1",
+      ref,
+      read: Effect.sync(() => value),
+      decide: (v) => (v === 1 ? { kind: "done" } : { kind: "write", write: Effect.suspend(() => (outcomes.shift() === "ok" ? Effect.sync(() => void (value = 1)) : failingWrite("Conflict"))) }),
+      waitMs: 0
+    })
+    Effect.runSync(program.pipe(Effect.provideService(References.MinimumLogLevel, "All"), Effect.provide(Logger.layer([logger]))))
+    expect(logs.map((l) => [l.level, l.message])).toEqual([
+      ["Info", ["hold n/dj-x-s1: write not confirmed, reading again"]],
+      ["Debug", ["hold n/dj-x-s1: wrote a change"]]
+    ])
+    expect(logs[0]?.annotations).toMatchObject({ reason: "Conflict" })
   })
 })
