@@ -37,6 +37,9 @@ export const freezeJson = <A>(value: A): A => {
 // What freezeJson froze, all the way down. Object.isFrozen would not do: it says nothing of the children.
 const deeplyFrozen = new WeakSet<object>()
 
+/** True for an object or array freezeJson froze: nothing in it can ever change. */
+export const isDeeplyFrozen = (value: unknown): boolean => typeof value === "object" && value !== null && deeplyFrozen.has(value)
+
 /** A copy of a JSON value that shares only its deeply frozen parts (stored objects, which nothing can
  * change): for a body about to be stored, as safe as a deep copy at a fraction of the cost when the body is
  * mostly a stored object, as a controller's status update is. */

@@ -3,7 +3,7 @@
 import type { Resource } from "./Api.ts"
 import type { FieldError } from "./FieldErrors.ts"
 import { typeErrors } from "./FieldTree.ts"
-import { isJsonObject } from "./JsonValue.ts"
+import { isDeeplyFrozen, isJsonObject } from "./JsonValue.ts"
 import { fieldsOf } from "./KindFields.ts"
 import { checkAdmissionCheck, checkWorkload } from "./KueueRules.ts"
 import { checkObjectMeta } from "./ObjectMetaRules.ts"
@@ -20,13 +20,16 @@ const resourceRules: Readonly<
   admissionchecks: checkAdmissionCheck
 }
 
-// Metadata has its own rules (ObjectMetaRules); the schema's types are checked on the rest.
-const fieldTypeErrors = (resource: Resource, object: Record<string, unknown>): ReadonlyArray<FieldError> => {
+// Metadata has its own rules (ObjectMetaRules); the schema's types are checked on the rest. A part an
+// update leaves as the stored object has it (the spec under a status update) is not checked again: every
+// stored object passed these checks, and stored objects are frozen.
+const fieldTypeErrors = (resource: Resource, object: Record<string, unknown>, old: Record<string, unknown> | undefined): ReadonlyArray<FieldError> => {
   const tree = fieldsOf(resource.plural)
   if (typeof tree === "string" || !("fields" in tree)) return []
   return ["spec", "status"].flatMap((part) => {
     const sub = tree.fields[part]
-    return sub === undefined ? [] : typeErrors(sub, object[part], part)
+    if (sub === undefined || (old !== undefined && object[part] === old[part] && isDeeplyFrozen(old[part]))) return []
+    return typeErrors(sub, object[part], part)
   })
 }
 
@@ -44,5 +47,5 @@ const distinct = (errors: ReadonlyArray<FieldError>): ReadonlyArray<FieldError> 
 /** Every problem with an object about to be stored (`old` on update). */
 export const validate = (resource: Resource, object: Record<string, unknown>, old: Record<string, unknown> | undefined): ReadonlyArray<FieldError> => {
   const metadata = isJsonObject(object["metadata"]) ? object["metadata"] : {}
-  return distinct([...checkObjectMeta(resource, metadata), ...fieldTypeErrors(resource, object), ...(resourceRules[resource.plural]?.(object, old) ?? [])])
+  return distinct([...checkObjectMeta(resource, metadata), ...fieldTypeErrors(resource, object, old), ...(resourceRules[resource.plural]?.(object, old) ?? [])])
 }
