@@ -143,7 +143,7 @@ describe("dispatch render", { timeout: processTestMs }, () => {
 })
 
 describe("dispatch start", { timeout: processTestMs }, () => {
-  it("starts the example on the embedded simulator, in words or as {ref, namespace, name, uid}", async () => {
+  it("starts the example on the embedded simulator, in words or as {ref, namespace, name, uid, created, gateClosed}", async () => {
     const [text, json] = await Promise.all([
       dispatch(["start", "--sim", "--request", "examples/request.json"]),
       dispatch(["start", "--sim", "--request", "examples/request.json", "--config", "examples/config-kueue.json", "-o", "json"])
@@ -151,8 +151,15 @@ describe("dispatch start", { timeout: processTestMs }, () => {
     expect(text.code).toBe(ExitCode.ok)
     expect(text.stdout).toMatch(/^started ml-team\/dj-01jd8x2q4m7n9p3r5s6t8v0w1y-s17 \(uid [0-9a-f-]{36}\); its start gate is closed\n/)
     expect(json.code).toBe(ExitCode.ok)
-    const result = JSON.parse(json.stdout) as Record<string, string>
-    expect(result).toEqual({ ref: "ml-team/dj-01jd8x2q4m7n9p3r5s6t8v0w1y-s17", namespace: "ml-team", name: "dj-01jd8x2q4m7n9p3r5s6t8v0w1y-s17", uid: expect.stringMatching(/^[0-9a-f-]{36}$/) })
+    const result = JSON.parse(json.stdout) as Record<string, unknown>
+    expect(result).toEqual({
+      ref: "ml-team/dj-01jd8x2q4m7n9p3r5s6t8v0w1y-s17",
+      namespace: "ml-team",
+      name: "dj-01jd8x2q4m7n9p3r5s6t8v0w1y-s17",
+      uid: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      created: true,
+      gateClosed: true
+    })
   })
 
   it("exits 3 for an invalid request and 4 for a runtime outside the config", async () => {
