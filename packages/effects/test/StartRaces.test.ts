@@ -10,24 +10,26 @@ const finalizer = "trainer.kubeflow.org/resource-in-use"
 
 const metaOf = (object: KubeObject | undefined): Record<string, unknown> => object?.metadata ?? {}
 
-/** Changes the copy with an Update right after each TrainJob create succeeds. */
-const afterTrainJobCreate = (recorded: RecordedSim, change: (copy: KubeObject) => KubeObject): RecordedSim => ({
+/** Acts on the simulator's store right after each TrainJob create succeeds, as a concurrent writer would. */
+const afterTrainJobCreate = (recorded: RecordedSim, act: () => void): RecordedSim => ({
   ...recorded,
   face: {
     ...recorded.face,
     handle: (request) => {
       const outcome = recorded.face.handle(request)
-      if (request.verb === "create" && request.resource === "trainjobs" && outcome.kind === "answered" && outcome.response.code === 201) {
-        recorded.sim.system.update("trainingruntimes", change(recorded.sim.system.get("trainingruntimes", namespace, name1)!))
-      }
+      if (request.verb === "create" && request.resource === "trainjobs" && outcome.kind === "answered" && outcome.response.code === 201) act()
       return outcome
     }
   }
 })
 
+/** Changes the copy with an Update right after each TrainJob create succeeds. */
+const changeCopyAfterTrainJobCreate = (recorded: RecordedSim, change: (copy: KubeObject) => KubeObject): RecordedSim =>
+  afterTrainJobCreate(recorded, () => recorded.sim.system.update("trainingruntimes", change(recorded.sim.system.get("trainingruntimes", namespace, name1)!)))
+
 /** Trainer's runtime finalizer, added right after each TrainJob create succeeds. */
 const withTrainerFinalizer = (recorded: RecordedSim): RecordedSim =>
-  afterTrainJobCreate(recorded, (copy) => ({ ...copy, metadata: { ...copy.metadata, finalizers: [finalizer] } }))
+  changeCopyAfterTrainJobCreate(recorded, (copy) => ({ ...copy, metadata: { ...copy.metadata, finalizers: [finalizer] } }))
 
 describe("Start, step 7, racing Trainer's finalizer", () => {
   it("sets the owner after Trainer bumped the copy's resourceVersion, keeping the finalizer", async () => {
@@ -42,7 +44,7 @@ describe("Start, step 7, racing Trainer's finalizer", () => {
 
 describe("Start, step 7, a copy changed by someone else", () => {
   it("is not owned after the conflict: ErrRejected, and the TrainJob is stopped", async () => {
-    const recorded = afterTrainJobCreate(simOf(), (copy) => ({ ...copy, spec: { ...(copy["spec"] as object), mlPolicy: { numNodes: 2, torch: {} } } }))
+    const recorded = changeCopyAfterTrainJobCreate(simOf(), (copy) => ({ ...copy, spec: { ...(copy["spec"] as object), mlPolicy: { numNodes: 2, torch: {} } } }))
     const error = errorOf(await runStart(recorded, open, requestOf(1)))
     expect(error._tag).toBe("ErrRejected")
     expect(error.reasons.join(" ")).toContain("changed since it was created")
@@ -69,21 +71,11 @@ describe("Start, step 5, a copy being deleted", () => {
 describe("Start, step 8, a TrainJob someone deleted behind a finalizer", () => {
   it("is not a success: ErrRejected naming the deletion", async () => {
     const recorded = simOf()
-    const deleting: RecordedSim = {
-      ...recorded,
-      face: {
-        ...recorded.face,
-        handle: (request) => {
-          const outcome = recorded.face.handle(request)
-          if (request.verb === "create" && request.resource === "trainjobs" && outcome.kind === "answered" && outcome.response.code === 201) {
-            const job = recorded.sim.system.get("trainjobs", namespace, name1)!
-            recorded.sim.system.update("trainjobs", { ...job, metadata: { ...job.metadata, finalizers: ["example.com/keep"] } })
-            recorded.sim.system.delete("trainjobs", namespace, name1, "Background")
-          }
-          return outcome
-        }
-      }
-    }
+    const deleting = afterTrainJobCreate(recorded, () => {
+      const job = recorded.sim.system.get("trainjobs", namespace, name1)!
+      recorded.sim.system.update("trainjobs", { ...job, metadata: { ...job.metadata, finalizers: ["example.com/keep"] } })
+      recorded.sim.system.delete("trainjobs", namespace, name1, "Background")
+    })
     const error = errorOf(await runStart(deleting, open, requestOf(1)))
     expect(error._tag).toBe("ErrRejected")
     expect(error.reasons.join(" ")).toContain("is being deleted")
