@@ -1,7 +1,7 @@
 // Capabilities and Factory beyond the scenarios: a runtime that breaks the runtime rules is refused by
 // Capabilities as Start would refuse it, the adapter declares no native requeue or restart, a closed
 // backend answers nothing, and Factory names every problem of a bad config before any call.
-import { Effect } from "effect"
+import { Effect, Tracer } from "effect"
 import { describe, expect, it } from "vitest"
 import { openBackend } from "../../src/Backend.ts"
 import { capabilities } from "../../src/lifecycle/Capabilities.ts"
@@ -36,6 +36,16 @@ describe("Capabilities", () => {
           const answer = yield* capabilities(backendOf(config, gate), requestOf(1).spec)
           expect(answer).toEqual({ runtime: { kind: "ClusterTrainingRuntime", name: "torch-distributed" }, nativeRequeue: false, nativeRestart: false })
         }
+      })
+    ))
+
+  it("is traced as one span, dispatch.capabilities, so a slow runtime read shows up in traces", () =>
+    inProcess.run({ mode: "plain" }, (_world, config) =>
+      Effect.gen(function* () {
+        const names: Array<string> = []
+        const tracer = Tracer.make({ span: (options) => (names.push(options.name), new Tracer.NativeSpan(options)) })
+        yield* capabilities(openBackend(config), requestOf(1).spec).pipe(Effect.withTracer(tracer))
+        expect(names).toContain("dispatch.capabilities")
       })
     ))
 
