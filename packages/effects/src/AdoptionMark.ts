@@ -21,6 +21,13 @@ export const markedFor = (config: Pick<BackendConfig, "labelDomain">, copy: Kube
  * name (either way the TrainJob may be stopped), or an adopter marked it first (it must be left). */
 export type Revocation = "revoked" | "adopted"
 
+// A delete of the copy exactly as this Start last saw it: a copy that was replaced or has moved since is
+// refused with a Conflict, never deleted.
+const unchangedSince = (seen: KubeResource) => ({
+  ...(seen.metadata.uid === undefined ? {} : { uid: seen.metadata.uid }),
+  ...(seen.metadata.resourceVersion === undefined ? {} : { resourceVersion: seen.metadata.resourceVersion })
+})
+
 /** Deletes the copy unless an adopter of TrainJob `uid` marked it; `seen` is the copy as this Start last
  * saw it. A Conflict means the copy moved: read it and decide again (Trainer's finalizer moves it too). */
 export const revokeCopy = (
@@ -37,8 +44,7 @@ export const revokeCopy = (
     if ((seen.metadata.ownerReferences ?? []).some((o) => o.uid !== uid)) return "revoked" as const
     const cluster = yield* Cluster
     const key = { namespace: manifests.namespace, name: manifests.name }
-    const preconditions = { ...(seen.metadata.uid === undefined ? {} : { uid: seen.metadata.uid }), ...(seen.metadata.resourceVersion === undefined ? {} : { resourceVersion: seen.metadata.resourceVersion }) }
-    return yield* cluster.delete(TrainingRuntimes, key, { propagation: "Background", preconditions }).pipe(
+    return yield* cluster.delete(TrainingRuntimes, key, { propagation: "Background", preconditions: unchangedSince(seen) }).pipe(
       Effect.as("revoked" as const),
       Effect.catchTag("ClusterError", (e) => {
         if (e.reason === "NotFound") return Effect.succeed("revoked" as const)
@@ -69,8 +75,7 @@ export const deleteUnusedCopy = (manifests: Manifests, seen: KubeResource, attem
     if ((seen.metadata.ownerReferences ?? []).length > 0) return "in-use" as const
     const cluster = yield* Cluster
     const key = { namespace: manifests.namespace, name: manifests.name }
-    const preconditions = { ...(seen.metadata.uid === undefined ? {} : { uid: seen.metadata.uid }), ...(seen.metadata.resourceVersion === undefined ? {} : { resourceVersion: seen.metadata.resourceVersion }) }
-    return yield* cluster.delete(TrainingRuntimes, key, { propagation: "Background", preconditions }).pipe(
+    return yield* cluster.delete(TrainingRuntimes, key, { propagation: "Background", preconditions: unchangedSince(seen) }).pipe(
       Effect.as("deleted" as const),
       Effect.catchTag("ClusterError", (e) => {
         if (e.reason === "NotFound") return Effect.succeed("deleted" as const)
