@@ -3,8 +3,8 @@
 import { fc, test } from "@fast-check/vitest"
 import { describe, expect, it } from "vitest"
 import type { ApiRequest, ApiResponse, FieldValidation, KubeObject } from "../src/Api.ts"
-import { type FieldTree, prune, quantityPattern, typeErrors } from "../src/FieldTree.ts"
-import { fieldsOf } from "../src/KindFields.ts"
+import { type FieldTree, prune, quantityPattern, typeErrors } from "../src/apiserver/validation/FieldTree.ts"
+import { fieldsOf } from "../src/kinds/KindFields.ts"
 import { at, bareSimulator, call, clusterRuntime, created, read, status, trainJob, workload } from "./sim-fixture.ts"
 
 const jobWithUnknowns = (name: string): KubeObject =>

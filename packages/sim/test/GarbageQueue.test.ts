@@ -1,10 +1,10 @@
 import { test as propTest, fc } from "@fast-check/vitest"
 import { describe, expect, it } from "vitest"
 import { type KubeObject, Resources } from "../src/Api.ts"
-import { GarbageQueue, ownerReferencesOf } from "../src/GarbageQueue.ts"
-import { ownerState } from "../src/GarbageCollector.ts"
-import { Store } from "../src/Store.ts"
-import { finalizersOf, identityOf, isDeleting, type ServerContext } from "../src/ServerContext.ts"
+import { GarbageQueue, ownerReferencesOf } from "../src/apiserver/collection/GarbageQueue.ts"
+import { ownerState } from "../src/apiserver/collection/GarbageCollector.ts"
+import { Store } from "../src/apiserver/store/Store.ts"
+import { finalizersOf, identityOf, isDeleting, type ServerContext } from "../src/apiserver/store/ServerContext.ts"
 import { at, bareSimulator, call, created, ownerRef, trainJob, workload } from "./sim-fixture.ts"
 
 // Random writes and removals of Workloads in two namespaces, each naming some of the uids u0..u5.

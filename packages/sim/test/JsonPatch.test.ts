@@ -1,6 +1,6 @@
 import { test as propTest, fc } from "@fast-check/vitest"
 import { describe, expect, it } from "vitest"
-import { jsonPatch, parsePointer } from "../src/JsonPatch.ts"
+import { jsonPatch, parsePointer } from "../src/apiserver/patches/JsonPatch.ts"
 
 const ok = (target: unknown, patch: unknown): unknown => {
   const result = jsonPatch(target, patch)

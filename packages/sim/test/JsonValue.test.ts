@@ -1,6 +1,6 @@
 import { test as propTest, fc } from "@fast-check/vitest"
 import { describe, expect, it } from "vitest"
-import { freezeJson, jsonClone, jsonCopyUnfrozen } from "../src/JsonValue.ts"
+import { freezeJson, jsonClone, jsonCopyUnfrozen } from "../src/apiserver/store/JsonValue.ts"
 
 // Every object or array inside a JSON value, so a copy can be checked to share none of them.
 const containers = (value: unknown): Array<object> =>

@@ -1,6 +1,6 @@
 import { test as propTest, fc } from "@fast-check/vitest"
 import { describe, expect, it } from "vitest"
-import { matchesLabels, parseLabelSelector } from "../src/LabelSelector.ts"
+import { matchesLabels, parseLabelSelector } from "../src/apiserver/lists/LabelSelector.ts"
 
 const selects = (text: string, labels: Record<string, string>): boolean => {
   const parsed = parseLabelSelector(text)

@@ -1,6 +1,6 @@
 import { test as propTest, fc } from "@fast-check/vitest"
 import { describe, expect, it } from "vitest"
-import { mergePatch } from "../src/MergePatch.ts"
+import { mergePatch } from "../src/apiserver/patches/MergePatch.ts"
 
 // Arbitrary JSON documents without nulls inside objects (null means "remove" in a patch).
 const json = fc.jsonValue({ maxDepth: 3 })

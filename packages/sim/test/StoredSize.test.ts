@@ -3,7 +3,7 @@
 import { fc, test } from "@fast-check/vitest"
 import { describe, expect, it } from "vitest"
 import type { KubeObject } from "../src/Api.ts"
-import { maxStoredObjectBytes, storedSize, tooLargeToStore } from "../src/StoredSize.ts"
+import { maxStoredObjectBytes, storedSize, tooLargeToStore } from "../src/apiserver/store/StoredSize.ts"
 import { at, bareSimulator, call, clusterRuntime, created, meta, read, trainJob } from "./sim-fixture.ts"
 
 const etcdRefusal = { kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: "etcdserver: request is too large", code: 500 }

@@ -4,7 +4,7 @@ import { request } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Resources } from "../src/Api.ts"
 import { maxBodyBytes } from "../src/http/RequestBody.ts"
-import { changeLogCapacity } from "../src/Store.ts"
+import { changeLogCapacity } from "../src/apiserver/store/Store.ts"
 import { type Served, eventually, serve, trainJob } from "./http-fixture.ts"
 
 interface Answer {

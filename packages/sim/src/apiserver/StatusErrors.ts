@@ -1,0 +1,127 @@
+// The API server's failure Status bodies, one builder per reason, with the messages and details the
+// real server sends (details.kind is the plural for NotFound/AlreadyExists/Conflict and the Kind for
+// Invalid).
+import type { ApiResponse, Resource } from "../Api.ts"
+import { statusBody } from "../Api.ts"
+import { errorLine, type FieldError } from "./validation/FieldErrors.ts"
+import { qualifiedKind, qualifiedResource } from "../kinds/ResourceTable.ts"
+
+const answer = (code: number, body: Record<string, unknown>, headers?: Record<string, string>): ApiResponse =>
+  headers === undefined ? { code, body } : { code, body, headers }
+
+const groupDetail = (resource: Resource): Record<string, string> => (resource.group === "" ? {} : { group: resource.group })
+
+/** 404: the named object does not exist. */
+export const notFound = (resource: Resource, name: string): ApiResponse =>
+  answer(404, statusBody(404, "NotFound", `${qualifiedResource(resource)} "${name}" not found`, { name, ...groupDetail(resource), kind: resource.plural }))
+
+/** 404: the path names nothing the server serves. */
+export const pathNotFound = (): ApiResponse =>
+  answer(404, statusBody(404, "NotFound", "the server could not find the requested resource", {}))
+
+/** 409: an object of that name exists already. */
+export const alreadyExists = (resource: Resource, name: string): ApiResponse =>
+  answer(409, statusBody(409, "AlreadyExists", `${qualifiedResource(resource)} "${name}" already exists`, { name, ...groupDetail(resource), kind: resource.plural }))
+
+/** 409: a write conflicts with the stored object (stale resourceVersion, failed precondition). */
+export const conflict = (resource: Resource, name: string, why: string): ApiResponse =>
+  answer(
+    409,
+    statusBody(409, "Conflict", `Operation cannot be fulfilled on ${qualifiedResource(resource)} "${name}": ${why}`, {
+      name,
+      ...groupDetail(resource),
+      kind: resource.plural
+    })
+  )
+
+/** The Conflict explanation for a stale resourceVersion. */
+export const staleObject = "the object has been modified; please apply your changes to the latest version and try again"
+
+/** 422: every field error at once. */
+export const invalid = (resource: Resource, name: string, errors: ReadonlyArray<FieldError>): ApiResponse => {
+  const lines = errors.map(errorLine)
+  const listed = lines.length === 1 ? (lines[0] ?? "") : `[${lines.join(", ")}]`
+  return answer(
+    422,
+    statusBody(422, "Invalid", `${qualifiedKind(resource)} "${name}" is invalid: ${listed}`, {
+      name,
+      ...groupDetail(resource),
+      kind: resource.kind,
+      causes: errors.map((e) => ({ reason: e.reason, message: e.message, field: e.field }))
+    })
+  )
+}
+
+/** 403: an admission webhook denied the request. controller-runtime answers a webhook's refusal with
+ * Forbidden, and the API server names the webhook in the message and sends no details: the resource and
+ * name are not part of the answer. */
+export const webhookDenied = (_resource: Resource, _name: string, webhook: string, reasons: ReadonlyArray<string>): ApiResponse =>
+  answer(403, statusBody(403, "Forbidden", `admission webhook "${webhook}" denied the request: ${reasons.join("; ")}`))
+
+/** 422 without a kind: a JSON patch that could not be applied. */
+export const patchNotApplicable = (message: string): ApiResponse =>
+  answer(
+    422,
+    statusBody(422, "Invalid", "the server rejected our request due to an error in our request", {
+      causes: [{ reason: "UnexpectedServerResponse", message }]
+    })
+  )
+
+/** 400: the request itself is malformed. */
+export const badRequest = (message: string): ApiResponse => answer(400, statusBody(400, "BadRequest", message))
+
+/** 401: no known bearer token. */
+export const unauthorized = (): ApiResponse => answer(401, statusBody(401, "Unauthorized", "Unauthorized"))
+
+/** 403: the identity may not use this verb, or the namespace refuses new content. */
+export const forbidden = (resource: Resource, name: string | undefined, message: string): ApiResponse =>
+  answer(403, statusBody(403, "Forbidden", message, { ...(name === undefined ? {} : { name }), ...groupDetail(resource), kind: resource.plural }))
+
+/** 405: the verb is not served on this path. */
+export const methodNotAllowed = (): ApiResponse =>
+  answer(405, statusBody(405, "MethodNotAllowed", "the server does not allow this method on the requested resource"))
+
+/** 410: the resourceVersion asked for is older than the event history kept. */
+export const expired = (message: string): ApiResponse => answer(410, statusBody(410, "Expired", message))
+
+/** 415: a patch type the server does not take for this resource. */
+export const unsupportedMediaType = (patchType: string): ApiResponse =>
+  answer(
+    415,
+    statusBody(
+      415,
+      "UnsupportedMediaType",
+      `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json (not ${patchType})`
+    )
+  )
+
+const reasonForCode: Readonly<Record<number, string>> = {
+  400: "BadRequest",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "NotFound",
+  405: "MethodNotAllowed",
+  409: "Conflict",
+  410: "Expired",
+  422: "Invalid",
+  429: "TooManyRequests",
+  500: "InternalError",
+  503: "ServiceUnavailable",
+  504: "Timeout"
+}
+
+const defaultMessage: Readonly<Record<number, string>> = {
+  429: "Too many requests, please try again later.",
+  500: "Internal error occurred: injected fault",
+  503: "the server is currently unable to handle the request",
+  504: "the server was unable to return a response in the time allotted, but may still be processing the request"
+}
+
+/** An injected fault's Status: the reason that goes with the code, and Retry-After when given. */
+export const injected = (code: number, message?: string, retryAfterSeconds?: number): ApiResponse => {
+  const reason = reasonForCode[code] ?? (code >= 500 ? "InternalError" : "BadRequest")
+  const text = message ?? defaultMessage[code] ?? `injected fault ${code}`
+  const details = retryAfterSeconds === undefined ? undefined : { retryAfterSeconds }
+  const headers = retryAfterSeconds === undefined ? undefined : { "Retry-After": String(retryAfterSeconds) }
+  return answer(code, statusBody(code, reason, text, details), headers)
+}

@@ -1,0 +1,113 @@
+// What the garbage collector must look at, kept up to date from the store's changes so that a clock
+// step costs what changed, not what is stored: an index from each owner uid to the objects whose owner
+// references name it, and the objects whose collection may have changed since the collector last ran
+// (those written, the owners they name before and after, and the dependents of an owner written or
+// removed). An object none of whose inputs changed would get the same answer as last time: nothing.
+import type { KubeObject } from "../../Api.ts"
+import { isJsonObject } from "../store/JsonValue.ts"
+import { resourceByKind } from "../../kinds/ResourceTable.ts"
+import { identityOf, metadataOf } from "../store/ServerContext.ts"
+import type { Store, StoredChange } from "../store/Store.ts"
+
+/** Where a stored object lives. */
+export interface ObjectAddress {
+  readonly resource: string
+  readonly namespace: string | undefined
+  readonly name: string
+}
+
+/** The owner references of an object (those that are objects). */
+export const ownerReferencesOf = (object: KubeObject): ReadonlyArray<Record<string, unknown>> => {
+  const refs = metadataOf(object)["ownerReferences"]
+  return Array.isArray(refs) ? refs.filter(isJsonObject) : []
+}
+
+const keyOf = (address: ObjectAddress): string => `${address.resource}|${address.namespace ?? ""}/${address.name}`
+
+const addressOf = (resource: string, object: KubeObject): ObjectAddress => {
+  const { namespace, name } = identityOf(object)
+  return { resource, namespace, name }
+}
+
+// The owner a reference names, if the server serves its kind (a namespaced owner is sought in the
+// dependent's namespace, as the collector resolves it).
+const ownerAddress = (ref: Record<string, unknown>, namespace: string | undefined): ObjectAddress | undefined => {
+  const resource = resourceByKind(String(ref["apiVersion"] ?? ""), String(ref["kind"] ?? ""))
+  if (resource === undefined || (resource.namespaced && namespace === undefined)) return undefined
+  return { resource: resource.plural, namespace: resource.namespaced ? namespace : undefined, name: String(ref["name"] ?? "") }
+}
+
+/** The owner index and the collector's pending objects over one store. */
+export class GarbageQueue {
+  // owner uid -> dependent key -> dependent address
+  private readonly dependents = new Map<string, Map<string, ObjectAddress>>()
+  // dependent key -> the owner uids it is indexed under
+  private readonly indexedUids = new Map<string, ReadonlyArray<string>>()
+  private pending = new Map<string, ObjectAddress>()
+
+  constructor(store: Store) {
+    store.subscribe((change) => this.observe(change))
+  }
+
+  /** The addresses of the stored objects whose owner references name `uid`. */
+  dependentsOf(uid: string): ReadonlyArray<ObjectAddress> {
+    return [...(this.dependents.get(uid)?.values() ?? [])]
+  }
+
+  /** Every owner uid with at least one dependent. */
+  owners(): ReadonlyArray<string> {
+    return [...this.dependents.keys()]
+  }
+
+  /** Whether any object waits for the collector. */
+  hasPending(): boolean {
+    return this.pending.size > 0
+  }
+
+  /** The objects waiting for the collector, in the order they were marked; the queue is emptied. */
+  takePending(): ReadonlyArray<ObjectAddress> {
+    const taken = [...this.pending.values()]
+    this.pending = new Map()
+    return taken
+  }
+
+  private observe(change: StoredChange): void {
+    const address = addressOf(change.resource, change.object)
+    const key = keyOf(address)
+    this.unindex(key)
+    const refs = change.type === "DELETED" ? [] : ownerReferencesOf(change.object)
+    if (refs.length > 0) this.index(key, address, refs)
+    const m = metadataOf(change.object)
+    if (change.type !== "DELETED" && (m["ownerReferences"] !== undefined || m["deletionTimestamp"] !== undefined)) this.mark(address)
+    const { uid } = identityOf(change.object)
+    for (const dependent of uid === undefined ? [] : this.dependentsOf(uid)) this.mark(dependent)
+    const named = [...ownerReferencesOf(change.object), ...(change.previous === undefined ? [] : ownerReferencesOf(change.previous))]
+    for (const ref of named) {
+      const owner = ownerAddress(ref, address.namespace)
+      if (owner !== undefined) this.mark(owner)
+    }
+  }
+
+  private index(key: string, address: ObjectAddress, refs: ReadonlyArray<Record<string, unknown>>): void {
+    const uids = [...new Set(refs.map((ref) => String(ref["uid"] ?? "")))]
+    for (const uid of uids) {
+      const byKey = this.dependents.get(uid) ?? new Map<string, ObjectAddress>()
+      byKey.set(key, address)
+      this.dependents.set(uid, byKey)
+    }
+    this.indexedUids.set(key, uids)
+  }
+
+  private unindex(key: string): void {
+    for (const uid of this.indexedUids.get(key) ?? []) {
+      const byKey = this.dependents.get(uid)
+      byKey?.delete(key)
+      if (byKey?.size === 0) this.dependents.delete(uid)
+    }
+    this.indexedUids.delete(key)
+  }
+
+  private mark(address: ObjectAddress): void {
+    this.pending.set(keyOf(address), address)
+  }
+}

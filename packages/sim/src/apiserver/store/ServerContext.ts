@@ -1,0 +1,53 @@
+// What the API server's verbs share: the store, the clock, the seeded randomness for uids and names,
+// the registered admission webhooks, and how objects are presented at a requested version.
+import type { Admission, KubeObject, Resource, SystemClient } from "../../Api.ts"
+import { isJsonObject, jsonClone } from "./JsonValue.ts"
+import type { SeededRandom } from "../../Random.ts"
+import { apiVersionFor } from "../../kinds/ResourceTable.ts"
+import type { Store } from "./Store.ts"
+
+/** The parts of the simulator every verb needs. */
+export interface ServerContext {
+  readonly store: Store
+  readonly now: () => number
+  readonly random: SeededRandom
+  readonly admissions: () => ReadonlyArray<Admission>
+  readonly system: () => SystemClient
+}
+
+/** The metadata of an object (an empty record when it has none). */
+export const metadataOf = (object: unknown): Record<string, unknown> =>
+  isJsonObject(object) && isJsonObject(object["metadata"]) ? object["metadata"] : {}
+
+/** The object's name, namespace and uid as strings (or undefined). */
+export const identityOf = (
+  object: unknown
+): { readonly name: string; readonly namespace: string | undefined; readonly uid: string | undefined } => {
+  const m = metadataOf(object)
+  return {
+    name: typeof m["name"] === "string" ? m["name"] : "",
+    namespace: typeof m["namespace"] === "string" ? m["namespace"] : undefined,
+    uid: typeof m["uid"] === "string" ? m["uid"] : undefined
+  }
+}
+
+/** The object's finalizers. */
+export const finalizersOf = (object: unknown): ReadonlyArray<string> => {
+  const f = metadataOf(object)["finalizers"]
+  return Array.isArray(f) ? f.filter((x): x is string => typeof x === "string") : []
+}
+
+/** True when the object has been marked for deletion. */
+export const isDeleting = (object: unknown): boolean => typeof metadataOf(object)["deletionTimestamp"] === "string"
+
+/** An RFC 3339 timestamp with second precision, as metadata carries them. */
+export const timestamp = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z")
+
+/** A copy of a stored object as served at `version`. */
+export const present = (resource: Resource, object: KubeObject, version: string): KubeObject => ({
+  ...jsonClone(object),
+  apiVersion: apiVersionFor(resource, version)
+})
+
+/** A copy of the object with its metadata replaced. */
+export const withMetadata = (object: KubeObject, metadata: Record<string, unknown>): KubeObject => ({ ...object, metadata })

@@ -1,0 +1,94 @@
+// A compact description of the fields a kind's schema defines, and the two things the API server does
+// with it: pruning (fields the schema does not define are dropped, or named for a strict request) and
+// type checks (each defined field must hold its type). An "open" subtree keeps whatever it holds, as
+// `x-kubernetes-preserve-unknown-fields` does; the simulator uses it for the deep core/v1 subtrees
+// (pod specs and the like) it does not describe.
+import { type FieldError, invalidValue, wrongType } from "./FieldErrors.ts"
+import { isJsonObject, setOwn } from "../store/JsonValue.ts"
+
+/** A scalar field's type; "quantity" is a resource quantity (integer, or a string of Kubernetes' quantity form). */
+export type LeafType = "string" | "integer" | "boolean" | "quantity" | "any"
+
+/** What a schema says about one field. */
+export type FieldTree =
+  | LeafType
+  /** Anything goes below, and is kept. */
+  | "open"
+  | { readonly fields: Readonly<Record<string, FieldTree>> }
+  | { readonly items: FieldTree }
+  | { readonly values: FieldTree }
+
+/** An object with these fields (any other is unknown). */
+export const fields = (described: Readonly<Record<string, FieldTree>>): FieldTree => ({ fields: described })
+/** A list whose items are described by `tree`. */
+export const listOf = (tree: FieldTree): FieldTree => ({ items: tree })
+/** A map from any key to values described by `tree`. */
+export const mapOf = (tree: FieldTree): FieldTree => ({ values: tree })
+
+/** The pattern the CRDs give resource quantities. */
+export const quantityPattern = /^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$/
+
+const child = (path: string, key: string): string => (path === "" ? key : `${path}.${key}`)
+
+/** The value with every field the tree does not define removed, and the paths of those fields (in order found). */
+export interface Pruned {
+  readonly value: unknown
+  readonly unknown: ReadonlyArray<string>
+}
+
+const pruneAt = (tree: FieldTree, value: unknown, path: string, unknown: Array<string>): unknown => {
+  if (typeof tree === "string") return value
+  if ("items" in tree) return Array.isArray(value) ? value.map((item, i) => pruneAt(tree.items, item, `${path}[${i}]`, unknown)) : value
+  if (!isJsonObject(value)) return value
+  const out: Record<string, unknown> = {}
+  for (const [key, v] of Object.entries(value)) {
+    const sub = "values" in tree ? tree.values : Object.hasOwn(tree.fields, key) ? tree.fields[key] : undefined
+    if (sub === undefined) {
+      unknown.push(child(path, key))
+      continue
+    }
+    // A null where the schema does not allow one is dropped, as the API server does before defaulting.
+    if (v === null && "fields" in tree) continue
+    setOwn(out, key, pruneAt(sub, v, child(path, key), unknown))
+  }
+  return out
+}
+
+/** Prunes a value by its tree: what a real API server stores, and what it would name under Strict. */
+export const prune = (tree: FieldTree, value: unknown): Pruned => {
+  const unknown: Array<string> = []
+  const pruned = pruneAt(tree, value, "", unknown)
+  return { value: pruned, unknown }
+}
+
+const leafErrors = (type: LeafType, value: unknown, path: string): ReadonlyArray<FieldError> => {
+  switch (type) {
+    case "any":
+      return []
+    case "string":
+      return typeof value === "string" ? [] : [wrongType(path, value, "string")]
+    case "integer":
+      return typeof value === "number" && Number.isInteger(value) ? [] : [wrongType(path, value, "integer")]
+    case "boolean":
+      return typeof value === "boolean" ? [] : [wrongType(path, value, "boolean")]
+    case "quantity":
+      if (typeof value === "number" && Number.isInteger(value)) return []
+      if (typeof value !== "string") return [wrongType(path, value, "integer,string")]
+      return quantityPattern.test(value) ? [] : [invalidValue(path, value, `${path} in body should match '${quantityPattern.source}'`)]
+  }
+}
+
+/** Every field whose value does not have the type the tree gives it (open subtrees are not looked into). */
+export const typeErrors = (tree: FieldTree, value: unknown, path = ""): ReadonlyArray<FieldError> => {
+  if (value === undefined || tree === "open") return []
+  if (typeof tree === "string") return leafErrors(tree, value, path)
+  if ("items" in tree) {
+    if (!Array.isArray(value)) return [wrongType(path, value, "array")]
+    return value.flatMap((item, i) => typeErrors(tree.items, item, `${path}[${i}]`))
+  }
+  if (!isJsonObject(value)) return [wrongType(path, value, "object")]
+  return Object.entries(value).flatMap(([key, v]) => {
+    const sub = "values" in tree ? tree.values : Object.hasOwn(tree.fields, key) ? tree.fields[key] : undefined
+    return sub === undefined ? [] : typeErrors(sub, v, child(path, key))
+  })
+}

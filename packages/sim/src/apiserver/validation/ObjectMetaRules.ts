@@ -1,0 +1,94 @@
+// The checks every object's metadata goes through, whatever its resource: name format, labels,
+// annotations (keys and total size), finalizers and owner references.
+import type { Resource } from "../../Api.ts"
+import { type FieldError, invalidValue, requiredValue, wrongType } from "./FieldErrors.ts"
+import { isJsonObject } from "../store/JsonValue.ts"
+import { checkDns1123Label, checkDns1123Subdomain, checkLabelValue, checkQualifiedName } from "./NameRules.ts"
+import { resourceByKind } from "../../kinds/ResourceTable.ts"
+
+/** The most bytes all annotations of one object may take together. */
+export const totalAnnotationSizeLimit = 262_144
+
+const checkName = (resource: Resource, name: unknown): ReadonlyArray<FieldError> => {
+  if (typeof name !== "string" || name === "") return [requiredValue("metadata.name", "name or generateName is required")]
+  const problems = resource.kind === "Namespace" ? checkDns1123Label(name) : checkDns1123Subdomain(name)
+  return problems.map((p) => invalidValue("metadata.name", name, p))
+}
+
+const checkStringMap = (
+  field: string,
+  value: unknown,
+  checkValue: (v: string) => ReadonlyArray<string>
+): ReadonlyArray<FieldError> => {
+  if (value === undefined || value === null) return []
+  if (!isJsonObject(value)) return [wrongType(field, value, "object")]
+  return Object.entries(value).flatMap(([key, v]) => [
+    ...checkQualifiedName(key).map((p) => invalidValue(field, key, p)),
+    ...(typeof v === "string" ? checkValue(v).map((p) => invalidValue(field, v, p)) : [wrongType(`${field}.${key}`, v, "string")])
+  ])
+}
+
+const checkAnnotationSize = (value: unknown): ReadonlyArray<FieldError> => {
+  if (!isJsonObject(value)) return []
+  const size = Object.entries(value).reduce((n, [k, v]) => n + Buffer.byteLength(k) + Buffer.byteLength(typeof v === "string" ? v : ""), 0)
+  return size > totalAnnotationSizeLimit
+    ? [{ reason: "FieldValueTooLong", message: `Too long: must have at most ${totalAnnotationSizeLimit} bytes`, field: "metadata.annotations" }]
+    : []
+}
+
+const checkFinalizers = (value: unknown): ReadonlyArray<FieldError> => {
+  if (value === undefined || value === null) return []
+  if (!Array.isArray(value)) return [wrongType("metadata.finalizers", value, "array")]
+  return value.flatMap((f, i) =>
+    typeof f === "string"
+      ? checkQualifiedName(f).map((p) => invalidValue(`metadata.finalizers[${i}]`, f, p))
+      : [wrongType(`metadata.finalizers[${i}]`, f, "string")]
+  )
+}
+
+const requiredRefFields = ["apiVersion", "kind", "name", "uid"] as const
+
+const checkOwnerReferences = (resource: Resource, value: unknown): ReadonlyArray<FieldError> => {
+  if (value === undefined || value === null) return []
+  if (!Array.isArray(value)) return [wrongType("metadata.ownerReferences", value, "array")]
+  const errors: Array<FieldError> = []
+  const controllers: Array<string> = []
+  for (const ref of value) {
+    if (!isJsonObject(ref)) {
+      errors.push(wrongType("metadata.ownerReferences", ref, "object"))
+      continue
+    }
+    for (const key of requiredRefFields) {
+      const v = ref[key]
+      if (typeof v !== "string" || v === "") {
+        const noun = key === "apiVersion" ? "version" : key
+        errors.push(invalidValue(`metadata.ownerReferences.${key}`, v ?? "", `${noun} must not be empty`))
+      }
+    }
+    if (ref["controller"] === true) controllers.push(String(ref["name"]))
+    const owner = resourceByKind(String(ref["apiVersion"] ?? ""), String(ref["kind"] ?? ""))
+    if (!resource.namespaced && owner?.namespaced === true) {
+      errors.push(invalidValue("metadata.ownerReferences", ref["name"], "a cluster-scoped object cannot have a namespaced owner"))
+    }
+  }
+  if (controllers.length > 1) {
+    errors.push(
+      invalidValue(
+        "metadata.ownerReferences",
+        value,
+        `Only one reference can have Controller set to true. Found "true" in references for ${controllers.join(" and ")}`
+      )
+    )
+  }
+  return errors
+}
+
+/** Every problem with an object's metadata (name already final: generateName resolved). */
+export const checkObjectMeta = (resource: Resource, metadata: Record<string, unknown>): ReadonlyArray<FieldError> => [
+  ...checkName(resource, metadata["name"]),
+  ...checkStringMap("metadata.labels", metadata["labels"], checkLabelValue),
+  ...checkStringMap("metadata.annotations", metadata["annotations"], () => []),
+  ...checkAnnotationSize(metadata["annotations"]),
+  ...checkFinalizers(metadata["finalizers"]),
+  ...checkOwnerReferences(resource, metadata["ownerReferences"])
+]

@@ -1,0 +1,51 @@
+// All the schema-level checks for one write, by resource: metadata rules for every object, the types
+// of the fields its schema defines, then the resource's own rules. Admission webhooks are run elsewhere.
+import type { Resource } from "../../Api.ts"
+import type { FieldError } from "./FieldErrors.ts"
+import { typeErrors } from "./FieldTree.ts"
+import { isDeeplyFrozen, isJsonObject } from "../store/JsonValue.ts"
+import { fieldsOf } from "../../kinds/KindFields.ts"
+import { checkAdmissionCheck, checkWorkload } from "../../kinds/kueue/KueueRules.ts"
+import { checkObjectMeta } from "./ObjectMetaRules.ts"
+import { checkRuntime } from "../../kinds/trainer/RuntimeRules.ts"
+import { checkTrainJob } from "../../kinds/trainer/TrainJobRules.ts"
+
+const resourceRules: Readonly<
+  Record<string, (object: Record<string, unknown>, old: Record<string, unknown> | undefined) => ReadonlyArray<FieldError>>
+> = {
+  trainjobs: checkTrainJob,
+  trainingruntimes: checkRuntime,
+  clustertrainingruntimes: checkRuntime,
+  workloads: checkWorkload,
+  admissionchecks: checkAdmissionCheck
+}
+
+// Metadata has its own rules (ObjectMetaRules); the schema's types are checked on the rest. A part an
+// update leaves as the stored object has it (the spec under a status update) is not checked again: every
+// stored object passed these checks, and stored objects are frozen.
+const fieldTypeErrors = (resource: Resource, object: Record<string, unknown>, old: Record<string, unknown> | undefined): ReadonlyArray<FieldError> => {
+  const tree = fieldsOf(resource.plural)
+  if (typeof tree === "string" || !("fields" in tree)) return []
+  return ["spec", "status"].flatMap((part) => {
+    const sub = tree.fields[part]
+    if (sub === undefined || (old !== undefined && object[part] === old[part] && isDeeplyFrozen(old[part]))) return []
+    return typeErrors(sub, object[part], part)
+  })
+}
+
+// A rule and the type check may report the same error for one field: it is listed once.
+const distinct = (errors: ReadonlyArray<FieldError>): ReadonlyArray<FieldError> => {
+  const seen = new Set<string>()
+  return errors.filter((e) => {
+    const key = `${e.field}\u0000${e.reason}\u0000${e.message}`
+    if (seen.has(key)) return false
+    seen.add(key)
+    return true
+  })
+}
+
+/** Every problem with an object about to be stored (`old` on update). */
+export const validate = (resource: Resource, object: Record<string, unknown>, old: Record<string, unknown> | undefined): ReadonlyArray<FieldError> => {
+  const metadata = isJsonObject(object["metadata"]) ? object["metadata"] : {}
+  return distinct([...checkObjectMeta(resource, metadata), ...fieldTypeErrors(resource, object, old), ...(resourceRules[resource.plural]?.(object, old) ?? [])])
+}

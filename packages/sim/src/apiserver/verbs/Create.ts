@@ -1,0 +1,131 @@
+// The create verb: decode checks (unknown fields pruned or refused), the target namespace, generateName, server-set metadata, defaults,
+// validation, admission, then AlreadyExists or the stored object (or nothing stored, on dryRun).
+import type { ApiResponse, FieldValidation, KubeObject, Resource } from "../../Api.ts"
+import { statusBody } from "../../Api.ts"
+import { admit } from "../admission/AdmissionChain.ts"
+import { applyDefaults } from "../../kinds/Defaults.ts"
+import { decodeFields, withWarnings } from "../validation/FieldValidation.ts"
+import { isJsonObject, jsonClone } from "../store/JsonValue.ts"
+import { groupOf, resourceByPlural, versionOf } from "../../kinds/ResourceTable.ts"
+import { isDeleting, metadataOf, present, type ServerContext, timestamp } from "../store/ServerContext.ts"
+import { alreadyExists, badRequest, forbidden, invalid, notFound } from "../StatusErrors.ts"
+import { requiredValue } from "../validation/FieldErrors.ts"
+import { tooLargeToStore } from "../store/StoredSize.ts"
+import { validate } from "../validation/Validation.ts"
+
+/** The alphabet and length Kubernetes uses for generated name suffixes. */
+const suffixAlphabet = "bcdfghjklmnpqrstvwxz2456789"
+const suffixLength = 5
+const maxGeneratedBase = 63 - suffixLength
+
+/** Where and how a create is asked for. */
+export interface CreateOptions {
+  readonly namespace: string | undefined
+  readonly version: string
+  readonly dryRun: boolean
+  readonly fieldValidation?: FieldValidation | undefined
+}
+
+// Fields the server owns: whatever the client sent is dropped.
+const serverOwnedMetadata = ["resourceVersion", "uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation", "selfLink", "managedFields"]
+
+/** Checks that a request body is an object of the resource's kind and a served apiVersion. */
+export const checkTypeMeta = (resource: Resource, body: unknown): ApiResponse | undefined => {
+  if (!isJsonObject(body)) return badRequest("the body of the request was in an unknown format - expected a JSON object")
+  const kind = body["kind"]
+  const apiVersion = body["apiVersion"]
+  if (typeof kind !== "string" || kind === "") return badRequest(`Object 'Kind' is missing in '${JSON.stringify(body).slice(0, 200)}'`)
+  if (typeof apiVersion !== "string" || apiVersion === "") return badRequest(`Object 'apiVersion' is missing in '${JSON.stringify(body).slice(0, 200)}'`)
+  if (groupOf(apiVersion) !== resource.group || !resource.versions.includes(versionOf(apiVersion))) {
+    return badRequest(`the API version in the data (${apiVersion}) does not match the expected API version (${resource.group === "" ? "" : `${resource.group}/`}${resource.versions[0] ?? ""})`)
+  }
+  if (kind !== resource.kind) return badRequest(`the kind in the data (${kind}) does not match the expected kind (${resource.kind})`)
+  return undefined
+}
+
+/** The namespace's refusal of new content, if any: missing (404) or terminating (403). */
+export const namespaceRefusal = (context: ServerContext, resource: Resource, namespace: string, name: string): ApiResponse | undefined => {
+  const namespaces = resourceByPlural("namespaces")
+  const ns = context.store.get("namespaces", undefined, namespace)
+  if (namespaces === undefined) return undefined
+  if (ns === undefined) return notFound(namespaces, namespace)
+  if (isDeleting(ns)) {
+    return forbidden(resource, name, `${resource.plural}${resource.group === "" ? "" : `.${resource.group}`} "${name}" is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`)
+  }
+  return undefined
+}
+
+const chooseName = (context: ServerContext, metadata: Record<string, unknown>): string | undefined => {
+  if (typeof metadata["name"] === "string" && metadata["name"] !== "") return metadata["name"]
+  const base = metadata["generateName"]
+  if (typeof base !== "string" || base === "") return undefined
+  return base.slice(0, maxGeneratedBase) + context.random.pick(suffixAlphabet, suffixLength)
+}
+
+const initialState = (resource: Resource, object: KubeObject): KubeObject => {
+  if (resource.plural === "namespaces") {
+    const spec = isJsonObject(object["spec"]) ? object["spec"] : {}
+    return { ...object, spec: { finalizers: ["kubernetes"], ...spec }, status: { phase: "Active" } }
+  }
+  if (!resource.hasStatus) return object
+  const { status: _dropped, ...rest } = object
+  return rest
+}
+
+/** Creates an object. */
+export const create = (context: ServerContext, resource: Resource, sentBody: unknown, options: CreateOptions): ApiResponse => {
+  // The store must never share structure with what the caller keeps.
+  const body = jsonClone(sentBody)
+  const typeProblem = checkTypeMeta(resource, body)
+  if (typeProblem !== undefined || !isJsonObject(body)) return typeProblem ?? badRequest("invalid body")
+  const decoded = decodeFields(resource, options.version, body, options.fieldValidation)
+  if ("refused" in decoded) return decoded.refused
+  return withWarnings(createDecoded(context, resource, decoded.object, options), decoded.warnings)
+}
+
+// The create once the body is decoded: unknown fields are gone.
+const createDecoded = (context: ServerContext, resource: Resource, body: KubeObject, options: CreateOptions): ApiResponse => {
+  const sent = metadataOf(body)
+  if (typeof sent["resourceVersion"] === "string" && sent["resourceVersion"] !== "") {
+    return { code: 500, body: statusBody(500, "InternalError", "resourceVersion should not be set on objects to be created") }
+  }
+  const namespace = resource.namespaced ? options.namespace : undefined
+  if (resource.namespaced && typeof sent["namespace"] === "string" && sent["namespace"] !== "" && sent["namespace"] !== namespace) {
+    return badRequest("the namespace of the provided object does not match the namespace sent on the request")
+  }
+  const name = chooseName(context, sent)
+  if (name === undefined) return invalid(resource, "", [requiredValue("metadata.name", "name or generateName is required")])
+  if (namespace !== undefined) {
+    const refusal = namespaceRefusal(context, resource, namespace, name)
+    if (refusal !== undefined) return refusal
+  }
+  const metadata: Record<string, unknown> = Object.fromEntries(Object.entries(sent).filter(([k]) => !serverOwnedMetadata.includes(k)))
+  const candidate = applyDefaults(
+    resource.plural,
+    initialState(resource, {
+      ...body,
+      apiVersion: `${resource.group === "" ? "" : `${resource.group}/`}${options.version}`,
+      metadata: {
+        ...metadata,
+        name,
+        ...(namespace === undefined ? {} : { namespace }),
+        uid: context.random.uuid(),
+        creationTimestamp: timestamp(context.now()),
+        generation: 1
+      }
+    })
+  )
+  if (namespace === undefined) delete (candidate["metadata"] as Record<string, unknown>)["namespace"]
+  const errors = validate(resource, candidate, undefined)
+  if (errors.length > 0) return invalid(resource, name, errors)
+  const admitted = admit(context, resource, "create", candidate, undefined, name)
+  if ("refused" in admitted) return admitted.refused
+  if (options.dryRun) {
+    return context.store.get(resource.plural, namespace, name) !== undefined ? alreadyExists(resource, name) : { code: 201, body: present(resource, admitted.object, options.version) }
+  }
+  // etcd refuses an oversized request before its transaction can find the key taken.
+  const tooLarge = tooLargeToStore(admitted.object)
+  if (tooLarge !== undefined) return tooLarge
+  if (context.store.get(resource.plural, namespace, name) !== undefined) return alreadyExists(resource, name)
+  return { code: 201, body: present(resource, context.store.write(resource.plural, admitted.object), options.version) }
+}

@@ -1,0 +1,136 @@
+// The update verb and what patch and the controllers share with it: optimistic concurrency on
+// resourceVersion, the main endpoint ignoring status and /status ignoring the rest, server-owned
+// metadata kept, generation rising on changes outside metadata and status, finalizer rules while
+// deleting, validation and admission, and removal once the last finalizer of a deleting object goes.
+import type { ApiResponse, FieldValidation, KubeObject, Resource } from "../../Api.ts"
+import { admit } from "../admission/AdmissionChain.ts"
+import { applyDefaults } from "../../kinds/Defaults.ts"
+import { decodeFields, withWarnings } from "../validation/FieldValidation.ts"
+import { type FieldError, forbidden as forbiddenField } from "../validation/FieldErrors.ts"
+import { isJsonObject, jsonCopyUnfrozen, jsonEqual } from "../store/JsonValue.ts"
+import { finalizersOf, identityOf, isDeleting, metadataOf, present, type ServerContext } from "../store/ServerContext.ts"
+import { badRequest, conflict, invalid, notFound, staleObject } from "../StatusErrors.ts"
+import { checkTypeMeta } from "./Create.ts"
+import { tooLargeToStore } from "../store/StoredSize.ts"
+import { validate } from "../validation/Validation.ts"
+
+/** How an update is asked for. */
+export interface UpdateOptions {
+  readonly version: string
+  readonly dryRun: boolean
+  readonly subresource?: "status" | undefined
+  /** PUT demands metadata.resourceVersion; a patch checks it only when the patched object carries one. */
+  readonly requireResourceVersion: boolean
+  readonly fieldValidation?: FieldValidation | undefined
+}
+
+// Metadata the server keeps from the stored object whatever the client sends.
+const serverKept = ["name", "namespace", "uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation", "resourceVersion"]
+
+const specOf = (object: KubeObject): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(object).filter(([k]) => k !== "metadata" && k !== "status" && k !== "apiVersion" && k !== "kind"))
+
+const missingResourceVersion: FieldError = {
+  reason: "FieldValueInvalid",
+  message: "Invalid value: 0x0: must be specified for an update",
+  field: "metadata.resourceVersion"
+}
+
+// The object the update would store: status from the right place, server-owned metadata kept.
+const merged = (resource: Resource, old: KubeObject, candidate: KubeObject, subresource: "status" | undefined): KubeObject => {
+  if (subresource === "status") {
+    const { status: _old, ...rest } = old
+    return candidate["status"] === undefined ? rest : { ...rest, status: candidate["status"] }
+  }
+  const oldMeta = metadataOf(old)
+  const sentMeta = metadataOf(candidate)
+  const metadata: Record<string, unknown> = Object.fromEntries(Object.entries(sentMeta).filter(([k]) => !serverKept.includes(k) && k !== "managedFields"))
+  for (const k of serverKept) if (oldMeta[k] !== undefined) metadata[k] = oldMeta[k]
+  // Without a status subresource, status is an ordinary field and the main endpoint writes it.
+  if (!resource.hasStatus) return { ...candidate, apiVersion: old.apiVersion ?? "", kind: old.kind ?? resource.kind, metadata }
+  const { status: _sent, ...rest } = candidate
+  const next: KubeObject = { ...rest, apiVersion: old.apiVersion ?? "", kind: old.kind ?? resource.kind, metadata }
+  return old["status"] !== undefined ? { ...next, status: old["status"] } : next
+}
+
+const newFinalizersWhileDeleting = (old: KubeObject, next: KubeObject): ReadonlyArray<FieldError> => {
+  if (!isDeleting(old)) return []
+  const before = new Set(finalizersOf(old))
+  const added = finalizersOf(next).filter((f) => !before.has(f))
+  return added.length === 0
+    ? []
+    : [forbiddenField("metadata.finalizers", `no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(", ")}}`)]
+}
+
+/** Applies a full new version of a stored object (PUT, or the result of a patch), its unknown fields pruned or refused first. */
+export const commitUpdate = (
+  context: ServerContext,
+  resource: Resource,
+  old: KubeObject,
+  sentCandidate: KubeObject,
+  options: UpdateOptions
+): ApiResponse => {
+  const decoded = decodeFields(resource, options.version, sentCandidate, options.fieldValidation)
+  if ("refused" in decoded) return decoded.refused
+  return withWarnings(commitDecoded(context, resource, old, decoded.object, options), decoded.warnings)
+}
+
+const commitDecoded = (context: ServerContext, resource: Resource, old: KubeObject, candidate: KubeObject, options: UpdateOptions): ApiResponse => {
+  const { name, namespace } = identityOf(old)
+  const sent = metadataOf(candidate)
+  const sentVersion = sent["resourceVersion"]
+  if (options.requireResourceVersion && (typeof sentVersion !== "string" || sentVersion === "")) {
+    return invalid(resource, name, [missingResourceVersion])
+  }
+  if (typeof sentVersion === "string" && sentVersion !== "" && sentVersion !== metadataOf(old)["resourceVersion"]) {
+    return conflict(resource, name, staleObject)
+  }
+  const sentUid = sent["uid"]
+  const oldUid = metadataOf(old)["uid"]
+  if (typeof sentUid === "string" && sentUid !== "" && sentUid !== oldUid) {
+    return conflict(resource, name, `Precondition failed: UID in precondition: ${sentUid}, UID in object meta: ${String(oldUid)}`)
+  }
+  const shaped = merged(resource, old, candidate, options.subresource)
+  let next = options.subresource === "status" ? shaped : applyDefaults(resource.plural, shaped)
+  const errors = [...newFinalizersWhileDeleting(old, next), ...validate(resource, next, old)]
+  if (errors.length > 0) return invalid(resource, name, errors)
+  if (options.subresource === undefined) {
+    const admitted = admit(context, resource, "update", next, old, name)
+    if ("refused" in admitted) return admitted.refused
+    next = admitted.object
+  }
+  if (jsonEqual(next, old)) return { code: 200, body: present(resource, old, options.version) }
+  if (!jsonEqual(specOf(next), specOf(old))) {
+    const generation = metadataOf(old)["generation"]
+    next = { ...next, metadata: { ...metadataOf(next), generation: (typeof generation === "number" ? generation : 0) + 1 } }
+  }
+  if (isDeleting(next) && finalizersOf(next).length === 0) {
+    if (options.dryRun) return { code: 200, body: present(resource, next, options.version) }
+    const removed = context.store.remove(resource.plural, namespace, name, next)
+    return { code: 200, body: present(resource, removed ?? next, options.version) }
+  }
+  if (options.dryRun) return { code: 200, body: present(resource, next, options.version) }
+  return tooLargeToStore(next) ?? { code: 200, body: present(resource, context.store.write(resource.plural, next), options.version) }
+}
+
+/** The PUT verb: the whole object (or its status), with metadata.resourceVersion required. */
+export const update = (
+  context: ServerContext,
+  resource: Resource,
+  namespace: string | undefined,
+  name: string,
+  body: unknown,
+  options: Omit<UpdateOptions, "requireResourceVersion">
+): ApiResponse => {
+  const typeProblem = checkTypeMeta(resource, body)
+  if (typeProblem !== undefined || !isJsonObject(body)) return typeProblem ?? badRequest("invalid body")
+  const sent = identityOf(body)
+  if (sent.name !== name) return badRequest(`the name of the object (${sent.name}) does not match the name on the URL (${name})`)
+  if (resource.namespaced && sent.namespace !== undefined && sent.namespace !== namespace) {
+    return badRequest("the namespace of the provided object does not match the namespace sent on the request")
+  }
+  const old = context.store.get(resource.plural, resource.namespaced ? namespace : undefined, name)
+  if (old === undefined) return notFound(resource, name)
+  // The store must never share structure with what the caller keeps, unless no one can change it.
+  return commitUpdate(context, resource, old, jsonCopyUnfrozen(body), { ...options, requireResourceVersion: true })
+}

@@ -1,0 +1,39 @@
+// Routes one decoded request to its verb, after checking that the verb makes sense on that path
+// (a name where one is needed, a namespace for namespaced objects, status only where it exists).
+import type { ApiRequest, ApiResponse, Resource } from "../../Api.ts"
+import { create } from "./Create.ts"
+import { deleteObject } from "./Delete.ts"
+import { patch } from "./Patch.ts"
+import { get, list } from "./Read.ts"
+import type { ServerContext } from "../store/ServerContext.ts"
+import { methodNotAllowed, pathNotFound } from "../StatusErrors.ts"
+import { update } from "./Update.ts"
+
+/** Serves every verb but watch. */
+export const serveVerb = (context: ServerContext, resource: Resource, request: ApiRequest): ApiResponse => {
+  const namespace = resource.namespaced ? request.namespace : undefined
+  if (resource.namespaced && namespace === undefined && request.verb !== "list") return pathNotFound()
+  if (request.subresource === "status" && !resource.hasStatus) return pathNotFound()
+  const dryRun = request.dryRun === true
+  const { version, name, fieldValidation } = request
+  switch (request.verb) {
+    case "create":
+      return request.subresource !== undefined || name !== undefined ? methodNotAllowed() : create(context, resource, request.body, { namespace, version, dryRun, fieldValidation })
+    case "get":
+      return name === undefined ? methodNotAllowed() : get(context, resource, namespace, name, version)
+    case "list":
+      return name !== undefined ? methodNotAllowed() : list(context, resource, { ...request, namespace })
+    case "update":
+      return name === undefined ? methodNotAllowed() : update(context, resource, namespace, name, request.body, { version, dryRun, subresource: request.subresource, fieldValidation })
+    case "patch":
+      return name === undefined
+        ? methodNotAllowed()
+        : patch(context, resource, namespace, name, request.body, { version, dryRun, subresource: request.subresource, patchType: request.patchType ?? "json", fieldValidation })
+    case "delete":
+      return name === undefined || request.subresource !== undefined
+        ? methodNotAllowed()
+        : deleteObject(context, resource, namespace, name, { version, dryRun, propagationPolicy: request.propagationPolicy, body: request.body })
+    case "watch":
+      return methodNotAllowed()
+  }
+}

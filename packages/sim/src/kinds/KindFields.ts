@@ -1,0 +1,23 @@
+// The field tree of every served resource, by plural: Trainer's and Kueue's CRDs, and the Namespace
+// (a built-in, whose typed decoding drops unknown fields the same way).
+import { kindFields } from "./core/CoreFields.ts"
+import { type FieldTree, fields, listOf } from "../apiserver/validation/FieldTree.ts"
+import { admissionCheckFields, workloadFields } from "./kueue/KueueFields.ts"
+import { trainingRuntimeFields, trainJobFields } from "./trainer/TrainerFields.ts"
+
+const namespaceFields = kindFields({
+  spec: fields({ finalizers: listOf("string") }),
+  status: fields({ phase: "string", conditions: listOf("open") })
+})
+
+const byPlural: Readonly<Record<string, FieldTree>> = {
+  trainjobs: trainJobFields,
+  trainingruntimes: trainingRuntimeFields,
+  clustertrainingruntimes: trainingRuntimeFields,
+  workloads: workloadFields,
+  admissionchecks: admissionCheckFields,
+  namespaces: namespaceFields
+}
+
+/** The fields a resource's schema defines; a resource the table does not know keeps everything. */
+export const fieldsOf = (plural: string): FieldTree => byPlural[plural] ?? "open"

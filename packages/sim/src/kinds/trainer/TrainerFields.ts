@@ -1,0 +1,123 @@
+// The fields of Trainer's CRDs (trainer.kubeflow.org/v1alpha1): TrainJob, and the JobSet template of
+// TrainingRuntime and ClusterTrainingRuntime. Pod specs and the batch/v1 subtrees of a Job spec
+// (selector, podFailurePolicy, successPolicy) and volume claim templates are left open.
+import { condition, embeddedMeta, envVar, kindFields, podTemplate, resourceRequirements } from "../core/CoreFields.ts"
+import { type FieldTree, fields, listOf } from "../../apiserver/validation/FieldTree.ts"
+
+const strings = listOf("string")
+
+const initializerStep = fields({ env: listOf(envVar), secretRef: fields({ name: "string" }), storageUri: "string" })
+
+const trainer = fields({
+  args: strings,
+  command: strings,
+  env: listOf(envVar),
+  image: "string",
+  numNodes: "integer",
+  numProcPerNode: "integer",
+  resourcesPerNode: resourceRequirements
+})
+
+// A runtime patch reaches the pod template of each replicated job and no further into the Job spec.
+const runtimePatch = fields({
+  manager: "string",
+  time: "string",
+  trainingRuntimeSpec: fields({
+    template: fields({
+      metadata: embeddedMeta,
+      spec: fields({
+        replicatedJobs: listOf(fields({ name: "string", template: fields({ metadata: embeddedMeta, spec: fields({ template: podTemplate }) }) }))
+      })
+    })
+  })
+})
+
+const trainJobStatus = fields({
+  conditions: listOf(condition),
+  jobsStatus: listOf(fields({ active: "integer", failed: "integer", name: "string", ready: "integer", succeeded: "integer", suspended: "integer" })),
+  trainerStatus: fields({
+    estimatedRemainingSeconds: "integer",
+    lastUpdatedTime: "string",
+    metrics: listOf(fields({ name: "string", value: "string" })),
+    progressPercentage: "integer"
+  })
+})
+
+/** A TrainJob. */
+export const trainJobFields: FieldTree = kindFields({
+  spec: fields({
+    activeDeadlineSeconds: "integer",
+    initializer: fields({ dataset: initializerStep, model: initializerStep }),
+    managedBy: "string",
+    runtimePatches: listOf(runtimePatch),
+    runtimeRef: fields({ apiGroup: "string", kind: "string", name: "string" }),
+    suspend: "boolean",
+    trainer
+  }),
+  status: trainJobStatus
+})
+
+const jobSpec = fields({
+  activeDeadlineSeconds: "integer",
+  backoffLimit: "integer",
+  backoffLimitPerIndex: "integer",
+  completionMode: "string",
+  completions: "integer",
+  managedBy: "string",
+  manualSelector: "boolean",
+  maxFailedIndexes: "integer",
+  parallelism: "integer",
+  podFailurePolicy: "open",
+  podReplacementPolicy: "string",
+  selector: "open",
+  successPolicy: "open",
+  suspend: "boolean",
+  template: podTemplate,
+  ttlSecondsAfterFinished: "integer"
+})
+
+const jobSetSpec = fields({
+  coordinator: fields({ jobIndex: "integer", podIndex: "integer", replicatedJob: "string" }),
+  failurePolicy: fields({
+    maxRestarts: "integer",
+    restartStrategy: "string",
+    rules: listOf(
+      fields({ action: "string", name: "string", onJobFailureMessagePatterns: strings, onJobFailureReasons: strings, targetReplicatedJobs: strings })
+    )
+  }),
+  managedBy: "string",
+  network: fields({ enableDNSHostnames: "boolean", publishNotReadyAddresses: "boolean", subdomain: "string" }),
+  replicatedJobs: listOf(
+    fields({
+      dependsOn: listOf(fields({ name: "string", status: "string" })),
+      groupName: "string",
+      name: "string",
+      replicas: "integer",
+      template: fields({ metadata: embeddedMeta, spec: jobSpec })
+    })
+  ),
+  startupPolicy: fields({ startupPolicyOrder: "string" }),
+  successPolicy: fields({ operator: "string", targetReplicatedJobs: strings }),
+  suspend: "boolean",
+  ttlSecondsAfterFinished: "integer",
+  volumeClaimPolicies: listOf(fields({ retentionPolicy: fields({ whenDeleted: "string" }), templates: listOf("open") }))
+})
+
+/** A TrainingRuntime or ClusterTrainingRuntime (the CRDs define no status). */
+export const trainingRuntimeFields: FieldTree = kindFields({
+  spec: fields({
+    mlPolicy: fields({
+      numNodes: "integer",
+      torch: fields({ envInjection: fields({ targets: listOf(fields({ containerNames: strings, jobName: "string" })) }) }),
+      mpi: fields({ mpiImplementation: "string", numProcPerNode: "integer", runLauncherAsNode: "boolean", sshAuthMountPath: "string" }),
+      jax: fields({}),
+      xgboost: fields({}),
+      flux: fields({ numProcPerNode: "integer" })
+    }),
+    podGroupPolicy: fields({
+      coscheduling: fields({ scheduleTimeoutSeconds: "integer" }),
+      volcano: fields({ networkTopology: fields({ highestTierAllowed: "integer", mode: "string" }) })
+    }),
+    template: fields({ metadata: embeddedMeta, spec: jobSetSpec })
+  })
+})
