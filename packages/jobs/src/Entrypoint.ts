@@ -2,18 +2,19 @@ import { Schema } from "effect"
 import { ParameterType } from "./ParameterType.ts"
 import { ResourceId } from "./ResourceId.ts"
 import { TaskGraph } from "./TaskGraph.ts"
+import { Description, Name, Text, textLimits } from "./Text.ts"
 
 /** A parameter of an entrypoint: its name, its type, and the wire value used when a job gives none. */
 export const EntrypointParameter = Schema.Struct({
-  name: Schema.NonEmptyString,
+  name: Name,
   type: ParameterType,
-  defaultValue: Schema.optionalKey(Schema.String)
+  defaultValue: Schema.optionalKey(Description)
 })
 /** A parameter of an entrypoint. */
 export type EntrypointParameter = typeof EntrypointParameter.Type
 
 /** An artifact input of an entrypoint: its name and the artifact type it loads. */
-export const ArtifactParameter = Schema.Struct({ name: Schema.NonEmptyString, artifactType: Schema.String })
+export const ArtifactParameter = Schema.Struct({ name: Name, artifactType: Text(textLimits.name) })
 /** An artifact input of an entrypoint. */
 export type ArtifactParameter = typeof ArtifactParameter.Type
 
@@ -52,7 +53,7 @@ export type EntrypointVersion = typeof EntrypointVersion.Type
 export const Entrypoint = Schema.Struct({
   id: ResourceId,
   name: Schema.String,
-  description: Schema.optionalKey(Schema.String),
+  description: Schema.optionalKey(Description),
   queues: Schema.Array(ResourceId),
   snapshots: Schema.Array(EntrypointVersion).check(Schema.isMinLength(1))
 }).check(

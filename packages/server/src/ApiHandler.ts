@@ -1,3 +1,4 @@
+import { malformedTexts } from "@dispatch/jobs"
 import { Result } from "effect"
 import { authenticate, type Principal, type TokenEntry } from "./Auth.ts"
 import { DatabaseError, uniqueViolation, type Database } from "./Database.ts"
@@ -122,8 +123,11 @@ export const handleApiRequest = async (env: ApiEnvironment, request: ApiRequest)
   const parsed = route.body === undefined ? Result.succeed(undefined) : parseBody(request.body)
   // Checked before decoding: nothing longer than a field may hold is stored, so no answer can grow from it.
   const oversized = Result.isSuccess(parsed) ? oversizedFields(parsed.success, limits.fieldBytes) : []
-  const body: Result.Result<unknown, Refusal> =
-    oversized.length === 0 ? parsed : Result.fail(refusalOf(oversized.map((f) => new FieldTooLarge({ field: f.path, bytes: f.bytes, limit: limits.fieldBytes }))))
+  const unstorable = [
+    ...oversized.map((f) => new FieldTooLarge({ field: f.path, bytes: f.bytes, limit: limits.fieldBytes })),
+    ...(Result.isSuccess(parsed) ? malformedTexts(parsed.success) : [])
+  ]
+  const body: Result.Result<unknown, Refusal> = unstorable.length === 0 ? parsed : Result.fail(refusalOf(unstorable))
   const decodedBody = route.body === undefined || Result.isFailure(body) ? body : decodePart(route.body, "body", body.success)
   const problems = [...problemsOf(decodedParams), ...problemsOf(decodedQuery), ...problemsOf(decodedBody)]
   if (problems.length > 0 || Result.isFailure(decodedParams) || Result.isFailure(decodedQuery) || Result.isFailure(decodedBody)) {

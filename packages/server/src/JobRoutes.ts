@@ -1,6 +1,7 @@
 import {
   catalogOf,
   JobRequest,
+  MetricName,
   LogRecord,
   recordMetric,
   setMlflowRunId,
@@ -49,7 +50,7 @@ import { AlreadyExists, refusal, refusalOf, ResourceNotFound, type Refusal } fro
 const JobParams = Schema.Struct({ id: IdParam })
 const ExperimentParams = Schema.Struct({ id: IdParam })
 const ExperimentJobParams = Schema.Struct({ experimentId: IdParam, jobId: IdParam })
-const MetricParams = Schema.Struct({ id: IdParam, name: Schema.String })
+const MetricParams = Schema.Struct({ id: IdParam, name: MetricName })
 
 const JobListQuery = sortableQuery(["id", "createdOn", "lastModifiedOn", "status", "description"] as const)
 

@@ -98,7 +98,7 @@ describe.each(backends)("job endpoints on %s", (backend) => {
     refusedWith(await post({ entrypoint: "one", queue: -1, values: { a: 1 } }), 400, ["InvalidRequest", "InvalidRequest", "InvalidRequest"])
     refusedWith(await alice("POST", `/experiments/${world.experiment}/jobs`, "{not json"), 400, ["MalformedJson"])
     refusedWith(await alice("POST", `/experiments/${world.experiment}/jobs`), 400, ["InvalidRequest"])
-    refusedWith(await post(base, 0), 400, ["InvalidRequest"])
+    refusedWith(await post(base, 0), 404, ["RouteNotFound"])
     const other = await registerWorld(alice, "refusals-other")
     refusedWith(await post({ ...base, entrypoint: other.entrypoint, queue: other.queue }), 400, ["EntrypointNotInExperiment"])
     refusedWith(await post({ ...base, queue: other.queue }), 400, ["QueueNotAllowed"])
