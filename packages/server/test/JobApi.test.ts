@@ -259,6 +259,15 @@ describe.each(backends)("job endpoints on %s", (backend) => {
     expect(shaped(JobResponse, await alice("GET", `/jobs/${job.id}`)).mlflowRunId).toBe(run.toLowerCase())
   })
 
+  test("MLflow run ids are unique within a group only: another group's run id is neither refused nor revealed", async () => {
+    const { alice, bob } = service()
+    const run = "0b7e3f1c-2a4d-4e5f-8a9b-0c1d2e3f4a5b"
+    const { job } = await newJob(alice, "mlflow-a")
+    const { job: theirs } = await newJob(bob, "mlflow-b")
+    expect(shaped(MlflowRunResponse, await alice("POST", `/jobs/${job.id}/mlflowRun`, { mlflowRunId: run }))).toEqual({ mlflowRunId: run })
+    expect(shaped(MlflowRunResponse, await bob("POST", `/jobs/${theirs.id}/mlflowRun`, { mlflowRunId: run }))).toEqual({ mlflowRunId: run })
+  })
+
   test("job lists page with links that visit every job once, sort by any column, and search descriptions and statuses", async () => {
     const { alice } = service()
     const world = await registerWorld(alice, "paging")
