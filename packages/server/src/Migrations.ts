@@ -176,6 +176,24 @@ alter table queue_gates alter column checked_on type timestamptz using checked_o
 alter table jobs drop constraint jobs_mlflow_run_id_key;
 create unique index jobs_mlflow_run_by_group on jobs (grp, mlflow_run_id);
 `
+  },
+  {
+    version: 5,
+    name: "idempotency keys",
+    // One row per key of a caller, written in the transaction of the creation it names (see Idempotency.ts).
+    sql: `
+create table idempotency_keys (
+  grp text not null,
+  principal text not null,
+  key text not null,
+  fingerprint text not null,
+  status integer not null,
+  body text not null,
+  created_on timestamptz not null,
+  primary key (grp, principal, key)
+);
+create index idempotency_keys_by_age on idempotency_keys (created_on);
+`
   }
 ]
 
