@@ -22,10 +22,8 @@ export type ArtifactParameter = typeof ArtifactParameter.Type
 // reference longer than Trainer's 500 characters would never be admitted.
 /** The container image an entrypoint runs in (a non-empty reference of at most 500 characters). */
 export const ImageRef = Schema.NonEmptyString.check(Schema.isMaxLength(500))
-/** The command an entrypoint runs: 1 to 124 items, each at most Trainer's 1 MiB and free of NUL. */
-export const Command = Schema.Array(
-  Schema.String.check(Schema.isMaxLength(1_048_576), Schema.makeFilter((item) => (item.includes("\u0000") ? "a command item may not contain NUL" : undefined)))
-).check(Schema.isMinLength(1), Schema.isMaxLength(124))
+/** The command an entrypoint runs: 1 to 124 items, each at most Trainer's 1 MiB, free of NUL and unpaired surrogates. */
+export const Command = Schema.Array(Text(1_048_576)).check(Schema.isMinLength(1), Schema.isMaxLength(124))
 
 const duplicateNames = (names: ReadonlyArray<string>): Array<string> =>
   [...new Set(names.filter((name, index) => names.indexOf(name) !== index))]
