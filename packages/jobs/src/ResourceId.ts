@@ -20,5 +20,7 @@ export const parseResourceId = (text: string): ResourceId | undefined => {
 
 /** A resource id in a URL path: only the canonical decimal spelling decodes (see `parseResourceId`). */
 export const ResourceIdFromPath = Schema.String.check(
+  // The pattern is what the OpenAPI document shows; the filter adds the range, which a pattern cannot say well.
+  Schema.isPattern(canonical),
   Schema.makeFilter((text) => (parseResourceId(text) === undefined ? `not an id: ids are decimal integers from 1 to ${maxResourceId}` : undefined))
 ).pipe(Schema.decodeTo(ResourceId, SchemaTransformation.numberFromString))
