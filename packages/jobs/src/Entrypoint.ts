@@ -2,18 +2,19 @@ import { Schema } from "effect"
 import { ParameterType } from "./ParameterType.ts"
 import { ResourceId } from "./ResourceId.ts"
 import { TaskGraph } from "./TaskGraph.ts"
+import { Description, Name, Text, textLimits } from "./Text.ts"
 
 /** A parameter of an entrypoint: its name, its type, and the wire value used when a job gives none. */
 export const EntrypointParameter = Schema.Struct({
-  name: Schema.NonEmptyString,
+  name: Name,
   type: ParameterType,
-  defaultValue: Schema.optionalKey(Schema.String)
+  defaultValue: Schema.optionalKey(Description)
 })
 /** A parameter of an entrypoint. */
 export type EntrypointParameter = typeof EntrypointParameter.Type
 
 /** An artifact input of an entrypoint: its name and the artifact type it loads. */
-export const ArtifactParameter = Schema.Struct({ name: Schema.NonEmptyString, artifactType: Schema.String })
+export const ArtifactParameter = Schema.Struct({ name: Name, artifactType: Text(textLimits.name) })
 /** An artifact input of an entrypoint. */
 export type ArtifactParameter = typeof ArtifactParameter.Type
 
@@ -21,10 +22,8 @@ export type ArtifactParameter = typeof ArtifactParameter.Type
 // reference longer than Trainer's 500 characters would never be admitted.
 /** The container image an entrypoint runs in (a non-empty reference of at most 500 characters). */
 export const ImageRef = Schema.NonEmptyString.check(Schema.isMaxLength(500))
-/** The command an entrypoint runs: 1 to 124 items, each at most Trainer's 1 MiB and free of NUL. */
-export const Command = Schema.Array(
-  Schema.String.check(Schema.isMaxLength(1_048_576), Schema.makeFilter((item) => (item.includes("\u0000") ? "a command item may not contain NUL" : undefined)))
-).check(Schema.isMinLength(1), Schema.isMaxLength(124))
+/** The command an entrypoint runs: 1 to 124 items, each at most Trainer's 1 MiB, free of NUL and unpaired surrogates. */
+export const Command = Schema.Array(Text(1_048_576)).check(Schema.isMinLength(1), Schema.isMaxLength(124))
 
 const duplicateNames = (names: ReadonlyArray<string>): Array<string> =>
   [...new Set(names.filter((name, index) => names.indexOf(name) !== index))]
@@ -52,7 +51,7 @@ export type EntrypointVersion = typeof EntrypointVersion.Type
 export const Entrypoint = Schema.Struct({
   id: ResourceId,
   name: Schema.String,
-  description: Schema.optionalKey(Schema.String),
+  description: Schema.optionalKey(Description),
   queues: Schema.Array(ResourceId),
   snapshots: Schema.Array(EntrypointVersion).check(Schema.isMinLength(1))
 }).check(

@@ -3,16 +3,17 @@ import { ArtifactRef } from "./Artifact.ts"
 import { refused, type Refused } from "./Problem.ts"
 import { ResourceId } from "./ResourceId.ts"
 import { SwapsInput } from "./SwapSelection.ts"
+import { Description, Name, Text, textLimits } from "./Text.ts"
 
 /** The body of `POST /experiments/{id}/jobs`; the experiment comes from the path. */
 export const JobRequest = Schema.Struct({
   entrypoint: ResourceId,
   queue: ResourceId,
-  values: Schema.optionalKey(Schema.Record(Schema.String, Schema.String)),
-  artifactValues: Schema.optionalKey(Schema.Record(Schema.String, ArtifactRef)),
+  values: Schema.optionalKey(Schema.Record(Name, Description)),
+  artifactValues: Schema.optionalKey(Schema.Record(Name, ArtifactRef)),
   // A bare integer is seconds, as in the string form; either way the grammar is checked at creation.
-  timeout: Schema.optionalKey(Schema.NullOr(Schema.Union([Schema.String, Schema.Number]))),
-  description: Schema.optionalKey(Schema.NullOr(Schema.String)),
+  timeout: Schema.optionalKey(Schema.NullOr(Schema.Union([Text(textLimits.name), Schema.Number]))),
+  description: Schema.optionalKey(Schema.NullOr(Description)),
   entrypointSnapshot: Schema.optionalKey(Schema.NullOr(ResourceId)),
   swaps: Schema.optionalKey(Schema.NullOr(SwapsInput))
 })

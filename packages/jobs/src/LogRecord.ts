@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { ResourceId } from "./ResourceId.ts"
+import { Description, Text, textLimits } from "./Text.ts"
 
 /** The severities a job's log record may have. */
 export const Severity = Schema.Literals(["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"])
@@ -7,7 +8,7 @@ export const Severity = Schema.Literals(["DEBUG", "INFO", "WARNING", "ERROR", "C
 export type Severity = typeof Severity.Type
 
 /** A log record as a job posts it; the server adds the time. */
-export const LogInput = Schema.Struct({ severity: Severity, loggerName: Schema.String, message: Schema.String })
+export const LogInput = Schema.Struct({ severity: Severity, loggerName: Text(textLimits.name), message: Description })
 /** A log record as a job posts it. */
 export type LogInput = typeof LogInput.Type
 

@@ -1,6 +1,7 @@
 import { Result, Schema } from "effect"
 import { refused, type Refused } from "./Problem.ts"
 import { ResourceId } from "./ResourceId.ts"
+import { Text, textLimits } from "./Text.ts"
 
 /** How a non-finite metric value is recorded: NaN, Infinity and -Infinity. */
 export const SpecialValue = Schema.Literals(["nan", "inf", "-inf"])
@@ -27,6 +28,10 @@ export const MetricRecord = Schema.Struct({
 export type MetricRecord = typeof MetricRecord.Type
 
 const metricName = /^(?:[A-Z]|[A-Z_][A-Z0-9_]+)$/i
+
+// Stored in an index whose rows PostgreSQL caps at 2704 bytes; names are ASCII, so 255 characters stay far below.
+/** A metric name as a request carries it: at most 255 characters, storable as text (its grammar is checked when recorded). */
+export const MetricName = Text(textLimits.name)
 
 /** True when a metric name is one letter, or a letter or `_` followed by letters, digits and `_`. */
 export const isMetricName = (name: string): boolean => metricName.test(name)

@@ -2,6 +2,7 @@ import { Config, decodeConfig, RuntimeRef, runtimeLabel, sameRuntime } from "@di
 import { Result, Schema } from "effect"
 import { ImageRef } from "./Entrypoint.ts"
 import { ResourceId } from "./ResourceId.ts"
+import { Description } from "./Text.ts"
 
 /** The dispatch backend behind a queue: its configuration, the runtime its jobs use, and job defaults. */
 export const QueueBackend = Schema.Struct({
@@ -33,7 +34,7 @@ export type QueueBackend = typeof QueueBackend.Type
 export const Queue = Schema.Struct({
   id: ResourceId,
   name: Schema.String,
-  description: Schema.optionalKey(Schema.String),
+  description: Schema.optionalKey(Description),
   backend: QueueBackend
 })
 /** A queue. */

@@ -1,6 +1,7 @@
 import { Result, Schema } from "effect"
 import { DuplicateSwap, type SwapProblem } from "./SwapProblem.ts"
 import { renderGraph, type TaskGraph } from "./TaskGraph.ts"
+import { Text, textLimits } from "./Text.ts"
 
 /** One swap selection: the swap's name without its leading `?`, and the chosen task alias. */
 export interface SwapSelection {
@@ -8,14 +9,16 @@ export interface SwapSelection {
   readonly alias: string
 }
 
+const SwapWord = Text(textLimits.name)
+
 // One struct for both spellings of a list item, not a union of two: decoding with excess properties
 // refused, a union would report each spelling's keys as excess in the other member, so one unknown key
 // would come back as several problems.
 const SwapListItem = Schema.Struct({
-  swap_name: Schema.optionalKey(Schema.String),
-  task_alias: Schema.optionalKey(Schema.String),
-  swapName: Schema.optionalKey(Schema.String),
-  taskAlias: Schema.optionalKey(Schema.String)
+  swap_name: Schema.optionalKey(SwapWord),
+  task_alias: Schema.optionalKey(SwapWord),
+  swapName: Schema.optionalKey(SwapWord),
+  taskAlias: Schema.optionalKey(SwapWord)
 }).check(
   Schema.makeFilter((item) => {
     const snake = item.swap_name !== undefined && item.task_alias !== undefined && item.swapName === undefined && item.taskAlias === undefined
@@ -25,7 +28,7 @@ const SwapListItem = Schema.Struct({
 )
 
 /** The swaps field as clients send it: the Python client's dictionary, or the REST list (snake or camel case). */
-export const SwapsInput = Schema.Union([Schema.Record(Schema.String, Schema.String), Schema.Array(SwapListItem)])
+export const SwapsInput = Schema.Union([Schema.Record(SwapWord, SwapWord), Schema.Array(SwapListItem)])
 /** The swaps field as clients send it. */
 export type SwapsInput = typeof SwapsInput.Type
 

@@ -21,7 +21,7 @@ describe("Entrypoint schema", () => {
     ["more than 124 command items", { command: Array(125).fill("x") }, "Expected a value with a length of at most 124"],
     ["an image over 500 characters", { image: "i".repeat(501) }, "Expected a value with a length of at most 500"],
     ["an empty image", { image: "" }, "Expected a value with a length of at least 1"],
-    ["a NUL in a command item", { command: ["run", "a\u0000b"] }, "a command item may not contain NUL"]
+    ["a NUL in a command item", { command: ["run", "a\u0000b"] }, "contains NUL (U+0000) at character 1"]
   ])("refuses %s", (_, change, reason) => {
     expect(refusalText(Entrypoint, entrypointWith(change))).toContain(reason)
   })

@@ -1,7 +1,10 @@
+import { malformedTexts } from "@dispatch/jobs"
 import { Result } from "effect"
 import { authenticate, type Principal, type TokenEntry } from "./Auth.ts"
 import { DatabaseError, uniqueViolation, type Database } from "./Database.ts"
 import { errorBody, refusalStatus } from "./ErrorBody.ts"
+import { answerOnce } from "./Idempotency.ts"
+import { parseIdempotencyKey, takesIdempotencyKey } from "./IdempotencyKey.ts"
 import { decodePart } from "./RequestDecoding.ts"
 import type { JobControl } from "./JobControl.ts"
 import { defaultLimits, oversizedFields, type AnswerLimits } from "./Limits.ts"
@@ -31,6 +34,8 @@ export interface ApiRequest {
   readonly url: string
   readonly authorization: string | undefined
   readonly body: string
+  /** The `Idempotency-Key` header, when sent. */
+  readonly idempotencyKey?: string | undefined
 }
 
 /** An answer: a status and a JSON body. */
@@ -122,20 +127,24 @@ export const handleApiRequest = async (env: ApiEnvironment, request: ApiRequest)
   const parsed = route.body === undefined ? Result.succeed(undefined) : parseBody(request.body)
   // Checked before decoding: nothing longer than a field may hold is stored, so no answer can grow from it.
   const oversized = Result.isSuccess(parsed) ? oversizedFields(parsed.success, limits.fieldBytes) : []
-  const body: Result.Result<unknown, Refusal> =
-    oversized.length === 0 ? parsed : Result.fail(refusalOf(oversized.map((f) => new FieldTooLarge({ field: f.path, bytes: f.bytes, limit: limits.fieldBytes }))))
+  const unstorable = [
+    ...oversized.map((f) => new FieldTooLarge({ field: f.path, bytes: f.bytes, limit: limits.fieldBytes })),
+    ...(Result.isSuccess(parsed) ? malformedTexts(parsed.success) : [])
+  ]
+  const body: Result.Result<unknown, Refusal> = unstorable.length === 0 ? parsed : Result.fail(refusalOf(unstorable))
   const decodedBody = route.body === undefined || Result.isFailure(body) ? body : decodePart(route.body, "body", body.success)
-  const problems = [...problemsOf(decodedParams), ...problemsOf(decodedQuery), ...problemsOf(decodedBody)]
+  const key = request.idempotencyKey === undefined || !takesIdempotencyKey(route.method, route.path) ? undefined : parseIdempotencyKey(request.idempotencyKey)
+  const problems = [...problemsOf(decodedParams), ...problemsOf(decodedQuery), ...problemsOf(decodedBody), ...(key !== undefined && Result.isFailure(key) ? [key.failure] : [])]
   if (problems.length > 0 || Result.isFailure(decodedParams) || Result.isFailure(decodedQuery) || Result.isFailure(decodedBody)) {
     return refused(refusalOf(problems))
   }
-  try {
+  const answer = async (db: Database): Promise<ApiResponse> => {
     const result = await route.handle({
       principal: principal.success,
       params: decodedParams.success,
       query: decodedQuery.success,
       body: decodedBody.success,
-      db: env.db,
+      db,
       now: env.now,
       control: env.control?.(),
       limits,
@@ -145,6 +154,12 @@ export const handleApiRequest = async (env: ApiEnvironment, request: ApiRequest)
       }
     })
     return Result.isSuccess(result) ? { status: 200, body: result.success } : refused(result.failure)
+  }
+  try {
+    if (key === undefined || Result.isFailure(key)) return await answer(env.db)
+    const keyed = { group: principal.success.group, principal: principal.success.name, key: key.success, method: route.method, path: url.pathname, body: request.body }
+    const once = await answerOnce(env.db, keyed, env.now(), answer)
+    return Result.isSuccess(once) ? once.success : refused(refusal(once.failure))
   } catch (cause) {
     return refused(failureOf(cause))
   }

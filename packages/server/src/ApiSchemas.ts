@@ -1,6 +1,7 @@
 import {
   Artifact,
   ArtifactParameter,
+  Description,
   Command,
   Entrypoint,
   EntrypointParameter,
@@ -10,25 +11,30 @@ import {
   JobStatus,
   LogInput,
   LogRecord,
+  MetricName,
   MetricRecord,
+  Name,
   Queue,
   QueueBackend,
   ResourceId,
+  ResourceIdFromPath,
   StatusChange,
-  TaskGraph
+  TaskGraph,
+  Text,
+  textLimits
 } from "@dispatch/jobs"
 import { Schema } from "effect"
 
-/** A resource id in a URL path. */
-export const IdParam = Schema.FiniteFromString.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(1))
+/** A resource id in a URL path: canonical decimal, within the stored range. */
+export const IdParam = ResourceIdFromPath
 
-const name = Schema.NonEmptyString.check(Schema.isMaxLength(255))
+const name = Name
 const owned = { group: Schema.String, createdOn: Schema.String }
 
 /** The body that registers an experiment, with the entrypoints jobs in it may run. */
 export const ExperimentInput = Schema.Struct({
   name,
-  description: Schema.optionalKey(Schema.String),
+  description: Schema.optionalKey(Description),
   entrypoints: Schema.optionalKey(Schema.Array(ResourceId))
 })
 /** The body that registers an experiment. */
@@ -45,7 +51,7 @@ export type ExperimentResponse = typeof ExperimentResponse.Type
 /** The body that registers an entrypoint, or edits one (which adds a snapshot and leaves the old ones alone). */
 export const EntrypointInput = Schema.Struct({
   name,
-  description: Schema.optionalKey(Schema.String),
+  description: Schema.optionalKey(Description),
   queues: Schema.Array(ResourceId),
   parameters: Schema.Array(EntrypointParameter),
   artifactParameters: Schema.optionalKey(Schema.Array(ArtifactParameter)),
@@ -62,7 +68,7 @@ export const EntrypointResponse = Schema.Struct({ ...Entrypoint.fields, ...owned
 export type EntrypointResponse = typeof EntrypointResponse.Type
 
 /** The body that registers a queue and the dispatch backend behind it. */
-export const QueueInput = Schema.Struct({ name, description: Schema.optionalKey(Schema.String), backend: QueueBackend })
+export const QueueInput = Schema.Struct({ name, description: Schema.optionalKey(Description), backend: QueueBackend })
 /** The body that registers a queue. */
 export type QueueInput = typeof QueueInput.Type
 
@@ -82,7 +88,7 @@ export const QueueResponse = Schema.Struct({ ...Queue.fields, ...owned, gate: Qu
 export type QueueResponse = typeof QueueResponse.Type
 
 /** The body that registers an artifact (with its first snapshot). */
-export const ArtifactInput = Schema.Struct({ artifactType: Schema.NonEmptyString })
+export const ArtifactInput = Schema.Struct({ artifactType: Name })
 
 /** An artifact as the service answers it. */
 export const ArtifactResponse = Schema.Struct({ ...Artifact.fields, ...owned })
@@ -139,7 +145,7 @@ export const LogsResponse = Schema.Array(LogRecord)
 export const MetricValue = Schema.Union([Schema.Finite, Schema.Literals(["nan", "inf", "-inf", "NaN", "Infinity", "-Infinity"])])
 
 /** The body that records a metric of a job at a step (0 when absent). */
-export const MetricInputBody = Schema.Struct({ name: Schema.String, value: MetricValue, step: Schema.optionalKey(Schema.Number) })
+export const MetricInputBody = Schema.Struct({ name: MetricName, value: MetricValue, step: Schema.optionalKey(Schema.Number) })
 /** The body that records a metric. */
 export type MetricInputBody = typeof MetricInputBody.Type
 
@@ -167,7 +173,7 @@ export const MetricResponse = MetricRecord
 export const MetricsResponse = Schema.Array(MetricRecord)
 
 /** The body that sets a job's MLflow run id. */
-export const MlflowRunInput = Schema.Struct({ mlflowRunId: Schema.String })
+export const MlflowRunInput = Schema.Struct({ mlflowRunId: Text(textLimits.name) })
 
 /** A job's MLflow run id, null until set. */
 export const MlflowRunResponse = Schema.Struct({ mlflowRunId: Schema.NullOr(Schema.String) })

@@ -39,3 +39,16 @@ export const databaseError = (operation: string, cause: unknown): DatabaseError 
   const reason = cause instanceof Error ? cause.message : String(cause)
   return code === undefined ? new DatabaseError({ operation, reason }) : new DatabaseError({ operation, reason, code })
 }
+
+// Both drivers read a timestamptz as a Date; the service answers times as the ISO-8601 strings it stamped.
+/** A row with every Date value turned into its ISO-8601 string (UTC, milliseconds). */
+export const isoTimes = <R>(row: R): R => {
+  if (typeof row !== "object" || row === null) return row
+  let copy: Record<string, unknown> | undefined
+  for (const [key, value] of Object.entries(row)) {
+    if (value instanceof Date) {
+      copy = { ...(copy ?? row), [key]: value.toISOString() }
+    }
+  }
+  return (copy ?? row) as R
+}

@@ -1,6 +1,7 @@
 import {
   catalogOf,
   JobRequest,
+  MetricName,
   LogRecord,
   recordMetric,
   setMlflowRunId,
@@ -49,7 +50,7 @@ import { AlreadyExists, refusal, refusalOf, ResourceNotFound, type Refusal } fro
 const JobParams = Schema.Struct({ id: IdParam })
 const ExperimentParams = Schema.Struct({ id: IdParam })
 const ExperimentJobParams = Schema.Struct({ experimentId: IdParam, jobId: IdParam })
-const MetricParams = Schema.Struct({ id: IdParam, name: Schema.String })
+const MetricParams = Schema.Struct({ id: IdParam, name: MetricName })
 
 const JobListQuery = sortableQuery(["id", "createdOn", "lastModifiedOn", "status", "description"] as const)
 
@@ -295,7 +296,7 @@ export const jobRoutes = [
     method: "POST",
     path: "/jobs/{id}/mlflowRun",
     tag: "jobs",
-    summary: "Set a job's MLflow run id: a UUID, once per job, unique across jobs",
+    summary: "Set a job's MLflow run id: a UUID, once per job, unique across the group's jobs",
     params: JobParams,
     body: MlflowRunInput,
     response: MlflowRunResponse,
@@ -310,7 +311,7 @@ export const jobRoutes = [
             const runId = body.mlflowRunId.toLowerCase()
             const updated = setMlflowRunId(job, runId, now())
             if (Result.isFailure(updated)) return Result.fail(refusal(updated.failure))
-            const holder = await jobWithMlflowRun(sql, runId)
+            const holder = await jobWithMlflowRun(sql, principal.group, runId)
             if (holder !== undefined) return Result.fail(refusal(new AlreadyExists({ resource: "job", field: "mlflowRunId", value: runId })))
             await updateMlflowRun(sql, job.id, runId, updated.success.lastModifiedOn)
             return Result.succeed({ mlflowRunId: runId })

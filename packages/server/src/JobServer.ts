@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server } from "node:http"
 import type { Duplex } from "node:stream"
 import { handleApiRequest, type ApiEnvironment } from "./ApiHandler.ts"
 import { errorBody } from "./ErrorBody.ts"
+import { idempotencyHeader } from "./IdempotencyKey.ts"
 import { BodyTooLarge, InternalError, MalformedHttp, refusal } from "./ServiceProblem.ts"
 
 /** The largest request body accepted, in bytes. */
@@ -60,7 +61,7 @@ export const listen = (env: Omit<ApiEnvironment, "baseUrl">, host: string, port:
           if (body === undefined) return send(413, errorBody(refusal(new BodyTooLarge({ limit: maxBodyBytes }))))
           const answer = await handleApiRequest(
             { ...env, baseUrl },
-            { method: request.method ?? "GET", url: request.url ?? "/", authorization: request.headers.authorization, body }
+            { method: request.method ?? "GET", url: request.url ?? "/", authorization: request.headers.authorization, body, idempotencyKey: request.headers[idempotencyHeader] as string | undefined }
           )
           send(answer.status, answer.body)
         },

@@ -215,9 +215,9 @@ export const metricSnapshots = async (sql: Sql, job: number, name: string, offse
   return { records: rows.map(metricOf), total: count?.n ?? 0 }
 }
 
-/** The job (of any group) that already has this MLflow run id, if any. */
-export const jobWithMlflowRun = async (sql: Sql, runId: string): Promise<number | undefined> =>
-  (await sql.query<{ id: number }>(`select id from jobs where mlflow_run_id = $1`, [runId]))[0]?.id
+/** The job of the group that already has this MLflow run id, if any: other groups' run ids are not theirs to see. */
+export const jobWithMlflowRun = async (sql: Sql, group: string, runId: string): Promise<number | undefined> =>
+  (await sql.query<{ id: number }>(`select id from jobs where grp = $1 and mlflow_run_id = $2`, [group, runId]))[0]?.id
 
 /** Records a job's MLflow run id. */
 export const updateMlflowRun = async (sql: Sql, id: number, runId: string, at: string): Promise<void> => {

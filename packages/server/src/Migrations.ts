@@ -7,8 +7,8 @@ export interface Migration {
   readonly sql: string
 }
 
-// Times are ISO-8601 text from the service's injected clock, so both engines store exactly what was stamped;
-// integers that may pass 2^31 (timeouts, metric steps) are float8, which holds every safe integer exactly.
+// Times are stamped by the service's injected clock (ISO-8601) and stored as timestamptz (text before migration
+// 3); both engines read them back as the same ISO-8601 string (see `isoTimes` in Database.ts). Integers that may pass 2^31 (timeouts, metric steps) are float8, which holds every safe integer exactly.
 /** The service's schema, oldest first; a released migration is never edited, only followed. */
 export const migrations: ReadonlyArray<Migration> = [
   {
@@ -148,6 +148,51 @@ create table service_keys (
   name text primary key,
   secret text not null
 );
+`
+  },
+  {
+    version: 3,
+    name: "times as timestamptz",
+    // Every stored time so far is an ISO-8601 string with its zone, so each casts exactly.
+    sql: `
+alter table experiments alter column created_on type timestamptz using created_on::timestamptz;
+alter table queues alter column created_on type timestamptz using created_on::timestamptz;
+alter table entrypoints alter column created_on type timestamptz using created_on::timestamptz, alter column last_modified_on type timestamptz using last_modified_on::timestamptz;
+alter table entrypoint_snapshots alter column created_on type timestamptz using created_on::timestamptz;
+alter table artifacts alter column created_on type timestamptz using created_on::timestamptz;
+alter table artifact_snapshots alter column created_on type timestamptz using created_on::timestamptz;
+alter table jobs alter column created_on type timestamptz using created_on::timestamptz, alter column last_modified_on type timestamptz using last_modified_on::timestamptz;
+alter table job_status_history alter column changed_on type timestamptz using changed_on::timestamptz;
+alter table job_logs alter column logged_on type timestamptz using logged_on::timestamptz;
+alter table job_metrics alter column recorded_on type timestamptz using recorded_on::timestamptz;
+alter table queue_gates alter column checked_on type timestamptz using checked_on::timestamptz;
+`
+  },
+  {
+    version: 4,
+    name: "MLflow run ids unique per group",
+    // Unique across all groups, a taken run id told one group that another group holds it.
+    sql: `
+alter table jobs drop constraint jobs_mlflow_run_id_key;
+create unique index jobs_mlflow_run_by_group on jobs (grp, mlflow_run_id);
+`
+  },
+  {
+    version: 5,
+    name: "idempotency keys",
+    // One row per key of a caller, written in the transaction of the creation it names (see Idempotency.ts).
+    sql: `
+create table idempotency_keys (
+  grp text not null,
+  principal text not null,
+  key text not null,
+  fingerprint text not null,
+  status integer not null,
+  body text not null,
+  created_on timestamptz not null,
+  primary key (grp, principal, key)
+);
+create index idempotency_keys_by_age on idempotency_keys (created_on);
 `
   }
 ]

@@ -1,3 +1,4 @@
+import { Text } from "@dispatch/jobs"
 import { Schema } from "effect"
 
 /** The most items one page holds. */
@@ -25,7 +26,7 @@ export type PageQuery = typeof PageQuery.Type
 export const sortableQuery = <const Columns extends ReadonlyArray<string>>(columns: Columns) =>
   Schema.Struct({
     ...PageQuery.fields,
-    search: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(200))),
+    search: Schema.optionalKey(Text(200)),
     sortBy: Schema.optionalKey(Schema.Literals(columns)),
     descending: Schema.optionalKey(Schema.Literals(["true", "false"]))
   })

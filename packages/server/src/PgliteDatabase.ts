@@ -1,12 +1,12 @@
 import { PGlite } from "@electric-sql/pglite"
-import { databaseError, type Database, type Sql } from "./Database.ts"
+import { databaseError, isoTimes, type Database, type Sql } from "./Database.ts"
 
 type Queryable = Pick<PGlite, "query" | "exec">
 
 const sqlOf = (target: Queryable): Sql => ({
   query: async <R>(text: string, params: ReadonlyArray<unknown> = []) => {
     try {
-      return (await target.query<R>(text, [...params])).rows
+      return (await target.query<R>(text, [...params])).rows.map(isoTimes)
     } catch (cause) {
       throw databaseError("query", cause)
     }

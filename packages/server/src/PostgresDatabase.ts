@@ -1,12 +1,12 @@
 import pg from "pg"
-import { databaseError, type Database, type Sql } from "./Database.ts"
+import { databaseError, isoTimes, type Database, type Sql } from "./Database.ts"
 
 type Queryable = Pick<pg.Pool, "query">
 
 const sqlOf = (target: Queryable): Sql => ({
   query: async <R>(text: string, params: ReadonlyArray<unknown> = []) => {
     try {
-      return (await target.query(text, [...params])).rows as ReadonlyArray<R>
+      return (await target.query(text, [...params])).rows.map(isoTimes) as ReadonlyArray<R>
     } catch (cause) {
       throw databaseError("query", cause)
     }

@@ -98,7 +98,7 @@ describe.each(backends)("job endpoints on %s", (backend) => {
     refusedWith(await post({ entrypoint: "one", queue: -1, values: { a: 1 } }), 400, ["InvalidRequest", "InvalidRequest", "InvalidRequest"])
     refusedWith(await alice("POST", `/experiments/${world.experiment}/jobs`, "{not json"), 400, ["MalformedJson"])
     refusedWith(await alice("POST", `/experiments/${world.experiment}/jobs`), 400, ["InvalidRequest"])
-    refusedWith(await post(base, 0), 400, ["InvalidRequest"])
+    refusedWith(await post(base, 0), 404, ["RouteNotFound"])
     const other = await registerWorld(alice, "refusals-other")
     refusedWith(await post({ ...base, entrypoint: other.entrypoint, queue: other.queue }), 400, ["EntrypointNotInExperiment"])
     refusedWith(await post({ ...base, queue: other.queue }), 400, ["QueueNotAllowed"])
@@ -257,6 +257,15 @@ describe.each(backends)("job endpoints on %s", (backend) => {
     const second = shaped(JobResponse, await alice("POST", `/experiments/${world.experiment}/jobs`, jobBody(world.entrypoint, world.queue)))
     refusedWith(await alice("POST", `/jobs/${second.id}/mlflowRun`, { mlflowRunId: run }), 409, ["AlreadyExists"])
     expect(shaped(JobResponse, await alice("GET", `/jobs/${job.id}`)).mlflowRunId).toBe(run.toLowerCase())
+  })
+
+  test("MLflow run ids are unique within a group only: another group's run id is neither refused nor revealed", async () => {
+    const { alice, bob } = service()
+    const run = "0b7e3f1c-2a4d-4e5f-8a9b-0c1d2e3f4a5b"
+    const { job } = await newJob(alice, "mlflow-a")
+    const { job: theirs } = await newJob(bob, "mlflow-b")
+    expect(shaped(MlflowRunResponse, await alice("POST", `/jobs/${job.id}/mlflowRun`, { mlflowRunId: run }))).toEqual({ mlflowRunId: run })
+    expect(shaped(MlflowRunResponse, await bob("POST", `/jobs/${theirs.id}/mlflowRun`, { mlflowRunId: run }))).toEqual({ mlflowRunId: run })
   })
 
   test("job lists page with links that visit every job once, sort by any column, and search descriptions and statuses", async () => {

@@ -1,0 +1,107 @@
+// A creation named by an Idempotency-Key runs at most once: the key, the request's fingerprint and the answer
+// are written in the creation's own transaction, so once the creation is committed a retry gets its answer,
+// even when the first answer never reached the client (the process was killed between commit and reply).
+import { createHash } from "node:crypto"
+import { Result, Schema } from "effect"
+import type { Database, Sql } from "./Database.ts"
+
+/** Who sends a keyed request and what it is: keys are scoped to the caller (group and principal). */
+export interface KeyedRequest {
+  readonly group: string
+  readonly principal: string
+  readonly key: string
+  readonly method: string
+  /** The request's path, without its query string. */
+  readonly path: string
+  /** The request body exactly as sent. */
+  readonly body: string
+}
+
+/** An answer to remember: its status and JSON body. */
+export interface KeyedAnswer {
+  readonly status: number
+  readonly body: unknown
+}
+
+/** A request with this key is still being answered (409); retry once it is done. */
+export class IdempotencyKeyInUse extends Schema.TaggedError<IdempotencyKeyInUse>()("IdempotencyKeyInUse", {
+  key: Schema.String
+}) {
+  override get message() {
+    return `a request with Idempotency-Key ${JSON.stringify(this.key)} is still in progress; retry when it has been answered`
+  }
+  get status() {
+    return 409 as const
+  }
+}
+
+/** The key was already used, within 24 hours, for a different request (another body or endpoint) (422). */
+export class IdempotencyKeyReused extends Schema.TaggedError<IdempotencyKeyReused>()("IdempotencyKeyReused", {
+  key: Schema.String
+}) {
+  override get message() {
+    return `Idempotency-Key ${JSON.stringify(this.key)} was used for a different request; a key names one request`
+  }
+  get status() {
+    return 422 as const
+  }
+}
+
+// A second namespace for advisory locks beside the migration lock, so the two never collide.
+const keyLockSpace = 7_270_319
+
+/** What a keyed request is: its method, path and body, hashed. */
+export const requestFingerprint = (request: KeyedRequest): string =>
+  createHash("sha256").update(`${request.method} ${request.path}\n`).update(request.body).digest("hex")
+
+// The handler's writes join the key's transaction: committed together, or not at all.
+const joined = (db: Database, sql: Sql): Database => ({ ...db, query: sql.query, exec: sql.exec, transaction: (body) => body(sql) })
+
+// Requests of this process in progress, per database: PGlite runs one transaction at a time, so a second
+// request would only queue behind the first, where it must be told the key is in use.
+const inProgress = new WeakMap<Database, Set<string>>()
+
+/** Runs a creating request once per key: a retry with the same request within 24 hours gets the first
+ * successful answer; another request under the key is 422; one while the first is in progress is 409.
+ * A refused request is not remembered, so its retry runs again. `now` is the service's ISO-8601 time. */
+export const answerOnce = async (
+  db: Database,
+  request: KeyedRequest,
+  now: string,
+  run: (db: Database) => Promise<KeyedAnswer>
+): Promise<Result.Result<KeyedAnswer, IdempotencyKeyInUse | IdempotencyKeyReused>> => {
+  const scope = JSON.stringify([request.group, request.principal, request.key])
+  const local = inProgress.get(db) ?? new Set<string>()
+  inProgress.set(db, local)
+  if (local.has(scope)) return Result.fail(new IdempotencyKeyInUse({ key: request.key }))
+  local.add(scope)
+  const fingerprint = requestFingerprint(request)
+  try {
+    return await db.transaction(async (sql) => {
+      // Another process on the same PostgreSQL holding the key's lock is answering it right now.
+      const [lock] = await sql.query<{ got: boolean }>(`select pg_try_advisory_xact_lock($1::int, hashtext($2)) as got`, [keyLockSpace, scope])
+      if (lock?.got !== true) return Result.fail(new IdempotencyKeyInUse({ key: request.key }))
+      const [first] = await sql.query<{ fingerprint: string; status: number; body: string }>(
+        `select fingerprint, status, body from idempotency_keys
+         where grp = $1 and principal = $2 and key = $3 and created_on > $4::timestamptz - interval '24 hours'`,
+        [request.group, request.principal, request.key, now]
+      )
+      if (first !== undefined) {
+        return first.fingerprint === fingerprint
+          ? Result.succeed({ status: first.status, body: JSON.parse(first.body) as unknown })
+          : Result.fail(new IdempotencyKeyReused({ key: request.key }))
+      }
+      const answer = await run(joined(db, sql))
+      if (answer.status >= 200 && answer.status < 300) {
+        await sql.query(`delete from idempotency_keys where created_on <= $1::timestamptz - interval '24 hours'`, [now])
+        await sql.query(
+          `insert into idempotency_keys (grp, principal, key, fingerprint, status, body, created_on) values ($1, $2, $3, $4, $5, $6, $7)`,
+          [request.group, request.principal, request.key, fingerprint, answer.status, JSON.stringify(answer.body), now]
+        )
+      }
+      return Result.succeed(answer)
+    })
+  } finally {
+    local.delete(scope)
+  }
+}
