@@ -62,9 +62,20 @@ export interface KueueOptions {
   readonly checkControllerName?: string
 }
 
+/** The object tree a TrainJob runs as (JobSet, Jobs, Pods) and the one node its pods run on. */
+export interface WorkloadOptions {
+  /** Default true: Trainer makes JobSets, and the JobSet and Job controllers, scheduler and kubelet run. */
+  readonly installed?: boolean
+  /** The node's name (default "sim-node"). */
+  readonly nodeName?: string
+  /** The node's labels, which pods' nodeSelectors must match (default: hostname, os linux, arch amd64). */
+  readonly nodeLabels?: Readonly<Record<string, string>>
+}
+
 /** Configuration of the simulator's controllers (SimulatorOptions.controllers). */
 export interface ControllerOptions {
   readonly trainer?: TrainerOptions
+  readonly workloads?: WorkloadOptions
   /** Absent: Kueue is not installed, queue-labelled jobs are left alone. */
   readonly kueue?: KueueOptions
 }
