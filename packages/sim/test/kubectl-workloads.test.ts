@@ -107,3 +107,25 @@ describe("kubectl and client-node against a TrainJob's pods", () => {
     expect(await eventually(gone)).toBe(true)
   })
 })
+
+describe("kubectl against Kueue's queue objects", () => {
+  let served: Served
+
+  beforeAll(async () => {
+    served = await serve({ controllers: { trainer: { runTimeMs: 600_000 }, kueue: { seedQueues: [{ localQueue: "user-queue", clusterQueue: "cluster-queue", quota: { cpu: "8", memory: "32Gi", gpus: 4 } }] } } })
+  })
+  afterAll(async () => served.close())
+
+  it("gets localqueues and clusterqueues with Kueue's columns, and a Workload reserved in the ClusterQueue", async () => {
+    served.simulator.system.create("trainjobs", { ...trainJob("queued", { labels: { "kueue.x-k8s.io/queue-name": "user-queue" } }) })
+    const reserved = () => served.simulator.system.list("workloads").some((w) => (w["status"] as { admission?: { clusterQueue?: string } } | undefined)?.admission?.clusterQueue === "cluster-queue")
+    expect(await eventually(reserved)).toBe(true)
+    const both = ok(await kubectl(served, "get", "localqueues,clusterqueues"))
+    const [local, cluster] = both.trim().split(/\n\s*\n/)
+    expect(header(local ?? "")).toEqual(["NAME", "CLUSTERQUEUE", "PENDING WORKLOADS", "ADMITTED WORKLOADS", "AGE"])
+    expect((local ?? "").split("\n")[1]?.split(/\s+/).slice(0, 4)).toEqual(["localqueue.kueue.x-k8s.io/user-queue", "cluster-queue", "0", "1"])
+    expect(header(cluster ?? "")).toEqual(["NAME", "COHORT", "PENDING WORKLOADS", "ADMITTED WORKLOADS", "AGE"])
+    const workloads = ok(await kubectl(served, "get", "workloads", "--no-headers")).trim().split(/\s+/)
+    expect(workloads.slice(1, 3)).toEqual(["user-queue", "cluster-queue"])
+  })
+})
