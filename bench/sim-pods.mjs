@@ -3,17 +3,9 @@
 // 100 and 1,000 running TrainJobs (800 and 8,000 pods) side by side: a step should cost what changed
 // (one new job's tree, or nothing), not the number of pods stored.
 import { Simulator } from "../packages/sim/dist/index.js"
+import { benchRuntime } from "./lib/sim-runtime.mjs"
 
 const nodes = 8
-const runtime = {
-  apiVersion: "trainer.kubeflow.org/v1alpha1",
-  kind: "ClusterTrainingRuntime",
-  metadata: { name: "torch-distributed" },
-  spec: {
-    mlPolicy: { numNodes: 1, torch: {} },
-    template: { spec: { replicatedJobs: [{ name: "node", template: { metadata: { labels: { "trainer.kubeflow.org/trainjob-ancestor-step": "trainer" } }, spec: { template: { spec: { containers: [{ name: "node", image: "example.org/train:1" }] } } } } }] } }
-  }
-}
 const at = { group: "trainer.kubeflow.org", version: "v1alpha1", resource: "trainjobs", namespace: "default" }
 const job = (name) => ({
   apiVersion: "trainer.kubeflow.org/v1alpha1",
@@ -30,7 +22,7 @@ const timeEach = (count, run) => {
 
 const measure = (jobs) => {
   // Runs last an hour of sim time, so every job is still running while steps are measured.
-  const sim = new Simulator({ seed: 1, objects: [runtime], controllers: { trainer: { runTimeMs: 3_600_000 } } })
+  const sim = new Simulator({ seed: 1, objects: [benchRuntime], controllers: { trainer: { runTimeMs: 3_600_000 } } })
   const start = process.hrtime.bigint()
   for (let i = 0; i < jobs; i++) {
     const outcome = sim.handle({ ...at, verb: "create", body: job(`seed-${i}`) })
