@@ -164,3 +164,19 @@ describe("a pod's synthetic log", () => {
     expect(syntheticLog(done as KubeObject, "other", sim.now())).toEqual([])
   })
 })
+
+describe("Events", () => {
+  it("go an hour after they were recorded", () => {
+    const sim = simulator({ trainer: { runTimeMs: 1000 } })
+    create(sim, "trainjobs", trainJob("first"))
+    sim.advance(3000)
+    const early = list(sim, "events").length
+    expect(early).toBeGreaterThan(0)
+    sim.advance(60 * 60 * 1000)
+    create(sim, "trainjobs", trainJob("second"))
+    sim.advance(3000)
+    const left = list(sim, "events").map((e) => (e["involvedObject"] as Record<string, string>)["name"])
+    expect(left.length).toBeGreaterThan(0)
+    expect(left.every((name) => name?.startsWith("second"))).toBe(true)
+  })
+})
