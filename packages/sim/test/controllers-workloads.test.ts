@@ -119,6 +119,7 @@ describe("a TrainJob's object tree", () => {
     expect(statusOf(pod as KubeObject)).toMatchObject({ phase: "Pending", conditions: [{ type: "PodScheduled", status: "False", reason: "Unschedulable" }] })
     expect(eventsAbout(sim, meta(pod as KubeObject)["name"])).toEqual(["FailedScheduling"])
     expect(condition(get(sim, "trainjobs", "probe"), "Complete")).toBeUndefined()
+    expect(statusOf(get(sim, "trainjobs", "probe"))?.["jobsStatus"]).toEqual([{ name: "node", active: 1, ready: 0, succeeded: 0, failed: 0, suspended: 0 }])
   })
 
   it("removes the whole tree when the TrainJob is deleted", () => {

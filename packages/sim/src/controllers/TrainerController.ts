@@ -3,7 +3,7 @@
 // get no status at all, as on a real cluster). It tells the simulator when a running job's status next
 // moves with the clock, so steps with nothing written and nothing due skip it.
 import type { Controller, KubeObject, SystemClient } from "../Api.ts"
-import { asString, at, isDeleting, nameOf, sameJson } from "./KubeFields.ts"
+import { asArray, asRecord, asString, at, isDeleting, nameOf, sameJson, type JsonRecord } from "./KubeFields.ts"
 import type { TrainerOptions } from "./Options.ts"
 import { replicatedJobsOf, unschedulableJobs } from "./ReplicatedJobs.ts"
 import { defaultRunTimeMs, outcomeOf } from "./RunOutcomes.ts"
@@ -21,8 +21,13 @@ const runtimeOf = (system: SystemClient, job: KubeObject): KubeObject | undefine
   return "runtime" in lookup ? lookup.runtime : undefined
 }
 
-// A run whose pods no node can take never ends by itself (only its deadline can end it).
+// A run whose pods no node can take never ends by itself (only its deadline can end it), and none of
+// its Jobs is ready: their pods stay Pending.
 const unschedulable = { result: "Complete", afterMs: Number.POSITIVE_INFINITY } as const
+const withNothingReady = (status: JsonRecord): JsonRecord => ({
+  ...status,
+  jobsStatus: asArray(status["jobsStatus"]).map((entry) => ({ ...asRecord(entry), ready: 0 }))
+})
 
 /** Trainer's controller, configured by `options`; with a node, it runs each TrainJob as a JobSet whose pods that node must take. */
 export const trainerController = (options: TrainerOptions, node?: SimNode): Controller => {
@@ -56,7 +61,8 @@ export const trainerController = (options: TrainerOptions, node?: SimNode): Cont
         const wroteJobSet = node !== undefined && ensureJobSet(system, job, lookup.runtime, jobs)
         const placeable = node === undefined || jobs.every((replicated) => selectorMatches(at(renderedPodTemplate(job, lookup.runtime, replicated), "spec"), node, admittedNodeLabels(job, replicated.name)))
         const outcome = placeable ? outcomeOf(options.outcomes, options.runTimeMs ?? defaultRunTimeMs, job) : unschedulable
-        const step = stepTrainJob(job, jobs, outcome, now)
+        const stepped = stepTrainJob(job, jobs, outcome, now)
+        const step = placeable || stepped.phase !== "running" ? stepped : { ...stepped, status: withNothingReady(stepped.status) }
         const unchanged = sameJson(step.status, job["status"] ?? {})
         const current = unchanged ? job : updateStatus(system, "trainjobs", { ...job, status: step.status })
         if (step.phase === "running" && current !== undefined) options.onRun?.(current, system)
