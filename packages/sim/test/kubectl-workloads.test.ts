@@ -72,6 +72,20 @@ describe("kubectl and client-node against a TrainJob's pods", () => {
     expect(done.stdout.trim().split("\n").at(-1)).toBe("[sim] exited with code 0")
   })
 
+  it("answers bad log requests with the API server's 4xx, never a 5xx", async () => {
+    const pod = nameOf(await running(served, "long"))
+    const at = (query: string, method = "GET") => fetch(`${served.server.url}/api/v1/namespaces/default/pods/${pod}/log${query}`, { method })
+    const bad = await at("?tailLines=abc&limitBytes=0")
+    expect(bad.status).toBe(422)
+    expect(((await bad.json()) as { message: string }).message).toBe(`PodLogOptions "${pod}" is invalid: tailLines: Invalid value: "abc": must be a non-negative integer, limitBytes: Invalid value: "0": must be greater than 0`)
+    expect((await at("?sinceSeconds=5&sinceTime=2026-01-01T00:00:00Z")).status).toBe(422)
+    expect((await at("?container=x")).status).toBe(400)
+    expect((await at("", "POST")).status).toBe(405)
+    expect((await fetch(`${served.server.url}/api/v1/namespaces/default/pods/nope/log`)).status).toBe(404)
+    const limited = await at("?limitBytes=5")
+    expect([limited.status, await limited.text()]).toEqual([200, "[sim]"])
+  })
+
   it("describes a pod with its events, and lists events with the real columns", async () => {
     const pod = nameOf(await running(served, "long"))
     const described = ok(await kubectl(served, "describe", "pod", pod))
