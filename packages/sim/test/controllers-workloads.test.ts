@@ -1,7 +1,9 @@
 // A TrainJob runs as the real object tree: Trainer's JobSet, JobSet's Jobs, the Job controller's pods,
 // scheduled and run by the simulated node on the simulator's clock, with Events for what happened.
+import { fc, test as propTest } from "@fast-check/vitest"
 import { describe, expect, it } from "vitest"
 import type { KubeObject } from "../src/Api.ts"
+import { indexRanges } from "../src/controllers/JobController.ts"
 import { syntheticLog } from "../src/controllers/SyntheticLogs.ts"
 import { condition, create, get, list, mergePatch, simulator, specOf, statusOf, trainJob } from "./controllers-sim.ts"
 
@@ -179,5 +181,27 @@ describe("Events", () => {
     const left = list(sim, "events").map((e) => (e["involvedObject"] as Record<string, string>)["name"])
     expect(left.length).toBeGreaterThan(0)
     expect(left.every((name) => name?.startsWith("second"))).toBe(true)
+  })
+})
+
+describe("indexRanges", () => {
+  const expand = (text: string): ReadonlyArray<number> =>
+    text === ""
+      ? []
+      : text.split(",").flatMap((part) => {
+          const [from, to] = part.split("-").map(Number)
+          return Array.from({ length: (to ?? from ?? 0) - (from ?? 0) + 1 }, (_, i) => (from ?? 0) + i)
+        })
+
+  propTest.prop([fc.array(fc.nat({ max: 50 }), { maxLength: 40 })])("names exactly the distinct indexes, in order, each run as one range", (indexes) => {
+    const text = indexRanges(indexes)
+    expect(expand(text)).toEqual([...new Set(indexes)].sort((a, b) => a - b))
+    // no two ranges touch: a range ends where the next could not continue it
+    const bounds = text === "" ? [] : text.split(",").map((part) => part.split("-").map(Number))
+    for (let i = 1; i < bounds.length; i++) expect((bounds[i]?.[0] ?? 0) - (bounds[i - 1]?.at(-1) ?? 0)).toBeGreaterThan(1)
+  })
+
+  it("writes Kubernetes' form", () => {
+    expect(indexRanges([3, 0, 1, 2, 5, 7, 8])).toBe("0-3,5,7-8")
   })
 })
