@@ -1,7 +1,7 @@
 // The keys of the objects a controller must look at again, filled by the store's change feed as an
 // informer's event handlers fill a work queue: a pass costs what changed, not what is stored.
-import type { KubeObject } from "../Api.ts"
-import { asArray, asString, at, nameOf, namespaceOf } from "./KubeFields.ts"
+import type { Controller, KubeObject, SystemClient } from "../Api.ts"
+import { asArray, asString, at, isDeleting, nameOf, namespaceOf } from "./KubeFields.ts"
 
 /** `namespace/name` of an object. */
 export const keyOf = (object: KubeObject): string => `${namespaceOf(object) ?? ""}/${nameOf(object)}`
@@ -60,3 +60,24 @@ export class ChildIndex {
     return [...(this.children.get(parent) ?? [])]
   }
 }
+
+/**
+ * A controller that, at each pass, looks at the objects of `resource` whose keys `queue` holds (those
+ * still there and not being deleted), and is due only while the queue holds any.
+ */
+export const queuedController = (
+  name: string,
+  resource: string,
+  queue: ChangeQueue,
+  reconcileOne: (system: SystemClient, object: KubeObject, key: string) => void
+): Controller => ({
+  name,
+  dueAt: () => (queue.isEmpty() ? Number.POSITIVE_INFINITY : Number.NEGATIVE_INFINITY),
+  reconcile(system) {
+    for (const key of queue.drain()) {
+      const { namespace, name: objectName } = splitKey(key)
+      const object = system.get(resource, namespace, objectName)
+      if (object !== undefined && !isDeleting(object)) reconcileOne(system, object, key)
+    }
+  }
+})

@@ -3,7 +3,7 @@
 // suspended Job deletes its running pods; the status counts the pods and the Job completes when every
 // index succeeded, or fails when a pod failed (the simulator's pods never restart).
 import type { Controller, ControllerHost, KubeObject, SystemClient } from "../Api.ts"
-import { ChangeQueue, ChildIndex, controllerKeyOf, keyOf, splitKey } from "./ChangeQueue.ts"
+import { ChangeQueue, ChildIndex, controllerKeyOf, keyOf, queuedController } from "./ChangeQueue.ts"
 import { findCondition, isConditionTrue, readConditions, setCondition, type Condition } from "./Conditions.ts"
 import type { EventRecorder } from "./Events.ts"
 import { asArray, asNumber, asRecord, asString, at, isDeleting, nameOf, sameJson, uidOf, type JsonRecord } from "./KubeFields.ts"
@@ -157,15 +157,5 @@ export const jobController = (host: ControllerHost, events: EventRecorder): Cont
       queue.add(owner)
     }
   })
-  return {
-    name: "batch/job-controller",
-    dueAt: () => (queue.isEmpty() ? Number.POSITIVE_INFINITY : Number.NEGATIVE_INFINITY),
-    reconcile(system) {
-      for (const key of queue.drain()) {
-        const { namespace, name } = splitKey(key)
-        const job = system.get("jobs", namespace, name)
-        if (job !== undefined && !isDeleting(job)) reconcileJob(system, events, job, pods.of(key))
-      }
-    }
-  }
+  return queuedController("batch/job-controller", "jobs", queue, (system, job, key) => reconcileJob(system, events, job, pods.of(key)))
 }

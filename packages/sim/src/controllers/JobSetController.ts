@@ -4,7 +4,7 @@
 // says Completed when every Job completed, Failed when one failed.
 import type { Controller, ControllerHost, KubeObject, SystemClient } from "../Api.ts"
 import { isConditionTrue, readConditions, setCondition, type Condition } from "./Conditions.ts"
-import { ChangeQueue, controllerKeyOf, keyOf, splitKey } from "./ChangeQueue.ts"
+import { ChangeQueue, controllerKeyOf, keyOf, queuedController } from "./ChangeQueue.ts"
 import { asArray, asNumber, asRecord, asString, at, isDeleting, nameOf, sameJson, uidOf, type JsonRecord } from "./KubeFields.ts"
 import { createObject, updateObject, updateStatus } from "./StoreWrites.ts"
 import { formatTimestamp } from "./Timestamps.ts"
@@ -153,15 +153,5 @@ export const jobSetController = (host: ControllerHost): Controller => {
     if (change.resource === "jobsets") queue.add(keyOf(change.object))
     else if (change.resource === "jobs") queue.add(controllerKeyOf(change.object, "JobSet"))
   })
-  return {
-    name: "jobset.x-k8s.io/jobset-controller",
-    dueAt: () => (queue.isEmpty() ? Number.POSITIVE_INFINITY : Number.NEGATIVE_INFINITY),
-    reconcile(system) {
-      for (const key of queue.drain()) {
-        const { namespace, name } = splitKey(key)
-        const jobSet = system.get("jobsets", namespace, name)
-        if (jobSet !== undefined && !isDeleting(jobSet)) reconcileJobSet(system, jobSet)
-      }
-    }
-  }
+  return queuedController("jobset.x-k8s.io/jobset-controller", "jobsets", queue, reconcileJobSet)
 }

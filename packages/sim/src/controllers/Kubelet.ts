@@ -4,7 +4,7 @@
 // clock lives in Trainer's controller): exit 0 when it completed; exit 1 for the trainer step's pods
 // when it failed; killed (exit 137) when its deadline passed.
 import type { Controller, ControllerHost, KubeObject, SystemClient } from "../Api.ts"
-import { ChangeQueue, ChildIndex, controllerKeyOf, keyOf, splitKey } from "./ChangeQueue.ts"
+import { ChangeQueue, ChildIndex, controllerKeyOf, keyOf, queuedController, splitKey } from "./ChangeQueue.ts"
 import { findCondition, isConditionTrue, readConditions } from "./Conditions.ts"
 import type { EventRecorder } from "./Events.ts"
 import { asArray, asString, at, isDeleting, labelsOf, nameOf, sameJson } from "./KubeFields.ts"
@@ -95,15 +95,7 @@ export const kubelet = (host: ControllerHost, events: EventRecorder, node: SimNo
     updateStatus(system, "pods", { ...pod, status })
   }
 
-  return {
-    name: "kubelet",
-    dueAt: () => (queue.isEmpty() ? Number.POSITIVE_INFINITY : Number.NEGATIVE_INFINITY),
-    reconcile(system) {
-      for (const key of queue.drain()) {
-        const { namespace, name } = splitKey(key)
-        const pod = system.get("pods", namespace, name)
-        if (pod !== undefined && !isDeleting(pod) && asArray(at(pod, "spec", "containers")).length > 0) reconcilePod(system, pod)
-      }
-    }
-  }
+  return queuedController("kubelet", "pods", queue, (system, pod) => {
+    if (asArray(at(pod, "spec", "containers")).length > 0) reconcilePod(system, pod)
+  })
 }
