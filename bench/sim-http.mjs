@@ -5,6 +5,7 @@
 // by a request count and a time budget, so the whole run stays near 30 s.
 import { Agent, request } from "node:http"
 import { Simulator, startSimServer } from "../packages/sim/dist/index.js"
+import { benchRuntime } from "./lib/sim-runtime.mjs"
 
 const sizes = [1_000, 100_000]
 const concurrency = 8
@@ -12,15 +13,7 @@ const maxRequests = 4_000
 const budgetMs = 2_500
 const jobs = "/apis/trainer.kubeflow.org/v1alpha1/namespaces/default/trainjobs"
 
-const runtime = {
-  apiVersion: "trainer.kubeflow.org/v1alpha1",
-  kind: "ClusterTrainingRuntime",
-  metadata: { name: "torch-distributed" },
-  spec: {
-    mlPolicy: { numNodes: 1, torch: {} },
-    template: { spec: { replicatedJobs: [{ name: "node", template: { metadata: { labels: { "trainer.kubeflow.org/trainjob-ancestor-step": "trainer" } }, spec: { template: { spec: { containers: [{ name: "node", image: "example.org/train:1" }] } } } } }] } }
-  }
-}
+const runtime = benchRuntime
 const job = (name) => ({
   apiVersion: "trainer.kubeflow.org/v1alpha1",
   kind: "TrainJob",

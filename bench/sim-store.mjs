@@ -2,6 +2,7 @@
 // memory each stored object takes, and what one clock step costs, bare and with Trainer reconciling
 // thousands of jobs. Run with --expose-gc (bench/run.mjs does) for steadier memory figures.
 import { Simulator } from "../packages/sim/dist/index.js"
+import { benchRuntime } from "./lib/sim-runtime.mjs"
 
 const at = { group: "trainer.kubeflow.org", version: "v1alpha1", resource: "trainjobs", namespace: "default" }
 const job = (name) => ({
@@ -53,18 +54,11 @@ for (const stored of [1_000, 100_000]) {
 
 // With Trainer installed: every job runs for 2 s of sim time and completes, then the clock keeps moving.
 // A step should cost what changed or is due (here one new job per step), not the number of jobs stored.
-const runtime = {
-  apiVersion: "trainer.kubeflow.org/v1alpha1",
-  kind: "ClusterTrainingRuntime",
-  metadata: { name: "torch-distributed" },
-  spec: {
-    mlPolicy: { numNodes: 1, torch: {} },
-    template: { spec: { replicatedJobs: [{ name: "node", template: { metadata: { labels: { "trainer.kubeflow.org/trainjob-ancestor-step": "trainer" } }, spec: { template: { spec: { containers: [{ name: "node", image: "example.org/train:1" }] } } } } }] } }
-  }
-}
+const runtime = benchRuntime
 const running = (name) => ({ ...job(name), spec: { runtimeRef: { name: "torch-distributed" } } })
 for (const stored of [1_000, 10_000]) {
-  const sim = new Simulator({ seed: 1, objects: [runtime], controllers: { trainer: { runTimeMs: 2_000 } } })
+  // Trainer alone (no JobSets, Jobs or pods): bench/sim-pods.mjs measures the object tree.
+  const sim = new Simulator({ seed: 1, objects: [runtime], controllers: { trainer: { runTimeMs: 2_000 }, workloads: { installed: false } } })
   const started = process.hrtime.bigint()
   for (let i = 0; i < stored; i++) sim.handle({ ...at, verb: "create", body: running(`seed-${i}`) })
   sim.advance(4_000)

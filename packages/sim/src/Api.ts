@@ -31,7 +31,13 @@ export const Resources: ReadonlyArray<Resource> = [
   { group: "trainer.kubeflow.org", versions: ["v1alpha1"], kind: "ClusterTrainingRuntime", listKind: "ClusterTrainingRuntimeList", plural: "clustertrainingruntimes", singular: "clustertrainingruntime", shortNames: [], namespaced: false, hasStatus: false },
   { group: "kueue.x-k8s.io", versions: ["v1beta2", "v1beta1"], kind: "Workload", listKind: "WorkloadList", plural: "workloads", singular: "workload", shortNames: ["kwl", "kueueworkload", "kueueworkloads"], namespaced: true, hasStatus: true },
   { group: "kueue.x-k8s.io", versions: ["v1beta2", "v1beta1"], kind: "AdmissionCheck", listKind: "AdmissionCheckList", plural: "admissionchecks", singular: "admissioncheck", shortNames: ["ac"], namespaced: false, hasStatus: true },
-  { group: "", versions: ["v1"], kind: "Namespace", listKind: "NamespaceList", plural: "namespaces", singular: "namespace", shortNames: ["ns"], namespaced: false, hasStatus: true }
+  { group: "kueue.x-k8s.io", versions: ["v1beta2", "v1beta1"], kind: "LocalQueue", listKind: "LocalQueueList", plural: "localqueues", singular: "localqueue", shortNames: ["queue", "queues", "lq"], namespaced: true, hasStatus: true },
+  { group: "kueue.x-k8s.io", versions: ["v1beta2", "v1beta1"], kind: "ClusterQueue", listKind: "ClusterQueueList", plural: "clusterqueues", singular: "clusterqueue", shortNames: ["cq"], namespaced: false, hasStatus: true },
+  { group: "jobset.x-k8s.io", versions: ["v1alpha2"], kind: "JobSet", listKind: "JobSetList", plural: "jobsets", singular: "jobset", shortNames: [], namespaced: true, hasStatus: true },
+  { group: "batch", versions: ["v1"], kind: "Job", listKind: "JobList", plural: "jobs", singular: "job", shortNames: [], namespaced: true, hasStatus: true },
+  { group: "", versions: ["v1"], kind: "Namespace", listKind: "NamespaceList", plural: "namespaces", singular: "namespace", shortNames: ["ns"], namespaced: false, hasStatus: true },
+  { group: "", versions: ["v1"], kind: "Pod", listKind: "PodList", plural: "pods", singular: "pod", shortNames: ["po"], namespaced: true, hasStatus: true },
+  { group: "", versions: ["v1"], kind: "Event", listKind: "EventList", plural: "events", singular: "event", shortNames: ["ev"], namespaced: true, hasStatus: false }
 ]
 
 /** The API verbs the simulator understands (RBAC's names). */
@@ -151,8 +157,18 @@ export interface Controller {
   readonly dueAt?: () => number
 }
 
+/** One write to the store, as controllers' informers see it (the object as stored, frozen). */
+export interface ObjectChange {
+  readonly resource: string
+  readonly type: "ADDED" | "MODIFIED" | "DELETED"
+  readonly object: KubeObject
+  readonly previous?: KubeObject
+}
+
 /** Where controllers and webhooks plug into the simulator. */
 export interface ControllerHost {
   addController(controller: Controller): void
   addAdmission(admission: Admission): void
+  /** Calls `listener` on every write from now on (it must only take note: it runs inside the write). */
+  onChange(listener: (change: ObjectChange) => void): void
 }

@@ -8,6 +8,7 @@ import {
   type Controller,
   type ControllerHost,
   type KubeObject,
+  type ObjectChange,
   type Outcome,
   type Resource,
   type SystemClient,
@@ -118,7 +119,7 @@ export class Simulator implements ControllerHost {
     if (action?.type === "refuse") return { outcome: { kind: "refused" }, ...none }
     if (action?.type === "status") return { outcome: { kind: "answered", response: injected(action.code, action.message, action.retryAfterSeconds) }, ...none }
     if (action?.type === "drop") return { outcome: { kind: "unanswered" }, ...none }
-    const selection = parseSelection({ ...request, namespace: resource.namespaced ? request.namespace : undefined })
+    const selection = parseSelection({ ...request, namespace: resource.namespaced ? request.namespace : undefined, resource: resource.plural })
     if (!isSelection(selection)) return { outcome: { kind: "answered", response: selection }, ...none }
     const rv = request.resourceVersion
     const start = rv === undefined || rv === "" || rv === "0" ? ({ current: true } as const) : { after: Number(rv) }
@@ -171,6 +172,11 @@ export class Simulator implements ControllerHost {
   /** Adds a controller, reconciled at every clock step (or, if it says when it is due, when due or after a write). */
   addController(c: Controller): void {
     this.controllerList.push(c)
+  }
+
+  /** Calls `listener` on every write to the store, for controllers that track what changed. */
+  onChange(listener: (change: ObjectChange) => void): void {
+    this.store.subscribe(listener)
   }
 
   /** Adds an admission webhook, called on every create and update of its resource. */

@@ -76,7 +76,7 @@ const everyStep = (options: ControllerOptions): Simulator => {
 
 const expectSameAsEveryStep = (workloadDelayMs: number, ops: ReadonlyArray<Operation>): void => {
   const options = optionsWith(workloadDelayMs)
-  const skipping = new Simulator({ objects: [plainRuntime, initializerRuntime], controllers: options })
+  const skipping = new Simulator({ objects: [plainRuntime, initializerRuntime], controllers: { ...options, workloads: { installed: false } } })
   const reference = everyStep(options)
   const state = (sim: Simulator): ReadonlyArray<KubeObject> => [...list(sim, "trainjobs"), ...list(sim, "workloads")]
   for (const op of [...ops, { type: "advance" as const, ms: 10_000 }]) {

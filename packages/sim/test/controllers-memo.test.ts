@@ -78,7 +78,7 @@ const unskipping = (): Simulator => {
 
 // Runs the operations on both simulators, comparing the TrainJobs after each.
 const expectSameAsReference = (ops: ReadonlyArray<Operation>): void => {
-  const skipping = new Simulator({ objects: [plainRuntime, initializerRuntime], controllers: { trainer: options } })
+  const skipping = new Simulator({ objects: [plainRuntime, initializerRuntime], controllers: { trainer: options, workloads: { installed: false } } })
   const reference = unskipping()
   for (const op of [...ops, { type: "advance" as const, ms: 10_000 }]) {
     apply(skipping, op)

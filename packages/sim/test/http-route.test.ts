@@ -55,12 +55,18 @@ describe("routeOf", () => {
     expect(routeOf("/openapi/v2")).toEqual({ kind: "openapiV2" })
   })
 
+  it("routes a pod's log", () => {
+    expect(routeOf("/api/v1/namespaces/default/pods/p/log")).toMatchObject({ kind: "resource", namespace: "default", name: "p", subresource: "log" })
+  })
+
   it("does not serve what is not there", () => {
     for (const path of [
       "/apis/trainer.kubeflow.org/v1",
       "/apis/apps/v1/deployments",
-      "/api/v1/pods",
-      "/api/v1/namespaces/default/pods",
+      "/api/v1/services",
+      "/api/v1/namespaces/default/services",
+      "/api/v1/namespaces/default/pods/x/exec",
+      "/apis/batch/v1/namespaces/default/jobs/x/log",
       "/apis/trainer.kubeflow.org/v1alpha1/trainjobs/x",
       "/apis/trainer.kubeflow.org/v1alpha1/namespaces/default/trainingruntimes/x/status",
       "/apis/trainer.kubeflow.org/v1alpha1/namespaces/default/trainjobs/x/status/more",

@@ -72,7 +72,8 @@ describe("tableOf", () => {
     expect(table["metadata"]).toEqual({ resourceVersion: "9", continue: "c" })
   })
 
-  test.prop([fc.constantFrom(...Resources), fc.array(fc.stringMatching(/^[a-z][a-z0-9]{0,10}$/), { maxLength: 20 }), fc.boolean()])(
+  // Events print LAST SEEN first; every other kind its name.
+  test.prop([fc.constantFrom(...Resources.filter((r) => r.kind !== "Event")), fc.array(fc.stringMatching(/^[a-z][a-z0-9]{0,10}$/), { maxLength: 20 }), fc.boolean()])(
     "has one row per item and one cell per column",
     (resource, names, withColumns) => {
       const items = names.map((name) => ({ metadata: { name, creationTimestamp: created } }))

@@ -1,55 +1,10 @@
 // The real kubectl (the installed dispatcher picks its version from our /version) against the HTTP face.
-import { execFile, spawn } from "node:child_process"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { parse } from "yaml"
 import { type Served, serve } from "./http-fixture.ts"
-
-interface Run {
-  readonly code: number
-  readonly stdout: string
-  readonly stderr: string
-}
-
-const kubectl = (served: Served, ...args: ReadonlyArray<string>): Promise<Run> =>
-  new Promise((resolve) => {
-    execFile("kubectl", [...args, "--request-timeout=20s"], { env: served.env, timeout: 40_000 }, (error, stdout, stderr) => {
-      const code = error === null ? 0 : typeof error.code === "number" ? error.code : 1
-      resolve({ code, stdout, stderr })
-    })
-  })
-
-/** Starts kubectl at -v=6 and settles once its log shows `seen` (or it exits), then when it exits. */
-const kubectlUntil = (
-  served: Served,
-  seen: RegExp,
-  ...args: ReadonlyArray<string>
-): { started: Promise<boolean>; done: Promise<Run>; output: () => string; stop: () => void } => {
-  const child = spawn("kubectl", [...args, "-v=6", "--request-timeout=20s"], { env: served.env, timeout: 40_000 })
-  let stdout = ""
-  let stderr = ""
-  let markStarted: (seen: boolean) => void = () => {}
-  const started = new Promise<boolean>((resolve) => (markStarted = resolve))
-  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()))
-  child.stderr.on("data", (chunk: Buffer) => {
-    stderr += chunk.toString()
-    if (seen.test(stderr)) markStarted(true)
-  })
-  const done = new Promise<Run>((resolve) =>
-    child.on("close", (code) => {
-      markStarted(false)
-      resolve({ code: code ?? 1, stdout, stderr })
-    })
-  )
-  return { started, done, output: () => stdout, stop: () => child.kill() }
-}
-
-const ok = (run: Run): string => {
-  expect(run.stderr).toBe("")
-  expect(run.code).toBe(0)
-  return run.stdout
-}
+import { kubectl, kubectlUntil, ok } from "./kubectl-fixture.ts"
 
 const manifest = (name: string, labels: Record<string, string> = {}, suspend = true): string => `apiVersion: trainer.kubeflow.org/v1alpha1
 kind: TrainJob

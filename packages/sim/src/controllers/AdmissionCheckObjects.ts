@@ -12,7 +12,8 @@ import { kueueApiVersion } from "./WellKnown.ts"
 export const admissionCheckNames = (options: KueueOptions): ReadonlyArray<string> => [
   ...new Set([
     ...(options.admissionChecks ?? []),
-    ...Object.values(options.queues ?? {}).flatMap((queue) => queue.admissionChecks ?? [])
+    ...Object.values(options.queues ?? {}).flatMap((queue) => queue.admissionChecks ?? []),
+    ...(options.seedQueues ?? []).flatMap((seed) => seed.admissionChecks ?? [])
   ])
 ]
 

@@ -1,8 +1,13 @@
 // Installs the simulated Trainer and Kueue into a simulator, as its options say.
 import type { ControllerHost } from "../Api.ts"
+import { eventRecorder } from "./Events.ts"
+import { jobController } from "./JobController.ts"
+import { jobSetController } from "./JobSetController.ts"
+import { kubelet } from "./Kubelet.ts"
 import { kueueController } from "./KueueController.ts"
 import { kueueTrainJobWebhook, kueueWorkloadWebhook } from "./KueueWebhook.ts"
-import type { ControllerOptions } from "./Options.ts"
+import type { ControllerOptions, WorkloadOptions } from "./Options.ts"
+import { defaultNode, type SimNode } from "./PodStatuses.ts"
 import { trainerController } from "./TrainerController.ts"
 import { trainJobWebhook } from "./TrainJobWebhook.ts"
 
@@ -17,7 +22,21 @@ export const installControllers = (host: ControllerHost, options: ControllerOpti
   const trainer = options?.trainer ?? {}
   if (trainer.installed !== false) {
     host.addAdmission(trainJobWebhook)
-    host.addController(trainerController(trainer))
   }
+  const workloads = options?.workloads ?? {}
+  const tree = workloads.installed !== false && trainer.installed !== false
+  const node = nodeOf(workloads)
+  if (trainer.installed !== false) host.addController(trainerController(trainer, tree ? node : undefined))
   if (kueue !== undefined && kueue.installed !== false) host.addController(kueueController(kueue))
+  if (tree) {
+    const events = eventRecorder()
+    host.addController(jobSetController(host))
+    host.addController(jobController(host, events))
+    host.addController(kubelet(host, events, node))
+  }
+}
+
+const nodeOf = (options: WorkloadOptions): SimNode => {
+  const name = options.nodeName ?? defaultNode.name
+  return { ...defaultNode, name, labels: options.nodeLabels ?? { ...defaultNode.labels, "kubernetes.io/hostname": name } }
 }

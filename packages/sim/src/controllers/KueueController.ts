@@ -6,7 +6,9 @@ import { keepAdmissionChecksActive } from "./AdmissionCheckObjects.ts"
 import { asString, at, isDeleting, nameOf, sameJson } from "./KubeFields.ts"
 import { reconcileQueuedJobs } from "./KueueJobs.ts"
 import type { KueueOptions } from "./Options.ts"
-import { addUsage, gpuDemand, usageOf, type QueueUsage } from "./Quota.ts"
+import { splitKey } from "./ChangeQueue.ts"
+import { addDemand, demandOf, usageWhere, type QueueUsage } from "./Quota.ts"
+import { resolveQueue, seedQueues, writeQueueStatuses, type ResolvedQueue } from "./QueueObjects.ts"
 import { updateObject, updateStatus } from "./StoreWrites.ts"
 import { decideWorkload } from "./WorkloadDecisions.ts"
 
@@ -17,12 +19,20 @@ const queueOrder = (a: KubeObject, b: KubeObject): number =>
 const reconcileWorkloads = (system: SystemClient, options: KueueOptions): void => {
   const workloads = [...system.list("workloads")].sort(queueOrder)
   const usage = new Map<string, QueueUsage>()
+  const resolved = new Map<string, ResolvedQueue>()
+  const queueOf = (workload: KubeObject): ResolvedQueue => {
+    const where = `${asString(at(workload, "metadata", "namespace")) ?? ""}/${asString(at(workload, "spec", "queueName")) ?? ""}`
+    const found = resolved.get(where) ?? resolveQueue(system, splitKey(where).namespace, splitKey(where).name, options)
+    resolved.set(where, found)
+    return found
+  }
   for (const workload of workloads) {
     if (isDeleting(workload)) continue
-    const queueName = asString(at(workload, "spec", "queueName")) ?? ""
-    const held = usage.get(queueName) ?? usageOf(workloads, queueName)
-    const decision = decideWorkload(workload, options.queues?.[queueName], held, system.now())
-    usage.set(queueName, decision.reserves ? addUsage(held, gpuDemand(workload)) : held)
+    const { key, queue } = queueOf(workload)
+    // Usage is counted per ClusterQueue (several LocalQueues may share one) in queue order.
+    const held = usage.get(key) ?? usageWhere(workloads, (other) => queueOf(other).key === key)
+    const decision = decideWorkload(workload, queue, held, system.now())
+    usage.set(key, decision.reserves ? addDemand(held, demandOf(workload)) : held)
     const current = sameJson(decision.status, workload["status"] ?? {})
       ? workload
       : updateStatus(system, "workloads", { ...workload, status: decision.status })
@@ -30,6 +40,7 @@ const reconcileWorkloads = (system: SystemClient, options: KueueOptions): void =
       updateObject(system, "workloads", { ...current, spec: { ...(current["spec"] as object), active: false } })
     }
   }
+  writeQueueStatuses(system, system.list("workloads"), demandOf)
 }
 
 /** Kueue's controllers, configured by `options`. */
@@ -41,6 +52,7 @@ export const kueueController = (options: KueueOptions): Controller => {
     name: "kueue.x-k8s.io/controller-manager",
     dueAt: () => dueAt,
     reconcile(system: SystemClient) {
+      seedQueues(system, options)
       keepAdmissionChecksActive(system, options)
       reconcileWorkloads(system, options)
       dueAt = reconcileQueuedJobs(system, options)

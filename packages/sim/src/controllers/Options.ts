@@ -44,12 +44,33 @@ export interface KueueQueueOptions {
   readonly gpus?: number
   /** Number of workloads the queue may hold admitted at once (default: unlimited). */
   readonly workloads?: number
+  /** CPU cores the queue's admitted workloads may request at once (default: unlimited). */
+  readonly cpu?: number
+  /** Memory in bytes the queue's admitted workloads may request at once (default: unlimited). */
+  readonly memory?: number
   /** Admission checks every workload of this queue must pass (each must be Ready to be admitted). */
+  readonly admissionChecks?: ReadonlyArray<string>
+}
+
+/** A LocalQueue and the ClusterQueue behind it, created as objects when the clock first moves. */
+export interface SeedQueue {
+  readonly localQueue: string
+  /** Default "default". */
+  readonly namespace?: string
+  readonly clusterQueue: string
+  /** Nominal quotas in Kubernetes' quantity form (cpu "8", memory "64Gi", GPUs 4); absent = not counted. */
+  readonly quota?: { readonly cpu?: string | number; readonly memory?: string | number; readonly gpus?: number }
+  /** Admission checks the ClusterQueue requires. */
   readonly admissionChecks?: ReadonlyArray<string>
 }
 
 /** The simulated Kueue. */
 export interface KueueOptions {
+  /**
+   * LocalQueue and ClusterQueue objects to create. A Workload whose LocalQueue exists as an object is
+   * admitted by its ClusterQueue's nominal quota and checks; one whose does not falls back to `queues`.
+   */
+  readonly seedQueues?: ReadonlyArray<SeedQueue>
   /** Default true when Kueue options are given at all. */
   readonly installed?: boolean
   /** Delay between a TrainJob's creation and its Workload's (default 0). */
@@ -62,9 +83,20 @@ export interface KueueOptions {
   readonly checkControllerName?: string
 }
 
+/** The object tree a TrainJob runs as (JobSet, Jobs, Pods) and the one node its pods run on. */
+export interface WorkloadOptions {
+  /** Default true: Trainer makes JobSets, and the JobSet and Job controllers, scheduler and kubelet run. */
+  readonly installed?: boolean
+  /** The node's name (default "sim-node"). */
+  readonly nodeName?: string
+  /** The node's labels, which pods' nodeSelectors must match (default: hostname, os linux, arch amd64). */
+  readonly nodeLabels?: Readonly<Record<string, string>>
+}
+
 /** Configuration of the simulator's controllers (SimulatorOptions.controllers). */
 export interface ControllerOptions {
   readonly trainer?: TrainerOptions
+  readonly workloads?: WorkloadOptions
   /** Absent: Kueue is not installed, queue-labelled jobs are left alone. */
   readonly kueue?: KueueOptions
 }

@@ -13,7 +13,8 @@ export interface PodSet {
   readonly template: JsonRecord
 }
 
-const withTrainerOverrides = (template: JsonRecord, job: KubeObject): JsonRecord => {
+/** The template with spec.trainer's image and resources on its trainer container. */
+export const withTrainerOverrides = (template: JsonRecord, job: KubeObject): JsonRecord => {
   const trainer = asRecord(at(job, "spec", "trainer")) ?? {}
   const spec = asRecord(template["spec"]) ?? {}
   const containers = asArray(spec["containers"]).map((entry) => {

@@ -3,13 +3,16 @@
 // get no status at all, as on a real cluster). It tells the simulator when a running job's status next
 // moves with the clock, so steps with nothing written and nothing due skip it.
 import type { Controller, KubeObject, SystemClient } from "../Api.ts"
-import { asString, at, isDeleting, nameOf, sameJson } from "./KubeFields.ts"
+import { asArray, asRecord, asString, at, isDeleting, nameOf, sameJson, type JsonRecord } from "./KubeFields.ts"
 import type { TrainerOptions } from "./Options.ts"
 import { replicatedJobsOf, unschedulableJobs } from "./ReplicatedJobs.ts"
 import { defaultRunTimeMs, outcomeOf } from "./RunOutcomes.ts"
 import { ReconcileMemo } from "./ReconcileMemo.ts"
 import { lookUpRuntime } from "./Runtimes.ts"
+import { admittedNodeLabels, renderedPodTemplate } from "./PodTemplates.ts"
+import { selectorMatches, type SimNode } from "./PodStatuses.ts"
 import { updateStatus } from "./StoreWrites.ts"
+import { ensureJobSet } from "./TrainJobJobSets.ts"
 import { isFinished, stepTrainJob } from "./TrainJobLifecycle.ts"
 import { trainerManager } from "./WellKnown.ts"
 
@@ -18,8 +21,16 @@ const runtimeOf = (system: SystemClient, job: KubeObject): KubeObject | undefine
   return "runtime" in lookup ? lookup.runtime : undefined
 }
 
-/** Trainer's controller, configured by `options`. */
-export const trainerController = (options: TrainerOptions): Controller => {
+// A run whose pods no node can take never ends by itself (only its deadline can end it), and none of
+// its Jobs is ready: their pods stay Pending.
+const unschedulable = { result: "Complete", afterMs: Number.POSITIVE_INFINITY } as const
+const withNothingReady = (status: JsonRecord): JsonRecord => ({
+  ...status,
+  jobsStatus: asArray(status["jobsStatus"]).map((entry) => ({ ...asRecord(entry), ready: 0 }))
+})
+
+/** Trainer's controller, configured by `options`; with a node, it runs each TrainJob as a JobSet whose pods that node must take. */
+export const trainerController = (options: TrainerOptions, node?: SimNode): Controller => {
   // Jobs that had nothing to write are skipped until they, their runtime or their due time change. A
   // running job is skipped only when no onRun hook must see it every step and its outcome depends on the
   // job alone (a scripted function might not).
@@ -47,12 +58,15 @@ export const trainerController = (options: TrainerOptions): Controller => {
         if ("problem" in lookup) continue
         const jobs = replicatedJobsOf(lookup.runtime, job)
         if (unschedulableJobs(nameOf(job), jobs).length > 0) continue
-        const outcome = outcomeOf(options.outcomes, options.runTimeMs ?? defaultRunTimeMs, job)
-        const step = stepTrainJob(job, jobs, outcome, now)
+        const wroteJobSet = node !== undefined && ensureJobSet(system, job, lookup.runtime, jobs)
+        const placeable = node === undefined || jobs.every((replicated) => selectorMatches(at(renderedPodTemplate(job, lookup.runtime, replicated), "spec"), node, admittedNodeLabels(job, replicated.name)))
+        const outcome = placeable ? outcomeOf(options.outcomes, options.runTimeMs ?? defaultRunTimeMs, job) : unschedulable
+        const stepped = stepTrainJob(job, jobs, outcome, now)
+        const step = placeable || stepped.phase !== "running" ? stepped : { ...stepped, status: withNothingReady(stepped.status) }
         const unchanged = sameJson(step.status, job["status"] ?? {})
         const current = unchanged ? job : updateStatus(system, "trainjobs", { ...job, status: step.status })
         if (step.phase === "running" && current !== undefined) options.onRun?.(current, system)
-        if (unchanged && (step.phase !== "running" || runningMaySettle)) {
+        if (unchanged && !wroteJobSet && (step.phase !== "running" || runningMaySettle)) {
           memo.settle(job, lookup.runtime, step.dueAt)
           next = Math.min(next, step.dueAt)
         } else {

@@ -9,7 +9,7 @@ import { findCondition, isConditionTrue, readConditions, removeCondition, setCon
 import { annotationsOf, asArray, asNumber, asRecord, asString, at, copyJson, type JsonRecord } from "./KubeFields.ts"
 import type { KueueQueueOptions } from "./Options.ts"
 import { gpusPerPod } from "./PodSets.ts"
-import { gpuDemand, quotaShortfall, type QueueUsage } from "./Quota.ts"
+import { demandOf, quotaShortfall, type QueueUsage } from "./Quota.ts"
 import { formatTimestamp } from "./Timestamps.ts"
 import { admissionGatedByAnnotation, gpuResource } from "./WellKnown.ts"
 
@@ -153,7 +153,8 @@ export const decideWorkload = (
       set("QuotaReserved", "False", "AdmissionGated", `Admission is gated by: ${gates.join(",")}`)
       return done()
     }
-    const shortfall = quotaShortfall(queue, usage, gpuDemand(workload))
+    const demand = demandOf(workload)
+    const shortfall = quotaShortfall(queue, usage, demand.gpus, demand)
     if (shortfall !== undefined) {
       set("QuotaReserved", "False", "Pending", shortfall)
       return done()

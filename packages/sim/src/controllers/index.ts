@@ -1,4 +1,4 @@
-// The simulator's controllers: Trainer's and Kueue's webhooks and controllers.
+// The simulator's controllers: Trainer's, JobSet's, Job's and Kueue's, the node's scheduler and kubelet, and the webhooks.
 export { installControllers } from "./Install.ts"
 export type {
   ControllerOptions,
@@ -8,5 +8,7 @@ export type {
   OutcomeScript,
   RunOutcome,
   RunResult,
-  TrainerOptions
+  SeedQueue,
+  TrainerOptions,
+  WorkloadOptions
 } from "./Options.ts"

@@ -18,7 +18,7 @@ export type Route =
       readonly version: string
       readonly namespace?: string
       readonly name?: string
-      readonly subresource?: "status"
+      readonly subresource?: "status" | "log"
     }
   | { readonly kind: "notFound" }
 
@@ -75,14 +75,15 @@ const withObject = (
   sub: string | undefined
 ): Route => {
   if (namespace === "" || name === "") return notFound
-  if (sub !== undefined && (sub !== "status" || !resource.hasStatus)) return notFound
+  const served = sub === undefined || (sub === "status" && resource.hasStatus) || (sub === "log" && resource.plural === "pods" && name !== undefined)
+  if (!served) return notFound
   return {
     kind: "resource",
     resource,
     version,
     ...(namespace === undefined ? {} : { namespace }),
     ...(name === undefined ? {} : { name }),
-    ...(sub === undefined ? {} : { subresource: "status" as const })
+    ...(sub === "status" || sub === "log" ? { subresource: sub } : {})
   }
 }
 

@@ -6,6 +6,7 @@ import { type ApiResponse, type Outcome, statusBody } from "../Api.ts"
 import type { Simulator } from "../Simulator.ts"
 import { coreVersions, groupList, resourceList, versionInfo } from "./Discovery.ts"
 import { groupVersionDocument, openApiRoot } from "./OpenApi.ts"
+import { servePodLog } from "./PodLogs.ts"
 import { serveOutcome, sendJson, type Timers } from "./Reply.ts"
 import { readBody } from "./RequestBody.ts"
 import { decodeRestCall } from "./RestCall.ts"
@@ -108,6 +109,11 @@ export const startSimServer = (options: SimServerOptions): Promise<SimServer> =>
       sendJson(res, req.method === "GET" || route.kind === "notFound" ? documentFor(route, serverAddress) : methodNotAllowed)
       return
     }
+    if (route.subresource === "log") {
+      if (req.method !== "GET") return sendJson(res, methodNotAllowed)
+      const token = /^Bearer\s+(\S+)\s*$/i.exec(header(req, "authorization") ?? "")?.[1]
+      return servePodLog(res, simulator, { version: route.version, namespace: route.namespace ?? "default", name: route.name ?? "", query: url.searchParams, token }, timers)
+    }
     const body = await readBody(req)
     if (body.kind === "aborted") return
     if (body.kind === "tooLarge") {
@@ -120,7 +126,7 @@ export const startSimServer = (options: SimServerOptions): Promise<SimServer> =>
     }
     const decoded = decodeRestCall({
       method: req.method ?? "GET",
-      target: route,
+      target: { resource: route.resource, version: route.version, ...(route.namespace === undefined ? {} : { namespace: route.namespace }), ...(route.name === undefined ? {} : { name: route.name }), ...(route.subresource === "status" ? { subresource: "status" as const } : {}) },
       query: url.searchParams,
       ...optional("authorization", header(req, "authorization")),
       ...optional("contentType", header(req, "content-type")),

@@ -4,13 +4,17 @@
 import type { KubeObject, Resource } from "../Api.ts"
 import { humanDuration } from "./HumanDuration.ts"
 import type { IncludeObject } from "./MediaType.ts"
+import { workloadColumns } from "./WorkloadColumns.ts"
 
-interface Column {
+/** One Table column: its definition and how a row's cell is read from an object. */
+export interface Column {
   readonly name: string
   readonly type: string
   readonly format: string
   readonly description: string
-  readonly cell: (object: KubeObject, now: number) => string | null
+  readonly cell: (object: KubeObject, now: number) => string | number | null
+  /** 0 (the default) shows in `kubectl get`; 1 only with `-o wide`. */
+  readonly priority?: number
 }
 
 const record = (value: unknown): Record<string, unknown> =>
@@ -50,7 +54,8 @@ export const trainJobState = (object: KubeObject): string => {
   return running ? "Running" : "Pending"
 }
 
-const nameColumn: Column = {
+/** NAME, as every kind prints it. */
+export const nameColumn: Column = {
   name: "Name",
   type: "string",
   format: "name",
@@ -58,7 +63,8 @@ const nameColumn: Column = {
   cell: (object) => text(field(object, "metadata", "name"))
 }
 
-const ageColumn: Column = {
+/** AGE, on the simulator's clock. */
+export const ageColumn: Column = {
   name: "Age",
   type: "date",
   format: "",
@@ -93,7 +99,7 @@ const columnsFor = (resource: Resource): ReadonlyArray<Column> => {
         ageColumn
       ]
     default:
-      return [nameColumn, ageColumn]
+      return workloadColumns(resource.kind, nameColumn, ageColumn) ?? [nameColumn, ageColumn]
   }
 }
 
@@ -137,7 +143,7 @@ export const tableOf = (source: TableSource): Record<string, unknown> => {
         }
       : { ...(listMeta["resourceVersion"] === undefined ? {} : { resourceVersion: listMeta["resourceVersion"] }) },
     columnDefinitions: source.withColumns
-      ? columns.map((c) => ({ name: c.name, type: c.type, format: c.format, description: c.description, priority: 0 }))
+      ? columns.map((c) => ({ name: c.name, type: c.type, format: c.format, description: c.description, priority: c.priority ?? 0 }))
       : [],
     rows: items.map((item) => ({ cells: columns.map((c) => c.cell(item, source.now)), ...rowObject(item, source.include) }))
   }

@@ -6,6 +6,7 @@ import { isJsonObject } from "../store/JsonValue.ts"
 import { type LabelSelector, matchesLabels, parseLabelSelector } from "./LabelSelector.ts"
 import { identityOf, metadataOf } from "../store/ServerContext.ts"
 import { badRequest } from "../StatusErrors.ts"
+import { selectableFields, selectableValue } from "../../kinds/SelectableFields.ts"
 
 /** A parsed selection. */
 export interface Selection {
@@ -20,10 +21,12 @@ export const parseSelection = (request: {
   readonly name?: string | undefined
   readonly labelSelector?: string | undefined
   readonly fieldSelector?: string | undefined
+  /** The resource's plural, which decides the fields it can be selected by. */
+  readonly resource?: string | undefined
 }): Selection | ApiResponse => {
   const labels = parseLabelSelector(request.labelSelector ?? "")
   if (!labels.ok) return badRequest(labels.message)
-  const fields = parseFieldSelector(request.fieldSelector ?? "")
+  const fields = parseFieldSelector(request.fieldSelector ?? "", selectableFields(request.resource))
   if (!fields.ok) return badRequest(fields.message)
   const byName: ReadonlyArray<FieldRequirement> = request.name === undefined ? [] : [{ field: "metadata.name", equal: true, value: request.name }]
   return { namespace: request.namespace, labels: labels.selector, fields: [...fields.selector, ...byName] }
@@ -38,5 +41,5 @@ export const selects = (selection: Selection, object: KubeObject): boolean => {
   if (selection.namespace !== undefined && namespace !== selection.namespace) return false
   const labels = metadataOf(object)["labels"]
   const labelMap = isJsonObject(labels) ? (labels as Record<string, string>) : {}
-  return matchesLabels(selection.labels, labelMap) && matchesFields(selection.fields, { name, namespace: namespace ?? "" })
+  return matchesLabels(selection.labels, labelMap) && matchesFields(selection.fields, { name, namespace: namespace ?? "" }, (field) => selectableValue(object, field))
 }

@@ -26,7 +26,7 @@ export interface ListOptions {
 
 /** Lists a collection, one page at a time when a limit is given. */
 export const list = (context: ServerContext, resource: Resource, options: ListOptions): ApiResponse => {
-  const selection = parseSelection({ ...options, namespace: resource.namespaced ? options.namespace : undefined })
+  const selection = parseSelection({ ...options, namespace: resource.namespaced ? options.namespace : undefined, resource: resource.plural })
   if (!isSelection(selection)) return selection
   const token = options.continue === undefined || options.continue === "" ? undefined : decodeContinue(options.continue)
   if (options.continue !== undefined && options.continue !== "" && token === undefined) return badRequest("continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)")

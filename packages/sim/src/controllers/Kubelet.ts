@@ -1,0 +1,101 @@
+// The scheduler and the kubelet of the simulator's one node: a pod whose nodeSelector the node matches
+// is bound to it and its containers start at once; one it does not match stays Pending with a
+// FailedScheduling event. A running pod of a TrainJob ends when its TrainJob's run ends (the run's
+// clock lives in Trainer's controller): exit 0 when it completed; exit 1 for the trainer step's pods
+// when it failed; killed (exit 137) when its deadline passed.
+import type { Controller, ControllerHost, KubeObject, SystemClient } from "../Api.ts"
+import { ChangeQueue, ChildIndex, controllerKeyOf, keyOf, queuedController, splitKey } from "./ChangeQueue.ts"
+import { findCondition, isConditionTrue, readConditions } from "./Conditions.ts"
+import type { EventRecorder } from "./Events.ts"
+import { asArray, asString, at, isDeleting, labelsOf, nameOf, sameJson } from "./KubeFields.ts"
+import { containersOf, runningStatus, selectorMatches, terminatedStatus, unschedulableMessage, unschedulableStatus, type SimNode } from "./PodStatuses.ts"
+import { admittedNodeLabels } from "./PodTemplates.ts"
+import { updateObject, updateStatus } from "./StoreWrites.ts"
+import { ancestorStepLabel, trainerContainerName } from "./WellKnown.ts"
+import { jobSetNameKey, replicatedJobNameKey } from "../kinds/jobset/JobSetNames.ts"
+
+const phaseOf = (pod: KubeObject): string => asString(at(pod, "status", "phase")) ?? "Pending"
+
+// How a TrainJob's pod ends, once the TrainJob has: undefined while it runs.
+const fateOf = (trainJob: KubeObject | undefined, isTrainerStep: boolean): { readonly exitCode: number; readonly reason?: string; readonly message?: string } | undefined => {
+  if (trainJob === undefined) return undefined
+  const conditions = readConditions(at(trainJob, "status", "conditions"))
+  if (isConditionTrue(conditions, "Complete")) return { exitCode: 0 }
+  const failed = findCondition(conditions, "Failed")
+  if (failed?.status !== "True") return undefined
+  if (failed.reason === "DeadlineExceeded") return { exitCode: 137, reason: "DeadlineExceeded", message: failed.message }
+  return { exitCode: isTrainerStep ? 1 : 0 }
+}
+
+/** The scheduler and kubelet for `node`, fed by the simulator's change feed. */
+export const kubelet = (host: ControllerHost, events: EventRecorder, node: SimNode): Controller => {
+  const queue = new ChangeQueue()
+  // Pods by `namespace/jobset name`: a TrainJob's change reaches the pods of its JobSet (named as it).
+  const byJobSet = new ChildIndex()
+  let podIps = 0
+  host.onChange((change) => {
+    if (change.resource === "pods") {
+      const jobSet = labelsOf(change.object)[jobSetNameKey]
+      byJobSet.track(jobSet === undefined ? undefined : `${at(change.object, "metadata", "namespace")}/${jobSet}`, nameOf(change.object), change.type !== "DELETED")
+      if (change.type !== "DELETED") queue.add(keyOf(change.object))
+    } else if (change.resource === "trainjobs" && change.type === "MODIFIED") {
+      const key = keyOf(change.object)
+      for (const pod of byJobSet.of(key)) queue.add(`${splitKey(key).namespace}/${pod}`)
+    }
+  })
+
+  const trainJobOf = (system: SystemClient, pod: KubeObject): KubeObject | undefined => {
+    const namespace = asString(at(pod, "metadata", "namespace")) ?? "default"
+    const jobSetName = labelsOf(pod)[jobSetNameKey]
+    const jobSet = jobSetName === undefined ? undefined : system.get("jobsets", namespace, jobSetName)
+    const owner = jobSet === undefined ? undefined : controllerKeyOf(jobSet, "TrainJob")
+    return owner === undefined ? undefined : system.get("trainjobs", namespace, splitKey(owner).name)
+  }
+
+  const isTrainerStep = (system: SystemClient, pod: KubeObject): boolean => {
+    const owner = controllerKeyOf(pod, "Job")
+    const job = owner === undefined ? undefined : system.get("jobs", splitKey(owner).namespace, splitKey(owner).name)
+    const step = job === undefined ? undefined : labelsOf(job)[ancestorStepLabel]
+    return step === undefined ? labelsOf(pod)[replicatedJobNameKey] === trainerContainerName : step === "trainer"
+  }
+
+  const reconcilePod = (system: SystemClient, pod: KubeObject): void => {
+    const now = system.now()
+    if (at(pod, "spec", "nodeName") === undefined) {
+      const trainJob = trainJobOf(system, pod)
+      const admitted = trainJob === undefined ? {} : admittedNodeLabels(trainJob, labelsOf(pod)[replicatedJobNameKey] ?? "")
+      if (!selectorMatches(pod["spec"], node, admitted)) {
+        const scheduled = findCondition(readConditions(at(pod, "status", "conditions")), "PodScheduled")
+        if (scheduled?.reason === "Unschedulable") return
+        updateStatus(system, "pods", { ...pod, status: unschedulableStatus(pod, now) })
+        events.record(system, pod, "Warning", "FailedScheduling", unschedulableMessage, "default-scheduler")
+        return
+      }
+      const bound = updateObject(system, "pods", { ...pod, spec: { ...(pod["spec"] as object), nodeName: node.name } })
+      if (bound === undefined) return
+      events.record(system, bound, "Normal", "Scheduled", `Successfully assigned ${at(pod, "metadata", "namespace")}/${nameOf(pod)} to ${node.name}`, "default-scheduler")
+      const ip = `10.244.${Math.floor(++podIps / 250) % 250}.${(podIps % 250) + 2}`
+      const running = updateStatus(system, "pods", { ...bound, status: runningStatus(bound, node, ip, now) })
+      for (const container of containersOf(bound)) {
+        events.record(system, bound, "Normal", "Pulled", `Container image "${container.image}" already present on machine`, "kubelet")
+        events.record(system, bound, "Normal", "Created", `Created container: ${container.name}`, "kubelet")
+        events.record(system, bound, "Normal", "Started", `Started container ${container.name}`, "kubelet")
+      }
+      if (running !== undefined) reconcilePod(system, running)
+      return
+    }
+    if (phaseOf(pod) !== "Running") return
+    const fate = fateOf(trainJobOf(system, pod), isTrainerStep(system, pod))
+    if (fate === undefined) return
+    const status = terminatedStatus(pod, fate.exitCode, now, fate.reason, fate.message)
+    if (sameJson(status, pod["status"])) return
+    if (fate.reason === "DeadlineExceeded") {
+      for (const container of containersOf(pod)) events.record(system, pod, "Normal", "Killing", `Stopping container ${container.name}`, "kubelet")
+    }
+    updateStatus(system, "pods", { ...pod, status })
+  }
+
+  return queuedController("kubelet", "pods", queue, (system, pod) => {
+    if (asArray(at(pod, "spec", "containers")).length > 0) reconcilePod(system, pod)
+  })
+}

@@ -1,0 +1,113 @@
+// A pod's status at each point of its life on the simulated node, as the scheduler and kubelet write
+// it: Pending and unschedulable, Running with every container started and ready, or terminated with an
+// exit code.
+import type { KubeObject } from "../Api.ts"
+import { asArray, asRecord, asString, at, type JsonRecord } from "./KubeFields.ts"
+import { formatTimestamp } from "./Timestamps.ts"
+
+/** The single node pods run on. */
+export interface SimNode {
+  readonly name: string
+  readonly labels: Readonly<Record<string, string>>
+  readonly ip: string
+}
+
+/** The node used when the options name none. */
+export const defaultNode: SimNode = {
+  name: "sim-node",
+  labels: { "kubernetes.io/hostname": "sim-node", "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64" },
+  ip: "10.0.0.1"
+}
+
+/** Whether the pod's nodeSelector matches the node's labels (plus those Kueue's admission promised). */
+export const selectorMatches = (podSpec: unknown, node: SimNode, admitted: Readonly<Record<string, string>> = {}): boolean =>
+  Object.entries(asRecord(at(podSpec, "nodeSelector")) ?? {}).every(([key, value]) => node.labels[key] === value || admitted[key] === value)
+
+/** The scheduler's message for a pod no node matches. */
+export const unschedulableMessage = "0/1 nodes are available: 1 node(s) didn't match Pod's node affinity/selector. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling."
+
+/** The containers of a pod spec, by name and image. */
+export const containersOf = (pod: KubeObject): ReadonlyArray<{ readonly name: string; readonly image: string }> =>
+  asArray(at(pod, "spec", "containers")).map((entry) => ({ name: asString(at(entry, "name")) ?? "", image: asString(at(entry, "image")) ?? "" }))
+
+const condition = (type: string, status: string, stamp: string, reason?: string, message?: string): JsonRecord => ({
+  type,
+  status,
+  lastProbeTime: null,
+  lastTransitionTime: stamp,
+  ...(reason === undefined ? {} : { reason }),
+  ...(message === undefined ? {} : { message })
+})
+
+const qosClass = (pod: KubeObject): string =>
+  asArray(at(pod, "spec", "containers")).some((c) => Object.keys(asRecord(at(c, "resources", "requests")) ?? asRecord(at(c, "resources", "limits")) ?? {}).length > 0)
+    ? "Burstable"
+    : "BestEffort"
+
+/** A Pending pod no node matches. */
+export const unschedulableStatus = (pod: KubeObject, now: number): JsonRecord => ({
+  phase: "Pending",
+  conditions: [condition("PodScheduled", "False", formatTimestamp(now), "Unschedulable", unschedulableMessage)],
+  qosClass: qosClass(pod)
+})
+
+const containerId = (pod: KubeObject, name: string): string => {
+  const uid = asString(at(pod, "metadata", "uid")) ?? ""
+  return `containerd://${(uid.replaceAll("-", "") + name).padEnd(64, "0").slice(0, 64)}`
+}
+
+/** A Running pod on `node`, its containers started at `startedAt`, with pod IP `podIp`. */
+export const runningStatus = (pod: KubeObject, node: SimNode, podIp: string, startedAt: number): JsonRecord => {
+  const stamp = formatTimestamp(startedAt)
+  return {
+    phase: "Running",
+    conditions: ["PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady", "PodScheduled"].map((type) => condition(type, "True", stamp)),
+    hostIP: node.ip,
+    hostIPs: [{ ip: node.ip }],
+    podIP: podIp,
+    podIPs: [{ ip: podIp }],
+    startTime: stamp,
+    qosClass: qosClass(pod),
+    containerStatuses: containersOf(pod).map((c) => ({
+      name: c.name,
+      image: c.image,
+      imageID: c.image,
+      containerID: containerId(pod, c.name),
+      ready: true,
+      started: true,
+      restartCount: 0,
+      state: { running: { startedAt: stamp } },
+      lastState: {}
+    }))
+  }
+}
+
+/** The pod's status once its containers exited with `exitCode` at `finishedAt` (reason on the pod, if any). */
+export const terminatedStatus = (pod: KubeObject, exitCode: number, finishedAt: number, podReason?: string, podMessage?: string): JsonRecord => {
+  const status = asRecord(pod["status"]) ?? {}
+  const stamp = formatTimestamp(finishedAt)
+  const succeeded = exitCode === 0
+  const conditions = asArray(status["conditions"]).map((entry) => {
+    const c = asRecord(entry) ?? {}
+    return c["type"] === "Ready" || c["type"] === "ContainersReady" || c["type"] === "PodReadyToStartContainers"
+      ? condition(String(c["type"]), "False", stamp, c["type"] === "PodReadyToStartContainers" ? undefined : succeeded ? "PodCompleted" : "PodFailed")
+      : c
+  })
+  return {
+    ...status,
+    phase: succeeded ? "Succeeded" : "Failed",
+    ...(podReason === undefined ? {} : { reason: podReason }),
+    ...(podMessage === undefined ? {} : { message: podMessage }),
+    conditions,
+    containerStatuses: asArray(status["containerStatuses"]).map((entry) => {
+      const c = asRecord(entry) ?? {}
+      const startedAt = asString(at(c, "state", "running", "startedAt")) ?? stamp
+      return {
+        ...c,
+        ready: false,
+        started: false,
+        state: { terminated: { exitCode, reason: succeeded ? "Completed" : "Error", startedAt, finishedAt: stamp, containerID: c["containerID"] } }
+      }
+    })
+  }
+}

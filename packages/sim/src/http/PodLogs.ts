@@ -1,0 +1,137 @@
+// The pods/log subresource: a pod's container log as plain text, as `kubectl logs` reads it, with
+// container, follow, tailLines, sinceSeconds, sinceTime, timestamps, limitBytes and previous. The
+// pod is read through the simulator (auth and the fault plan apply as to a get); the lines are its
+// synthetic log on the simulator's clock. A followed log is polled until the container exits, the pod
+// goes, or the client leaves.
+import type { ServerResponse } from "node:http"
+import { type ApiResponse, type KubeObject, statusBody } from "../Api.ts"
+import { containerStatus, syntheticLog, type LogLine } from "../controllers/SyntheticLogs.ts"
+import type { Simulator } from "../Simulator.ts"
+import { sendJson, serveOutcome, type Timers } from "./Reply.ts"
+
+/** Which pod's log, and how it is asked for. */
+export interface PodLogCall {
+  readonly version: string
+  readonly namespace: string
+  readonly name: string
+  readonly query: URLSearchParams
+  readonly token?: string | undefined
+}
+
+const badRequest = (message: string): ApiResponse => ({ code: 400, body: statusBody(400, "BadRequest", message) })
+
+const containersOf = (pod: KubeObject): ReadonlyArray<string> => {
+  const spec = pod["spec"] as { containers?: ReadonlyArray<{ name?: unknown }> } | undefined
+  return (spec?.containers ?? []).map((c) => String(c.name ?? ""))
+}
+
+const nonNegative = (query: URLSearchParams, key: string): number | undefined | "bad" => {
+  const text = query.get(key)
+  if (text === null || text === "") return undefined
+  const n = Number(text)
+  return Number.isSafeInteger(n) && n >= 0 ? n : "bad"
+}
+
+interface LogRequest {
+  readonly container: string
+  readonly follow: boolean
+  readonly tail: number | undefined
+  readonly since: number | undefined
+  readonly timestamps: boolean
+  readonly limitBytes: number | undefined
+}
+
+// Every reason the query or the pod's state refuses the log, as the API server words them.
+const decide = (pod: KubeObject, query: URLSearchParams, now: number): LogRequest | ApiResponse => {
+  const name = String((pod.metadata as { name?: unknown } | undefined)?.name ?? "")
+  const containers = containersOf(pod)
+  const asked = query.get("container") ?? ""
+  const container = asked === "" ? (containers.length === 1 ? containers[0] ?? "" : "") : asked
+  if (container === "") return badRequest(`a container name must be specified for pod ${name}, choose one of: [${containers.join(" ")}]`)
+  if (!containers.includes(container)) return badRequest(`container ${container} is not valid for pod ${name}`)
+  const tail = nonNegative(query, "tailLines")
+  const sinceSeconds = nonNegative(query, "sinceSeconds")
+  const limitBytes = nonNegative(query, "limitBytes")
+  const sinceTimeText = query.get("sinceTime")
+  const sinceTime = sinceTimeText === null || sinceTimeText === "" ? undefined : Date.parse(sinceTimeText)
+  const problems = [
+    ...(tail === "bad" ? [`tailLines: Invalid value: "${query.get("tailLines")}": must be a non-negative integer`] : []),
+    ...(sinceSeconds === "bad" || sinceSeconds === 0 ? [`sinceSeconds: Invalid value: "${query.get("sinceSeconds")}": must be greater than 0`] : []),
+    ...(limitBytes === "bad" || limitBytes === 0 ? [`limitBytes: Invalid value: "${query.get("limitBytes")}": must be greater than 0`] : []),
+    ...(sinceTime !== undefined && Number.isNaN(sinceTime) ? [`sinceTime: Invalid value: "${sinceTimeText}": not an RFC 3339 time`] : []),
+    ...(sinceSeconds !== undefined && sinceTime !== undefined ? ["at most one of `sinceTime` or `sinceSeconds` may be specified"] : [])
+  ]
+  if (problems.length > 0) return { code: 422, body: statusBody(422, "Invalid", `PodLogOptions "${name}" is invalid: ${problems.join(", ")}`) }
+  if (query.get("previous") === "true") return badRequest(`previous terminated container "${container}" in pod "${name}" not found`)
+  const state = containerStatus(pod, container)?.["state"] as Record<string, unknown> | undefined
+  if (state === undefined || state["waiting"] !== undefined) {
+    return badRequest(`container "${container}" in pod "${name}" is waiting to start: ContainerCreating`)
+  }
+  return {
+    container,
+    follow: query.get("follow") === "true",
+    tail: tail === "bad" ? undefined : tail,
+    since: typeof sinceSeconds === "number" ? now - sinceSeconds * 1000 : sinceTime,
+    timestamps: query.get("timestamps") === "true",
+    limitBytes: limitBytes === "bad" ? undefined : limitBytes
+  }
+}
+
+const render = (line: LogLine, timestamps: boolean): string =>
+  `${timestamps ? `${new Date(line.time).toISOString().replace(/\.(\d{3})Z$/, ".$1000000Z")} ` : ""}${line.text}\n`
+
+const isExited = (pod: KubeObject | undefined, container: string): boolean =>
+  pod === undefined || (containerStatus(pod, container)?.["state"] as Record<string, unknown> | undefined)?.["terminated"] !== undefined
+
+/** Serves GET .../pods/{name}/log. */
+export const servePodLog = (res: ServerResponse, simulator: Pick<Simulator, "handle" | "now">, call: PodLogCall, timers: Timers, pollMs = 100): void => {
+  const read = () => simulator.handle({
+    verb: "get",
+    group: "",
+    version: call.version,
+    resource: "pods",
+    namespace: call.namespace,
+    name: call.name,
+    ...(call.token === undefined ? {} : { token: call.token })
+  })
+  serveOutcome(res, read(), timers, (response) => {
+    if (response.code >= 300) return sendJson(res, response)
+    const pod = response.body as KubeObject
+    const request = decide(pod, call.query, simulator.now())
+    if ("code" in request) return sendJson(res, request)
+    const selected = (lines: ReadonlyArray<LogLine>) => lines.filter((line) => request.since === undefined || line.time >= request.since)
+    const first = selected(syntheticLog(pod, request.container, simulator.now()))
+    const shown = request.tail === undefined ? first : first.slice(Math.max(0, first.length - request.tail))
+    let budget = request.limitBytes ?? Number.POSITIVE_INFINITY
+    let sent = first.length
+    const write = (lines: ReadonlyArray<LogLine>): boolean => {
+      for (const line of lines) {
+        const text = render(line, request.timestamps)
+        if (Buffer.byteLength(text) > budget) {
+          res.write(Buffer.from(text).subarray(0, budget))
+          budget = 0
+          return false
+        }
+        budget -= Buffer.byteLength(text)
+        res.write(text)
+      }
+      return true
+    }
+    res.writeHead(200, { "Content-Type": "text/plain", ...(request.follow ? { "Transfer-Encoding": "chunked" } : {}) })
+    if (!write(shown) || !request.follow || isExited(pod, request.container)) return void res.end()
+    let timer: { cancel(): void } | undefined
+    const poll = () => {
+      const again = read()
+      const current = again.kind === "answered" && again.response.code === 200 ? (again.response.body as KubeObject) : undefined
+      const uid = (pod.metadata as { uid?: unknown } | undefined)?.uid
+      const same = current !== undefined && (current.metadata as { uid?: unknown } | undefined)?.uid === uid
+      const lines = same ? selected(syntheticLog(current, request.container, simulator.now())) : []
+      const more = write(lines.slice(sent))
+      sent = Math.max(sent, lines.length)
+      if (!more || !same || isExited(current, request.container)) return void res.end()
+      timer = timers.after(pollMs, poll)
+    }
+    res.on("close", () => timer?.cancel())
+    timer = timers.after(pollMs, poll)
+  })
+}
