@@ -26,7 +26,8 @@ import { SeededRandom } from "./Random.ts"
 import { resourceByPlural } from "./kinds/ResourceTable.ts"
 import { isSelection, parseSelection } from "./apiserver/lists/Selection.ts"
 import { identityOf, type ServerContext } from "./apiserver/store/ServerContext.ts"
-import { badRequest, expired, injected, pathNotFound } from "./apiserver/StatusErrors.ts"
+import { expired, injected, pathNotFound } from "./apiserver/StatusErrors.ts"
+import { parseResourceVersion } from "./apiserver/store/ResourceVersion.ts"
 import { Store } from "./apiserver/store/Store.ts"
 import { systemClient, targetNamespace } from "./apiserver/verbs/SystemAccess.ts"
 import { serveVerb } from "./apiserver/verbs/Verbs.ts"
@@ -121,10 +122,9 @@ export class Simulator implements ControllerHost {
     const selection = parseSelection({ ...request, namespace: resource.namespaced ? request.namespace : undefined })
     if (!isSelection(selection)) return { outcome: { kind: "answered", response: selection }, ...none }
     const rv = request.resourceVersion
-    const start = rv === undefined || rv === "" || rv === "0" ? ({ current: true } as const) : { after: Number(rv) }
-    if ("after" in start && !(Number.isInteger(start.after) && start.after >= 0)) {
-      return { outcome: { kind: "answered", response: badRequest(`invalid resource version: ${String(rv)}`) }, ...none }
-    }
+    const parsedVersion = parseResourceVersion(rv)
+    if (!parsedVersion.ok) return { outcome: { kind: "answered", response: parsedVersion.response }, ...none }
+    const start = parsedVersion.revision === undefined ? ({ current: true } as const) : { after: parsedVersion.revision }
     const response: ApiResponse = { code: 200, body: null }
     const outcome: Outcome = action?.type === "delay" ? { kind: "answered", response, delayMs: action.ms } : { kind: "answered", response }
     const watch = openWatch(this.context, resource, selection, request.version, start, onEvent)
