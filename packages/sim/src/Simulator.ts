@@ -22,7 +22,7 @@ import { collectGarbage } from "./apiserver/collection/GarbageCollector.ts"
 import { GarbageQueue } from "./apiserver/collection/GarbageQueue.ts"
 import { isJsonObject } from "./apiserver/store/JsonValue.ts"
 import { finishNamespaces } from "./apiserver/collection/NamespaceLifecycle.ts"
-import { SeededRandom } from "./Random.ts"
+import { SeededRandom, freshSeed } from "./Random.ts"
 import { resourceByPlural } from "./kinds/ResourceTable.ts"
 import { isSelection, parseSelection } from "./apiserver/lists/Selection.ts"
 import { identityOf, type ServerContext } from "./apiserver/store/ServerContext.ts"
@@ -37,7 +37,7 @@ import { openWatch } from "./apiserver/lists/Watch.ts"
 export interface SimulatorOptions {
   /** Sim clock start, ms since epoch (default 2026-01-01T00:00:00Z). */
   readonly startTime?: number
-  /** Makes uids, generated names and random fault plans reproducible (default 0). */
+  /** Makes uids and generated names reproducible; without it they differ from one simulator to the next. */
   readonly seed?: number
   /** Seeded at start, through validation and admission (namespace "default" always exists). */
   readonly objects?: ReadonlyArray<KubeObject>
@@ -75,15 +75,18 @@ export class Simulator implements ControllerHost {
   private readonly reconciledRevision = new Map<Controller, number>()
   /** Seed objects that were refused (the simulator starts without them). */
   readonly rejectedSeeds: ReadonlyArray<RejectedSeed>
+  /** The seed of this simulator's uids and generated names: the one given, or the one it drew. */
+  readonly uidSeed: number
 
   constructor(options: SimulatorOptions = {}) {
     this.clock = options.startTime ?? defaultStartTime
     this.faultPlan = new FaultPlan(options.faults ?? [])
     this.auth = options.auth
+    this.uidSeed = options.seed ?? freshSeed()
     this.context = {
       store: this.store,
       now: () => this.clock,
-      random: new SeededRandom(options.seed ?? 0),
+      random: new SeededRandom(this.uidSeed),
       admissions: () => this.admissionList,
       system: () => this.snapshots
     }
