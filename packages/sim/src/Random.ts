@@ -1,5 +1,10 @@
 // A small seeded generator (mulberry32): the simulator's only source of randomness, so that uids,
-// generated names and random fault plans repeat exactly for a given seed.
+// generated names and random fault plans repeat exactly for a given seed. Without one, each simulator
+// draws a fresh seed, so two simulators never hand out the same uids.
+import { randomInt } from "node:crypto"
+
+/** A seed drawn from the operating system's randomness. */
+export const freshSeed = (): number => randomInt(2 ** 32 - 1)
 
 /** A deterministic pseudo-random sequence derived from a seed. */
 export class SeededRandom {

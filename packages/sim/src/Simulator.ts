@@ -23,11 +23,12 @@ import { collectGarbage } from "./apiserver/collection/GarbageCollector.ts"
 import { GarbageQueue } from "./apiserver/collection/GarbageQueue.ts"
 import { isJsonObject } from "./apiserver/store/JsonValue.ts"
 import { finishNamespaces } from "./apiserver/collection/NamespaceLifecycle.ts"
-import { SeededRandom } from "./Random.ts"
+import { SeededRandom, freshSeed } from "./Random.ts"
 import { resourceByPlural } from "./kinds/ResourceTable.ts"
 import { isSelection, parseSelection } from "./apiserver/lists/Selection.ts"
 import { identityOf, type ServerContext } from "./apiserver/store/ServerContext.ts"
-import { badRequest, expired, injected, pathNotFound } from "./apiserver/StatusErrors.ts"
+import { expired, injected, pathNotFound } from "./apiserver/StatusErrors.ts"
+import { parseResourceVersion } from "./apiserver/store/ResourceVersion.ts"
 import { Store } from "./apiserver/store/Store.ts"
 import { systemClient, targetNamespace } from "./apiserver/verbs/SystemAccess.ts"
 import { serveVerb } from "./apiserver/verbs/Verbs.ts"
@@ -37,7 +38,7 @@ import { openWatch } from "./apiserver/lists/Watch.ts"
 export interface SimulatorOptions {
   /** Sim clock start, ms since epoch (default 2026-01-01T00:00:00Z). */
   readonly startTime?: number
-  /** Makes uids, generated names and random fault plans reproducible (default 0). */
+  /** Makes uids and generated names reproducible; without it they differ from one simulator to the next. */
   readonly seed?: number
   /** Seeded at start, through validation and admission (namespace "default" always exists). */
   readonly objects?: ReadonlyArray<KubeObject>
@@ -75,15 +76,18 @@ export class Simulator implements ControllerHost {
   private readonly reconciledRevision = new Map<Controller, number>()
   /** Seed objects that were refused (the simulator starts without them). */
   readonly rejectedSeeds: ReadonlyArray<RejectedSeed>
+  /** The seed of this simulator's uids and generated names: the one given, or the one it drew. */
+  readonly uidSeed: number
 
   constructor(options: SimulatorOptions = {}) {
     this.clock = options.startTime ?? defaultStartTime
     this.faultPlan = new FaultPlan(options.faults ?? [])
     this.auth = options.auth
+    this.uidSeed = options.seed ?? freshSeed()
     this.context = {
       store: this.store,
       now: () => this.clock,
-      random: new SeededRandom(options.seed ?? 0),
+      random: new SeededRandom(this.uidSeed),
       admissions: () => this.admissionList,
       system: () => this.snapshots
     }
@@ -122,10 +126,9 @@ export class Simulator implements ControllerHost {
     const selection = parseSelection({ ...request, namespace: resource.namespaced ? request.namespace : undefined, resource: resource.plural })
     if (!isSelection(selection)) return { outcome: { kind: "answered", response: selection }, ...none }
     const rv = request.resourceVersion
-    const start = rv === undefined || rv === "" || rv === "0" ? ({ current: true } as const) : { after: Number(rv) }
-    if ("after" in start && !(Number.isInteger(start.after) && start.after >= 0)) {
-      return { outcome: { kind: "answered", response: badRequest(`invalid resource version: ${String(rv)}`) }, ...none }
-    }
+    const parsedVersion = parseResourceVersion(rv)
+    if (!parsedVersion.ok) return { outcome: { kind: "answered", response: parsedVersion.response }, ...none }
+    const start = parsedVersion.revision === undefined ? ({ current: true } as const) : { after: parsedVersion.revision }
     const response: ApiResponse = { code: 200, body: null }
     const outcome: Outcome = action?.type === "delay" ? { kind: "answered", response, delayMs: action.ms } : { kind: "answered", response }
     const watch = openWatch(this.context, resource, selection, request.version, start, onEvent)

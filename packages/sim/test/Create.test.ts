@@ -88,7 +88,7 @@ describe("create", () => {
     expect(send(versionless).code).toBe(400)
     expect(send(trainJob("a", {}, { namespace: "other" })).code).toBe(400)
     const withVersion = send(trainJob("a", {}, { resourceVersion: "5" }))
-    expect(withVersion.code).toBe(500)
+    expect(withVersion.code).toBe(400)
     expect(status(withVersion)["message"]).toBe("resourceVersion should not be set on objects to be created")
   })
 

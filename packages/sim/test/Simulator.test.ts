@@ -86,4 +86,22 @@ describe("simulator", () => {
     expect(uid(5)).not.toBe(uid(6))
     expect(call(bareSimulator(), { verb: "get", ...at("namespaces"), name: "default" }).code).toBe(200)
   })
+
+  it("gives different uids and generated names from one unseeded simulator to the next, and tells its seed", () => {
+    const made = (seed?: number) => {
+      const sim = new Simulator({ ...(seed === undefined ? {} : { seed }), controllers: { trainer: { installed: false } } })
+      const job = meta(sim.system.create("trainjobs", trainJob("u")).body)
+      const named = meta(sim.system.create("trainjobs", { ...trainJob("ignored"), metadata: { generateName: "g-", namespace: "default" } }).body)
+      const namespace = meta(sim.system.get("namespaces", undefined, "default"))
+      return { sim, ids: [namespace["uid"], job["uid"], named["name"]] }
+    }
+    const runs = Array.from({ length: 5 }, () => made())
+    // Every uid and generated name of every run differs from every other run's.
+    for (const column of [0, 1, 2]) expect(new Set(runs.map((r) => r.ids[column])).size).toBe(runs.length)
+    const first = runs[0]
+    expect(first).toBeDefined()
+    if (first === undefined) return
+    expect(made(first.sim.uidSeed).ids).toEqual(first.ids)
+    expect(new Simulator({ seed: 5 }).uidSeed).toBe(5)
+  })
 })

@@ -66,7 +66,7 @@ const optionsWith = (workloadDelayMs: number): ControllerOptions => ({
 
 // The same webhooks and controllers, run at every step and handed copies.
 const everyStep = (options: ControllerOptions): Simulator => {
-  const sim = new Simulator({ objects: [plainRuntime, initializerRuntime], controllers: { trainer: { installed: false } } })
+  const sim = new Simulator({ seed: 7, objects: [plainRuntime, initializerRuntime], controllers: { trainer: { installed: false } } })
   for (const admission of [kueueTrainJobWebhook, kueueWorkloadWebhook, trainJobWebhook]) sim.addAdmission(admission)
   for (const controller of [trainerController(options.trainer ?? {}), kueueController(options.kueue ?? {})]) {
     sim.addController({ name: controller.name, reconcile: () => controller.reconcile(sim.system) })
@@ -76,7 +76,7 @@ const everyStep = (options: ControllerOptions): Simulator => {
 
 const expectSameAsEveryStep = (workloadDelayMs: number, ops: ReadonlyArray<Operation>): void => {
   const options = optionsWith(workloadDelayMs)
-  const skipping = new Simulator({ objects: [plainRuntime, initializerRuntime], controllers: { ...options, workloads: { installed: false } } })
+  const skipping = new Simulator({ seed: 7, objects: [plainRuntime, initializerRuntime], controllers: { ...options, workloads: { installed: false } } })
   const reference = everyStep(options)
   const state = (sim: Simulator): ReadonlyArray<KubeObject> => [...list(sim, "trainjobs"), ...list(sim, "workloads")]
   for (const op of [...ops, { type: "advance" as const, ms: 10_000 }]) {

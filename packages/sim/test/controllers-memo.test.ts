@@ -69,7 +69,7 @@ const options: TrainerOptions = {
 
 // The same controller handed copies: no object is ever the one it settled, so it never skips.
 const unskipping = (): Simulator => {
-  const sim = new Simulator({ objects: [plainRuntime, initializerRuntime], controllers: { trainer: { installed: false } } })
+  const sim = new Simulator({ seed: 7, objects: [plainRuntime, initializerRuntime], controllers: { trainer: { installed: false } } })
   sim.addAdmission(trainJobWebhook)
   const controller = trainerController(options)
   sim.addController({ name: controller.name, reconcile: () => controller.reconcile(sim.system) })
@@ -78,7 +78,7 @@ const unskipping = (): Simulator => {
 
 // Runs the operations on both simulators, comparing the TrainJobs after each.
 const expectSameAsReference = (ops: ReadonlyArray<Operation>): void => {
-  const skipping = new Simulator({ objects: [plainRuntime, initializerRuntime], controllers: { trainer: options, workloads: { installed: false } } })
+  const skipping = new Simulator({ seed: 7, objects: [plainRuntime, initializerRuntime], controllers: { trainer: options, workloads: { installed: false } } })
   const reference = unskipping()
   for (const op of [...ops, { type: "advance" as const, ms: 10_000 }]) {
     apply(skipping, op)

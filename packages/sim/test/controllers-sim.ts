@@ -34,9 +34,9 @@ export const initializerRuntime: KubeObject = {
   }
 }
 
-/** A simulator with both runtimes seeded and the given controller options. */
+/** A simulator (uid seed 7) with both runtimes created and the given controller options. */
 export const simulator = (controllers?: ControllerOptions): Simulator =>
-  new Simulator({ objects: [plainRuntime, initializerRuntime], ...(controllers === undefined ? {} : { controllers }) })
+  new Simulator({ seed: 7, objects: [plainRuntime, initializerRuntime], ...(controllers === undefined ? {} : { controllers }) })
 
 const where = (resource: string) => {
   const found = Resources.find((r) => r.plural === resource)

@@ -1,6 +1,7 @@
 // Turning the simulator's Outcome into what travels on the socket: an answer (perhaps late), nothing
 // at all (the request is held open until the client gives up), or a refusal.
-import type { ServerResponse } from "node:http"
+import { STATUS_CODES, type ServerResponse } from "node:http"
+import type { Duplex } from "node:stream"
 import { type ApiResponse, type Outcome, statusBody } from "../Api.ts"
 
 /** Timers the server must cancel when it closes. */
@@ -18,6 +19,21 @@ export const sendJson = (res: ServerResponse, response: ApiResponse): void => {
     "Content-Length": Buffer.byteLength(text)
   })
   res.end(text)
+}
+
+/**
+ * Writes a JSON answer straight onto a socket Node has handed over (a CONNECT or an upgrade, which skip
+ * the usual response object), then closes it: the protocol switch the client asked for never happens.
+ */
+export const sendJsonOnSocket = (socket: Duplex, method: string | undefined, response: ApiResponse): void => {
+  const text = JSON.stringify(response.body)
+  socket.on("error", () => socket.destroy())
+  // Closed once written: a client that keeps its end open must not hold the server's close().
+  socket.on("finish", () => socket.destroy())
+  socket.end(
+    `HTTP/1.1 ${response.code} ${STATUS_CODES[response.code] ?? ""}\r\n` +
+      `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${method === "HEAD" ? "" : text}`
+  )
 }
 
 /**

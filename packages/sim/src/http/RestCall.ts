@@ -3,6 +3,8 @@
 // server would send instead, naming every problem found.
 import { parse as parseYaml } from "yaml"
 import { type ApiRequest, type ApiResponse, type FieldValidation, type PropagationPolicy, type Resource, type Verb, statusBody } from "../Api.ts"
+import { maxNestingDepth, tooDeeplyNested } from "../apiserver/validation/Nesting.ts"
+import { jsonTextDepth, yamlTextDepth } from "./BodyNesting.ts"
 import { type IncludeObject, acceptsTable, includeObjectOf, isYamlBody, patchTypeOf } from "./MediaType.ts"
 
 /** The parts of an HTTP request a REST call is decoded from. */
@@ -69,6 +71,23 @@ const parseBody = (text: string, yaml: boolean): { readonly value: unknown } | {
   }
 }
 
+const maxInt64 = 2n ** 63n - 1n
+
+// An integer query parameter read as the API server reads one (Go's strconv.ParseInt(v, 10, 64)):
+// decimal only, so `0x10`, `1e3` and `1.0` are refused rather than read as numbers.
+const integerParam = (name: string, text: string | null, problems: Array<string>): number | undefined => {
+  if (text === null || text === "") return undefined
+  const syntax = /^[+-]?[0-9]+$/.test(text)
+  const value = syntax ? BigInt(text) : 0n
+  if (syntax && value >= -maxInt64 - 1n && value <= maxInt64) {
+    if (value >= 0n) return Number(value)
+    problems.push(`${name}: "${text}" is not a non-negative integer`)
+    return undefined
+  }
+  problems.push(`${name}: strconv.ParseInt: parsing ${JSON.stringify(text)}: ${syntax ? "value out of range" : "invalid syntax"}`)
+  return undefined
+}
+
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
 
@@ -89,7 +108,9 @@ export const decodeRestCall = (input: RestInput): DecodedCall => {
   const needsBody = verb === "create" || verb === "update" || verb === "patch"
   let body: unknown = undefined
   if (input.body.trim() !== "") {
-    const parsed = parseBody(input.body, isYamlBody(input.contentType))
+    const yaml = isYamlBody(input.contentType)
+    if ((yaml ? yamlTextDepth : jsonTextDepth)(input.body, maxNestingDepth) > maxNestingDepth) return { ok: false, response: tooDeeplyNested() }
+    const parsed = parseBody(input.body, yaml)
     if ("error" in parsed) problems.push(`the request body could not be decoded: ${parsed.error}`)
     else body = parsed.value
   } else if (needsBody) {
@@ -122,15 +143,8 @@ export const decodeRestCall = (input: RestInput): DecodedCall => {
     problems.push(`fieldValidation: unsupported value "${validationText}", supported values: "Ignore", "Warn", "Strict"`)
   }
 
-  const limitText = query.get("limit")
-  const limit = limitText === null || limitText === "" ? undefined : Number(limitText)
-  if (limit !== undefined && !(Number.isSafeInteger(limit) && limit >= 0)) problems.push(`limit: "${limitText}" is not a non-negative integer`)
-
-  const timeoutText = query.get("timeoutSeconds")
-  const timeoutSeconds = timeoutText === null || timeoutText === "" ? undefined : Number(timeoutText)
-  if (timeoutSeconds !== undefined && !(Number.isSafeInteger(timeoutSeconds) && timeoutSeconds >= 0)) {
-    problems.push(`timeoutSeconds: "${timeoutText}" is not a non-negative integer`)
-  }
+  const limit = integerParam("limit", query.get("limit"), problems)
+  const timeoutSeconds = integerParam("timeoutSeconds", query.get("timeoutSeconds"), problems)
 
   const readsObjects = verb === "get" || verb === "list" || verb === "watch"
   const table = readsObjects && acceptsTable(input.accept) ? includeObjectOf(query.get("includeObject")) : undefined

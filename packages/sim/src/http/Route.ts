@@ -87,6 +87,20 @@ const withObject = (
   }
 }
 
+/**
+ * The path and query of a request target: the origin form (`/path?query`) or the absolute form a
+ * proxy sends (`http://host/path?query`). Anything else is kept as a path, which names nothing.
+ */
+export const splitTarget = (target: string): { readonly path: string; readonly query: URLSearchParams } => {
+  const authority = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*/.exec(target)
+  const rest = authority === null ? target : target.slice(authority[0].length)
+  const end = rest.indexOf("#")
+  const withoutFragment = end < 0 ? rest : rest.slice(0, end)
+  const q = withoutFragment.indexOf("?")
+  const path = q < 0 ? withoutFragment : withoutFragment.slice(0, q)
+  return { path: path === "" ? "/" : path, query: new URLSearchParams(q < 0 ? "" : withoutFragment.slice(q + 1)) }
+}
+
 /** Names the target of a URL path (without its query string). */
 export const routeOf = (path: string): Route => {
   const trimmed = path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path

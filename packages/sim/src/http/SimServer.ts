@@ -2,15 +2,17 @@
 // real kubectl and client-node, with the simulator's clock following real time through a ticker.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
+import type { Duplex } from "node:stream"
 import { type ApiResponse, type Outcome, statusBody } from "../Api.ts"
 import type { Simulator } from "../Simulator.ts"
 import { coreVersions, groupList, resourceList, versionInfo } from "./Discovery.ts"
 import { groupVersionDocument, openApiRoot } from "./OpenApi.ts"
 import { servePodLog } from "./PodLogs.ts"
-import { serveOutcome, sendJson, type Timers } from "./Reply.ts"
+import { serveOutcome, sendJson, sendJsonOnSocket } from "./Reply.ts"
 import { readBody } from "./RequestBody.ts"
 import { decodeRestCall } from "./RestCall.ts"
-import { type Route, routeOf } from "./Route.ts"
+import { type Route, routeOf, splitTarget } from "./Route.ts"
+import { serverTimers } from "./ServerTimers.ts"
 import { SimServerError } from "./SimServerError.ts"
 import { tableOf } from "./Table.ts"
 import { serveWatch } from "./WatchStream.ts"
@@ -83,26 +85,11 @@ const internalError = (error: unknown): Outcome => ({
 export const startSimServer = (options: SimServerOptions): Promise<SimServer> => {
   const simulator = options.simulator
   const realTime = options.realTime ?? (() => performance.now())
-  const pendingTimers = new Set<ReturnType<typeof setTimeout>>()
-  const timers: Timers = {
-    after: (ms, run) => {
-      const timer = setTimeout(() => {
-        pendingTimers.delete(timer)
-        run()
-      }, ms)
-      pendingTimers.add(timer)
-      return {
-        cancel: () => {
-          clearTimeout(timer)
-          pendingTimers.delete(timer)
-        }
-      }
-    }
-  }
+  const { timers, cancelAll } = serverTimers()
 
   const serve = async (req: IncomingMessage, res: ServerResponse, serverAddress: string): Promise<void> => {
-    const url = new URL(req.url ?? "/", "http://localhost")
-    const route = routeOf(url.pathname)
+    const target = splitTarget(req.url ?? "/")
+    const route = routeOf(target.path)
     if (route.kind !== "resource") {
       const body = await readBody(req)
       if (body.kind === "aborted") return
@@ -112,7 +99,7 @@ export const startSimServer = (options: SimServerOptions): Promise<SimServer> =>
     if (route.subresource === "log") {
       if (req.method !== "GET") return sendJson(res, methodNotAllowed)
       const token = /^Bearer\s+(\S+)\s*$/i.exec(header(req, "authorization") ?? "")?.[1]
-      return servePodLog(res, simulator, { version: route.version, namespace: route.namespace ?? "default", name: route.name ?? "", query: url.searchParams, token }, timers)
+      return servePodLog(res, simulator, { version: route.version, namespace: route.namespace ?? "default", name: route.name ?? "", query: target.query, token }, timers)
     }
     const body = await readBody(req)
     if (body.kind === "aborted") return
@@ -127,7 +114,7 @@ export const startSimServer = (options: SimServerOptions): Promise<SimServer> =>
     const decoded = decodeRestCall({
       method: req.method ?? "GET",
       target: { resource: route.resource, version: route.version, ...(route.namespace === undefined ? {} : { namespace: route.namespace }), ...(route.name === undefined ? {} : { name: route.name }), ...(route.subresource === "status" ? { subresource: "status" as const } : {}) },
-      query: url.searchParams,
+      query: target.query,
       ...optional("authorization", header(req, "authorization")),
       ...optional("contentType", header(req, "content-type")),
       ...optional("accept", header(req, "accept")),
@@ -139,7 +126,11 @@ export const startSimServer = (options: SimServerOptions): Promise<SimServer> =>
     }
     const call = decoded.call
     if (call.request.verb === "watch") {
-      serveWatch(res, simulator, route.resource, call, timers)
+      try {
+        serveWatch(res, simulator, route.resource, call, timers)
+      } catch (error) {
+        serveOutcome(res, internalError(error), timers, (response) => sendJson(res, response))
+      }
       return
     }
     let outcome: Outcome
@@ -167,6 +158,14 @@ export const startSimServer = (options: SimServerOptions): Promise<SimServer> =>
         sendJson(res, { code: 500, body: statusBody(500, "InternalError", String(error)) })
       })
     })
+    // CONNECT and protocol upgrades (exec, port-forward, proxies) are served by no resource here: the
+    // path is not found, or the method not allowed on it, as for any other method.
+    const refuseTunnel = (req: IncomingMessage, socket: Duplex): void => {
+      const route = routeOf(splitTarget(req.url ?? "/").path)
+      sendJsonOnSocket(socket, req.method, route.kind === "notFound" ? notFound : methodNotAllowed)
+    }
+    server.on("connect", refuseTunnel)
+    server.on("upgrade", refuseTunnel)
     server.once("error", (error) => reject(new SimServerError("listen", error.message)))
     server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => {
       const { port } = server.address() as AddressInfo
@@ -181,8 +180,7 @@ export const startSimServer = (options: SimServerOptions): Promise<SimServer> =>
         close: () => {
           closing ??= new Promise<void>((done, fail) => {
             clearInterval(ticker)
-            for (const timer of pendingTimers) clearTimeout(timer)
-            pendingTimers.clear()
+            cancelAll()
             server.close((error) => (error === undefined ? done() : fail(new SimServerError("close", error.message))))
             server.closeAllConnections()
           })

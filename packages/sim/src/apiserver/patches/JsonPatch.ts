@@ -1,6 +1,13 @@
 // JSON patch (RFC 6902): add, remove, replace, move, copy and test, applied in order; the first failing
 // operation fails the whole patch and nothing is applied.
 import { isJsonObject, jsonClone, jsonEqual, setOwn } from "../store/JsonValue.ts"
+import { maxNestingDepth, nestingDepth } from "../validation/Nesting.ts"
+
+/**
+ * The most a patch may copy in all, as the API server's default (its request body limit): each copy
+ * can double a document, so without a bound a short patch could fill the server's memory.
+ */
+export const maxCopyBytes = 3 * 1024 * 1024
 
 /** Why a JSON patch could not be applied. */
 export type JsonPatchError =
@@ -65,6 +72,10 @@ const read = (doc: unknown, tokens: ReadonlyArray<string>): { found: true; value
 // Each primitive returns the new document or a StepFailure; documents are mutated in place on a
 // private copy, so a failure leaves the caller's value untouched.
 const add = (doc: unknown, tokens: ReadonlyArray<string>, value: unknown): unknown => {
+  // The rest of the document is within the limit already; only what lands at the path can deepen it.
+  if (tokens.length + nestingDepth(value, maxNestingDepth) > maxNestingDepth) {
+    return new StepFailure(failed(`add operation does not apply: the document would be nested more than ${maxNestingDepth} deep`))
+  }
   if (tokens.length === 0) return value
   const parent = parentOf(doc, tokens)
   const last = tokens[tokens.length - 1] ?? ""
@@ -100,7 +111,12 @@ const pathOf = (op: Record<string, unknown>, key: "path" | "from"): ReadonlyArra
   return parsePointer(raw) ?? `invalid JSON pointer ${JSON.stringify(raw)}`
 }
 
-const applyOne = (doc: unknown, op: Record<string, unknown>): unknown => {
+// How many bytes the patch's copies have added so far.
+interface CopyBudget {
+  copied: number
+}
+
+const applyOne = (doc: unknown, op: Record<string, unknown>, budget: CopyBudget): unknown => {
   const path = pathOf(op, "path")
   if (typeof path === "string") return new StepFailure(malformed(path))
   switch (op["op"]) {
@@ -132,6 +148,12 @@ const applyOne = (doc: unknown, op: Record<string, unknown>): unknown => {
         const removed = remove(doc, from)
         return removed instanceof StepFailure ? removed : add(removed, path, source.value)
       }
+      budget.copied += JSON.stringify(source.value).length
+      if (budget.copied > maxCopyBytes) {
+        return new StepFailure(
+          failed(`Unable to complete the copy, the accumulated size increase of copy is ${budget.copied}, exceeding the limit ${maxCopyBytes}`)
+        )
+      }
       return add(doc, path, jsonClone(source.value))
     }
     default:
@@ -143,9 +165,10 @@ const applyOne = (doc: unknown, op: Record<string, unknown>): unknown => {
 export const jsonPatch = (target: unknown, patch: unknown): JsonPatchResult => {
   if (!Array.isArray(patch)) return malformed("a JSON patch must be an array of operations")
   let doc: unknown = jsonClone(target)
+  const budget: CopyBudget = { copied: 0 }
   for (const op of patch) {
     if (!isJsonObject(op)) return malformed("each JSON patch operation must be an object")
-    const next = applyOne(doc, op)
+    const next = applyOne(doc, op, budget)
     if (next instanceof StepFailure) return next.error
     doc = next
   }

@@ -1,7 +1,6 @@
 // The create verb: decode checks (unknown fields pruned or refused), the target namespace, generateName, server-set metadata, defaults,
 // validation, admission, then AlreadyExists or the stored object (or nothing stored, on dryRun).
 import type { ApiResponse, FieldValidation, KubeObject, Resource } from "../../Api.ts"
-import { statusBody } from "../../Api.ts"
 import { admit } from "../admission/AdmissionChain.ts"
 import { applyDefaults } from "../../kinds/Defaults.ts"
 import { decodeFields, withWarnings } from "../validation/FieldValidation.ts"
@@ -86,8 +85,9 @@ export const create = (context: ServerContext, resource: Resource, sentBody: unk
 // The create once the body is decoded: unknown fields are gone.
 const createDecoded = (context: ServerContext, resource: Resource, body: KubeObject, options: CreateOptions): ApiResponse => {
   const sent = metadataOf(body)
+  // The real server passes its storage layer's error through as a 500; the fault is the client's, so 400.
   if (typeof sent["resourceVersion"] === "string" && sent["resourceVersion"] !== "") {
-    return { code: 500, body: statusBody(500, "InternalError", "resourceVersion should not be set on objects to be created") }
+    return badRequest("resourceVersion should not be set on objects to be created")
   }
   const namespace = resource.namespaced ? options.namespace : undefined
   if (resource.namespaced && typeof sent["namespace"] === "string" && sent["namespace"] !== "" && sent["namespace"] !== namespace) {

@@ -7,6 +7,8 @@ import { patch } from "./Patch.ts"
 import { get, list } from "./Read.ts"
 import type { ServerContext } from "../store/ServerContext.ts"
 import { methodNotAllowed, pathNotFound } from "../StatusErrors.ts"
+import { nestsTooDeeply, tooDeeplyNested } from "../validation/Nesting.ts"
+import { parseResourceVersion } from "../store/ResourceVersion.ts"
 import { update } from "./Update.ts"
 
 /** Serves every verb but watch. */
@@ -14,6 +16,10 @@ export const serveVerb = (context: ServerContext, resource: Resource, request: A
   const namespace = resource.namespaced ? request.namespace : undefined
   if (resource.namespaced && namespace === undefined && request.verb !== "list") return pathNotFound()
   if (request.subresource === "status" && !resource.hasStatus) return pathNotFound()
+  if (request.body !== undefined && nestsTooDeeply(request.body)) return tooDeeplyNested()
+  // Reads serve the current state whatever revision is named, but a malformed one is refused as a watch refuses it.
+  const resourceVersion = request.verb === "get" || request.verb === "list" ? parseResourceVersion(request.resourceVersion) : undefined
+  if (resourceVersion?.ok === false) return resourceVersion.response
   const dryRun = request.dryRun === true
   const { version, name, fieldValidation } = request
   switch (request.verb) {

@@ -1,0 +1,55 @@
+// How deeply a request body nests, read from its text before it is parsed: the YAML parser recurses
+// once per level and runs out of stack (or memory) on a deep enough body, so depth is checked first.
+// JSON is measured exactly; YAML from above (indentation levels, compact `- ` entries and flow
+// brackets, quoted or not), so a body passing here nests no deeper than measured.
+
+const open = (c: number): boolean => c === 0x7b || c === 0x5b
+const close = (c: number): boolean => c === 0x7d || c === 0x5d
+
+/** The nesting depth of JSON text (exact for valid JSON); counting stops once past `limit`. */
+export const jsonTextDepth = (text: string, limit: number = Number.POSITIVE_INFINITY): number => {
+  let depth = 0
+  let deepest = 0
+  let inString = false
+  let escaped = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inString) {
+      if (escaped) escaped = false
+      else if (c === 0x5c) escaped = true
+      else if (c === 0x22) inString = false
+    } else if (c === 0x22) inString = true
+    else if (open(c)) {
+      depth++
+      if (depth > deepest) deepest = depth
+      if (deepest > limit) return deepest
+    } else if (close(c)) depth--
+  }
+  return deepest
+}
+
+/** An upper bound on the nesting depth of YAML text; counting stops once past `limit`. */
+export const yamlTextDepth = (text: string, limit: number = Number.POSITIVE_INFINITY): number => {
+  const indents: Array<number> = []
+  let flow = 0
+  let deepest = 0
+  for (const line of text.split("\n")) {
+    const content = line.replace(/^ +/, "")
+    const indent = line.length - content.length
+    let compact = 0
+    if (content.trim() !== "" && !content.startsWith("#")) {
+      while (indents.length > 0 && (indents[indents.length - 1] ?? 0) >= indent) indents.pop()
+      indents.push(indent)
+      compact = /^(?:[-?:](?:[ \t]+|$))*/.exec(content)?.[0].replace(/[ \t]/g, "").length ?? 0
+    }
+    let flowDeepest = flow
+    for (let i = 0; i < line.length; i++) {
+      const c = line.charCodeAt(i)
+      if (open(c)) flowDeepest = Math.max(flowDeepest, ++flow)
+      else if (close(c)) flow = Math.max(0, flow - 1)
+    }
+    deepest = Math.max(deepest, indents.length + compact + flowDeepest)
+    if (deepest > limit) return deepest
+  }
+  return deepest
+}
