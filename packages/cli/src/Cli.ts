@@ -257,6 +257,13 @@ export type ReadLine =
 /** Reads a command line, setting aside each word effect/cli stops at (an unknown option, a stray word) and reading again. */
 export const readLine = async (argv: ReadonlyArray<string>, io: CliIo): Promise<ReadLine> => {
   let line = normalizeArgv(specs, argv)
+  // A word where the command belongs that names none is an unknown command, even with --help (which
+  // effect/cli would answer with the general help).
+  const first = line[0]
+  if (first !== undefined && !first.startsWith("-") && !specs.some((s) => s.words[0] === first)) return { _tag: "Unknown", words: first }
+  // Flags and no command: say so, rather than read a flag's value as a command.
+  const builtIn = /^(-h|--help|-v|--version|--completions(=.*)?)$/
+  if (first !== undefined && first.startsWith("-") && !line.some((w) => builtIn.test(w))) return { _tag: "Usage", words: [], problems: ["no command given (dispatch help lists them)"] }
   const problems: Array<string> = []
   // Each read sets aside at least one word, or stops: a line has finitely many words, so this ends.
   for (;;) {

@@ -3,8 +3,11 @@
 // one flag that takes many (`--runtime a.yaml b.yaml`) and `dispatch help <command>`. Pure.
 import type { CommandSpec, FlagSpec } from "./CommandSpec.ts"
 
+// effect/cli's own flag that takes a value, given before any command.
+const completionsFlag: FlagSpec = { name: "completions", kind: "value", description: "print the completion script of a shell" }
+
 const flagNamed = (specs: ReadonlyArray<CommandSpec>, word: string): FlagSpec | undefined => {
-  const all = specs.flatMap((s) => s.flags)
+  const all = [...specs.flatMap((s) => s.flags), completionsFlag]
   if (word.startsWith("--")) return all.find((f) => f.name === word.slice(2).split("=")[0])
   return all.find((f) => f.short !== undefined && f.short === word.slice(1, 2))
 }
@@ -65,7 +68,7 @@ export const normalizeArgv = (specs: ReadonlyArray<CommandSpec>, argv: ReadonlyA
     help = ["--help"]
   }
   const spec = commandAt(specs, rest)
-  if (spec === undefined) return [...before, ...rest, ...help]
+  if (spec === undefined) return [...rest, ...before, ...help]
   const words = rest.slice(0, spec.words.length)
   return [...words, ...spreadMulti(spec, [...before, ...rest.slice(spec.words.length)]), ...help]
 }

@@ -38,7 +38,7 @@ export const errorMeaning = (command: string, kind: ErrorKind): string => meanin
 
 /** The lines a failure prints on stderr, each starting with the command, e.g. `dispatch start: ...`. */
 export const failureLines = (command: string, failure: Failure): ReadonlyArray<string> => {
-  const head = `dispatch ${command}`
+  const head = command === "" ? "dispatch" : `dispatch ${command}`
   switch (failure._tag) {
     case "Usage":
       return [...failure.problems.map((p) => `${head}: ${p}`), ...(failure.usage === undefined ? [] : [failure.usage])]

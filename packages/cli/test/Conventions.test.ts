@@ -117,6 +117,21 @@ describe("kubectl's conventions", { timeout: processTestMs }, () => {
   })
 })
 
+describe("colour", { timeout: processTestMs }, () => {
+  it("colours help on a terminal, never with NO_COLOR, never in a pipe", async () => {
+    const [terminal, noColour, piped] = await Promise.all([
+      dispatchOnTerminal(["render", "--help"]),
+      dispatchOnTerminal(["render", "--help"], { NO_COLOR: "1" }),
+      dispatchWith(["render", "--help"])
+    ])
+    expect(terminal.stdout).toContain("\x1b[1mDESCRIPTION")
+    for (const run of [noColour, piped]) {
+      expect(run.stdout).toContain("DESCRIPTION")
+      expect(run.stdout).not.toContain("\x1b[")
+    }
+  })
+})
+
 describe("dispatch list, wait, runtimes and new-id", { timeout: processTestMs }, () => {
   it("lists every job of the namespace, in every format, narrowed by -l", async () => {
     const other = join(dir, "other-request.json")

@@ -48,6 +48,15 @@ describe("help", { timeout: 120_000 }, () => {
     }
   })
 
+  it("says a command it does not know is unknown (usage, 2), for help too", async () => {
+    for (const argv of [["help", "launch"], ["launch"], ["launch", "--help"], ["-o", "json", "launch"]]) {
+      const unknown = await run(argv)
+      expect(unknown.code).toBe(ExitCode.usage)
+      expect(unknown.stderr).toContain('dispatch: unknown command "launch"')
+    }
+    expect(await run(["-o", "json"])).toMatchObject({ code: ExitCode.usage, stderr: expect.stringContaining("dispatch: no command given") })
+  })
+
   it("uses no colour without a terminal (escape codes never reach a pipe)", async () => {
     expect((await run(["render", "--help"])).stdout).not.toContain("\x1b[")
   })
