@@ -10,10 +10,12 @@ export interface ReadmeBlock {
   readonly body: string
 }
 
-const marker = /^<!--\s*readme-test:\s*([\w-]+)((?:\s+[\w-]+)*)\s*-->\s*$/
+const markerOf = (tag: string): RegExp => new RegExp(`^<!--\\s*${tag}:\\s*([\\w-]+)((?:\\s+[\\w-]+)*)\\s*-->\\s*$`)
 
-/** Every marked block of `markdown`; a marker not followed by a fenced block is an error in the README. */
-export const readmeBlocks = (markdown: string): { readonly blocks: ReadonlyArray<ReadmeBlock> } | { readonly problems: ReadonlyArray<string> } => {
+/** Every block of `markdown` marked `<!-- TAG: NAME -->` (the README's `readme-test`, the docs' `doc-test`);
+ * a marker not followed by a fenced block is an error in the document. */
+export const readmeBlocks = (markdown: string, tag = "readme-test"): { readonly blocks: ReadonlyArray<ReadmeBlock> } | { readonly problems: ReadonlyArray<string> } => {
+  const marker = markerOf(tag)
   const lines = markdown.split("\n")
   const blocks: Array<ReadmeBlock> = []
   const problems: Array<string> = []

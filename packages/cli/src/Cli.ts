@@ -1,63 +1,307 @@
-// The command dispatcher: finds the command named by the leading words of the command line and runs
-// it with the rest. Each command lives in its own module under commands/, loaded only when it runs.
+// The command line on effect/cli: the command tree made from CommandSpecs, help anywhere (`--help`,
+// `-h`, `dispatch help <command>`), `--version`, shell completions, and each command's own module
+// loaded only when it runs. effect/cli stops at the first bad flag value, so values are read by each
+// command's OptionReader, which names every problem; an unknown option or a stray word is set aside and
+// the line read again, so that one run still names everything wrong with it.
+import { Console, Effect, FileSystem, Layer, Option, Path, Stdio, Terminal } from "effect"
+import { Argument, CliConfig, CliOutput, Command, Completions, Flag, GlobalFlag } from "effect/cli"
+import { ChildProcessSpawner } from "effect/process"
+import { readFileSync } from "node:fs"
+import { colourOn } from "./Colour.ts"
 import type { CliIo } from "./CliIo.ts"
-import { type CommandHelp, CommandHelps, usageLine } from "./CommandHelp.ts"
+import { type CommandSpec, CommandSpecs, optionsOf, usageLine } from "./CommandSpec.ts"
+import { endCommand } from "./CommandEnd.ts"
 import { ExitCode } from "./ExitCode.ts"
+import { usage } from "./Failure.ts"
+import { normalizeArgv } from "./KubectlArgv.ts"
+import { type ArgList, type CommandImpl, displayFlag, readOptions } from "./OptionReader.ts"
+import { OutputFormats, printResult } from "./Output.ts"
 
-/** How a command runs: on the arguments after its words; resolves to the exit code. */
-export type CommandRun = (argv: ReadonlyArray<string>, io: CliIo) => Promise<number>
-
-/** A command: its help and how to run it. */
-export interface Command extends CommandHelp {
-  readonly run: CommandRun
+/** A command: its spec and its module, loaded when it runs. */
+export interface Command {
+  readonly spec: CommandSpec
+  readonly load: () => Promise<CommandImpl>
 }
 
-const lazy = (help: CommandHelp, load: () => Promise<CommandRun>): Command => ({ ...help, run: async (argv, io) => (await load())(argv, io) })
+/** dispatch's version, from its package.json (one level above src/ and dist/ alike). */
+export const version: string = (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version
 
-/** Every command of the CLI. */
+const entry = (spec: CommandSpec, load: () => Promise<CommandImpl>): Command => ({ spec, load })
+
+/** Every command of the CLI, in the order `dispatch help` lists them. */
 export const commands: ReadonlyArray<Command> = [
-  // `demo service` before `demo`: the first command whose words lead the line wins.
-  lazy(CommandHelps.demoService, () => import("./commands/DemoService.ts").then((m) => m.runDemoService)),
-  lazy(CommandHelps.demo, () => import("./commands/Demo.ts").then((m) => m.runDemo)),
-  lazy(CommandHelps.render, () => import("./commands/Render.ts").then((m) => m.runRender)),
-  lazy(CommandHelps.start, () => import("./commands/Start.ts").then((m) => m.runStart)),
-  lazy(CommandHelps.find, () => import("./commands/Find.ts").then((m) => m.runFind)),
-  lazy(CommandHelps.open, () => import("./commands/Transition.ts").then((m) => m.runTransition("open"))),
-  lazy(CommandHelps.hold, () => import("./commands/Transition.ts").then((m) => m.runTransition("hold"))),
-  lazy(CommandHelps.release, () => import("./commands/Transition.ts").then((m) => m.runTransition("release"))),
-  lazy(CommandHelps.stop, () => import("./commands/Stop.ts").then((m) => m.runStop)),
-  lazy(CommandHelps.probe, () => import("./commands/Probe.ts").then((m) => m.runProbe)),
-  lazy(CommandHelps.capabilities, () => import("./commands/Capabilities.ts").then((m) => m.runCapabilities)),
-  lazy(CommandHelps.simServe, () => import("./commands/SimServe.ts").then((m) => m.runSimServe)),
-  // `serve hash-token` before `serve`: the first command whose words lead the line wins.
-  lazy(CommandHelps.hashToken, () => import("./commands/Serve.ts").then((m) => m.runHashToken)),
-  lazy(CommandHelps.serve, () => import("./commands/Serve.ts").then((m) => m.runServe))
+  entry(CommandSpecs.demo, () => import("./commands/Demo.ts").then((m) => m.demoCommand)),
+  entry(CommandSpecs.demoService, () => import("./commands/DemoService.ts").then((m) => m.demoServiceCommand)),
+  entry(CommandSpecs.render, () => import("./commands/Render.ts").then((m) => m.renderCommand)),
+  entry(CommandSpecs.start, () => import("./commands/Start.ts").then((m) => m.startImpl)),
+  entry(CommandSpecs.find, () => import("./commands/Find.ts").then((m) => m.findImpl)),
+  entry(CommandSpecs.open, () => import("./commands/Transition.ts").then((m) => m.transitionImpl("open"))),
+  entry(CommandSpecs.hold, () => import("./commands/Transition.ts").then((m) => m.transitionImpl("hold"))),
+  entry(CommandSpecs.release, () => import("./commands/Transition.ts").then((m) => m.transitionImpl("release"))),
+  entry(CommandSpecs.stop, () => import("./commands/Stop.ts").then((m) => m.stopImpl)),
+  entry(CommandSpecs.wait, () => import("./commands/Wait.ts").then((m) => m.waitImpl)),
+  entry(CommandSpecs.list, () => import("./commands/List.ts").then((m) => m.listImpl)),
+  entry(CommandSpecs.runtimes, () => import("./commands/Runtimes.ts").then((m) => m.runtimesImpl)),
+  entry(CommandSpecs.probe, () => import("./commands/Probe.ts").then((m) => m.probeImpl)),
+  entry(CommandSpecs.capabilities, () => import("./commands/Capabilities.ts").then((m) => m.capabilitiesImpl)),
+  entry(CommandSpecs.simServe, () => import("./commands/SimServe.ts").then((m) => m.simServeCommand)),
+  entry(CommandSpecs.serve, () => import("./commands/Serve.ts").then((m) => m.serveCommand)),
+  entry(CommandSpecs.hashToken, () => import("./commands/Serve.ts").then((m) => m.hashTokenCommand)),
+  entry(CommandSpecs.newId, () => import("./commands/NewId.ts").then((m) => m.newIdCommand)),
+  entry(CommandSpecs.version, async () => versionCommand),
+  entry(CommandSpecs.completion, async () => completionCommand)
 ]
 
-const usage = (): ReadonlyArray<string> => [
-  "usage: dispatch <command> [options]",
+const specs = commands.map((c) => c.spec)
+
+const rootUsage = (): ReadonlyArray<string> => [
+  "usage: dispatch <command> [options]   (dispatch <command> --help: its flags and examples)",
   "",
-  ...commands.flatMap((c) => [`  dispatch ${c.words.join(" ")} ${c.options}`, `      ${c.summary}`]),
+  ...specs.flatMap((s) => [`  dispatch ${[...s.words, optionsOf(s)].filter((p) => p !== "").join(" ")}`, `      ${s.summary}`]),
   "",
   "Exit codes: 0 ok, 1 other failure, 2 usage, 3 ErrInvalid, 4 ErrUnsupported, 5 ErrRejected,",
   "6 ErrUnreachable, 7 ErrReadOnly, 8 ErrOutcomeUnknown (docs/cli.md)."
 ]
 
-const isHelp = (word: string | undefined): boolean => word === "help" || word === "--help" || word === "-h"
+const versionOutput = (list: ArgList) => {
+  const options = readOptions(list, { values: ["output"] })
+  return { options, output: options.choice("output", OutputFormats, "text") ?? "text" }
+}
+
+const versionCommand: CommandImpl = {
+  check: (list) => versionOutput(list).options.problems,
+  run: async (list, io) => {
+    const { options, output } = versionOutput(list)
+    if (options.problems.length > 0) return endCommand(io, "version", "text", usage(options.problems, usageLine(CommandSpecs.version)))
+    printResult(io, output, { version }, [`dispatch ${version}`])
+    return ExitCode.ok
+  }
+}
+
+const shells = ["bash", "zsh", "fish"] as const
+
+const completionCommand: CommandImpl = {
+  check: (list) => {
+    const shell = list.positional[0]
+    if (shell === undefined) return ["completion needs a shell: bash, zsh or fish"]
+    return shells.some((s) => s === shell) ? [] : [`"${shell}" is not one of ${shells.join(", ")}`]
+  },
+  run: async (list, io) => {
+    const problems = completionCommand.check(list)
+    if (problems.length > 0) return endCommand(io, "completion", "text", usage(problems, usageLine(CommandSpecs.completion)))
+    const shell = list.positional[0] as (typeof shells)[number]
+    io.out(Completions.generate("dispatch", shell, Completions.fromCommand(tree({ io, result: {} }))))
+    return ExitCode.ok
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The effect/cli tree
+
+/** What one read of the line ends in. */
+type Outcome =
+  | { readonly _tag: "Read"; readonly command: Command; readonly list: ArgList }
+  | { readonly _tag: "Invalid"; readonly commandPath: ReadonlyArray<string>; readonly errors: ReadonlyArray<{ readonly _tag: string } & Record<string, unknown>> }
+  | { readonly _tag: "Shown" }
+
+interface Run {
+  readonly io: CliIo
+  result: { outcome?: Outcome }
+}
+
+const paramOf = (f: CommandSpec["flags"][number]) => {
+  const base =
+    f.kind === "switch"
+      ? (Flag.Boolean(f.name).pipe(Flag.withDefault(false), Flag.map((on): ReadonlyArray<string> => (on ? [""] : []))) as Flag.Flag<ReadonlyArray<string>>)
+      : Flag.String(f.name).pipe(Flag.atLeast(0), Flag.withMetavar(f.metavar ?? "VALUE"))
+  const described = base.pipe(Flag.withDescription(f.description))
+  return f.short === undefined ? described : described.pipe(Flag.withAlias(f.short))
+}
+
+const leaf = (command: Command, name: string, run: Run) => {
+  const spec = command.spec
+  const config: Record<string, Flag.Flag<ReadonlyArray<string>> | Argument.Argument<Option.Option<string>>> = Object.fromEntries(spec.flags.map((f) => [f.name, paramOf(f)]))
+  if (spec.argument !== undefined) config["~argument"] = Argument.String(spec.argument.name).pipe(Argument.withDescription(spec.argument.description), Argument.optional)
+  const made = Command.make(name, config, (values: Record<string, unknown>) =>
+    Effect.sync(() => {
+      const flags = new Map<string, ReadonlyArray<string>>()
+      for (const f of spec.flags) {
+        const given = values[f.name] as ReadonlyArray<string>
+        if (given.length > 0) flags.set(f.name, given)
+      }
+      const argument = values["~argument"] as Option.Option<string> | undefined
+      const list: ArgList = { flags, positional: argument !== undefined && Option.isSome(argument) ? [argument.value] : [], missingValues: [] }
+      run.result.outcome = { _tag: "Read", command, list }
+    })
+  )
+  return made.pipe(
+    Command.withDescription(spec.summary),
+    Command.withExamples((spec.examples ?? []).map((e) => ({ command: e.command, description: e.description })))
+  )
+}
+
+type AnyCommand = Command.Command.Any
+
+/** The tree of commands under `prefix`: each word a command, its handler the spec of those words, if any. */
+const subtree = (prefix: ReadonlyArray<string>, run: Run): ReadonlyArray<AnyCommand> => {
+  const names = [...new Set(commands.filter((c) => c.spec.words.length > prefix.length && prefix.every((w, i) => c.spec.words[i] === w)).map((c) => c.spec.words[prefix.length] ?? ""))]
+  return names.map((name) => {
+    const words = [...prefix, name]
+    const own = commands.find((c) => c.spec.words.length === words.length && words.every((w, i) => c.spec.words[i] === w))
+    const base: AnyCommand = own === undefined ? Command.make(name).pipe(Command.withDescription(`the ${name} commands`)) : leaf(own, name, run)
+    const children = subtree(words, run)
+    const [first, ...more] = children
+    return first === undefined ? base : base.pipe(Command.withSubcommands([first, ...more]))
+  })
+}
+
+const tree = (run: Run): AnyCommand => {
+  const [first, ...more] = subtree([], run)
+  return Command.make("dispatch" as string).pipe(Command.withDescription("turns an ML training job into Kubeflow Trainer objects and starts it safely"), Command.withSubcommands([first!, ...more]))
+}
+
+/** Whether help may use colour: on a terminal, and never with NO_COLOR. */
+export const helpColour = (io: CliIo): boolean => colourOn(io, "out")
+
+const environment = (run: Run) =>
+  Layer.mergeAll(
+    FileSystem.layerNoop({}),
+    Path.layer,
+    Stdio.layerTest({}),
+    Layer.succeed(
+      Terminal.Terminal,
+      Terminal.make({
+        columns: Effect.succeed(100),
+        rows: Effect.succeed(24),
+        size: Effect.die("not a terminal"),
+        readInput: Effect.die("not a terminal"),
+        readLine: Effect.die("not a terminal"),
+        display: () => Effect.void
+      })
+    ),
+    Layer.succeed(ChildProcessSpawner.ChildProcessSpawner, ChildProcessSpawner.make(() => Effect.die("dispatch spawns no processes"))),
+    CliConfig.layer({ builtIns: [GlobalFlag.Help, GlobalFlag.Version, GlobalFlag.Completions] }),
+    CliOutput.layerPresenter({
+      present: (event) =>
+        Effect.sync(() => {
+          switch (event._tag) {
+            case "Help":
+              run.result.outcome = { _tag: "Shown" }
+              if (event.commandPath.length <= 1) for (const line of rootUsage()) run.io.out(line)
+              else run.io.out(CliOutput.defaultFormatter({ colors: helpColour(run.io) }).formatHelpDoc(event.helpDoc).trimEnd())
+              return
+            case "Version":
+              run.result.outcome = { _tag: "Shown" }
+              run.io.out(`dispatch ${event.version}`)
+              return
+            case "InvalidInvocation":
+              run.result.outcome = { _tag: "Invalid", commandPath: event.commandPath, errors: event.errors as unknown as ReadonlyArray<{ readonly _tag: string } & Record<string, unknown>> }
+              return
+          }
+        })
+    }),
+    Layer.succeed(CliOutput.Formatter, CliOutput.defaultFormatter({ colors: helpColour(run.io) }))
+  )
+
+/** Reads the line once with effect/cli: the command and its values, or what stopped it, or help shown. */
+const readOnce = async (argv: ReadonlyArray<string>, io: CliIo): Promise<Outcome> => {
+  const run: Run = { io, result: {} }
+  const program = Command.runWith(tree(run), { version })(argv)
+  const console = { ...globalThis.console, log: (...a: ReadonlyArray<unknown>) => io.out(a.join(" ")), error: (...a: ReadonlyArray<unknown>) => io.err(a.join(" ")) }
+  await Effect.runPromise((program as Effect.Effect<void, unknown, Command.Environment>).pipe(Effect.provide(environment(run)), Effect.provideService(Console.Console, console), Effect.ignore))
+  return run.result.outcome ?? { _tag: "Shown" }
+}
+
+/** The words of a structural problem, and the line without what caused it (undefined: it cannot be set aside). */
+const setAside = (
+  argv: ReadonlyArray<string>,
+  error: { readonly _tag: string } & Record<string, unknown>
+): { readonly problem: string; readonly argv?: ReadonlyArray<string> } => {
+  const drop = (match: (word: string, i: number) => boolean, withValue: boolean): ReadonlyArray<string> => {
+    const at = argv.findIndex(match)
+    if (at < 0) return argv
+    const next = argv[at + 1]
+    const takesNext = withValue && !(argv[at] ?? "").includes("=") && next !== undefined && !next.startsWith("-")
+    return [...argv.slice(0, at), ...argv.slice(at + (takesNext ? 2 : 1))]
+  }
+  switch (error._tag) {
+    case "UnrecognizedOption": {
+      const option = String(error["option"])
+      return { problem: `unknown option ${option}`, argv: drop((w) => w === option || w.startsWith(`${option}=`), true) }
+    }
+    case "InvalidValue": {
+      const option = String(error["option"])
+      if (error["value"] !== "") return { problem: `${displayFlag(option)} "${String(error["value"])}" is not valid: ${String(error["expected"])}` }
+      return { problem: `${displayFlag(option)} needs a value`, argv: drop((w, i) => (w === `--${option}` || /^-[a-z]$/.test(w)) && (argv[i + 1] === undefined || (argv[i + 1] ?? "").startsWith("-")), false) }
+    }
+    case "UnexpectedArgument": {
+      const words = (error["arguments"] as ReadonlyArray<string>) ?? []
+      let rest = argv
+      for (const word of words) rest = ((at) => (at < 0 ? rest : [...rest.slice(0, at), ...rest.slice(at + 1)]))(rest.lastIndexOf(word))
+      return { problem: words.map((w) => `unexpected argument "${w}"`).join("\n"), argv: rest }
+    }
+    case "MissingOption":
+      return { problem: `${displayFlag(String(error["option"]))} is required` }
+    default:
+      return { problem: String(error["message"] ?? error._tag) }
+  }
+}
+
+/** A command line as read: the command and its values, with every problem effect/cli stopped at; or help shown. */
+export type ReadLine =
+  | { readonly _tag: "Read"; readonly command: Command; readonly list: ArgList; readonly problems: ReadonlyArray<string> }
+  | { readonly _tag: "Unknown"; readonly words: string }
+  | { readonly _tag: "Usage"; readonly words: ReadonlyArray<string>; readonly problems: ReadonlyArray<string> }
+  | { readonly _tag: "Shown" }
+
+/** Reads a command line, setting aside each word effect/cli stops at (an unknown option, a stray word) and reading again. */
+export const readLine = async (argv: ReadonlyArray<string>, io: CliIo): Promise<ReadLine> => {
+  let line = normalizeArgv(specs, argv)
+  // A word where the command belongs that names none is an unknown command, even with --help (which
+  // effect/cli would answer with the general help).
+  const first = line[0]
+  if (first !== undefined && !first.startsWith("-") && !specs.some((s) => s.words[0] === first)) return { _tag: "Unknown", words: first }
+  // Flags and no command: say so, rather than read a flag's value as a command.
+  const builtIn = /^(-h|--help|-v|--version|--completions(=.*)?)$/
+  if (first !== undefined && first.startsWith("-") && !line.some((w) => builtIn.test(w))) return { _tag: "Usage", words: [], problems: ["no command given (dispatch help lists them)"] }
+  const problems: Array<string> = []
+  // Each read sets aside at least one word, or stops: a line has finitely many words, so this ends.
+  for (;;) {
+    const outcome = await readOnce(line, io)
+    if (outcome._tag === "Shown") return outcome
+    if (outcome._tag === "Read") return { _tag: "Read", command: outcome.command, list: outcome.list, problems }
+    const unknown = outcome.errors.find((e) => e._tag === "UnknownSubcommand")
+    if (unknown !== undefined) return { _tag: "Unknown", words: [...((unknown["parent"] as ReadonlyArray<string>) ?? []).slice(1), String(unknown["subcommand"])].join(" ") }
+    let next: ReadonlyArray<string> | undefined = line
+    for (const error of outcome.errors) {
+      const aside = setAside(next ?? line, error)
+      problems.push(...aside.problem.split("\n").filter((p) => !problems.includes(p)))
+      next = next === undefined ? undefined : aside.argv
+    }
+    if (next === undefined || next.length >= line.length) return { _tag: "Usage", words: outcome.commandPath.slice(1), problems }
+    line = next
+  }
+}
 
 /** Runs the CLI on a command line (without the node and script words); resolves to the exit code. */
 export const runCli = async (argv: ReadonlyArray<string>, io: CliIo): Promise<number> => {
-  const command = commands.find((c) => c.words.every((w, i) => argv[i] === w))
-  if (command !== undefined && isHelp(argv[command.words.length])) {
-    io.out(usageLine(command))
-    io.out(`  ${command.summary}`)
-    return ExitCode.ok
+  const read = await readLine(argv, io)
+  switch (read._tag) {
+    case "Shown":
+      return ExitCode.ok
+    case "Unknown":
+      io.err(`dispatch: unknown command "${read.words}"`)
+      for (const line of rootUsage()) io.err(line)
+      return ExitCode.usage
+    case "Usage": {
+      const spec = specs.find((s) => s.words.join(" ") === read.words.join(" "))
+      return endCommand(io, read.words.join(" "), "text", usage(read.problems, spec === undefined ? undefined : usageLine(spec)))
+    }
+    case "Read": {
+      const impl = await read.command.load()
+      if (read.problems.length === 0) return impl.run(read.list, io)
+      const problems = [...read.problems, ...impl.check(read.list).filter((p) => !read.problems.includes(p))]
+      return endCommand(io, read.command.spec.words.join(" "), "text", usage(problems, usageLine(read.command.spec)))
+    }
   }
-  if (command === undefined) {
-    const asked = isHelp(argv[0]) || argv.length === 0
-    if (!asked) io.err(`dispatch: unknown command "${argv.join(" ")}"`)
-    for (const line of usage()) (asked ? io.out : io.err)(line)
-    return asked ? ExitCode.ok : ExitCode.usage
-  }
-  return command.run(argv.slice(command.words.length), io)
 }

@@ -1,6 +1,6 @@
 // The options of `dispatch demo`: every one has a default, so `dispatch demo` alone runs the bundled
 // example on an embedded simulator.
-import { type UsageError, finish, readOptions } from "./OptionReader.ts"
+import { type ArgList, type UsageError, finish, readOptions } from "./OptionReader.ts"
 
 /** The options of `dispatch demo`; absent files mean the bundled examples. */
 export interface DemoArgs {
@@ -17,12 +17,9 @@ export const DEFAULT_SPEED = 20
 /** The fastest speed accepted: beyond it the simulator's controllers would step more than the terminal can show. */
 export const MAX_SPEED = 1000
 
-/** How `dispatch demo` is called. */
-export const demoUsage = `usage: dispatch demo [--request R] [--runtime RT ...] [--config C] [--speed 1-${MAX_SPEED}]`
-
 /** Reads the arguments that follow `demo`. */
-export const parseDemoArgs = (argv: ReadonlyArray<string>): { readonly args: DemoArgs } | UsageError => {
-  const options = readOptions(argv, { values: ["request", "config", "speed"], multi: ["runtime"] })
+export const parseDemoArgs = (list: ArgList): { readonly args: DemoArgs } | UsageError => {
+  const options = readOptions(list, { values: ["request", "config", "speed"], multi: ["runtime"] })
   const request = options.single("request")
   const runtimes = options.list("runtime")
   const config = options.single("config")

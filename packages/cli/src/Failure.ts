@@ -22,6 +22,8 @@ export type Failure =
       readonly ref?: FailureRef
       /** The command already printed its JSON result, which says this (the probe's report). */
       readonly reported?: true
+      /** The API server the command talked to (named when it could not be reached). */
+      readonly server?: string
     }
   /** Anything else that stopped the command. */
   | { readonly _tag: "Failed"; readonly problems: ReadonlyArray<string> }

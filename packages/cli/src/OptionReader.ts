@@ -1,6 +1,15 @@
-// Reading a command's options off its command line, collecting every problem instead of stopping at
-// the first, so that one run of a wrong command line names everything wrong with it.
-import { parseArgList } from "./ArgList.ts"
+// Reading a command's options from the values effect/cli parsed off its command line, collecting every
+// problem instead of stopping at the first, so that one run of a wrong command line names everything
+// wrong with it.
+
+/** A command line as effect/cli read it: every value of every flag given (in order), and the words left. */
+export interface ArgList {
+  /** A switch given is recorded with the value "". */
+  readonly flags: ReadonlyMap<string, ReadonlyArray<string>>
+  readonly positional: ReadonlyArray<string>
+  /** Flags given without a value. */
+  readonly missingValues: ReadonlyArray<string>
+}
 
 /** A command line that could not be read, with every problem found. */
 export interface UsageError {
@@ -13,6 +22,8 @@ export interface OptionSpec {
   readonly values?: ReadonlyArray<string>
   readonly multi?: ReadonlyArray<string>
   readonly switches?: ReadonlyArray<string>
+  /** Whether the command takes one positional word (a TrainJob name). */
+  readonly argument?: boolean
 }
 
 /** Typed access to a parsed command line; each accessor adds its problems to `problems`. */
@@ -28,24 +39,26 @@ export interface OptionReader {
   readonly switch: (flag: string) => boolean
   /** The flag's value among `choices`, `fallback` when absent, undefined (and a problem) otherwise. */
   readonly choice: <A extends string>(flag: string, choices: ReadonlyArray<A>, fallback: A) => A | undefined
+  /** The positional word, if the command takes one and it was given. */
+  readonly argument: () => string | undefined
   /** Records a problem found by the command itself. */
   readonly problem: (text: string) => void
 }
 
-/** `-o` is `--output` everywhere. */
-const short = new Map([["o", "output"]])
+/** How a flag is named in a problem: the short spelling too where there is one. */
+export const displayFlag = (flag: string): string =>
+  flag === "output" ? "-o/--output" : flag === "namespace" ? "-n/--namespace" : flag === "selector" ? "-l/--selector" : `--${flag}`
 
-/** Parses argv against `spec`; unknown flags, stray words and flags without values are problems at once. */
-export const readOptions = (argv: ReadonlyArray<string>, spec: OptionSpec): OptionReader => {
+/** Reads `list` against `spec`; unknown flags, stray words and flags without values are problems at once. */
+export const readOptions = (list: ArgList, spec: OptionSpec): OptionReader => {
   const values = spec.values ?? []
   const multi = spec.multi ?? []
   const switches = spec.switches ?? []
   const known = new Set([...values, ...multi, ...switches])
-  const list = parseArgList(argv, { multi: new Set(multi), switches: new Set(switches), short })
   const problems: Array<string> = []
-  const display = (flag: string) => (flag === "output" ? "-o/--output" : `--${flag}`)
+  const display = displayFlag
   for (const flag of list.missingValues) if (known.has(flag)) problems.push(`${display(flag)} needs a value`)
-  for (const word of list.positional) problems.push(`unexpected argument "${word}"`)
+  for (const word of list.positional.slice(spec.argument === true ? 1 : 0)) problems.push(`unexpected argument "${word}"`)
   for (const flag of new Set([...list.flags.keys(), ...list.missingValues])) if (!known.has(flag)) problems.push(`unknown option ${flag.length === 1 ? `-${flag}` : `--${flag}`}`)
 
   const single = (flag: string): string | undefined => {
@@ -79,9 +92,19 @@ export const readOptions = (argv: ReadonlyArray<string>, spec: OptionSpec): Opti
       if (found === undefined && value !== "") problems.push(`${display(flag)} "${value}" is not one of ${choices.join(", ")}`)
       return found
     },
+    argument: () => (spec.argument === true ? list.positional[0] : undefined),
     problem: (text) => void problems.push(text)
   }
 }
+
+/** What a command's module provides: the problems of its line, and how it runs (resolving to the exit code). */
+export interface CommandImpl {
+  readonly check: (list: ArgList) => ReadonlyArray<string>
+  readonly run: (list: ArgList, io: import("./CliIo.ts").CliIo) => Promise<number>
+}
+
+/** The problems of a parsed line: none when it parsed. */
+export const problemsOf = (parsed: { readonly args: unknown } | UsageError): ReadonlyArray<string> => ("problems" in parsed ? parsed.problems : [])
 
 /** The reader's problems as a UsageError, or the value when there are none. */
 export const finish = <A>(reader: OptionReader, value: () => A): { readonly args: A } | UsageError =>

@@ -6,6 +6,18 @@ import type { CliIo } from "./CliIo.ts"
 // else is shown by its message alone, never its stack.
 const message = (error: unknown): string => (error instanceof Error ? error.message : String(error))
 
+// Standard input is read once: a second `-` in one command line gets the same text.
+let stdin: Promise<string> | undefined
+const readStdin = (): Promise<string> => {
+  stdin ??= new Promise<string>((resolve, reject) => {
+    const chunks: Array<Buffer> = []
+    process.stdin.on("data", (chunk: Buffer) => chunks.push(chunk))
+    process.stdin.once("end", () => resolve(Buffer.concat(chunks).toString("utf8")))
+    process.stdin.once("error", reject)
+  })
+  return stdin
+}
+
 /** The running process as a CliIo. */
 export const processIo = (): CliIo => {
   // A reader that stops early (`dispatch render | head`) is not an error: stop writing, quietly.
@@ -18,9 +30,13 @@ export const processIo = (): CliIo => {
   let stop: Promise<void> | undefined
   // A progress line on a terminal is rewritten in place and cleared before the next output line; in a
   // pipe or a log each new progress text is a line of its own.
+  const errTerminal = process.stderr.isTTY === true
+  let status = false
   const clear = () => {
     if (terminal && shown !== "") process.stdout.write("\r\x1b[K")
     shown = ""
+    if (status) process.stderr.write("\r\x1b[K")
+    status = false
   }
   return {
     out: (line) => {
@@ -37,12 +53,21 @@ export const processIo = (): CliIo => {
       else process.stdout.write(`${line}\n`)
       shown = line
     },
-    readFile: (path) => readFile(path, "utf8").then((text) => ({ text }), (error: unknown) => ({ error: message(error) })),
+    status: (line) => {
+      if (errTerminal) {
+        process.stderr.write(`\r\x1b[K${line ?? ""}`)
+        status = line !== undefined
+      } else if (line !== undefined) process.stderr.write(`${line}\n`)
+    },
+    readFile: (path) => (path === "-" ? readStdin() : readFile(path, "utf8")).then((text) => ({ text }), (error: unknown) => ({ error: message(error) })),
     // Written beside and renamed, so a reader waiting for the file never sees half of it.
     writeFile: (path, text) =>
       writeFile(`${path}.partial`, text, "utf8")
         .then(() => rename(`${path}.partial`, path))
         .then(() => ({}), (error: unknown) => ({ error: message(error) })),
+    terminal,
+    errTerminal,
+    env: process.env,
     cwd: process.cwd(),
     // Listening for SIGINT turns off Node's default exit on Ctrl-C, so only a command that asks (a
     // server) listens; every other command still stops at once.

@@ -38,7 +38,7 @@ export const errorMeaning = (command: string, kind: ErrorKind): string => meanin
 
 /** The lines a failure prints on stderr, each starting with the command, e.g. `dispatch start: ...`. */
 export const failureLines = (command: string, failure: Failure): ReadonlyArray<string> => {
-  const head = `dispatch ${command}`
+  const head = command === "" ? "dispatch" : `dispatch ${command}`
   switch (failure._tag) {
     case "Usage":
       return [...failure.problems.map((p) => `${head}: ${p}`), ...(failure.usage === undefined ? [] : [failure.usage])]
@@ -46,14 +46,21 @@ export const failureLines = (command: string, failure: Failure): ReadonlyArray<s
       return failure.problems.map((p) => `${head}: ${p}`)
     case "Refused": {
       const about = failure.ref === undefined ? "" : ` (${failure.ref.namespace}/${failure.ref.name}${failure.ref.uid === undefined ? "" : `, uid ${failure.ref.uid}`})`
-      return [`${head}: ${failure.error}: ${errorMeaning(command, failure.error)}${about}`, ...failure.reasons.map((r) => `  - ${r}`)]
+      const server = failure.server === undefined ? "" : ` (server ${failure.server})`
+      return [`${head}: ${failure.error}: ${errorMeaning(command, failure.error)}${about}${server}`, ...failure.reasons.map((r) => `  - ${r}`)]
     }
   }
 }
 
-/** The JSON a refusal prints on stdout with `-o json`: `{error, reasons, ref?}`; other failures, and refusals
- * whose command printed its own JSON result, print none. */
-export const failureJson = (failure: Failure): string | undefined =>
+/** What a refusal prints on stdout with `-o json` or `-o yaml`: `{error, reasons, ref?}`; other failures,
+ * and refusals whose command printed its own result, print none. */
+export const failureValue = (failure: Failure): { readonly error: ErrorKind; readonly reasons: ReadonlyArray<string> } | undefined =>
   failure._tag === "Refused" && failure.reported !== true
-    ? JSON.stringify({ error: failure.error, reasons: failure.reasons, ...(failure.ref === undefined ? {} : { ref: failure.ref }) }, null, 2)
+    ? { error: failure.error, reasons: failure.reasons, ...(failure.ref === undefined ? {} : { ref: failure.ref }), ...(failure.server === undefined ? {} : { server: failure.server }) }
     : undefined
+
+/** The JSON of `failureValue`, if any. */
+export const failureJson = (failure: Failure): string | undefined => {
+  const value = failureValue(failure)
+  return value === undefined ? undefined : JSON.stringify(value, null, 2)
+}

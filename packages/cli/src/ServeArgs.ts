@@ -1,6 +1,6 @@
 // The options of `dispatch serve` (the job service) and `dispatch serve hash-token`, read from their
 // command lines with every problem named.
-import { type UsageError, finish, readOptions } from "./OptionReader.ts"
+import { type ArgList, type UsageError, finish, readOptions } from "./OptionReader.ts"
 
 /** Where the service takes jobs: nowhere (it only stores them), a cluster by kubeconfig, or an embedded simulator. */
 export type ServeTarget =
@@ -23,13 +23,6 @@ export interface ServeArgs {
   readonly instance?: string
 }
 
-/** How `dispatch serve` is called. */
-export const serveUsage =
-  "usage: dispatch serve [--host H] [--port P] [--data-dir D] [--tokens FILE] [--instance NAME] [--kubeconfig F | --cluster | --sim [--runtime RT ...] [--config C]]"
-
-/** How `dispatch serve hash-token` is called. */
-export const hashTokenUsage = "usage: dispatch serve hash-token --name N --group G [--read-only]"
-
 const portOf = (options: ReturnType<typeof readOptions>, fallback: number): number => {
   const text = options.single("port")
   if (text === undefined) return fallback
@@ -39,8 +32,8 @@ const portOf = (options: ReturnType<typeof readOptions>, fallback: number): numb
 }
 
 /** Reads the arguments that follow `serve`. */
-export const parseServeArgs = (argv: ReadonlyArray<string>): { readonly args: ServeArgs } | UsageError => {
-  const options = readOptions(argv, {
+export const parseServeArgs = (list: ArgList): { readonly args: ServeArgs } | UsageError => {
+  const options = readOptions(list, {
     values: ["host", "port", "data-dir", "tokens", "kubeconfig", "config", "instance"],
     multi: ["runtime"],
     switches: ["sim", "cluster"]
@@ -84,8 +77,8 @@ export interface HashTokenArgs {
 }
 
 /** Reads the arguments that follow `serve hash-token`. */
-export const parseHashTokenArgs = (argv: ReadonlyArray<string>): { readonly args: HashTokenArgs } | UsageError => {
-  const options = readOptions(argv, { values: ["name", "group"], switches: ["read-only"] })
+export const parseHashTokenArgs = (list: ArgList): { readonly args: HashTokenArgs } | UsageError => {
+  const options = readOptions(list, { values: ["name", "group"], switches: ["read-only"] })
   const name = options.required("name")
   const group = options.required("group")
   const readOnly = options.switch("read-only")

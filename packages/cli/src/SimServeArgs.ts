@@ -1,7 +1,7 @@
 // The options of `dispatch sim serve`, read from its command line with every problem named.
 import type { FaultRule } from "@dispatch/sim"
 import { parseFault } from "./FaultSpec.ts"
-import { type UsageError, finish, readOptions } from "./OptionReader.ts"
+import { type ArgList, type UsageError, finish, readOptions } from "./OptionReader.ts"
 
 /** Which controllers the served simulator runs. */
 export type SimMode = "plain" | "kueue"
@@ -23,13 +23,9 @@ export interface SimServeArgs {
   readonly runTimeSeconds?: number
 }
 
-/** How `dispatch sim serve` is called. */
-export const simServeUsage =
-  "usage: dispatch sim serve [--port P] [--kubeconfig-out FILE] [--runtime FILE ...] [--mode plain|kueue] [--config C] [--read-only] [--fault RULE ...] [--run-time S]"
-
 /** Reads the arguments that follow `sim serve`. */
-export const parseSimServeArgs = (argv: ReadonlyArray<string>): { readonly args: SimServeArgs } | UsageError => {
-  const options = readOptions(argv, { values: ["port", "kubeconfig-out", "mode", "config", "run-time"], multi: ["runtime", "fault"], switches: ["read-only"] })
+export const parseSimServeArgs = (list: ArgList): { readonly args: SimServeArgs } | UsageError => {
+  const options = readOptions(list, { values: ["port", "kubeconfig-out", "mode", "config", "run-time"], multi: ["runtime", "fault"], switches: ["read-only"] })
   // No --port: any free port; the kubeconfig written says which.
   const portText = options.single("port")
   const port = portText === undefined ? 0 : Number(portText)

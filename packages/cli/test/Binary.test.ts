@@ -190,8 +190,9 @@ describe("dispatch start", { timeout: processTestMs }, () => {
     expect(refused.code).toBe(ExitCode.ErrUnreachable)
     expect(JSON.parse(refused.stdout)).toMatchObject({ error: "ErrUnreachable", reasons: [expect.stringContaining("ECONNREFUSED")] })
     expect(unreadable.code).toBe(ExitCode.usage)
-    expect(unreadable.stderr).toContain(`load kubeconfig ${join(dir, "no-such-kubeconfig")}`)
-    expect(unreadable.stderr).toContain("ENOENT")
+    // A missing file is said to be missing, not unreachable.
+    expect(unreadable.stderr).toContain(`cannot read kubeconfig ${join(dir, "no-such-kubeconfig")}: ENOENT`)
+    expect(unreadable.stderr).not.toContain("Unreachable")
     expect(empty.code).toBe(ExitCode.usage)
     expect(empty.stderr).toContain(`load kubeconfig ${clusterless}`)
     expect(empty.stderr).toContain("has no current cluster")

@@ -55,6 +55,32 @@ export const dispatch = (args: ReadonlyArray<string>, cwd: string = repoRoot): P
     })
   })
 
+/** Runs `dispatch args...` with `input` on its standard input and `env` over this process's (NO_COLOR unset unless given). */
+export const dispatchWith = (args: ReadonlyArray<string>, options: { readonly env?: Readonly<Record<string, string | undefined>>; readonly input?: string } = {}): Promise<Run> =>
+  new Promise((resolve) => {
+    const env = { ...process.env, ...options.env }
+    if (options.env?.["NO_COLOR"] === undefined) delete env["NO_COLOR"]
+    const child = execFile("node", [binary, ...args], { cwd: repoRoot, timeout: processBoundMs, env }, (error, stdout, stderr) => {
+      const code = error === null ? 0 : typeof error.code === "number" ? error.code : -1
+      resolve({ code, stdout, stderr })
+    })
+    child.stdin?.end(options.input ?? "")
+  })
+
+/** Runs `dispatch args...` under a pseudo-terminal (`script`), as a user at a terminal would: stdout and
+ * stderr both reach the terminal, so the output is their mix, escape codes included. */
+export const dispatchOnTerminal = (args: ReadonlyArray<string>, env: Readonly<Record<string, string | undefined>> = {}): Promise<Run> => {
+  const quoted = ["node", binary, ...args].map((w) => `'${w.replaceAll("'", "'\\''")}'`).join(" ")
+  return new Promise((resolve) => {
+    const merged = { ...process.env, ...env }
+    if (env["NO_COLOR"] === undefined) delete merged["NO_COLOR"]
+    execFile("script", ["-qec", quoted, "/dev/null"], { cwd: repoRoot, timeout: processBoundMs, env: merged }, (error, stdout, stderr) => {
+      const code = error === null ? 0 : typeof error.code === "number" ? error.code : -1
+      resolve({ code, stdout, stderr })
+    })
+  })
+}
+
 /** A dispatch server (`sim serve` or the job service) running in the background: its URL once it listens, and how to stop it. */
 export interface Served {
   readonly url: string

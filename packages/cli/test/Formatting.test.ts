@@ -13,6 +13,7 @@ import { statusLine } from "../src/commands/Find.ts"
 import { probeFailure, probeLines } from "../src/commands/Probe.ts"
 import { formatManifests } from "../src/commands/Render.ts"
 import { example } from "./DispatchBinary.ts"
+import { lineOf } from "./CommandLine.ts"
 
 const config = Result.getOrThrow(decodeConfig(JSON.parse(readFileSync(example("config.json"), "utf8"))))
 const manifests = Result.getOrThrow(
@@ -74,13 +75,13 @@ describe("the objects the demo shows", () => {
 })
 
 describe("job options", () => {
-  test.prop([fc.stringMatching(/^[0-9A-Z]{1,26}$/), fc.integer({ min: 0, max: 999_999_999 })])("read back --job and --submission", (job, submission) => {
-    expect(parseClusterCommand(["--job", job, "--submission", String(submission)], ["job", "submission"], jobOptions)).toEqual({
+  test.prop([fc.stringMatching(/^[0-9A-Z]{1,26}$/), fc.integer({ min: 0, max: 999_999_999 })])("read back --job and --submission", async (job, submission) => {
+    expect(parseClusterCommand((await lineOf(["find", "--job", job, "--submission", String(submission)])).list, { values: ["job", "submission"] }, jobOptions, true)).toEqual({
       args: { target: { _tag: "Kube" }, output: "text", job, submission }
     })
   })
 
-  it("refuses a submission that is not a whole number", () => {
-    expect(parseClusterCommand(["--job", "J", "--submission", "1.5"], ["job", "submission"], jobOptions)).toEqual({ _tag: "UsageError", problems: ['--submission "1.5" is not a whole number'] })
+  it("refuses a submission that is not a whole number", async () => {
+    expect(parseClusterCommand((await lineOf(["find", "--job", "J", "--submission", "1.5"])).list, { values: ["job", "submission"] }, jobOptions, true)).toEqual({ _tag: "UsageError", problems: ['--submission "1.5" is not a whole number'] })
   })
 })

@@ -150,6 +150,9 @@ describe("dispatch demo", { timeout: processTestMs }, () => {
     }
     expect(plain.stdout).toContain("Its clock runs 20x faster")
     expect(kueue.stdout).toMatch(/Workload ml-team\/trainjob-dj-/)
+    // The closing hint renders what this demo ran: in Kueue mode, with its config.
+    expect(kueue.stdout).toContain("See them in full: dispatch render --request examples/request.json --runtime examples/runtime.yaml --config examples/config-kueue.json")
+    expect(plain.stdout).toMatch(/See them in full: dispatch render --request examples\/request.json --runtime examples\/runtime.yaml\n/)
     expect(bad.code).toBe(ExitCode.usage)
     expect(bad.stderr).toContain('--speed "0" is not a whole number from 1 to 1000')
   })

@@ -1,49 +1,81 @@
 import { fc, test } from "@fast-check/vitest"
 import { describe, expect, it } from "vitest"
-import { parseArgList } from "../src/ArgList.ts"
-import { readOptions } from "../src/OptionReader.ts"
+import { CommandSpecs } from "../src/CommandSpec.ts"
+import { normalizeArgv } from "../src/KubectlArgv.ts"
+import { type ArgList, readOptions } from "../src/OptionReader.ts"
+import { lineOf } from "./CommandLine.ts"
 
 const value = fc.stringMatching(/^[a-z0-9./_][a-z0-9./_-]{0,15}$/)
+const specs = Object.values(CommandSpecs)
 
-describe("parseArgList", () => {
-  test.prop([fc.array(fc.tuple(fc.constantFrom("request", "config", "output"), value), { maxLength: 6 }), fc.boolean()])(
+const listOf = (flags: Record<string, ReadonlyArray<string>>, positional: ReadonlyArray<string> = []): ArgList => ({
+  flags: new Map(Object.entries(flags)),
+  positional,
+  missingValues: []
+})
+
+describe("reading a command line with effect/cli", () => {
+  test.prop([fc.array(fc.tuple(fc.constantFrom("request", "config"), value), { maxLength: 6 }), fc.boolean()])(
     "reads every --flag value and --flag=value pair back in order",
-    (pairs, equals) => {
+    async (pairs, equals) => {
       const argv = pairs.flatMap(([flag, v]) => (equals ? [`--${flag}=${v}`] : [`--${flag}`, v]))
-      const list = parseArgList(argv)
-      for (const flag of ["request", "config", "output"]) {
-        const expected = pairs.filter(([f]) => f === flag).map(([, v]) => v)
-        expect(list.flags.get(flag) ?? []).toEqual(expected)
-      }
-      expect(list.positional).toEqual([])
+      const { list, problems } = await lineOf(["start", ...argv])
+      expect(problems).toEqual([])
+      for (const flag of ["request", "config"]) expect(list.flags.get(flag) ?? []).toEqual(pairs.filter(([f]) => f === flag).map(([, v]) => v))
     }
   )
 
-  it("takes switches without values, several values after a multi flag, and -o as --output", () => {
-    const list = parseArgList(["--sim", "--runtime", "a", "b", "-o", "json", "stray"], { switches: new Set(["sim"]), multi: new Set(["runtime"]), short: new Map([["o", "output"]]) })
+  it("takes switches, several values after a flag that takes many, and -o in every spelling", async () => {
+    const { list } = await lineOf(["start", "--sim", "--runtime", "a", "b", "-o", "json"])
     expect(Object.fromEntries(list.flags)).toEqual({ sim: [""], runtime: ["a", "b"], output: ["json"] })
-    expect(list.positional).toEqual(["stray"])
-    expect(parseArgList(["--request"]).missingValues).toEqual(["request"])
+    for (const spelling of [["-o", "json"], ["-ojson"], ["-o=json"], ["--output", "json"], ["--output=json"]]) {
+      expect((await lineOf(["find", ...spelling])).list.flags.get("output")).toEqual(["json"])
+      // Flags before the command are the command's too.
+      expect((await lineOf([...spelling, "find", "--sim"])).list.flags.get("output")).toEqual(["json"])
+    }
+    expect((await lineOf(["render", "--request", "-"])).list.flags.get("request")).toEqual(["-"])
+  })
+
+  it("sets aside what effect/cli stops at and names it, reading the rest", async () => {
+    const { list, problems } = await lineOf(["render", "--colour", "red", "--request", "r", "stray", "--nope"])
+    expect(problems).toEqual(["unknown option --colour", "unknown option --nope", 'unexpected argument "stray"'])
+    expect(list.flags.get("request")).toEqual(["r"])
+  })
+})
+
+describe("normalizeArgv", () => {
+  test.prop([fc.array(fc.constantFrom("-o", "json", "--sim", "--kubeconfig", "k", "--runtime", "a", "b", "-", "find", "start"), { maxLength: 8 })])(
+    "keeps every word (only reordered, or a glued value split off)",
+    (argv) => {
+      const normalized = normalizeArgv(specs, argv)
+      const count = (words: ReadonlyArray<string>) => words.filter((w) => w !== "--runtime").sort()
+      expect(count(normalized)).toEqual(count(argv))
+    }
+  )
+
+  it("moves flags given before the command after its words and unglues -ojson", () => {
+    expect(normalizeArgv(specs, ["-ojson", "--kubeconfig", "k", "sim", "serve", "--port", "0"])).toEqual(["sim", "serve", "-o", "json", "--kubeconfig", "k", "--port", "0"])
+    expect(normalizeArgv(specs, ["help", "sim", "serve"])).toEqual(["sim", "serve", "--help"])
   })
 })
 
 describe("readOptions", () => {
   const spec = { values: ["request", "output"], multi: ["runtime"], switches: ["sim"] }
 
-  test.prop([fc.array(fc.constantFrom("--colour", "--request", "-x", "stray", "--sim=yes", "--request=", "-o"), { minLength: 1, maxLength: 6 })])(
+  test.prop([fc.dictionary(fc.constantFrom("colour", "request", "x", "sim", "output"), fc.array(fc.constantFrom("", "a", "json"), { maxLength: 3 })), fc.array(fc.constantFrom("stray", "word"), { maxLength: 2 })])(
     "a wrong command line yields problems, each naming a flag or a word, and never throws",
-    (argv) => {
-      const options = readOptions(argv, spec)
+    (flags, positional) => {
+      const options = readOptions(listOf(flags, positional), spec)
       options.required("request")
       options.switch("sim")
       options.choice("output", ["text", "json"], "text")
-      for (const problem of options.problems) expect(problem).toMatch(/--[a-z]|-[a-z]\b|"stray"/)
-      if (argv.includes("--colour")) expect(options.problems).toContain("unknown option --colour")
+      for (const problem of options.problems) expect(problem).toMatch(/--[a-z]|-[a-z]\b|"stray"|"word"/)
+      if (flags["colour"] !== undefined) expect(options.problems).toContain("unknown option --colour")
     }
   )
 
   it("names every problem at once", () => {
-    const options = readOptions(["word", "--request", "a", "--request", "b", "-o", "xml", "--sim=1", "--nope"], spec)
+    const options = readOptions(listOf({ request: ["a", "b"], output: ["xml"], sim: ["1"], nope: [""] }, ["word"]), spec)
     options.required("request")
     options.choice("output", ["text", "json"], "text")
     options.switch("sim")
@@ -57,7 +89,7 @@ describe("readOptions", () => {
   })
 
   it("gives the fallback of an absent choice and reports an absent required flag", () => {
-    const options = readOptions([], spec)
+    const options = readOptions(listOf({}), spec)
     expect(options.choice("output", ["text", "json"], "text")).toBe("text")
     expect(options.required("request")).toBeUndefined()
     expect(options.problems).toEqual(["--request is required"])

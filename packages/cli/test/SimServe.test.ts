@@ -62,6 +62,10 @@ const testIo = () => {
     err: (line) => err.push(line),
     progress: (line) => out.push(line),
     cwd: process.cwd(),
+    status: () => {},
+    terminal: false,
+    errTerminal: false,
+    env: {},
     readFile: real.readFile,
     writeFile: real.writeFile,
     stopRequested: new Promise<void>((resolve) => (stop = resolve))

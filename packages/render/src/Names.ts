@@ -9,6 +9,12 @@ export const MAX_TRAINJOB_NAME = 37
 /** The TrainJob's and the runtime copy's name: `dj-<lowercase JobID>-s<N>`. */
 export const trainJobName = (job: string, submission: number): string => `dj-${job.toLowerCase()}-s${submission}`
 
+/** The job and submission a TrainJob name stands for (the inverse of trainJobName), or undefined. */
+export const jobKeyOfName = (name: string): { readonly job: string; readonly submission: number } | undefined => {
+  const match = /^dj-([0-7][0-9a-hjkmnp-tv-z]{25})-s(0|[1-9]\d{0,8})$/.exec(name)
+  return match === null ? undefined : { job: (match[1] ?? "").toUpperCase(), submission: Number(match[2]) }
+}
+
 /** The label keys dispatch puts on both objects (and the trainer pods), for labelled lists. */
 export interface LabelKeys {
   readonly jobId: string

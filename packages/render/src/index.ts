@@ -20,6 +20,7 @@ export {
   probeSelectorKey,
   startGateName,
   trainJobName,
+  jobKeyOfName,
   type AnnotationKeys,
   type LabelKeys
 } from "./Names.ts"

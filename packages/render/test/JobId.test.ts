@@ -2,6 +2,7 @@ import { test } from "@fast-check/vitest"
 import fc from "fast-check"
 import { describe, expect } from "vitest"
 import { isJobId } from "../src/JobId.ts"
+import { jobKeyOfName, trainJobName } from "../src/Names.ts"
 
 describe("isJobId", () => {
   test.prop([fc.ulid()])("accepts every canonical ULID", (id) => {
@@ -15,5 +16,15 @@ describe("isJobId", () => {
   })
   test.prop([fc.ulid(), fc.integer({ min: 0, max: 40 }).filter((n) => n !== 26)])("refuses any other length", (id, n) => {
     expect(isJobId(id.repeat(2).slice(0, n))).toBe(false)
+  })
+})
+
+describe("jobKeyOfName", () => {
+  test.prop([fc.ulid(), fc.integer({ min: 0, max: 999_999_999 })])("reads back the job and submission of trainJobName", (job, submission) => {
+    expect(jobKeyOfName(trainJobName(job, submission))).toEqual({ job, submission })
+  })
+  test.prop([fc.string({ maxLength: 40 })])("refuses what trainJobName cannot make", (name) => {
+    const key = jobKeyOfName(name)
+    if (key !== undefined) expect(trainJobName(key.job, key.submission)).toBe(name)
   })
 })

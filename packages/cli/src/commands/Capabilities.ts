@@ -3,10 +3,10 @@
 import { Result } from "effect"
 import { type Capabilities, capabilities, openBackend } from "@dispatch/effects"
 import { runtimeLabel } from "@dispatch/render"
-import { type ClusterCommandSpec, printResult, runClusterCommand } from "../ClusterCommand.ts"
+import { type ClusterCommandSpec, clusterImpl, printResult } from "../ClusterCommand.ts"
 import { parseClusterCommand, requestOption } from "../ClusterArgs.ts"
 import { loadRequest } from "../Inputs.ts"
-import { CommandHelps } from "../CommandHelp.ts"
+import { CommandSpecs } from "../CommandSpec.ts"
 import { runProgram } from "../RunProgram.ts"
 
 const yesNo = (value: boolean): string => (value ? "yes" : "no")
@@ -19,8 +19,9 @@ export const capabilitiesLines = (answer: Capabilities): ReadonlyArray<string> =
 
 /** `dispatch capabilities`. */
 export const capabilitiesCommand: ClusterCommandSpec<{ readonly request: string }> = {
-  help: CommandHelps.capabilities,
-  parse: (argv) => parseClusterCommand(argv, ["request"], requestOption),
+  help: CommandSpecs.capabilities,
+  writes: false,
+  parse: (list) => parseClusterCommand(list, { values: ["request"] }, requestOption),
   body: async ({ args, config, session, io }) => {
     const request = await loadRequest(io, args.request)
     if (Result.isFailure(request)) return request.failure
@@ -31,5 +32,5 @@ export const capabilitiesCommand: ClusterCommandSpec<{ readonly request: string 
   }
 }
 
-/** Runs `dispatch capabilities` with the arguments after `capabilities`. */
-export const runCapabilities = runClusterCommand(capabilitiesCommand)
+/** `dispatch capabilities` as the CLI runs it. */
+export const capabilitiesImpl = clusterImpl(capabilitiesCommand)

@@ -8,10 +8,13 @@ import { type Backend, type JobStatus, find, open, probe, start } from "@dispatc
 import type { KubeObject, Simulator } from "@dispatch/sim"
 import { BundledExamples } from "../BundledExamples.ts"
 import type { CliIo } from "../CliIo.ts"
+import { commandLine } from "../ClusterArgs.ts"
 import { openSession } from "../ClusterSession.ts"
 import { endCommand } from "../CommandEnd.ts"
 import { describeObjects } from "../CreatedObjects.ts"
-import { type DemoArgs, demoUsage, parseDemoArgs } from "../DemoArgs.ts"
+import { type DemoArgs, parseDemoArgs } from "../DemoArgs.ts"
+import { CommandSpecs, usageLine } from "../CommandSpec.ts"
+import { type ArgList, type CommandImpl, problemsOf } from "../OptionReader.ts"
 import { type Failure, failed, usage } from "../Failure.ts"
 import { loadConfig, loadManifests, loadRequest } from "../Inputs.ts"
 import { runProgram } from "../RunProgram.ts"
@@ -106,13 +109,17 @@ const demo = async (io: CliIo, args: DemoArgs): Promise<Failure | undefined> => 
   io.out(`Created in namespace ${config.success.namespace}:`)
   for (const line of describeObjects(objectsOf(simulator, config.success), config.success)) io.out(`  ${line}`)
   io.out("")
-  io.out(`See them in full: dispatch render --request ${shown(requestFile)} --runtime ${runtimeFiles.map(shown).join(" ")}`)
+  const configFlags = args.config === undefined ? [] : ["--config", shown(args.config)]
+  io.out(`See them in full: ${commandLine(["dispatch", "render", "--request", shown(requestFile), "--runtime", ...runtimeFiles.map(shown), ...configFlags])}`)
   return undefined
 }
 
-/** Runs `dispatch demo` with the arguments after `demo`; resolves to the exit code. */
-export const runDemo = async (argv: ReadonlyArray<string>, io: CliIo): Promise<number> => {
-  const parsed = parseDemoArgs(argv)
-  if ("problems" in parsed) return endCommand(io, "demo", false, usage(parsed.problems, demoUsage))
-  return endCommand(io, "demo", false, await demo(io, parsed.args))
+/** Runs `dispatch demo`; resolves to the exit code. */
+const runDemo = async (list: ArgList, io: CliIo): Promise<number> => {
+  const parsed = parseDemoArgs(list)
+  if ("problems" in parsed) return endCommand(io, "demo", "text", usage(parsed.problems, usageLine(CommandSpecs.demo)))
+  return endCommand(io, "demo", "text", await demo(io, parsed.args))
 }
+
+/** `dispatch demo` as the CLI runs it. */
+export const demoCommand: CommandImpl = { check: (list) => problemsOf(parseDemoArgs(list)), run: runDemo }

@@ -11,7 +11,7 @@ import type { CliIo } from "../CliIo.ts"
 import { endCommand } from "../CommandEnd.ts"
 import { type Failure, failed, usage } from "../Failure.ts"
 import { loadConfig, loadManifests, readDocument } from "../Inputs.ts"
-import { readOptions } from "../OptionReader.ts"
+import { type ArgList, type CommandImpl, readOptions } from "../OptionReader.ts"
 import { seededSimulator } from "../SimSeed.ts"
 
 /**
@@ -138,8 +138,11 @@ const run = async (io: CliIo): Promise<Failure | undefined> => {
 }
 
 /** Runs `dispatch demo service`; resolves to the exit code. */
-export const runDemoService = async (argv: ReadonlyArray<string>, io: CliIo): Promise<number> => {
-  const options = readOptions(argv, {})
-  if (options.problems.length > 0) return endCommand(io, "demo service", false, usage(options.problems))
-  return endCommand(io, "demo service", false, await run(io))
+const runDemoService = async (list: ArgList, io: CliIo): Promise<number> => {
+  const options = readOptions(list, {})
+  if (options.problems.length > 0) return endCommand(io, "demo service", "text", usage(options.problems))
+  return endCommand(io, "demo service", "text", await run(io))
 }
+
+/** `dispatch demo service` as the CLI runs it. */
+export const demoServiceCommand: CommandImpl = { check: (list) => readOptions(list, {}).problems, run: runDemoService }

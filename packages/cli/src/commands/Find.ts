@@ -2,9 +2,9 @@
 // Succeeded, Failed, Stopping), read from the cluster.
 import { Result } from "effect"
 import { type JobStatus, find, openBackend } from "@dispatch/effects"
-import { type ClusterCommandSpec, printResult, runClusterCommand } from "../ClusterCommand.ts"
+import { type ClusterCommandSpec, clusterImpl, printResult } from "../ClusterCommand.ts"
 import { type JobSubmission, jobOptions, parseClusterCommand } from "../ClusterArgs.ts"
-import { CommandHelps } from "../CommandHelp.ts"
+import { CommandSpecs } from "../CommandSpec.ts"
 import { runProgram } from "../RunProgram.ts"
 
 /** What a state adds to its name, if anything. */
@@ -34,8 +34,9 @@ export const statusLine = (status: JobStatus): string => {
 
 /** `dispatch find`. */
 export const findCommand: ClusterCommandSpec<JobSubmission> = {
-  help: CommandHelps.find,
-  parse: (argv) => parseClusterCommand(argv, ["job", "submission"], jobOptions),
+  help: CommandSpecs.find,
+  writes: false,
+  parse: (list) => parseClusterCommand(list, { values: ["job", "submission"] }, jobOptions, true),
   body: async ({ args, config, session, io }) => {
     const status = await runProgram(find(openBackend(config), { job: args.job, submission: args.submission }), session)
     if (Result.isFailure(status)) return status.failure
@@ -44,5 +45,5 @@ export const findCommand: ClusterCommandSpec<JobSubmission> = {
   }
 }
 
-/** Runs `dispatch find` with the arguments after `find`. */
-export const runFind = runClusterCommand(findCommand)
+/** `dispatch find` as the CLI runs it. */
+export const findImpl = clusterImpl(findCommand)

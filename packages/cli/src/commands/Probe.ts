@@ -2,10 +2,10 @@
 // launch) with a job that can never be scheduled and never stays; exits by the first gate not proven.
 import { Result } from "effect"
 import { gateRefusal, type ProbeReport, probe } from "@dispatch/effects"
-import { type ClusterCommandSpec, printResult, runClusterCommand } from "../ClusterCommand.ts"
+import { type ClusterCommandSpec, clusterImpl, printResult } from "../ClusterCommand.ts"
 import { noOptions, parseClusterCommand } from "../ClusterArgs.ts"
 import { type Failure, failed, refused } from "../Failure.ts"
-import { CommandHelps } from "../CommandHelp.ts"
+import { CommandSpecs } from "../CommandSpec.ts"
 import { runProgram } from "../RunProgram.ts"
 
 const proof = (name: string, gate: ProbeReport["reach"]): ReadonlyArray<string> =>
@@ -30,8 +30,9 @@ export const probeFailure = (report: ProbeReport): Failure | undefined => {
 
 /** `dispatch probe`. */
 export const probeCommand: ClusterCommandSpec<Record<never, never>> = {
-  help: CommandHelps.probe,
-  parse: (argv) => parseClusterCommand(argv, [], noOptions),
+  help: CommandSpecs.probe,
+  writes: true,
+  parse: (list) => parseClusterCommand(list, { values: [] }, noOptions),
   body: async ({ args, config, session, io }) => {
     const report = await runProgram(probe(config), session)
     if (Result.isFailure(report)) return report.failure
@@ -42,5 +43,5 @@ export const probeCommand: ClusterCommandSpec<Record<never, never>> = {
   }
 }
 
-/** Runs `dispatch probe` with the arguments after `probe`. */
-export const runProbe = runClusterCommand(probeCommand)
+/** `dispatch probe` as the CLI runs it. */
+export const probeImpl = clusterImpl(probeCommand)

@@ -8,7 +8,9 @@ import type { CliIo } from "../CliIo.ts"
 import { endCommand } from "../CommandEnd.ts"
 import { type Failure, refused, usage } from "../Failure.ts"
 import { loadConfig, loadManifests, loadRequest } from "../Inputs.ts"
-import { type RenderArgs, parseRenderArgs, renderUsage } from "../RenderArgs.ts"
+import { type RenderArgs, parseRenderArgs } from "../RenderArgs.ts"
+import { CommandSpecs, usageLine } from "../CommandSpec.ts"
+import { type ArgList, type CommandImpl, problemsOf as lineProblems } from "../OptionReader.ts"
 import type { SeedObject } from "../RuntimeManifests.ts"
 
 /** The runtime a request names, among the objects of the runtime files (undefined: render says it is missing). */
@@ -23,7 +25,7 @@ export const renderFromFiles = (request: StartRequest, config: BackendConfig, ob
   Result.mapError(renderStart(request, config, runtimeFor(request, objects)), (r) => refused(r.error, r.reasons))
 
 /** The manifests as text: two YAML documents, or the JSON object `{runtimeCopy, trainJob}`. */
-export const formatManifests = (manifests: Manifests, output: "yaml" | "json"): string =>
+export const formatManifests = (manifests: Manifests, output: "yaml" | "json" | "text"): string =>
   output === "json"
     ? JSON.stringify({ runtimeCopy: manifests.runtimeCopy, trainJob: manifests.trainJob }, null, 2)
     : `${stringify(manifests.runtimeCopy)}---\n${stringify(manifests.trainJob)}`.trimEnd()
@@ -50,9 +52,12 @@ const combine = (failures: ReadonlyArray<Failure>): Failure => {
   return refusal?._tag === "Refused" && failures.every((f) => f._tag === "Refused") ? refused(refusal.error, problems) : usage(problems)
 }
 
-/** Runs `dispatch render` with the arguments after `render`; resolves to the exit code. */
-export const runRender = async (argv: ReadonlyArray<string>, io: CliIo): Promise<number> => {
-  const parsed = parseRenderArgs(argv)
-  if ("problems" in parsed) return endCommand(io, "render", false, usage(parsed.problems, renderUsage))
-  return endCommand(io, "render", parsed.args.output === "json", await render(io, parsed.args))
+/** Runs `dispatch render`; resolves to the exit code. */
+const runRender = async (list: ArgList, io: CliIo): Promise<number> => {
+  const parsed = parseRenderArgs(list)
+  if ("problems" in parsed) return endCommand(io, "render", "text", usage(parsed.problems, usageLine(CommandSpecs.render)))
+  return endCommand(io, "render", parsed.args.output === "json" ? "json" : "text", await render(io, parsed.args))
 }
+
+/** `dispatch render` as the CLI runs it. */
+export const renderCommand: CommandImpl = { check: (list) => lineProblems(parseRenderArgs(list)), run: runRender }

@@ -7,11 +7,13 @@ import { Cluster, type ClusterError, loadKubeConfig, makeKubeCluster } from "@di
 import { hashToken, serve } from "@dispatch/server"
 import { BundledExamples } from "../BundledExamples.ts"
 import type { CliIo } from "../CliIo.ts"
-import { openSession } from "../ClusterSession.ts"
+import { loadKube, openSession } from "../ClusterSession.ts"
 import { endCommand } from "../CommandEnd.ts"
 import { type Failure, failed, usage } from "../Failure.ts"
 import { loadConfig, readDocument } from "../Inputs.ts"
-import { type ServeArgs, hashTokenUsage, parseHashTokenArgs, parseServeArgs, serveUsage } from "../ServeArgs.ts"
+import { type ServeArgs, parseHashTokenArgs, parseServeArgs } from "../ServeArgs.ts"
+import { CommandSpecs, usageLine } from "../CommandSpec.ts"
+import { type ArgList, type CommandImpl, problemsOf } from "../OptionReader.ts"
 
 // The dispatcher's own per-call bound; each queue's backend config still bounds its Starts.
 const clusterCallMs = 30_000
@@ -39,8 +41,8 @@ const clusterOf = async (io: CliIo, args: ServeArgs): Promise<Result.Result<Laye
   const target = args.target
   if (target._tag === "None") return Result.succeed(undefined)
   if (target._tag === "Kube") {
-    const loaded = await Effect.runPromise(Effect.result(loadKubeConfig(target.kubeconfig)))
-    if (Result.isFailure(loaded)) return Result.fail(usage(loaded.failure.reasons))
+    const loaded = await loadKube(io, target.kubeconfig, undefined)
+    if (Result.isFailure(loaded)) return Result.fail(loaded.failure)
     return Result.succeed(Layer.succeed(Cluster, makeKubeCluster(loaded.success, clusterCallMs)))
   }
   // The embedded simulator serves one backend config's namespace and Kueue setup; queues whose backend
@@ -66,7 +68,7 @@ const run = async (io: CliIo, args: ServeArgs): Promise<Failure | undefined> => 
   })
   if (Result.isFailure(started)) {
     const error = started.failure
-    return error.stage === "options" ? usage(error.reasons, serveUsage) : failed([error.message])
+    return error.stage === "options" ? usage(error.reasons, usageLine(CommandSpecs.serve)) : failed([error.message])
   }
   const server = started.success
   // Notices first: the URL on stdout is what tells a caller the service is ready.
@@ -78,20 +80,26 @@ const run = async (io: CliIo, args: ServeArgs): Promise<Failure | undefined> => 
   return undefined
 }
 
-/** Runs `dispatch serve` with the arguments after `serve`; resolves to the exit code. */
-export const runServe = async (argv: ReadonlyArray<string>, io: CliIo): Promise<number> => {
-  const parsed = parseServeArgs(argv)
-  return endCommand(io, "serve", false, "problems" in parsed ? usage(parsed.problems, serveUsage) : await run(io, parsed.args))
+/** Runs `dispatch serve`; resolves to the exit code. */
+const runServe = async (list: ArgList, io: CliIo): Promise<number> => {
+  const parsed = parseServeArgs(list)
+  return endCommand(io, "serve", "text", "problems" in parsed ? usage(parsed.problems, usageLine(CommandSpecs.serve)) : await run(io, parsed.args))
 }
 
+/** `dispatch serve` as the CLI runs it. */
+export const serveCommand: CommandImpl = { check: (list) => problemsOf(parseServeArgs(list)), run: runServe }
+
 /** Runs `dispatch serve hash-token`: prints a new token (once) and the entry to put in the --tokens file. */
-export const runHashToken = async (argv: ReadonlyArray<string>, io: CliIo): Promise<number> => {
-  const parsed = parseHashTokenArgs(argv)
-  if ("problems" in parsed) return endCommand(io, "serve hash-token", false, usage(parsed.problems, hashTokenUsage))
+const runHashToken = async (list: ArgList, io: CliIo): Promise<number> => {
+  const parsed = parseHashTokenArgs(list)
+  if ("problems" in parsed) return endCommand(io, "serve hash-token", "text", usage(parsed.problems, usageLine(CommandSpecs.hashToken)))
   const made = newToken(parsed.args.name, parsed.args.group, parsed.args.access)
   io.err(`token (shown once; give it to ${parsed.args.name} as "Authorization: Bearer <token>"):`)
   io.err(made.token)
   io.out(JSON.stringify(made.entry))
-  return endCommand(io, "serve hash-token", false, undefined)
+  return endCommand(io, "serve hash-token", "text", undefined)
 }
 
+
+/** `dispatch serve hash-token` as the CLI runs it. */
+export const hashTokenCommand: CommandImpl = { check: (list) => problemsOf(parseHashTokenArgs(list)), run: runHashToken }

@@ -9,7 +9,9 @@ import { type Failure, failed, usage } from "../Failure.ts"
 import { loadConfig, loadManifests } from "../Inputs.ts"
 import { formatFault } from "../FaultSpec.ts"
 import { type KueueSetup, anonymousActsAs, controllersFor, readOnlyAuth, readOnlyToken, seededSimulator } from "../SimSeed.ts"
-import { type SimServeArgs, parseSimServeArgs, simServeUsage } from "../SimServeArgs.ts"
+import { type SimServeArgs, parseSimServeArgs } from "../SimServeArgs.ts"
+import { CommandSpecs, usageLine } from "../CommandSpec.ts"
+import { type ArgList, type CommandImpl, problemsOf } from "../OptionReader.ts"
 
 // The backend config `sim serve` serves: --config, or in kueue mode the bundled Kueue example. Its
 // namespace is created, so that the probe and the first Start of that config find it; --mode kueue also
@@ -72,9 +74,12 @@ const serve = async (io: CliIo, args: SimServeArgs): Promise<Failure | undefined
   return undefined
 }
 
-/** Runs `dispatch sim serve` with the arguments after `sim serve`; resolves to the exit code. */
-export const runSimServe = async (argv: ReadonlyArray<string>, io: CliIo): Promise<number> => {
-  const parsed = parseSimServeArgs(argv)
-  const failure = "problems" in parsed ? usage(parsed.problems, simServeUsage) : await serve(io, parsed.args)
-  return endCommand(io, "sim serve", false, failure)
+/** Runs `dispatch sim serve`; resolves to the exit code. */
+const runSimServe = async (list: ArgList, io: CliIo): Promise<number> => {
+  const parsed = parseSimServeArgs(list)
+  const failure = "problems" in parsed ? usage(parsed.problems, usageLine(CommandSpecs.simServe)) : await serve(io, parsed.args)
+  return endCommand(io, "sim serve", "text", failure)
 }
+
+/** `dispatch sim serve` as the CLI runs it. */
+export const simServeCommand: CommandImpl = { check: (list) => problemsOf(parseSimServeArgs(list)), run: runSimServe }

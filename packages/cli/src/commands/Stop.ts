@@ -2,10 +2,10 @@
 // already gone is success.
 import { Result } from "effect"
 import { type StopResult, openBackend, stop } from "@dispatch/effects"
-import { type ClusterCommandSpec, printResult, runClusterCommand } from "../ClusterCommand.ts"
+import { type ClusterCommandSpec, clusterImpl, printResult } from "../ClusterCommand.ts"
 import { type JobSubmission, jobOptions, parseClusterCommand } from "../ClusterArgs.ts"
 import { failed } from "../Failure.ts"
-import { CommandHelps } from "../CommandHelp.ts"
+import { CommandSpecs } from "../CommandSpec.ts"
 import { runProgram } from "../RunProgram.ts"
 
 /** The plain lines of a Stop. */
@@ -16,14 +16,15 @@ export const stopLines = (result: StopResult): ReadonlyArray<string> =>
 
 /** `dispatch stop`. */
 export const stopCommand: ClusterCommandSpec<JobSubmission & { readonly waitSeconds: number }> = {
-  help: CommandHelps.stop,
-  parse: (argv) =>
-    parseClusterCommand(argv, ["job", "submission", "wait"], (options) => {
+  help: CommandSpecs.stop,
+  writes: true,
+  parse: (list) =>
+    parseClusterCommand(list, { values: ["job", "submission", "wait"] }, (options) => {
       const job = jobOptions(options)
       const wait = options.single("wait")
       if (wait !== undefined && !/^\d{1,5}$/.test(wait)) options.problem(`--wait "${wait}" is not a whole number of seconds`)
       return () => ({ ...job(), waitSeconds: wait === undefined ? 0 : Number(wait) })
-    }),
+    }, true),
   body: async ({ args, config, session, io }) => {
     const key = { job: args.job, submission: args.submission }
     const result = await runProgram(stop(openBackend(config), key, { waitMs: args.waitSeconds * 1000 }), session)
@@ -34,5 +35,5 @@ export const stopCommand: ClusterCommandSpec<JobSubmission & { readonly waitSeco
   }
 }
 
-/** Runs `dispatch stop` with the arguments after `stop`. */
-export const runStop = runClusterCommand(stopCommand)
+/** `dispatch stop` as the CLI runs it. */
+export const stopImpl = clusterImpl(stopCommand)

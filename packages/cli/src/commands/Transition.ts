@@ -2,17 +2,18 @@
 // spec.suspend; Kueue mode removes dispatch's admission gate or sets dispatch's admission check.
 import { Result } from "effect"
 import { type Transition, openBackend, transition } from "@dispatch/effects"
-import { type ClusterCommandSpec, printResult, runClusterCommand } from "../ClusterCommand.ts"
+import { type ClusterCommandSpec, clusterImpl, printResult } from "../ClusterCommand.ts"
 import { type JobSubmission, jobOptions, parseClusterCommand } from "../ClusterArgs.ts"
-import { CommandHelps } from "../CommandHelp.ts"
+import { CommandSpecs } from "../CommandSpec.ts"
 import { runProgram } from "../RunProgram.ts"
 
 const done: Readonly<Record<Transition, string>> = { open: "opened", hold: "held", release: "released" }
 
 /** `dispatch open`, `dispatch hold` or `dispatch release`. */
 export const transitionCommand = (which: Transition): ClusterCommandSpec<JobSubmission> => ({
-  help: CommandHelps[which],
-  parse: (argv) => parseClusterCommand(argv, ["job", "submission"], jobOptions),
+  help: CommandSpecs[which],
+  writes: true,
+  parse: (list) => parseClusterCommand(list, { values: ["job", "submission"] }, jobOptions, true),
   body: async ({ args, config, session, io }) => {
     const ref = await runProgram(transition(openBackend(config), { job: args.job, submission: args.submission }, which), session)
     if (Result.isFailure(ref)) return ref.failure
@@ -21,5 +22,5 @@ export const transitionCommand = (which: Transition): ClusterCommandSpec<JobSubm
   }
 })
 
-/** Runs `dispatch open`, `hold` or `release` with the arguments after the command's name. */
-export const runTransition = (which: Transition) => runClusterCommand(transitionCommand(which))
+/** `dispatch open`, `hold` or `release` as the CLI runs it. */
+export const transitionImpl = (which: Transition) => clusterImpl(transitionCommand(which))

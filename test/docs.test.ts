@@ -1,0 +1,62 @@
+// Every shell example in docs/ runs, as written, in the order each document gives them: blocks marked
+// `<!-- doc-test: NAME [background] -->` run in a scratch project that holds the repository's examples and
+// its installed packages, so `npx dispatch` finds the repository's own, as after the README's install.
+import type { ChildProcess } from "node:child_process"
+import { mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { readmeBlocks } from "./ReadmeBlocks.ts"
+import { blockTestMs, runBackground, runShell, stopGroup } from "./ShellBlocks.ts"
+import { ensureBuilt } from "../packages/cli/test/DispatchBinary.ts"
+
+const repo = fileURLToPath(new URL("..", import.meta.url))
+const docs = readdirSync(join(repo, "docs")).filter((f) => f.endsWith(".md")).sort()
+const shellFence = /^```(sh|bash|shell|console)\s*$/
+
+/** The shell blocks of a document that no marker names: each is an example that would go untested. */
+const unmarked = (markdown: string): ReadonlyArray<number> => {
+  const lines = markdown.split("\n")
+  return lines.flatMap((line, i) => (shellFence.test(line) && !/^<!--\s*doc-test:/.test(lines[i - 1] ?? "") ? [i + 1] : []))
+}
+
+// The job service's workload example posts as a running workload does, with the variables the service
+// gives each workload; no document block can make them, so it is shown, not run.
+const shownOnly = new Set(["jobs.md:373"])
+
+describe("docs/", () => {
+  it("marks every shell example for testing", () => {
+    const missing = docs.flatMap((doc) => unmarked(readFileSync(join(repo, "docs", doc), "utf8")).map((line) => `${doc}:${line}`)).filter((at) => !shownOnly.has(at))
+    expect(missing).toEqual([])
+  })
+
+  for (const doc of docs) {
+    const parsed = readmeBlocks(readFileSync(join(repo, "docs", doc), "utf8"), "doc-test")
+    const blocks = "blocks" in parsed ? parsed.blocks : []
+    if (blocks.length === 0) continue
+    describe(doc, () => {
+      let dir: string
+      const started: Array<ChildProcess> = []
+      beforeAll(async () => {
+        await ensureBuilt()
+        dir = mkdtempSync(join(tmpdir(), "dispatch-docs-"))
+        symlinkSync(join(repo, "examples"), join(dir, "examples"))
+        symlinkSync(join(repo, "node_modules"), join(dir, "node_modules"))
+        writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "dispatch-docs-scratch", private: true }))
+      }, blockTestMs)
+      afterAll(async () => {
+        await Promise.all(started.map(stopGroup))
+        rmSync(dir, { recursive: true, force: true })
+      })
+      it("has well-formed markers", () => expect(parsed).toHaveProperty("blocks"))
+      // Sequential: later blocks use what earlier ones started and wrote.
+      for (const block of blocks) {
+        it(`runs the "${block.name}" block verbatim`, async () => {
+          const ran = block.background ? await runBackground(block.body, dir, started) : await runShell(block.body, dir)
+          expect(ran, `${ran.stdout}\n${ran.stderr}`.slice(-4000)).toMatchObject({ code: 0 })
+        }, blockTestMs)
+      }
+    })
+  }
+})
