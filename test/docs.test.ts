@@ -1,6 +1,7 @@
 // Every shell example in docs/ runs, as written, in the order each document gives them: blocks marked
 // `<!-- doc-test: NAME [background] -->` run in a scratch project that holds the repository's examples and
 // its installed packages, so `npx dispatch` finds the repository's own, as after the README's install.
+// A block marked `<!-- doc-shown: WHY -->` is one no document can run (it needs a running workload), shown only.
 import type { ChildProcess } from "node:child_process"
 import { mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -18,16 +19,12 @@ const shellFence = /^```(sh|bash|shell|console)\s*$/
 /** The shell blocks of a document that no marker names: each is an example that would go untested. */
 const unmarked = (markdown: string): ReadonlyArray<number> => {
   const lines = markdown.split("\n")
-  return lines.flatMap((line, i) => (shellFence.test(line) && !/^<!--\s*doc-test:/.test(lines[i - 1] ?? "") ? [i + 1] : []))
+  return lines.flatMap((line, i) => (shellFence.test(line) && !/^<!--\s*doc-(test|shown):/.test(lines[i - 1] ?? "") ? [i + 1] : []))
 }
-
-// The job service's workload example posts as a running workload does, with the variables the service
-// gives each workload; no document block can make them, so it is shown, not run.
-const shownOnly = new Set(["jobs.md:373"])
 
 describe("docs/", () => {
   it("marks every shell example for testing", () => {
-    const missing = docs.flatMap((doc) => unmarked(readFileSync(join(repo, "docs", doc), "utf8")).map((line) => `${doc}:${line}`)).filter((at) => !shownOnly.has(at))
+    const missing = docs.flatMap((doc) => unmarked(readFileSync(join(repo, "docs", doc), "utf8")).map((line) => `${doc}:${line}`))
     expect(missing).toEqual([])
   })
 
