@@ -72,6 +72,14 @@ describe("exec: containers as local processes", () => {
     expect(condition(get(sim, "jobsets", "ok"), "Completed")?.["status"]).toBe("True")
   })
 
+  it("each node's process gets its own rank; the TrainJob completes when every node's process has exited 0", async () => {
+    const sim = execSim()
+    create(sim, "trainjobs", trainJob("two", { trainer: { command: ["sh", "-c", 'echo "rank $PET_NODE_RANK of $PET_NNODES"'], numNodes: 2 } }))
+    await until(sim, () => condition(get(sim, "trainjobs", "two"), "Complete")?.["status"] === "True")
+    const logs = list(sim, "pods").map((pod) => sim.containerLog(pod, "node").map((line) => line.text))
+    expect(logs.flat().sort()).toEqual(["rank 0 of 2", "rank 1 of 2"])
+  })
+
   it("a command exiting 3 fails its pod (exit code 3, reason Error), its Job and its TrainJob", async () => {
     const sim = execSim()
     create(sim, "trainjobs", shJob("bad", "echo oops >&2; exit 3"))
