@@ -151,6 +151,23 @@ describe("exec: containers as local processes", () => {
     expect(await eventually(() => !pids.some(alive))).toBe(true)
   })
 
+  it("a SIGTERM to the simulator's own process kills every container's process group", async () => {
+    const sim = execSim()
+    create(sim, "trainjobs", shJob("signalled", "sleep 1000 & echo pid $!; echo pid $$; wait"))
+    await until(sim, () => pidsIn(logOf(sim, "signalled")).length === 2)
+    const pids = pidsIn(logOf(sim, "signalled"))
+    expect(pids.every(alive)).toBe(true)
+    // Another listener keeps the test runner alive (the runtime then leaves the exit to it).
+    const keepAlive = () => {}
+    process.on("SIGTERM", keepAlive)
+    try {
+      process.emit("SIGTERM", "SIGTERM")
+      expect(await eventually(() => !pids.some(alive))).toBe(true)
+    } finally {
+      process.removeListener("SIGTERM", keepAlive)
+    }
+  })
+
   it("without exec, pods run by the clock and no process is started", () => {
     const sim = simulator()
     create(sim, "trainjobs", shJob("clock", "exit 3"))

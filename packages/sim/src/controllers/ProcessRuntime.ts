@@ -18,6 +18,9 @@ import type { LogLine } from "./SyntheticLogs.ts"
 /** The host variables a container's process sees besides its own env (a container sees none of the rest). */
 const hostVariables = ["PATH", "HOME", "LANG", "TMPDIR"] as const
 
+/** The signals that end a Node process by default, which must take the containers with it. */
+const endingSignals: ReadonlyArray<NodeJS.Signals> = ["SIGINT", "SIGTERM", "SIGHUP"]
+
 /** The local stand-in for the torch master's DNS name: every pod's process runs on this host. */
 const localMasterAddr = "127.0.0.1"
 
@@ -91,11 +94,25 @@ export const processRuntime = (options: ExecOptions, now: () => number): Contain
   const lingering = new Set<Running>()
   const listeners: Array<(key: string) => void> = []
   const shell = options.shell ?? "/bin/sh"
-  // No process outlives the simulator's own process, even when nobody closes the runtime.
+  // No process outlives the simulator's own process, even when nobody closes the runtime: the groups are
+  // their own, so a Ctrl-C or SIGTERM meant for the simulator does not reach them by itself.
   const killAll = () => {
     for (const r of [...[...pods.values()].flat(), ...lingering]) signalGroup(r.child.pid, "SIGKILL")
   }
+  const onSignal = (signal: NodeJS.Signals) => {
+    killAll()
+    // Alone in listening, this handler must not swallow the signal: it takes the default action again.
+    if (process.listenerCount(signal) === 1) {
+      unlisten()
+      process.kill(process.pid, signal)
+    }
+  }
+  const unlisten = () => {
+    process.removeListener("exit", killAll)
+    for (const signal of endingSignals) process.removeListener(signal, onSignal)
+  }
   process.once("exit", killAll)
+  for (const signal of endingSignals) process.on(signal, onSignal)
 
   const stopPod = (running: ReadonlyArray<Running>, graceMs: number): void => {
     for (const r of running) {
@@ -200,7 +217,7 @@ export const processRuntime = (options: ExecOptions, now: () => number): Contain
       await Promise.all(all.map((r) => (r.closed ? undefined : new Promise<void>((done) => r.child.once("close", () => done())))))
       pods.clear()
       lingering.clear()
-      process.removeListener("exit", killAll)
+      unlisten()
     }
   }
 }
