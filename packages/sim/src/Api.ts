@@ -171,4 +171,6 @@ export interface ControllerHost {
   addAdmission(admission: Admission): void
   /** Calls `listener` on every write from now on (it must only take note: it runs inside the write). */
   onChange(listener: (change: ObjectChange) => void): void
+  /** The sim clock, ms since epoch. */
+  now(): number
 }

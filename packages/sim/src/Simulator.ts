@@ -16,7 +16,9 @@ import {
   Resources
 } from "./Api.ts"
 import { type AuthTokens, authorize } from "./apiserver/Auth.ts"
+import type { ContainerRuntime } from "./controllers/ContainerRuntime.ts"
 import { installControllers } from "./controllers/Install.ts"
+import type { LogLine } from "./controllers/SyntheticLogs.ts"
 import type { ControllerOptions } from "./controllers/Options.ts"
 import { type FaultAction, type FaultRule, FaultPlan } from "./Faults.ts"
 import { collectGarbage } from "./apiserver/collection/GarbageCollector.ts"
@@ -74,6 +76,7 @@ export class Simulator implements ControllerHost {
   private settledRevision = -1
   // The store revision each controller's last pass saw and left unchanged (-1 after a pass that wrote).
   private readonly reconciledRevision = new Map<Controller, number>()
+  private readonly containers: ContainerRuntime
   /** Seed objects that were refused (the simulator starts without them). */
   readonly rejectedSeeds: ReadonlyArray<RejectedSeed>
   /** The seed of this simulator's uids and generated names: the one given, or the one it drew. */
@@ -94,7 +97,7 @@ export class Simulator implements ControllerHost {
     this.system = systemClient(this.context, "copy")
     this.snapshots = systemClient(this.context, "snapshot")
     this.system.create("namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: "default" } })
-    installControllers(this, options.controllers)
+    this.containers = installControllers(this, options.controllers)
     this.rejectedSeeds = (options.objects ?? []).flatMap((object) => this.seed(object))
   }
 
@@ -160,6 +163,16 @@ export class Simulator implements ControllerHost {
       this.clock = Math.min(ms, this.clock + maxStepMs)
       this.step()
     }
+  }
+
+  /** The lines `container` of `pod` has written so far: a synthetic log, or with `exec` its process's output. */
+  containerLog(pod: KubeObject, container: string): ReadonlyArray<LogLine> {
+    return this.containers.log(pod, container, this.clock)
+  }
+
+  /** Stops every container process (with `exec`) and waits until none is left; the store stays readable. */
+  close(): Promise<void> {
+    return this.containers.close()
   }
 
   /** Replaces the fault plan (its call counts start again). */

@@ -2,10 +2,12 @@
 // is bound to it and its containers start at once; one it does not match stays Pending with a
 // FailedScheduling event. A running pod of a TrainJob ends when its TrainJob's run ends (the run's
 // clock lives in Trainer's controller): exit 0 when it completed; exit 1 for the trainer step's pods
-// when it failed; killed (exit 137) when its deadline passed.
+// when it failed; killed (exit 137) when its deadline passed. What runs the containers is the
+// ContainerRuntime given: by default the clock; with `exec`, local processes whose exits end the pods.
 import type { Controller, ControllerHost, KubeObject, SystemClient } from "../Api.ts"
 import { ChangeQueue, ChildIndex, controllerKeyOf, keyOf, queuedController, splitKey } from "./ChangeQueue.ts"
 import { findCondition, isConditionTrue, readConditions } from "./Conditions.ts"
+import type { ContainerRuntime, RunFate } from "./ContainerRuntime.ts"
 import type { EventRecorder } from "./Events.ts"
 import { asArray, asString, at, isDeleting, labelsOf, nameOf, sameJson } from "./KubeFields.ts"
 import { containersOf, runningStatus, selectorMatches, terminatedStatus, unschedulableMessage, unschedulableStatus, type SimNode } from "./PodStatuses.ts"
@@ -17,7 +19,7 @@ import { jobSetNameKey, replicatedJobNameKey } from "../kinds/jobset/JobSetNames
 const phaseOf = (pod: KubeObject): string => asString(at(pod, "status", "phase")) ?? "Pending"
 
 // How a TrainJob's pod ends, once the TrainJob has: undefined while it runs.
-const fateOf = (trainJob: KubeObject | undefined, isTrainerStep: boolean): { readonly exitCode: number; readonly reason?: string; readonly message?: string } | undefined => {
+const fateOf = (trainJob: KubeObject | undefined, isTrainerStep: boolean): RunFate | undefined => {
   if (trainJob === undefined) return undefined
   const conditions = readConditions(at(trainJob, "status", "conditions"))
   if (isConditionTrue(conditions, "Complete")) return { exitCode: 0 }
@@ -27,8 +29,8 @@ const fateOf = (trainJob: KubeObject | undefined, isTrainerStep: boolean): { rea
   return { exitCode: isTrainerStep ? 1 : 0 }
 }
 
-/** The scheduler and kubelet for `node`, fed by the simulator's change feed. */
-export const kubelet = (host: ControllerHost, events: EventRecorder, node: SimNode): Controller => {
+/** The scheduler and kubelet for `node`, fed by the simulator's change feed, running containers on `runtime`. */
+export const kubelet = (host: ControllerHost, events: EventRecorder, node: SimNode, runtime: ContainerRuntime): Controller => {
   const queue = new ChangeQueue()
   // Pods by `namespace/jobset name`: a TrainJob's change reaches the pods of its JobSet (named as it).
   const byJobSet = new ChildIndex()
@@ -37,12 +39,15 @@ export const kubelet = (host: ControllerHost, events: EventRecorder, node: SimNo
     if (change.resource === "pods") {
       const jobSet = labelsOf(change.object)[jobSetNameKey]
       byJobSet.track(jobSet === undefined ? undefined : `${at(change.object, "metadata", "namespace")}/${jobSet}`, nameOf(change.object), change.type !== "DELETED")
-      if (change.type !== "DELETED") queue.add(keyOf(change.object))
+      if (change.type === "DELETED" || isDeleting(change.object)) runtime.stop(change.object)
+      else queue.add(keyOf(change.object))
     } else if (change.resource === "trainjobs" && change.type === "MODIFIED") {
       const key = keyOf(change.object)
       for (const pod of byJobSet.of(key)) queue.add(`${splitKey(key).namespace}/${pod}`)
     }
   })
+
+  runtime.onEnded((key) => queue.add(key))
 
   const trainJobOf = (system: SystemClient, pod: KubeObject): KubeObject | undefined => {
     const namespace = asString(at(pod, "metadata", "namespace")) ?? "default"
@@ -81,15 +86,17 @@ export const kubelet = (host: ControllerHost, events: EventRecorder, node: SimNo
         events.record(system, bound, "Normal", "Created", `Created container: ${container.name}`, "kubelet")
         events.record(system, bound, "Normal", "Started", `Started container ${container.name}`, "kubelet")
       }
-      if (running !== undefined) reconcilePod(system, running)
+      if (running === undefined) return
+      runtime.start(running)
+      reconcilePod(system, running)
       return
     }
     if (phaseOf(pod) !== "Running") return
-    const fate = fateOf(trainJobOf(system, pod), isTrainerStep(system, pod))
-    if (fate === undefined) return
-    const status = terminatedStatus(pod, fate.exitCode, now, fate.reason, fate.message)
+    const end = runtime.ended(pod, fateOf(trainJobOf(system, pod), isTrainerStep(system, pod)))
+    if (end === undefined) return
+    const status = terminatedStatus(pod, end.containers, now, end.reason, end.message)
     if (sameJson(status, pod["status"])) return
-    if (fate.reason === "DeadlineExceeded") {
+    if (end.reason === "DeadlineExceeded") {
       for (const container of containersOf(pod)) events.record(system, pod, "Normal", "Killing", `Stopping container ${container.name}`, "kubelet")
     }
     updateStatus(system, "pods", { ...pod, status })

@@ -83,6 +83,16 @@ export interface KueueOptions {
   readonly checkControllerName?: string
 }
 
+/** How the exec runtime runs containers (WorkloadOptions.exec). */
+export interface ExecOptions {
+  /** The shell the command runs through (default /bin/sh). */
+  readonly shell?: string
+  /** Grace between SIGTERM and SIGKILL when a pod sets no terminationGracePeriodSeconds (default 30000 ms). */
+  readonly graceMs?: number
+  /** Directory a container runs in when its workingDir is unset or does not exist here (default: the current one). */
+  readonly workdir?: string
+}
+
 /** The object tree a TrainJob runs as (JobSet, Jobs, Pods) and the one node its pods run on. */
 export interface WorkloadOptions {
   /** Default true: Trainer makes JobSets, and the JobSet and Job controllers, scheduler and kubelet run. */
@@ -91,6 +101,11 @@ export interface WorkloadOptions {
   readonly nodeName?: string
   /** The node's labels, which pods' nodeSelectors must match (default: hostname, os linux, arch amd64). */
   readonly nodeLabels?: Readonly<Record<string, string>>
+  /**
+   * Runs each pod's containers as local child processes (true, or how to run them); their exits end
+   * the pods, Jobs, JobSet and TrainJob. Default: pods run by the clock and write a synthetic log.
+   */
+  readonly exec?: boolean | ExecOptions
 }
 
 /** Configuration of the simulator's controllers (SimulatorOptions.controllers). */

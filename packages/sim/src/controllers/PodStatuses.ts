@@ -3,6 +3,7 @@
 // exit code.
 import type { KubeObject } from "../Api.ts"
 import { asArray, asRecord, asString, at, type JsonRecord } from "./KubeFields.ts"
+import { constants as osConstants } from "node:os"
 import { formatTimestamp } from "./Timestamps.ts"
 
 /** The single node pods run on. */
@@ -82,11 +83,26 @@ export const runningStatus = (pod: KubeObject, node: SimNode, podIp: string, sta
   }
 }
 
-/** The pod's status once its containers exited with `exitCode` at `finishedAt` (reason on the pod, if any). */
-export const terminatedStatus = (pod: KubeObject, exitCode: number, finishedAt: number, podReason?: string, podMessage?: string): JsonRecord => {
+/** How one container exited: its code, and the signal that killed it, if any. */
+export interface ExitCode {
+  readonly exitCode: number
+  readonly signal?: string
+}
+
+/**
+ * The pod's status once its containers exited at `finishedAt`, each as `exits` says (a container it
+ * does not name exited 0); the pod succeeded when every one exited 0. Reason and message on the pod, if any.
+ */
+export const terminatedStatus = (
+  pod: KubeObject,
+  exits: Readonly<Record<string, ExitCode>>,
+  finishedAt: number,
+  podReason?: string,
+  podMessage?: string
+): JsonRecord => {
   const status = asRecord(pod["status"]) ?? {}
   const stamp = formatTimestamp(finishedAt)
-  const succeeded = exitCode === 0
+  const succeeded = containersOf(pod).every((c) => (exits[c.name]?.exitCode ?? 0) === 0)
   const conditions = asArray(status["conditions"]).map((entry) => {
     const c = asRecord(entry) ?? {}
     return c["type"] === "Ready" || c["type"] === "ContainersReady" || c["type"] === "PodReadyToStartContainers"
@@ -102,12 +118,18 @@ export const terminatedStatus = (pod: KubeObject, exitCode: number, finishedAt: 
     containerStatuses: asArray(status["containerStatuses"]).map((entry) => {
       const c = asRecord(entry) ?? {}
       const startedAt = asString(at(c, "state", "running", "startedAt")) ?? stamp
-      return {
-        ...c,
-        ready: false,
-        started: false,
-        state: { terminated: { exitCode, reason: succeeded ? "Completed" : "Error", startedAt, finishedAt: stamp, containerID: c["containerID"] } }
+      const exit = exits[asString(c["name"]) ?? ""] ?? { exitCode: 0 }
+      const terminated = {
+        exitCode: exit.exitCode,
+        ...(exit.signal === undefined ? {} : { signal: signalNumber(exit.signal) }),
+        reason: exit.exitCode === 0 ? "Completed" : "Error",
+        startedAt,
+        finishedAt: stamp,
+        containerID: c["containerID"]
       }
+      return { ...c, ready: false, started: false, state: { terminated } }
     })
   }
 }
+
+const signalNumber = (signal: string): number => (osConstants.signals as Readonly<Record<string, number>>)[signal] ?? 0

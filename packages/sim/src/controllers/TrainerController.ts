@@ -4,7 +4,7 @@
 // moves with the clock, so steps with nothing written and nothing due skip it.
 import type { Controller, KubeObject, SystemClient } from "../Api.ts"
 import { asArray, asRecord, asString, at, isDeleting, nameOf, sameJson, type JsonRecord } from "./KubeFields.ts"
-import type { TrainerOptions } from "./Options.ts"
+import type { RunOutcome, TrainerOptions } from "./Options.ts"
 import { replicatedJobsOf, unschedulableJobs } from "./ReplicatedJobs.ts"
 import { defaultRunTimeMs, outcomeOf } from "./RunOutcomes.ts"
 import { ReconcileMemo } from "./ReconcileMemo.ts"
@@ -29,13 +29,26 @@ const withNothingReady = (status: JsonRecord): JsonRecord => ({
   jobsStatus: asArray(status["jobsStatus"]).map((entry) => ({ ...asRecord(entry), ready: 0 }))
 })
 
-/** Trainer's controller, configured by `options`; with a node, it runs each TrainJob as a JobSet whose pods that node must take. */
-export const trainerController = (options: TrainerOptions, node?: SimNode): Controller => {
+// With exec the processes decide: the run ends as its JobSet ends (its Jobs end as their pods' processes
+// exit), and until then only the deadline can end it.
+const jobSetOutcome = (system: SystemClient, job: KubeObject): RunOutcome => {
+  const jobSet = system.get("jobsets", asString(at(job, "metadata", "namespace")) ?? "default", nameOf(job))
+  const terminal = asString(at(jobSet, "status", "terminalState"))
+  if (terminal === "Completed") return { result: "Complete", afterMs: 0 }
+  if (terminal === "Failed") return { result: "Failed", afterMs: 0 }
+  return unschedulable
+}
+
+/**
+ * Trainer's controller, configured by `options`; with a node, it runs each TrainJob as a JobSet whose
+ * pods that node must take; with `exec`, a run ends as its JobSet does instead of by the script.
+ */
+export const trainerController = (options: TrainerOptions, node?: SimNode, exec = false): Controller => {
   // Jobs that had nothing to write are skipped until they, their runtime or their due time change. A
   // running job is skipped only when no onRun hook must see it every step and its outcome depends on the
   // job alone (a scripted function might not).
   const memo = new ReconcileMemo()
-  const runningMaySettle = options.onRun === undefined && typeof options.outcomes !== "function"
+  const runningMaySettle = options.onRun === undefined && typeof options.outcomes !== "function" && !exec
   // Only a running job's status moves with the clock; everything else waits for a write to the store.
   let dueAt = Number.NEGATIVE_INFINITY
   return {
@@ -60,7 +73,7 @@ export const trainerController = (options: TrainerOptions, node?: SimNode): Cont
         if (unschedulableJobs(nameOf(job), jobs).length > 0) continue
         const wroteJobSet = node !== undefined && ensureJobSet(system, job, lookup.runtime, jobs)
         const placeable = node === undefined || jobs.every((replicated) => selectorMatches(at(renderedPodTemplate(job, lookup.runtime, replicated), "spec"), node, admittedNodeLabels(job, replicated.name)))
-        const outcome = placeable ? outcomeOf(options.outcomes, options.runTimeMs ?? defaultRunTimeMs, job) : unschedulable
+        const outcome = !placeable ? unschedulable : exec ? jobSetOutcome(system, job) : outcomeOf(options.outcomes, options.runTimeMs ?? defaultRunTimeMs, job)
         const stepped = stepTrainJob(job, jobs, outcome, now)
         const step = placeable || stepped.phase !== "running" ? stepped : { ...stepped, status: withNothingReady(stepped.status) }
         const unchanged = sameJson(step.status, job["status"] ?? {})

@@ -1,7 +1,7 @@
 // The pods/log subresource: a pod's container log as plain text, as `kubectl logs` reads it, with
 // container, follow, tailLines, sinceSeconds, sinceTime, timestamps, limitBytes and previous. The
 // pod is read through the simulator (auth and the fault plan apply as to a get); the lines are its
-// synthetic log on the simulator's clock. A followed log is polled until the container exits, the pod
+// log as the simulator's containers wrote it (synthetic on the clock, or a process's output with exec). A followed log is polled until the container exits, the pod
 // goes, or the client leaves.
 import type { ServerResponse } from "node:http"
 import { type ApiResponse, type KubeObject, statusBody } from "../Api.ts"
@@ -84,7 +84,7 @@ const isExited = (pod: KubeObject | undefined, container: string): boolean =>
   pod === undefined || (containerStatus(pod, container)?.["state"] as Record<string, unknown> | undefined)?.["terminated"] !== undefined
 
 /** Serves GET .../pods/{name}/log. */
-export const servePodLog = (res: ServerResponse, simulator: Pick<Simulator, "handle" | "now">, call: PodLogCall, timers: Timers, pollMs = 100): void => {
+export const servePodLog = (res: ServerResponse, simulator: Pick<Simulator, "handle" | "now"> & Partial<Pick<Simulator, "containerLog">>, call: PodLogCall, timers: Timers, pollMs = 100): void => {
   const read = () => simulator.handle({
     verb: "get",
     group: "",
@@ -99,8 +99,10 @@ export const servePodLog = (res: ServerResponse, simulator: Pick<Simulator, "han
     const pod = response.body as KubeObject
     const request = decide(pod, call.query, simulator.now())
     if ("code" in request) return sendJson(res, request)
+    // A wrapper that forwards no containerLog serves the synthetic log, as before exec existed.
+    const logOf = (current: KubeObject) => simulator.containerLog?.(current, request.container) ?? syntheticLog(current, request.container, simulator.now())
     const selected = (lines: ReadonlyArray<LogLine>) => lines.filter((line) => request.since === undefined || line.time >= request.since)
-    const first = selected(syntheticLog(pod, request.container, simulator.now()))
+    const first = selected(logOf(pod))
     const shown = request.tail === undefined ? first : first.slice(Math.max(0, first.length - request.tail))
     let budget = request.limitBytes ?? Number.POSITIVE_INFINITY
     let sent = first.length
@@ -125,7 +127,7 @@ export const servePodLog = (res: ServerResponse, simulator: Pick<Simulator, "han
       const current = again.kind === "answered" && again.response.code === 200 ? (again.response.body as KubeObject) : undefined
       const uid = (pod.metadata as { uid?: unknown } | undefined)?.uid
       const same = current !== undefined && (current.metadata as { uid?: unknown } | undefined)?.uid === uid
-      const lines = same ? selected(syntheticLog(current, request.container, simulator.now())) : []
+      const lines = same ? selected(logOf(current)) : []
       const more = write(lines.slice(sent))
       sent = Math.max(sent, lines.length)
       if (!more || !same || isExited(current, request.container)) return void res.end()

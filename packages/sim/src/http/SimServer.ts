@@ -18,7 +18,7 @@ import { tableOf } from "./Table.ts"
 import { serveWatch } from "./WatchStream.ts"
 
 /** The part of a Simulator the HTTP face uses. */
-export type ServedSimulator = Pick<Simulator, "handle" | "watch" | "now" | "advanceTo">
+export type ServedSimulator = Pick<Simulator, "handle" | "watch" | "now" | "advanceTo"> & Partial<Pick<Simulator, "containerLog">>
 
 /** How to start a simulator server. */
 export interface SimServerOptions {
