@@ -60,6 +60,45 @@ const afterTrainJobCreate = (recorded: RecordedSim, act: () => void): RecordedSi
   }
 })
 
+/** Acts on the store right after the first owner patch of the copy succeeds. */
+const afterOwnerPatch = (recorded: RecordedSim, act: () => void): RecordedSim => {
+  let done = false
+  return {
+    ...recorded,
+    face: {
+      ...recorded.face,
+      handle: (request) => {
+        const outcome = recorded.face.handle(request)
+        if (!done && request.verb === "patch" && request.resource === "trainingruntimes" && outcome.kind === "answered" && outcome.response.code === 200) {
+          done = true
+          act()
+        }
+        return outcome
+      }
+    }
+  }
+}
+
+/** Answers the first call of `verb` on `resource` with a 422 Status carrying two field causes, applying nothing. */
+const invalidWithCauses = (recorded: RecordedSim, verb: string, resource: string): RecordedSim => {
+  let done = false
+  return {
+    ...recorded,
+    face: {
+      ...recorded.face,
+      handle: (request) => {
+        if (done || request.verb !== verb || request.resource !== resource) return recorded.face.handle(request)
+        done = true
+        const causes = [
+          { reason: "FieldValueInvalid", field: "metadata.finalizers", message: "held" },
+          { reason: "FieldValueInvalid", field: "metadata.uid", message: "mismatch" }
+        ]
+        return { kind: "answered", response: { code: 422, body: { kind: "Status", apiVersion: "v1", status: "Failure", reason: "Invalid", code: 422, message: "refused", details: { causes } } } }
+      }
+    }
+  }
+}
+
 /** Holds job 1's object of `resource` with a finalizer and deletes it, so it stays with a deletionTimestamp. */
 const holdAndDelete = (recorded: RecordedSim, resource: "trainjobs" | "trainingruntimes"): void => {
   const object = recorded.sim.system.get(resource, namespace, name1)!
@@ -184,12 +223,29 @@ describe("Start, step 7: the copy's owner", () => {
     expect(ownerUids(copyOf(recorded))).toEqual([result.uid])
   })
 
-  it("an owner patch refused by the server names it: ErrRejected, the TrainJob and copy stopped", async () => {
-    const recorded = simOf({ faults: [{ verb: "patch", resource: "trainingruntimes", action: { type: "status", code: 500, message: "patch broke" } }] })
+  it("an owner patch refused by the server names it and is not retried: ErrRejected, the TrainJob and copy stopped", async () => {
+    // Only the first patch fails: a definite answer ends step 7 (only a Conflict or no answer reads the copy again).
+    const recorded = simOf({ faults: [{ verb: "patch", resource: "trainingruntimes", nth: 1, action: { type: "status", code: 500, message: "patch broke" } }] })
     const error = errorOf(await runStart(recorded, open, requestOf(1)))
     expect(error._tag).toBe("ErrRejected")
     expect(error.reasons[0]).toBe("the runtime copy's owner could not be set")
     expect(error.reasons.join(" ")).toContain("patch broke")
+    expect(callsOf(recorded, "patch", "trainingruntimes")).toHaveLength(1)
+    expect(stored(recorded, "trainjobs")).toEqual([])
+    expect(copyOf(recorded)).toBeUndefined()
+  })
+
+  it("an owner patch that went unanswered, then a copy that cannot be read, names the read's failure; the TrainJob is stopped", async () => {
+    const recorded = simOf({
+      faults: [
+        { verb: "patch", resource: "trainingruntimes", nth: 1, action: { type: "drop" } },
+        { verb: "get", resource: "trainingruntimes", name: trainJobNameOf(1), nth: 1, action: { type: "status", code: 500, message: "copy unreadable" } }
+      ]
+    })
+    const error = errorOf(await runStart(recorded, open, requestOf(1)))
+    expect(error._tag).toBe("ErrRejected")
+    expect(error.reasons[0]).toBe("the runtime copy's owner could not be set")
+    expect(error.reasons.slice(1).join(" ")).toContain("copy unreadable")
     expect(stored(recorded, "trainjobs")).toEqual([])
     expect(copyOf(recorded)).toBeUndefined()
   })
@@ -252,6 +308,35 @@ describe("Start, steps 8 and 9, and the failure paragraph: what each failure say
     expect(JSON.stringify(deleted?.request.body)).toContain(String(uidOf(jobOf(recorded))))
   })
 
+  it("a stop refused with several causes names each of them", async () => {
+    const base = simOf({ faults: [{ verb: "patch", resource: "trainingruntimes", action: { type: "status", code: 500 } }] })
+    const error = errorOf(await runStart(invalidWithCauses(base, "delete", "trainjobs"), open, requestOf(1)))
+    expect(error._tag).toBe("ErrOutcomeUnknown")
+    const call = `delete trainjobs ${namespace}/${name1}`
+    expect(error.reasons.at(-1)).toBe(
+      `stopping the TrainJob failed: ${call}: Invalid (422): refused; ${call}: metadata.finalizers: held; ${call}: metadata.uid: mismatch`
+    )
+    expect(stored(base, "trainjobs")).toHaveLength(1)
+  })
+
+  it("a creator that must stop its TrainJob leaves it when a concurrent Start adopted it first (marked the copy): ErrOutcomeUnknown", async () => {
+    const base = simOf({ faults: [{ verb: "get", resource: "trainjobs", nth: 1, action: { type: "status", code: 500, message: "read-back broke" } }] })
+    // Between the creator's owner patch and its read-back, another Start of the request adopts the TrainJob.
+    const recorded = afterOwnerPatch(base, () => {
+      const copy = copyOf(base)!
+      const uid = String(uidOf(jobOf(base)))
+      base.sim.system.update("trainingruntimes", { ...copy, metadata: { ...copy.metadata, annotations: { ...(copy.metadata?.["annotations"] as object), [adoptionMark(plain)]: uid } } })
+    })
+    const error = errorOf(await runStart(recorded, open, requestOf(1)))
+    expect(error._tag).toBe("ErrOutcomeUnknown")
+    expect(error.reasons[0]).toBe("the TrainJob could not be read back")
+    expect(error.reasons.at(-1)).toBe("a concurrent Start of this request adopted the TrainJob, so it was left as it is")
+    expect(error).toMatchObject({ ref: { namespace, name: name1, uid: uidOf(jobOf(base)) } })
+    expect(stored(base, "trainjobs")).toHaveLength(1)
+    expect(ownerUids(copyOf(base))).toEqual([uidOf(jobOf(base))])
+    expect(callsOf(base, "delete", "trainjobs")).toEqual([])
+  })
+
   it("a TrainJob stopped after a failure is deleted only if it is still the one this Start created", async () => {
     const recorded = simOf({ faults: [{ verb: "get", resource: "trainjobs", action: { type: "status", code: 503 } }] })
     errorOf(await runStart(recorded, open, requestOf(1)))
@@ -286,6 +371,13 @@ describe("Start, steps 8 and 9, and the failure paragraph: what each failure say
     expect(error._tag).toBe("ErrRejected")
     expect(error.reasons).toEqual(["no ready Workload within 30000 ms", "no Workload exists for the TrainJob yet"])
     expect(stored(recorded, "trainjobs").map((j) => j.metadata?.["name"])).toEqual([name1])
+  })
+
+  it("in plain mode a config's kueue section changes nothing: no Workload is waited for", async () => {
+    const config = configOf("plain", { kueue: { queue: "team-queue", admissionCheck: "dispatch-check" } })
+    const recorded = simOf()
+    expect(valueOf(await runStart(recorded, backendOf(config), requestOf(1)))).toMatchObject({ created: true, gateClosed: true })
+    expect(callsOf(recorded, "list", "workloads")).toEqual([])
   })
 
   it("a Workload list that keeps failing names the list's failure", async () => {
