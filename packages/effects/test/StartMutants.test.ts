@@ -308,6 +308,17 @@ describe("Start, steps 8 and 9, and the failure paragraph: what each failure say
     expect(JSON.stringify(deleted?.request.body)).toContain(String(uidOf(jobOf(recorded))))
   })
 
+  it("a copy that cannot be deleted after a definite failure names every cause of its delete's refusal", async () => {
+    const base = simOf({ faults: [{ verb: "create", resource: "trainjobs", action: { type: "status", code: 500 } }] })
+    const error = errorOf(await runStart(invalidWithCauses(base, "delete", "trainingruntimes"), open, requestOf(1)))
+    expect(error._tag).toBe("ErrUnreachable")
+    const call = `delete trainingruntimes ${namespace}/${name1}`
+    expect(error.reasons.at(-1)).toBe(
+      `the runtime copy could not be deleted: ${call}: Invalid (422): refused; ${call}: metadata.finalizers: held; ${call}: metadata.uid: mismatch`
+    )
+    expect(copyOf(base)).toBeDefined()
+  })
+
   it("a stop refused with several causes names each of them", async () => {
     const base = simOf({ faults: [{ verb: "patch", resource: "trainingruntimes", action: { type: "status", code: 500 } }] })
     const error = errorOf(await runStart(invalidWithCauses(base, "delete", "trainjobs"), open, requestOf(1)))
@@ -455,5 +466,14 @@ describe("Start's spans and log lines", () => {
     expect(spans.some((s) => s.attributes.has("dispatch.name"))).toBe(false)
     const untyped = await startRecorded(simOf(), { ...requestOf(1), job: 7 })
     expect(untyped.spans.find((s) => s.name === "dispatch.start.checkGates")?.attributes.has("dispatch.job")).toBe(false)
+    expect(untyped.logs.length).toBeGreaterThan(0)
+    expect(untyped.logs.some((l) => "job" in l.annotations)).toBe(false)
+  })
+
+  it.each([["null", null], ["undefined", undefined], ["a string", "start it"]])("a request that is %s is ErrInvalid, with nothing called", async (_, input) => {
+    const recorded = simOf()
+    const { exit } = await startRecorded(recorded, input)
+    expect(errorOf(exit)._tag).toBe("ErrInvalid")
+    expect(recorded.calls).toEqual([])
   })
 })
