@@ -179,6 +179,17 @@ describe("Start, step 6: a TrainJob of the name already there", () => {
     expect(callsOf(recorded, "delete", "trainjobs")).toEqual([])
   })
 
+  it("one that is not this request's gets the copy it runs on as its owner, but not the mark of an adoption", async () => {
+    const recorded = simOf({ faults: [{ verb: "create", resource: "trainjobs", nth: 1, action: { type: "drop" } }] })
+    const inFlight = makeInFlight()
+    expect(errorOf(await runStart(recorded, open, requestOf(1), inFlight))._tag).toBe("ErrOutcomeUnknown")
+    const landed = jobOf(recorded)
+    expect(errorOf(await runStart(recorded, open, { ...requestOf(1), attempt: 2 }, inFlight))._tag).toBe("ErrRejected")
+    const copy = copyOf(recorded)
+    expect(ownerUids(copy)).toEqual([uidOf(landed)])
+    expect((copy?.metadata?.["annotations"] as Record<string, string> | undefined)?.[adoptionMark(plain)]).toBeUndefined()
+  })
+
   it("one that is not this request's keeps the copy; when handing it over fails, ErrRejected names both", async () => {
     const recorded = simOf({ faults: [{ verb: "create", resource: "trainjobs", nth: 1, action: { type: "drop" } }] })
     const inFlight = makeInFlight()
