@@ -98,6 +98,27 @@ export const simOf = (options: SimulatorOptions = {}): RecordedSim => {
   return { sim, face, calls }
 }
 
+/** Acts on the store right after a successful (2xx) call of `verb` on `resource`, as a concurrent writer
+ * would: after each such call, or only the first with `once`. */
+export const afterCall = (recorded: RecordedSim, verb: string, resource: string, act: () => void, once = false): RecordedSim => {
+  let acted = false
+  return {
+    ...recorded,
+    face: {
+      ...recorded.face,
+      handle: (request) => {
+        const outcome = recorded.face.handle(request)
+        const succeeded = outcome.kind === "answered" && outcome.response.code < 300
+        if (succeeded && request.verb === verb && request.resource === resource && !(once && acted)) {
+          acted = true
+          act()
+        }
+        return outcome
+      }
+    }
+  }
+}
+
 /** Writes (create, patch, update, delete) among the recorded calls. */
 export const writes = (calls: ReadonlyArray<Call>): ReadonlyArray<Call> => calls.filter((c) => c.request.verb !== "get" && c.request.verb !== "list")
 

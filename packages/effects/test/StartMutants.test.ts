@@ -4,12 +4,13 @@
 // wait's selector, and the spans and log lines a Start leaves. Every test reads the simulator's store.
 import { Effect, Layer, Logger, References, Tracer } from "effect"
 import { describe, expect, it } from "vitest"
-import type { KubeObject } from "@dispatch/sim"
+import type { FaultRule, KubeObject } from "@dispatch/sim"
 import { adoptionMark } from "../src/AdoptionMark.ts"
 import { InFlight, makeInFlight } from "../src/InFlight.ts"
 import { SimCluster } from "../src/SimCluster.ts"
 import { start } from "../src/Start.ts"
 import {
+  afterCall,
   backendOf,
   configOf,
   errorOf,
@@ -47,36 +48,16 @@ const leaveCopy = (recorded: RecordedSim, ownerReferences: ReadonlyArray<Record<
 
 const trainJobOwner = (name: string, uid: string) => ({ apiVersion: "trainer.kubeflow.org/v1alpha1", kind: "TrainJob", name, uid })
 
-/** Acts on the store right after each TrainJob create succeeds, as a concurrent writer would. */
-const afterTrainJobCreate = (recorded: RecordedSim, act: () => void): RecordedSim => ({
-  ...recorded,
-  face: {
-    ...recorded.face,
-    handle: (request) => {
-      const outcome = recorded.face.handle(request)
-      if (request.verb === "create" && request.resource === "trainjobs" && outcome.kind === "answered" && outcome.response.code === 201) act()
-      return outcome
-    }
-  }
-})
-
-/** Acts on the store right after the first owner patch of the copy succeeds. */
-const afterOwnerPatch = (recorded: RecordedSim, act: () => void): RecordedSim => {
-  let done = false
-  return {
-    ...recorded,
-    face: {
-      ...recorded.face,
-      handle: (request) => {
-        const outcome = recorded.face.handle(request)
-        if (!done && request.verb === "patch" && request.resource === "trainingruntimes" && outcome.kind === "answered" && outcome.response.code === 200) {
-          done = true
-          act()
-        }
-        return outcome
-      }
-    }
-  }
+/** Job 1's first create lands unanswered; then a new attempt of the job (its comment and attempt token
+ * differ, so the TrainJob is not its) is started with `faults`. */
+const newAttemptOverLanded = async (faults: ReadonlyArray<FaultRule>) => {
+  const recorded = simOf({ faults: [{ verb: "create", resource: "trainjobs", nth: 1, action: { type: "drop" } }] })
+  const inFlight = makeInFlight()
+  expect(errorOf(await runStart(recorded, open, requestOf(1), inFlight))._tag).toBe("ErrOutcomeUnknown")
+  const landed = jobOf(recorded)
+  recorded.sim.setFaults(faults)
+  const error = errorOf(await runStart(recorded, open, { ...requestOf(1), attempt: 2 }, inFlight))
+  return { recorded, landed, error }
 }
 
 /** Answers the first call of `verb` on `resource` with a 422 Status carrying two field causes, applying nothing. */
@@ -180,23 +161,15 @@ describe("Start, step 6: a TrainJob of the name already there", () => {
   })
 
   it("one that is not this request's gets the copy it runs on as its owner, but not the mark of an adoption", async () => {
-    const recorded = simOf({ faults: [{ verb: "create", resource: "trainjobs", nth: 1, action: { type: "drop" } }] })
-    const inFlight = makeInFlight()
-    expect(errorOf(await runStart(recorded, open, requestOf(1), inFlight))._tag).toBe("ErrOutcomeUnknown")
-    const landed = jobOf(recorded)
-    expect(errorOf(await runStart(recorded, open, { ...requestOf(1), attempt: 2 }, inFlight))._tag).toBe("ErrRejected")
+    const { recorded, landed, error } = await newAttemptOverLanded([])
+    expect(error._tag).toBe("ErrRejected")
     const copy = copyOf(recorded)
     expect(ownerUids(copy)).toEqual([uidOf(landed)])
     expect((copy?.metadata?.["annotations"] as Record<string, string> | undefined)?.[adoptionMark(plain)]).toBeUndefined()
   })
 
   it("one that is not this request's keeps the copy; when handing it over fails, ErrRejected names both", async () => {
-    const recorded = simOf({ faults: [{ verb: "create", resource: "trainjobs", nth: 1, action: { type: "drop" } }] })
-    const inFlight = makeInFlight()
-    expect(errorOf(await runStart(recorded, open, requestOf(1), inFlight))._tag).toBe("ErrOutcomeUnknown")
-    const landed = jobOf(recorded)
-    recorded.sim.setFaults([{ verb: "patch", resource: "trainingruntimes", action: { type: "status", code: 500, message: "patch broke" } }])
-    const error = errorOf(await runStart(recorded, open, { ...requestOf(1), attempt: 2 }, inFlight))
+    const { recorded, landed, error } = await newAttemptOverLanded([{ verb: "patch", resource: "trainingruntimes", action: { type: "status", code: 500, message: "patch broke" } }])
     expect(error._tag).toBe("ErrRejected")
     expect(error).toMatchObject({ ref: { namespace, name: name1, uid: uidOf(landed) } })
     const at = error.reasons.indexOf("the runtime copy's owner could not be set")
@@ -281,7 +254,7 @@ describe("Start, step 7: the copy's owner", () => {
     ]
   ] as const)("a copy %s after the TrainJob's create is not taken over: Start fails naming the change", async (_, change) => {
     const base = simOf()
-    const recorded = afterTrainJobCreate(base, () => change(base))
+    const recorded = afterCall(base, "create", "trainjobs", () => change(base))
     const error = errorOf(await runStart(recorded, open, requestOf(1)))
     expect(["ErrRejected", "ErrOutcomeUnknown"]).toContain(error._tag)
     expect(error.reasons.slice(0, 2)).toEqual(["the runtime copy's owner could not be set", `the runtime copy ${namespace}/${name1} changed since it was created`])
@@ -344,11 +317,11 @@ describe("Start, steps 8 and 9, and the failure paragraph: what each failure say
   it("a creator that must stop its TrainJob leaves it when a concurrent Start adopted it first (marked the copy): ErrOutcomeUnknown", async () => {
     const base = simOf({ faults: [{ verb: "get", resource: "trainjobs", nth: 1, action: { type: "status", code: 500, message: "read-back broke" } }] })
     // Between the creator's owner patch and its read-back, another Start of the request adopts the TrainJob.
-    const recorded = afterOwnerPatch(base, () => {
+    const recorded = afterCall(base, "patch", "trainingruntimes", () => {
       const copy = copyOf(base)!
       const uid = String(uidOf(jobOf(base)))
       base.sim.system.update("trainingruntimes", { ...copy, metadata: { ...copy.metadata, annotations: { ...(copy.metadata?.["annotations"] as object), [adoptionMark(plain)]: uid } } })
-    })
+    }, true)
     const error = errorOf(await runStart(recorded, open, requestOf(1)))
     expect(error._tag).toBe("ErrOutcomeUnknown")
     expect(error.reasons[0]).toBe("the TrainJob could not be read back")
