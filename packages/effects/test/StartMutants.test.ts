@@ -135,6 +135,18 @@ describe("Start, step 5: which existing copy is this job's", () => {
   })
 })
 
+describe("Start, steps 2 to 5 on a job's frozen runtime", () => {
+  it("only a refusal falls back to the job's frozen copy: a source runtime that cannot be read is ErrUnreachable (retry later), even with the job there", async () => {
+    const recorded = simOf()
+    const first = valueOf(await runStart(recorded, open, requestOf(1)))
+    recorded.sim.setFaults([{ verb: "get", resource: "clustertrainingruntimes", action: { type: "status", code: 503 } }])
+    const error = errorOf(await runStart(recorded, open, requestOf(1)))
+    expect(error._tag).toBe("ErrUnreachable")
+    expect(callsOf(recorded, "get", "trainjobs")).toHaveLength(1)
+    expect(stored(recorded, "trainjobs").map(uidOf)).toEqual([first.uid])
+  })
+})
+
 describe("Start, step 6: a TrainJob of the name already there", () => {
   it("one that cannot be read is ErrOutcomeUnknown with the read's reasons: whether it is this request's is unknown", async () => {
     const recorded = simOf()
