@@ -440,6 +440,19 @@ describe("Start's spans and log lines", () => {
     expect(done?.annotations).toMatchObject({ uid: result.uid, gateClosed: true, job: requestOf(1).job })
   })
 
+  it("a retry on the job's frozen runtime spans the look for it and the render on it", async () => {
+    const recorded = simOf()
+    valueOf(await runStart(recorded, open, requestOf(1)))
+    recorded.sim.system.delete("clustertrainingruntimes", undefined, "torch-distributed", "Background")
+    const { spans, exit } = await startRecorded(recorded, requestOf(1))
+    expect(valueOf(exit).created).toBe(false)
+    // The source is gone: step 3 refuses it before any render, and the job's frozen copy is rendered instead.
+    expect(spans.map((s) => s.name).filter((n) => n === "dispatch.start.frozenRuntime" || n === "dispatch.start.render")).toEqual([
+      "dispatch.start.frozenRuntime",
+      "dispatch.start.render"
+    ])
+  })
+
   it("an adopting Start says so in its last log line", async () => {
     const recorded = simOf()
     valueOf(await runStart(recorded, open, requestOf(1)))
