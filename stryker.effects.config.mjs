@@ -2,8 +2,11 @@
 // Mutation testing for effects' Start and lifecycle: `pnpm mutate:effects` (docs/testing.md).
 import { mutationOptions } from "./stryker.config.mjs"
 
-export default mutationOptions("effects", "packages/effects", [
+const options = mutationOptions("effects", "packages/effects", [
   "packages/effects/src/Start*.ts",
   "packages/effects/src/lifecycle/**/*.ts",
   "!packages/effects/src/lifecycle/index.ts"
 ])
+
+// Without the whole-flow tests (stryker.effects.vitest.config.ts), which would rerun for nearly every mutant.
+export default { ...options, vitest: { ...options.vitest, configFile: "stryker.effects.vitest.config.ts" } }

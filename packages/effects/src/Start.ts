@@ -165,8 +165,8 @@ const reuseCopy = (manifests: Manifests, source: unknown, createAgain: Effect.Ef
     const owners = existing.metadata.ownerReferences ?? []
     const ours = ourOwner(existing, manifests)
     const problems = [
-      // render's rule wants an unowned copy; a copy owned by our own TrainJob is judged on its spec alone.
-      ...(copyMatchesSource(ours === undefined ? existing : withoutOwners(existing), source) ? [] : [`the runtime copy ${manifests.namespace}/${manifests.name} exists with a spec that differs from its source`]),
+      // render's rule wants an unowned copy: the spec is judged alone, the owners below, so each problem is named once.
+      ...(copyMatchesSource(withoutOwners(existing), source) ? [] : [`the runtime copy ${manifests.namespace}/${manifests.name} exists with a spec that differs from its source`]),
       ...(owners.length === 0 || ours !== undefined ? [] : [`the runtime copy ${manifests.namespace}/${manifests.name} exists and belongs to another owner`])
     ]
     // The reference names the TrainJob; step 5 has not reached it, so no UID (the copy's UID is not its).

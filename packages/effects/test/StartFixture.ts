@@ -3,13 +3,14 @@
 import { torchRuntime as sharedTorchRuntime } from "../../../test/fixtures/TorchRuntime.ts"
 import { Effect, Exit, Fiber, Layer, References, Result } from "effect"
 import { TestClock } from "effect/testing"
-import { type BackendConfig, decodeConfig, trainJobName } from "@dispatch/render"
-import { type ApiRequest, type KubeObject, type Outcome, Simulator, type SimulatorOptions } from "@dispatch/sim"
+import { type BackendConfig, decodeConfig, startGateName, trainJobName } from "@dispatch/render"
+import { type ApiRequest, type Controller, type KubeObject, type Outcome, Simulator, type SimulatorOptions } from "@dispatch/sim"
 import { type Backend, type Gate, openBackend } from "../src/Backend.ts"
 import { InFlight, makeInFlight, type InFlightShape } from "../src/InFlight.ts"
 import { SimCluster, type SimulatorFace } from "../src/SimCluster.ts"
 import { start, type StartResult } from "../src/Start.ts"
 import type { StartError } from "../src/StartErrors.ts"
+import { admissionGatedBy, jobUidLabel } from "../src/WorkloadReadiness.ts"
 
 /** The namespace every test works in. */
 export const namespace = "default"
@@ -95,6 +96,27 @@ export const simOf = (options: SimulatorOptions = {}): RecordedSim => {
     advanceTo: (ms) => sim.advanceTo(ms)
   }
   return { sim, face, calls }
+}
+
+/** Acts on the store right after a successful (2xx) call of `verb` on `resource`, as a concurrent writer
+ * would: after each such call, or only the first with `once`. */
+export const afterCall = (recorded: RecordedSim, verb: string, resource: string, act: () => void, once = false): RecordedSim => {
+  let acted = false
+  return {
+    ...recorded,
+    face: {
+      ...recorded.face,
+      handle: (request) => {
+        const outcome = recorded.face.handle(request)
+        const succeeded = outcome.kind === "answered" && outcome.response.code < 300
+        if (succeeded && request.verb === verb && request.resource === resource && !(once && acted)) {
+          acted = true
+          act()
+        }
+        return outcome
+      }
+    }
+  }
 }
 
 /** Writes (create, patch, update, delete) among the recorded calls. */
@@ -186,10 +208,46 @@ export const openInStore = (recorded: RecordedSim, config: BackendConfig, name: 
   }
   const workload = system.list("workloads", namespace, `kueue.x-k8s.io/job-uid=${String(job.metadata?.["uid"])}`)[0]
   if (workload === undefined) throw new Error(`no Workload for ${name} to open`)
-  const { [gateAnnotation]: _gate, ...annotations } = (workload.metadata?.["annotations"] ?? {}) as Record<string, string>
+  const { [admissionGatedBy]: _gate, ...annotations } = (workload.metadata?.["annotations"] ?? {}) as Record<string, string>
   const ungated = system.update("workloads", { ...workload, metadata: { ...workload.metadata, annotations } }).body as KubeObject
   const checks = ((ungated["status"] as { admissionChecks?: ReadonlyArray<Record<string, unknown>> } | undefined)?.admissionChecks ?? []).map((c) => ({ ...c, state: "Ready" }))
   system.updateStatus("workloads", { ...ungated, status: { ...(ungated["status"] as object), admissionChecks: checks } })
 }
 
-const gateAnnotation = "kueue.x-k8s.io/admission-gated-by"
+/** A stand-in for Kueue that creates the Workload of each TrainJob it serves (all by default) with or
+ * without dispatch's gate and the admission check. */
+export const scriptedKueue = (options: { gate: boolean; check: boolean; serves?: (name: string) => boolean }): Controller => ({
+  name: "scripted-kueue",
+  reconcile: (system) => {
+    for (const job of system.list("trainjobs", namespace)) {
+      const metadata = job.metadata as { name: string; uid: string }
+      const workloadName = `trainjob-${metadata.name}-0a1b2`
+      if (options.serves?.(metadata.name) === false || system.get("workloads", namespace, workloadName) !== undefined) continue
+      const workload: KubeObject = {
+        apiVersion: "kueue.x-k8s.io/v1beta1",
+        kind: "Workload",
+        metadata: {
+          name: workloadName,
+          namespace,
+          labels: { [jobUidLabel]: metadata.uid },
+          annotations: options.gate ? { [admissionGatedBy]: startGateName(configOf("kueue")) } : {},
+          ownerReferences: [{ apiVersion: "trainer.kubeflow.org/v1alpha1", kind: "TrainJob", name: metadata.name, uid: metadata.uid, controller: true }]
+        },
+        spec: { queueName: "team-queue", podSets: [{ name: "node", count: 1, template: { spec: { containers: [{ name: "node", image: "i" }] } } }] }
+      }
+      const created = system.create("workloads", workload)
+      const stored = created.body as KubeObject
+      if (options.check) {
+        system.updateStatus("workloads", { ...stored, status: { admissionChecks: [{ name: "dispatch-check", state: "Pending", message: "", lastTransitionTime: "2026-01-01T00:00:00Z" }] } })
+      }
+    }
+  }
+})
+
+/** Kueue's create-time webhook as the scripted Kueue's companion: it closes each new TrainJob. */
+export const suspendOnCreate = (recorded: RecordedSim): void =>
+  recorded.sim.addAdmission({
+    name: "scripted-kueue-webhook",
+    resource: "trainjobs",
+    admit: (operation, object) => ({ object: operation === "create" ? { ...object, spec: { ...(object["spec"] as object), suspend: true } } : object })
+  })

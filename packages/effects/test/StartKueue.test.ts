@@ -2,9 +2,8 @@
 // scripted Kueue for Workloads that lack the gate or the check.
 import { describe, expect, it } from "vitest"
 import { startGateName } from "@dispatch/render"
-import type { Controller, KubeObject } from "@dispatch/sim"
-import { admissionGatedBy, jobUidLabel } from "../src/WorkloadReadiness.ts"
-import { backendOf, configOf, errorOf, namespace, requestOf, runStart, simOf, stored, trainJobNameOf, valueOf } from "./StartFixture.ts"
+import { admissionGatedBy } from "../src/WorkloadReadiness.ts"
+import { backendOf, configOf, errorOf, namespace, requestOf, runStart, scriptedKueue, simOf, stored, suspendOnCreate, trainJobNameOf, valueOf } from "./StartFixture.ts"
 
 const kueue = configOf("kueue")
 const backend = backendOf(kueue)
@@ -12,43 +11,6 @@ const name1 = trainJobNameOf(1)
 
 const simKueue = (workloadDelayMs: number) =>
   simOf({ controllers: { kueue: { workloadDelayMs, queues: { "team-queue": { admissionChecks: ["dispatch-check"] } } } } })
-
-/** A stand-in for Kueue that creates each TrainJob's Workload with or without the gate and the check. */
-const scriptedKueue = (options: { gate: boolean; check: boolean }): Controller => ({
-  name: "scripted-kueue",
-  reconcile: (system) => {
-    for (const job of system.list("trainjobs", namespace)) {
-      const metadata = job.metadata as { name: string; uid: string }
-      const workloadName = `trainjob-${metadata.name}-0a1b2`
-      if (system.get("workloads", namespace, workloadName) !== undefined) continue
-      const workload: KubeObject = {
-        apiVersion: "kueue.x-k8s.io/v1beta1",
-        kind: "Workload",
-        metadata: {
-          name: workloadName,
-          namespace,
-          labels: { [jobUidLabel]: metadata.uid },
-          annotations: options.gate ? { [admissionGatedBy]: startGateName(kueue) } : {},
-          ownerReferences: [{ apiVersion: "trainer.kubeflow.org/v1alpha1", kind: "TrainJob", name: metadata.name, uid: metadata.uid, controller: true }]
-        },
-        spec: { queueName: "team-queue", podSets: [{ name: "node", count: 1, template: { spec: { containers: [{ name: "node", image: "i" }] } } }] }
-      }
-      const created = system.create("workloads", workload)
-      const stored = created.body as KubeObject
-      if (options.check) {
-        system.updateStatus("workloads", { ...stored, status: { admissionChecks: [{ name: "dispatch-check", state: "Pending", message: "", lastTransitionTime: "2026-01-01T00:00:00Z" }] } })
-      }
-    }
-  }
-})
-
-/** Kueue's create-time webhook as the scripted Kueue's companion: it closes each new TrainJob. */
-const suspendOnCreate = (recorded: ReturnType<typeof simOf>): void =>
-  recorded.sim.addAdmission({
-    name: "scripted-kueue-webhook",
-    resource: "trainjobs",
-    admit: (operation, object) => ({ object: operation === "create" ? { ...object, spec: { ...(object["spec"] as object), suspend: true } } : object })
-  })
 
 describe("Start, step 8 in Kueue mode", () => {
   it("refuses a new TrainJob that Kueue did not suspend (Kueue does not manage it), without waiting for a Workload", async () => {

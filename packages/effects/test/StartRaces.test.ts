@@ -2,7 +2,7 @@
 // runtime as soon as a TrainJob references it, and a copy being deleted may still be found by a retry.
 import { describe, expect, it } from "vitest"
 import type { KubeObject } from "@dispatch/sim"
-import { backendOf, configOf, errorOf, namespace, type RecordedSim, requestOf, runStart, simOf, stored, trainJobNameOf, valueOf } from "./StartFixture.ts"
+import { afterCall, backendOf, configOf, errorOf, namespace, type RecordedSim, requestOf, runStart, simOf, stored, trainJobNameOf, valueOf } from "./StartFixture.ts"
 
 const open = backendOf(configOf("plain"))
 const name1 = trainJobNameOf(1)
@@ -11,17 +11,7 @@ const finalizer = "trainer.kubeflow.org/resource-in-use"
 const metaOf = (object: KubeObject | undefined): Record<string, unknown> => object?.metadata ?? {}
 
 /** Acts on the simulator's store right after each TrainJob create succeeds, as a concurrent writer would. */
-const afterTrainJobCreate = (recorded: RecordedSim, act: () => void): RecordedSim => ({
-  ...recorded,
-  face: {
-    ...recorded.face,
-    handle: (request) => {
-      const outcome = recorded.face.handle(request)
-      if (request.verb === "create" && request.resource === "trainjobs" && outcome.kind === "answered" && outcome.response.code === 201) act()
-      return outcome
-    }
-  }
-})
+const afterTrainJobCreate = (recorded: RecordedSim, act: () => void): RecordedSim => afterCall(recorded, "create", "trainjobs", act)
 
 /** Changes the copy with an Update right after each TrainJob create succeeds. */
 const changeCopyAfterTrainJobCreate = (recorded: RecordedSim, change: (copy: KubeObject) => KubeObject): RecordedSim =>
