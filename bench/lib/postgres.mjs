@@ -1,13 +1,31 @@
-// A throwaway PostgreSQL 15 for a bench (test/postgres/start.sh), or a printed note when the binaries
-// are absent. Lives in bench/lib so that bench/run.mjs does not run it as a bench of its own.
+// A throwaway PostgreSQL 15 database for a bench: a new database on the server DATABASE_URL names when it is
+// set, else a server of its own (test/postgres/start.sh), or a printed note when the binaries are absent. Lives in bench/lib so that bench/run.mjs does not run it as a bench of its own.
 import { execFileSync } from "node:child_process"
+import { randomBytes } from "node:crypto"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 
 const scripts = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "test", "postgres")
 
-/** Runs `use(databaseUrl)` against a fresh PostgreSQL and stops it afterwards; skips with a note without one. */
+const psql = join(process.env.PG_BIN ?? "/usr/lib/postgresql/15/bin", "psql")
+
+// A database of its own on a shared server, dropped afterwards, so a bench's rows never meet a test's.
+const withDatabaseOn = async (serverUrl, use) => {
+  const name = `dispatch_bench_${randomBytes(6).toString("hex")}`
+  execFileSync(psql, ["-q", "-c", `create database ${name}`, serverUrl], { stdio: ["ignore", "ignore", "inherit"] })
+  const url = new URL(serverUrl)
+  url.pathname = `/${name}`
+  try {
+    await use(url.toString())
+  } finally {
+    execFileSync(psql, ["-q", "-c", `drop database ${name} with (force)`, serverUrl], { stdio: ["ignore", "ignore", "inherit"] })
+  }
+}
+
+/** Runs `use(databaseUrl)` against a fresh PostgreSQL database (on DATABASE_URL's server when set, else on a server
+ * started for it and stopped afterwards); skips with a note when there is none. */
 export const withPostgres = async (use) => {
+  if (process.env.DATABASE_URL !== undefined && process.env.DATABASE_URL !== "") return withDatabaseOn(process.env.DATABASE_URL, use)
   let started
   try {
     started = execFileSync(join(scripts, "start.sh"), { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 60_000 })

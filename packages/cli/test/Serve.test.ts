@@ -86,6 +86,8 @@ describe("dispatch serve", { timeout: processTestMs }, () => {
     let third: ReturnType<typeof serveOn> | undefined
     try {
       expect(await first.ready).toMatchObject({ url: expect.stringMatching(/^http:/) })
+      // The seconds a data directory takes to create or open before the URL are explained on stderr, not silent.
+      expect(first.stderr()).toContain(`creating the embedded database (PGlite) in ${data}`)
       const second = serveOn(data)
       const refused = await second.ready
       expect(refused).toMatchObject({ code: ExitCode.failure })
@@ -96,6 +98,7 @@ describe("dispatch serve", { timeout: processTestMs }, () => {
       // The killed process left its lock; its pid no longer runs, so the lock is stale and taken over.
       third = serveOn(data)
       const url = (await third.ready).url
+      expect(third.stderr()).toContain(`opening the embedded database (PGlite) in ${data}`)
       expect(await get(`${url}/api/v1/openapi.json`)).toBe(200)
     } finally {
       first.child.kill("SIGKILL")

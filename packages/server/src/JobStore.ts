@@ -49,12 +49,16 @@ const jobOf = (row: JobRow): JobResponse => {
   return { ...rest, timeoutSeconds, timeout: formatTimeout(timeoutSeconds), artifacts: [], ...(mlflowRunId === null ? {} : { mlflowRunId }), dispatch }
 }
 
-/** Inserts a new queued job and the first entry of its status history; returns its id. `rerunOf` names the job it re-runs. */
+/** Inserts a new queued job and the first entry of its status history, in one statement (one round trip); returns
+ * its id. `rerunOf` names the job it re-runs. */
 export const insertJob = async (sql: Sql, owner: { readonly group: string; readonly user: string }, job: AcceptedJob, at: string, rerunOf?: number): Promise<number> => {
   const [row] = await sql.query<{ id: number }>(
-    `insert into jobs (grp, username, experiment, entrypoint, entrypoint_snapshot, queue, parameter_values, artifact_values, swaps,
-       timeout_seconds, description, status, created_on, last_modified_on, rerun_of)
-     values ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9::jsonb, $10, $11, 'queued', $12, $12, $13) returning id`,
+    `with job as (
+       insert into jobs (grp, username, experiment, entrypoint, entrypoint_snapshot, queue, parameter_values, artifact_values, swaps,
+         timeout_seconds, description, status, created_on, last_modified_on, rerun_of)
+       values ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9::jsonb, $10, $11, 'queued', $12, $12, $13) returning id),
+     history as (insert into job_status_history (job, status, changed_on) select id, 'queued', $12 from job)
+     select id from job`,
     [
       owner.group,
       owner.user,
@@ -71,9 +75,7 @@ export const insertJob = async (sql: Sql, owner: { readonly group: string; reado
       rerunOf ?? null
     ]
   )
-  const id = row?.id ?? 0
-  await sql.query(`insert into job_status_history (job, status, changed_on) values ($1, 'queued', $2)`, [id, at])
-  return id
+  return row?.id ?? 0
 }
 
 /** Reads one job of a group; `lock` holds its row until the transaction ends, for read-modify-write. */

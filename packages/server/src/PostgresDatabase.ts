@@ -22,7 +22,7 @@ const sqlOf = (target: Queryable): Sql => ({
 })
 
 /** Connects to PostgreSQL at `url` through a pool of `poolSize` connections (checked by one round trip). */
-export const openPostgres = async (url: string, poolSize = 10): Promise<Database> => {
+export const openPostgres = async (url: string, poolSize = 20): Promise<Database> => {
   const pool = new pg.Pool({ connectionString: url, max: poolSize })
   // An idle connection dropped by the server must not crash the process; the next query reconnects.
   pool.on("error", () => undefined)

@@ -169,17 +169,43 @@ export interface CatalogRows {
   readonly artifacts: ReadonlyArray<Artifact>
 }
 
-/** Loads what a job creation request refers to, as the model's resources. */
+// A row read through to_jsonb carries its times in PostgreSQL's JSON form (`2026-01-01T00:00:00+00:00`); the
+// service answers them in the ISO-8601 form it stamped them in, as a plain read does.
+const timeKeys = new Set(["createdOn", "lastModifiedOn", "gateCheckedOn"])
+const jsonRow = <R>(row: unknown): R | undefined => {
+  if (row === null || row === undefined) return undefined
+  const copy: Record<string, unknown> = { ...(row as Record<string, unknown>) }
+  for (const key of timeKeys) {
+    const value = copy[key]
+    if (typeof value === "string") copy[key] = new Date(value).toISOString()
+  }
+  return copy as R
+}
+
+/** Loads what a job creation request refers to, as the model's resources, in one round trip: a job creation is
+ * the service's hottest write, and each statement of it costs a round trip to the database. */
 export const loadCatalogRows = async (
   sql: Sql,
   group: string,
   refs: { readonly experiment: number; readonly entrypoint: number; readonly queue: number; readonly artifacts: ReadonlyArray<number> }
 ): Promise<CatalogRows> => {
-  // One after another: inside a transaction there is one connection, and pg refuses overlapping queries on it.
-  const experiment = await readExperiment(sql, group, refs.experiment)
-  const entrypoint = await readEntrypoint(sql, group, refs.entrypoint)
-  const queue = await readQueue(sql, group, refs.queue)
-  const artifacts: Array<ArtifactResponse | undefined> = []
-  for (const id of refs.artifacts) artifacts.push(await readArtifact(sql, group, id))
-  return { experiment, entrypoint, queue, artifacts: artifacts.filter((a): a is ArtifactResponse => a !== undefined) }
+  const [row] = await sql.query<{ experiment: unknown; entrypoint: unknown; queue: unknown; artifacts: ReadonlyArray<unknown> }>(
+    `select
+       (select to_jsonb(x) from (select ${experimentColumns} from experiments e where e.id = $2 and e.grp = $1) x) as experiment,
+       (select to_jsonb(x) from (select ${entrypointColumns} from entrypoints p where p.id = $3 and p.grp = $1) x) as entrypoint,
+       (select to_jsonb(x) from (select ${queueColumns} from ${queueTables} where q.id = $4 and q.grp = $1) x) as queue,
+       coalesce((select jsonb_agg(to_jsonb(x) order by x.n) from (select u.n, ${artifactColumns} from unnest($5::int[]) with ordinality u(id, n)
+         join artifacts a on a.id = u.id and a.grp = $1) x), '[]'::jsonb) as artifacts`,
+    [group, refs.experiment, refs.entrypoint, refs.queue, [...refs.artifacts]]
+  )
+  const queue = jsonRow<QueueRow>(row?.queue)
+  return {
+    experiment: jsonRow<ExperimentResponse>(row?.experiment),
+    entrypoint: jsonRow<EntrypointResponse>(row?.entrypoint),
+    queue: queue === undefined ? undefined : queueOf(queue),
+    artifacts: (row?.artifacts ?? []).map((a) => {
+      const { n: _, ...artifact } = jsonRow<ArtifactResponse & { n: number }>(a) as ArtifactResponse & { n: number }
+      return artifact
+    })
+  }
 }
