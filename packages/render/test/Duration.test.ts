@@ -34,6 +34,44 @@ describe("Duration", () => {
     expect(ceilSeconds(text)).toBe(s + (ns > 0 ? 1 : 0))
     expect(ceilMillis(text)).toBe(s * 1000 + Math.ceil(ns / 1e6))
   })
+  it.each([["90s", 90, 90_000], ["1.5s", 2, 1_500], ["0s", 0, 0], ["-1m", -60, -60_000], ["1h", 3_600, 3_600_000]] as const)("keeps %s, a whole number of units, as it is", (text, seconds, millis) => {
+    expect(ceilSeconds(text)).toBe(seconds)
+    expect(ceilMillis(text)).toBe(millis)
+  })
+  it("accepts a duration string of up to 64 characters", () => {
+    expect(parseGoDuration(`${"0".repeat(62)}1s`)).toBe(1_000_000_000n)
+    expect(parseGoDuration(`${"0".repeat(63)}1s`)).toBeUndefined()
+  })
+  test.prop([fc.stringMatching(/^[0-9]{1,30}$/), fc.constantFrom(...UNITS)])("keeps a fraction's digits below a nanosecond out, as Go does", (digits, [unit, ns]) => {
+    expect(parseGoDuration(`0.${digits}${unit}`)).toBe((BigInt(digits) * ns) / 10n ** BigInt(digits.length))
+    expect(parseGoDuration(`1.${digits}${unit}`)).toBe(ns + (BigInt(digits) * ns) / 10n ** BigInt(digits.length))
+  })
+  test.prop([fc.nat(10_000_000), fc.integer({ min: 0, max: 999_999_999 })])("rounds a negative Go duration up, towards zero", (s, ns) => {
+    const text = `-${s}s${ns}ns`
+    expect(ceilSeconds(text)).toBe(-s + 0)
+    expect(ceilMillis(text)).toBe(-(s * 1000 + Math.floor(ns / 1e6)) + 0)
+    expect(isNegative(text)).toBe(s > 0 || ns > 0)
+  })
+  test.prop([fc.integer({ min: -8_000_000_000, max: 8_000_000_000 })])("rounds seconds given as numbers up to whole milliseconds", (eighths) => {
+    // Eighths of a second are exact doubles, and so are their thousands.
+    expect(ceilMillis(eighths / 8)).toBe(Math.ceil(eighths * 125) + 0)
+  })
+  it("gives 0, not -0, for a number of seconds just below zero", () => {
+    expect(Object.is(ceilSeconds(-0.5), 0)).toBe(true)
+    expect(Object.is(ceilMillis(-0.0001), 0)).toBe(true)
+  })
+  it("refuses a number of seconds from 2^63 ns on, either sign, and accepts every double below it", () => {
+    const limit = 2 ** 63 / 1e9
+    const below = new Float64Array([limit])
+    new BigInt64Array(below.buffer)[0]! -= 1n
+    for (const sign of [1, -1]) {
+      expect(ceilSeconds(sign * limit)).toBeUndefined()
+      expect(ceilMillis(sign * limit)).toBeUndefined()
+      expect(isNegative(sign * limit)).toBeUndefined()
+      expect(ceilSeconds(sign * below[0]!)).toBe(Math.ceil(sign * below[0]!))
+      expect(isNegative(sign * below[0]!)).toBe(sign < 0)
+    }
+  })
   it("refuses numbers beyond Go's range and non-durations", () => {
     expect(ceilSeconds(1e10)).toBeUndefined()
     expect(ceilSeconds("soon")).toBeUndefined()

@@ -77,6 +77,41 @@ describe("firstDifference", () => {
     }
   )
 
+  it("walks in document order: the left's keys as written, then keys only the right has, sorted", () => {
+    expect(firstDifference({ z: 1, a: 1 }, { a: 2, z: 2 })).toEqual({ segments: ["z"], left: 1, right: 2 })
+    expect(firstDifference({ a: { b: [1, 2] }, c: "x" }, { a: { b: [1, 3] }, c: "y" })).toEqual({ segments: ["a", "b", 1], left: 2, right: 3 })
+    expect(firstDifference({ k: 1 }, { k: 1, z: 1, y: 2 })).toEqual({ segments: ["y"], left: undefined, right: 2 })
+    expect(firstDifference({ k: 1, m: 1 }, { k: 1 })).toEqual({ segments: ["m"], left: 1, right: undefined })
+  })
+
+  it("names the first item one array has and the other lacks", () => {
+    expect(firstDifference([1, 2], [1, 2, 3, 4])).toEqual({ segments: [2], left: undefined, right: 3 })
+    expect(firstDifference([1, 2, 3], [1, 2])).toEqual({ segments: [2], left: 3, right: undefined })
+    expect(firstDifference({ a: [] }, { a: [null] })).toEqual({ segments: ["a", 0], left: undefined, right: null })
+  })
+
+  it("stops at a node reached twice, so a cycle or a shared node ends the walk", () => {
+    const left: Record<string, unknown> = { n: 1 }
+    left["self"] = left
+    const right: Record<string, unknown> = { n: 1 }
+    right["self"] = right
+    expect(firstDifference(left, right)?.segments).toEqual(["self"])
+    const shared = { x: 1 }
+    expect(firstDifference({ a: shared, b: shared }, { a: { x: 1 }, b: { x: 1 } })?.segments).toEqual(["b"])
+  })
+
+  it("writes plain keys of up to 64 characters after a dot, and quotes the rest, cut at 64 characters", () => {
+    const plain = `_${"a9".repeat(31)}Z`
+    expect(plain.length).toBe(64)
+    expect(pathText([plain])).toBe(`.${plain}`)
+    expect(pathText([`${plain}x`])).toBe(`[${JSON.stringify(`${plain}...`)}]`)
+    for (const odd of ["1a", "a-b", "", "a.b", " a", "a "]) expect(pathText([odd])).toBe(`[${JSON.stringify(odd)}]`)
+    expect(pathText(["x", 0, "y"])).toBe(".x[0].y")
+    const odd64 = "-".repeat(64)
+    expect(pathText([odd64])).toBe(`[${JSON.stringify(odd64)}]`)
+    expect(pathText([`${odd64}-`])).toBe(`[${JSON.stringify(`${odd64}...`)}]`)
+  })
+
   it("writes the path as a field reference", () => {
     const d = firstDifference({ env: [{ name: "A", value: "1" }], "odd key": 1 }, { env: [{ name: "A", value: "2" }], "odd key": 1 })
     expect(d && pathText(d.segments)).toBe(".env[0].value")

@@ -58,13 +58,102 @@ describe("compareReadBack", () => {
     expect(compareReadBack(written, serverView(written, config), config)).toEqual([])
   })
 
-  test.prop([requestArb(), configArb, fc.constantFrom(...MUTATIONS)])("reports any single mutated compared field, by name", (request, config, [field, mutate]) => {
+  // One property per mutation, so each is drawn whatever the number of runs.
+  MUTATIONS.forEach(([field, mutate], i) => {
+    test.prop([requestArb(), configArb], { numRuns: 20 })(`reports a single mutated ${field} by name (mutation ${i + 1})`, (request, config) => {
+      const written = render(request, config)
+      const read = serverView(written, config)
+      mutate(read, config)
+      const differences = compareReadBack(written, read, config)
+      expect(differences.length).toBeGreaterThanOrEqual(1)
+      expect(differences.every((d) => d.startsWith(field))).toBe(true)
+    })
+  })
+
+  test.prop([requestArb(), configArb])("gives the same reasons whatever order the server returns labels and annotations in", (request, config) => {
     const written = render(request, config)
     const read = serverView(written, config)
-    mutate(read, config)
+    read["metadata"]["labels"] = { ...read["metadata"]["labels"], [`${config.labelDomain}/zz`]: "1", [`${config.labelDomain}/aa`]: "2" }
+    read["metadata"]["annotations"] = { ...read["metadata"]["annotations"], [`${config.labelDomain}/zz`]: "1", [`${config.labelDomain}/aa`]: "2" }
+    const reversed = copy(read)
+    for (const field of ["labels", "annotations"]) reversed["metadata"][field] = Object.fromEntries(Object.entries(read["metadata"][field]).reverse())
     const differences = compareReadBack(written, read, config)
-    expect(differences.length).toBeGreaterThanOrEqual(1)
-    expect(differences.every((d) => d.startsWith(field))).toBe(true)
+    expect(differences.filter((d) => d.includes("/zz")).length).toBe(2)
+    expect(compareReadBack(written, reversed, config)).toEqual(differences)
+  })
+
+  it("reports Kueue's queue label and gate annotation on a plain-mode TrainJob, which dispatch never writes there", () => {
+    const written = render()
+    const read = copy(written)
+    read["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] = "q"
+    read["metadata"]["annotations"]["kueue.x-k8s.io/admission-gated-by"] = "someone/else"
+    expect(compareReadBack(written, read, plainConfig)).toEqual([
+      `metadata.labels["kueue.x-k8s.io/queue-name"]: wrote nothing, read "q"`,
+      `metadata.annotations["kueue.x-k8s.io/admission-gated-by"]: wrote nothing, read "someone/else"`
+    ])
+  })
+
+  it("quotes at most 253 characters of a label key it did not write", () => {
+    const written = render()
+    const read = copy(written)
+    const key = `${plainConfig.labelDomain}/${"k".repeat(300)}`
+    read["metadata"]["labels"][key] = "v"
+    expect(compareReadBack(written, read, plainConfig)).toEqual([`metadata.labels[${JSON.stringify(key.slice(0, 253))}]: wrote nothing, read "v"`])
+  })
+
+  it("names an env entry read back as something other than an object, without throwing", () => {
+    const written = render()
+    for (const entry of [null, "A=1", 7]) {
+      const read = copy(written)
+      read["spec"]["trainer"]["env"][0] = entry
+      expect(compareReadBack(written, read, plainConfig)).toEqual([`spec.trainer.env[0]: wrote an object, read ${entry === "A=1" ? '"A=1"' : String(entry)}`])
+    }
+  })
+
+  it("reports an env list where dispatch wrote none, and an env that is not a list, without throwing", () => {
+    const written = copy(render())
+    delete written["spec"]["trainer"]["env"]
+    const read = copy(written)
+    read["spec"]["trainer"]["env"] = [{ name: "A", value: "1" }]
+    expect(compareReadBack(written, read, plainConfig)).toEqual(["spec.trainer.env: wrote nothing, read an array of 1"])
+    const original = render()
+    const scalar = copy(original)
+    scalar["spec"]["trainer"]["env"] = "A=1"
+    expect(compareReadBack(original, scalar, plainConfig)).toEqual([`spec.trainer.env: wrote an array of ${(original as Obj)["spec"]["trainer"]["env"].length}, read "A=1"`])
+  })
+
+  it("reports a spec.trainer read back as anything but an object, whole", () => {
+    const written = render()
+    for (const trainer of [undefined, null, "x"]) {
+      const read = copy(written)
+      if (trainer === undefined) delete read["spec"]["trainer"]
+      else read["spec"]["trainer"] = trainer
+      expect(compareReadBack(written, read, plainConfig)).toEqual([`spec.trainer: wrote an object, read ${trainer === undefined ? "nothing" : trainer === null ? "null" : '"x"'}`])
+    }
+  })
+
+  it("finds dispatch's runtime patch by its manager, wherever other managers put theirs", () => {
+    const written = render()
+    const read = copy(written)
+    read["spec"]["runtimePatches"].unshift({ manager: "kueue.x-k8s.io/manager", trainingRuntimeSpec: {} })
+    expect(compareReadBack(written, read, plainConfig)).toEqual([])
+    read["spec"]["runtimePatches"].pop()
+    expect(compareReadBack(written, read, plainConfig)).toEqual([`spec.runtimePatches: dispatch's patch (manager ${plainConfig.labelDomain}/dispatch) is missing`])
+  })
+
+  it("gives one reason for a read that is not an object at all", () => {
+    const written = render()
+    expect(compareReadBack(written, null, plainConfig)).toEqual(["the object read back is null, not a TrainJob"])
+    expect(compareReadBack(written, [written], plainConfig)).toEqual(["the object read back is an array of 1, not a TrainJob"])
+    expect(compareReadBack(written, "x", plainConfig)).toEqual(['the object read back is "x", not a TrainJob'])
+  })
+
+  it("forgives a dropped empty value only in env entries", () => {
+    const written = copy(render())
+    written["spec"]["trainer"]["volumes"] = [{ name: "a", value: "" }]
+    const read = copy(written)
+    delete read["spec"]["trainer"]["volumes"][0]["value"]
+    expect(compareReadBack(written, read, plainConfig)).toEqual([`spec.trainer.volumes[0].value: wrote "", read nothing`])
   })
 
   it("checks spec.suspend: as written in plain mode; in Kueue mode, as Kueue's webhook sets it on create", () => {
