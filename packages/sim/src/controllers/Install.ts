@@ -26,7 +26,7 @@ export const installControllers = (host: ControllerHost, options: ControllerOpti
   const workloads = options?.workloads ?? {}
   const tree = workloads.installed !== false && trainer.installed !== false
   const node = nodeOf(workloads)
-  if (trainer.installed !== false) host.addController(trainerController(trainer, tree ? node : undefined))
+  if (trainer.installed !== false) host.addController(trainerController(trainer, tree ? node : undefined, (listener) => host.onChange(listener)))
   if (kueue !== undefined && kueue.installed !== false) host.addController(kueueController(kueue))
   if (tree) {
     const events = eventRecorder()
