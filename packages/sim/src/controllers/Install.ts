@@ -32,7 +32,7 @@ export const installControllers = (host: ControllerHost, options: ControllerOpti
   const tree = workloads.installed !== false && trainer.installed !== false
   const node = nodeOf(workloads)
   const exec = tree && workloads.exec !== undefined && workloads.exec !== false
-  if (trainer.installed !== false) host.addController(trainerController(trainer, tree ? node : undefined, exec))
+  if (trainer.installed !== false) host.addController(trainerController(trainer, tree ? node : undefined, exec, (listener) => host.onChange(listener)))
   if (kueue !== undefined && kueue.installed !== false) host.addController(kueueController(kueue))
   if (tree) {
     const events = eventRecorder()

@@ -4,7 +4,7 @@
 // `x-kubernetes-preserve-unknown-fields` does; the simulator uses it for the deep core/v1 subtrees
 // (pod specs and the like) it does not describe.
 import { type FieldError, invalidValue, wrongType } from "./FieldErrors.ts"
-import { isJsonObject, setOwn } from "../store/JsonValue.ts"
+import { isDeeplyFrozen, isJsonObject, setOwn } from "../store/JsonValue.ts"
 
 /** A scalar field's type; "quantity" is a resource quantity (integer, or a string of Kubernetes' quantity form). */
 export type LeafType = "string" | "integer" | "boolean" | "quantity" | "any"
@@ -36,10 +36,16 @@ export interface Pruned {
   readonly unknown: ReadonlyArray<string>
 }
 
-const pruneAt = (tree: FieldTree, value: unknown, path: string, unknown: Array<string>): unknown => {
-  if (typeof tree === "string") return value
-  if ("items" in tree) return Array.isArray(value) ? value.map((item, i) => pruneAt(tree.items, item, `${path}[${i}]`, unknown)) : value
+// `stored` is the same place in the stored object an update replaces: a part left as stored (frozen, so
+// unchanged since it was pruned by this same tree when written) has nothing to prune.
+const pruneAt = (tree: FieldTree, value: unknown, path: string, unknown: Array<string>, stored: unknown): unknown => {
+  if (typeof tree === "string" || (value === stored && isDeeplyFrozen(value))) return value
+  if ("items" in tree) {
+    const storedItems = Array.isArray(stored) ? stored : []
+    return Array.isArray(value) ? value.map((item, i) => pruneAt(tree.items, item, `${path}[${i}]`, unknown, storedItems[i])) : value
+  }
   if (!isJsonObject(value)) return value
+  const storedFields = isJsonObject(stored) ? stored : undefined
   const out: Record<string, unknown> = {}
   for (const [key, v] of Object.entries(value)) {
     const sub = "values" in tree ? tree.values : Object.hasOwn(tree.fields, key) ? tree.fields[key] : undefined
@@ -49,15 +55,18 @@ const pruneAt = (tree: FieldTree, value: unknown, path: string, unknown: Array<s
     }
     // A null where the schema does not allow one is dropped, as the API server does before defaulting.
     if (v === null && "fields" in tree) continue
-    setOwn(out, key, pruneAt(sub, v, child(path, key), unknown))
+    setOwn(out, key, pruneAt(sub, v, child(path, key), unknown, storedFields !== undefined && Object.hasOwn(storedFields, key) ? storedFields[key] : undefined))
   }
   return out
 }
 
-/** Prunes a value by its tree: what a real API server stores, and what it would name under Strict. */
-export const prune = (tree: FieldTree, value: unknown): Pruned => {
+/**
+ * Prunes a value by its tree: what a real API server stores, and what it would name under Strict. With
+ * `stored` (the stored version an update replaces), parts the value shares with it are not entered again.
+ */
+export const prune = (tree: FieldTree, value: unknown, stored?: unknown): Pruned => {
   const unknown: Array<string> = []
-  const pruned = pruneAt(tree, value, "", unknown)
+  const pruned = pruneAt(tree, value, "", unknown, stored)
   return { value: pruned, unknown }
 }
 

@@ -14,9 +14,9 @@ export const defaultFieldValidation: FieldValidation = "Warn"
 /** A body as the server keeps it (unknown fields dropped) with the warnings to send, or the refusal of a strict request. */
 export type DecodedFields = { readonly object: KubeObject; readonly warnings: ReadonlyArray<string> } | { readonly refused: ApiResponse }
 
-/** Applies a directive to a request body of a resource, read in `version`. */
-export const decodeFields = (resource: Resource, version: string, body: KubeObject, directive: FieldValidation | undefined): DecodedFields => {
-  const { value, unknown } = prune(fieldsOf(resource.plural), body)
+/** Applies a directive to a request body of a resource, read in `version` (`stored`: the version an update replaces). */
+export const decodeFields = (resource: Resource, version: string, body: KubeObject, directive: FieldValidation | undefined, stored?: KubeObject): DecodedFields => {
+  const { value, unknown } = prune(fieldsOf(resource.plural), body, stored)
   const object = isJsonObject(value) ? value : body
   const mode = directive ?? defaultFieldValidation
   if (unknown.length === 0 || mode === "Ignore") return { object, warnings: [] }

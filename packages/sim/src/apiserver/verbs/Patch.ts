@@ -7,6 +7,7 @@ import { isJsonObject, jsonClone } from "../store/JsonValue.ts"
 import { jsonPatch } from "../patches/JsonPatch.ts"
 import { mergePatch } from "../patches/MergePatch.ts"
 import { present, type ServerContext } from "../store/ServerContext.ts"
+import { apiVersionFor } from "../../kinds/ResourceTable.ts"
 import { badRequest, notFound, patchNotApplicable, unsupportedMediaType } from "../StatusErrors.ts"
 import { commitUpdate } from "./Update.ts"
 
@@ -47,8 +48,12 @@ export const patch = (
 ): ApiResponse => {
   const old = context.store.get(resource.plural, resource.namespaced ? namespace : undefined, name)
   if (old === undefined) return notFound(resource, name)
-  // present() copies the stored object and the patch is copied, so the result shares nothing.
-  const result = patched(resource, present(resource, old, options.version), jsonClone(body), options.patchType)
+  // The patch is copied, so the result shares nothing with the caller. A merge patch never changes its
+  // target: it may start from the stored (frozen) object itself, and what the patch leaves alone stays
+  // shared with it, so the update checks, freezes and compares only what the patch changed. A JSON patch
+  // works on a copy.
+  const current = options.patchType === "json" ? present(resource, old, options.version) : { ...old, apiVersion: apiVersionFor(resource, options.version) }
+  const result = patched(resource, current, jsonClone(body), options.patchType)
   if ("refused" in result) return result.refused
   if (!isJsonObject(result.value)) return patchNotApplicable("the patched document is not a JSON object")
   return commitUpdate(context, resource, old, result.value, {

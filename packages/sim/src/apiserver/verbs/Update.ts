@@ -70,7 +70,7 @@ export const commitUpdate = (
   sentCandidate: KubeObject,
   options: UpdateOptions
 ): ApiResponse => {
-  const decoded = decodeFields(resource, options.version, sentCandidate, options.fieldValidation)
+  const decoded = decodeFields(resource, options.version, sentCandidate, options.fieldValidation, old)
   if ("refused" in decoded) return decoded.refused
   return withWarnings(commitDecoded(context, resource, old, decoded.object, options), decoded.warnings)
 }
