@@ -165,7 +165,12 @@ export const CommandSpecs = {
       flag("config", "value", "FILE", "the backend config whose namespace (and Kueue queue) is served"),
       flag("read-only", "switch", "", "every request may get, list and watch, nothing else"),
       flag("fault", "multi", "RULE", "VERB:RESOURCE[:NAME]=ACTION, e.g. create:trainjobs=drop"),
-      flag("run-time", "value", "S", "each training run completes S seconds after it starts (default 5)")
+      flag("run-time", "value", "S", "each training run completes S seconds after it starts (default 5)"),
+      flag("exec", "switch", "", "run each pod's command as a local child process: its output is the pod's log, its exit ends the pod"),
+      flag("queue-cpu", "value", "Q", "--mode kueue: the ClusterQueue's nominal CPU quota, e.g. 8 or 500m (default: not counted)"),
+      flag("queue-memory", "value", "Q", "--mode kueue: the ClusterQueue's nominal memory quota, e.g. 64Gi (default: not counted)"),
+      flag("queue-gpus", "value", "N", "--mode kueue: the ClusterQueue's nominal nvidia.com/gpu quota (default: not counted)"),
+      flag("cluster-queue", "value", "NAME", "--mode kueue: the ClusterQueue behind the config's LocalQueue (default cluster-queue)")
     ],
     examples: [{ command: "dispatch sim serve --kubeconfig-out sim.kubeconfig --runtime examples/runtime.yaml", description: "a simulated cluster for kubectl" }]
   },
