@@ -79,6 +79,24 @@ const until = async (check: () => boolean): Promise<boolean> => {
   return check()
 }
 
+const readIfThere = (path: string): string => {
+  try {
+    return readFileSync(path, "utf8")
+  } catch {
+    return ""
+  }
+}
+
+/** Whether a process with this id exists (signal 0 only checks). */
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
 describe("dispatch sim serve", () => {
   let dir: string
   beforeAll(() => {
@@ -173,6 +191,39 @@ describe("dispatch sim serve", () => {
       t.stop()
       expect(await exit).toBe(ExitCode.ok)
     }
+  })
+
+  it("--exec: a started and opened job's real command output is read back by kubectl logs, and no process outlives the server", async () => {
+    const config = join(dir, "exec.json")
+    writeFileSync(config, JSON.stringify({ namespace: "team-a", mode: "plain", runtimes: [{ kind: "ClusterTrainingRuntime", name: "torch-distributed" }] }))
+    const pidFile = join(dir, "exec.pid")
+    const request = join(dir, "exec-request.json")
+    // The command records its process id, prints a line, then outlives the test unless it is killed.
+    const script = `echo $$ > ${pidFile}; echo hello-from-exec; exec sleep 600`
+    writeFileSync(request, JSON.stringify({ job: "01JD8X2Q4M7N9P3R5S6T8V0W1Y", generation: 1, submission: 3, attempt: 1, spec: { command: ["sh", "-c", script], env: {}, nodes: 1, extensions: { "dispatch/Image": { ref: "example.org/train:1" }, "kubeflow/RuntimeRef": { kind: "ClusterTrainingRuntime", name: "torch-distributed" } } } }))
+    const t = testIo()
+    const kubeconfig = join(dir, "exec-kubeconfig")
+    const exit = runCli(["sim", "serve", "--port", "0", "--kubeconfig-out", kubeconfig, "--runtime", join(dir, "runtimes.yaml"), "--config", config, "--exec"], t.io)
+    let pid: number | undefined
+    try {
+      expect(await until(() => t.out.length > 0)).toBe(true)
+      const target = ["--kubeconfig", kubeconfig, "--config", config]
+      expect(await runCli(["start", ...target, "--request", request], testIo().io)).toBe(ExitCode.ok)
+      expect(await runCli(["open", "dj-01jd8x2q4m7n9p3r5s6t8v0w1y-s3", ...target], testIo().io)).toBe(ExitCode.ok)
+      let logs = ""
+      for (const end = Date.now() + 60_000; Date.now() < end && !logs.includes("hello-from-exec"); ) {
+        logs = (await kubectl(["--kubeconfig", kubeconfig, "-n", "team-a", "logs", "-l", "jobset.sigs.k8s.io/jobset-name=dj-01jd8x2q4m7n9p3r5s6t8v0w1y-s3"])).stdout
+        if (!logs.includes("hello-from-exec")) await new Promise((r) => setTimeout(r, 100))
+      }
+      expect(logs).toContain("hello-from-exec")
+      expect(await until(() => /^\d+\s*$/.test(readIfThere(pidFile)))).toBe(true)
+      pid = Number(readIfThere(pidFile))
+      expect(alive(pid)).toBe(true)
+    } finally {
+      t.stop()
+      expect(await exit).toBe(ExitCode.ok)
+    }
+    expect(alive(pid)).toBe(false)
   })
 
   it("dispatch probe exits by the cause of a failed write: 6 for a 503, 4 for a 422, 7 only for RBAC's 403", async () => {
