@@ -56,6 +56,7 @@ export const clusterFlags: ReadonlyArray<FlagSpec> = [
   flag("namespace", "value", "NS", "the namespace, overriding the backend config's", { short: "n" }),
   flag("timeout", "value", "DURATION", "give up waiting after this long, e.g. 30s, 5m (default: the config's call bounds)"),
   flag("runtime", "multi", "FILE", "runtime manifests the embedded simulator is seeded from (needs --sim; default: the bundled example)"),
+  flag("exec", "switch", "", "the embedded simulator runs each pod's command as a local child process (needs --sim)"),
   flag("config", "value", "FILE", "the backend config, YAML or JSON (default: the bundled examples/config.json)"),
   outputFlag(["text", "json", "yaml"], "text")
 ]
@@ -91,7 +92,8 @@ export const CommandSpecs = {
       requestFlag(false),
       flag("runtime", "multi", "FILE", "runtime manifests (default: the bundled examples/runtime.yaml)"),
       flag("config", "value", "FILE", "the backend config (default: the bundled examples/config.json)"),
-      flag("speed", "value", "1-1000", "how many times faster than real time the simulator's clock runs (default 20)")
+      flag("speed", "value", "1-1000", "how many times faster than real time the simulator's clock runs (default 20)"),
+      flag("exec", "switch", "", "run each pod's command as a local child process: the run ends when the command does")
     ],
     examples: [{ command: "dispatch demo --config examples/config-kueue.json", description: "the demo in Kueue mode" }]
   },
@@ -187,7 +189,8 @@ export const CommandSpecs = {
       flag("cluster", "switch", "", "dispatch to the cluster of client-node's default kubeconfig chain", { group: "target" }),
       flag("sim", "switch", "", "dispatch to an embedded simulated cluster", { group: "target" }),
       flag("runtime", "multi", "FILE", "runtime manifests the embedded simulator is seeded from (needs --sim)"),
-      flag("config", "value", "FILE", "the embedded simulator's backend config (needs --sim)")
+      flag("config", "value", "FILE", "the embedded simulator's backend config (needs --sim)"),
+      flag("exec", "switch", "", "the embedded simulator runs each pod's command as a local child process (needs --sim)")
     ],
     examples: [{ command: "dispatch serve --sim --port 8080", description: "the job service on an embedded simulator" }]
   },

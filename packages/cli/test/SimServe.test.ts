@@ -226,6 +226,32 @@ describe("dispatch sim serve", () => {
     expect(alive(pid)).toBe(false)
   })
 
+  it("demo --exec runs the request's command for real: a command that exits 3 fails the job, one that exits 0 succeeds it", async () => {
+    const example = JSON.parse(readFileSync(join(process.cwd(), "examples", "request.json"), "utf8")) as { spec: Record<string, unknown> }
+    const demoWith = async (command: ReadonlyArray<string>) => {
+      const request = join(dir, `demo-exec-${command.length}-${String(command.at(-1)).length}.json`)
+      // No workDir: the example's /workspace/resnet is not on this machine, and dispatch's prologue refuses a missing one.
+      const { workDir: _, ...spec } = example.spec
+      writeFileSync(request, JSON.stringify({ ...example, spec: { ...spec, command } }))
+      const t = testIo()
+      return { code: await runCli(["demo", "--exec", "--request", request], t.io), printed: [...t.out, ...t.err].join("\n") }
+    }
+    const failing = await demoWith(["sh", "-c", "exit 3"])
+    expect(failing.printed).toContain("Failed")
+    expect(failing.code).not.toBe(ExitCode.ok)
+    const passing = await demoWith(["sh", "-c", "echo ok"])
+    expect(passing.printed).toContain("Succeeded")
+    expect(passing.code).toBe(ExitCode.ok)
+  })
+
+  it("--exec needs --sim on a cluster command and on serve", async () => {
+    for (const line of [["find", "dj-01jd8x2q4m7n9p3r5s6t8v0w1y-s3", "--exec"], ["serve", "--exec"]]) {
+      const t = testIo()
+      expect(await runCli(line, t.io)).toBe(ExitCode.usage)
+      expect(t.err.join("\n")).toContain("--exec runs the embedded simulator's pods as processes: it needs --sim")
+    }
+  })
+
   it("dispatch probe exits by the cause of a failed write: 6 for a 503, 4 for a 422, 7 only for RBAC's 403", async () => {
     const config = join(dir, "probe-causes.json")
     writeFileSync(config, JSON.stringify({ namespace: "team-a", mode: "plain", runtimes: [{ kind: "ClusterTrainingRuntime", name: "torch-distributed" }] }))
