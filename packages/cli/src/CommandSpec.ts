@@ -150,6 +150,18 @@ export const CommandSpecs = {
     [flag("request", "value", "FILE", "check the runtimes for this request's spec (default: the probe's one-node spec)")],
     [{ command: "dispatch runtimes --sim", description: "which runtimes the example backend can use" }]
   ),
+  logs: cluster(
+    "logs",
+    "print the logs of a job's pods: every node's, each line prefixed [node-N], or one node's",
+    [
+      ...jobFlags,
+      flag("follow", "switch", "", "keep printing lines as they are written, until the pods end or Ctrl-C", { short: "f" }),
+      flag("node", "value", "N", "only the pod of node N (0 is the first)"),
+      flag("tail", "value", "N", "only the last N lines of each pod's log"),
+      flag("previous", "switch", "", "the log of the container's previous run (after a restart)")
+    ],
+    [{ command: `dispatch logs ${jobExample} --kubeconfig sim.kubeconfig -f`, description: "follow every node's log" }]
+  ),
   probe: cluster("probe", "prove the backend's reach, write and launch gates with the preflight probe", [], [
     { command: "dispatch probe --kubeconfig kubeconfig --config examples/config.json", description: "prove a cluster's gates" }
   ]),

@@ -252,6 +252,38 @@ describe("dispatch sim serve", () => {
     }
   })
 
+  it.each([true, false])("dispatch logs reads every node's pod log through the kubeconfig (exec %s)", async (exec) => {
+    const config = join(dir, "logs.json")
+    writeFileSync(config, JSON.stringify({ namespace: "team-a", mode: "plain", runtimes: [{ kind: "ClusterTrainingRuntime", name: "torch-distributed" }] }))
+    const request = join(dir, "logs-request.json")
+    writeFileSync(request, JSON.stringify({ job: "01JD8X2Q4M7N9P3R5S6T8V0W1Y", generation: 1, submission: 5, attempt: 1, spec: { command: ["sh", "-c", "echo first-line; echo last-line"], env: {}, nodes: 2, extensions: { "dispatch/Image": { ref: "example.org/train:1" }, "kubeflow/RuntimeRef": { kind: "ClusterTrainingRuntime", name: "torch-distributed" } } } }))
+    const t = testIo()
+    const kubeconfig = join(dir, `logs-kubeconfig-${exec}`)
+    const exit = runCli(["sim", "serve", "--port", "0", "--kubeconfig-out", kubeconfig, "--runtime", join(dir, "runtimes.yaml"), "--config", config, "--run-time", "1", ...(exec ? ["--exec"] : [])], t.io)
+    try {
+      expect(await until(() => t.out.length > 0)).toBe(true)
+      const target = ["--kubeconfig", kubeconfig, "--config", config]
+      const name = "dj-01jd8x2q4m7n9p3r5s6t8v0w1y-s5"
+      expect(await runCli(["start", ...target, "--request", request], testIo().io)).toBe(ExitCode.ok)
+      expect(await runCli(["open", name, ...target], testIo().io)).toBe(ExitCode.ok)
+      // -f returns once both pods' containers have ended, with every line each wrote.
+      const followed = testIo()
+      expect(await runCli(["logs", name, ...target, "-f"], followed.io)).toBe(ExitCode.ok)
+      const expected = exec ? "last-line" : "[sim] exited with code 0"
+      for (const node of [0, 1]) expect(followed.out).toContain(`[node-${node}] ${expected}`)
+      if (exec) expect(followed.out.filter((l) => l.startsWith("[node-0]"))).toEqual(["[node-0] first-line", "[node-0] last-line"])
+      const one = testIo()
+      expect(await runCli(["logs", "--job", "01JD8X2Q4M7N9P3R5S6T8V0W1Y", "--submission", "5", ...target, "--node", "1", "--tail", "1"], one.io)).toBe(ExitCode.ok)
+      expect(one.out).toEqual([expected])
+      const missing = testIo()
+      expect(await runCli(["logs", name, ...target, "--node", "7"], missing.io)).toBe(ExitCode.failure)
+      expect(missing.err.join("\n")).toContain("has no pod for node 7 (nodes: 0, 1)")
+    } finally {
+      t.stop()
+      expect(await exit).toBe(ExitCode.ok)
+    }
+  })
+
   it("dispatch probe exits by the cause of a failed write: 6 for a 503, 4 for a 422, 7 only for RBAC's 403", async () => {
     const config = join(dir, "probe-causes.json")
     writeFileSync(config, JSON.stringify({ namespace: "team-a", mode: "plain", runtimes: [{ kind: "ClusterTrainingRuntime", name: "torch-distributed" }] }))
