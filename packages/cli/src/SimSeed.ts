@@ -19,10 +19,13 @@ export const defaultClusterQueue = "cluster-queue"
 export interface SimExtras {
   readonly exec?: boolean
   readonly queue?: QueueQuota
+  /** The namespace of the seeded LocalQueue: the config's (default "default"). */
+  readonly namespace?: string
 }
 
-const seedQueueOf = (kueue: KueueSetup, queue: QueueQuota): SeedQueue => ({
+const seedQueueOf = (kueue: KueueSetup, queue: QueueQuota, namespace: string | undefined): SeedQueue => ({
   localQueue: kueue.queue,
+  ...(namespace === undefined ? {} : { namespace }),
   clusterQueue: queue.clusterQueue ?? defaultClusterQueue,
   quota: { ...(queue.cpu === undefined ? {} : { cpu: queue.cpu }), ...(queue.memory === undefined ? {} : { memory: queue.memory }), ...(queue.gpus === undefined ? {} : { gpus: queue.gpus }) },
   admissionChecks: [kueue.admissionCheck]
@@ -38,7 +41,7 @@ export const controllersFor = (mode: SimMode, kueue: KueueSetup | undefined, ext
         kueue: {
           queues: { [kueue.queue]: { admissionChecks: [kueue.admissionCheck] } },
           admissionChecks: [kueue.admissionCheck],
-          ...(extras.queue === undefined ? {} : { seedQueues: [seedQueueOf(kueue, extras.queue)] })
+          ...(extras.queue === undefined ? {} : { seedQueues: [seedQueueOf(kueue, extras.queue, extras.namespace)] })
         }
       }
     : {}),
@@ -67,7 +70,7 @@ export const anonymousActsAs = (simulator: ServedSimulator, token: string): Serv
 }
 
 /** The controllers a config's mode needs. */
-export const controllersForConfig = (config: BackendConfig, extras: SimExtras = {}): ControllerOptions => controllersFor(config.mode, config.kueue, extras)
+export const controllersForConfig = (config: BackendConfig, extras: SimExtras = {}): ControllerOptions => controllersFor(config.mode, config.kueue, { namespace: config.namespace, ...extras })
 
 const namespaceOf = (seed: SeedObject): string | undefined => {
   if (!seed.resource.namespaced) return undefined

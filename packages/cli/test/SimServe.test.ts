@@ -139,6 +139,29 @@ describe("dispatch sim serve", () => {
     expect(await exit).toBe(ExitCode.ok)
   })
 
+  it("--mode kueue with quota flags creates the config's LocalQueue and a ClusterQueue with those nominal quotas", async () => {
+    const t = testIo()
+    const kubeconfig = join(dir, "quota-kubeconfig")
+    const exit = runCli(["sim", "serve", "--port", "0", "--kubeconfig-out", kubeconfig, "--mode", "kueue", "--queue-cpu", "8", "--queue-gpus", "4", "--cluster-queue", "team-cq"], t.io)
+    try {
+      expect(await until(() => t.out.length > 0)).toBe(true)
+      let local = ""
+      for (const end = Date.now() + 60_000; Date.now() < end && !local.includes("team-cq"); ) {
+        local = (await kubectl(["--kubeconfig", kubeconfig, "-n", "ml-team", "get", "localqueues", "ml-team-queue", "-o", "jsonpath={.spec.clusterQueue}"])).stdout
+        if (!local.includes("team-cq")) await new Promise((r) => setTimeout(r, 50))
+      }
+      expect(local).toBe("team-cq")
+      const cq = JSON.parse((await kubectl(["--kubeconfig", kubeconfig, "get", "clusterqueues", "team-cq", "-o", "json"])).stdout) as {
+        spec: { admissionChecks: Array<string>; resourceGroups: Array<{ flavors: Array<{ resources: Array<{ name: string; nominalQuota: string }> }> }> }
+      }
+      expect(cq.spec.admissionChecks).toEqual(["dispatch-start"])
+      expect(cq.spec.resourceGroups[0]?.flavors[0]?.resources).toEqual([{ name: "cpu", nominalQuota: "8" }, { name: "nvidia.com/gpu", nominalQuota: "4" }])
+    } finally {
+      t.stop()
+      expect(await exit).toBe(ExitCode.ok)
+    }
+  })
+
   it("creates the namespace of --config, so that its first probe and Start find it", async () => {
     // A runtime file with only a ClusterTrainingRuntime names no namespace: the config's must come from --config.
     const runtimes = join(dir, "cluster-only.yaml")

@@ -40,7 +40,7 @@ const serve = async (io: CliIo, args: SimServeArgs): Promise<Failure | undefined
   if (Result.isFailure(manifests)) return manifests.failure
   const seeded = seededSimulator(
     {
-      controllers: { ...controllersFor(args.mode, kueue, { exec: args.exec, ...(args.queue === undefined ? {} : { queue: args.queue }) }), ...(args.runTimeSeconds === undefined ? {} : { trainer: { runTimeMs: args.runTimeSeconds * 1000 } }) },
+      controllers: { ...controllersFor(args.mode, kueue, { exec: args.exec, ...(served.success.namespaces[0] === undefined ? {} : { namespace: served.success.namespaces[0] }), ...(args.queue === undefined ? {} : { queue: args.queue }) }), ...(args.runTimeSeconds === undefined ? {} : { trainer: { runTimeMs: args.runTimeSeconds * 1000 } }) },
       faults: args.faults,
       ...(args.readOnly ? { auth: readOnlyAuth } : {})
     },
