@@ -42,6 +42,7 @@ export const commands: ReadonlyArray<Command> = [
   entry(CommandSpecs.wait, () => import("./commands/Wait.ts").then((m) => m.waitImpl)),
   entry(CommandSpecs.list, () => import("./commands/List.ts").then((m) => m.listImpl)),
   entry(CommandSpecs.runtimes, () => import("./commands/Runtimes.ts").then((m) => m.runtimesImpl)),
+  entry(CommandSpecs.logs, () => import("./commands/Logs.ts").then((m) => m.logsImpl)),
   entry(CommandSpecs.probe, () => import("./commands/Probe.ts").then((m) => m.probeImpl)),
   entry(CommandSpecs.capabilities, () => import("./commands/Capabilities.ts").then((m) => m.capabilitiesImpl)),
   entry(CommandSpecs.simServe, () => import("./commands/SimServe.ts").then((m) => m.simServeCommand)),

@@ -6,7 +6,7 @@ import { type ArgList, type OptionReader, type UsageError, finish, readOptions }
 export type ClusterTarget =
   | { readonly _tag: "Kube"; readonly kubeconfig?: string; readonly context?: string }
   /** Seeded from `runtimes`; none given means the bundled example runtime. */
-  | { readonly _tag: "Sim"; readonly runtimes: ReadonlyArray<string> }
+  | { readonly _tag: "Sim"; readonly runtimes: ReadonlyArray<string>; /** Each pod's command runs as a local child process. */ readonly exec?: boolean }
 
 import { jobKeyOfName } from "@dispatch/render"
 import { type OutputFormat, OutputFormats } from "./Output.ts"
@@ -23,7 +23,7 @@ export interface ClusterOptions {
   readonly timeoutMs?: number
 }
 
-const clusterFlags = { values: ["kubeconfig", "context", "namespace", "config", "output", "timeout"], multi: ["runtime"], switches: ["sim"] } as const
+const clusterFlags = { values: ["kubeconfig", "context", "namespace", "config", "output", "timeout"], multi: ["runtime"], switches: ["sim", "exec"] } as const
 
 /** A duration as kubectl spells it: `90s`, `2m`, `1h`, `500ms`, or a whole number of seconds. */
 export const parseDuration = (text: string): number | undefined => {
@@ -48,6 +48,7 @@ const readCluster = (options: OptionReader, formats: ReadonlyArray<string>): Clu
   const namespace = options.single("namespace")
   const timeoutMs = timeoutOption(options)
   const sim = options.switch("sim")
+  const exec = options.switch("exec")
   const runtimes = options.list("runtime")
   const config = options.single("config")
   // A command with formats of its own (a list's wide and name) reads -o itself; its result's format is its own.
@@ -56,8 +57,9 @@ const readCluster = (options: OptionReader, formats: ReadonlyArray<string>): Clu
   if (sim && kubeconfig !== undefined) options.problem("--sim and --kubeconfig cannot be used together")
   if (sim && context !== undefined) options.problem("--context names a kubeconfig's context: it cannot be used with --sim")
   if (!sim && runtimes.length > 0) options.problem("--runtime seeds the embedded simulator: it needs --sim")
+  if (!sim && exec) options.problem("--exec runs the embedded simulator's pods as processes: it needs --sim")
   const target: ClusterTarget = sim
-    ? { _tag: "Sim", runtimes }
+    ? { _tag: "Sim", runtimes, ...(exec ? { exec } : {}) }
     : { _tag: "Kube", ...(kubeconfig === undefined ? {} : { kubeconfig }), ...(context === undefined ? {} : { context }) }
   return { target, ...(config === undefined ? {} : { config }), ...(namespace === undefined ? {} : { namespace }), output, ...(timeoutMs === undefined ? {} : { timeoutMs }) }
 }

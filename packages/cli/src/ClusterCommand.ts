@@ -50,6 +50,7 @@ export const runClusterCommand = <A>(spec: ClusterCommandSpec<A>) => async (list
   if (Result.isFailure(opened)) return endCommand(io, name, args.output, opened.failure)
   const watch = { io, command: name, timeoutKind: spec.writes ? "ErrOutcomeUnknown" : "ErrUnreachable", ...(args.timeoutMs === undefined ? {} : { timeoutMs: args.timeoutMs }) } as const
   const failure = await spec.body({ args, config, session: spec.ownsWaits === true ? opened.success : { ...opened.success, watch }, io })
+  await opened.success.close()
   return endCommand(io, name, args.output, failure)
 }
 

@@ -26,7 +26,11 @@ export interface ClusterSession {
   readonly simulator?: Simulator
   /** The API server a kubeconfig named, for errors that say which server could not be reached. */
   readonly server?: string
+  /** The kubeconfig a Kube session talks through, for calls beyond the Cluster service (pod logs). */
+  readonly kubeConfig?: KubeConfig
   readonly watch?: WaitWatch
+  /** Ends what the session started: with an embedded `--exec` simulator, every container process. */
+  readonly close: () => Promise<void>
 }
 
 /** client-node's KubeConfig, as the effects package loads it. */
@@ -60,11 +64,11 @@ export const openSession = async (io: CliIo, target: ClusterTarget, config: Back
     const loaded = await loadKube(io, target.kubeconfig, target.context)
     if (Result.isFailure(loaded)) return Result.fail(loaded.failure)
     const server = loaded.success.getCurrentCluster()?.server
-    return Result.succeed({ layer: Layer.merge(Layer.succeed(Cluster, makeKubeCluster(loaded.success, callMs)), InFlightMemory), ...(server === undefined ? {} : { server }) })
+    return Result.succeed({ layer: Layer.merge(Layer.succeed(Cluster, makeKubeCluster(loaded.success, callMs)), InFlightMemory), close: () => Promise.resolve(), kubeConfig: loaded.success, ...(server === undefined ? {} : { server }) })
   }
   const manifests = await loadManifests(io, target.runtimes.length > 0 ? target.runtimes : [BundledExamples.runtime])
   if (Result.isFailure(manifests)) return Result.fail(manifests.failure)
-  const seeded = seededSimulator({ controllers: controllersForConfig(config) }, manifests.success, [config.namespace])
+  const seeded = seededSimulator({ controllers: controllersForConfig(config, { exec: target.exec === true }) }, manifests.success, [config.namespace])
   if ("problems" in seeded) return Result.fail(usage(seeded.problems))
-  return Result.succeed({ layer: Layer.merge(SimCluster(seeded.simulator, { callMs }), InFlightMemory), simulator: seeded.simulator })
+  return Result.succeed({ layer: Layer.merge(SimCluster(seeded.simulator, { callMs }), InFlightMemory), simulator: seeded.simulator, close: () => seeded.simulator.close() })
 }

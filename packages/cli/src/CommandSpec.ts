@@ -56,6 +56,7 @@ export const clusterFlags: ReadonlyArray<FlagSpec> = [
   flag("namespace", "value", "NS", "the namespace, overriding the backend config's", { short: "n" }),
   flag("timeout", "value", "DURATION", "give up waiting after this long, e.g. 30s, 5m (default: the config's call bounds)"),
   flag("runtime", "multi", "FILE", "runtime manifests the embedded simulator is seeded from (needs --sim; default: the bundled example)"),
+  flag("exec", "switch", "", "the embedded simulator runs each pod's command as a local child process (needs --sim)"),
   flag("config", "value", "FILE", "the backend config, YAML or JSON (default: the bundled examples/config.json)"),
   outputFlag(["text", "json", "yaml"], "text")
 ]
@@ -91,7 +92,8 @@ export const CommandSpecs = {
       requestFlag(false),
       flag("runtime", "multi", "FILE", "runtime manifests (default: the bundled examples/runtime.yaml)"),
       flag("config", "value", "FILE", "the backend config (default: the bundled examples/config.json)"),
-      flag("speed", "value", "1-1000", "how many times faster than real time the simulator's clock runs (default 20)")
+      flag("speed", "value", "1-1000", "how many times faster than real time the simulator's clock runs (default 20)"),
+      flag("exec", "switch", "", "run each pod's command as a local child process: the run ends when the command does")
     ],
     examples: [{ command: "dispatch demo --config examples/config-kueue.json", description: "the demo in Kueue mode" }]
   },
@@ -148,6 +150,18 @@ export const CommandSpecs = {
     [flag("request", "value", "FILE", "check the runtimes for this request's spec (default: the probe's one-node spec)")],
     [{ command: "dispatch runtimes --sim", description: "which runtimes the example backend can use" }]
   ),
+  logs: cluster(
+    "logs",
+    "print the logs of a job's pods: every node's, each line prefixed [node-N], or one node's",
+    [
+      ...jobFlags,
+      flag("follow", "switch", "", "keep printing lines as they are written, until the pods end or Ctrl-C", { short: "f" }),
+      flag("node", "value", "N", "only the pod of node N (0 is the first)"),
+      flag("tail", "value", "N", "only the last N lines of each pod's log"),
+      flag("previous", "switch", "", "the log of the container's previous run (after a restart)")
+    ],
+    [{ command: `dispatch logs ${jobExample} --kubeconfig sim.kubeconfig -f`, description: "follow every node's log" }]
+  ),
   probe: cluster("probe", "prove the backend's reach, write and launch gates with the preflight probe", [], [
     { command: "dispatch probe --kubeconfig kubeconfig --config examples/config.json", description: "prove a cluster's gates" }
   ]),
@@ -165,7 +179,12 @@ export const CommandSpecs = {
       flag("config", "value", "FILE", "the backend config whose namespace (and Kueue queue) is served"),
       flag("read-only", "switch", "", "every request may get, list and watch, nothing else"),
       flag("fault", "multi", "RULE", "VERB:RESOURCE[:NAME]=ACTION, e.g. create:trainjobs=drop"),
-      flag("run-time", "value", "S", "each training run completes S seconds after it starts (default 5)")
+      flag("run-time", "value", "S", "each training run completes S seconds after it starts (default 5)"),
+      flag("exec", "switch", "", "run each pod's command as a local child process: its output is the pod's log, its exit ends the pod"),
+      flag("queue-cpu", "value", "Q", "--mode kueue: the ClusterQueue's nominal CPU quota, e.g. 8 or 500m (default: not counted)"),
+      flag("queue-memory", "value", "Q", "--mode kueue: the ClusterQueue's nominal memory quota, e.g. 64Gi (default: not counted)"),
+      flag("queue-gpus", "value", "N", "--mode kueue: the ClusterQueue's nominal nvidia.com/gpu quota (default: not counted)"),
+      flag("cluster-queue", "value", "NAME", "--mode kueue: the ClusterQueue behind the config's LocalQueue (default cluster-queue)")
     ],
     examples: [{ command: "dispatch sim serve --kubeconfig-out sim.kubeconfig --runtime examples/runtime.yaml", description: "a simulated cluster for kubectl" }]
   },
@@ -182,7 +201,8 @@ export const CommandSpecs = {
       flag("cluster", "switch", "", "dispatch to the cluster of client-node's default kubeconfig chain", { group: "target" }),
       flag("sim", "switch", "", "dispatch to an embedded simulated cluster", { group: "target" }),
       flag("runtime", "multi", "FILE", "runtime manifests the embedded simulator is seeded from (needs --sim)"),
-      flag("config", "value", "FILE", "the embedded simulator's backend config (needs --sim)")
+      flag("config", "value", "FILE", "the embedded simulator's backend config (needs --sim)"),
+      flag("exec", "switch", "", "the embedded simulator runs each pod's command as a local child process (needs --sim)")
     ],
     examples: [{ command: "dispatch serve --sim --port 8080", description: "the job service on an embedded simulator" }]
   },

@@ -9,6 +9,8 @@ export interface DemoArgs {
   readonly config?: string
   /** How many times faster than real time the embedded simulator's clock runs. */
   readonly speed: number
+  /** Each pod's command runs as a local child process instead of by the clock. */
+  readonly exec: boolean
 }
 
 /** The speed the demo runs at unless told otherwise: a 5 s simulated run takes a quarter of a second. */
@@ -19,10 +21,11 @@ export const MAX_SPEED = 1000
 
 /** Reads the arguments that follow `demo`. */
 export const parseDemoArgs = (list: ArgList): { readonly args: DemoArgs } | UsageError => {
-  const options = readOptions(list, { values: ["request", "config", "speed"], multi: ["runtime"] })
+  const options = readOptions(list, { values: ["request", "config", "speed"], multi: ["runtime"], switches: ["exec"] })
   const request = options.single("request")
   const runtimes = options.list("runtime")
   const config = options.single("config")
+  const exec = options.switch("exec")
   const speedText = options.single("speed")
   const speed = speedText === undefined ? DEFAULT_SPEED : Number(speedText)
   if (speedText !== undefined && (!/^\d+$/.test(speedText) || speed < 1 || speed > MAX_SPEED)) {
@@ -32,6 +35,7 @@ export const parseDemoArgs = (list: ArgList): { readonly args: DemoArgs } | Usag
     ...(request === undefined ? {} : { request }),
     runtimes,
     ...(config === undefined ? {} : { config }),
-    speed
+    speed,
+    exec
   }))
 }

@@ -6,7 +6,7 @@ import { type ArgList, type UsageError, finish, readOptions } from "./OptionRead
 export type ServeTarget =
   | { readonly _tag: "None" }
   | { readonly _tag: "Kube"; readonly kubeconfig?: string }
-  | { readonly _tag: "Sim"; readonly runtimes: ReadonlyArray<string> }
+  | { readonly _tag: "Sim"; readonly runtimes: ReadonlyArray<string>; /** Each pod's command runs as a local child process. */ readonly exec?: boolean }
 
 /** The options of `dispatch serve`. */
 export interface ServeArgs {
@@ -36,7 +36,7 @@ export const parseServeArgs = (list: ArgList): { readonly args: ServeArgs } | Us
   const options = readOptions(list, {
     values: ["host", "port", "data-dir", "tokens", "kubeconfig", "config", "instance"],
     multi: ["runtime"],
-    switches: ["sim", "cluster"]
+    switches: ["sim", "cluster", "exec"]
   })
   const host = options.single("host") ?? "127.0.0.1"
   const port = portOf(options, 8080)
@@ -44,6 +44,7 @@ export const parseServeArgs = (list: ArgList): { readonly args: ServeArgs } | Us
   const tokens = options.single("tokens")
   const kubeconfig = options.single("kubeconfig")
   const sim = options.switch("sim")
+  const exec = options.switch("exec")
   // --cluster: client-node's default kubeconfig chain, without naming a file.
   const cluster = options.switch("cluster")
   const runtimes = options.list("runtime")
@@ -52,9 +53,10 @@ export const parseServeArgs = (list: ArgList): { readonly args: ServeArgs } | Us
   const targets = [sim, cluster, kubeconfig !== undefined].filter(Boolean).length
   if (targets > 1) options.problem("--sim, --cluster and --kubeconfig are alternatives: give one")
   if (!sim && runtimes.length > 0) options.problem("--runtime seeds the embedded simulator: it needs --sim")
+  if (!sim && exec) options.problem("--exec runs the embedded simulator's pods as processes: it needs --sim")
   if (!sim && config !== undefined) options.problem("--config names the embedded simulator's backend: it needs --sim")
   const target: ServeTarget = sim
-    ? { _tag: "Sim", runtimes }
+    ? { _tag: "Sim", runtimes, ...(exec ? { exec } : {}) }
     : cluster || kubeconfig !== undefined
       ? { _tag: "Kube", ...(kubeconfig === undefined ? {} : { kubeconfig }) }
       : { _tag: "None" }

@@ -2,9 +2,9 @@
 // the config need (a fresh cluster has only "default"), then the seed objects themselves. Shared by
 // `dispatch sim serve` and every command's `--sim`.
 import type { BackendConfig } from "@dispatch/render"
-import { type ApiRequest, type ControllerOptions, type ServedSimulator, Simulator, type SimulatorOptions } from "@dispatch/sim"
+import { type ApiRequest, type ControllerOptions, type SeedQueue, type ServedSimulator, Simulator, type SimulatorOptions } from "@dispatch/sim"
 import type { SeedObject } from "./RuntimeManifests.ts"
-import type { SimMode } from "./SimServeArgs.ts"
+import type { QueueQuota, SimMode } from "./SimServeArgs.ts"
 
 /** The Kueue queue and admission check a Kueue-mode simulator serves. */
 export interface KueueSetup {
@@ -12,11 +12,41 @@ export interface KueueSetup {
   readonly admissionCheck: string
 }
 
-/** The controller options of a mode: Trainer always; Kueue with one queue gated by one admission check. */
-export const controllersFor = (mode: SimMode, kueue: KueueSetup | undefined): ControllerOptions =>
-  mode === "kueue" && kueue !== undefined
-    ? { kueue: { queues: { [kueue.queue]: { admissionChecks: [kueue.admissionCheck] } }, admissionChecks: [kueue.admissionCheck] } }
-    : {}
+/** The ClusterQueue a quota names when no --cluster-queue is given. */
+export const defaultClusterQueue = "cluster-queue"
+
+/** What the simulator's controllers do beyond the mode: run containers for real, and a quota'd queue. */
+export interface SimExtras {
+  readonly exec?: boolean
+  readonly queue?: QueueQuota
+  /** The namespace of the seeded LocalQueue: the config's (default "default"). */
+  readonly namespace?: string
+}
+
+const seedQueueOf = (kueue: KueueSetup, queue: QueueQuota, namespace: string | undefined): SeedQueue => ({
+  localQueue: kueue.queue,
+  ...(namespace === undefined ? {} : { namespace }),
+  clusterQueue: queue.clusterQueue ?? defaultClusterQueue,
+  quota: { ...(queue.cpu === undefined ? {} : { cpu: queue.cpu }), ...(queue.memory === undefined ? {} : { memory: queue.memory }), ...(queue.gpus === undefined ? {} : { gpus: queue.gpus }) },
+  admissionChecks: [kueue.admissionCheck]
+})
+
+/**
+ * The controller options of a mode: Trainer always; Kueue with one queue gated by one admission check,
+ * and with a quota its LocalQueue and ClusterQueue as objects; with exec, containers as child processes.
+ */
+export const controllersFor = (mode: SimMode, kueue: KueueSetup | undefined, extras: SimExtras = {}): ControllerOptions => ({
+  ...(mode === "kueue" && kueue !== undefined
+    ? {
+        kueue: {
+          queues: { [kueue.queue]: { admissionChecks: [kueue.admissionCheck] } },
+          admissionChecks: [kueue.admissionCheck],
+          ...(extras.queue === undefined ? {} : { seedQueues: [seedQueueOf(kueue, extras.queue, extras.namespace)] })
+        }
+      }
+    : {}),
+  ...(extras.exec === true ? { workloads: { exec: true } } : {})
+})
 
 /** The bearer token of `sim serve --read-only`'s kubeconfig: it may get, list and watch, nothing else. */
 export const readOnlyToken = "dispatch-sim-reader"
@@ -33,12 +63,14 @@ export const anonymousActsAs = (simulator: ServedSimulator, token: string): Serv
     handle: (request) => simulator.handle(identified(request)),
     watch: (request, onEvent) => simulator.watch(identified(request), onEvent),
     now: () => simulator.now(),
-    advanceTo: (ms) => simulator.advanceTo(ms)
+    advanceTo: (ms) => simulator.advanceTo(ms),
+    // Forwarded so pods/log serves what a container really wrote (with exec), not a synthetic log.
+    containerLog: (pod, container) => simulator.containerLog?.(pod, container) ?? []
   }
 }
 
 /** The controllers a config's mode needs. */
-export const controllersForConfig = (config: BackendConfig): ControllerOptions => controllersFor(config.mode, config.kueue)
+export const controllersForConfig = (config: BackendConfig, extras: SimExtras = {}): ControllerOptions => controllersFor(config.mode, config.kueue, { namespace: config.namespace, ...extras })
 
 const namespaceOf = (seed: SeedObject): string | undefined => {
   if (!seed.resource.namespaced) return undefined

@@ -1,7 +1,7 @@
 // The options of `dispatch sim serve`, read from its command line with every problem named.
 import type { FaultRule } from "@dispatch/sim"
 import { parseFault } from "./FaultSpec.ts"
-import { type ArgList, type UsageError, finish, readOptions } from "./OptionReader.ts"
+import { type ArgList, type OptionReader, type UsageError, finish, readOptions } from "./OptionReader.ts"
 
 /** Which controllers the served simulator runs. */
 export type SimMode = "plain" | "kueue"
@@ -21,11 +21,29 @@ export interface SimServeArgs {
   readonly readOnly: boolean
   /** How long each training run takes, in seconds of real time, before it completes; absent, the simulator's default (5 s). */
   readonly runTimeSeconds?: number
+  /** Each pod's container runs its command as a local child process (the simulator's exec runtime). */
+  readonly exec: boolean
+  /** With --mode kueue: the ClusterQueue behind the config's LocalQueue and its nominal quota. */
+  readonly queue?: QueueQuota
 }
+
+/** The ClusterQueue `--mode kueue` seeds: its name and nominal quota (absent = not counted). */
+export interface QueueQuota {
+  readonly clusterQueue?: string
+  readonly cpu?: string
+  readonly memory?: string
+  readonly gpus?: number
+}
+
+// Kubernetes' quantity form, as a ClusterQueue's nominalQuota takes it: 8, 500m, 1.5, 64Gi, 2G, 1e3.
+const quantity = /^\d+(\.\d+)?([eE]\d+|m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$/
+
+// A DNS-1123 subdomain, as a ClusterQueue's name must be.
+const objectName = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/
 
 /** Reads the arguments that follow `sim serve`. */
 export const parseSimServeArgs = (list: ArgList): { readonly args: SimServeArgs } | UsageError => {
-  const options = readOptions(list, { values: ["port", "kubeconfig-out", "mode", "config", "run-time"], multi: ["runtime", "fault"], switches: ["read-only"] })
+  const options = readOptions(list, { values: ["port", "kubeconfig-out", "mode", "config", "run-time", "queue-cpu", "queue-memory", "queue-gpus", "cluster-queue"], multi: ["runtime", "fault"], switches: ["read-only", "exec"] })
   // No --port: any free port; the kubeconfig written says which.
   const portText = options.single("port")
   const port = portText === undefined ? 0 : Number(portText)
@@ -42,5 +60,28 @@ export const parseSimServeArgs = (list: ArgList): { readonly args: SimServeArgs 
   const readOnly = options.switch("read-only")
   const runTimeText = options.single("run-time")
   if (runTimeText !== undefined && !/^[1-9]\d{0,5}$/.test(runTimeText)) options.problem(`--run-time "${runTimeText}" is not a whole number of seconds from 1 to 999999`)
-  return finish(options, () => ({ port, ...(kubeconfigOut === undefined ? {} : { kubeconfigOut }), runtimes, mode: mode ?? "plain", ...(config === undefined ? {} : { config }), faults, readOnly, ...(runTimeText === undefined ? {} : { runTimeSeconds: Number(runTimeText) }) }))
+  const exec = options.switch("exec")
+  const queue = readQueueQuota(options, mode ?? "plain")
+  return finish(options, () => ({ port, ...(kubeconfigOut === undefined ? {} : { kubeconfigOut }), runtimes, mode: mode ?? "plain", ...(config === undefined ? {} : { config }), faults, readOnly, ...(runTimeText === undefined ? {} : { runTimeSeconds: Number(runTimeText) }), exec, ...(queue === undefined ? {} : { queue }) }))
+}
+
+/** Reads the Kueue quota flags; each needs --mode kueue. */
+const readQueueQuota = (options: OptionReader, mode: SimMode): QueueQuota | undefined => {
+  const cpu = options.single("queue-cpu")
+  const memory = options.single("queue-memory")
+  const gpusText = options.single("queue-gpus")
+  const clusterQueue = options.single("cluster-queue")
+  const given: Array<[string, string | undefined]> = [["queue-cpu", cpu], ["queue-memory", memory], ["queue-gpus", gpusText], ["cluster-queue", clusterQueue]]
+  for (const [name, value] of given) if (value !== undefined && mode !== "kueue") options.problem(`--${name} sets the Kueue queue: it needs --mode kueue`)
+  if (cpu !== undefined && !quantity.test(cpu)) options.problem(`--queue-cpu "${cpu}" is not a quantity (e.g. 8, 500m, 1.5)`)
+  if (memory !== undefined && !quantity.test(memory)) options.problem(`--queue-memory "${memory}" is not a quantity (e.g. 64Gi, 512Mi)`)
+  if (gpusText !== undefined && !/^\d{1,6}$/.test(gpusText)) options.problem(`--queue-gpus "${gpusText}" is not a whole number of GPUs`)
+  if (clusterQueue !== undefined && !objectName.test(clusterQueue)) options.problem(`--cluster-queue "${clusterQueue}" is not a valid object name (lower case letters, digits, '-' and '.')`)
+  if (given.every(([, value]) => value === undefined)) return undefined
+  return {
+    ...(clusterQueue === undefined ? {} : { clusterQueue }),
+    ...(cpu === undefined ? {} : { cpu }),
+    ...(memory === undefined ? {} : { memory }),
+    ...(gpusText === undefined ? {} : { gpus: Number(gpusText) })
+  }
 }

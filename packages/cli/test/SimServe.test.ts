@@ -79,6 +79,24 @@ const until = async (check: () => boolean): Promise<boolean> => {
   return check()
 }
 
+const readIfThere = (path: string): string => {
+  try {
+    return readFileSync(path, "utf8")
+  } catch {
+    return ""
+  }
+}
+
+/** Whether a process with this id exists (signal 0 only checks). */
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
 describe("dispatch sim serve", () => {
   let dir: string
   beforeAll(() => {
@@ -119,6 +137,29 @@ describe("dispatch sim serve", () => {
     expect(found).toBe(true)
     t.stop()
     expect(await exit).toBe(ExitCode.ok)
+  })
+
+  it("--mode kueue with quota flags creates the config's LocalQueue and a ClusterQueue with those nominal quotas", async () => {
+    const t = testIo()
+    const kubeconfig = join(dir, "quota-kubeconfig")
+    const exit = runCli(["sim", "serve", "--port", "0", "--kubeconfig-out", kubeconfig, "--mode", "kueue", "--queue-cpu", "8", "--queue-gpus", "4", "--cluster-queue", "team-cq"], t.io)
+    try {
+      expect(await until(() => t.out.length > 0)).toBe(true)
+      let local = ""
+      for (const end = Date.now() + 60_000; Date.now() < end && !local.includes("team-cq"); ) {
+        local = (await kubectl(["--kubeconfig", kubeconfig, "-n", "ml-team", "get", "localqueues", "ml-team-queue", "-o", "jsonpath={.spec.clusterQueue}"])).stdout
+        if (!local.includes("team-cq")) await new Promise((r) => setTimeout(r, 50))
+      }
+      expect(local).toBe("team-cq")
+      const cq = JSON.parse((await kubectl(["--kubeconfig", kubeconfig, "get", "clusterqueues", "team-cq", "-o", "json"])).stdout) as {
+        spec: { admissionChecks: Array<string>; resourceGroups: Array<{ flavors: Array<{ resources: Array<{ name: string; nominalQuota: string }> }> }> }
+      }
+      expect(cq.spec.admissionChecks).toEqual(["dispatch-start"])
+      expect(cq.spec.resourceGroups[0]?.flavors[0]?.resources).toEqual([{ name: "cpu", nominalQuota: "8" }, { name: "nvidia.com/gpu", nominalQuota: "4" }])
+    } finally {
+      t.stop()
+      expect(await exit).toBe(ExitCode.ok)
+    }
   })
 
   it("creates the namespace of --config, so that its first probe and Start find it", async () => {
@@ -169,6 +210,97 @@ describe("dispatch sim serve", () => {
         ((await (await fetch(`${t.out[0]}/apis/trainer.kubeflow.org/v1alpha1/namespaces/team-a/${plural}`)).json()) as { items: Array<{ metadata: { name: string } }> }).items.map((o) => o.metadata.name)
       expect(await listed("trainjobs")).toEqual([])
       expect(await listed("trainingruntimes")).toEqual(["local"])
+    } finally {
+      t.stop()
+      expect(await exit).toBe(ExitCode.ok)
+    }
+  })
+
+  it("--exec: a started and opened job's real command output is read back by kubectl logs, and no process outlives the server", async () => {
+    const config = join(dir, "exec.json")
+    writeFileSync(config, JSON.stringify({ namespace: "team-a", mode: "plain", runtimes: [{ kind: "ClusterTrainingRuntime", name: "torch-distributed" }] }))
+    const pidFile = join(dir, "exec.pid")
+    const request = join(dir, "exec-request.json")
+    // The command records its process id, prints a line, then outlives the test unless it is killed.
+    const script = `echo $$ > ${pidFile}; echo hello-from-exec; exec sleep 600`
+    writeFileSync(request, JSON.stringify({ job: "01JD8X2Q4M7N9P3R5S6T8V0W1Y", generation: 1, submission: 3, attempt: 1, spec: { command: ["sh", "-c", script], env: {}, nodes: 1, extensions: { "dispatch/Image": { ref: "example.org/train:1" }, "kubeflow/RuntimeRef": { kind: "ClusterTrainingRuntime", name: "torch-distributed" } } } }))
+    const t = testIo()
+    const kubeconfig = join(dir, "exec-kubeconfig")
+    const exit = runCli(["sim", "serve", "--port", "0", "--kubeconfig-out", kubeconfig, "--runtime", join(dir, "runtimes.yaml"), "--config", config, "--exec"], t.io)
+    let pid: number | undefined
+    try {
+      expect(await until(() => t.out.length > 0)).toBe(true)
+      const target = ["--kubeconfig", kubeconfig, "--config", config]
+      expect(await runCli(["start", ...target, "--request", request], testIo().io)).toBe(ExitCode.ok)
+      expect(await runCli(["open", "dj-01jd8x2q4m7n9p3r5s6t8v0w1y-s3", ...target], testIo().io)).toBe(ExitCode.ok)
+      let logs = ""
+      for (const end = Date.now() + 60_000; Date.now() < end && !logs.includes("hello-from-exec"); ) {
+        logs = (await kubectl(["--kubeconfig", kubeconfig, "-n", "team-a", "logs", "-l", "jobset.sigs.k8s.io/jobset-name=dj-01jd8x2q4m7n9p3r5s6t8v0w1y-s3"])).stdout
+        if (!logs.includes("hello-from-exec")) await new Promise((r) => setTimeout(r, 100))
+      }
+      expect(logs).toContain("hello-from-exec")
+      expect(await until(() => /^\d+\s*$/.test(readIfThere(pidFile)))).toBe(true)
+      pid = Number(readIfThere(pidFile))
+      expect(alive(pid)).toBe(true)
+    } finally {
+      t.stop()
+      expect(await exit).toBe(ExitCode.ok)
+    }
+    expect(alive(pid)).toBe(false)
+  })
+
+  it("demo --exec runs the request's command for real: a command that exits 3 fails the job, one that exits 0 succeeds it", async () => {
+    const example = JSON.parse(readFileSync(join(process.cwd(), "examples", "request.json"), "utf8")) as { spec: Record<string, unknown> }
+    const demoWith = async (command: ReadonlyArray<string>) => {
+      const request = join(dir, `demo-exec-${command.length}-${String(command.at(-1)).length}.json`)
+      // No workDir: the example's /workspace/resnet is not on this machine, and dispatch's prologue refuses a missing one.
+      const { workDir: _, ...spec } = example.spec
+      writeFileSync(request, JSON.stringify({ ...example, spec: { ...spec, command } }))
+      const t = testIo()
+      return { code: await runCli(["demo", "--exec", "--request", request], t.io), printed: [...t.out, ...t.err].join("\n") }
+    }
+    const failing = await demoWith(["sh", "-c", "exit 3"])
+    expect(failing.printed).toContain("Failed")
+    expect(failing.code).not.toBe(ExitCode.ok)
+    const passing = await demoWith(["sh", "-c", "echo ok"])
+    expect(passing.printed).toContain("Succeeded")
+    expect(passing.code).toBe(ExitCode.ok)
+  })
+
+  it("--exec needs --sim on a cluster command and on serve", async () => {
+    for (const line of [["find", "dj-01jd8x2q4m7n9p3r5s6t8v0w1y-s3", "--exec"], ["serve", "--exec"]]) {
+      const t = testIo()
+      expect(await runCli(line, t.io)).toBe(ExitCode.usage)
+      expect(t.err.join("\n")).toContain("--exec runs the embedded simulator's pods as processes: it needs --sim")
+    }
+  })
+
+  it.each([true, false])("dispatch logs reads every node's pod log through the kubeconfig (exec %s)", async (exec) => {
+    const config = join(dir, "logs.json")
+    writeFileSync(config, JSON.stringify({ namespace: "team-a", mode: "plain", runtimes: [{ kind: "ClusterTrainingRuntime", name: "torch-distributed" }] }))
+    const request = join(dir, "logs-request.json")
+    writeFileSync(request, JSON.stringify({ job: "01JD8X2Q4M7N9P3R5S6T8V0W1Y", generation: 1, submission: 5, attempt: 1, spec: { command: ["sh", "-c", "echo first-line; echo last-line"], env: {}, nodes: 2, extensions: { "dispatch/Image": { ref: "example.org/train:1" }, "kubeflow/RuntimeRef": { kind: "ClusterTrainingRuntime", name: "torch-distributed" } } } }))
+    const t = testIo()
+    const kubeconfig = join(dir, `logs-kubeconfig-${exec}`)
+    const exit = runCli(["sim", "serve", "--port", "0", "--kubeconfig-out", kubeconfig, "--runtime", join(dir, "runtimes.yaml"), "--config", config, "--run-time", "1", ...(exec ? ["--exec"] : [])], t.io)
+    try {
+      expect(await until(() => t.out.length > 0)).toBe(true)
+      const target = ["--kubeconfig", kubeconfig, "--config", config]
+      const name = "dj-01jd8x2q4m7n9p3r5s6t8v0w1y-s5"
+      expect(await runCli(["start", ...target, "--request", request], testIo().io)).toBe(ExitCode.ok)
+      expect(await runCli(["open", name, ...target], testIo().io)).toBe(ExitCode.ok)
+      // -f returns once both pods' containers have ended, with every line each wrote.
+      const followed = testIo()
+      expect(await runCli(["logs", name, ...target, "-f"], followed.io)).toBe(ExitCode.ok)
+      const expected = exec ? "last-line" : "[sim] exited with code 0"
+      for (const node of [0, 1]) expect(followed.out).toContain(`[node-${node}] ${expected}`)
+      if (exec) expect(followed.out.filter((l) => l.startsWith("[node-0]"))).toEqual(["[node-0] first-line", "[node-0] last-line"])
+      const one = testIo()
+      expect(await runCli(["logs", "--job", "01JD8X2Q4M7N9P3R5S6T8V0W1Y", "--submission", "5", ...target, "--node", "1", "--tail", "1"], one.io)).toBe(ExitCode.ok)
+      expect(one.out).toEqual([expected])
+      const missing = testIo()
+      expect(await runCli(["logs", name, ...target, "--node", "7"], missing.io)).toBe(ExitCode.failure)
+      expect(missing.err.join("\n")).toContain("has no pod for node 7 (nodes: 0, 1)")
     } finally {
       t.stop()
       expect(await exit).toBe(ExitCode.ok)

@@ -13,13 +13,13 @@ describe("parseSimServeArgs", async () => {
     async (port, out, runtimes, mode, equals) => {
       const flag = (name: string, value: string) => (equals ? [`--${name}=${value}`] : [`--${name}`, value])
       const argv = [...flag("port", String(port)), ...flag("kubeconfig-out", out), ...runtimes.flatMap((r) => flag("runtime", r)), ...flag("mode", mode)]
-      expect(await parseSimServeArgs(argv)).toEqual({ args: { port, kubeconfigOut: out, runtimes, mode, faults: [], readOnly: false } })
+      expect(await parseSimServeArgs(argv)).toEqual({ args: { port, kubeconfigOut: out, runtimes, mode, faults: [], readOnly: false, exec: false } })
     }
   )
 
   it("takes several files after one --runtime", async () => {
     expect(await parseSimServeArgs(["--port", "0", "--runtime", "a.yaml", "b.yaml", "--kubeconfig-out", "k"])).toEqual({
-      args: { port: 0, kubeconfigOut: "k", runtimes: ["a.yaml", "b.yaml"], mode: "plain", faults: [], readOnly: false }
+      args: { port: 0, kubeconfigOut: "k", runtimes: ["a.yaml", "b.yaml"], mode: "plain", faults: [], readOnly: false, exec: false }
     })
   })
 
@@ -33,6 +33,7 @@ describe("parseSimServeArgs", async () => {
         mode: "plain",
         config: "c.json",
         readOnly: true,
+        exec: false,
         faults: [
           { verb: "create", resource: "trainjobs", action: { type: "drop" } },
           { verb: "get", resource: "trainingruntimes", name: "x", action: { type: "status", code: 503 } }
@@ -41,6 +42,29 @@ describe("parseSimServeArgs", async () => {
     })
     expect(await parseSimServeArgs(["--port", "0", "--kubeconfig-out", "k", "--read-only", "--fault", "make:x=1"])).toMatchObject({
       problems: [expect.stringContaining('--fault "make:x=1": "make" is not a verb')]
+    })
+  })
+
+  it("reads --exec and the Kueue quota flags", async () => {
+    expect(await parseSimServeArgs(["--exec", "--mode", "kueue", "--queue-cpu", "8", "--queue-memory=64Gi", "--queue-gpus", "4", "--cluster-queue", "team-a"])).toEqual({
+      args: { port: 0, runtimes: [], mode: "kueue", faults: [], readOnly: false, exec: true, queue: { clusterQueue: "team-a", cpu: "8", memory: "64Gi", gpus: 4 } }
+    })
+    expect(await parseSimServeArgs(["--mode", "kueue", "--queue-cpu", "500m"])).toEqual({
+      args: { port: 0, runtimes: [], mode: "kueue", faults: [], readOnly: false, exec: false, queue: { cpu: "500m" } }
+    })
+  })
+
+  it("names every bad quota flag, and each one given without --mode kueue", async () => {
+    expect(await parseSimServeArgs(["--mode", "kueue", "--queue-cpu", "lots", "--queue-memory", "64 GB", "--queue-gpus", "-1", "--cluster-queue", "Team_A"])).toMatchObject({
+      problems: [
+        '--queue-cpu "lots" is not a quantity (e.g. 8, 500m, 1.5)',
+        '--queue-memory "64 GB" is not a quantity (e.g. 64Gi, 512Mi)',
+        '--queue-gpus "-1" is not a whole number of GPUs',
+        expect.stringContaining('--cluster-queue "Team_A" is not a valid object name')
+      ]
+    })
+    expect(await parseSimServeArgs(["--queue-gpus", "2", "--cluster-queue", "cq"])).toMatchObject({
+      problems: ["--queue-gpus sets the Kueue queue: it needs --mode kueue", "--cluster-queue sets the Kueue queue: it needs --mode kueue"]
     })
   })
 
@@ -56,7 +80,7 @@ describe("parseSimServeArgs", async () => {
       ]
     })
     expect(await parseSimServeArgs(["--kubeconfig-out", "k", "--port"])).toEqual({ _tag: "UsageError", problems: ["--port needs a value"] })
-    expect(await parseSimServeArgs([])).toEqual({ args: { port: 0, runtimes: [], mode: "plain", faults: [], readOnly: false } })
+    expect(await parseSimServeArgs([])).toEqual({ args: { port: 0, runtimes: [], mode: "plain", faults: [], readOnly: false, exec: false } })
     expect(await parseSimServeArgs(["--kubeconfig-out", "k", "--port", "70000"])).toMatchObject({ problems: ['--port "70000" is not a port number (0-65535)'] })
   })
 })

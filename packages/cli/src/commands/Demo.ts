@@ -80,7 +80,7 @@ const demo = async (io: CliIo, args: DemoArgs): Promise<Failure | undefined> => 
     `-> TrainingRuntime ${manifests.namespace}/${manifests.name} (a private copy) and TrainJob ${manifests.namespace}/${manifests.name}`
   ])
 
-  const session = await openSession(io, { _tag: "Sim", runtimes: runtimeFiles }, config.success)
+  const session = await openSession(io, { _tag: "Sim", runtimes: runtimeFiles, exec: args.exec }, config.success)
   if (Result.isFailure(session)) return session.failure
   const simulator = session.success.simulator
   if (simulator === undefined) return usage(["the demo needs the embedded simulator"])
@@ -102,6 +102,7 @@ const demo = async (io: CliIo, args: DemoArgs): Promise<Failure | undefined> => 
     return status.state === "Succeeded" ? undefined : failed([`the job ended ${status.state}${detail === "" ? "" : `: ${detail}`}`])
   })
   const ran = await runProgram(program, session.success, args.speed)
+  await session.success.close()
   if (Result.isFailure(ran)) return ran.failure
   if (ran.success !== undefined) return ran.success
 

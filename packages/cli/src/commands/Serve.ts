@@ -37,20 +37,26 @@ const tokensOf = async (io: CliIo, args: ServeArgs): Promise<Result.Result<Reado
     : Result.fail(usage([`${args.tokens}: must be a list of token entries {name, group, access, tokenHash}`]))
 }
 
-const clusterOf = async (io: CliIo, args: ServeArgs): Promise<Result.Result<Layer.Layer<Cluster, ClusterError> | undefined, Failure>> => {
+/** The cluster the service dispatches to, and how to end what it started. */
+interface ServedCluster {
+  readonly layer: Layer.Layer<Cluster, ClusterError>
+  readonly close: () => Promise<void>
+}
+
+const clusterOf = async (io: CliIo, args: ServeArgs): Promise<Result.Result<ServedCluster | undefined, Failure>> => {
   const target = args.target
   if (target._tag === "None") return Result.succeed(undefined)
   if (target._tag === "Kube") {
     const loaded = await loadKube(io, target.kubeconfig, undefined)
     if (Result.isFailure(loaded)) return Result.fail(loaded.failure)
-    return Result.succeed(Layer.succeed(Cluster, makeKubeCluster(loaded.success, clusterCallMs)))
+    return Result.succeed({ layer: Layer.succeed(Cluster, makeKubeCluster(loaded.success, clusterCallMs)), close: () => Promise.resolve() })
   }
   // The embedded simulator serves one backend config's namespace and Kueue setup; queues whose backend
   // uses that config run their jobs on it.
   const config = await loadConfig(io, args.config ?? BundledExamples.config)
   if (Result.isFailure(config)) return Result.fail(config.failure)
   const session = await openSession(io, target, config.success)
-  return Result.isFailure(session) ? Result.fail(session.failure) : Result.succeed(session.success.layer)
+  return Result.isFailure(session) ? Result.fail(session.failure) : Result.succeed({ layer: session.success.layer, close: session.success.close })
 }
 
 const run = async (io: CliIo, args: ServeArgs): Promise<Failure | undefined> => {
@@ -64,7 +70,7 @@ const run = async (io: CliIo, args: ServeArgs): Promise<Failure | undefined> => 
     port: args.port,
     ...(databaseUrl === undefined || databaseUrl === "" ? { dataDir: args.dataDir } : { databaseUrl }),
     tokens: tokens.success,
-    ...(cluster.success === undefined ? {} : { dispatch: { cluster: cluster.success, ...(args.instance === undefined ? {} : { instance: args.instance }) } })
+    ...(cluster.success === undefined ? {} : { dispatch: { cluster: cluster.success.layer, ...(args.instance === undefined ? {} : { instance: args.instance }) } })
   })
   if (Result.isFailure(started)) {
     const error = started.failure
@@ -77,6 +83,7 @@ const run = async (io: CliIo, args: ServeArgs): Promise<Failure | undefined> => 
   io.out(`${server.url}/api/v1`)
   await io.stopRequested
   await server.close()
+  await cluster.success?.close()
   return undefined
 }
 

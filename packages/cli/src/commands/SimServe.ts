@@ -8,7 +8,7 @@ import { endCommand } from "../CommandEnd.ts"
 import { type Failure, failed, usage } from "../Failure.ts"
 import { loadConfig, loadManifests } from "../Inputs.ts"
 import { formatFault } from "../FaultSpec.ts"
-import { type KueueSetup, anonymousActsAs, controllersFor, readOnlyAuth, readOnlyToken, seededSimulator } from "../SimSeed.ts"
+import { type KueueSetup, anonymousActsAs, controllersFor, defaultClusterQueue, readOnlyAuth, readOnlyToken, seededSimulator } from "../SimSeed.ts"
 import { type SimServeArgs, parseSimServeArgs } from "../SimServeArgs.ts"
 import { CommandSpecs, usageLine } from "../CommandSpec.ts"
 import { type ArgList, type CommandImpl, problemsOf } from "../OptionReader.ts"
@@ -40,7 +40,7 @@ const serve = async (io: CliIo, args: SimServeArgs): Promise<Failure | undefined
   if (Result.isFailure(manifests)) return manifests.failure
   const seeded = seededSimulator(
     {
-      controllers: { ...controllersFor(args.mode, kueue), ...(args.runTimeSeconds === undefined ? {} : { trainer: { runTimeMs: args.runTimeSeconds * 1000 } }) },
+      controllers: { ...controllersFor(args.mode, kueue, { exec: args.exec, ...(served.success.namespaces[0] === undefined ? {} : { namespace: served.success.namespaces[0] }), ...(args.queue === undefined ? {} : { queue: args.queue }) }), ...(args.runTimeSeconds === undefined ? {} : { trainer: { runTimeMs: args.runTimeSeconds * 1000 } }) },
       faults: args.faults,
       ...(args.readOnly ? { auth: readOnlyAuth } : {})
     },
@@ -50,16 +50,23 @@ const serve = async (io: CliIo, args: SimServeArgs): Promise<Failure | undefined
   if ("problems" in seeded) return usage(seeded.problems)
 
   let server: SimServer
+  // The server's close ends its requests; the simulator's ends every container process (with --exec),
+  // so none outlives the command.
+  const closeAll = async () => {
+    await server.close()
+    await seeded.simulator.close()
+  }
   try {
     const simulator = args.readOnly ? anonymousActsAs(seeded.simulator, readOnlyToken) : seeded.simulator
     server = await startSimServer({ simulator, port: args.port })
   } catch (error) {
+    await seeded.simulator.close()
     return failed([error instanceof Error ? error.message : String(error)])
   }
   if (args.kubeconfigOut !== undefined) {
     const written = await io.writeFile(args.kubeconfigOut, kubeconfigFor(server, args.readOnly ? { token: readOnlyToken } : {}))
     if (written.error !== undefined) {
-      await server.close()
+      await closeAll()
       return failed([`cannot write ${args.kubeconfigOut}: ${written.error}`])
     }
   } else {
@@ -69,9 +76,16 @@ const serve = async (io: CliIo, args: SimServeArgs): Promise<Failure | undefined
   for (const fault of args.faults) io.err(`dispatch sim serve: fault ${formatFault(fault)}`)
   if (args.readOnly) io.err("dispatch sim serve: read-only: every request, with the kubeconfig's token or none (kubectl), may get, list and watch only")
   if (kueue !== undefined) io.err(`dispatch sim serve: Kueue queue "${kueue.queue}" with admission check "${kueue.admissionCheck}"`)
+  if (kueue !== undefined && args.queue !== undefined) io.err(`dispatch sim serve: ClusterQueue "${args.queue.clusterQueue ?? defaultClusterQueue}" with quota ${quotaText(args.queue)}`)
+  if (args.exec) io.err("dispatch sim serve: exec: each pod's command runs here as a child process")
   await io.stopRequested
-  await server.close()
+  await closeAll()
   return undefined
+}
+
+const quotaText = (queue: NonNullable<SimServeArgs["queue"]>): string => {
+  const parts = [queue.cpu === undefined ? [] : [`cpu ${queue.cpu}`], queue.memory === undefined ? [] : [`memory ${queue.memory}`], queue.gpus === undefined ? [] : [`GPUs ${queue.gpus}`]].flat()
+  return parts.length === 0 ? "unlimited" : parts.join(", ")
 }
 
 /** Runs `dispatch sim serve`; resolves to the exit code. */
