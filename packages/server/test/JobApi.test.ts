@@ -337,7 +337,7 @@ describe.each(backends)("job endpoints on %s", (backend) => {
     )
     expect(operations.sort()).toEqual(routes.map((r) => `${r.method} ${r.path}`).sort())
     const create = answer.body.paths["/experiments/{id}/jobs"].post
-    expect(create.requestBody.content["application/json"].schema).toEqual(JSON.parse(JSON.stringify(Schema.toJsonSchemaDocument(JobRequest).schema)))
+    expect(create.requestBody.content["application/json"].schema).toEqual(JSON.parse(JSON.stringify(Schema.toJsonSchemaDocument(JobRequest, { onExcessProperty: "error" }).schema)))
     expect(create.parameters).toEqual([expect.objectContaining({ name: "id", in: "path", required: true })])
   })
 
