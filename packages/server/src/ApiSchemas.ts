@@ -19,8 +19,17 @@ import {
 } from "@dispatch/jobs"
 import { Schema } from "effect"
 
-/** A resource id in a URL path. */
-export const IdParam = Schema.FiniteFromString.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(1))
+/** The largest id the database stores (its ids are 32-bit integers). */
+export const maxStoredId = 2147483647
+
+const canonicalId = /^[1-9][0-9]{0,9}$/
+
+/** True when a path segment is an id a resource can have: a canonical decimal (no sign, no leading zero, no
+ * exponent or fraction) from 1 to `maxStoredId`. */
+export const isStoredId = (text: string): boolean => canonicalId.test(text) && Number(text) <= maxStoredId
+
+/** A resource id in a URL path: a canonical decimal from 1 to `maxStoredId`. */
+export const IdParam = Schema.FiniteFromString.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(1), Schema.isLessThanOrEqualTo(maxStoredId))
 
 const name = Schema.NonEmptyString.check(Schema.isMaxLength(255))
 const owned = { group: Schema.String, createdOn: Schema.String }

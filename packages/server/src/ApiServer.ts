@@ -3,6 +3,7 @@
 // endpoint: authorization and decoding happen in the Authorization middleware, in the order Dioptra clients
 // expect (401/403 before 400), with every problem named in Dioptra's error body; unknown paths, other methods,
 // bad request targets and malformed HTTP also answer with that body.
+import { randomUUID } from "node:crypto"
 import { createServer, type Server } from "node:http"
 import type { Duplex } from "node:stream"
 import { NodeHttpServer } from "@effect/platform-node"
@@ -10,12 +11,15 @@ import { ByteSize, Context, Effect, Exit, Layer, Result, Scope } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, HttpApiSwagger, OpenApi } from "effect/http-api"
 import { AdmittedRequest, apiPrefix, Authorization, DispatchApi } from "./Api.ts"
+import { isStoredId } from "./ApiSchemas.ts"
 import { authenticate, type Principal, type TokenEntry } from "./Auth.ts"
 import { DatabaseError, uniqueViolation, type Database } from "./Database.ts"
 import { errorBody, refusalStatus } from "./ErrorBody.ts"
 import type { JobControl } from "./JobControl.ts"
+import { accessLine, metricsText, readiness, recordRequest, requestIdOf, type DispatcherState, type LogFormat } from "./Operations.ts"
 import { defaultLimits, oversizedFields, type AnswerLimits } from "./Limits.ts"
 import { isReportToken, reportTokenJob } from "./ReportToken.ts"
+import { isJsonContentType, jsonDepth, maxJsonDepth } from "./RequestBody.ts"
 import { decodePart } from "./RequestDecoding.ts"
 import { parseRequestTarget } from "./RequestTarget.ts"
 import type { Route } from "./Route.ts"
@@ -25,12 +29,15 @@ import {
   FieldTooLarge,
   Forbidden,
   InternalError,
+  JsonTooDeep,
   MalformedHttp,
   MalformedJson,
   refusal,
   refusalOf,
   RouteNotFound,
+  ResourceNotFound,
   Unauthenticated,
+  UnsupportedMediaType,
   WriteConflict,
   type Refusal,
   type ServiceProblem
@@ -55,6 +62,10 @@ export interface ApiEnvironment {
   readonly reportSecret?: string
   /** Size limits; `defaultLimits` when absent. */
   readonly limits?: AnswerLimits
+  /** Whether the dispatcher runs, for `/readyz`; `off` when absent. */
+  readonly dispatcher?: () => DispatcherState
+  /** Where one line per answered request goes, and in which format; no access log when absent. */
+  readonly accessLog?: { readonly format: LogFormat; readonly write: (line: string) => void }
 }
 
 /** A JSON answer with a status. */
@@ -101,6 +112,7 @@ const reportPrincipal = async (
 
 const parseBody = (text: string): Result.Result<unknown, Refusal> => {
   if (text.trim() === "") return Result.succeed(undefined)
+  if (jsonDepth(text, maxJsonDepth) > maxJsonDepth) return Result.fail(refusal(new JsonTooDeep({ limit: maxJsonDepth })))
   try {
     return Result.succeed(JSON.parse(text))
   } catch (cause) {
@@ -113,7 +125,7 @@ const parseBody = (text: string): Result.Result<unknown, Refusal> => {
 const admit = async (
   env: ApiEnvironment,
   route: Route,
-  request: { readonly authorization: string | undefined; readonly params: Readonly<Record<string, string>>; readonly query: URLSearchParams; readonly body: () => Promise<string> }
+  request: { readonly authorization: string | undefined; readonly contentType: string | undefined; readonly params: Readonly<Record<string, string>>; readonly query: URLSearchParams; readonly body: () => Promise<string> }
 ): Promise<Result.Result<AdmittedRequest["Service"], Refusal>> => {
   const token = bearerToken(request.authorization)
   const principal =
@@ -122,6 +134,9 @@ const admit = async (
   if (route.writes && principal.success.access !== "write") {
     return Result.fail(refusal(new Forbidden({ principal: principal.success.name, action: `${route.method} ${route.path}` })))
   }
+  const unknownId = unstoredIds(route, request.params)
+  if (unknownId.length > 0) return Result.fail(refusalOf(unknownId))
+  if (route.body !== undefined && !isJsonContentType(request.contentType)) return Result.fail(refusal(new UnsupportedMediaType({ contentType: request.contentType ?? "" })))
   const params = decodePart(route.params, "path", request.params)
   const query = route.query === undefined ? Result.succeed(undefined) : decodePart(route.query, "query", Object.fromEntries(request.query))
   const limits = env.limits ?? defaultLimits
@@ -135,6 +150,15 @@ const admit = async (
   if (problems.length > 0 || Result.isFailure(params) || Result.isFailure(query) || Result.isFailure(decodedBody)) return Result.fail(refusalOf(problems))
   return Result.succeed({ principal: principal.success, params: params.success, query: query.success, body: decodedBody.success })
 }
+
+/** A path id no resource can have: not a canonical decimal (`01`, `0x10`, `1.0`, `1e0`, ` 1`) or past the stored
+ * range. As with Dioptra's `<int:id>` routes, such a path names nothing: 404, naming the resource and the id. */
+const unstoredIds = (route: Route, params: Readonly<Record<string, string>>): ReadonlyArray<ResourceNotFound> =>
+  [...route.path.matchAll(/\/([A-Za-z]+)\/\{([A-Za-z]+)\}/g)].flatMap(([, collection = "", name = ""]) => {
+    const value = params[name]
+    if (value === undefined || name === "name" || isStoredId(value)) return []
+    return [new ResourceNotFound({ resource: collection.replace(/s$/, ""), id: value })]
+  })
 
 class BodyRefused extends Error {}
 
@@ -159,6 +183,7 @@ const authorizationLayer = (env: () => ApiEnvironment) => {
           try: () =>
             admit(env(), route, {
               authorization: request.headers["authorization"],
+              contentType: request.headers["content-type"],
               params: Object.fromEntries(Object.entries(params).flatMap(([k, v]) => (v === undefined ? [] : [[k, v]]))),
               query: Result.isSuccess(target) ? target.success.searchParams : new URLSearchParams(),
               body: () => Effect.runPromise(readBody)
@@ -233,33 +258,72 @@ const publicRoutes = (env: () => ApiEnvironment) =>
     Effect.gen(function* () {
       yield* router.add("GET", `${apiPrefix}/openapi.json`, Effect.sync(() => jsonAnswer(200, env().openApi)))
       yield* router.add("GET", apiPrefix, Effect.sync(() => jsonAnswer(200, apiIndex(env))))
+      yield* router.add("GET", "/healthz", Effect.sync(() => jsonAnswer(200, { status: "ok" })))
+      yield* router.add(
+        "GET",
+        "/readyz",
+        Effect.promise(async () => {
+          const found = await readiness(env().db, env().dispatcher?.() ?? "off")
+          return jsonAnswer(found.ready ? 200 : 503, found)
+        })
+      )
+      yield* router.add(
+        "GET",
+        "/metrics",
+        Effect.map(metricsText(env().db), (text) => HttpServerResponse.text(text, { contentType: "text/plain; version=0.0.4; charset=utf-8" }))
+      )
     })
   )
 
+/** The route template a request is counted under: the endpoint's path, or what else it reached. */
+const routeLabel = (env: ApiEnvironment, method: string, pathname: string): string => {
+  if (pathname === apiPrefix || pathname === "/healthz" || pathname === "/readyz" || pathname === "/metrics") return pathname
+  if (pathname === `${apiPrefix}/openapi.json` || pathname === `${apiPrefix}/docs`) return pathname
+  if (!pathname.startsWith(`${apiPrefix}/`)) return "unmatched"
+  const found = findRoute(env.routes, method, pathname.slice(apiPrefix.length))
+  return Result.isSuccess(found) ? `${apiPrefix}${found.success.route.path}` : "unmatched"
+}
+
 // Whatever the router could not place (or a defect) still answers in the service's error body: a bad request
 // target 400, an unknown path 404, a known path with another method 405, anything else 500.
+const answerOf = (env: () => ApiEnvironment, method: string, originalUrl: string, httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, never>) => {
+  const target = parseRequestTarget(originalUrl)
+  if (Result.isFailure(target)) return Effect.succeed(refused(refusal(target.failure)))
+  const pathname = target.success.pathname
+  // The router reads `a//b` as `a/b`; the API's paths are canonical, so an empty segment names nothing.
+  if (pathname.includes("//")) return Effect.succeed(refused(refusal(new RouteNotFound({ path: pathname }))))
+  return httpEffect.pipe(
+    Effect.catchCause((cause) => {
+      if (String(cause).includes("RouteNotFound")) {
+        if (!pathname.startsWith(`${apiPrefix}/`)) return Effect.succeed(refused(refusal(new RouteNotFound({ path: pathname }))))
+        const found = findRoute(env().routes, method, pathname.slice(apiPrefix.length))
+        return Effect.succeed(Result.isFailure(found) ? refused(refusal(found.failure)) : refused(refusal(new RouteNotFound({ path: pathname }))))
+      }
+      return Effect.succeed(jsonAnswer(500, errorBody(refusal(new InternalError({ reason: String(cause) })))))
+    })
+  )
+}
+
+// Every request: its answer (as above), its request id echoed in X-Request-Id, its metrics and its log line.
 const answerEverything = (env: () => ApiEnvironment): Layer.Layer<never, never, HttpRouter.HttpRouter> =>
   // Typed loosely: a global middleware that handles every error is what effect's types reserve for declared errors.
   (HttpRouter.middleware as unknown as (fn: (e: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, never>) => Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest>, options: { readonly global: true }) => Layer.Layer<never, never, HttpRouter.HttpRouter>)(
     (httpEffect) =>
       Effect.gen(function* () {
         const request = yield* HttpServerRequest.HttpServerRequest
+        const started = performance.now()
+        const requestId = requestIdOf(request.headers["x-request-id"], randomUUID)
+        const response = yield* answerOf(env, request.method, request.originalUrl, httpEffect)
+        const ms = performance.now() - started
+        const current = env()
         const target = parseRequestTarget(request.originalUrl)
-        if (Result.isFailure(target)) return refused(refusal(target.failure))
-        const pathname = target.success.pathname
-        // The router reads `a//b` as `a/b`; the API's paths are canonical, so an empty segment names nothing.
-        if (pathname.includes("//")) return refused(refusal(new RouteNotFound({ path: pathname })))
-        return yield* httpEffect.pipe(
-          Effect.catchCause((cause) => {
-            const notFound = Exit.isFailure(Exit.failCause(cause)) && String(cause).includes("RouteNotFound")
-            if (notFound) {
-              if (!pathname.startsWith(`${apiPrefix}/`)) return Effect.succeed(refused(refusal(new RouteNotFound({ path: pathname }))))
-              const found = findRoute(env().routes, request.method, pathname.slice(apiPrefix.length))
-              return Effect.succeed(Result.isFailure(found) ? refused(refusal(found.failure)) : refused(refusal(new RouteNotFound({ path: pathname }))))
-            }
-            return Effect.succeed(jsonAnswer(500, errorBody(refusal(new InternalError({ reason: String(cause) })))))
-          })
+        const path = Result.isSuccess(target) ? target.success.pathname : request.originalUrl
+        const route = routeLabel(current, request.method, path)
+        yield* recordRequest(route, response.status, ms / 1000)
+        current.accessLog?.write(
+          accessLine(current.accessLog.format, { time: new Date().toISOString(), requestId, method: request.method, path, route, status: response.status, ms })
         )
+        return HttpServerResponse.setHeader(response, "x-request-id", requestId)
       }),
     { global: true }
   )

@@ -12,6 +12,7 @@ import { defaultLimits, type AnswerLimits } from "./Limits.ts"
 import { migrate } from "./Migrations.ts"
 import { openPglite } from "./PgliteDatabase.ts"
 import { openPostgres } from "./PostgresDatabase.ts"
+import type { LogFormat } from "./Operations.ts"
 import { resourceRoutes } from "./ResourceRoutes.ts"
 
 /** Every endpoint of the service. */
@@ -38,6 +39,8 @@ export interface ServeOptions {
   readonly random?: (n: number) => ReadonlyArray<number>
   /** Size limits of what a request may write and a list page may hold; `defaultLimits` for any not given. */
   readonly limits?: Partial<AnswerLimits>
+  /** One line per answered request, in `text` or `json`, to `write` (stderr when absent); no access log when absent. */
+  readonly accessLog?: { readonly format: LogFormat; readonly write?: (line: string) => void }
   /** Take jobs to the cluster: without it the service only stores jobs (their queues stay unproven). */
   readonly dispatch?: DispatchOptions
 }
@@ -109,9 +112,15 @@ export const serve = async (options: ServeOptions): Promise<Result.Result<JobSer
     return Result.fail(new ServeError({ stage: "database", reasons: [reasonOf(cause)] }))
   }
   let dispatcher: Dispatcher | undefined
+  let stopping = false
+  const accessLog = options.accessLog
   try {
     const listening = await listen(
-      { routes, openApi, tokens: tokens.success, db, now: () => new Date(clock()).toISOString(), control: () => dispatcher?.control, reportSecret: secret, limits: { ...defaultLimits, ...options.limits } },
+      { routes, openApi, tokens: tokens.success, db, now: () => new Date(clock()).toISOString(), control: () => dispatcher?.control, reportSecret: secret,
+        limits: { ...defaultLimits, ...options.limits },
+        dispatcher: () => (options.dispatch === undefined ? "off" : dispatcher === undefined || stopping ? "stopped" : "running"),
+        ...(accessLog === undefined ? {} : { accessLog: { format: accessLog.format, write: accessLog.write ?? ((line: string) => void process.stderr.write(`${line}\n`)) } })
+      },
       options.host ?? "127.0.0.1",
       options.port ?? 0
     )
@@ -119,7 +128,7 @@ export const serve = async (options: ServeOptions): Promise<Result.Result<JobSer
       dispatcher = startDispatcher(options.dispatch, { db, clock, entropy: random, secret, reportUrl: `${listening.url}${apiPrefix}` })
     }
     let closing: Promise<void> | undefined
-    const close = () => (closing ??= (dispatcher?.close() ?? Promise.resolve()).then(() => listening.close()).then(() => db.close()))
+    const close = () => (closing ??= ((stopping = true), dispatcher?.close() ?? Promise.resolve()).then(() => listening.close()).then(() => db.close()))
     return Result.succeed({ url: listening.url, database: db.kind, ...(dispatcher === undefined ? {} : { dispatcher }), close })
   } catch (cause) {
     await db.close()
