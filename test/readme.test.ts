@@ -46,6 +46,7 @@ const expectations: Readonly<Record<string, (stdout: string) => void>> = {
     expect(out).toContain("opened ml-team/dj-01jd8x2q4m7n9p3r5s6t8v0w1y-s17")
     expect(out).toMatch(/: (Queued|Running|Succeeded)/)
   },
+  client: (out) => expect(out).toMatch(/^experiment \d+ resnet; job 999: ResourceNotFound$/m),
   library: (out) => expect(out).toMatch(/^started ml-team\/dj-01jd8x2q4m7n9p3r5s6t8v0w1y-s17 \(uid [0-9a-f-]{36}\)$/m)
 }
 
