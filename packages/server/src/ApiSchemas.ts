@@ -22,11 +22,11 @@ import { Schema } from "effect"
 /** The largest id the database stores (its ids are 32-bit integers). */
 export const maxStoredId = 2147483647
 
-const canonicalId = /^[1-9][0-9]{0,9}$/
+/** True when a path segment is written as an id is: a decimal from 1, without sign, leading zero, fraction or exponent. */
+export const isCanonicalId = (text: string): boolean => /^[1-9][0-9]*$/.test(text)
 
-/** True when a path segment is an id a resource can have: a canonical decimal (no sign, no leading zero, no
- * exponent or fraction) from 1 to `maxStoredId`. */
-export const isStoredId = (text: string): boolean => canonicalId.test(text) && Number(text) <= maxStoredId
+/** True when a path segment is an id a resource can have: canonical, and at most `maxStoredId`. */
+export const isStoredId = (text: string): boolean => isCanonicalId(text) && text.length <= 10 && Number(text) <= maxStoredId
 
 /** A resource id in a URL path: a canonical decimal from 1 to `maxStoredId`. */
 export const IdParam = Schema.FiniteFromString.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(1), Schema.isLessThanOrEqualTo(maxStoredId))

@@ -11,7 +11,7 @@ import { ByteSize, Context, Effect, Exit, Layer, Result, Scope } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, HttpApiSwagger, OpenApi } from "effect/http-api"
 import { AdmittedRequest, apiPrefix, Authorization, DispatchApi } from "./Api.ts"
-import { isStoredId } from "./ApiSchemas.ts"
+import { isCanonicalId, isStoredId } from "./ApiSchemas.ts"
 import { authenticate, type Principal, type TokenEntry } from "./Auth.ts"
 import { DatabaseError, uniqueViolation, type Database } from "./Database.ts"
 import { errorBody, refusalStatus } from "./ErrorBody.ts"
@@ -29,6 +29,7 @@ import {
   FieldTooLarge,
   Forbidden,
   InternalError,
+  InvalidRequest,
   JsonTooDeep,
   MalformedHttp,
   MalformedJson,
@@ -134,9 +135,11 @@ const admit = async (
   if (route.writes && principal.success.access !== "write") {
     return Result.fail(refusal(new Forbidden({ principal: principal.success.name, action: `${route.method} ${route.path}` })))
   }
-  const unknownId = unstoredIds(route, request.params)
+  const unknownId = badIds(route, request.params)
   if (unknownId.length > 0) return Result.fail(refusalOf(unknownId))
   if (route.body !== undefined && !isJsonContentType(request.contentType)) return Result.fail(refusal(new UnsupportedMediaType({ contentType: request.contentType ?? "" })))
+  const unreadable = [...unstorableText("path", request.params), ...unstorableText("query", Object.fromEntries(request.query))]
+  if (unreadable.length > 0) return Result.fail(refusalOf(unreadable))
   const params = decodePart(route.params, "path", request.params)
   const query = route.query === undefined ? Result.succeed(undefined) : decodePart(route.query, "query", Object.fromEntries(request.query))
   const limits = env.limits ?? defaultLimits
@@ -151,14 +154,30 @@ const admit = async (
   return Result.succeed({ principal: principal.success, params: params.success, query: query.success, body: decodedBody.success })
 }
 
-/** A path id no resource can have: not a canonical decimal (`01`, `0x10`, `1.0`, `1e0`, ` 1`) or past the stored
- * range. As with Dioptra's `<int:id>` routes, such a path names nothing: 404, naming the resource and the id. */
-const unstoredIds = (route: Route, params: Readonly<Record<string, string>>): ReadonlyArray<ResourceNotFound> =>
-  [...route.path.matchAll(/\/([A-Za-z]+)\/\{([A-Za-z]+)\}/g)].flatMap(([, collection = "", name = ""]) => {
+/** Path ids that cannot name a resource: one that is not a canonical decimal (`01`, `0x10`, `1.0`, `1e0`, ` 1`,
+ * `0`) is a 400 naming the parameter; a canonical one past the stored range names nothing stored, a 404. */
+const badIds = (route: Route, params: Readonly<Record<string, string>>): ReadonlyArray<ServiceProblem> =>
+  [...route.path.matchAll(/\/([A-Za-z]+)\/\{([A-Za-z]+)\}/g)].flatMap(([, collection = "", name = ""]): ReadonlyArray<ServiceProblem> => {
     const value = params[name]
     if (value === undefined || name === "name" || isStoredId(value)) return []
+    if (!isCanonicalId(value)) {
+      return [new InvalidRequest({ part: "path", path: name, detail: "must be a decimal id from 1, without sign, leading zeros, fraction or exponent" })]
+    }
     return [new ResourceNotFound({ resource: collection.replace(/s$/, ""), id: value })]
   })
+
+// Path and query strings are used in queries as they are: text the database cannot hold (NUL, an unpaired
+// surrogate) is refused here, naming the parameter. Body fields are checked by the job model's own schemas.
+const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+
+const unstorableText = (part: "path" | "query", values: Readonly<Record<string, string>>): ReadonlyArray<InvalidRequest> =>
+  Object.entries(values).flatMap(([name, value]) =>
+    value.includes("\u0000")
+      ? [new InvalidRequest({ part, path: name, detail: "contains NUL (U+0000), which no stored text can hold" })]
+      : loneSurrogate.test(value)
+        ? [new InvalidRequest({ part, path: name, detail: "contains an unpaired UTF-16 surrogate" })]
+        : []
+  )
 
 class BodyRefused extends Error {}
 

@@ -24,9 +24,21 @@ test("a Content-Type is JSON when it is application/json or +json, with any para
 describe.each(backends)("bad input over HTTP on %s", (backend) => {
   const service = useService(backend)
 
-  test.each(["0x10", "1.0", "1e0", "%201", "01", "+1", "-1", "0", "2147483648", "9007199254740991", "99999999999999999999"])(
-    "the id %s names nothing: 404 on every kind of endpoint, never 5xx",
-    async (id) => {
+  test.each([
+    ["0x10", 400, "InvalidRequest"],
+    ["1.0", 400, "InvalidRequest"],
+    ["1e0", 400, "InvalidRequest"],
+    ["%201", 400, "InvalidRequest"],
+    ["01", 400, "InvalidRequest"],
+    ["+1", 400, "InvalidRequest"],
+    ["-1", 400, "InvalidRequest"],
+    ["0", 400, "InvalidRequest"],
+    ["2147483648", 404, "ResourceNotFound"],
+    ["9007199254740991", 404, "ResourceNotFound"],
+    ["99999999999999999999", 404, "ResourceNotFound"]
+  ] as const)(
+    "the id %s is refused with %i %s on every kind of endpoint, never 5xx",
+    async (id, status, error) => {
       const { alice } = service()
       const { job, world } = await newJob(alice, `id-${id}`)
       for (const [method, path, body] of [
@@ -38,7 +50,7 @@ describe.each(backends)("bad input over HTTP on %s", (backend) => {
         ["GET", `/jobs/${id}/metrics/loss/snapshots`, undefined]
       ] as const) {
         const answer = await alice(method, path, body)
-        expect(answer, `${method} ${path}`).toEqual({ status: 404, body: { ...problem, error: "ResourceNotFound" } })
+        expect(answer, `${method} ${path}`).toEqual({ status, body: { ...problem, error } })
       }
     }
   )
@@ -60,6 +72,17 @@ describe.each(backends)("bad input over HTTP on %s", (backend) => {
     expect(await post("{", "application/json")).toEqual({ status: 400, type: "application/json", body: { ...problem, error: "MalformedJson" } })
     expect(await post('{"name":"x"}', "text/plain")).toEqual({ status: 415, type: "application/json", body: { ...problem, error: "UnsupportedMediaType" } })
     expect(await post("name=x", "application/x-www-form-urlencoded")).toMatchObject({ status: 415 })
+  })
+
+  test("NUL in a path or query parameter is a 400 naming it, and no encoded surrogate is a database error", async () => {
+    const { alice } = service()
+    const { job } = await newJob(alice, "nul-params")
+    for (const path of [`/jobs/${job.id}/metrics/a%00b/snapshots`, "/jobs?search=%00", `/jobs/${job.id}/metrics/%ED%A0%80/snapshots`, "/jobs?search=%ED%A0%80"]) {
+      const answer = await alice("GET", path)
+      expect(answer.status, path).toBeLessThan(500)
+    }
+    expect(await alice("GET", "/jobs?search=%00")).toEqual({ status: 400, body: { ...problem, error: "InvalidRequest" } })
+    expect((await alice("GET", `/jobs/${job.id}/metrics/a%00b/snapshots`)).body.detail[0]).toMatchObject({ part: "path", path: "name" })
   })
 
   test("a method a path does not take is a 405 with the JSON error body naming the allowed ones", async () => {
