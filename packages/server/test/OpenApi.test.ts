@@ -24,7 +24,7 @@ describe("the OpenAPI document", () => {
     const paths = openApi.paths as Record<string, Record<string, any>>
     for (const route of routes) {
       const operation = paths[route.path]?.[route.method.toLowerCase()]
-      const asJson = (schema: Schema.Top) => JSON.parse(JSON.stringify(Schema.toJsonSchemaDocument(schema).schema).replaceAll("#/$defs/", "#/components/schemas/"))
+      const asJson = (schema: Schema.Top) => JSON.parse(JSON.stringify(Schema.toJsonSchemaDocument(schema, { onExcessProperty: "error" }).schema).replaceAll("#/$defs/", "#/components/schemas/"))
       expect(operation.responses["200"].content["application/json"].schema).toEqual(asJson(route.response))
       if (route.body !== undefined) expect(operation.requestBody.content["application/json"].schema).toEqual(asJson(route.body))
       else expect(operation.requestBody).toBeUndefined()
