@@ -42,7 +42,14 @@ const refused = refusalStatuses.map((status) => ErrorBody.pipe(HttpApiSchema.sta
 /** A request that passed authorization and decoding: who asks and its decoded parts. */
 export class AdmittedRequest extends Context.Service<
   AdmittedRequest,
-  { readonly principal: Principal; readonly params: unknown; readonly query: unknown; readonly body: unknown }
+  {
+    readonly principal: Principal
+    readonly params: unknown
+    readonly query: unknown
+    readonly body: unknown
+    /** A creation named by an `Idempotency-Key`: the key, the request's path and its body as sent. */
+    readonly once?: { readonly key: string; readonly path: string; readonly body: string }
+  }
 >()("dispatch/AdmittedRequest") {}
 
 /** Who may call: a bearer token (a configured user or group token, or a job's report token for its own job). */

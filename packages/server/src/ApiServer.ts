@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto"
 import { createServer, type Server } from "node:http"
 import type { Duplex } from "node:stream"
-import { parseResourceId } from "@dispatch/jobs"
+import { malformedTexts, parseResourceId, textFlaw } from "@dispatch/jobs"
 import { NodeHttpServer } from "@effect/platform-node"
 import { ByteSize, Context, Effect, Exit, Layer, Result, Scope } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "effect/http"
@@ -16,6 +16,8 @@ import { isCanonicalId } from "./ApiSchemas.ts"
 import { authenticate, type Principal, type TokenEntry } from "./Auth.ts"
 import { DatabaseError, uniqueViolation, type Database } from "./Database.ts"
 import { errorBody, refusalStatus } from "./ErrorBody.ts"
+import { answerOnce, type KeyedAnswer } from "./Idempotency.ts"
+import { idempotencyHeader, parseIdempotencyKey, takesIdempotencyKey } from "./IdempotencyKey.ts"
 import type { JobControl } from "./JobControl.ts"
 import { accessLine, metricsText, readiness, recordRequest, requestIdOf, type DispatcherState, type LogFormat } from "./Operations.ts"
 import { defaultLimits, oversizedFields, type AnswerLimits } from "./Limits.ts"
@@ -127,7 +129,15 @@ const parseBody = (text: string): Result.Result<unknown, Refusal> => {
 const admit = async (
   env: ApiEnvironment,
   route: Route,
-  request: { readonly authorization: string | undefined; readonly contentType: string | undefined; readonly params: Readonly<Record<string, string>>; readonly query: URLSearchParams; readonly body: () => Promise<string> }
+  request: {
+    readonly authorization: string | undefined
+    readonly contentType: string | undefined
+    readonly idempotencyKey: string | undefined
+    readonly pathname: string
+    readonly params: Readonly<Record<string, string>>
+    readonly query: URLSearchParams
+    readonly body: () => Promise<string>
+  }
 ): Promise<Result.Result<AdmittedRequest["Service"], Refusal>> => {
   const token = bearerToken(request.authorization)
   const principal =
@@ -144,15 +154,23 @@ const admit = async (
   const params = decodePart(route.params, "path", request.params)
   const query = route.query === undefined ? Result.succeed(undefined) : decodePart(route.query, "query", Object.fromEntries(request.query))
   const limits = env.limits ?? defaultLimits
-  const parsed = route.body === undefined ? Result.succeed(undefined) : parseBody(await request.body())
-  // Checked before decoding: nothing longer than a field may hold is stored, so no answer can grow from it.
+  const keyed = request.idempotencyKey !== undefined && takesIdempotencyKey(route.method, route.path)
+  const text = route.body === undefined && !keyed ? "" : await request.body()
+  const parsed = route.body === undefined ? Result.succeed(undefined) : parseBody(text)
+  // Checked before decoding: nothing longer than a field may hold, and no text a store cannot hold (NUL, an
+  // unpaired surrogate, anywhere in the body), is stored, so no answer can grow from it nor a query fail on it.
   const oversized = Result.isSuccess(parsed) ? oversizedFields(parsed.success, limits.fieldBytes) : []
-  const body: Result.Result<unknown, Refusal> =
-    oversized.length === 0 ? parsed : Result.fail(refusalOf(oversized.map((f) => new FieldTooLarge({ field: f.path, bytes: f.bytes, limit: limits.fieldBytes }))))
+  const unstorable = [
+    ...oversized.map((f) => new FieldTooLarge({ field: f.path, bytes: f.bytes, limit: limits.fieldBytes })),
+    ...(Result.isSuccess(parsed) ? malformedTexts(parsed.success) : [])
+  ]
+  const body: Result.Result<unknown, Refusal> = unstorable.length === 0 ? parsed : Result.fail(refusalOf(unstorable))
   const decodedBody = route.body === undefined || Result.isFailure(body) ? body : decodePart(route.body, "body", body.success)
-  const problems = [...problemsOf(params), ...problemsOf(query), ...problemsOf(decodedBody)]
+  const key = keyed && request.idempotencyKey !== undefined ? parseIdempotencyKey(request.idempotencyKey) : undefined
+  const problems = [...problemsOf(params), ...problemsOf(query), ...problemsOf(decodedBody), ...(key !== undefined && Result.isFailure(key) ? [key.failure] : [])]
   if (problems.length > 0 || Result.isFailure(params) || Result.isFailure(query) || Result.isFailure(decodedBody)) return Result.fail(refusalOf(problems))
-  return Result.succeed({ principal: principal.success, params: params.success, query: query.success, body: decodedBody.success })
+  const once = key === undefined || Result.isFailure(key) ? undefined : { key: key.success, path: request.pathname, body: text }
+  return Result.succeed({ principal: principal.success, params: params.success, query: query.success, body: decodedBody.success, ...(once === undefined ? {} : { once }) })
 }
 
 /** Path ids that cannot name a resource: one that is not a canonical decimal (`01`, `0x10`, `1.0`, `1e0`, ` 1`,
@@ -168,17 +186,12 @@ const badIds = (route: Route, params: Readonly<Record<string, string>>): Readonl
   })
 
 // Path and query strings are used in queries as they are: text the database cannot hold (NUL, an unpaired
-// surrogate) is refused here, naming the parameter. Body fields are checked by the job model's own schemas.
-const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
-
+// surrogate) is refused here, naming the parameter, as body fields are before decoding.
 const unstorableText = (part: "path" | "query", values: Readonly<Record<string, string>>): ReadonlyArray<InvalidRequest> =>
-  Object.entries(values).flatMap(([name, value]) =>
-    value.includes("\u0000")
-      ? [new InvalidRequest({ part, path: name, detail: "contains NUL (U+0000), which no stored text can hold" })]
-      : loneSurrogate.test(value)
-        ? [new InvalidRequest({ part, path: name, detail: "contains an unpaired UTF-16 surrogate" })]
-        : []
-  )
+  Object.entries(values).flatMap(([name, value]) => {
+    const flaw = textFlaw(value)
+    return flaw === undefined ? [] : [new InvalidRequest({ part, path: name, detail: `${flaw}, which no stored text can hold` })]
+  })
 
 class BodyRefused extends Error {}
 
@@ -204,6 +217,8 @@ const authorizationLayer = (env: () => ApiEnvironment) => {
             admit(env(), route, {
               authorization: request.headers["authorization"],
               contentType: request.headers["content-type"],
+              idempotencyKey: request.headers[idempotencyHeader],
+              pathname: Result.isSuccess(target) ? target.success.pathname : request.url,
               params: Object.fromEntries(Object.entries(params).flatMap(([k, v]) => (v === undefined ? [] : [[k, v]]))),
               query: Result.isSuccess(target) ? target.success.searchParams : new URLSearchParams(),
               body: () => Effect.runPromise(readBody)
@@ -224,25 +239,33 @@ const authorizationLayer = (env: () => ApiEnvironment) => {
 /** Runs a route's handler on an admitted request and answers its result as JSON. */
 const runRoute = (env: () => ApiEnvironment, route: Route) =>
   Effect.gen(function* () {
-    const admitted = yield* AdmittedRequest
+    const { once, ...admitted } = yield* AdmittedRequest
     const current = env()
-    const answer = yield* Effect.tryPromise({
-      try: () =>
-        route.handle({
-          ...admitted,
-          db: current.db,
-          now: current.now,
-          control: current.control?.(),
-          limits: current.limits ?? defaultLimits,
-          link: (linkPath, query = {}) => {
-            const search = new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)])).toString()
-            return `${current.baseUrl}${apiPrefix}${linkPath}${search === "" ? "" : `?${search}`}`
-          }
-        }),
+    const answer = async (db: Database): Promise<KeyedAnswer> => {
+      const result = await route.handle({
+        ...admitted,
+        db,
+        now: current.now,
+        control: current.control?.(),
+        limits: current.limits ?? defaultLimits,
+        link: (linkPath, query = {}) => {
+          const search = new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)])).toString()
+          return `${current.baseUrl}${apiPrefix}${linkPath}${search === "" ? "" : `?${search}`}`
+        }
+      })
+      return Result.isSuccess(result) ? { status: 200, body: result.success } : { status: refusalStatus(result.failure), body: errorBody(result.failure) }
+    }
+    const answered = yield* Effect.tryPromise({
+      try: async (): Promise<KeyedAnswer> => {
+        if (once === undefined) return answer(current.db)
+        // The creation and its remembered answer are written in one transaction (see Idempotency.ts).
+        const keyed = { group: admitted.principal.group, principal: admitted.principal.name, method: route.method, ...once }
+        const first = await answerOnce(current.db, keyed, current.now(), answer)
+        return Result.isSuccess(first) ? first.success : { status: first.failure.status, body: errorBody(refusal(first.failure)) }
+      },
       catch: (cause) => cause
     }).pipe(Effect.result)
-    if (Result.isFailure(answer)) return refused(failureOf(answer.failure))
-    return Result.isSuccess(answer.success) ? jsonAnswer(200, answer.success.success) : refused(answer.success.failure)
+    return Result.isFailure(answered) ? refused(failureOf(answered.failure)) : jsonAnswer(answered.success.status, answered.success.body)
   })
 
 /** Every declared group implemented by its routes: payloads are decoded by the Authorization middleware. */
@@ -409,6 +432,8 @@ export interface ApiRequest {
   readonly url: string
   readonly authorization: string | undefined
   readonly body: string
+  /** The `Idempotency-Key` header, when sent. */
+  readonly idempotencyKey?: string | undefined
 }
 
 const webHandlers = new WeakMap<ApiEnvironment, (request: Request) => Promise<Response>>()
@@ -427,7 +452,11 @@ export const handleApiRequest = async (env: ApiEnvironment, request: ApiRequest)
   const response = await handler(
     new Request(`http://in-process${request.url}`, {
       method: request.method,
-      headers: { ...(request.authorization === undefined ? {} : { authorization: request.authorization }), ...(hasBody ? { "content-type": "application/json" } : {}) },
+      headers: {
+        ...(request.authorization === undefined ? {} : { authorization: request.authorization }),
+        ...(hasBody ? { "content-type": "application/json" } : {}),
+        ...(request.idempotencyKey === undefined ? {} : { [idempotencyHeader]: request.idempotencyKey })
+      },
       ...(hasBody ? { body: request.body } : {})
     })
   )
