@@ -59,6 +59,23 @@ export class Authorization extends HttpApiMiddleware.Service<Authorization, { pr
 
 const Id = { id: IdParam }
 
+// A creation honours an optional `Idempotency-Key` header (IdempotencyKey.ts). It is added to the document by a
+// transform rather than declared as `headers`: a declared header schema would make every typed client call pass
+// a `headers` argument, even though the header is optional.
+const idempotencyKeyParameter = {
+  name: "Idempotency-Key",
+  in: "header",
+  required: false,
+  description:
+    "Names this creation so a retry within 24 hours gets the first answer instead of creating again: a Structured Field string or a token of printable ASCII, at most 255 characters",
+  schema: { type: "string" }
+}
+
+/** Marks a creating endpoint: its OpenAPI operation lists the `Idempotency-Key` header. */
+const keyed = OpenApi.annotations({
+  transform: (operation) => ({ ...operation, parameters: [...((operation["parameters"] as ReadonlyArray<unknown> | undefined) ?? []), idempotencyKeyParameter] })
+})
+
 const JobListQuery = sortableQuery(["id", "createdOn", "lastModifiedOn", "status", "description"] as const)
 
 const summary = (text: string) => OpenApi.annotations({ summary: text })
@@ -68,7 +85,7 @@ export const ExperimentsGroup = HttpApiGroup.make("experiments")
   .add(
     HttpApiEndpoint.post("create", "/experiments", { payload: ExperimentInput, success: ExperimentResponse, error: refused }).annotateMerge(
       summary("Register an experiment and the entrypoints its jobs may run")
-    ),
+    ).annotateMerge(keyed),
     HttpApiEndpoint.get("list", "/experiments", { query: PageQuery, success: pageOf(ExperimentResponse), error: refused }).annotateMerge(
       summary("List the group's experiments, paged")
     ),
@@ -83,7 +100,7 @@ export const EntrypointsGroup = HttpApiGroup.make("entrypoints")
   .add(
     HttpApiEndpoint.post("create", "/entrypoints", { payload: EntrypointInput, success: EntrypointResponse, error: refused }).annotateMerge(
       summary("Register an entrypoint: parameters, task graph with its swaps, command, queues; it gets its first snapshot")
-    ),
+    ).annotateMerge(keyed),
     HttpApiEndpoint.put("update", "/entrypoints/:id", { params: Id, payload: EntrypointInput, success: EntrypointResponse, error: refused }).annotateMerge(
       summary("Edit an entrypoint: adds a snapshot, so jobs created earlier keep the one they ran")
     ),
@@ -100,7 +117,7 @@ export const QueuesGroup = HttpApiGroup.make("queues")
   .add(
     HttpApiEndpoint.post("create", "/queues", { payload: QueueInput, success: QueueResponse, error: refused }).annotateMerge(
       summary("Register a queue and the dispatch backend behind it")
-    ),
+    ).annotateMerge(keyed),
     HttpApiEndpoint.get("list", "/queues", { query: PageQuery, success: pageOf(QueueResponse), error: refused }).annotateMerge(summary("List the group's queues, paged")),
     HttpApiEndpoint.get("read", "/queues/:id", { params: Id, success: QueueResponse, error: refused }).annotateMerge(summary("Read a queue"))
   )
@@ -110,10 +127,10 @@ export const ArtifactsGroup = HttpApiGroup.make("artifacts")
   .add(
     HttpApiEndpoint.post("create", "/artifacts", { payload: ArtifactInput, success: ArtifactResponse, error: refused }).annotateMerge(
       summary("Register an artifact with its first snapshot")
-    ),
+    ).annotateMerge(keyed),
     HttpApiEndpoint.post("addSnapshot", "/artifacts/:id/snapshots", { params: Id, success: ArtifactResponse, error: refused }).annotateMerge(
       summary("Add a snapshot to an artifact")
-    ),
+    ).annotateMerge(keyed),
     HttpApiEndpoint.get("read", "/artifacts/:id", { params: Id, success: ArtifactResponse, error: refused }).annotateMerge(summary("Read an artifact and its snapshots"))
   )
 
@@ -122,7 +139,7 @@ export const JobsGroup = HttpApiGroup.make("jobs")
   .add(
     HttpApiEndpoint.post("create", "/experiments/:id/jobs", { params: Id, payload: JobRequest, success: JobResponse, error: refused }).annotateMerge(
       summary("Create a job in an experiment; every problem with the request is reported at once")
-    ),
+    ).annotateMerge(keyed),
     HttpApiEndpoint.get("list", "/jobs", { query: JobListQuery, success: pageOf(JobResponse), error: refused }).annotateMerge(
       summary("List the group's jobs: paged, sortable, searchable by description or status")
     ),
@@ -147,13 +164,13 @@ export const JobsGroup = HttpApiGroup.make("jobs")
     ),
     HttpApiEndpoint.post("appendLog", "/jobs/:id/log", { params: Id, payload: LogsInput, success: LogsResponse, error: refused }).annotateMerge(
       summary("Append log records to a job; the server stamps their time")
-    ),
+    ).annotateMerge(keyed),
     HttpApiEndpoint.get("metrics", "/jobs/:id/metrics", { params: Id, success: MetricsResponse, error: refused }).annotateMerge(
       summary("Read the latest step of each of a job's metrics")
     ),
     HttpApiEndpoint.post("recordMetric", "/jobs/:id/metrics", { params: Id, payload: MetricInputBody, success: MetricResponse, error: refused }).annotateMerge(
       summary("Record a metric of a job at a step; NaN and the infinities are kept as special values")
-    ),
+    ).annotateMerge(keyed),
     HttpApiEndpoint.get("metricSnapshots", "/jobs/:id/metrics/:name/snapshots", {
       params: { id: IdParam, name: MetricName },
       query: PageQuery,
@@ -177,7 +194,7 @@ export const JobsGroup = HttpApiGroup.make("jobs")
     ),
     HttpApiEndpoint.post("rerun", "/jobs/:id/rerun", { params: Id, success: JobResponse, error: refused }).annotateMerge(
       summary("Re-run a job: a new queued job with the same values, artifact values, swaps, timeout and entrypoint snapshot")
-    )
+    ).annotateMerge(keyed)
   )
 
 /** The job service's API (Dioptra's job API), every endpoint behind bearer authorization, under `/api/v1`. */

@@ -347,7 +347,7 @@ describe.each(backends)("job endpoints on %s", (backend) => {
     expect(operations.sort()).toEqual(routes.map((r) => `${r.method} ${r.path}`).sort())
     const create = answer.body.paths["/experiments/{id}/jobs"].post
     expect(create.requestBody.content["application/json"].schema).toEqual(JSON.parse(JSON.stringify(Schema.toJsonSchemaDocument(JobRequest, { onExcessProperty: "error" }).schema)))
-    expect(create.parameters).toEqual([expect.objectContaining({ name: "id", in: "path", required: true })])
+    expect(create.parameters).toEqual([expect.objectContaining({ name: "id", in: "path", required: true }), expect.objectContaining({ name: "Idempotency-Key", in: "header", required: false })])
   })
 
   test("experiments, entrypoints and queues: created, read and listed; duplicates 409, missing references 404, bad bodies 400", async () => {
