@@ -48,6 +48,7 @@ const expectations: Readonly<Record<string, (stdout: string) => void>> = {
     expect(out).toMatch(/: (Running|Succeeded)/)
     expect(out).toMatch(/01JD8X2Q4M7N9P3R5S6T8V0W1Y\s+17\s+(Running|Succeeded)\s/)
   },
+  client: (out) => expect(out).toMatch(/^experiment \d+ resnet; job 999: ResourceNotFound$/m),
   library: (out) => expect(out).toMatch(/^started ml-team\/dj-01jd8x2q4m7n9p3r5s6t8v0w1y-s17 \(uid [0-9a-f-]{36}\)$/m)
 }
 

@@ -25,6 +25,10 @@ import {
 } from "@dispatch/jobs"
 import { Schema } from "effect"
 
+/** True when a path segment is written as an id is: a decimal from 1, without sign, leading zero, fraction or
+ * exponent (it may still be past the stored range, see `parseResourceId`). */
+export const isCanonicalId = (text: string): boolean => /^[1-9][0-9]*$/.test(text)
+
 /** A resource id in a URL path: canonical decimal, within the stored range. */
 export const IdParam = ResourceIdFromPath
 

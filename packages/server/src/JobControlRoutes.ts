@@ -4,6 +4,7 @@ import { IdParam, JobResponse } from "./ApiSchemas.ts"
 import type { Sql } from "./Database.ts"
 import { lockActiveJob, setDispatchState, type ActiveJob } from "./DispatchStore.ts"
 import { insertJob, readJob, updateJobStatus } from "./JobStore.ts"
+import { JobsGroup } from "./Api.ts"
 import { route, type RequestContext } from "./Route.ts"
 import { ClusterActionFailed, JobNotControllable, refusal, ResourceNotFound, type Refusal } from "./ServiceProblem.ts"
 
@@ -64,13 +65,7 @@ const onCluster = (row: ActiveJob) => row.dispatchState === "opened" || row.disp
 
 /** Cancel, hold, release and re-run. */
 export const jobControlRoutes = [
-  route({
-    method: "POST",
-    path: "/jobs/{id}/cancel",
-    tag: "jobs",
-    summary: "Cancel a job: it fails with reason cancelled, and its TrainJob (if any) is stopped",
-    params: JobParams,
-    response: JobResponse,
+  route(JobsGroup, "cancel", {
     handle: async (context) => {
       const { db, principal, params, now } = context
       const outcome = await db.transaction(async (sql) => {
@@ -87,13 +82,7 @@ export const jobControlRoutes = [
       return answer(context)
     }
   }),
-  route({
-    method: "POST",
-    path: "/jobs/{id}/hold",
-    tag: "jobs",
-    summary: "Hold a job: deferred; on the cluster its TrainJob is held (Hold)",
-    params: JobParams,
-    response: JobResponse,
+  route(JobsGroup, "hold", {
     handle: (context) =>
       control(context, "hold", async (sql, row): Promise<Decision> => {
         const hold = async (inner: Sql, current: ActiveJob, state: "pending" | "held") => {
@@ -110,13 +99,7 @@ export const jobControlRoutes = [
         return { kind: "refuse", refusal: notControllable("hold", row) }
       })
   }),
-  route({
-    method: "POST",
-    path: "/jobs/{id}/release",
-    tag: "jobs",
-    summary: "Release a held job: back to queued (or started, on the cluster) and its TrainJob released",
-    params: JobParams,
-    response: JobResponse,
+  route(JobsGroup, "release", {
     handle: (context) =>
       control(context, "release", async (sql, row): Promise<Decision> => {
         const back = (current: ActiveJob): JobStatus => (current.heldFrom === "started" ? "started" : "queued")
@@ -133,13 +116,7 @@ export const jobControlRoutes = [
         return { kind: "refuse", refusal: notControllable("release", row) }
       })
   }),
-  route({
-    method: "POST",
-    path: "/jobs/{id}/rerun",
-    tag: "jobs",
-    summary: "Re-run a job: a new queued job with the same values, artifact values, swaps, timeout and entrypoint snapshot",
-    params: JobParams,
-    response: JobResponse,
+  route(JobsGroup, "rerun", {
     handle: ({ db, principal, params, now }) =>
       db.transaction(async (sql) => {
         const job = await readJob(sql, principal.group, params.id)

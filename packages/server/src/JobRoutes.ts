@@ -1,7 +1,6 @@
 import {
   catalogOf,
   JobRequest,
-  MetricName,
   LogRecord,
   recordMetric,
   setMlflowRunId,
@@ -44,13 +43,13 @@ import {
 import { listPage } from "./ListPage.ts"
 import { PageQuery, pageOf, sortableQuery } from "./Paging.ts"
 import { loadCatalogRows, readExperiment } from "./ResourceStore.ts"
+import { JobsGroup } from "./Api.ts"
 import { route, type RequestContext } from "./Route.ts"
 import { AlreadyExists, refusal, refusalOf, ResourceNotFound, type Refusal } from "./ServiceProblem.ts"
 
 const JobParams = Schema.Struct({ id: IdParam })
 const ExperimentParams = Schema.Struct({ id: IdParam })
 const ExperimentJobParams = Schema.Struct({ experimentId: IdParam, jobId: IdParam })
-const MetricParams = Schema.Struct({ id: IdParam, name: MetricName })
 
 const JobListQuery = sortableQuery(["id", "createdOn", "lastModifiedOn", "status", "description"] as const)
 
@@ -92,14 +91,7 @@ const jobPage = (context: JobListContext, path: string, experiment?: number) =>
 
 /** Dioptra's job endpoints. */
 export const jobRoutes = [
-  route({
-    method: "POST",
-    path: "/experiments/{id}/jobs",
-    tag: "jobs",
-    summary: "Create a job in an experiment; every problem with the request is reported at once",
-    params: ExperimentParams,
-    body: JobRequest,
-    response: JobResponse,
+  route(JobsGroup, "create", {
     handle: ({ principal, params, body, db, now }) =>
       db.transaction(async (sql) => {
         const rows = await loadCatalogRows(sql, principal.group, {
@@ -121,68 +113,29 @@ export const jobRoutes = [
         return job === undefined ? Result.fail(jobNotFound(id)) : Result.succeed(job)
       })
   }),
-  route({
-    method: "GET",
-    path: "/jobs",
-    tag: "jobs",
-    summary: "List the group's jobs: paged, sortable, searchable by description or status",
-    params: Schema.Struct({}),
-    query: JobListQuery,
-    response: pageOf(JobResponse),
+  route(JobsGroup, "list", {
     handle: async (context) => Result.succeed(await jobPage(context, "/jobs"))
   }),
-  route({
-    method: "GET",
-    path: "/experiments/{id}/jobs",
-    tag: "jobs",
-    summary: "List an experiment's jobs: paged, sortable, searchable",
-    params: ExperimentParams,
-    query: JobListQuery,
-    response: pageOf(JobResponse),
+  route(JobsGroup, "listInExperiment", {
     handle: async (context) => {
       const experiment = await readExperiment(context.db, context.principal.group, context.params.id)
       if (experiment === undefined) return Result.fail(refusal(new ResourceNotFound({ resource: "experiment", id: String(context.params.id) })))
       return Result.succeed(await jobPage(context, `/experiments/${context.params.id}/jobs`, context.params.id))
     }
   }),
-  route({
-    method: "GET",
-    path: "/jobs/{id}",
-    tag: "jobs",
-    summary: "Read a job",
-    params: JobParams,
-    response: JobResponse,
+  route(JobsGroup, "read", {
     handle: ({ principal, params, db }) => withJob(db, principal.group, params.id, async (job) => Result.succeed(job))
   }),
-  route({
-    method: "DELETE",
-    path: "/jobs/{id}",
-    tag: "jobs",
-    summary: "Delete a job (its history is kept, but it is no longer served)",
-    params: JobParams,
-    response: DeletedResponse,
+  route(JobsGroup, "delete", {
     handle: async ({ principal, params, db, now }) =>
       (await deleteJob(db, principal.group, params.id, now()))
         ? Result.succeed({ status: "Success" as const, id: [params.id] })
         : Result.fail(jobNotFound(params.id))
   }),
-  route({
-    method: "GET",
-    path: "/jobs/{id}/status",
-    tag: "jobs",
-    summary: "Read a job's status and every status it has had",
-    params: JobParams,
-    response: StatusResponse,
+  route(JobsGroup, "status", {
     handle: ({ principal, params, db }) => withJob(db, principal.group, params.id, async (job) => Result.succeed(await statusOf(db, job)))
   }),
-  route({
-    method: "PUT",
-    path: "/experiments/{experimentId}/jobs/{jobId}/status",
-    tag: "jobs",
-    summary: "Change a job's status along Dioptra's state machine (reset puts it back to queued)",
-    params: ExperimentJobParams,
-    body: StatusInput,
-    response: StatusResponse,
+  route(JobsGroup, "setStatus", {
     handle: ({ principal, params, body, db, now }) =>
       db.transaction((sql) =>
         withJob(
@@ -200,14 +153,7 @@ export const jobRoutes = [
         )
       )
   }),
-  route({
-    method: "GET",
-    path: "/jobs/{id}/log",
-    tag: "jobs",
-    summary: "Read a job's log records, oldest first, paged",
-    params: JobParams,
-    query: PageQuery,
-    response: pageOf(LogRecord),
+  route(JobsGroup, "log", {
     handle: (context) =>
       withJob(context.db, context.principal.group, context.params.id, async (job) =>
         Result.succeed(
@@ -218,14 +164,7 @@ export const jobRoutes = [
         )
       )
   }),
-  route({
-    method: "POST",
-    path: "/jobs/{id}/log",
-    tag: "jobs",
-    summary: "Append log records to a job; the server stamps their time",
-    params: JobParams,
-    body: LogsInput,
-    response: LogsResponse,
+  route(JobsGroup, "appendLog", {
     reports: true,
     handle: ({ principal, params, body, db, now }) =>
       db.transaction((sql) =>
@@ -237,23 +176,10 @@ export const jobRoutes = [
         })
       )
   }),
-  route({
-    method: "GET",
-    path: "/jobs/{id}/metrics",
-    tag: "jobs",
-    summary: "Read the latest step of each of a job's metrics",
-    params: JobParams,
-    response: MetricsResponse,
+  route(JobsGroup, "metrics", {
     handle: ({ principal, params, db }) => withJob(db, principal.group, params.id, async (job) => Result.succeed(await latestMetrics(db, job.id)))
   }),
-  route({
-    method: "POST",
-    path: "/jobs/{id}/metrics",
-    tag: "jobs",
-    summary: "Record a metric of a job at a step; NaN and the infinities are kept as special values",
-    params: JobParams,
-    body: MetricInputBody,
-    response: MetricResponse,
+  route(JobsGroup, "recordMetric", {
     reports: true,
     handle: ({ principal, params, body, db, now }) =>
       withJob(db, principal.group, params.id, async (job) => {
@@ -263,14 +189,7 @@ export const jobRoutes = [
         return Result.succeed(record.success)
       })
   }),
-  route({
-    method: "GET",
-    path: "/jobs/{id}/metrics/{name}/snapshots",
-    tag: "jobs",
-    summary: "Read every recorded step of one metric of a job, by step, paged",
-    params: MetricParams,
-    query: PageQuery,
-    response: pageOf(MetricResponse),
+  route(JobsGroup, "metricSnapshots", {
     handle: (context) =>
       withJob(context.db, context.principal.group, context.params.id, async (job) => {
         const listed = await listPage(context, `/jobs/${job.id}/metrics/${encodeURIComponent(context.params.name)}/snapshots`, async (offset, limit) => {
@@ -282,24 +201,11 @@ export const jobRoutes = [
           : Result.succeed(listed)
       })
   }),
-  route({
-    method: "GET",
-    path: "/jobs/{id}/mlflowRun",
-    tag: "jobs",
-    summary: "Read a job's MLflow run id (null until set)",
-    params: JobParams,
-    response: MlflowRunResponse,
+  route(JobsGroup, "mlflowRun", {
     handle: ({ principal, params, db }) =>
       withJob(db, principal.group, params.id, async (job) => Result.succeed({ mlflowRunId: job.mlflowRunId ?? null }))
   }),
-  route({
-    method: "POST",
-    path: "/jobs/{id}/mlflowRun",
-    tag: "jobs",
-    summary: "Set a job's MLflow run id: a UUID, once per job, unique across the group's jobs",
-    params: JobParams,
-    body: MlflowRunInput,
-    response: MlflowRunResponse,
+  route(JobsGroup, "setMlflowRun", {
     handle: ({ principal, params, body, db, now }) =>
       db.transaction((sql) =>
         withJob(

@@ -37,6 +37,7 @@ import {
   updateEntrypoint,
   type SnapshotDocument
 } from "./ResourceStore.ts"
+import { ArtifactsGroup, EntrypointsGroup, ExperimentsGroup, QueuesGroup } from "./Api.ts"
 import { route } from "./Route.ts"
 import { AlreadyExists, refusal, refusalOf, ResourceNotFound, type Refusal } from "./ServiceProblem.ts"
 
@@ -77,23 +78,15 @@ const header = (input: EntrypointInput) => ({ name: input.name, description: inp
 
 
 /** `GET /<kind>`: the caller's group's resources of one kind, paged. */
-const groupListRoute = <R extends Schema.Top>(
-  kind: string,
-  response: R,
-  list: (sql: Sql, group: string, offset: number, limit: number) => Promise<ReadonlyArray<R["Type"]>>,
+const groupListRoute = <G extends typeof ExperimentsGroup | typeof EntrypointsGroup | typeof QueuesGroup>(
+  group: G,
+  list: (sql: Sql, group: string, offset: number, limit: number) => Promise<ReadonlyArray<any>>,
   count: (sql: Sql, group: string) => Promise<number>
 ) =>
-  route({
-    method: "GET",
-    path: `/${kind}`,
-    tag: kind,
-    summary: `List the group's ${kind}, paged`,
-    params: NoParams,
-    query: PageQuery,
-    response: pageOf(response),
+  route(group as typeof QueuesGroup, "list", {
     handle: async (context) =>
       Result.succeed(
-        await listPage(context, `/${kind}`, async (offset, limit) => ({
+        await listPage(context, `/${group.identifier}`, async (offset, limit) => ({
           items: await list(context.db, context.principal.group, offset, limit),
           total: await count(context.db, context.principal.group)
         }))
@@ -102,14 +95,7 @@ const groupListRoute = <R extends Schema.Top>(
 
 /** Experiments, entrypoints, queues and artifacts: enough of each to create and run jobs. */
 export const resourceRoutes = [
-  route({
-    method: "POST",
-    path: "/experiments",
-    tag: "experiments",
-    summary: "Register an experiment and the entrypoints its jobs may run",
-    params: NoParams,
-    body: ExperimentInput,
-    response: ExperimentResponse,
+  route(ExperimentsGroup, "create", {
     handle: ({ principal, body, db, now }) =>
       db.transaction(async (sql) => {
         const entrypoints = body.entrypoints ?? []
@@ -123,24 +109,11 @@ export const resourceRoutes = [
         return found("experiment", id, await readExperiment(sql, principal.group, id))
       })
   }),
-  groupListRoute("experiments", ExperimentResponse, listExperiments, countExperiments),
-  route({
-    method: "GET",
-    path: "/experiments/{id}",
-    tag: "experiments",
-    summary: "Read an experiment",
-    params: IdParams,
-    response: ExperimentResponse,
+  groupListRoute(ExperimentsGroup, listExperiments, countExperiments),
+  route(ExperimentsGroup, "read", {
     handle: async ({ principal, params, db }) => found("experiment", params.id, await readExperiment(db, principal.group, params.id))
   }),
-  route({
-    method: "POST",
-    path: "/experiments/{id}/entrypoints",
-    tag: "experiments",
-    summary: "Register more entrypoints with an experiment",
-    params: IdParams,
-    body: EntrypointIds,
-    response: ExperimentResponse,
+  route(ExperimentsGroup, "addEntrypoints", {
     handle: ({ principal, params, body, db }) =>
       db.transaction(async (sql) => {
         if ((await readExperiment(sql, principal.group, params.id)) === undefined) return Result.fail(refusal(notFound("experiment", params.id)))
@@ -150,14 +123,7 @@ export const resourceRoutes = [
         return found("experiment", params.id, await readExperiment(sql, principal.group, params.id))
       })
   }),
-  route({
-    method: "POST",
-    path: "/entrypoints",
-    tag: "entrypoints",
-    summary: "Register an entrypoint: parameters, task graph with its swaps, command, queues; it gets its first snapshot",
-    params: NoParams,
-    body: EntrypointInput,
-    response: EntrypointResponse,
+  route(EntrypointsGroup, "create", {
     handle: ({ principal, body, db, now }) => {
       const document = snapshotDocument(body)
       if (Result.isFailure(document)) return Promise.resolve(Result.fail(document.failure))
@@ -169,14 +135,7 @@ export const resourceRoutes = [
       })
     }
   }),
-  route({
-    method: "PUT",
-    path: "/entrypoints/{id}",
-    tag: "entrypoints",
-    summary: "Edit an entrypoint: adds a snapshot, so jobs created earlier keep the one they ran",
-    params: IdParams,
-    body: EntrypointInput,
-    response: EntrypointResponse,
+  route(EntrypointsGroup, "update", {
     handle: ({ principal, params, body, db, now }) => {
       const document = snapshotDocument(body)
       if (Result.isFailure(document)) return Promise.resolve(Result.fail(document.failure))
@@ -189,24 +148,11 @@ export const resourceRoutes = [
       })
     }
   }),
-  groupListRoute("entrypoints", EntrypointResponse, listEntrypoints, countEntrypoints),
-  route({
-    method: "GET",
-    path: "/entrypoints/{id}",
-    tag: "entrypoints",
-    summary: "Read an entrypoint with every snapshot",
-    params: IdParams,
-    response: EntrypointResponse,
+  groupListRoute(EntrypointsGroup, listEntrypoints, countEntrypoints),
+  route(EntrypointsGroup, "read", {
     handle: async ({ principal, params, db }) => found("entrypoint", params.id, await readEntrypoint(db, principal.group, params.id))
   }),
-  route({
-    method: "POST",
-    path: "/queues",
-    tag: "queues",
-    summary: "Register a queue and the dispatch backend behind it",
-    params: NoParams,
-    body: QueueInput,
-    response: QueueResponse,
+  route(QueuesGroup, "create", {
     handle: ({ principal, body, db, now }) =>
       db.transaction(async (sql) => {
         if (await nameTaken(sql, "queues", principal.group, body.name)) {
@@ -216,37 +162,18 @@ export const resourceRoutes = [
         return found("queue", id, await readQueue(sql, principal.group, id))
       })
   }),
-  groupListRoute("queues", QueueResponse, listQueues, countQueues),
-  route({
-    method: "GET",
-    path: "/queues/{id}",
-    tag: "queues",
-    summary: "Read a queue",
-    params: IdParams,
-    response: QueueResponse,
+  groupListRoute(QueuesGroup, listQueues, countQueues),
+  route(QueuesGroup, "read", {
     handle: async ({ principal, params, db }) => found("queue", params.id, await readQueue(db, principal.group, params.id))
   }),
-  route({
-    method: "POST",
-    path: "/artifacts",
-    tag: "artifacts",
-    summary: "Register an artifact with its first snapshot",
-    params: NoParams,
-    body: ArtifactInput,
-    response: ArtifactResponse,
+  route(ArtifactsGroup, "create", {
     handle: ({ principal, body, db, now }) =>
       db.transaction(async (sql) => {
         const id = await insertArtifact(sql, principal.group, body.artifactType, now())
         return found("artifact", id, await readArtifact(sql, principal.group, id))
       })
   }),
-  route({
-    method: "POST",
-    path: "/artifacts/{id}/snapshots",
-    tag: "artifacts",
-    summary: "Add a snapshot to an artifact",
-    params: IdParams,
-    response: ArtifactResponse,
+  route(ArtifactsGroup, "addSnapshot", {
     handle: ({ principal, params, db, now }) =>
       db.transaction(async (sql) => {
         if ((await readArtifact(sql, principal.group, params.id)) === undefined) return Result.fail(refusal(notFound("artifact", params.id)))
@@ -254,13 +181,7 @@ export const resourceRoutes = [
         return found("artifact", params.id, await readArtifact(sql, principal.group, params.id))
       })
   }),
-  route({
-    method: "GET",
-    path: "/artifacts/{id}",
-    tag: "artifacts",
-    summary: "Read an artifact and its snapshots",
-    params: IdParams,
-    response: ArtifactResponse,
+  route(ArtifactsGroup, "read", {
     handle: async ({ principal, params, db }) => found("artifact", params.id, await readArtifact(db, principal.group, params.id))
   })
 ]

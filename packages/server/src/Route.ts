@@ -1,4 +1,5 @@
-import type { Result, Schema } from "effect"
+import { Context, type Result, Schema } from "effect"
+import { OpenApi, type HttpApiEndpoint } from "effect/http-api"
 import type { Principal } from "./Auth.ts"
 import type { Database } from "./Database.ts"
 import type { JobControl } from "./JobControl.ts"
@@ -27,9 +28,15 @@ export type Method = "GET" | "POST" | "PUT" | "DELETE"
 
 type Decoder = Schema.ConstraintDecoder<unknown> & Schema.Top
 
-/** One endpoint: its method and path template, the schemas of its parts (which also make the OpenAPI), and its handler. */
+/** One endpoint of the declaration (Api.ts) with its implementation: the parts read from the declared endpoint
+ * (method, path template, schemas), whether a job's workload may call it, and its handler. */
 export interface Route {
+  /** The group the endpoint is declared in. */
+  readonly group: string
+  /** The endpoint's name in its group. */
+  readonly name: string
   readonly method: Method
+  /** The path under `/api/v1`, with `{name}` placeholders as OpenAPI writes them. */
   readonly path: string
   readonly summary: string
   readonly tag: string
@@ -44,30 +51,42 @@ export interface Route {
   readonly handle: (context: RequestContext<any, any, any>) => Promise<Result.Result<unknown, Refusal>>
 }
 
-/** Defines an endpoint, checking the handler against the schemas of its parts and its answer. */
-export const route = <P extends Decoder, R extends Schema.Top, Q extends Decoder | undefined = undefined, B extends Decoder | undefined = undefined>(definition: {
-  readonly method: Method
-  readonly path: string
-  readonly summary: string
-  readonly tag: string
-  readonly params: P
-  readonly query?: Q
-  readonly body?: B
-  readonly response: R
-  readonly reports?: boolean
-  readonly handle: (
-    context: RequestContext<P["Type"], Q extends Decoder ? Q["Type"] : undefined, B extends Decoder ? B["Type"] : undefined>
-  ) => Promise<Result.Result<R["Type"], Refusal>>
-}): Route => ({
-  method: definition.method,
-  path: definition.path,
-  summary: definition.summary,
-  tag: definition.tag,
-  params: definition.params,
-  query: definition.query,
-  body: definition.body,
-  response: definition.response,
-  writes: definition.method !== "GET",
-  reports: definition.reports ?? false,
-  handle: definition.handle
-})
+type TypeOf<S> = [S] extends [never] ? undefined : S extends Schema.Top ? S["Type"] : undefined
+/** A declared group, as far as a route needs it. */
+type GroupLike = { readonly identifier: string; readonly endpoints: Readonly<Record<string, unknown>> }
+type EndpointOf<G extends GroupLike, K extends string> = G["endpoints"][K] & { readonly "~Params": unknown; readonly "~Query": unknown; readonly "~Payload": unknown; readonly "~Success": unknown }
+
+const noParams: Decoder = Schema.Struct({})
+
+/** Implements endpoint `name` of a declared group, checking the handler against the endpoint's schemas. */
+export const route = <G extends GroupLike, const K extends keyof G["endpoints"] & string>(
+  group: G,
+  name: K,
+  definition: {
+    readonly reports?: boolean
+    readonly handle: (
+      context: RequestContext<TypeOf<EndpointOf<G, K>["~Params"]>, TypeOf<EndpointOf<G, K>["~Query"]>, TypeOf<EndpointOf<G, K>["~Payload"]>>
+    ) => Promise<Result.Result<TypeOf<EndpointOf<G, K>["~Success"]>, Refusal>>
+  }
+): Route => {
+  const endpoint = group.endpoints[name] as HttpApiEndpoint.Top
+  const [body] = endpoint.payload.get("application/json")?.schemas ?? []
+  const [response] = endpoint.success
+  const prefix = "/api/v1"
+  const path = endpoint.path.startsWith(prefix) ? endpoint.path.slice(prefix.length) : endpoint.path
+  return {
+    group: group.identifier,
+    name,
+    method: endpoint.method as Method,
+    path: path.replace(/:([A-Za-z][A-Za-z0-9]*)/g, "{$1}"),
+    summary: Context.getOrUndefined(endpoint.annotations, OpenApi.Summary) ?? "",
+    tag: group.identifier,
+    params: (endpoint.params as Decoder | undefined) ?? noParams,
+    query: endpoint.query as Decoder | undefined,
+    body: body as Decoder | undefined,
+    response: response as Schema.Top,
+    writes: endpoint.method !== "GET",
+    reports: definition.reports ?? false,
+    handle: definition.handle as Route["handle"]
+  }
+}

@@ -1,4 +1,3 @@
-import { parseResourceId } from "@dispatch/jobs"
 import { Result } from "effect"
 import type { Method, Route } from "./Route.ts"
 import { MethodNotAllowed, RouteNotFound } from "./ServiceProblem.ts"
@@ -10,9 +9,6 @@ export interface Matched {
 }
 
 const segments = (path: string): ReadonlyArray<string> => path.split("/").filter((s) => s !== "")
-
-// `{id}`, `{experimentId}`, `{jobId}`: an id that is not canonical names nothing, so the path matches no resource (404).
-const isIdPlaceholder = (name: string): boolean => /(?:^id|Id)$/.test(name)
 
 const placeholder = /^\{([A-Za-z][A-Za-z0-9]*)\}$/
 
@@ -34,7 +30,6 @@ export const matchTemplate = (template: string, path: string): Readonly<Record<s
     } catch {
       return undefined
     }
-    if (isIdPlaceholder(name) && parseResourceId(params[name] ?? "") === undefined) return undefined
   }
   return params
 }

@@ -1,27 +1,25 @@
 import { randomBytes } from "node:crypto"
-import type { Server } from "node:http"
 import { Clock, Effect, Result, Schema } from "effect"
 import { TokenEntry } from "./Auth.ts"
-import { apiPrefix } from "./ApiHandler.ts"
 import { lockDataDir, type DataDirLock } from "./DataDirLock.ts"
 import { databaseError, type Database } from "./Database.ts"
 import { startDispatcher, type DispatchOptions, type Dispatcher } from "./Dispatcher.ts"
 import { serviceSecret } from "./DispatchStore.ts"
 import { jobControlRoutes } from "./JobControlRoutes.ts"
 import { jobRoutes } from "./JobRoutes.ts"
-import { listen } from "./JobServer.ts"
+import { apiPrefix, listen, openApiDocument } from "./ApiServer.ts"
 import { defaultLimits, type AnswerLimits } from "./Limits.ts"
 import { migrate } from "./Migrations.ts"
-import { openApiDocument } from "./OpenApi.ts"
 import { openPglite } from "./PgliteDatabase.ts"
 import { openPostgres } from "./PostgresDatabase.ts"
+import type { LogFormat } from "./Operations.ts"
 import { resourceRoutes } from "./ResourceRoutes.ts"
 
 /** Every endpoint of the service. */
 export const routes = [...resourceRoutes, ...jobRoutes, ...jobControlRoutes]
 
 /** The service's OpenAPI document (served at /api/v1/openapi.json). */
-export const openApi = openApiDocument(routes, { title: "dispatch job service (Dioptra job API)", version: "1" })
+export const openApi = openApiDocument()
 
 /** How to run the job service. */
 export interface ServeOptions {
@@ -41,6 +39,8 @@ export interface ServeOptions {
   readonly random?: (n: number) => ReadonlyArray<number>
   /** Size limits of what a request may write and a list page may hold; `defaultLimits` for any not given. */
   readonly limits?: Partial<AnswerLimits>
+  /** One line per answered request, in `text` or `json`, to `write` (stderr when absent); no access log when absent. */
+  readonly accessLog?: { readonly format: LogFormat; readonly write?: (line: string) => void }
   /** Take jobs to the cluster: without it the service only stores jobs (their queues stay unproven). */
   readonly dispatch?: DispatchOptions
 }
@@ -75,12 +75,6 @@ const decodeTokens = (tokens: ReadonlyArray<unknown>): Result.Result<ReadonlyArr
   const decoded = Schema.decodeUnknownResult(Schema.Array(TokenEntry))(tokens, { errors: "all" })
   return Result.isSuccess(decoded) ? Result.succeed(decoded.success) : Result.fail(new ServeError({ stage: "options", reasons: [`tokens: ${decoded.failure.message}`] }))
 }
-
-const closeServer = (server: Server): Promise<void> =>
-  new Promise((resolve) => {
-    server.close(() => resolve())
-    server.closeIdleConnections()
-  })
 
 const reasonOf = (cause: unknown) => (cause instanceof Error ? cause.message : String(cause))
 
@@ -118,18 +112,24 @@ export const serve = async (options: ServeOptions): Promise<Result.Result<JobSer
     return Result.fail(new ServeError({ stage: "database", reasons: [reasonOf(cause)] }))
   }
   let dispatcher: Dispatcher | undefined
+  let stopping = false
+  const accessLog = options.accessLog
   try {
-    const { server, url } = await listen(
-      { routes, openApi, tokens: tokens.success, db, now: () => new Date(clock()).toISOString(), control: () => dispatcher?.control, reportSecret: secret, limits: { ...defaultLimits, ...options.limits } },
+    const listening = await listen(
+      { routes, openApi, tokens: tokens.success, db, now: () => new Date(clock()).toISOString(), control: () => dispatcher?.control, reportSecret: secret,
+        limits: { ...defaultLimits, ...options.limits },
+        dispatcher: () => (options.dispatch === undefined ? "off" : dispatcher === undefined || stopping ? "stopped" : "running"),
+        ...(accessLog === undefined ? {} : { accessLog: { format: accessLog.format, write: accessLog.write ?? ((line: string) => void process.stderr.write(`${line}\n`)) } })
+      },
       options.host ?? "127.0.0.1",
       options.port ?? 0
     )
     if (options.dispatch !== undefined) {
-      dispatcher = startDispatcher(options.dispatch, { db, clock, entropy: random, secret, reportUrl: `${url}${apiPrefix}` })
+      dispatcher = startDispatcher(options.dispatch, { db, clock, entropy: random, secret, reportUrl: `${listening.url}${apiPrefix}` })
     }
     let closing: Promise<void> | undefined
-    const close = () => (closing ??= (dispatcher?.close() ?? Promise.resolve()).then(() => closeServer(server)).then(() => db.close()))
-    return Result.succeed({ url, database: db.kind, ...(dispatcher === undefined ? {} : { dispatcher }), close })
+    const close = () => (closing ??= ((stopping = true), dispatcher?.close() ?? Promise.resolve()).then(() => listening.close()).then(() => db.close()))
+    return Result.succeed({ url: listening.url, database: db.kind, ...(dispatcher === undefined ? {} : { dispatcher }), close })
   } catch (cause) {
     await db.close()
     return Result.fail(new ServeError({ stage: "listen", reasons: [reasonOf(cause)] }))

@@ -232,3 +232,27 @@ export class ClusterActionFailed extends Schema.TaggedError<ClusterActionFailed>
     return this.error === "ErrRejected" || this.error === "ErrInvalid" ? 409 : 503
   }
 }
+
+/** The request body nests arrays and objects deeper than the service reads (400). */
+export class JsonTooDeep extends Schema.TaggedError<JsonTooDeep>()("JsonTooDeep", {
+  limit: Schema.Number
+}) {
+  override get message() {
+    return `request body nests arrays and objects deeper than ${this.limit} levels`
+  }
+  get status() {
+    return 400 as const
+  }
+}
+
+/** The request body is not JSON by its Content-Type (415). */
+export class UnsupportedMediaType extends Schema.TaggedError<UnsupportedMediaType>()("UnsupportedMediaType", {
+  contentType: Schema.String
+}) {
+  override get message() {
+    return `the request body must be application/json, not ${this.contentType}`
+  }
+  get status() {
+    return 415 as const
+  }
+}

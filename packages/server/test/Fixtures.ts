@@ -108,3 +108,11 @@ export const registerWorld = async (call: Client, tag: string): Promise<World> =
   if (experiment.status !== 200) throw new Error(`experiment: ${JSON.stringify(experiment.body)}`)
   return { queue: queue.body.id, entrypoint: entrypoint.body.id, experiment: experiment.body.id }
 }
+
+/** Registers a world named with `tag` and creates a job in it; fails the test if either is refused. */
+export const newJob = async (call: Client, tag: string, extra: Record<string, unknown> = {}) => {
+  const world = await registerWorld(call, tag)
+  const created = await call("POST", `/experiments/${world.experiment}/jobs`, jobBody(world.entrypoint, world.queue, extra))
+  if (created.status !== 200) throw new Error(`job: ${JSON.stringify(created.body)}`)
+  return { world, job: created.body as { readonly id: number } }
+}

@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { describe, expect, test } from "vitest"
+import { takesIdempotencyKey } from "../src/IdempotencyKey.ts"
 import { openApi, routes } from "../src/Serve.ts"
 
 const refsIn = (value: unknown): Array<string> => {
@@ -24,12 +25,22 @@ describe("the OpenAPI document", () => {
     const paths = openApi.paths as Record<string, Record<string, any>>
     for (const route of routes) {
       const operation = paths[route.path]?.[route.method.toLowerCase()]
-      const asJson = (schema: Schema.Top) => JSON.parse(JSON.stringify(Schema.toJsonSchemaDocument(schema).schema).replaceAll("#/$defs/", "#/components/schemas/"))
+      const asJson = (schema: Schema.Top) => JSON.parse(JSON.stringify(Schema.toJsonSchemaDocument(schema, { onExcessProperty: "error" }).schema).replaceAll("#/$defs/", "#/components/schemas/"))
       expect(operation.responses["200"].content["application/json"].schema).toEqual(asJson(route.response))
       if (route.body !== undefined) expect(operation.requestBody.content["application/json"].schema).toEqual(asJson(route.body))
       else expect(operation.requestBody).toBeUndefined()
       const pathParams = [...route.path.matchAll(/\{([A-Za-z]+)\}/g)].map((m) => m[1])
       expect(operation.parameters.filter((p: { in: string }) => p.in === "path").map((p: { name: string }) => p.name)).toEqual(pathParams)
     }
+  })
+
+  test("the creations that honour Idempotency-Key, and only they, list it as an optional header", () => {
+    const paths = openApi.paths as Record<string, Record<string, any>>
+    const keyed = routes.filter((route) => {
+      const headers = paths[route.path]?.[route.method.toLowerCase()].parameters.filter((p: { in: string }) => p.in === "header")
+      return headers.some((p: { name: string; required: boolean }) => p.name === "Idempotency-Key" && !p.required)
+    })
+    expect(keyed.map((r) => `${r.method} ${r.path}`).sort()).toEqual(routes.filter((r) => takesIdempotencyKey(r.method, r.path)).map((r) => `${r.method} ${r.path}`).sort())
+    expect(keyed).toHaveLength(9)
   })
 })

@@ -3,9 +3,10 @@
 // HTTP like any Dioptra client would, followed queued -> started -> finished, and its logs and metrics
 // are printed.
 import { randomBytes } from "node:crypto"
-import { Result } from "effect"
+import { Effect, Result } from "effect"
+import { makeClient, runWithFetch, type DispatchClient } from "@dispatch/client"
 import { SimCluster } from "@dispatch/effects"
-import { hashToken, reportingWorkload, serve } from "@dispatch/server"
+import { hashToken, reportingWorkload, serve, type EntrypointInput, type QueueInput } from "@dispatch/server"
 import { BundledExamples } from "../BundledExamples.ts"
 import type { CliIo } from "../CliIo.ts"
 import { endCommand } from "../CommandEnd.ts"
@@ -21,24 +22,11 @@ import { seededSimulator } from "../SimSeed.ts"
  */
 const FINISH_WITHIN_MS = 300_000
 
-type Call = (method: string, path: string, body?: unknown) => Promise<{ readonly status: number; readonly body: any }>
-
-const clientOf = (base: string, token: string): Call => async (method, path, body) => {
-  const response = await fetch(`${base}/api/v1${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) })
-  })
-  const text = await response.text()
-  return { status: response.status, body: text === "" ? undefined : JSON.parse(text) }
-}
-
-/** Creates through the API, or says what the service answered. */
-const created = async (call: Call, what: string, path: string, body: unknown): Promise<number> => {
-  const answer = await call("POST", path, body)
-  if (answer.status !== 200) throw new Error(`${what}: ${answer.status} ${JSON.stringify(answer.body)}`)
-  return answer.body.id as number
-}
+/** Runs one call of the typed client; a refusal becomes an error saying what the service answered. */
+const calling =
+  (client: DispatchClient) =>
+  <A, E>(what: string, call: (client: DispatchClient) => Effect.Effect<A, E>): Promise<A> =>
+    Effect.runPromise(call(client).pipe(Effect.mapError((error) => new Error(`${what}: ${JSON.stringify(error)}`))))
 
 // An entrypoint with one swap, so the demo shows a choice being rendered away.
 const taskGraph = {
@@ -64,17 +52,15 @@ const run = async (io: CliIo): Promise<Failure | undefined> => {
   if (Result.isFailure(service)) return failed([service.failure.message])
   const server = service.success
   try {
-    const call = clientOf(server.url, token)
+    const call = calling(await runWithFetch(makeClient({ baseUrl: server.url, token })))
     io.out(`dispatch demo service: the job service (Dioptra's job API) on in-memory PGlite at ${server.url}/api/v1,`)
     io.out("dispatching to an embedded simulated cluster whose workloads post their logs and metrics back.")
     io.out("")
     const runtime = config.success.runtimes[0]
-    const queue = await created(call, "queue", "/queues", {
-      name: "gpu",
-      description: "the example backend",
-      backend: { config: rawConfig.success, runtime, image: "registry.example.com/ml/resnet:1.4.2" }
-    })
-    const entrypoint = await created(call, "entrypoint", "/entrypoints", {
+    // The backend's config is the example file as read: the service checks it, as it would any client's.
+    const backend = { config: rawConfig.success, runtime, image: "registry.example.com/ml/resnet:1.4.2" } as QueueInput["backend"]
+    const queue = (await call("queue", (c) => c.queues.create({ payload: { name: "gpu", description: "the example backend", backend } }))).id
+    const entrypointInput: EntrypointInput = {
       name: "train",
       description: "trains a model",
       queues: [queue],
@@ -85,17 +71,19 @@ const run = async (io: CliIo): Promise<Failure | undefined> => {
       artifactParameters: [],
       taskGraph,
       command: ["python", "-m", "train"]
-    })
-    const experiment = await created(call, "experiment", "/experiments", { name: "demo", entrypoints: [entrypoint] })
+    }
+    const entrypoint = (await call("entrypoint", (c) => c.entrypoints.create({ payload: entrypointInput }))).id
+    const experiment = (await call("experiment", (c) => c.experiments.create({ payload: { name: "demo", entrypoints: [entrypoint] } }))).id
     io.out(`1. created  queue ${queue} (backend: ${config.success.mode} mode, namespace ${config.success.namespace}), entrypoint ${entrypoint} (swap ?optimizer), experiment ${experiment}`)
-    const job = await created(call, "job", `/experiments/${experiment}/jobs`, {
+    const jobRequest = {
       entrypoint,
       queue,
       values: { data_dir: "/data/imagenet", epochs: "5" },
       swaps: [{ swapName: "optimizer", taskAlias: "adam" }],
       timeout: "1h",
       description: "demo run"
-    })
+    }
+    const job = (await call("job", (c) => c.jobs.create({ params: { id: experiment }, payload: jobRequest }))).id
     io.out(`2. submit   POST /experiments/${experiment}/jobs -> job ${job}`)
     let last = ""
     // Every status the job went through, from its history: a poll that comes late (a busy machine)
@@ -103,10 +91,10 @@ const run = async (io: CliIo): Promise<Failure | undefined> => {
     let shown = 0
     const deadline = Date.now() + FINISH_WITHIN_MS
     for (;;) {
-      const answer = await call("GET", `/jobs/${job}/status`)
-      const status = String(answer.body?.status)
-      const history = (answer.body?.history ?? []) as ReadonlyArray<{ readonly status: string }>
-      const trainJob = history.length > shown ? (await call("GET", `/jobs/${job}`)).body?.dispatch?.trainJob : undefined
+      const answer = await call("status", (c) => c.jobs.status({ params: { id: job } }))
+      const status = answer.status
+      const history = answer.history
+      const trainJob = history.length > shown ? (await call("job", (c) => c.jobs.read({ params: { id: job } }))).dispatch.trainJob : undefined
       for (const entry of history.slice(shown)) {
         io.out(`3. status   ${entry.status}${trainJob === undefined || entry.status === "queued" ? "" : `  (TrainJob ${trainJob.namespace}/${trainJob.name})`}`)
       }
@@ -119,14 +107,14 @@ const run = async (io: CliIo): Promise<Failure | undefined> => {
       await new Promise((resolve) => setTimeout(resolve, 100))
     }
     await workload.settled()
-    const logs = await call("GET", `/jobs/${job}/log`)
-    const metrics = await call("GET", `/jobs/${job}/metrics`)
+    const logs = await call("logs", (c) => c.jobs.log({ params: { id: job }, query: {} }))
+    const metrics = await call("metrics", (c) => c.jobs.metrics({ params: { id: job } }))
     io.out("4. logs")
-    for (const record of (logs.body?.data ?? []) as Array<{ severity: string; loggerName: string; message: string }>) {
+    for (const record of logs.data) {
       io.out(`   ${record.severity.padEnd(7)} ${record.loggerName}: ${record.message}`)
     }
     io.out("5. metrics")
-    for (const metric of (metrics.body ?? []) as Array<{ name: string; step: number; value: number; specialValue?: string }>) {
+    for (const metric of metrics) {
       io.out(`   ${metric.name} = ${metric.specialValue ?? metric.value} (step ${metric.step})`)
     }
     return last === "finished" ? undefined : failed([`job ${job} ended ${last}`])

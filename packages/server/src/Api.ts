@@ -1,0 +1,208 @@
+// The job service's HTTP API, declared once: the server, the OpenAPI document, the docs page and the typed
+// client (@dispatch/client) are all made from this declaration. It imports schemas only, never the stores.
+import { JobRequest, LogRecord, MetricName } from "@dispatch/jobs"
+import { Context } from "effect"
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSchema, HttpApiSecurity, OpenApi } from "effect/http-api"
+import {
+  ArtifactInput,
+  ArtifactResponse,
+  DeletedResponse,
+  EntrypointIds,
+  EntrypointInput,
+  EntrypointResponse,
+  ExperimentInput,
+  ExperimentResponse,
+  IdParam,
+  JobResponse,
+  LogsInput,
+  LogsResponse,
+  MetricInputBody,
+  MetricResponse,
+  MetricsResponse,
+  MlflowRunInput,
+  MlflowRunResponse,
+  QueueInput,
+  QueueResponse,
+  StatusInput,
+  StatusResponse
+} from "./ApiSchemas.ts"
+import type { Principal } from "./Auth.ts"
+import { ErrorBody } from "./ErrorBody.ts"
+import { PageQuery, pageOf, sortableQuery } from "./Paging.ts"
+
+/** The prefix every endpoint lives under. */
+export const apiPrefix = "/api/v1"
+
+/** The statuses a refusal answers with, each with Dioptra's error body. */
+export const refusalStatuses = [400, 401, 403, 404, 409, 413, 415] as const
+
+/** Every refusal an endpoint may answer: Dioptra's `{error, message, detail}` under each refusal status. */
+const refused = refusalStatuses.map((status) => ErrorBody.pipe(HttpApiSchema.status(status)))
+
+/** A request that passed authorization and decoding: who asks and its decoded parts. */
+export class AdmittedRequest extends Context.Service<
+  AdmittedRequest,
+  {
+    readonly principal: Principal
+    readonly params: unknown
+    readonly query: unknown
+    readonly body: unknown
+    /** A creation named by an `Idempotency-Key`: the key, the request's path and its body as sent. */
+    readonly once?: { readonly key: string; readonly path: string; readonly body: string }
+  }
+>()("dispatch/AdmittedRequest") {}
+
+/** Who may call: a bearer token (a configured user or group token, or a job's report token for its own job). */
+export class Authorization extends HttpApiMiddleware.Service<Authorization, { provides: AdmittedRequest }>()("dispatch/Authorization", {
+  security: { bearer: HttpApiSecurity.bearer }
+}) {}
+
+const Id = { id: IdParam }
+
+// A creation honours an optional `Idempotency-Key` header (IdempotencyKey.ts). It is added to the document by a
+// transform rather than declared as `headers`: a declared header schema would make every typed client call pass
+// a `headers` argument, even though the header is optional.
+const idempotencyKeyParameter = {
+  name: "Idempotency-Key",
+  in: "header",
+  required: false,
+  description:
+    "Names this creation so a retry within 24 hours gets the first answer instead of creating again: a Structured Field string or a token of printable ASCII, at most 255 characters",
+  schema: { type: "string" }
+}
+
+/** Marks a creating endpoint: its OpenAPI operation lists the `Idempotency-Key` header. */
+const keyed = OpenApi.annotations({
+  transform: (operation) => ({ ...operation, parameters: [...((operation["parameters"] as ReadonlyArray<unknown> | undefined) ?? []), idempotencyKeyParameter] })
+})
+
+const JobListQuery = sortableQuery(["id", "createdOn", "lastModifiedOn", "status", "description"] as const)
+
+const summary = (text: string) => OpenApi.annotations({ summary: text })
+
+/** Experiments: named collections of jobs, with the entrypoints their jobs may run. */
+export const ExperimentsGroup = HttpApiGroup.make("experiments")
+  .add(
+    HttpApiEndpoint.post("create", "/experiments", { payload: ExperimentInput, success: ExperimentResponse, error: refused }).annotateMerge(
+      summary("Register an experiment and the entrypoints its jobs may run")
+    ).annotateMerge(keyed),
+    HttpApiEndpoint.get("list", "/experiments", { query: PageQuery, success: pageOf(ExperimentResponse), error: refused }).annotateMerge(
+      summary("List the group's experiments, paged")
+    ),
+    HttpApiEndpoint.get("read", "/experiments/:id", { params: Id, success: ExperimentResponse, error: refused }).annotateMerge(summary("Read an experiment")),
+    HttpApiEndpoint.post("addEntrypoints", "/experiments/:id/entrypoints", { params: Id, payload: EntrypointIds, success: ExperimentResponse, error: refused }).annotateMerge(
+      summary("Register more entrypoints with an experiment")
+    )
+  )
+
+/** Entrypoints: what a job runs. */
+export const EntrypointsGroup = HttpApiGroup.make("entrypoints")
+  .add(
+    HttpApiEndpoint.post("create", "/entrypoints", { payload: EntrypointInput, success: EntrypointResponse, error: refused }).annotateMerge(
+      summary("Register an entrypoint: parameters, task graph with its swaps, command, queues; it gets its first snapshot")
+    ).annotateMerge(keyed),
+    HttpApiEndpoint.put("update", "/entrypoints/:id", { params: Id, payload: EntrypointInput, success: EntrypointResponse, error: refused }).annotateMerge(
+      summary("Edit an entrypoint: adds a snapshot, so jobs created earlier keep the one they ran")
+    ),
+    HttpApiEndpoint.get("list", "/entrypoints", { query: PageQuery, success: pageOf(EntrypointResponse), error: refused }).annotateMerge(
+      summary("List the group's entrypoints, paged")
+    ),
+    HttpApiEndpoint.get("read", "/entrypoints/:id", { params: Id, success: EntrypointResponse, error: refused }).annotateMerge(
+      summary("Read an entrypoint with every snapshot")
+    )
+  )
+
+/** Queues: where jobs wait, and the dispatch backend behind each. */
+export const QueuesGroup = HttpApiGroup.make("queues")
+  .add(
+    HttpApiEndpoint.post("create", "/queues", { payload: QueueInput, success: QueueResponse, error: refused }).annotateMerge(
+      summary("Register a queue and the dispatch backend behind it")
+    ).annotateMerge(keyed),
+    HttpApiEndpoint.get("list", "/queues", { query: PageQuery, success: pageOf(QueueResponse), error: refused }).annotateMerge(summary("List the group's queues, paged")),
+    HttpApiEndpoint.get("read", "/queues/:id", { params: Id, success: QueueResponse, error: refused }).annotateMerge(summary("Read a queue"))
+  )
+
+/** Artifacts: inputs a job may be given. */
+export const ArtifactsGroup = HttpApiGroup.make("artifacts")
+  .add(
+    HttpApiEndpoint.post("create", "/artifacts", { payload: ArtifactInput, success: ArtifactResponse, error: refused }).annotateMerge(
+      summary("Register an artifact with its first snapshot")
+    ).annotateMerge(keyed),
+    HttpApiEndpoint.post("addSnapshot", "/artifacts/:id/snapshots", { params: Id, success: ArtifactResponse, error: refused }).annotateMerge(
+      summary("Add a snapshot to an artifact")
+    ).annotateMerge(keyed),
+    HttpApiEndpoint.get("read", "/artifacts/:id", { params: Id, success: ArtifactResponse, error: refused }).annotateMerge(summary("Read an artifact and its snapshots"))
+  )
+
+/** Jobs: created in an experiment, dispatched from a queue; their status, logs, metrics and controls. */
+export const JobsGroup = HttpApiGroup.make("jobs")
+  .add(
+    HttpApiEndpoint.post("create", "/experiments/:id/jobs", { params: Id, payload: JobRequest, success: JobResponse, error: refused }).annotateMerge(
+      summary("Create a job in an experiment; every problem with the request is reported at once")
+    ).annotateMerge(keyed),
+    HttpApiEndpoint.get("list", "/jobs", { query: JobListQuery, success: pageOf(JobResponse), error: refused }).annotateMerge(
+      summary("List the group's jobs: paged, sortable, searchable by description or status")
+    ),
+    HttpApiEndpoint.get("listInExperiment", "/experiments/:id/jobs", { params: Id, query: JobListQuery, success: pageOf(JobResponse), error: refused }).annotateMerge(
+      summary("List an experiment's jobs: paged, sortable, searchable")
+    ),
+    HttpApiEndpoint.get("read", "/jobs/:id", { params: Id, success: JobResponse, error: refused }).annotateMerge(summary("Read a job")),
+    HttpApiEndpoint.delete("delete", "/jobs/:id", { params: Id, success: DeletedResponse, error: refused }).annotateMerge(
+      summary("Delete a job (its history is kept, but it is no longer served)")
+    ),
+    HttpApiEndpoint.get("status", "/jobs/:id/status", { params: Id, success: StatusResponse, error: refused }).annotateMerge(
+      summary("Read a job's status and every status it has had")
+    ),
+    HttpApiEndpoint.put("setStatus", "/experiments/:experimentId/jobs/:jobId/status", {
+      params: { experimentId: IdParam, jobId: IdParam },
+      payload: StatusInput,
+      success: StatusResponse,
+      error: refused
+    }).annotateMerge(summary("Change a job's status along Dioptra's state machine (reset puts it back to queued)")),
+    HttpApiEndpoint.get("log", "/jobs/:id/log", { params: Id, query: PageQuery, success: pageOf(LogRecord), error: refused }).annotateMerge(
+      summary("Read a job's log records, oldest first, paged")
+    ),
+    HttpApiEndpoint.post("appendLog", "/jobs/:id/log", { params: Id, payload: LogsInput, success: LogsResponse, error: refused }).annotateMerge(
+      summary("Append log records to a job; the server stamps their time")
+    ).annotateMerge(keyed),
+    HttpApiEndpoint.get("metrics", "/jobs/:id/metrics", { params: Id, success: MetricsResponse, error: refused }).annotateMerge(
+      summary("Read the latest step of each of a job's metrics")
+    ),
+    HttpApiEndpoint.post("recordMetric", "/jobs/:id/metrics", { params: Id, payload: MetricInputBody, success: MetricResponse, error: refused }).annotateMerge(
+      summary("Record a metric of a job at a step; NaN and the infinities are kept as special values")
+    ).annotateMerge(keyed),
+    HttpApiEndpoint.get("metricSnapshots", "/jobs/:id/metrics/:name/snapshots", {
+      params: { id: IdParam, name: MetricName },
+      query: PageQuery,
+      success: pageOf(MetricResponse),
+      error: refused
+    }).annotateMerge(summary("Read every recorded step of one metric of a job, by step, paged")),
+    HttpApiEndpoint.get("mlflowRun", "/jobs/:id/mlflowRun", { params: Id, success: MlflowRunResponse, error: refused }).annotateMerge(
+      summary("Read a job's MLflow run id (null until set)")
+    ),
+    HttpApiEndpoint.post("setMlflowRun", "/jobs/:id/mlflowRun", { params: Id, payload: MlflowRunInput, success: MlflowRunResponse, error: refused }).annotateMerge(
+      summary("Set a job's MLflow run id: a UUID, once per job, unique across the group's jobs")
+    ),
+    HttpApiEndpoint.post("cancel", "/jobs/:id/cancel", { params: Id, success: JobResponse, error: refused }).annotateMerge(
+      summary("Cancel a job: it fails with reason cancelled, and its TrainJob (if any) is stopped")
+    ),
+    HttpApiEndpoint.post("hold", "/jobs/:id/hold", { params: Id, success: JobResponse, error: refused }).annotateMerge(
+      summary("Hold a job: deferred; on the cluster its TrainJob is held (Hold)")
+    ),
+    HttpApiEndpoint.post("release", "/jobs/:id/release", { params: Id, success: JobResponse, error: refused }).annotateMerge(
+      summary("Release a held job: back to queued (or started, on the cluster) and its TrainJob released")
+    ),
+    HttpApiEndpoint.post("rerun", "/jobs/:id/rerun", { params: Id, success: JobResponse, error: refused }).annotateMerge(
+      summary("Re-run a job: a new queued job with the same values, artifact values, swaps, timeout and entrypoint snapshot")
+    ).annotateMerge(keyed)
+  )
+
+/** The job service's API (Dioptra's job API), every endpoint behind bearer authorization, under `/api/v1`. */
+export const DispatchApi = HttpApi.make("dispatch")
+  .add(ExperimentsGroup, EntrypointsGroup, QueuesGroup, ArtifactsGroup, JobsGroup)
+  .middleware(Authorization)
+  .prefix(apiPrefix)
+  .annotateMerge(OpenApi.annotations({ title: "dispatch job service (Dioptra job API)", version: "1" }))
+
+/** The job service's API. */
+export type DispatchApi = typeof DispatchApi

@@ -1,0 +1,465 @@
+// The job service over HTTP: the declared API (Api.ts) served by effect's HttpApiBuilder on a node:http server
+// (@effect/platform-node). What the builder does not decide the service's way is done here, once for every
+// endpoint: authorization and decoding happen in the Authorization middleware, in the order Dioptra clients
+// expect (401/403 before 400), with every problem named in Dioptra's error body; unknown paths, other methods,
+// bad request targets and malformed HTTP also answer with that body.
+import { randomUUID } from "node:crypto"
+import { createServer, type Server } from "node:http"
+import type { Duplex } from "node:stream"
+import { malformedTexts, parseResourceId, textFlaw } from "@dispatch/jobs"
+import { NodeHttpServer } from "@effect/platform-node"
+import { ByteSize, Context, Effect, Exit, Layer, Result, Scope } from "effect"
+import { HttpIncomingMessage, HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpApiBuilder, HttpApiSwagger, OpenApi } from "effect/http-api"
+import { AdmittedRequest, apiPrefix, Authorization, DispatchApi } from "./Api.ts"
+import { isCanonicalId } from "./ApiSchemas.ts"
+import { authenticate, type Principal, type TokenEntry } from "./Auth.ts"
+import { DatabaseError, uniqueViolation, type Database } from "./Database.ts"
+import { errorBody, refusalStatus } from "./ErrorBody.ts"
+import { answerOnce, type KeyedAnswer } from "./Idempotency.ts"
+import { idempotencyHeader, parseIdempotencyKey, takesIdempotencyKey } from "./IdempotencyKey.ts"
+import type { JobControl } from "./JobControl.ts"
+import { accessLine, metricsText, readiness, recordRequest, requestIdOf, type DispatcherState, type LogFormat } from "./Operations.ts"
+import { defaultLimits, oversizedFields, type AnswerLimits } from "./Limits.ts"
+import { isReportToken, reportTokenJob } from "./ReportToken.ts"
+import { isJsonContentType, jsonDepth, maxJsonDepth } from "./RequestBody.ts"
+import { decodePart } from "./RequestDecoding.ts"
+import { parseRequestTarget } from "./RequestTarget.ts"
+import type { Route } from "./Route.ts"
+import { findRoute } from "./Router.ts"
+import {
+  BodyTooLarge,
+  FieldTooLarge,
+  Forbidden,
+  InternalError,
+  InvalidRequest,
+  JsonTooDeep,
+  MalformedHttp,
+  MalformedJson,
+  refusal,
+  refusalOf,
+  RouteNotFound,
+  ResourceNotFound,
+  Unauthenticated,
+  UnsupportedMediaType,
+  WriteConflict,
+  type Refusal,
+  type ServiceProblem
+} from "./ServiceProblem.ts"
+
+export { apiPrefix } from "./Api.ts"
+
+/** The largest request body accepted, in bytes. */
+export const maxBodyBytes = 8 * 1024 * 1024
+
+/** Everything the service needs: the routes, the tokens, the database, the clock and the public base URL. */
+export interface ApiEnvironment {
+  readonly routes: ReadonlyArray<Route>
+  readonly openApi: unknown
+  readonly tokens: ReadonlyArray<TokenEntry>
+  readonly db: Database
+  readonly now: () => string
+  readonly baseUrl: string
+  /** The dispatcher's controls, read at each request (the dispatcher starts once the service listens). */
+  readonly control?: () => JobControl | undefined
+  /** The secret job report tokens are checked against; without it no report token is accepted. */
+  readonly reportSecret?: string
+  /** Size limits; `defaultLimits` when absent. */
+  readonly limits?: AnswerLimits
+  /** Whether the dispatcher runs, for `/readyz`; `off` when absent. */
+  readonly dispatcher?: () => DispatcherState
+  /** Where one line per answered request goes, and in which format; no access log when absent. */
+  readonly accessLog?: { readonly format: LogFormat; readonly write: (line: string) => void }
+}
+
+/** A JSON answer with a status. */
+const jsonAnswer = (status: number, body: unknown): HttpServerResponse.HttpServerResponse => {
+  let text: string
+  try {
+    text = JSON.stringify(body)
+  } catch (cause) {
+    return jsonAnswer(500, errorBody(refusal(new InternalError({ reason: cause instanceof Error ? cause.message : String(cause) }))))
+  }
+  return HttpServerResponse.text(text, { status, contentType: "application/json" })
+}
+
+const refused = (r: Refusal) => jsonAnswer(refusalStatus(r), errorBody(r))
+
+const problemsOf = (result: Result.Result<unknown, Refusal>): ReadonlyArray<ServiceProblem> => (Result.isFailure(result) ? result.failure.problems : [])
+
+// A lost race on a unique value is the client's conflict; every other database failure is the service's (500).
+const failureOf = (cause: unknown): Refusal => {
+  if (cause instanceof DatabaseError) {
+    return refusal(cause.code === uniqueViolation ? new WriteConflict({ reason: cause.reason }) : cause)
+  }
+  return refusal(new DatabaseError({ operation: "request", reason: cause instanceof Error ? cause.message : String(cause) }))
+}
+
+const bearerToken = (authorization: string | undefined): string | undefined => /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "")?.[1]
+
+// A workload's report token stands for its job alone: it may only post that job's logs and metrics.
+const reportPrincipal = async (
+  env: ApiEnvironment,
+  token: string,
+  route: Route,
+  params: Readonly<Record<string, string>>
+): Promise<Result.Result<Principal, Unauthenticated | Forbidden>> => {
+  const job = env.reportSecret === undefined ? undefined : reportTokenJob(env.reportSecret, token)
+  if (job === undefined) return Result.fail(new Unauthenticated({ reason: "the bearer token is not a valid job report token" }))
+  const name = `job ${job} workload`
+  if (!route.reports || params["id"] !== String(job)) return Result.fail(new Forbidden({ principal: name, action: `${route.method} ${route.path} for job ${params["id"] ?? "?"}` }))
+  const [row] = await env.db.query<{ grp: string }>(`select grp from jobs where id = $1 and not deleted`, [job])
+  return row === undefined
+    ? Result.fail(new Unauthenticated({ reason: `job ${job} of the report token no longer exists` }))
+    : Result.succeed({ name, group: row.grp, access: "write" })
+}
+
+const parseBody = (text: string): Result.Result<unknown, Refusal> => {
+  if (text.trim() === "") return Result.succeed(undefined)
+  if (jsonDepth(text, maxJsonDepth) > maxJsonDepth) return Result.fail(refusal(new JsonTooDeep({ limit: maxJsonDepth })))
+  try {
+    return Result.succeed(JSON.parse(text))
+  } catch (cause) {
+    return Result.fail(refusal(new MalformedJson({ reason: cause instanceof Error ? cause.message : String(cause) })))
+  }
+}
+
+/** What a request to an endpoint is admitted as, or why it is refused: authentication, authorization, then
+ * every part decoded with the endpoint's declared schemas, all problems named at once. */
+const admit = async (
+  env: ApiEnvironment,
+  route: Route,
+  request: {
+    readonly authorization: string | undefined
+    readonly contentType: string | undefined
+    readonly idempotencyKey: string | undefined
+    readonly pathname: string
+    readonly params: Readonly<Record<string, string>>
+    readonly query: URLSearchParams
+    readonly body: () => Promise<string>
+  }
+): Promise<Result.Result<AdmittedRequest["Service"], Refusal>> => {
+  const token = bearerToken(request.authorization)
+  const principal =
+    token !== undefined && isReportToken(token) ? await reportPrincipal(env, token, route, request.params) : authenticate(env.tokens, request.authorization)
+  if (Result.isFailure(principal)) return Result.fail(refusal(principal.failure))
+  if (route.writes && principal.success.access !== "write") {
+    return Result.fail(refusal(new Forbidden({ principal: principal.success.name, action: `${route.method} ${route.path}` })))
+  }
+  const unknownId = badIds(route, request.params)
+  if (unknownId.length > 0) return Result.fail(refusalOf(unknownId))
+  if (route.body !== undefined && !isJsonContentType(request.contentType)) return Result.fail(refusal(new UnsupportedMediaType({ contentType: request.contentType ?? "" })))
+  const unreadable = [...unstorableText("path", request.params), ...unstorableText("query", Object.fromEntries(request.query))]
+  if (unreadable.length > 0) return Result.fail(refusalOf(unreadable))
+  const params = decodePart(route.params, "path", request.params)
+  const query = route.query === undefined ? Result.succeed(undefined) : decodePart(route.query, "query", Object.fromEntries(request.query))
+  const limits = env.limits ?? defaultLimits
+  const keyed = request.idempotencyKey !== undefined && takesIdempotencyKey(route.method, route.path)
+  const text = route.body === undefined && !keyed ? "" : await request.body()
+  const parsed = route.body === undefined ? Result.succeed(undefined) : parseBody(text)
+  // Checked before decoding: nothing longer than a field may hold, and no text a store cannot hold (NUL, an
+  // unpaired surrogate, anywhere in the body), is stored, so no answer can grow from it nor a query fail on it.
+  const oversized = Result.isSuccess(parsed) ? oversizedFields(parsed.success, limits.fieldBytes) : []
+  const unstorable = [
+    ...oversized.map((f) => new FieldTooLarge({ field: f.path, bytes: f.bytes, limit: limits.fieldBytes })),
+    ...(Result.isSuccess(parsed) ? malformedTexts(parsed.success) : [])
+  ]
+  const body: Result.Result<unknown, Refusal> = unstorable.length === 0 ? parsed : Result.fail(refusalOf(unstorable))
+  const decodedBody = route.body === undefined || Result.isFailure(body) ? body : decodePart(route.body, "body", body.success)
+  const key = keyed && request.idempotencyKey !== undefined ? parseIdempotencyKey(request.idempotencyKey) : undefined
+  const problems = [...problemsOf(params), ...problemsOf(query), ...problemsOf(decodedBody), ...(key !== undefined && Result.isFailure(key) ? [key.failure] : [])]
+  if (problems.length > 0 || Result.isFailure(params) || Result.isFailure(query) || Result.isFailure(decodedBody)) return Result.fail(refusalOf(problems))
+  const once = key === undefined || Result.isFailure(key) ? undefined : { key: key.success, path: request.pathname, body: text }
+  return Result.succeed({ principal: principal.success, params: params.success, query: query.success, body: decodedBody.success, ...(once === undefined ? {} : { once }) })
+}
+
+/** Path ids that cannot name a resource: one that is not a canonical decimal (`01`, `0x10`, `1.0`, `1e0`, ` 1`,
+ * `0`) is a 400 naming the parameter; a canonical one past the stored range names nothing stored, a 404. */
+const badIds = (route: Route, params: Readonly<Record<string, string>>): ReadonlyArray<ServiceProblem> =>
+  [...route.path.matchAll(/\/([A-Za-z]+)\/\{([A-Za-z]+)\}/g)].flatMap(([, collection = "", name = ""]): ReadonlyArray<ServiceProblem> => {
+    const value = params[name]
+    if (value === undefined || name === "name" || parseResourceId(value) !== undefined) return []
+    if (!isCanonicalId(value)) {
+      return [new InvalidRequest({ part: "path", path: name, detail: "must be a decimal id from 1, without sign, leading zeros, fraction or exponent" })]
+    }
+    return [new ResourceNotFound({ resource: collection.replace(/s$/, ""), id: value })]
+  })
+
+// Path and query strings are used in queries as they are: text the database cannot hold (NUL, an unpaired
+// surrogate) is refused here, naming the parameter, as body fields are before decoding.
+const unstorableText = (part: "path" | "query", values: Readonly<Record<string, string>>): ReadonlyArray<InvalidRequest> =>
+  Object.entries(values).flatMap(([name, value]) => {
+    const flaw = textFlaw(value)
+    return flaw === undefined ? [] : [new InvalidRequest({ part, path: name, detail: `${flaw}, which no stored text can hold` })]
+  })
+
+class BodyRefused extends Error {}
+
+const routeKey = (group: string, name: string) => `${group}.${name}`
+
+/** The Authorization middleware: admits a request (or answers its refusal) before the builder decodes it. */
+const authorizationLayer = (env: () => ApiEnvironment) => {
+  const byEndpoint = new Map(env().routes.map((r) => [routeKey(r.group, r.name), r]))
+  return Layer.succeed(Authorization, {
+    bearer: (httpEffect, { endpoint, group }) =>
+      Effect.gen(function* () {
+        const route = byEndpoint.get(routeKey(group.identifier, endpoint.identifier))
+        if (route === undefined) return jsonAnswer(500, errorBody(refusal(new InternalError({ reason: `no handler for ${endpoint.identifier}` }))))
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const { params } = yield* HttpRouter.RouteContext
+        const target = parseRequestTarget(request.originalUrl)
+        const readBody = request.text.pipe(
+          Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(maxBodyBytes)),
+          Effect.mapError(() => new BodyRefused())
+        )
+        const admitted = yield* Effect.tryPromise({
+          try: () =>
+            admit(env(), route, {
+              authorization: request.headers["authorization"],
+              contentType: request.headers["content-type"],
+              idempotencyKey: request.headers[idempotencyHeader],
+              pathname: Result.isSuccess(target) ? target.success.pathname : request.url,
+              params: Object.fromEntries(Object.entries(params).flatMap(([k, v]) => (v === undefined ? [] : [[k, v]]))),
+              query: Result.isSuccess(target) ? target.success.searchParams : new URLSearchParams(),
+              body: () => Effect.runPromise(readBody)
+            }),
+          catch: (cause) => cause
+        }).pipe(Effect.result)
+        if (Result.isFailure(admitted)) {
+          const cause = admitted.failure
+          const tooLarge = cause instanceof BodyRefused || (typeof cause === "object" && cause !== null && String(cause).includes("BodyRefused"))
+          return tooLarge ? refused(refusal(new BodyTooLarge({ limit: maxBodyBytes }))) : refused(failureOf(cause))
+        }
+        if (Result.isFailure(admitted.success)) return refused(admitted.success.failure)
+        return yield* Effect.provideService(httpEffect, AdmittedRequest, admitted.success.success)
+      })
+  })
+}
+
+/** Runs a route's handler on an admitted request and answers its result as JSON. */
+const runRoute = (env: () => ApiEnvironment, route: Route) =>
+  Effect.gen(function* () {
+    const { once, ...admitted } = yield* AdmittedRequest
+    const current = env()
+    const answer = async (db: Database): Promise<KeyedAnswer> => {
+      const result = await route.handle({
+        ...admitted,
+        db,
+        now: current.now,
+        control: current.control?.(),
+        limits: current.limits ?? defaultLimits,
+        link: (linkPath, query = {}) => {
+          const search = new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)])).toString()
+          return `${current.baseUrl}${apiPrefix}${linkPath}${search === "" ? "" : `?${search}`}`
+        }
+      })
+      return Result.isSuccess(result) ? { status: 200, body: result.success } : { status: refusalStatus(result.failure), body: errorBody(result.failure) }
+    }
+    const answered = yield* Effect.tryPromise({
+      try: async (): Promise<KeyedAnswer> => {
+        if (once === undefined) return answer(current.db)
+        // The creation and its remembered answer are written in one transaction (see Idempotency.ts).
+        const keyed = { group: admitted.principal.group, principal: admitted.principal.name, method: route.method, ...once }
+        const first = await answerOnce(current.db, keyed, current.now(), answer)
+        return Result.isSuccess(first) ? first.success : { status: first.failure.status, body: errorBody(refusal(first.failure)) }
+      },
+      catch: (cause) => cause
+    }).pipe(Effect.result)
+    return Result.isFailure(answered) ? refused(failureOf(answered.failure)) : jsonAnswer(answered.success.status, answered.success.body)
+  })
+
+/** Every declared group implemented by its routes: payloads are decoded by the Authorization middleware. */
+const groupLayers = (env: () => ApiEnvironment): Layer.Layer<any> =>
+  (Layer.mergeAll as (...layers: ReadonlyArray<Layer.Layer<any, any, any>>) => Layer.Layer<any>)(
+    ...Object.keys(DispatchApi.groups).map((group) =>
+      HttpApiBuilder.group(DispatchApi, group as "jobs", (handlers) => {
+        let built: any = handlers
+        for (const route of env().routes.filter((r) => r.group === group)) built = built.handleRaw(route.name, () => runRoute(env, route))
+        return built
+      })
+    )
+  )
+
+/** The OpenAPI document as served: paths relative to the `/api/v1` server, as Dioptra clients read them. */
+export const openApiDocument = () => {
+  const generated = OpenApi.fromApi(DispatchApi)
+  const paths = Object.fromEntries(Object.entries(generated.paths).map(([path, item]) => [path.startsWith(apiPrefix) ? path.slice(apiPrefix.length) : path, item]))
+  return { ...generated, servers: [{ url: apiPrefix }], paths }
+}
+
+/** `/api/v1`: what the API is and where its document and docs page are. */
+const apiIndex = (env: () => ApiEnvironment) => ({
+  name: "dispatch job service (Dioptra job API)",
+  version: "1",
+  openapi: `${env().baseUrl}${apiPrefix}/openapi.json`,
+  docs: `${env().baseUrl}${apiPrefix}/docs`,
+  endpoints: env().routes.map((r) => ({ method: r.method, path: r.path, summary: r.summary }))
+})
+
+const publicRoutes = (env: () => ApiEnvironment) =>
+  HttpRouter.use((router) =>
+    Effect.gen(function* () {
+      yield* router.add("GET", `${apiPrefix}/openapi.json`, Effect.sync(() => jsonAnswer(200, env().openApi)))
+      yield* router.add("GET", apiPrefix, Effect.sync(() => jsonAnswer(200, apiIndex(env))))
+      yield* router.add("GET", "/healthz", Effect.sync(() => jsonAnswer(200, { status: "ok" })))
+      yield* router.add(
+        "GET",
+        "/readyz",
+        Effect.promise(async () => {
+          const found = await readiness(env().db, env().dispatcher?.() ?? "off")
+          return jsonAnswer(found.ready ? 200 : 503, found)
+        })
+      )
+      yield* router.add(
+        "GET",
+        "/metrics",
+        Effect.map(metricsText(env().db), (text) => HttpServerResponse.text(text, { contentType: "text/plain; version=0.0.4; charset=utf-8" }))
+      )
+    })
+  )
+
+/** The route template a request is counted under: the endpoint's path, or what else it reached. */
+const routeLabel = (env: ApiEnvironment, method: string, pathname: string): string => {
+  if (pathname === apiPrefix || pathname === "/healthz" || pathname === "/readyz" || pathname === "/metrics") return pathname
+  if (pathname === `${apiPrefix}/openapi.json` || pathname === `${apiPrefix}/docs`) return pathname
+  if (!pathname.startsWith(`${apiPrefix}/`)) return "unmatched"
+  const found = findRoute(env.routes, method, pathname.slice(apiPrefix.length))
+  return Result.isSuccess(found) ? `${apiPrefix}${found.success.route.path}` : "unmatched"
+}
+
+// Whatever the router could not place (or a defect) still answers in the service's error body: a bad request
+// target 400, an unknown path 404, a known path with another method 405, anything else 500.
+const answerOf = (env: () => ApiEnvironment, method: string, originalUrl: string, httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, never>) => {
+  const target = parseRequestTarget(originalUrl)
+  if (Result.isFailure(target)) return Effect.succeed(refused(refusal(target.failure)))
+  const pathname = target.success.pathname
+  // The router reads `a//b` as `a/b`; the API's paths are canonical, so an empty segment names nothing.
+  if (pathname.includes("//")) return Effect.succeed(refused(refusal(new RouteNotFound({ path: pathname }))))
+  return httpEffect.pipe(
+    Effect.catchCause((cause) => {
+      if (String(cause).includes("RouteNotFound")) {
+        if (!pathname.startsWith(`${apiPrefix}/`)) return Effect.succeed(refused(refusal(new RouteNotFound({ path: pathname }))))
+        const found = findRoute(env().routes, method, pathname.slice(apiPrefix.length))
+        return Effect.succeed(Result.isFailure(found) ? refused(refusal(found.failure)) : refused(refusal(new RouteNotFound({ path: pathname }))))
+      }
+      return Effect.succeed(jsonAnswer(500, errorBody(refusal(new InternalError({ reason: String(cause) })))))
+    })
+  )
+}
+
+// Every request: its answer (as above), its request id echoed in X-Request-Id, its metrics and its log line.
+const answerEverything = (env: () => ApiEnvironment): Layer.Layer<never, never, HttpRouter.HttpRouter> =>
+  // Typed loosely: a global middleware that handles every error is what effect's types reserve for declared errors.
+  (HttpRouter.middleware as unknown as (fn: (e: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, never>) => Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest>, options: { readonly global: true }) => Layer.Layer<never, never, HttpRouter.HttpRouter>)(
+    (httpEffect) =>
+      Effect.gen(function* () {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const started = performance.now()
+        const requestId = requestIdOf(request.headers["x-request-id"], randomUUID)
+        const response = yield* answerOf(env, request.method, request.originalUrl, httpEffect)
+        const ms = performance.now() - started
+        const current = env()
+        const target = parseRequestTarget(request.originalUrl)
+        const path = Result.isSuccess(target) ? target.success.pathname : request.originalUrl
+        const route = routeLabel(current, request.method, path)
+        yield* recordRequest(route, response.status, ms / 1000)
+        current.accessLog?.write(
+          accessLine(current.accessLog.format, { time: new Date().toISOString(), requestId, method: request.method, path, route, status: response.status, ms })
+        )
+        return HttpServerResponse.setHeader(response, "x-request-id", requestId)
+      }),
+    { global: true }
+  )
+
+/** Every route of the service: the declared API, its document, the API index and the docs page. */
+export const serviceLayer = (env: () => ApiEnvironment) =>
+  Layer.mergeAll(
+    HttpApiBuilder.layer(DispatchApi).pipe(Layer.provide(groupLayers(env)), Layer.provide(authorizationLayer(env))),
+    publicRoutes(env),
+    HttpApiSwagger.layer(DispatchApi, { path: `${apiPrefix}/docs` }),
+    answerEverything(env)
+  )
+
+// Node's parser refused the request (bad request line, header, chunking): answer once on the raw socket and close,
+// as node would, but with the service's JSON problem body. A socket already gone gets nothing.
+const answerClientError = (error: Error & { readonly code?: string }, socket: Duplex): void => {
+  if (error.code === "ECONNRESET" || !socket.writable) {
+    socket.destroy()
+    return
+  }
+  const problem = new MalformedHttp({ code: error.code ?? "unknown", reason: error.message })
+  const text = JSON.stringify(errorBody(refusal(problem)))
+  const reason = problem.status === 431 ? "Request Header Fields Too Large" : "Bad Request"
+  socket.end(`HTTP/1.1 ${problem.status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`)
+}
+
+/** A running HTTP face of the service. */
+export interface Listening {
+  readonly server: Server
+  readonly url: string
+  /** Stops listening, waits for open requests, and frees what the server holds. */
+  readonly close: () => Promise<void>
+}
+
+/** Serves the API on a node:http server; the environment's base URL is filled in once it listens. Nothing a
+ * client sends can throw out of it: every request ends in an answer or a closed connection. */
+export const listen = async (env: Omit<ApiEnvironment, "baseUrl">, host: string, port: number): Promise<Listening> => {
+  let baseUrl = ""
+  const current = { ...env, baseUrl }
+  const getEnv = () => current
+  const server = createServer()
+  server.on("clientError", answerClientError)
+  const app = HttpRouter.serve(serviceLayer(getEnv), { disableLogger: true, disableListenLog: true }).pipe(
+    Layer.provideMerge(NodeHttpServer.layer(() => server, { port, host }))
+  )
+  const scope = Effect.runSync(Scope.make())
+  const context = await Effect.runPromise(Layer.buildWithScope(app as Layer.Layer<HttpServer.HttpServer, unknown>, scope)).catch(async (cause: unknown) => {
+    await Effect.runPromise(Scope.close(scope, Exit.void))
+    throw cause instanceof Error ? cause : new Error(String(cause))
+  })
+  const address = Context.get(context, HttpServer.HttpServer).address
+  const boundPort = "port" in address ? address.port : port
+  baseUrl = `http://${host.includes(":") ? `[${host}]` : host}:${boundPort}`
+  Object.assign(current, { baseUrl })
+  let closing: Promise<void> | undefined
+  const close = () => (closing ??= Effect.runPromise(Scope.close(scope, Exit.void)))
+  return { server, url: baseUrl, close }
+}
+
+/** A request given in process, without a socket: method, path with query string, Authorization and body text. */
+export interface ApiRequest {
+  readonly method: string
+  readonly url: string
+  readonly authorization: string | undefined
+  readonly body: string
+  /** The `Idempotency-Key` header, when sent. */
+  readonly idempotencyKey?: string | undefined
+}
+
+const webHandlers = new WeakMap<ApiEnvironment, (request: Request) => Promise<Response>>()
+
+/** Answers one request in process with the very routes the server serves (for tests that need no socket). */
+export const handleApiRequest = async (env: ApiEnvironment, request: ApiRequest): Promise<{ readonly status: number; readonly body: unknown }> => {
+  let handler = webHandlers.get(env)
+  if (handler === undefined) {
+    const web = HttpRouter.toWebHandler(serviceLayer(() => env).pipe(Layer.provide(NodeHttpServer.layerHttpServices)) as Layer.Layer<never, never, HttpRouter.HttpRouter>, {
+      disableLogger: true
+    })
+    handler = web.handler as (request: Request) => Promise<Response>
+    webHandlers.set(env, handler)
+  }
+  const hasBody = request.method !== "GET" && request.method !== "HEAD"
+  const response = await handler(
+    new Request(`http://in-process${request.url}`, {
+      method: request.method,
+      headers: {
+        ...(request.authorization === undefined ? {} : { authorization: request.authorization }),
+        ...(hasBody ? { "content-type": "application/json" } : {}),
+        ...(request.idempotencyKey === undefined ? {} : { [idempotencyHeader]: request.idempotencyKey })
+      },
+      ...(hasBody ? { body: request.body } : {})
+    })
+  )
+  const text = await response.text()
+  return { status: response.status, body: text === "" ? undefined : JSON.parse(text) }
+}

@@ -1,0 +1,126 @@
+// The service's operations face: whether it is ready, what it has done (Prometheus metrics) and one access-log
+// line per request. The HTTP metrics are effect Metrics exported with effect/observability's Prometheus format;
+// the job, dispatch and gate figures are read from the database at each scrape, so every process reports the
+// same truth.
+import { Effect, Metric } from "effect"
+import { PrometheusMetrics } from "effect/observability"
+import type { Database } from "./Database.ts"
+import { migrations } from "./Migrations.ts"
+
+/** Whether the dispatcher runs: `off` when the service was started without a cluster. */
+export type DispatcherState = "running" | "stopped" | "off"
+
+/** What `/readyz` checked and found; ready only when every check passed. */
+export interface Readiness {
+  readonly ready: boolean
+  readonly database: string
+  readonly migrations: string
+  readonly dispatcher: DispatcherState
+  /** Why the service is not ready, one reason per failed check. */
+  readonly reasons: ReadonlyArray<string>
+}
+
+/** Checks the database answers, has every migration, and that the dispatcher runs when there is one. */
+export const readiness = async (db: Database, dispatcher: DispatcherState): Promise<Readiness> => {
+  const reasons: Array<string> = []
+  let database = "reachable"
+  let applied = "unknown"
+  try {
+    await db.query(`select 1`)
+    // A database never migrated has no schema_migrations table: every migration is missing.
+    const [table] = await db.query<{ present: boolean }>(`select to_regclass('schema_migrations') is not null as present`)
+    const rows = table?.present === true ? await db.query<{ version: number }>(`select version from schema_migrations`) : []
+    const have = new Set(rows.map((r) => Number(r.version)))
+    const missing = migrations.filter((m) => !have.has(m.version)).map((m) => m.version)
+    applied = missing.length === 0 ? `all ${migrations.length} applied` : `missing ${missing.join(", ")}`
+    if (missing.length > 0) reasons.push(`migrations ${missing.join(", ")} are not applied`)
+  } catch (cause) {
+    database = `unreachable: ${cause instanceof Error ? cause.message : String(cause)}`
+    reasons.push(`the database is ${database}`)
+  }
+  if (dispatcher === "stopped") reasons.push("the dispatcher has stopped")
+  return { ready: reasons.length === 0, database, migrations: applied, dispatcher, reasons }
+}
+
+/** HTTP requests answered, by route template and status. */
+export const httpRequests = Metric.counter("dispatch_http_requests_total", { description: "HTTP requests answered, by route and status", incremental: true })
+
+/** How long requests took to answer, in seconds, by route. */
+export const httpDuration = Metric.histogram("dispatch_http_request_duration_seconds", {
+  description: "Time to answer an HTTP request, by route",
+  boundaries: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+})
+
+/** Records one answered request. */
+export const recordRequest = (route: string, status: number, seconds: number) =>
+  Effect.all([
+    Metric.update(Metric.withAttributes(httpRequests, { route, status: String(status) }), 1),
+    Metric.update(Metric.withAttributes(httpDuration, { route }), seconds)
+  ])
+
+const label = (value: string) => value.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n")
+
+const family = (name: string, help: string, type: "gauge" | "counter", samples: ReadonlyArray<readonly [Readonly<Record<string, string>>, number]>) =>
+  [
+    `# HELP ${name} ${help}`,
+    `# TYPE ${name} ${type}`,
+    ...samples.map(([labels, value]) => {
+      const text = Object.entries(labels)
+        .map(([k, v]) => `${k}="${label(v)}"`)
+        .join(",")
+      return `${name}${text === "" ? "" : `{${text}}`} ${value}`
+    })
+  ].join("\n")
+
+/** The figures read from the database: jobs by status, dispatch attempts, jobs whose last dispatch error is of
+ * each kind, and each queue's gate. */
+export const storedMetrics = async (db: Database): Promise<string> => {
+  const jobs = await db.query<{ status: string; n: number }>(`select status, count(*)::int as n from jobs where not deleted group by status order by status`)
+  const [attempts] = await db.query<{ n: number }>(`select coalesce(sum(attempts), 0)::int as n from jobs`)
+  const errors = await db.query<{ kind: string; n: number }>(
+    `select last_error->>'error' as kind, count(*)::int as n from jobs where last_error is not null group by 1 order by 1`
+  )
+  const gates = await db.query<{ queue: number; name: string; state: string }>(
+    `select q.id as queue, q.name, coalesce(g.state, 'unproven') as state from queues q left join queue_gates g on g.queue = q.id order by q.id`
+  )
+  return [
+    family("dispatch_jobs", "Jobs by status (deleted jobs not counted)", "gauge", jobs.map((r) => [{ status: r.status }, Number(r.n)] as const)),
+    family("dispatch_dispatch_attempts_total", "Attempts to put jobs on a cluster, over every job", "counter", [[{}, Number(attempts?.n ?? 0)]]),
+    family("dispatch_jobs_by_last_error", "Jobs whose last dispatch attempt failed, by the typed error's kind", "gauge", errors.map((r) => [{ kind: r.kind ?? "unknown" }, Number(r.n)] as const)),
+    family("dispatch_queue_gate", "Each queue's gate: 1 for the state it is in", "gauge", gates.map((r) => [{ queue: String(r.queue), name: r.name, state: r.state }, 1] as const))
+  ].join("\n")
+}
+
+/** The whole `/metrics` page: effect's registry in Prometheus text, then the stored figures. */
+export const metricsText = (db: Database) =>
+  Effect.gen(function* () {
+    const registry = yield* PrometheusMetrics.format()
+    const stored = yield* Effect.promise(() => storedMetrics(db))
+    return `${registry.trimEnd()}\n${stored}\n`
+  })
+
+/** How access-log lines are written. */
+export type LogFormat = "text" | "json"
+
+/** One access-log line. */
+export interface AccessEntry {
+  readonly time: string
+  readonly requestId: string
+  readonly method: string
+  readonly path: string
+  readonly route: string
+  readonly status: number
+  readonly ms: number
+}
+
+/** An access-log line in the format asked for. */
+export const accessLine = (format: LogFormat, entry: AccessEntry): string =>
+  format === "json"
+    ? JSON.stringify(entry)
+    : `${entry.time} ${entry.requestId} ${entry.method} ${entry.path} ${entry.status} ${entry.ms.toFixed(1)}ms`
+
+const sentRequestId = /^[A-Za-z0-9._:-]{1,128}$/
+
+/** The request id: the client's `X-Request-Id` when it is a sane token, else a new one. */
+export const requestIdOf = (header: string | undefined, fresh: () => string): string =>
+  header !== undefined && sentRequestId.test(header) ? header : fresh()
