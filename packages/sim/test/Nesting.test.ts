@@ -41,6 +41,10 @@ describe("nesting depth", () => {
         expect(yamlTextDepth(text)).toBeGreaterThanOrEqual(nestingDepth(parse(text)))
       })
     )
+    // Compact entries open levels a deeper line nests under (block: `- - "":` then a more indented key).
+    for (const value of [[[{ "": { "": false } }], false], [[[{ a: { b: { c: [1] } } }]]]]) {
+      expect(yamlTextDepth(stringify(value))).toBeGreaterThanOrEqual(nestingDepth(value))
+    }
     expect(yamlTextDepth(`${"- ".repeat(40)}1`)).toBeGreaterThanOrEqual(40)
     expect(yamlTextDepth(Array.from({ length: 40 }, (_, i) => `${" ".repeat(i)}k:`).join("\n"))).toBeGreaterThanOrEqual(40)
   })

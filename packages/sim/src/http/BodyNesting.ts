@@ -30,17 +30,21 @@ export const jsonTextDepth = (text: string, limit: number = Number.POSITIVE_INFI
 
 /** An upper bound on the nesting depth of YAML text; counting stops once past `limit`. */
 export const yamlTextDepth = (text: string, limit: number = Number.POSITIVE_INFINITY): number => {
-  const indents: Array<number> = []
+  // Each open block line with the depth it reaches: a line nests one level below the nearest line less
+  // indented, plus one level for each compact `- `, `? ` or `: ` it opens (`- - k:` is three levels), so
+  // a deeper line under it starts from that depth, not from its parent's.
+  const blocks: Array<{ readonly indent: number; readonly depth: number }> = []
   let flow = 0
   let deepest = 0
   for (const line of text.split("\n")) {
     const content = line.replace(/^ +/, "")
     const indent = line.length - content.length
-    let compact = 0
+    let lineDepth = blocks.at(-1)?.depth ?? 0
     if (content.trim() !== "" && !content.startsWith("#")) {
-      while (indents.length > 0 && (indents[indents.length - 1] ?? 0) >= indent) indents.pop()
-      indents.push(indent)
-      compact = /^(?:[-?:](?:[ \t]+|$))*/.exec(content)?.[0].replace(/[ \t]/g, "").length ?? 0
+      while (blocks.length > 0 && (blocks.at(-1)?.indent ?? 0) >= indent) blocks.pop()
+      const compact = /^(?:[-?:](?:[ \t]+|$))*/.exec(content)?.[0].replace(/[ \t]/g, "").length ?? 0
+      lineDepth = (blocks.at(-1)?.depth ?? 0) + 1 + compact
+      blocks.push({ indent, depth: lineDepth })
     }
     let flowDeepest = flow
     for (let i = 0; i < line.length; i++) {
@@ -48,7 +52,7 @@ export const yamlTextDepth = (text: string, limit: number = Number.POSITIVE_INFI
       if (open(c)) flowDeepest = Math.max(flowDeepest, ++flow)
       else if (close(c)) flow = Math.max(0, flow - 1)
     }
-    deepest = Math.max(deepest, indents.length + compact + flowDeepest)
+    deepest = Math.max(deepest, lineDepth + flowDeepest)
     if (deepest > limit) return deepest
   }
   return deepest
