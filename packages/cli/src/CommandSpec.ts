@@ -197,6 +197,7 @@ export const CommandSpecs = {
       flag("data-dir", "value", "DIR", "PGlite's data directory (default dispatch-data; unused with DATABASE_URL)"),
       flag("tokens", "value", "FILE", "a YAML or JSON list of token entries (default: one write token made for this run)"),
       flag("instance", "value", "NAME", "this process's name on its job claims (default: random)"),
+      flag("log-format", "value", "text|json", "each request's access-log line on stderr: text or json (default text)"),
       flag("kubeconfig", "value", "FILE", "dispatch to the cluster of this kubeconfig", { group: "target" }),
       flag("cluster", "switch", "", "dispatch to the cluster of client-node's default kubeconfig chain", { group: "target" }),
       flag("sim", "switch", "", "dispatch to an embedded simulated cluster", { group: "target" }),

@@ -21,6 +21,8 @@ export interface ServeArgs {
   readonly config?: string
   /** This process's name on its claims; a process restarted under its old name takes its claims over at once. */
   readonly instance?: string
+  /** How each request's access-log line on stderr is written. */
+  readonly logFormat: "text" | "json"
 }
 
 const portOf = (options: ReturnType<typeof readOptions>, fallback: number): number => {
@@ -34,7 +36,7 @@ const portOf = (options: ReturnType<typeof readOptions>, fallback: number): numb
 /** Reads the arguments that follow `serve`. */
 export const parseServeArgs = (list: ArgList): { readonly args: ServeArgs } | UsageError => {
   const options = readOptions(list, {
-    values: ["host", "port", "data-dir", "tokens", "kubeconfig", "config", "instance"],
+    values: ["host", "port", "data-dir", "tokens", "kubeconfig", "config", "instance", "log-format"],
     multi: ["runtime"],
     switches: ["sim", "cluster", "exec"]
   })
@@ -50,6 +52,8 @@ export const parseServeArgs = (list: ArgList): { readonly args: ServeArgs } | Us
   const runtimes = options.list("runtime")
   const config = options.single("config")
   const instance = options.single("instance")
+  const logFormat = options.single("log-format") ?? "text"
+  if (logFormat !== "text" && logFormat !== "json") options.problem(`--log-format "${logFormat}" is not one of text, json`)
   const targets = [sim, cluster, kubeconfig !== undefined].filter(Boolean).length
   if (targets > 1) options.problem("--sim, --cluster and --kubeconfig are alternatives: give one")
   if (!sim && runtimes.length > 0) options.problem("--runtime seeds the embedded simulator: it needs --sim")
@@ -67,7 +71,8 @@ export const parseServeArgs = (list: ArgList): { readonly args: ServeArgs } | Us
     ...(tokens === undefined ? {} : { tokens }),
     target,
     ...(config === undefined ? {} : { config }),
-    ...(instance === undefined ? {} : { instance })
+    ...(instance === undefined ? {} : { instance }),
+    logFormat: logFormat === "json" ? "json" : "text"
   }))
 }
 

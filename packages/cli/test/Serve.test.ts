@@ -50,6 +50,22 @@ describe("dispatch serve", { timeout: processTestMs }, () => {
       expect(await get(`${served.url}/api/v1/jobs`)).toBe(401)
       expect(await get(`${served.url}/api/v1/jobs`, token)).toBe(200)
       expect(await get(`${served.url}/api/v1/jobs`, "not-the-token")).toBe(401)
+      // One access-log line per request, in text by default.
+      expect(served.stderr()).toMatch(/ GET \/api\/v1\/jobs 401 [\d.]+ms\n/)
+      expect(served.stderr()).toMatch(/ GET \/api\/v1\/jobs 200 [\d.]+ms\n/)
+    } finally {
+      expect(await served.stop()).toBe(ExitCode.ok)
+    }
+  })
+
+  it("--log-format json writes each request's access-log line as JSON, with the request id it echoed", async () => {
+    const served = await background(["serve"], ["--data-dir", join(dir, "data-json"), "--log-format", "json"])
+    try {
+      const answer = await fetch(`${served.url}/api/v1/jobs`, { headers: { "x-request-id": "trace-42" } })
+      expect(answer.status).toBe(401)
+      expect(answer.headers.get("x-request-id")).toBe("trace-42")
+      const lines = served.stderr().split("\n").filter((line) => line.startsWith("{"))
+      expect(lines.map((line) => JSON.parse(line))).toContainEqual(expect.objectContaining({ requestId: "trace-42", method: "GET", path: "/api/v1/jobs", status: 401 }))
     } finally {
       expect(await served.stop()).toBe(ExitCode.ok)
     }
@@ -111,10 +127,11 @@ describe("dispatch serve", { timeout: processTestMs }, () => {
   }, 300_000)
 
   it("names every problem of a bad command line or tokens file, exit 2", async () => {
-    const both = await dispatch(["serve", "--sim", "--kubeconfig", "k", "--port", "x"])
+    const both = await dispatch(["serve", "--sim", "--kubeconfig", "k", "--port", "x", "--log-format", "xml"])
     expect(both.code).toBe(ExitCode.usage)
     expect(both.stderr).toContain("--sim, --cluster and --kubeconfig are alternatives")
     expect(both.stderr).toContain('--port "x" is not a port number')
+    expect(both.stderr).toContain('--log-format "xml" is not one of text, json')
     const notList = join(dir, "not-a-list.json")
     writeFileSync(notList, JSON.stringify({ name: "x" }))
     const bad = await dispatch(["serve", "--tokens", notList, "--data-dir", join(dir, "data3")])

@@ -70,6 +70,7 @@ const run = async (io: CliIo, args: ServeArgs): Promise<Failure | undefined> => 
     port: args.port,
     ...(databaseUrl === undefined || databaseUrl === "" ? { dataDir: args.dataDir } : { databaseUrl }),
     tokens: tokens.success,
+    accessLog: { format: args.logFormat, write: (line) => io.err(line) },
     ...(cluster.success === undefined ? {} : { dispatch: { cluster: cluster.success.layer, ...(args.instance === undefined ? {} : { instance: args.instance }) } })
   })
   if (Result.isFailure(started)) {
