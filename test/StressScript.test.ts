@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "vitest"
+import { alive } from "../packages/cli/test/Processes.ts"
 
 const repo = fileURLToPath(new URL("..", import.meta.url))
 const script = join(repo, "scripts", "test-stress.mjs")
@@ -31,15 +32,6 @@ const stress = (args: ReadonlyArray<string>): Stress => {
   child.stderr.on("data", (chunk: Buffer) => (out += chunk.toString()))
   const ended = new Promise<{ code: number | null; out: string }>((resolve) => child.once("exit", (code) => resolve({ code, out })))
   return { child, loops, ended }
-}
-
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
 }
 
 /** Waits (event by event: one check per 100 ms, bounded only by the test's timeout) until no pid is alive. */

@@ -9,6 +9,7 @@ import { ExitCode } from "../src/ExitCode.ts"
 import { runCli } from "../src/Cli.ts"
 import { processIo } from "../src/ProcessIo.ts"
 import { kubectl } from "./DispatchBinary.ts"
+import { alive } from "./Processes.ts"
 
 const runtimeYaml = `apiVersion: trainer.kubeflow.org/v1alpha1
 kind: ClusterTrainingRuntime
@@ -84,16 +85,6 @@ const readIfThere = (path: string): string => {
     return readFileSync(path, "utf8")
   } catch {
     return ""
-  }
-}
-
-/** Whether a process with this id exists (signal 0 only checks). */
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
   }
 }
 
