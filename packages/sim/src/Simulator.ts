@@ -16,9 +16,9 @@ import {
   Resources
 } from "./Api.ts"
 import { type AuthTokens, authorize } from "./apiserver/Auth.ts"
-import type { ContainerRuntime } from "./controllers/ContainerRuntime.ts"
+import type { ContainerRuntime } from "./controllers/kubelet/ContainerRuntime.ts"
 import { installControllers } from "./controllers/Install.ts"
-import type { LogLine } from "./controllers/SyntheticLogs.ts"
+import type { LogLine } from "./controllers/kubelet/SyntheticLogs.ts"
 import type { ControllerOptions } from "./controllers/Options.ts"
 import { type FaultAction, type FaultRule, FaultPlan } from "./Faults.ts"
 import { collectGarbage } from "./apiserver/collection/GarbageCollector.ts"

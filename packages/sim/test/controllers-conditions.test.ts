@@ -1,7 +1,7 @@
 import { fc, test } from "@fast-check/vitest"
 import { describe, expect, it } from "vitest"
-import { findCondition, readConditions, setCondition, type Condition } from "../src/controllers/Conditions.ts"
-import { formatTimestamp, parseTimestamp } from "../src/controllers/Timestamps.ts"
+import { findCondition, readConditions, setCondition, type Condition } from "../src/controllers/shared/Conditions.ts"
+import { formatTimestamp, parseTimestamp } from "../src/controllers/shared/Timestamps.ts"
 
 const types = fc.constantFrom("Suspended", "Complete", "Failed", "QuotaReserved", "Admitted", "Evicted", "Finished", "Requeued", "PodsReady", "Active")
 const statuses = fc.constantFrom<Condition["status"]>("True", "False", "Unknown")

@@ -1,12 +1,12 @@
 import { fc, test } from "@fast-check/vitest"
 import { describe, expect, it } from "vitest"
 import type { KubeObject } from "../src/Api.ts"
-import { findCondition, readConditions } from "../src/controllers/Conditions.ts"
+import { findCondition, readConditions } from "../src/controllers/shared/Conditions.ts"
 import type { RunOutcome } from "../src/controllers/Options.ts"
-import type { ReplicatedJob } from "../src/controllers/ReplicatedJobs.ts"
-import { outcomeOf } from "../src/controllers/RunOutcomes.ts"
-import { formatTimestamp } from "../src/controllers/Timestamps.ts"
-import { stepTrainJob } from "../src/controllers/TrainJobLifecycle.ts"
+import type { ReplicatedJob } from "../src/controllers/trainer/ReplicatedJobs.ts"
+import { outcomeOf } from "../src/controllers/trainer/RunOutcomes.ts"
+import { formatTimestamp } from "../src/controllers/shared/Timestamps.ts"
+import { stepTrainJob } from "../src/controllers/trainer/TrainJobLifecycle.ts"
 
 const start = 1_767_225_600_000
 const jobs: ReadonlyArray<ReplicatedJob> = [

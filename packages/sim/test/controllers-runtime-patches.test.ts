@@ -1,10 +1,10 @@
 import { fc, test } from "@fast-check/vitest"
 import { describe, expect, it } from "vitest"
 import type { KubeObject } from "../src/Api.ts"
-import type { ReplicatedJob } from "../src/controllers/ReplicatedJobs.ts"
-import { replicatedJobsOf } from "../src/controllers/ReplicatedJobs.ts"
-import { patchesChanged, runtimePatchProblems, stampPatchTimes } from "../src/controllers/RuntimePatches.ts"
-import { kueueRuntimePatch } from "../src/controllers/Workloads.ts"
+import type { ReplicatedJob } from "../src/controllers/trainer/ReplicatedJobs.ts"
+import { replicatedJobsOf } from "../src/controllers/trainer/ReplicatedJobs.ts"
+import { patchesChanged, runtimePatchProblems, stampPatchTimes } from "../src/controllers/trainer/RuntimePatches.ts"
+import { kueueRuntimePatch } from "../src/controllers/kueue/Workloads.ts"
 
 const jobs: ReadonlyArray<ReplicatedJob> = [
   { name: "dataset-initializer", replicas: 1, parallelism: 1, isTrainerStep: false, containers: ["dataset-initializer"], initContainers: [], podTemplate: {} },

@@ -1,11 +1,11 @@
 import { fc, test } from "@fast-check/vitest"
 import { describe, expect, it } from "vitest"
 import type { KubeObject } from "../src/Api.ts"
-import { findCondition, isConditionTrue, readConditions } from "../src/controllers/Conditions.ts"
+import { findCondition, isConditionTrue, readConditions } from "../src/controllers/shared/Conditions.ts"
 import type { KueueQueueOptions } from "../src/controllers/Options.ts"
-import { quotaShortfall, type QueueUsage } from "../src/controllers/Quota.ts"
-import { formatTimestamp } from "../src/controllers/Timestamps.ts"
-import { decideWorkload, releasedStatus } from "../src/controllers/WorkloadDecisions.ts"
+import { quotaShortfall, type QueueUsage } from "../src/controllers/kueue/Quota.ts"
+import { formatTimestamp } from "../src/controllers/shared/Timestamps.ts"
+import { decideWorkload, releasedStatus } from "../src/controllers/kueue/WorkloadDecisions.ts"
 
 const now = 1_767_225_600_000
 const stamp = formatTimestamp(now - 60_000)

@@ -3,8 +3,8 @@
 import { fc, test as propTest } from "@fast-check/vitest"
 import { describe, expect, it } from "vitest"
 import type { KubeObject } from "../src/Api.ts"
-import { indexRanges } from "../src/controllers/JobController.ts"
-import { syntheticLog } from "../src/controllers/SyntheticLogs.ts"
+import { indexRanges } from "../src/controllers/job/JobController.ts"
+import { syntheticLog } from "../src/controllers/kubelet/SyntheticLogs.ts"
 import { condition, create, get, list, mergePatch, simulator, specOf, statusOf, trainJob } from "./controllers-sim.ts"
 
 const withCache = { runtimeRef: { name: "torch-with-cache", kind: "TrainingRuntime" } }

@@ -1,17 +1,18 @@
 // Installs the simulated Trainer and Kueue into a simulator, as its options say.
 import type { ControllerHost } from "../Api.ts"
-import { clockRuntime, type ContainerRuntime } from "./ContainerRuntime.ts"
-import { eventRecorder } from "./Events.ts"
-import { jobController } from "./JobController.ts"
-import { jobSetController } from "./JobSetController.ts"
-import { kubelet } from "./Kubelet.ts"
-import { kueueController } from "./KueueController.ts"
-import { kueueTrainJobWebhook, kueueWorkloadWebhook } from "./KueueWebhook.ts"
+import { clockRuntime, type ContainerRuntime } from "./kubelet/ContainerRuntime.ts"
+import { eventRecorder } from "./shared/Events.ts"
+import { jobController } from "./job/JobController.ts"
+import { jobSetController } from "./jobset/JobSetController.ts"
+import { kubelet } from "./kubelet/Kubelet.ts"
+import { kueueController } from "./kueue/KueueController.ts"
+import { kueueTrainJobWebhook, kueueWorkloadWebhook } from "./kueue/KueueWebhook.ts"
 import type { ControllerOptions, WorkloadOptions } from "./Options.ts"
-import { defaultNode, type SimNode } from "./PodStatuses.ts"
-import { processRuntime } from "./ProcessRuntime.ts"
-import { trainerController } from "./TrainerController.ts"
-import { trainJobWebhook } from "./TrainJobWebhook.ts"
+import { defaultNode, type SimNode } from "./scheduler/Nodes.ts"
+import { scheduler } from "./scheduler/Scheduler.ts"
+import { processRuntime } from "./kubelet/ProcessRuntime.ts"
+import { trainerController } from "./trainer/TrainerController.ts"
+import { trainJobWebhook } from "./trainer/TrainJobWebhook.ts"
 
 /**
  * Installs the simulator's Trainer and Kueue controllers and their admission webhooks; returns what
@@ -39,6 +40,7 @@ export const installControllers = (host: ControllerHost, options: ControllerOpti
     host.addController(jobSetController(host))
     host.addController(jobController(host, events))
     const runtime = exec ? processRuntime(workloads.exec === true ? {} : workloads.exec || {}, () => host.now()) : clockRuntime
+    host.addController(scheduler(host, events, node))
     host.addController(kubelet(host, events, node, runtime))
     return runtime
   }

@@ -5,7 +5,7 @@
 // goes, or the client leaves.
 import type { ServerResponse } from "node:http"
 import { type ApiResponse, type KubeObject, statusBody } from "../Api.ts"
-import { containerStatus, syntheticLog, type LogLine } from "../controllers/SyntheticLogs.ts"
+import { containerStatus, syntheticLog, type LogLine } from "../controllers/kubelet/SyntheticLogs.ts"
 import type { Simulator } from "../Simulator.ts"
 import { sendJson, serveOutcome, type Timers } from "./Reply.ts"
 

@@ -1,0 +1,67 @@
+// The JobSet Trainer makes for a TrainJob: named as the TrainJob, controlled by it, one replicated job
+// per runtime replicated job with the pod template Trainer renders, suspended while the TrainJob is.
+// While suspended its template follows the TrainJob (runtime patches may change then); once running,
+// only `suspend` is brought in line, as Trainer does.
+import type { KubeObject, SystemClient } from "../../Api.ts"
+import { asRecord, at, labelsOf, annotationsOf, nameOf, namespaceOf, sameJson, uidOf, type JsonRecord } from "../shared/KubeFields.ts"
+import { renderedPodTemplate } from "./PodTemplates.ts"
+import type { ReplicatedJob } from "./ReplicatedJobs.ts"
+import { createObject, updateObject } from "../shared/StoreWrites.ts"
+import { trainerApiVersion } from "../shared/WellKnown.ts"
+import { jobSetApiVersion } from "../../kinds/jobset/JobSetNames.ts"
+
+/** The JobSet `job` runs as, from its runtime's replicated jobs. */
+export const buildJobSet = (job: KubeObject, runtime: KubeObject, jobs: ReadonlyArray<ReplicatedJob>): KubeObject => {
+  const runtimeJobs = (at(runtime, "spec", "template", "spec", "replicatedJobs") ?? []) as ReadonlyArray<unknown>
+  const labels = { ...labelsOf({ metadata: asRecord(at(runtime, "spec", "template", "metadata")) ?? {} }), ...asRecord(at(job, "spec", "labels")) }
+  const annotations = { ...annotationsOf({ metadata: asRecord(at(runtime, "spec", "template", "metadata")) ?? {} }), ...asRecord(at(job, "spec", "annotations")) }
+  return {
+    apiVersion: jobSetApiVersion,
+    kind: "JobSet",
+    metadata: {
+      name: nameOf(job),
+      namespace: namespaceOf(job) ?? "default",
+      ...(Object.keys(labels).length === 0 ? {} : { labels }),
+      ...(Object.keys(annotations).length === 0 ? {} : { annotations }),
+      ownerReferences: [{ apiVersion: trainerApiVersion, kind: "TrainJob", name: nameOf(job), uid: uidOf(job), controller: true, blockOwnerDeletion: true }]
+    },
+    spec: {
+      suspend: at(job, "spec", "suspend") === true,
+      network: { enableDNSHostnames: true, subdomain: nameOf(job), publishNotReadyAddresses: true },
+      replicatedJobs: jobs.map((replicated) => {
+        const source = runtimeJobs.find((entry) => at(entry, "name") === replicated.name)
+        const jobSpec = asRecord(at(source, "template", "spec")) ?? {}
+        const jobMeta = asRecord(at(source, "template", "metadata"))
+        return {
+          name: replicated.name,
+          replicas: replicated.replicas,
+          template: {
+            ...(jobMeta === undefined ? {} : { metadata: jobMeta }),
+            spec: {
+              ...jobSpec,
+              parallelism: replicated.parallelism,
+              completions: replicated.parallelism,
+              completionMode: "Indexed",
+              template: renderedPodTemplate(job, runtime, replicated)
+            }
+          }
+        }
+      })
+    }
+  }
+}
+
+/** Creates or updates `job`'s JobSet; true when it wrote. */
+export const ensureJobSet = (system: SystemClient, job: KubeObject, runtime: KubeObject, jobs: ReadonlyArray<ReplicatedJob>): boolean => {
+  const wanted = buildJobSet(job, runtime, jobs)
+  const existing = system.get("jobsets", namespaceOf(job) ?? "default", nameOf(job))
+  if (existing === undefined) return createObject(system, "jobsets", wanted) !== undefined
+  const owned = (at(existing, "metadata", "ownerReferences") as ReadonlyArray<JsonRecord> | undefined)?.some((owner) => owner["uid"] === uidOf(job)) === true
+  if (!owned) return false
+  const spec = asRecord(existing["spec"]) ?? {}
+  const wantedSpec = asRecord(wanted["spec"]) ?? {}
+  // A suspended JobSet takes the TrainJob's whole template; a running one only its suspend flag.
+  const next = spec["suspend"] === true ? wantedSpec : { ...spec, suspend: wantedSpec["suspend"] }
+  if (sameJson(next, spec)) return false
+  return updateObject(system, "jobsets", { ...existing, spec: next }) !== undefined
+}

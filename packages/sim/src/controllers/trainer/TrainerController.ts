@@ -1,0 +1,153 @@
+// Trainer's TrainJob controller: brings every TrainJob it manages to the status of stepTrainJob, skipping
+// jobs managed by someone else, jobs whose runtime is gone, and jobs whose pod names cannot exist (those
+// get no status at all, as on a real cluster). It tells the simulator when a running job's status next
+// moves with the clock, so steps with nothing written and nothing due skip it.
+import type { Controller, KubeObject, ObjectChange, SystemClient } from "../../Api.ts"
+import { keyOf, splitKey } from "../shared/ChangeQueue.ts"
+import { asArray, asRecord, asString, at, isDeleting, nameOf, sameJson, type JsonRecord } from "../shared/KubeFields.ts"
+import type { RunOutcome, TrainerOptions } from "../Options.ts"
+import { replicatedJobsOf, unschedulableJobs } from "./ReplicatedJobs.ts"
+import { defaultRunTimeMs, outcomeOf } from "./RunOutcomes.ts"
+import { ReconcileMemo } from "../shared/ReconcileMemo.ts"
+import { lookUpRuntime } from "./Runtimes.ts"
+import { admittedNodeLabels, renderedPodTemplate } from "./PodTemplates.ts"
+import { selectorMatches, type SimNode } from "../scheduler/Nodes.ts"
+import { updateStatus } from "../shared/StoreWrites.ts"
+import { ensureJobSet } from "./TrainJobJobSets.ts"
+import { isFinished, stepTrainJob } from "./TrainJobLifecycle.ts"
+import { trainerManager } from "../shared/WellKnown.ts"
+
+const runtimeOf = (system: SystemClient, job: KubeObject): KubeObject | undefined => {
+  const lookup = lookUpRuntime(system, job)
+  return "runtime" in lookup ? lookup.runtime : undefined
+}
+
+// A run whose pods no node can take never ends by itself (only its deadline can end it), and none of
+// its Jobs is ready: their pods stay Pending.
+const unschedulable = { result: "Complete", afterMs: Number.POSITIVE_INFINITY } as const
+const withNothingReady = (status: JsonRecord): JsonRecord => ({
+  ...status,
+  jobsStatus: asArray(status["jobsStatus"]).map((entry) => ({ ...asRecord(entry), ready: 0 }))
+})
+
+// With exec the processes decide: the run ends as its JobSet ends (its Jobs end as their pods' processes
+// exit), and until then only the deadline can end it.
+const jobSetOutcome = (system: SystemClient, job: KubeObject): RunOutcome => {
+  const jobSet = system.get("jobsets", asString(at(job, "metadata", "namespace")) ?? "default", nameOf(job))
+  const terminal = asString(at(jobSet, "status", "terminalState"))
+  if (terminal === "Completed") return { result: "Complete", afterMs: 0 }
+  if (terminal === "Failed") return { result: "Failed", afterMs: 0 }
+  return unschedulable
+}
+
+/**
+ * Trainer's controller, configured by `options`; with a node, it runs each TrainJob as a JobSet whose
+ * pods that node must take; with `exec`, a run ends as its JobSet does instead of by the script. Given
+ * the store's change feed, a pass visits only the TrainJobs written since the last one (or, with exec,
+ * whose JobSet was), those not settled, and those due (all, after a runtime changes); without it, every
+ * TrainJob.
+ */
+export const trainerController = (
+  options: TrainerOptions,
+  node?: SimNode,
+  exec = false,
+  onChange?: (listener: (change: ObjectChange) => void) => void
+): Controller => {
+  // Jobs that had nothing to write are skipped until they, their runtime or their due time change. A
+  // running job is skipped only when no onRun hook must see it every step and its outcome depends on the
+  // job alone (a scripted function might not).
+  const memo = new ReconcileMemo()
+  const runningMaySettle = options.onRun === undefined && typeof options.outcomes !== "function" && !exec
+  // Only a running job's status moves with the clock; everything else waits for a write to the store.
+  let dueAt = Number.NEGATIVE_INFINITY
+  // With the change feed: the keys to visit at the next pass whatever their due time (written, or not
+  // settled by the last look), and each settled job's due time. `everything` until the first pass and
+  // after a runtime changes (a job's input).
+  const toVisit = new Set<string>()
+  // Jobs that cannot run yet (no runtime, or pod names that cannot exist): looked at by every pass, as a
+  // full pass would, but no reason for one.
+  const waiting = new Set<string>()
+  const settledDue = new Map<string, number>()
+  let everything = true
+  onChange?.((change) => {
+    // A JobSet is named as its TrainJob, so its key is the TrainJob's.
+    if (change.resource === "trainjobs" || (exec && change.resource === "jobsets")) toVisit.add(keyOf(change.object))
+    else if (change.resource === "trainingruntimes" || change.resource === "clustertrainingruntimes") everything = true
+  })
+  const jobsToVisit = (system: SystemClient, now: number): ReadonlyArray<KubeObject> => {
+    if (onChange === undefined || everything) {
+      everything = false
+      toVisit.clear()
+      waiting.clear()
+      settledDue.clear()
+      return system.list("trainjobs")
+    }
+    for (const [key, due] of settledDue) if (due <= now) toVisit.add(key)
+    // In key order, as a full pass would meet them: writes (and the uids they draw) come in the same order.
+    const keys = [...new Set([...toVisit, ...waiting])].sort()
+    toVisit.clear()
+    waiting.clear()
+    return keys.flatMap((key) => {
+      const { namespace, name } = splitKey(key)
+      const job = system.get("trainjobs", namespace, name)
+      if (job === undefined) settledDue.delete(key)
+      return job === undefined ? [] : [job]
+    })
+  }
+  const settledAt = (job: KubeObject, due: number): void => {
+    settledDue.set(keyOf(job), due)
+  }
+  const unsettled = (job: KubeObject, into: Set<string>): void => {
+    settledDue.delete(keyOf(job))
+    into.add(keyOf(job))
+  }
+  return {
+    name: "trainer.kubeflow.org/trainjob-controller",
+    dueAt: () => dueAt,
+    reconcile(system: SystemClient) {
+      const now = system.now()
+      let revisit = false
+      for (const job of jobsToVisit(system, now)) {
+        const settled = memo.settledUntil(job, now, () => runtimeOf(system, job))
+        if (settled !== undefined) {
+          settledAt(job, settled)
+          continue
+        }
+        if (isDeleting(job) || isFinished(job) || (asString(at(job, "spec", "managedBy")) ?? trainerManager) !== trainerManager) {
+          memo.settle(job, undefined, Number.POSITIVE_INFINITY)
+          settledAt(job, Number.POSITIVE_INFINITY)
+          continue
+        }
+        const lookup = lookUpRuntime(system, job)
+        if ("problem" in lookup) {
+          unsettled(job, waiting)
+          continue
+        }
+        const jobs = replicatedJobsOf(lookup.runtime, job)
+        if (unschedulableJobs(nameOf(job), jobs).length > 0) {
+          unsettled(job, waiting)
+          continue
+        }
+        const wroteJobSet = node !== undefined && ensureJobSet(system, job, lookup.runtime, jobs)
+        const placeable = node === undefined || jobs.every((replicated) => selectorMatches(at(renderedPodTemplate(job, lookup.runtime, replicated), "spec"), node, admittedNodeLabels(job, replicated.name)))
+        const outcome = !placeable ? unschedulable : exec ? jobSetOutcome(system, job) : outcomeOf(options.outcomes, options.runTimeMs ?? defaultRunTimeMs, job)
+        const stepped = stepTrainJob(job, jobs, outcome, now)
+        const step = placeable || stepped.phase !== "running" ? stepped : { ...stepped, status: withNothingReady(stepped.status) }
+        const unchanged = sameJson(step.status, job["status"] ?? {})
+        const current = unchanged ? job : updateStatus(system, "trainjobs", { ...job, status: step.status })
+        if (step.phase === "running" && current !== undefined) options.onRun?.(current, system)
+        if (unchanged && !wroteJobSet && (step.phase !== "running" || runningMaySettle)) {
+          memo.settle(job, lookup.runtime, step.dueAt)
+          settledAt(job, step.dueAt)
+        } else {
+          unsettled(job, toVisit)
+          revisit = true
+        }
+      }
+      let next = Number.POSITIVE_INFINITY
+      for (const due of settledDue.values()) next = Math.min(next, due)
+      // A job that wrote (or must be seen every step) is looked at again at the next step, as before.
+      dueAt = revisit ? now : next
+    }
+  }
+}
