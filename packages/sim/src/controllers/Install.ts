@@ -2,6 +2,7 @@
 import type { ControllerHost } from "../Api.ts"
 import { clockRuntime, type ContainerRuntime } from "./kubelet/ContainerRuntime.ts"
 import { eventRecorder } from "./shared/Events.ts"
+import { inTurn } from "./shared/InTurn.ts"
 import { jobController } from "./job/JobController.ts"
 import { jobSetController } from "./jobset/JobSetController.ts"
 import { kubelet } from "./kubelet/Kubelet.ts"
@@ -33,18 +34,26 @@ export const installControllers = (host: ControllerHost, options: ControllerOpti
   const tree = workloads.installed !== false && trainer.installed !== false
   const node = nodeOf(workloads)
   const exec = tree && workloads.exec !== undefined && workloads.exec !== false
-  if (trainer.installed !== false) host.addController(trainerController(trainer, tree ? node : undefined, exec, (listener) => host.onChange(listener)))
-  if (kueue !== undefined && kueue.installed !== false) host.addController(kueueController(kueue))
-  if (tree) {
-    const events = eventRecorder()
-    host.addController(jobSetController(host))
-    host.addController(jobController(host, events))
-    const runtime = exec ? processRuntime(workloads.exec === true ? {} : workloads.exec || {}, () => host.now()) : clockRuntime
-    host.addController(scheduler(host, events, node))
-    host.addController(kubelet(host, events, node, runtime))
-    return runtime
+  const trainerOne = trainer.installed === false ? [] : [trainerController(trainer, tree, (listener) => host.onChange(listener))]
+  const kueueOne = kueue === undefined || kueue.installed === false ? [] : [kueueController(kueue)]
+  if (!tree) {
+    for (const controller of [...trainerOne, ...kueueOne]) host.addController(controller)
+    return clockRuntime
   }
-  return clockRuntime
+  const events = eventRecorder()
+  const runtime = exec ? processRuntime(workloads.exec === true ? {} : workloads.exec || {}, () => host.now()) : clockRuntime
+  // The tree's controllers react to each other within a step, so a pod's end reaches its TrainJob at once.
+  host.addController(
+    inTurn("workloads", host, [
+      ...trainerOne,
+      ...kueueOne,
+      jobSetController(host),
+      jobController(host, events),
+      scheduler(host, events, node),
+      kubelet(host, events, node, runtime, exec ? undefined : trainer)
+    ], kueueOne, (system) => trainerOne[0]?.afterStep(system))
+  )
+  return runtime
 }
 
 const nodeOf = (options: WorkloadOptions): SimNode => {

@@ -1,14 +1,17 @@
 // The Job controller (batch/v1) for the Indexed Jobs JobSet makes: one pod per completion index, named
 // `<job>-<index>-<5 random>` through generateName and labelled as the Job controller labels them; a
 // suspended Job deletes its running pods; the status counts the pods and the Job completes when every
-// index succeeded, or fails when a pod failed (the simulator's pods never restart).
+// index succeeded, or fails when more pods failed than spec.backoffLimit allows (a failed index gets a
+// new pod until then; the simulator counts an absent backoffLimit as 0, so a scripted failure ends the
+// run at once instead of after six retries), or when it was active past spec.activeDeadlineSeconds
+// (its running pods are deleted).
 import type { Controller, ControllerHost, KubeObject, SystemClient } from "../../Api.ts"
 import { ChangeQueue, ChildIndex, controllerKeyOf, keyOf, queuedController } from "../shared/ChangeQueue.ts"
 import { findCondition, isConditionTrue, readConditions, setCondition, type Condition } from "../shared/Conditions.ts"
 import type { EventRecorder } from "../shared/Events.ts"
 import { asArray, asNumber, asRecord, asString, at, isDeleting, nameOf, sameJson, uidOf, type JsonRecord } from "../shared/KubeFields.ts"
 import { createObject, updateStatus } from "../shared/StoreWrites.ts"
-import { formatTimestamp } from "../shared/Timestamps.ts"
+import { formatTimestamp, parseTimestamp } from "../shared/Timestamps.ts"
 import {
   completionIndexEnv,
   completionIndexKey,
@@ -78,7 +81,9 @@ export const indexRanges = (indexes: ReadonlyArray<number>): string => {
   return ranges.join(",")
 }
 
-const reconcileJob = (system: SystemClient, events: EventRecorder, job: KubeObject, podNames: ReadonlyArray<string>): void => {
+const deadlineMessage = "Job was active longer than specified deadline"
+
+const reconcileJob = (system: SystemClient, events: EventRecorder, queue: ChangeQueue, job: KubeObject, podNames: ReadonlyArray<string>): void => {
   const namespace = asString(at(job, "metadata", "namespace")) ?? "default"
   let pods = podNames.flatMap((name) => {
     const pod = system.get("pods", namespace, name)
@@ -93,6 +98,7 @@ const reconcileJob = (system: SystemClient, events: EventRecorder, job: KubeObje
   const finished = isConditionTrue(conditions, "Complete") || isConditionTrue(conditions, "Failed")
   const completions = Math.max(1, asNumber(at(job, "spec", "completions")) ?? asNumber(at(job, "spec", "parallelism")) ?? 1)
   const suspended = at(job, "spec", "suspend") === true
+  let resumed = false
   if (!finished && suspended) {
     for (const pod of pods.filter((p) => !isTerminal(p))) {
       if (system.delete("pods", namespace, nameOf(pod)).code < 300) events.record(system, job, "Normal", "SuccessfulDelete", `Deleted pod: ${nameOf(pod)}`, component)
@@ -104,10 +110,28 @@ const reconcileJob = (system: SystemClient, events: EventRecorder, job: KubeObje
     }
   } else if (!finished) {
     if (findCondition(conditions, "Suspended")?.status === "True") {
+      resumed = true
       set("Suspended", "False", "JobResumed", "Job resumed")
       events.record(system, job, "Normal", "Resumed", "Job resumed", component)
     }
-    const taken = new Set(pods.map(indexOf))
+    const deadlineSeconds = asNumber(at(job, "spec", "activeDeadlineSeconds"))
+    const startedAt = resumed ? system.now() : parseTimestamp(asString(status["startTime"]))
+    const deadlineAt = deadlineSeconds === undefined || startedAt === undefined ? Number.POSITIVE_INFINITY : startedAt + deadlineSeconds * 1000
+    if (system.now() >= deadlineAt) {
+      for (const pod of pods.filter((p) => !isTerminal(p))) {
+        if (system.delete("pods", namespace, nameOf(pod)).code < 300) events.record(system, job, "Normal", "SuccessfulDelete", `Deleted pod: ${nameOf(pod)}`, component)
+      }
+      pods = pods.filter(isTerminal)
+      set("FailureTarget", "True", "DeadlineExceeded", deadlineMessage)
+      set("Failed", "True", "DeadlineExceeded", deadlineMessage)
+      events.record(system, job, "Warning", "DeadlineExceeded", deadlineMessage, component)
+    } else queue.addAt(keyOf(job), deadlineAt)
+  }
+  const failedSoFar = pods.filter((p) => phaseOf(p) === "Failed").length
+  const backoffLimit = asNumber(at(job, "spec", "backoffLimit")) ?? 0
+  if (!suspended && !isConditionTrue(conditions, "Complete") && !isConditionTrue(conditions, "Failed") && failedSoFar <= backoffLimit) {
+    // A failed index gets a new pod while the backoff limit allows.
+    const taken = new Set(pods.filter((p) => phaseOf(p) !== "Failed").map(indexOf))
     for (let index = 0; index < completions; index++) {
       if (taken.has(index)) continue
       const created = createObject(system, "pods", buildPod(job, index))
@@ -119,7 +143,7 @@ const reconcileJob = (system: SystemClient, events: EventRecorder, job: KubeObje
   const succeeded = pods.filter((p) => phaseOf(p) === "Succeeded")
   const failed = pods.filter((p) => phaseOf(p) === "Failed")
   const active = pods.filter((p) => !isTerminal(p))
-  if (!finished && failed.length > 0) {
+  if (!finished && !isConditionTrue(conditions, "Failed") && failed.length > backoffLimit) {
     set("FailureTarget", "True", "BackoffLimitExceeded", "Job has reached the specified backoff limit")
     set("Failed", "True", "BackoffLimitExceeded", "Job has reached the specified backoff limit")
     events.record(system, job, "Warning", "BackoffLimitExceeded", "Job has reached the specified backoff limit", component)
@@ -132,7 +156,8 @@ const reconcileJob = (system: SystemClient, events: EventRecorder, job: KubeObje
   const next: JsonRecord = {
     ...status,
     ...(conditions.length === 0 ? {} : { conditions }),
-    ...(status["startTime"] === undefined && !suspended ? { startTime: stamp } : {}),
+    // Resuming starts the Job's clock again: its deadline counts from then.
+    ...((status["startTime"] === undefined || resumed) && !suspended ? { startTime: stamp } : {}),
     ...(done && status["completionTime"] === undefined && isConditionTrue(conditions, "Complete") ? { completionTime: stamp } : {}),
     active: active.length,
     ready: active.filter(isReady).length,
@@ -157,5 +182,5 @@ export const jobController = (host: ControllerHost, events: EventRecorder): Cont
       queue.add(owner)
     }
   })
-  return queuedController("batch/job-controller", "jobs", queue, (system, job, key) => reconcileJob(system, events, job, pods.of(key)))
+  return queuedController("batch/job-controller", "jobs", queue, (system, job, key) => reconcileJob(system, events, queue, job, pods.of(key)))
 }

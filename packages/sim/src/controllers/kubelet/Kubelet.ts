@@ -1,11 +1,16 @@
 // The kubelet of the simulator's one node: a pod the scheduler bound to the node gets its containers
-// started at once. A running pod of a TrainJob ends when its TrainJob's run ends (the run's clock lives
-// in Trainer's controller): exit 0 when it completed; exit 1 for the trainer step's pods when it
-// failed; killed (exit 137) when its deadline passed. What runs the containers is the ContainerRuntime
-// given: by default the clock; with `exec`, local processes whose exits end the pods.
+// started at once, and the pod ends when its containers exit. What runs them is the ContainerRuntime
+// given: with `exec`, local processes whose exits end the pods; by default the clock, where a pod runs
+// for its TrainJob's scripted run time and exits as the script says (ClockRuns.ts). The Job, JobSet and
+// Trainer controllers derive their conditions from these ends. Two ends come from above, as on a real
+// cluster: when Trainer fails a TrainJob past its active deadline, its pods are killed (exit 137,
+// reason DeadlineExceeded; Trainer deletes the JobSet there, the simulator keeps the pods to show);
+// when a TrainJob failed, its pods still running are stopped.
 import type { Controller, ControllerHost, KubeObject, SystemClient } from "../../Api.ts"
 import { ChangeQueue, ChildIndex, controllerKeyOf, keyOf, queuedController, splitKey } from "../shared/ChangeQueue.ts"
-import { findCondition, isConditionTrue, readConditions } from "../shared/Conditions.ts"
+import { findCondition, readConditions } from "../shared/Conditions.ts"
+import type { TrainerOptions } from "../Options.ts"
+import { clockRunOf } from "./ClockRuns.ts"
 import type { ContainerRuntime, RunFate } from "./ContainerRuntime.ts"
 import type { EventRecorder } from "../shared/Events.ts"
 import { asArray, asString, at, isDeleting, labelsOf, nameOf, sameJson } from "../shared/KubeFields.ts"
@@ -20,19 +25,19 @@ const component = "kubelet"
 
 const phaseOf = (pod: KubeObject): string => asString(at(pod, "status", "phase")) ?? "Pending"
 
-// How a TrainJob's pod ends, once the TrainJob has: undefined while it runs.
-const fateOf = (trainJob: KubeObject | undefined, isTrainerStep: boolean): RunFate | undefined => {
-  if (trainJob === undefined) return undefined
-  const conditions = readConditions(at(trainJob, "status", "conditions"))
-  if (isConditionTrue(conditions, "Complete")) return { exitCode: 0 }
-  const failed = findCondition(conditions, "Failed")
+// How a TrainJob's pod is ended from above, once the TrainJob failed: undefined while it may run.
+const stoppedBy = (trainJob: KubeObject | undefined): RunFate | undefined => {
+  const failed = findCondition(readConditions(at(trainJob, "status", "conditions")), "Failed")
   if (failed?.status !== "True") return undefined
   if (failed.reason === "DeadlineExceeded") return { exitCode: 137, reason: "DeadlineExceeded", message: failed.message }
-  return { exitCode: isTrainerStep ? 1 : 0 }
+  return { exitCode: 0 }
 }
 
-/** The kubelet for `node`, fed by the simulator's change feed, running containers on `runtime`. */
-export const kubelet = (host: ControllerHost, events: EventRecorder, node: SimNode, runtime: ContainerRuntime): Controller => {
+/**
+ * The kubelet for `node`, fed by the simulator's change feed, running containers on `runtime`; with
+ * `clock` (Trainer's options), containers run on the clock as the TrainJob's script says.
+ */
+export const kubelet = (host: ControllerHost, events: EventRecorder, node: SimNode, runtime: ContainerRuntime, clock?: TrainerOptions): Controller => {
   const queue = new ChangeQueue()
   // Pods by `namespace/jobset name`: a TrainJob's change reaches the pods of its JobSet (named as it).
   const byJobSet = new ChildIndex()
@@ -58,6 +63,17 @@ export const kubelet = (host: ControllerHost, events: EventRecorder, node: SimNo
     return step === undefined ? labelsOf(pod)[replicatedJobNameKey] === trainerContainerName : step === "trainer"
   }
 
+  // The clock's end of a running pod, once it is due; until then, the pod is looked at again when it is.
+  const clockFate = (system: SystemClient, pod: KubeObject, trainJob: KubeObject | undefined, now: number): RunFate | undefined => {
+    if (clock === undefined || trainJob === undefined) return undefined
+    const run = clockRunOf(clock, trainJob, isTrainerStep(system, pod))
+    if (run === undefined) return undefined
+    if (now >= run.endsAt) return { exitCode: run.exitCode }
+    // A scripted function may answer otherwise at the next step, as Trainer's clock would have asked it.
+    queue.addAt(keyOf(pod), typeof clock.outcomes === "function" ? now + 1 : run.endsAt)
+    return undefined
+  }
+
   const reconcilePod = (system: SystemClient, pod: KubeObject): void => {
     const now = system.now()
     if (at(pod, "spec", "nodeName") !== node.name) return
@@ -75,7 +91,8 @@ export const kubelet = (host: ControllerHost, events: EventRecorder, node: SimNo
       return
     }
     if (phaseOf(pod) !== "Running") return
-    const end = runtime.ended(pod, fateOf(trainJobOfPod(system, pod), isTrainerStep(system, pod)))
+    const trainJob = trainJobOfPod(system, pod)
+    const end = runtime.ended(pod, stoppedBy(trainJob) ?? clockFate(system, pod, trainJob, now))
     if (end === undefined) return
     const status = terminatedStatus(pod, end.containers, now, end.reason, end.message)
     if (sameJson(status, pod["status"])) return

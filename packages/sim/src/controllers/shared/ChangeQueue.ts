@@ -19,25 +19,54 @@ export const controllerKeyOf = (object: KubeObject, kind: string): string | unde
   return name === undefined ? undefined : `${namespaceOf(object) ?? ""}/${name}`
 }
 
-/** A set of keys to reconcile, drained by each pass. */
+/**
+ * A set of keys to reconcile, drained by each pass, and keys due at a moment of the clock (an object
+ * whose status changes by time alone, as a delayed requeue would bring it back).
+ */
 export class ChangeQueue {
   private keys = new Set<string>()
+  private readonly timers = new Map<string, number>()
+  // The earliest timer, kept so that asking costs nothing while no timer is added or fires.
+  private nextDue = Number.POSITIVE_INFINITY
 
   /** Marks a key for the next pass. */
   add(key: string | undefined): void {
     if (key !== undefined) this.keys.add(key)
   }
 
-  /** Whether anything is waiting. */
-  isEmpty(): boolean {
-    return this.keys.size === 0
+  /** Marks a key for the first pass at or after `dueAt` (an earlier mark for the key is replaced). */
+  addAt(key: string, dueAt: number): void {
+    if (!Number.isFinite(dueAt)) return
+    const earlier = this.timers.get(key)
+    this.timers.set(key, dueAt)
+    if (dueAt < this.nextDue) this.nextDue = dueAt
+    else if (earlier === this.nextDue) this.nextDue = this.earliest()
   }
 
-  /** Takes every waiting key (writes during the pass queue keys for the next one). */
-  drain(): ReadonlyArray<string> {
+  /** The clock time of the earliest key due later (Infinity: none). */
+  dueAt(): number {
+    return this.keys.size > 0 ? Number.NEGATIVE_INFINITY : this.nextDue
+  }
+
+  /** Takes every waiting key and every key due by `now` (writes during the pass queue keys for the next one). */
+  drain(now: number = Number.NEGATIVE_INFINITY): ReadonlyArray<string> {
+    if (now >= this.nextDue) {
+      for (const [key, due] of this.timers) {
+        if (due > now) continue
+        this.timers.delete(key)
+        this.keys.add(key)
+      }
+      this.nextDue = this.earliest()
+    }
     const out = [...this.keys]
     this.keys = new Set()
     return out
+  }
+
+  private earliest(): number {
+    let next = Number.POSITIVE_INFINITY
+    for (const due of this.timers.values()) next = Math.min(next, due)
+    return next
   }
 }
 
@@ -63,7 +92,7 @@ export class ChildIndex {
 
 /**
  * A controller that, at each pass, looks at the objects of `resource` whose keys `queue` holds (those
- * still there and not being deleted), and is due only while the queue holds any.
+ * still there and not being deleted), and is due only while the queue holds any or one of its timers is due.
  */
 export const queuedController = (
   name: string,
@@ -72,9 +101,9 @@ export const queuedController = (
   reconcileOne: (system: SystemClient, object: KubeObject, key: string) => void
 ): Controller => ({
   name,
-  dueAt: () => (queue.isEmpty() ? Number.POSITIVE_INFINITY : Number.NEGATIVE_INFINITY),
+  dueAt: () => queue.dueAt(),
   reconcile(system) {
-    for (const key of queue.drain()) {
+    for (const key of queue.drain(system.now())) {
       const { namespace, name: objectName } = splitKey(key)
       const object = system.get(resource, namespace, objectName)
       if (object !== undefined && !isDeleting(object)) reconcileOne(system, object, key)

@@ -1,20 +1,19 @@
-// Trainer's TrainJob controller: brings every TrainJob it manages to the status of stepTrainJob, skipping
+// Trainer's TrainJob controller: brings every TrainJob it manages to the status its JobSet reports (or,
+// with no object tree, to the status of stepTrainJob), skipping
 // jobs managed by someone else, jobs whose runtime is gone, and jobs whose pod names cannot exist (those
 // get no status at all, as on a real cluster). It tells the simulator when a running job's status next
 // moves with the clock, so steps with nothing written and nothing due skip it.
 import type { Controller, KubeObject, ObjectChange, SystemClient } from "../../Api.ts"
 import { keyOf, splitKey } from "../shared/ChangeQueue.ts"
-import { asArray, asRecord, asString, at, isDeleting, nameOf, sameJson, type JsonRecord } from "../shared/KubeFields.ts"
-import type { RunOutcome, TrainerOptions } from "../Options.ts"
+import { asString, at, isDeleting, nameOf, namespaceOf, sameJson } from "../shared/KubeFields.ts"
+import type { TrainerOptions } from "../Options.ts"
 import { replicatedJobsOf, unschedulableJobs } from "./ReplicatedJobs.ts"
 import { defaultRunTimeMs, outcomeOf } from "./RunOutcomes.ts"
 import { ReconcileMemo } from "../shared/ReconcileMemo.ts"
 import { lookUpRuntime } from "./Runtimes.ts"
-import { admittedNodeLabels, renderedPodTemplate } from "./PodTemplates.ts"
-import { selectorMatches, type SimNode } from "../scheduler/Nodes.ts"
 import { updateStatus } from "../shared/StoreWrites.ts"
 import { ensureJobSet } from "./TrainJobJobSets.ts"
-import { isFinished, stepTrainJob } from "./TrainJobLifecycle.ts"
+import { deriveTrainJob, isFinished, jobSetReport, stepTrainJob } from "./TrainJobLifecycle.ts"
 import { trainerManager } from "../shared/WellKnown.ts"
 
 const runtimeOf = (system: SystemClient, job: KubeObject): KubeObject | undefined => {
@@ -22,42 +21,37 @@ const runtimeOf = (system: SystemClient, job: KubeObject): KubeObject | undefine
   return "runtime" in lookup ? lookup.runtime : undefined
 }
 
-// A run whose pods no node can take never ends by itself (only its deadline can end it), and none of
-// its Jobs is ready: their pods stay Pending.
-const unschedulable = { result: "Complete", afterMs: Number.POSITIVE_INFINITY } as const
-const withNothingReady = (status: JsonRecord): JsonRecord => ({
-  ...status,
-  jobsStatus: asArray(status["jobsStatus"]).map((entry) => ({ ...asRecord(entry), ready: 0 }))
-})
-
-// With exec the processes decide: the run ends as its JobSet ends (its Jobs end as their pods' processes
-// exit), and until then only the deadline can end it.
-const jobSetOutcome = (system: SystemClient, job: KubeObject): RunOutcome => {
-  const jobSet = system.get("jobsets", asString(at(job, "metadata", "namespace")) ?? "default", nameOf(job))
-  const terminal = asString(at(jobSet, "status", "terminalState"))
-  if (terminal === "Completed") return { result: "Complete", afterMs: 0 }
-  if (terminal === "Failed") return { result: "Failed", afterMs: 0 }
-  return unschedulable
-}
-
 /**
- * Trainer's controller, configured by `options`; with a node, it runs each TrainJob as a JobSet whose
- * pods that node must take; with `exec`, a run ends as its JobSet does instead of by the script. Given
- * the store's change feed, a pass visits only the TrainJobs written since the last one (or, with exec,
- * whose JobSet was), those not settled, and those due (all, after a runtime changes); without it, every
- * TrainJob.
+ * Trainer's controller, configured by `options`; with `tree`, it runs each TrainJob as a JobSet and
+ * derives the TrainJob's status from the JobSet's; without, the TrainJob's status moves by the clock and
+ * its scripted outcome alone. Given the store's change feed, a pass visits only the TrainJobs written
+ * since the last one (or whose JobSet was), those not settled, and those due (all, after a runtime
+ * changes); without it, every TrainJob. `onRun` sees each job running at the end of a step once; with
+ * the tree, the caller ends the step (afterStep).
  */
 export const trainerController = (
   options: TrainerOptions,
-  node?: SimNode,
-  exec = false,
+  tree = false,
   onChange?: (listener: (change: ObjectChange) => void) => void
-): Controller => {
+): Controller & { readonly afterStep: (system: SystemClient) => void } => {
   // Jobs that had nothing to write are skipped until they, their runtime or their due time change. A
   // running job is skipped only when no onRun hook must see it every step and its outcome depends on the
   // job alone (a scripted function might not).
   const memo = new ReconcileMemo()
-  const runningMaySettle = options.onRun === undefined && typeof options.outcomes !== "function" && !exec
+  const runningMaySettle = options.onRun === undefined && (tree || typeof options.outcomes !== "function")
+  // TrainJobs whose JobSet was written since their last look: their memo, which knows only the runtime, must not skip them.
+  const jobSetMoved = new Set<string>()
+  // The jobs running at their last look, for onRun once the step is over.
+  const running = new Set<string>()
+  const callOnRun = (system: SystemClient): void => {
+    if (options.onRun === undefined) return
+    for (const key of [...running].sort()) {
+      const { namespace, name } = splitKey(key)
+      const job = system.get("trainjobs", namespace, name)
+      if (job === undefined) running.delete(key)
+      else options.onRun(job, system)
+    }
+  }
   // Only a running job's status moves with the clock; everything else waits for a write to the store.
   let dueAt = Number.NEGATIVE_INFINITY
   // With the change feed: the keys to visit at the next pass whatever their due time (written, or not
@@ -71,7 +65,11 @@ export const trainerController = (
   let everything = true
   onChange?.((change) => {
     // A JobSet is named as its TrainJob, so its key is the TrainJob's.
-    if (change.resource === "trainjobs" || (exec && change.resource === "jobsets")) toVisit.add(keyOf(change.object))
+    if (change.resource === "trainjobs") toVisit.add(keyOf(change.object))
+    else if (tree && change.resource === "jobsets") {
+      toVisit.add(keyOf(change.object))
+      jobSetMoved.add(keyOf(change.object))
+    }
     else if (change.resource === "trainingruntimes" || change.resource === "clustertrainingruntimes") everything = true
   })
   const jobsToVisit = (system: SystemClient, now: number): ReadonlyArray<KubeObject> => {
@@ -108,17 +106,23 @@ export const trainerController = (
       const now = system.now()
       let revisit = false
       for (const job of jobsToVisit(system, now)) {
-        const settled = memo.settledUntil(job, now, () => runtimeOf(system, job))
+        const settled = jobSetMoved.delete(keyOf(job)) ? undefined : memo.settledUntil(job, now, () => runtimeOf(system, job))
         if (settled !== undefined) {
           settledAt(job, settled)
           continue
         }
-        if (isDeleting(job) || isFinished(job) || (asString(at(job, "spec", "managedBy")) ?? trainerManager) !== trainerManager) {
+        if (isDeleting(job) || (isFinished(job) && !tree) || (asString(at(job, "spec", "managedBy")) ?? trainerManager) !== trainerManager) {
           memo.settle(job, undefined, Number.POSITIVE_INFINITY)
           settledAt(job, Number.POSITIVE_INFINITY)
           continue
         }
         const lookup = lookUpRuntime(system, job)
+        if ("problem" in lookup && isFinished(job)) {
+          // A finished job whose runtime is gone keeps the status it has.
+          memo.settle(job, undefined, Number.POSITIVE_INFINITY)
+          settledAt(job, Number.POSITIVE_INFINITY)
+          continue
+        }
         if ("problem" in lookup) {
           unsettled(job, waiting)
           continue
@@ -128,14 +132,15 @@ export const trainerController = (
           unsettled(job, waiting)
           continue
         }
-        const wroteJobSet = node !== undefined && ensureJobSet(system, job, lookup.runtime, jobs)
-        const placeable = node === undefined || jobs.every((replicated) => selectorMatches(at(renderedPodTemplate(job, lookup.runtime, replicated), "spec"), node, admittedNodeLabels(job, replicated.name)))
-        const outcome = !placeable ? unschedulable : exec ? jobSetOutcome(system, job) : outcomeOf(options.outcomes, options.runTimeMs ?? defaultRunTimeMs, job)
-        const stepped = stepTrainJob(job, jobs, outcome, now)
-        const step = placeable || stepped.phase !== "running" ? stepped : { ...stepped, status: withNothingReady(stepped.status) }
+        const wroteJobSet = tree && !isFinished(job) && ensureJobSet(system, job, lookup.runtime, jobs)
+        const outcome = outcomeOf(options.outcomes, options.runTimeMs ?? defaultRunTimeMs, job)
+        const step = tree
+          ? deriveTrainJob(job, jobs, jobSetReport(system.get("jobsets", namespaceOf(job) ?? "default", nameOf(job))), now, outcome.message)
+          : stepTrainJob(job, jobs, outcome, now)
         const unchanged = sameJson(step.status, job["status"] ?? {})
         const current = unchanged ? job : updateStatus(system, "trainjobs", { ...job, status: step.status })
-        if (step.phase === "running" && current !== undefined) options.onRun?.(current, system)
+        if (step.phase === "running" && current !== undefined) running.add(keyOf(job))
+        else running.delete(keyOf(job))
         if (unchanged && !wroteJobSet && (step.phase !== "running" || runningMaySettle)) {
           memo.settle(job, lookup.runtime, step.dueAt)
           settledAt(job, step.dueAt)
@@ -148,6 +153,9 @@ export const trainerController = (
       for (const due of settledDue.values()) next = Math.min(next, due)
       // A job that wrote (or must be seen every step) is looked at again at the next step, as before.
       dueAt = revisit ? now : next
-    }
+      // With the tree, the step is over only when the tree's controllers are (afterStep).
+      if (!tree) callOnRun(system)
+    },
+    afterStep: callOnRun
   }
 }
