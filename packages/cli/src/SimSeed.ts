@@ -59,11 +59,13 @@ export const readOnlyAuth = { tokens: { [readOnlyToken]: ["get", "list", "watch"
  * every identity of a read-only server may only read, an anonymous reader grants nothing more. */
 export const anonymousActsAs = (simulator: ServedSimulator, token: string): ServedSimulator => {
   const identified = (request: ApiRequest): ApiRequest => (request.token === undefined ? { ...request, token } : request)
+  const review = simulator.selfReview?.bind(simulator)
   return {
     handle: (request) => simulator.handle(identified(request)),
     watch: (request, onEvent) => simulator.watch(identified(request), onEvent),
     now: () => simulator.now(),
     advanceTo: (ms) => simulator.advanceTo(ms),
+    ...(review === undefined ? {} : { selfReview: (kind, presented, body) => review(kind, presented ?? token, body) }),
     // Forwarded so pods/log serves what a container really wrote (with exec), not a synthetic log.
     containerLog: (pod, container) => simulator.containerLog?.(pod, container) ?? []
   }

@@ -337,6 +337,10 @@ describe("dispatch sim serve", () => {
       const write = await kubectl(["--kubeconfig", kubeconfig, "delete", "trainingruntime", "local", "-n", "team-a"])
       expect(write.code).not.toBe(0)
       expect(write.stderr).toContain("forbidden")
+      const canCreate = await kubectl(["--kubeconfig", kubeconfig, "auth", "can-i", "create", "trainjobs", "-n", "team-a"])
+      expect([canCreate.code, canCreate.stdout.trim()]).toEqual([1, "no"])
+      const canList = await kubectl(["--kubeconfig", kubeconfig, "auth", "can-i", "list", "trainjobs", "-n", "team-a"])
+      expect([canList.code, canList.stdout.trim()]).toEqual([0, "yes"])
     } finally {
       t.stop()
       expect(await exit).toBe(ExitCode.ok)

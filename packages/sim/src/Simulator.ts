@@ -16,6 +16,7 @@ import {
   Resources
 } from "./Api.ts"
 import { type AuthTokens, authorize } from "./apiserver/Auth.ts"
+import { type SelfReviewKind, selfReview } from "./apiserver/SelfReview.ts"
 import type { ContainerRuntime } from "./controllers/kubelet/ContainerRuntime.ts"
 import { installControllers } from "./controllers/Install.ts"
 import type { LogLine } from "./controllers/kubelet/SyntheticLogs.ts"
@@ -99,6 +100,11 @@ export class Simulator implements ControllerHost {
     this.system.create("namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: "default" } })
     this.containers = installControllers(this, options.controllers)
     this.rejectedSeeds = (options.objects ?? []).flatMap((object) => this.seed(object))
+  }
+
+  /** Answers a self review (`kubectl auth can-i`) from the caller's token's rights. */
+  selfReview(kind: SelfReviewKind, token: string | undefined, body: unknown): ApiResponse {
+    return selfReview(this.auth, kind, token, body)
   }
 
   /** Serves one call (every verb but watch): auth, then the fault plan, then the verb. */

@@ -49,7 +49,12 @@ describe("the HTTP face's protocol", () => {
     expect(json(await call(served, "GET", "/version"))).toMatchObject({ major: "1", minor: "32" })
     expect(json(await call(served, "GET", "/api"))).toMatchObject({ kind: "APIVersions", versions: ["v1"] })
     const groups = json(await call(served, "GET", "/apis"))["groups"] as Array<{ name: string; preferredVersion: { version: string } }>
-    expect(groups.map((g) => g.name)).toEqual(["trainer.kubeflow.org", "kueue.x-k8s.io", "jobset.x-k8s.io", "batch"])
+    expect(groups.map((g) => g.name)).toEqual(["trainer.kubeflow.org", "kueue.x-k8s.io", "jobset.x-k8s.io", "batch", "authorization.k8s.io"])
+    const reviews = json(await call(served, "GET", "/apis/authorization.k8s.io/v1"))["resources"] as Array<Record<string, unknown>>
+    expect(reviews.map((r) => [r["name"], r["verbs"]])).toEqual([
+      ["selfsubjectaccessreviews", ["create"]],
+      ["selfsubjectrulesreviews", ["create"]]
+    ])
     for (const r of Resources) {
       for (const version of r.versions) {
         const list = json(await call(served, "GET", r.group === "" ? `/api/${version}` : `/apis/${r.group}/${version}`))

@@ -1,6 +1,7 @@
 // The discovery documents kubectl reads before anything else: /version, /api, /apis and one
 // APIResourceList per group/version, all derived from the served `Resources`.
 import { type Resource, Resources } from "../Api.ts"
+import { reviewGroupVersion, reviewResources } from "../apiserver/SelfReview.ts"
 import { groupVersions, serves } from "./Route.ts"
 
 /** The Kubernetes minor version the simulator claims; kubectl's dispatcher picks its binary by it. */
@@ -29,7 +30,8 @@ export const coreVersions = (serverAddress: string): Record<string, unknown> => 
 /** The /apis body: every named group with its versions, the first listed preferred. */
 export const groupList = (): Record<string, unknown> => {
   const groups = new Map<string, Array<string>>()
-  for (const { group, version } of groupVersions()) {
+  const [reviewGroup = "", reviewVersion = ""] = reviewGroupVersion.split("/")
+  for (const { group, version } of [...groupVersions(), { group: reviewGroup, version: reviewVersion }]) {
     if (group === "") continue
     groups.set(group, [...(groups.get(group) ?? []), version])
   }
@@ -68,5 +70,10 @@ export const resourceList = (group: string, version: string): Record<string, unk
   kind: "APIResourceList",
   apiVersion: "v1",
   groupVersion: group === "" ? version : `${group}/${version}`,
-  resources: Resources.filter((r) => serves(r, group, version)).flatMap(resourceEntries)
+  resources: [
+    ...Resources.filter((r) => serves(r, group, version)).flatMap(resourceEntries),
+    ...reviewResources
+      .filter((r) => serves(r, group, version))
+      .map((r) => ({ name: r.plural, singularName: r.singular, namespaced: false, kind: r.kind, verbs: ["create"] }))
+  ]
 })

@@ -1,9 +1,11 @@
 // OpenAPI v3 documents of our own making. kubectl reads them for two things: whether a kind accepts
 // the fieldValidation parameter on PATCH (then it leaves validation to the server and skips its own),
-// and whether PATCH takes strategic merge (ours do not, so `apply` sends merge patches). Bodies are
-// open objects: the simulator itself validates what the real CRDs and webhooks enforce.
+// and whether PATCH takes strategic merge (ours do not, so `apply` sends merge patches); and `kubectl
+// explain` reads each kind's schema, which comes from the field tree the simulator validates with.
 import { createHash } from "node:crypto"
 import { type Resource, Resources } from "../Api.ts"
+import { fieldsOf } from "../kinds/KindFields.ts"
+import { objectMetaSchema, objectMetaSchemaName, quantitySchema, quantitySchemaName, schemaOf } from "./OpenApiSchema.ts"
 import { groupVersions, serves } from "./Route.ts"
 
 const gvPath = (group: string, version: string): string => (group === "" ? `api/${version}` : `apis/${group}/${version}`)
@@ -14,17 +16,38 @@ export const schemaName = (group: string, version: string, kind: string): string
 
 const openObject = { type: "object", "x-kubernetes-preserve-unknown-fields": true }
 
+const typeMeta = {
+  apiVersion: { type: "string", description: "The versioned schema of this representation of an object." },
+  kind: { type: "string", description: "The REST resource this object represents." }
+}
+
+const metadata = { allOf: [{ $ref: `#/components/schemas/${objectMetaSchemaName}` }], description: "Standard object metadata." }
+
+// A kind the simulator describes gets its field tree's schema; the others (pods, jobs, events) keep
+// open spec and status, as the simulator stores them.
+const objectProperties = (r: Resource): Record<string, unknown> => {
+  const tree = fieldsOf(r.plural)
+  if (tree !== "open") {
+    const described = schemaOf(tree)["properties"] as Record<string, Record<string, unknown>>
+    const spec = described["spec"] === undefined ? {} : { spec: { ...described["spec"], description: `The desired state of the ${r.kind}.` } }
+    const status = described["status"] === undefined ? {} : { status: { ...described["status"], description: `The observed state of the ${r.kind}, written by its controller.` } }
+    return { ...described, ...typeMeta, metadata, ...spec, ...status }
+  }
+  return {
+    ...typeMeta,
+    metadata,
+    spec: { ...openObject, description: `The desired state of the ${r.kind}.` },
+    ...(r.hasStatus ? { status: { ...openObject, description: `The observed state of the ${r.kind}.` } } : {})
+  }
+}
+
 const kindSchema = (r: Resource, version: string, kind: string, description: string): Record<string, unknown> => ({
   type: "object",
   description,
-  properties: {
-    apiVersion: { type: "string", description: "The versioned schema of this representation of an object." },
-    kind: { type: "string", description: "The REST resource this object represents." },
-    metadata: { ...openObject, description: "Standard object metadata." },
-    ...(kind === r.listKind
-      ? { items: { type: "array", items: { $ref: `#/components/schemas/${schemaName(r.group, version, r.kind)}` } } }
-      : { spec: { ...openObject, description: `The desired state of the ${r.kind}.` }, status: { ...openObject, description: `The observed state of the ${r.kind}.` } })
-  },
+  properties:
+    kind === r.listKind
+      ? { ...typeMeta, metadata: { ...openObject, description: "Standard list metadata." }, items: { type: "array", items: { $ref: `#/components/schemas/${schemaName(r.group, version, r.kind)}` } } }
+      : objectProperties(r),
   "x-kubernetes-group-version-kind": [{ group: r.group, version, kind }]
 })
 
@@ -115,12 +138,14 @@ export const groupVersionDocument = (group: string, version: string): Record<str
     info: { title: "dispatch simulated cluster", version: `${group === "" ? "" : `${group}/`}${version}` },
     paths: Object.assign({}, ...served.map((r) => resourcePaths(r, version))),
     components: {
-      schemas: Object.fromEntries(
-        served.flatMap((r) => [
+      schemas: Object.fromEntries([
+        [objectMetaSchemaName, objectMetaSchema],
+        [quantitySchemaName, quantitySchema],
+        ...served.flatMap((r) => [
           [schemaName(r.group, version, r.kind), kindSchema(r, version, r.kind, `A ${r.kind} as the simulated cluster stores it.`)],
           [schemaName(r.group, version, r.listKind), kindSchema(r, version, r.listKind, `A list of ${r.kind} objects.`)]
         ])
-      )
+      ])
     }
   }
 }

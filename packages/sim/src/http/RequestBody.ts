@@ -9,7 +9,7 @@ const drainBound = 16 * maxBodyBytes
 
 /** The body as text, or why it was not read. */
 export type BodyRead =
-  | { readonly kind: "read"; readonly text: string }
+  | { readonly kind: "read"; readonly text: string; readonly bytes: Uint8Array }
   | { readonly kind: "tooLarge"; readonly bytes: number }
   | { readonly kind: "aborted" }
 
@@ -23,9 +23,11 @@ export const readBody = (request: IncomingMessage, limit: number = maxBodyBytes)
       if (bytes <= limit) chunks.push(chunk)
       else if (bytes > drainBound) request.socket.destroy()
     })
-    request.on("end", () =>
-      resolve(bytes > limit ? { kind: "tooLarge", bytes } : { kind: "read", text: Buffer.concat(chunks).toString("utf8") })
-    )
+    request.on("end", () => {
+      if (bytes > limit) return resolve({ kind: "tooLarge", bytes })
+      const whole = Buffer.concat(chunks)
+      resolve({ kind: "read", text: whole.toString("utf8"), bytes: whole })
+    })
     request.on("error", () => resolve({ kind: "aborted" }))
     request.on("close", () => {
       if (!request.complete) resolve({ kind: "aborted" })

@@ -2,6 +2,7 @@
 // one of the served resources (a collection, an object, or an object's status). Methods and query
 // parameters are read elsewhere; this only names the target.
 import { type Resource, Resources } from "../Api.ts"
+import { type SelfReviewKind, reviewGroupVersion, reviewResources } from "../apiserver/SelfReview.ts"
 
 /** The target of a request path. */
 export type Route =
@@ -12,6 +13,7 @@ export type Route =
   | { readonly kind: "openapiRoot" }
   | { readonly kind: "openapiGroupVersion"; readonly group: string; readonly version: string }
   | { readonly kind: "openapiV2" }
+  | { readonly kind: "review"; readonly review: SelfReviewKind }
   | {
       readonly kind: "resource"
       readonly resource: Resource
@@ -118,6 +120,11 @@ export const routeOf = (path: string): Route => {
       return resourceRoute("", second, [third, ...rest])
     case "apis": {
       if (second === undefined) return { kind: "groups" }
+      if (`${second}/${third}` === reviewGroupVersion) {
+        const review = reviewResources.find((r) => rest.length === 1 && r.plural === rest[0])
+        if (rest.length === 0) return { kind: "resourceList", group: second, version: third ?? "" }
+        return review === undefined ? notFound : { kind: "review", review: review.kind as SelfReviewKind }
+      }
       if (third === undefined || !servesGroupVersion(second, third)) return notFound
       if (rest.length === 0) return { kind: "resourceList", group: second, version: third }
       return resourceRoute(second, third, rest)

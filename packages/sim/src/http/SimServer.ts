@@ -3,14 +3,16 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import type { Duplex } from "node:stream"
-import { type ApiResponse, type Outcome, statusBody } from "../Api.ts"
+import { type ApiResponse, type Outcome, type Resource, statusBody } from "../Api.ts"
+import { reviewResources } from "../apiserver/SelfReview.ts"
 import type { Simulator } from "../Simulator.ts"
 import { coreVersions, groupList, resourceList, versionInfo } from "./Discovery.ts"
 import { groupVersionDocument, openApiRoot } from "./OpenApi.ts"
 import { servePodLog } from "./PodLogs.ts"
 import { serveOutcome, sendJson, sendJsonOnSocket } from "./Reply.ts"
+import { decodeProtobufBody, isProtobufBody } from "./ProtobufBody.ts"
 import { readBody } from "./RequestBody.ts"
-import { decodeRestCall } from "./RestCall.ts"
+import { type RestCall, type RestInput, decodeRestCall } from "./RestCall.ts"
 import { type Route, routeOf, splitTarget } from "./Route.ts"
 import { serverTimers } from "./ServerTimers.ts"
 import { SimServerError } from "./SimServerError.ts"
@@ -18,7 +20,7 @@ import { tableOf } from "./Table.ts"
 import { serveWatch } from "./WatchStream.ts"
 
 /** The part of a Simulator the HTTP face uses. */
-export type ServedSimulator = Pick<Simulator, "handle" | "watch" | "now" | "advanceTo"> & Partial<Pick<Simulator, "containerLog">>
+export type ServedSimulator = Pick<Simulator, "handle" | "watch" | "now" | "advanceTo"> & Partial<Pick<Simulator, "containerLog" | "selfReview">>
 
 /** How to start a simulator server. */
 export interface SimServerOptions {
@@ -65,6 +67,7 @@ const documentFor = (route: Route, serverAddress: string): ApiResponse => {
     case "openapiGroupVersion":
       return { code: 200, body: groupVersionDocument(route.group, route.version) }
     case "openapiV2":
+    case "review":
     case "notFound":
     case "resource":
       return notFound
@@ -81,6 +84,41 @@ const internalError = (error: unknown): Outcome => ({
   response: { code: 500, body: statusBody(500, "InternalError", `an error on the server prevented the request from succeeding: ${String(error)}`) }
 })
 
+/** Reads and decodes one REST call; undefined when it was answered already (or the client left). */
+const decodeCall = async (req: IncomingMessage, res: ServerResponse, callTarget: RestInput["target"], query: URLSearchParams): Promise<RestCall | undefined> => {
+  const body = await readBody(req)
+  if (body.kind === "aborted") return undefined
+  if (body.kind === "tooLarge") {
+    res.shouldKeepAlive = false
+    sendJson(res, {
+      code: 413,
+      body: statusBody(413, "RequestEntityTooLarge", `the request body is ${body.bytes} bytes, over the limit`)
+    })
+    return undefined
+  }
+  // A protobuf body (kubectl's typed clients send one for built-in kinds) is read into the JSON object
+  // it stands for; the rest of the call is decoded as for a JSON body.
+  const protobuf = isProtobufBody(header(req, "content-type")) && body.bytes.length > 0 ? decodeProtobufBody(body.bytes) : undefined
+  if (protobuf !== undefined && !protobuf.ok) {
+    sendJson(res, protobuf.response)
+    return undefined
+  }
+  const decoded = decodeRestCall({
+    method: req.method ?? "GET",
+    target: callTarget,
+    query,
+    ...optional("authorization", header(req, "authorization")),
+    ...optional("contentType", protobuf === undefined ? header(req, "content-type") : "application/json"),
+    ...optional("accept", header(req, "accept")),
+    body: protobuf === undefined ? body.text : JSON.stringify(protobuf.object)
+  })
+  if (!decoded.ok) {
+    sendJson(res, decoded.response)
+    return undefined
+  }
+  return decoded.call
+}
+
 /** Starts a simulator server on 127.0.0.1. Rejects with a SimServerError if it cannot listen. */
 export const startSimServer = (options: SimServerOptions): Promise<SimServer> => {
   const simulator = options.simulator
@@ -90,10 +128,18 @@ export const startSimServer = (options: SimServerOptions): Promise<SimServer> =>
   const serve = async (req: IncomingMessage, res: ServerResponse, serverAddress: string): Promise<void> => {
     const target = splitTarget(req.url ?? "/")
     const route = routeOf(target.path)
+    // A wrapper that does not pass reviews on does not serve them.
+    if (route.kind === "review" && simulator.selfReview !== undefined) {
+      const review = reviewResources.find((r) => r.kind === route.review) as Resource
+      const decoded = await decodeCall(req, res, { resource: review, version: "v1" }, target.query)
+      if (decoded === undefined) return
+      if (decoded.request.verb !== "create") return sendJson(res, methodNotAllowed)
+      return sendJson(res, simulator.selfReview(route.review, decoded.request.token, decoded.request.body))
+    }
     if (route.kind !== "resource") {
       const body = await readBody(req)
       if (body.kind === "aborted") return
-      sendJson(res, req.method === "GET" || route.kind === "notFound" ? documentFor(route, serverAddress) : methodNotAllowed)
+      sendJson(res, req.method === "GET" || route.kind === "notFound" || route.kind === "review" ? documentFor(route, serverAddress) : methodNotAllowed)
       return
     }
     if (route.subresource === "log") {
@@ -101,30 +147,14 @@ export const startSimServer = (options: SimServerOptions): Promise<SimServer> =>
       const token = /^Bearer\s+(\S+)\s*$/i.exec(header(req, "authorization") ?? "")?.[1]
       return servePodLog(res, simulator, { version: route.version, namespace: route.namespace ?? "default", name: route.name ?? "", query: target.query, token }, timers)
     }
-    const body = await readBody(req)
-    if (body.kind === "aborted") return
-    if (body.kind === "tooLarge") {
-      res.shouldKeepAlive = false
-      sendJson(res, {
-        code: 413,
-        body: statusBody(413, "RequestEntityTooLarge", `the request body is ${body.bytes} bytes, over the limit`)
-      })
-      return
-    }
-    const decoded = decodeRestCall({
-      method: req.method ?? "GET",
-      target: { resource: route.resource, version: route.version, ...(route.namespace === undefined ? {} : { namespace: route.namespace }), ...(route.name === undefined ? {} : { name: route.name }), ...(route.subresource === "status" ? { subresource: "status" as const } : {}) },
-      query: target.query,
-      ...optional("authorization", header(req, "authorization")),
-      ...optional("contentType", header(req, "content-type")),
-      ...optional("accept", header(req, "accept")),
-      body: body.text
-    })
-    if (!decoded.ok) {
-      sendJson(res, decoded.response)
-      return
-    }
-    const call = decoded.call
+    const call = await decodeCall(req, res, {
+      resource: route.resource,
+      version: route.version,
+      ...(route.namespace === undefined ? {} : { namespace: route.namespace }),
+      ...(route.name === undefined ? {} : { name: route.name }),
+      ...(route.subresource === "status" ? { subresource: "status" as const } : {})
+    }, target.query)
+    if (call === undefined) return
     if (call.request.verb === "watch") {
       try {
         serveWatch(res, simulator, route.resource, call, timers)

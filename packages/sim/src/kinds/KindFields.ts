@@ -1,8 +1,11 @@
-// The field tree of every served resource, by plural: Trainer's and Kueue's CRDs, and the Namespace
-// (a built-in, whose typed decoding drops unknown fields the same way).
+// The field tree of every served resource, by plural: Trainer's, JobSet's and Kueue's CRDs, and the
+// Namespace (a built-in, whose typed decoding drops unknown fields the same way). One tree gives both
+// pruning and validation on writes and the OpenAPI schema `kubectl explain` reads.
 import { kindFields } from "./core/CoreFields.ts"
 import { type FieldTree, fields, listOf } from "../apiserver/validation/FieldTree.ts"
+import { jobSetFields } from "./jobset/JobSetFields.ts"
 import { admissionCheckFields, workloadFields } from "./kueue/KueueFields.ts"
+import { clusterQueueFields, localQueueFields } from "./kueue/QueueFields.ts"
 import { trainingRuntimeFields, trainJobFields } from "./trainer/TrainerFields.ts"
 
 const namespaceFields = kindFields({
@@ -16,6 +19,9 @@ const byPlural: Readonly<Record<string, FieldTree>> = {
   clustertrainingruntimes: trainingRuntimeFields,
   workloads: workloadFields,
   admissionchecks: admissionCheckFields,
+  localqueues: localQueueFields,
+  clusterqueues: clusterQueueFields,
+  jobsets: jobSetFields,
   namespaces: namespaceFields
 }
 

@@ -1,8 +1,8 @@
 // The fields of Trainer's CRDs (trainer.kubeflow.org/v1alpha1): TrainJob, and the JobSet template of
-// TrainingRuntime and ClusterTrainingRuntime. Pod specs and the batch/v1 subtrees of a Job spec
-// (selector, podFailurePolicy, successPolicy) and volume claim templates are left open.
+// TrainingRuntime and ClusterTrainingRuntime (JobSet's own spec). Pod specs are left open.
 import { condition, embeddedMeta, envVar, kindFields, podTemplate, resourceRequirements } from "../core/CoreFields.ts"
 import { type FieldTree, fields, listOf } from "../../apiserver/validation/FieldTree.ts"
+import { jobSetSpec } from "../jobset/JobSetFields.ts"
 
 const strings = listOf("string")
 
@@ -55,52 +55,6 @@ export const trainJobFields: FieldTree = kindFields({
     trainer
   }),
   status: trainJobStatus
-})
-
-const jobSpec = fields({
-  activeDeadlineSeconds: "integer",
-  backoffLimit: "integer",
-  backoffLimitPerIndex: "integer",
-  completionMode: "string",
-  completions: "integer",
-  managedBy: "string",
-  manualSelector: "boolean",
-  maxFailedIndexes: "integer",
-  parallelism: "integer",
-  podFailurePolicy: "open",
-  podReplacementPolicy: "string",
-  selector: "open",
-  successPolicy: "open",
-  suspend: "boolean",
-  template: podTemplate,
-  ttlSecondsAfterFinished: "integer"
-})
-
-const jobSetSpec = fields({
-  coordinator: fields({ jobIndex: "integer", podIndex: "integer", replicatedJob: "string" }),
-  failurePolicy: fields({
-    maxRestarts: "integer",
-    restartStrategy: "string",
-    rules: listOf(
-      fields({ action: "string", name: "string", onJobFailureMessagePatterns: strings, onJobFailureReasons: strings, targetReplicatedJobs: strings })
-    )
-  }),
-  managedBy: "string",
-  network: fields({ enableDNSHostnames: "boolean", publishNotReadyAddresses: "boolean", subdomain: "string" }),
-  replicatedJobs: listOf(
-    fields({
-      dependsOn: listOf(fields({ name: "string", status: "string" })),
-      groupName: "string",
-      name: "string",
-      replicas: "integer",
-      template: fields({ metadata: embeddedMeta, spec: jobSpec })
-    })
-  ),
-  startupPolicy: fields({ startupPolicyOrder: "string" }),
-  successPolicy: fields({ operator: "string", targetReplicatedJobs: strings }),
-  suspend: "boolean",
-  ttlSecondsAfterFinished: "integer",
-  volumeClaimPolicies: listOf(fields({ retentionPolicy: fields({ whenDeleted: "string" }), templates: listOf("open") }))
 })
 
 /** A TrainingRuntime or ClusterTrainingRuntime (the CRDs define no status). */
