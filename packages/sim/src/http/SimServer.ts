@@ -118,6 +118,7 @@ export const startSimServer = (options: SimServerOptions): Promise<SimServer> =>
       ...optional("authorization", header(req, "authorization")),
       ...optional("contentType", header(req, "content-type")),
       ...optional("accept", header(req, "accept")),
+      ...optional("userAgent", header(req, "user-agent")),
       body: body.text
     })
     if (!decoded.ok) {
