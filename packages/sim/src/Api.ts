@@ -74,6 +74,12 @@ export interface ApiRequest {
   readonly fieldValidation?: FieldValidation
   /** Bearer token presented, when the simulator has auth on. */
   readonly token?: string
+  /** For create, update and patch: who the write is recorded as in managedFields (required for apply). */
+  readonly fieldManager?: string
+  /** For apply: take the fields other managers own instead of failing with a conflict. */
+  readonly force?: boolean
+  /** The client's User-Agent: names the manager when no fieldManager is given. */
+  readonly userAgent?: string
 }
 
 /** An answer: an HTTP status code and a JSON body (an object, a list or a metav1.Status). */

@@ -35,6 +35,7 @@ import { parseResourceVersion } from "./apiserver/store/ResourceVersion.ts"
 import { Store } from "./apiserver/store/Store.ts"
 import { systemClient, targetNamespace } from "./apiserver/verbs/SystemAccess.ts"
 import { serveVerb } from "./apiserver/verbs/Verbs.ts"
+import { controllerManager } from "./apiserver/managed/FieldManagers.ts"
 import { openWatch } from "./apiserver/lists/Watch.ts"
 
 /** How a simulator starts. */
@@ -78,6 +79,7 @@ export class Simulator implements ControllerHost {
   // The store revision each controller's last pass saw and left unchanged (-1 after a pass that wrote).
   private readonly reconciledRevision = new Map<Controller, number>()
   private readonly containers: ContainerRuntime
+  private readonly controllerClients = new Map<Controller, SystemClient>()
   /** Seed objects that were refused (the simulator starts without them). */
   readonly rejectedSeeds: ReadonlyArray<RejectedSeed>
   /** The seed of this simulator's uids and generated names: the one given, or the one it drew. */
@@ -219,11 +221,21 @@ export class Simulator implements ControllerHost {
       const idle = this.reconciledRevision.get(c) === this.store.currentRevision() && c.dueAt !== undefined && this.clock < c.dueAt()
       if (idle) continue
       const before = this.store.currentRevision()
-      c.reconcile(this.snapshots)
+      c.reconcile(this.clientOf(c))
       // A controller that wrote looks again at the next step, as a requeue would: its writes may have
       // made more work for itself.
       this.reconciledRevision.set(c, this.store.currentRevision() === before ? before : -1)
     }
+  }
+
+  // Each controller writes as the manager its upstream counterpart writes as, so managedFields say who set what.
+  private clientOf(c: Controller): SystemClient {
+    let client = this.controllerClients.get(c)
+    if (client === undefined) {
+      client = systemClient(this.context, "snapshot", controllerManager(c.name))
+      this.controllerClients.set(c, client)
+    }
+    return client
   }
 
   private resolve(request: ApiRequest): Resource | undefined {

@@ -7,7 +7,7 @@ import type { ControllerOptions } from "../src/controllers/Options.ts"
 import { trainerController } from "../src/controllers/trainer/TrainerController.ts"
 import { trainJobWebhook } from "../src/controllers/trainer/TrainJobWebhook.ts"
 import { Simulator } from "../src/Simulator.ts"
-import { create, initializerRuntime, list, mergePatch, plainRuntime, trainJob } from "./controllers-sim.ts"
+import { copying, create, initializerRuntime, list, mergePatch, plainRuntime, trainJob } from "./controllers-sim.ts"
 
 const names = fc.constantFrom("k0", "k1", "k2")
 
@@ -69,7 +69,7 @@ const everyStep = (options: ControllerOptions): Simulator => {
   const sim = new Simulator({ seed: 7, objects: [plainRuntime, initializerRuntime], controllers: { trainer: { installed: false } } })
   for (const admission of [kueueTrainJobWebhook, kueueWorkloadWebhook, trainJobWebhook]) sim.addAdmission(admission)
   for (const controller of [trainerController(options.trainer ?? {}), kueueController(options.kueue ?? {})]) {
-    sim.addController({ name: controller.name, reconcile: () => controller.reconcile(sim.system) })
+    sim.addController({ name: controller.name, reconcile: (system) => controller.reconcile(copying(system)) })
   }
   return sim
 }

@@ -6,7 +6,7 @@ import { ReconcileMemo } from "../src/controllers/shared/ReconcileMemo.ts"
 import { trainerController } from "../src/controllers/trainer/TrainerController.ts"
 import { trainJobWebhook } from "../src/controllers/trainer/TrainJobWebhook.ts"
 import { Simulator } from "../src/Simulator.ts"
-import { create, initializerRuntime, list, mergePatch, plainRuntime, trainJob } from "./controllers-sim.ts"
+import { copying, create, initializerRuntime, list, mergePatch, plainRuntime, trainJob } from "./controllers-sim.ts"
 
 // Operations on TrainJobs and their runtimes, interleaved with clock moves.
 const operation = fc.oneof(
@@ -72,7 +72,7 @@ const unskipping = (): Simulator => {
   const sim = new Simulator({ seed: 7, objects: [plainRuntime, initializerRuntime], controllers: { trainer: { installed: false } } })
   sim.addAdmission(trainJobWebhook)
   const controller = trainerController(options)
-  sim.addController({ name: controller.name, reconcile: () => controller.reconcile(sim.system) })
+  sim.addController({ name: controller.name, reconcile: (system) => controller.reconcile(copying(system)) })
   return sim
 }
 

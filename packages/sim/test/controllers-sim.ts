@@ -1,9 +1,22 @@
 // Shared by the controller scenario tests: a simulator seeded with runtimes, and REST calls made through
 // `sim.handle` the way a client makes them.
 import { expect } from "vitest"
-import { type ApiResponse, type KubeObject, Resources } from "../src/Api.ts"
+import { type ApiResponse, type KubeObject, Resources, type SystemClient } from "../src/Api.ts"
 import type { ControllerOptions } from "../src/controllers/index.ts"
 import { Simulator } from "../src/Simulator.ts"
+
+/**
+ * The controller's own client, handing out copies instead of the store's objects (so a controller that
+ * skips what it has seen never skips); writes still go out under the controller's manager name.
+ */
+export const copying = (system: SystemClient): SystemClient => ({
+  ...system,
+  get: (resource, namespace, name) => {
+    const found = system.get(resource, namespace, name)
+    return found === undefined ? undefined : structuredClone(found)
+  },
+  list: (resource, namespace, labelSelector) => system.list(resource, namespace, labelSelector).map((o) => structuredClone(o))
+})
 
 const containers = (name: string, image: string) => [{ name, image }]
 

@@ -125,3 +125,43 @@ export const injected = (code: number, message?: string, retryAfterSeconds?: num
   const headers = retryAfterSeconds === undefined ? undefined : { "Retry-After": String(retryAfterSeconds) }
   return answer(code, statusBody(code, reason, text, details), headers)
 }
+
+/** 422: the request's options (fieldManager, force) are invalid, named as the real server names them. */
+export const optionsInvalid = (kind: "CreateOptions" | "UpdateOptions" | "PatchOptions", errors: ReadonlyArray<FieldError>): ApiResponse => {
+  const lines = errors.map(errorLine)
+  const listed = lines.length === 1 ? (lines[0] ?? "") : `[${lines.join(", ")}]`
+  return answer(
+    422,
+    statusBody(422, "Invalid", `${kind}.meta.k8s.io "" is invalid: ${listed}`, {
+      group: "meta.k8s.io",
+      kind,
+      causes: errors.map((e) => ({ reason: e.reason, message: e.message, field: e.field }))
+    })
+  )
+}
+
+/** One field another manager owns, which an apply would change. */
+export interface ApplyConflict {
+  /** The owner as the real server prints it: `"kubectl-edit" using v1`, or `"x" with subresource "status"`. */
+  readonly manager: string
+  /** The path as the real server prints it: `.spec.containers[name="x"].image`. */
+  readonly path: string
+}
+
+/** 409: a server-side apply would change fields other managers own. */
+export const applyConflict = (conflicts: ReadonlyArray<ApplyConflict>): ApiResponse => {
+  const first = conflicts[0]
+  const managers = [...new Set(conflicts.map((c) => c.manager))].sort()
+  const message =
+    conflicts.length === 1 && first !== undefined
+      ? `Apply failed with 1 conflict: conflict with ${first.manager}: ${first.path}`
+      : `Apply failed with ${conflicts.length} conflicts: ${managers
+          .flatMap((m) => [`conflicts with ${m}:`, ...conflicts.filter((c) => c.manager === m).map((c) => `- ${c.path}`)])
+          .join("\n")}`
+  return answer(
+    409,
+    statusBody(409, "Conflict", message, {
+      causes: conflicts.map((c) => ({ reason: "FieldManagerConflict", message: `conflict with ${c.manager}`, field: c.path }))
+    })
+  )
+}

@@ -21,6 +21,7 @@ export interface RestInput {
   readonly authorization?: string
   readonly contentType?: string
   readonly accept?: string
+  readonly userAgent?: string
   readonly body: string
 }
 
@@ -143,6 +144,12 @@ export const decodeRestCall = (input: RestInput): DecodedCall => {
     problems.push(`fieldValidation: unsupported value "${validationText}", supported values: "Ignore", "Warn", "Strict"`)
   }
 
+  // Go's strconv.ParseBool, as the real server reads `force`.
+  const forceText = query.get("force")
+  const force = forceText === null || forceText === "" ? undefined : ["1", "t", "T", "TRUE", "true", "True"].includes(forceText) ? true : ["0", "f", "F", "FALSE", "false", "False"].includes(forceText) ? false : undefined
+  if (forceText !== null && forceText !== "" && force === undefined) problems.push(`force: strconv.ParseBool: parsing ${JSON.stringify(forceText)}: invalid syntax`)
+  const fieldManager = query.get("fieldManager")
+
   const limit = integerParam("limit", query.get("limit"), problems)
   const timeoutSeconds = integerParam("timeoutSeconds", query.get("timeoutSeconds"), problems)
 
@@ -180,7 +187,10 @@ export const decodeRestCall = (input: RestInput): DecodedCall => {
     ...(resourceVersion === null || resourceVersion === "" ? {} : { resourceVersion }),
     ...(propagationPolicy === undefined ? {} : { propagationPolicy }),
     ...(fieldValidation === undefined || !needsBody ? {} : { fieldValidation }),
-    ...(token === undefined ? {} : { token })
+    ...(token === undefined ? {} : { token }),
+    ...(fieldManager === null || fieldManager === "" || !needsBody ? {} : { fieldManager }),
+    ...(force === undefined || !needsBody ? {} : { force }),
+    ...(input.userAgent === undefined || !needsBody ? {} : { userAgent: input.userAgent })
   }
   return {
     ok: true,

@@ -110,6 +110,7 @@ const decodeCall = async (req: IncomingMessage, res: ServerResponse, callTarget:
     ...optional("authorization", header(req, "authorization")),
     ...optional("contentType", protobuf === undefined ? header(req, "content-type") : "application/json"),
     ...optional("accept", header(req, "accept")),
+    ...optional("userAgent", header(req, "user-agent")),
     body: protobuf === undefined ? body.text : JSON.stringify(protobuf.object)
   })
   if (!decoded.ok) {

@@ -5,12 +5,15 @@ import { admit } from "../admission/AdmissionChain.ts"
 import { applyDefaults } from "../../kinds/Defaults.ts"
 import { decodeFields, withWarnings } from "../validation/FieldValidation.ts"
 import { isJsonObject, jsonClone } from "../store/JsonValue.ts"
-import { groupOf, resourceByPlural, versionOf } from "../../kinds/ResourceTable.ts"
+import { apiVersionFor as apiVersionOf, groupOf, resourceByPlural, versionOf } from "../../kinds/ResourceTable.ts"
 import { isDeleting, metadataOf, present, type ServerContext, timestamp } from "../store/ServerContext.ts"
 import { alreadyExists, badRequest, forbidden, invalid, notFound } from "../StatusErrors.ts"
 import { requiredValue } from "../validation/FieldErrors.ts"
 import { tooLargeToStore } from "../store/StoredSize.ts"
 import { validate } from "../validation/Validation.ts"
+import type { FieldSet } from "../managed/FieldSet.ts"
+import { createdEntries, withEntries } from "../managed/ManagedFields.ts"
+import { fieldsOf } from "../../kinds/KindFields.ts"
 
 /** The alphabet and length Kubernetes uses for generated name suffixes. */
 const suffixAlphabet = "bcdfghjklmnpqrstvwxz2456789"
@@ -23,6 +26,10 @@ export interface CreateOptions {
   readonly version: string
   readonly dryRun: boolean
   readonly fieldValidation?: FieldValidation | undefined
+  /** Who the write is recorded as in managedFields. */
+  readonly manager?: string | undefined
+  /** A create by server-side apply: the fields its configuration sets, which its manager owns. */
+  readonly applied?: FieldSet | undefined
 }
 
 // Fields the server owns: whatever the client sent is dropped.
@@ -100,32 +107,34 @@ const createDecoded = (context: ServerContext, resource: Resource, body: KubeObj
     if (refusal !== undefined) return refusal
   }
   const metadata: Record<string, unknown> = Object.fromEntries(Object.entries(sent).filter(([k]) => !serverOwnedMetadata.includes(k)))
-  const candidate = applyDefaults(
-    resource.plural,
-    initialState(resource, {
-      ...body,
-      apiVersion: `${resource.group === "" ? "" : `${resource.group}/`}${options.version}`,
-      metadata: {
-        ...metadata,
-        name,
-        ...(namespace === undefined ? {} : { namespace }),
-        uid: context.random.uuid(),
-        creationTimestamp: timestamp(context.now()),
-        generation: 1
-      }
-    })
-  )
+  // Defaults are the requester's, as the real server's defaulting is; what the registry then sets itself
+  // (a Namespace's finalizer and phase) belongs to no manager.
+  const defaulted = applyDefaults(resource.plural, {
+    ...body,
+    apiVersion: apiVersionOf(resource, options.version),
+    metadata: {
+      ...metadata,
+      name,
+      ...(namespace === undefined ? {} : { namespace }),
+      uid: context.random.uuid(),
+      creationTimestamp: timestamp(context.now()),
+      generation: 1
+    }
+  })
+  const candidate = initialState(resource, defaulted)
   if (namespace === undefined) delete (candidate["metadata"] as Record<string, unknown>)["namespace"]
   const errors = validate(resource, candidate, undefined)
   if (errors.length > 0) return invalid(resource, name, errors)
   const admitted = admit(context, resource, "create", candidate, undefined, name)
   if ("refused" in admitted) return admitted.refused
+  const writer = { manager: options.manager, operation: options.applied === undefined ? ("Update" as const) : ("Apply" as const), apiVersion: apiVersionOf(resource, options.version), subresource: undefined }
+  const object = withEntries(admitted.object, createdEntries(resource, fieldsOf(resource.plural), defaulted, writer, timestamp(context.now()), options.applied))
   if (options.dryRun) {
-    return context.store.get(resource.plural, namespace, name) !== undefined ? alreadyExists(resource, name) : { code: 201, body: present(resource, admitted.object, options.version) }
+    return context.store.get(resource.plural, namespace, name) !== undefined ? alreadyExists(resource, name) : { code: 201, body: present(resource, object, options.version) }
   }
   // etcd refuses an oversized request before its transaction can find the key taken.
-  const tooLarge = tooLargeToStore(admitted.object)
+  const tooLarge = tooLargeToStore(object)
   if (tooLarge !== undefined) return tooLarge
   if (context.store.get(resource.plural, namespace, name) !== undefined) return alreadyExists(resource, name)
-  return { code: 201, body: present(resource, context.store.write(resource.plural, admitted.object), options.version) }
+  return { code: 201, body: present(resource, context.store.write(resource.plural, object), options.version) }
 }

@@ -1,7 +1,7 @@
-// The patch verb: JSON merge patch and JSON patch on the stored object, then the update rules.
-// Strategic merge patch is refused with 415 for custom resources as the real server does (a Namespace,
-// a built-in, takes it and is merged like a merge patch: it has no lists a strategy would key);
-// server-side apply is not implemented and is refused with 415 too.
+// The patch verb: JSON merge patch and JSON patch on the stored object, then the update rules; server-side
+// apply has its own verb (Apply.ts). Strategic merge patch is refused with 415 for custom resources as the
+// real server does (a Namespace, a built-in, takes it and is merged like a merge patch: it has no lists a
+// strategy would key).
 import type { ApiResponse, FieldValidation, PatchType, Resource } from "../../Api.ts"
 import { isJsonObject, jsonClone } from "../store/JsonValue.ts"
 import { jsonPatch } from "../patches/JsonPatch.ts"
@@ -9,6 +9,7 @@ import { mergePatch } from "../patches/MergePatch.ts"
 import { present, type ServerContext } from "../store/ServerContext.ts"
 import { apiVersionFor } from "../../kinds/ResourceTable.ts"
 import { badRequest, notFound, patchNotApplicable, unsupportedMediaType } from "../StatusErrors.ts"
+import { apply } from "./Apply.ts"
 import { commitUpdate } from "./Update.ts"
 
 /** How a patch is asked for. */
@@ -18,6 +19,10 @@ export interface PatchOptions {
   readonly subresource?: "status" | undefined
   readonly patchType: PatchType
   readonly fieldValidation?: FieldValidation | undefined
+  /** Who the write is recorded as in managedFields (required for apply). */
+  readonly manager?: string | undefined
+  /** For apply: take fields other managers own. */
+  readonly force?: boolean | undefined
 }
 
 const patched = (resource: Resource, current: unknown, patch: unknown, patchType: PatchType): { value: unknown } | { refused: ApiResponse } => {
@@ -33,6 +38,7 @@ const patched = (resource: Resource, current: unknown, patch: unknown, patchType
     case "merge":
       return isJsonObject(patch) ? { value: mergePatch(current, patch) } : { refused: badRequest("a merge patch must be a JSON object") }
     case "apply":
+      // Served by the apply verb before a patch is ever computed.
       return { refused: unsupportedMediaType("application/apply-patch+yaml") }
   }
 }
@@ -46,6 +52,10 @@ export const patch = (
   body: unknown,
   options: PatchOptions
 ): ApiResponse => {
+  if (options.patchType === "apply") {
+    const { patchType: _apply, manager, force, ...rest } = options
+    return apply(context, resource, namespace, name, body, { ...rest, manager: manager ?? "", force: force === true })
+  }
   const old = context.store.get(resource.plural, resource.namespaced ? namespace : undefined, name)
   if (old === undefined) return notFound(resource, name)
   // The patch is copied, so the result shares nothing with the caller. A merge patch never changes its
@@ -61,6 +71,7 @@ export const patch = (
     dryRun: options.dryRun,
     subresource: options.subresource,
     requireResourceVersion: false,
-    fieldValidation: options.fieldValidation
+    fieldValidation: options.fieldValidation,
+    manager: options.manager
   })
 }

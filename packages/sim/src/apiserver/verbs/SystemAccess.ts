@@ -11,6 +11,7 @@ import { groupOf, resourceByPlural, versionOf } from "../../kinds/ResourceTable.
 import { identityOf, metadataOf, type ServerContext } from "../store/ServerContext.ts"
 import { pathNotFound } from "../StatusErrors.ts"
 import { update } from "./Update.ts"
+import { simulatorManager } from "../managed/FieldManagers.ts"
 
 /** The version an object names, when served; otherwise the resource's preferred one. */
 export const servedVersion = (resource: Resource, object: KubeObject): string => {
@@ -31,8 +32,8 @@ const on = (plural: string, call: (resource: Resource) => ApiResponse): ApiRespo
 /** What reads hand out: a copy of the stored object, or the frozen stored object itself. */
 export type ReadMode = "copy" | "snapshot"
 
-/** A SystemClient over the simulator's store. */
-export const systemClient = (context: ServerContext, mode: ReadMode): SystemClient => {
+/** A SystemClient over the simulator's store, whose writes are recorded in managedFields as `manager`'s. */
+export const systemClient = (context: ServerContext, mode: ReadMode, manager: string = simulatorManager): SystemClient => {
   const handOut: (object: KubeObject) => KubeObject = mode === "copy" ? jsonClone : (object) => object
   return {
     now: () => context.now(),
@@ -49,12 +50,12 @@ export const systemClient = (context: ServerContext, mode: ReadMode): SystemClie
       const selected = selector.selector.length === 0 ? stored : stored.filter((o) => matchesLabels(selector.selector, (metadataOf(o)["labels"] ?? {}) as Record<string, string>))
       return mode === "copy" ? selected.map(handOut) : selected
     },
-    create: (resource, object) => on(resource, (r) => create(context, r, object, { namespace: targetNamespace(r, object), version: servedVersion(r, object), dryRun: false })),
+    create: (resource, object) => on(resource, (r) => create(context, r, object, { namespace: targetNamespace(r, object), version: servedVersion(r, object), dryRun: false, manager })),
     update: (resource, object) =>
-      on(resource, (r) => update(context, r, targetNamespace(r, object), identityOf(object).name, object, { version: servedVersion(r, object), dryRun: false })),
+      on(resource, (r) => update(context, r, targetNamespace(r, object), identityOf(object).name, object, { version: servedVersion(r, object), dryRun: false, manager })),
     updateStatus: (resource, object) =>
       on(resource, (r) =>
-        update(context, r, targetNamespace(r, object), identityOf(object).name, object, { version: servedVersion(r, object), dryRun: false, subresource: "status" })
+        update(context, r, targetNamespace(r, object), identityOf(object).name, object, { version: servedVersion(r, object), dryRun: false, subresource: "status", manager })
       ),
     delete: (resource, namespace, name, policy?: PropagationPolicy) =>
       on(resource, (r) => deleteObject(context, r, namespace, name, { version: r.versions[0] ?? "", dryRun: false, propagationPolicy: policy }))

@@ -8,11 +8,14 @@ import { applyDefaults } from "../../kinds/Defaults.ts"
 import { decodeFields, withWarnings } from "../validation/FieldValidation.ts"
 import { type FieldError, forbidden as forbiddenField } from "../validation/FieldErrors.ts"
 import { isJsonObject, jsonCopyUnfrozen, jsonEqual } from "../store/JsonValue.ts"
-import { finalizersOf, identityOf, isDeleting, metadataOf, present, type ServerContext } from "../store/ServerContext.ts"
+import { finalizersOf, identityOf, isDeleting, metadataOf, present, type ServerContext, timestamp } from "../store/ServerContext.ts"
 import { badRequest, conflict, invalid, notFound, staleObject } from "../StatusErrors.ts"
 import { checkTypeMeta } from "./Create.ts"
 import { tooLargeToStore } from "../store/StoredSize.ts"
 import { validate } from "../validation/Validation.ts"
+import { entriesOf, type ManagedEntry, updatedEntries, withEntries } from "../managed/ManagedFields.ts"
+import { fieldsOf } from "../../kinds/KindFields.ts"
+import { apiVersionFor } from "../../kinds/ResourceTable.ts"
 
 /** How an update is asked for. */
 export interface UpdateOptions {
@@ -22,10 +25,15 @@ export interface UpdateOptions {
   /** PUT demands metadata.resourceVersion; a patch checks it only when the patched object carries one. */
   readonly requireResourceVersion: boolean
   readonly fieldValidation?: FieldValidation | undefined
+  /** Who the write is recorded as in managedFields. */
+  readonly manager?: string | undefined
+  /** A server-side apply's own managedFields for the new version (an Update's are worked out here). */
+  readonly managed?: ((next: KubeObject) => ReadonlyArray<ManagedEntry> | ApiResponse) | undefined
 }
 
-// Metadata the server keeps from the stored object whatever the client sends.
-const serverKept = ["name", "namespace", "uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation", "resourceVersion"]
+// Metadata the server keeps from the stored object whatever the client sends (managedFields are worked
+// out after, from the stored ones or the ones the client sent).
+const serverKept = ["name", "namespace", "uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation", "resourceVersion", "managedFields"]
 
 const specOf = (object: KubeObject): Record<string, unknown> =>
   Object.fromEntries(Object.entries(object).filter(([k]) => k !== "metadata" && k !== "status" && k !== "apiVersion" && k !== "kind"))
@@ -94,11 +102,15 @@ const commitDecoded = (context: ServerContext, resource: Resource, old: KubeObje
   let next = options.subresource === "status" ? shaped : applyDefaults(resource.plural, shaped)
   const errors = [...newFinalizersWhileDeleting(old, next), ...validate(resource, next, old)]
   if (errors.length > 0) return invalid(resource, name, errors)
+  // Attributed before admission, as the real server does: a webhook's changes are no manager's.
+  const managed = managedAfter(context, resource, old, candidate, next, options)
+  if (!Array.isArray(managed)) return managed as ApiResponse
   if (options.subresource === undefined) {
     const admitted = admit(context, resource, "update", next, old, name)
     if ("refused" in admitted) return admitted.refused
     next = admitted.object
   }
+  next = withEntries(next, managed)
   if (jsonEqual(next, old)) return { code: 200, body: present(resource, old, options.version) }
   if (!jsonEqual(specOf(next), specOf(old))) {
     const generation = metadataOf(old)["generation"]
@@ -111,6 +123,25 @@ const commitDecoded = (context: ServerContext, resource: Resource, old: KubeObje
   }
   if (options.dryRun) return { code: 200, body: present(resource, next, options.version) }
   return tooLargeToStore(next) ?? { code: 200, body: present(resource, context.store.write(resource.plural, next), options.version) }
+}
+
+// The managedFields of the new version. The client may set them on the main endpoint (kubectl does, to
+// move client-side apply's ownership to server-side apply's): a non-empty, well-formed list it sent that
+// differs from the stored one replaces it before this write is attributed, as the real server does.
+const managedAfter = (
+  context: ServerContext,
+  resource: Resource,
+  old: KubeObject,
+  candidate: KubeObject,
+  next: KubeObject,
+  options: UpdateOptions
+): ReadonlyArray<ManagedEntry> | ApiResponse => {
+  if (options.managed !== undefined) return options.managed(next)
+  const stored = entriesOf(old) ?? []
+  const sent = options.subresource === undefined ? entriesOf(candidate) : undefined
+  const base = sent === undefined || jsonEqual(sent, stored) ? stored : sent
+  const writer = { manager: options.manager, operation: "Update" as const, apiVersion: apiVersionFor(resource, options.version), subresource: options.subresource }
+  return updatedEntries(resource, fieldsOf(resource.plural), base, old, next, writer, timestamp(context.now()))
 }
 
 /** The PUT verb: the whole object (or its status), with metadata.resourceVersion required. */

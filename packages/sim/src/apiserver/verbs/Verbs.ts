@@ -6,7 +6,8 @@ import { deleteObject } from "./Delete.ts"
 import { patch } from "./Patch.ts"
 import { get, list } from "./Read.ts"
 import type { ServerContext } from "../store/ServerContext.ts"
-import { methodNotAllowed, pathNotFound } from "../StatusErrors.ts"
+import { methodNotAllowed, optionsInvalid, pathNotFound } from "../StatusErrors.ts"
+import { managerOf, writeOptionErrors } from "../managed/FieldManagers.ts"
 import { nestsTooDeeply, tooDeeplyNested } from "../validation/Nesting.ts"
 import { parseResourceVersion } from "../store/ResourceVersion.ts"
 import { update } from "./Update.ts"
@@ -22,19 +23,23 @@ export const serveVerb = (context: ServerContext, resource: Resource, request: A
   if (resourceVersion?.ok === false) return resourceVersion.response
   const dryRun = request.dryRun === true
   const { version, name, fieldValidation } = request
+  const writes = request.verb === "create" || request.verb === "update" || request.verb === "patch"
+  const optionErrors = writes ? writeOptionErrors({ fieldManager: request.fieldManager, force: request.force, apply: request.patchType === "apply" && request.verb === "patch" }) : []
+  if (optionErrors.length > 0) return optionsInvalid(request.verb === "create" ? "CreateOptions" : request.verb === "update" ? "UpdateOptions" : "PatchOptions", optionErrors)
+  const manager = managerOf(request.fieldManager, request.userAgent)
   switch (request.verb) {
     case "create":
-      return request.subresource !== undefined || name !== undefined ? methodNotAllowed() : create(context, resource, request.body, { namespace, version, dryRun, fieldValidation })
+      return request.subresource !== undefined || name !== undefined ? methodNotAllowed() : create(context, resource, request.body, { namespace, version, dryRun, fieldValidation, manager })
     case "get":
       return name === undefined ? methodNotAllowed() : get(context, resource, namespace, name, version)
     case "list":
       return name !== undefined ? methodNotAllowed() : list(context, resource, { ...request, namespace })
     case "update":
-      return name === undefined ? methodNotAllowed() : update(context, resource, namespace, name, request.body, { version, dryRun, subresource: request.subresource, fieldValidation })
+      return name === undefined ? methodNotAllowed() : update(context, resource, namespace, name, request.body, { version, dryRun, subresource: request.subresource, fieldValidation, manager })
     case "patch":
       return name === undefined
         ? methodNotAllowed()
-        : patch(context, resource, namespace, name, request.body, { version, dryRun, subresource: request.subresource, patchType: request.patchType ?? "json", fieldValidation })
+        : patch(context, resource, namespace, name, request.body, { version, dryRun, subresource: request.subresource, patchType: request.patchType ?? "json", fieldValidation, manager, force: request.force })
     case "delete":
       return name === undefined || request.subresource !== undefined
         ? methodNotAllowed()

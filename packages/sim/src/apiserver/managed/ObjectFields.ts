@@ -1,0 +1,197 @@
+// The fields an object sets, as a FieldSet, and what changed between two versions of an object (added,
+// removed and modified paths), read through a kind's field tree and the list types: structs own their
+// fields, maps and keyed list items are owned themselves too, atomic lists and scalars are one field.
+// Comparing skips every part the two versions share by reference, so a write that changes one field
+// costs that field, not the object (stored objects are frozen and new versions share their parts).
+import { type FieldTree } from "../validation/FieldTree.ts"
+import { isDeeplyFrozen, isJsonObject, jsonEqual } from "../store/JsonValue.ts"
+import { type FieldSet, nodeOf, union } from "./FieldSet.ts"
+import { isMapField, type ListType, listTypeOf } from "./ListTypes.ts"
+
+/** The paths an update added, removed or changed the value of. */
+export interface Comparison {
+  readonly added: FieldSet | undefined
+  readonly removed: FieldSet | undefined
+  readonly modified: FieldSet | undefined
+}
+
+const noChange: Comparison = { added: undefined, removed: undefined, modified: undefined }
+
+/** The FieldsV1 element of an object field. */
+export const fieldElement = (name: string): string => `f:${name}`
+
+const childTree = (tree: FieldTree, key: string): FieldTree => {
+  if (typeof tree === "string") return "open"
+  if ("fields" in tree) return Object.hasOwn(tree.fields, key) ? (tree.fields[key] ?? "open") : "open"
+  if ("values" in tree) return tree.values
+  return "open"
+}
+
+const itemTree = (tree: FieldTree): FieldTree => (typeof tree === "object" && "items" in tree ? tree.items : "open")
+
+const isMap = (tree: FieldTree, field: string): boolean => (typeof tree === "object" ? "values" in tree : isMapField(field))
+
+const isScalar = (value: unknown): boolean => value === null || typeof value !== "object"
+
+/** The key element of a keyed list item (`k:{"name":"x"}`), or undefined when the item cannot be keyed. */
+export const keyElement = (item: unknown, keys: ReadonlyArray<string>): string | undefined => {
+  if (!isJsonObject(item)) return undefined
+  const key: Record<string, unknown> = {}
+  for (const k of [...keys].sort()) {
+    const v = item[k]
+    if (v === undefined) continue
+    if (!isScalar(v)) return undefined
+    key[k] = v
+  }
+  return Object.keys(key).length === 0 ? undefined : `k:${JSON.stringify(key)}`
+}
+
+/** The value element of a set item (`v:"x"`). */
+export const valueElement = (item: unknown): string => `v:${JSON.stringify(item)}`
+
+/**
+ * How a list's items are addressed: a keyed list's key elements or a set's value elements, one per item,
+ * or undefined when the list is atomic (or its items cannot be told apart, which makes it one value).
+ */
+export const itemElements = (list: ReadonlyArray<unknown>, listType: ListType): ReadonlyArray<string> | undefined => {
+  if (listType.type === "atomic") return undefined
+  const elements: Array<string> = []
+  for (const item of list) {
+    const element = listType.type === "map" ? keyElement(item, listType.keys) : isScalar(item) ? valueElement(item) : undefined
+    if (element === undefined) return undefined
+    elements.push(element)
+  }
+  return new Set(elements).size === elements.length ? elements : undefined
+}
+
+// Field sets of frozen parts, which never change: a value written again is not walked again.
+const memo = new WeakMap<object, { readonly tree: FieldTree; readonly field: string; readonly set: FieldSet }>()
+
+/** The node of the set a value at a field contributes (the value's own path included when it is owned itself). */
+export const valueFieldSet = (value: unknown, tree: FieldTree, field: string): FieldSet => {
+  if (isScalar(value)) return {}
+  const frozen = isDeeplyFrozen(value)
+  if (frozen) {
+    const hit = memo.get(value as object)
+    if (hit !== undefined && hit.tree === tree && hit.field === field) return hit.set
+  }
+  const set = computeValueFieldSet(value as object, tree, field)
+  if (frozen) memo.set(value as object, { tree, field, set })
+  return set
+}
+
+const computeValueFieldSet = (value: object, tree: FieldTree, field: string): FieldSet => {
+  if (Array.isArray(value)) {
+    const elements = itemElements(value, listTypeOf(field))
+    if (elements === undefined) return {}
+    const children: Record<string, FieldSet> = {}
+    const items = itemTree(tree)
+    elements.forEach((element, i) => {
+      children[element] = withMember(valueFieldSet(value[i], items, field))
+    })
+    return nodeOf(children, elements.length === 0) ?? {}
+  }
+  const object = value as Record<string, unknown>
+  const children: Record<string, FieldSet> = {}
+  for (const key of Object.keys(object)) {
+    if (object[key] === undefined) continue
+    children[fieldElement(key)] = valueFieldSet(object[key], childTree(tree, key), key)
+  }
+  return nodeOf(children, isMap(tree, field) || Object.keys(children).length === 0) ?? {}
+}
+
+// A keyed list item or set item is owned itself, whatever it holds.
+const withMember = (node: FieldSet): FieldSet => (Object.keys(node).length === 0 || Object.hasOwn(node, ".") ? node : { ".": {}, ...node })
+
+/** Every field an object sets (the object itself is not a path). */
+export const objectFieldSet = (object: Record<string, unknown>, tree: FieldTree): FieldSet => {
+  const children: Record<string, FieldSet> = {}
+  for (const key of Object.keys(object)) {
+    if (object[key] === undefined) continue
+    children[fieldElement(key)] = valueFieldSet(object[key], childTree(tree, key), key)
+  }
+  return nodeOf(children, false) ?? {}
+}
+
+// One level of a comparison: the children's results gathered under their elements.
+class Gathered {
+  private readonly added: Record<string, FieldSet> = {}
+  private readonly removed: Record<string, FieldSet> = {}
+  private readonly modified: Record<string, FieldSet> = {}
+
+  put(element: string, c: Comparison): void {
+    if (c.added !== undefined) this.added[element] = c.added
+    if (c.removed !== undefined) this.removed[element] = c.removed
+    if (c.modified !== undefined) this.modified[element] = c.modified
+  }
+
+  result(memberAdded: boolean, memberRemoved: boolean): Comparison {
+    return { added: nodeOf(this.added, memberAdded), removed: nodeOf(this.removed, memberRemoved), modified: nodeOf(this.modified, false) }
+  }
+}
+
+const entered = (value: unknown, tree: FieldTree, field: string): FieldSet | undefined => (value === undefined ? undefined : valueFieldSet(value, tree, field))
+
+// Whether the value's own path is in its set (a map, an empty struct or list, a scalar).
+const ownsItself = (value: unknown, tree: FieldTree, field: string): boolean => {
+  if (isScalar(value)) return true
+  if (Array.isArray(value)) return value.length === 0 || itemElements(value, listTypeOf(field)) === undefined
+  return isMap(tree, field) || Object.keys(value as object).length === 0
+}
+
+const compareValues = (old: unknown, next: unknown, tree: FieldTree, field: string): Comparison => {
+  if (old === next) return noChange
+  if (old === undefined) return { added: entered(next, tree, field), removed: undefined, modified: undefined }
+  if (next === undefined) return { added: undefined, removed: entered(old, tree, field), modified: undefined }
+  if (isScalar(old) || isScalar(next) || Array.isArray(old) !== Array.isArray(next)) {
+    if (isScalar(old) && isScalar(next)) return { added: undefined, removed: undefined, modified: {} }
+    return { added: entered(next, tree, field), removed: entered(old, tree, field), modified: undefined }
+  }
+  const gathered = new Gathered()
+  if (Array.isArray(old) && Array.isArray(next)) {
+    const listType = listTypeOf(field)
+    const oldElements = itemElements(old, listType)
+    const nextElements = itemElements(next, listType)
+    if (oldElements === undefined || nextElements === undefined) {
+      if (oldElements === undefined && nextElements === undefined) return jsonEqual(old, next) ? noChange : { added: undefined, removed: undefined, modified: {} }
+      return { added: entered(next, tree, field), removed: entered(old, tree, field), modified: undefined }
+    }
+    const items = itemTree(tree)
+    const before = new Map(oldElements.map((e, i) => [e, old[i]] as const))
+    const after = new Map(nextElements.map((e, i) => [e, next[i]] as const))
+    for (const [element, value] of after) {
+      const was = before.get(element)
+      if (was === undefined) gathered.put(element, { added: withMember(valueFieldSet(value, items, field)), removed: undefined, modified: undefined })
+      else if (listType.type === "map") gathered.put(element, compareValues(was, value, items, field))
+    }
+    for (const [element, value] of before) {
+      if (!after.has(element)) gathered.put(element, { added: undefined, removed: withMember(valueFieldSet(value, items, field)), modified: undefined })
+    }
+  } else {
+    const a = old as Record<string, unknown>
+    const b = next as Record<string, unknown>
+    for (const key of Object.keys(b)) gathered.put(fieldElement(key), compareValues(a[key], b[key], childTree(tree, key), key))
+    for (const key of Object.keys(a)) {
+      if (!Object.hasOwn(b, key) || b[key] === undefined) gathered.put(fieldElement(key), compareValues(a[key], undefined, childTree(tree, key), key))
+    }
+  }
+  const wasOwned = ownsItself(old, tree, field)
+  const isOwned = ownsItself(next, tree, field)
+  return gathered.result(isOwned && !wasOwned, wasOwned && !isOwned)
+}
+
+/** What changed between two versions of an object, path by path. */
+export const compareObjects = (old: Record<string, unknown>, next: Record<string, unknown>, tree: FieldTree): Comparison => {
+  const gathered = new Gathered()
+  for (const key of Object.keys(next)) gathered.put(fieldElement(key), compareValues(old[key], next[key], childTree(tree, key), key))
+  for (const key of Object.keys(old)) {
+    if (!Object.hasOwn(next, key) || next[key] === undefined) gathered.put(fieldElement(key), compareValues(old[key], undefined, childTree(tree, key), key))
+  }
+  const c = gathered.result(false, false)
+  return c
+}
+
+/** The paths an update changed or added: what its manager takes from others. */
+export const changedOrAdded = (c: Comparison): FieldSet => union(c.added, c.modified)
+
+export { childTree, itemTree }
