@@ -125,7 +125,7 @@ describe("StoreJournal", () => {
           fc.record({ op: fc.constant("label" as const), n: fc.integer({ min: 0, max: 5 }), value: fc.string({ maxLength: 8 }) }),
           fc.record({ op: fc.constant("delete" as const), n: fc.integer({ min: 0, max: 5 }) }),
           fc.record({ op: fc.constant("compact" as const) }),
-          fc.record({ op: fc.constant("advance" as const), ms: fc.integer({ min: 1, max: 5000 }) })
+          fc.record({ op: fc.constant("advance" as const), ms: fc.double({ min: 0.001, max: 5000, noNaN: true }) })
         ),
         { maxLength: 30 }
       )

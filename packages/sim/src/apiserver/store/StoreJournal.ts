@@ -43,7 +43,8 @@ export class StoreJournalError extends Error {
     readonly dir: string,
     readonly reasons: ReadonlyArray<string>
   ) {
-    super(`the simulator's state in ${dir} cannot be used: ${reasons.join("; ")}`)
+    const more = reasons.length - listedProblems
+    super(`the simulator's state in ${dir} cannot be used: ${reasons.slice(0, listedProblems).join("; ")}${more > 0 ? `; and ${more} more` : ""}`)
   }
 }
 
@@ -57,6 +58,12 @@ const servedPlurals = new Set(Resources.map((r) => r.plural))
 
 const isCount = (value: unknown): value is number => typeof value === "number" && Number.isSafeInteger(value) && value >= 0
 
+// The clock moves with real time on a served simulator, so it may be any finite number of ms.
+const isClock = (value: unknown): value is number => typeof value === "number" && Number.isFinite(value) && value >= 0
+
+/** How many problems an error lists before it only counts the rest. */
+const listedProblems = 10
+
 const lineOf = (change: StoredChange, clock: number): JournalLine =>
   change.type === "DELETED"
     ? { revision: change.revision, clock, resource: change.resource, type: "remove", key: objectKey(change.object) }
@@ -64,7 +71,7 @@ const lineOf = (change: StoredChange, clock: number): JournalLine =>
 
 // Reads one parsed line, or says what is wrong with it.
 const readLine = (value: unknown): JournalLine | string => {
-  if (!isJsonObject(value) || !isCount(value["clock"])) return "not a journal record (an object with a clock)"
+  if (!isJsonObject(value) || !isClock(value["clock"])) return "not a journal record (an object with a clock)"
   if (value["revision"] === undefined) return { clock: value["clock"] }
   const { revision, resource, type } = value
   if (!isCount(revision)) return "its revision is not a whole number"
@@ -96,7 +103,7 @@ const readSnapshot = (text: string): { readonly state: RestoredState } | { reado
   if (!isJsonObject(value) || value["format"] !== snapshotFormat) return { problems: [`${snapshotFile} is not a ${snapshotFormat} snapshot`] }
   const problems: Array<string> = []
   if (!isCount(value["revision"])) problems.push(`${snapshotFile}: revision is not a whole number`)
-  if (!isCount(value["clock"])) problems.push(`${snapshotFile}: clock is not a whole number`)
+  if (!isClock(value["clock"])) problems.push(`${snapshotFile}: clock is not a number of milliseconds`)
   const entries = Array.isArray(value["objects"]) ? value["objects"] : (problems.push(`${snapshotFile}: objects is not a list`), [])
   const objects = entries.flatMap((entry: unknown, i: number) => {
     const resource = isJsonObject(entry) ? entry["resource"] : undefined
