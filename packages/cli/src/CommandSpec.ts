@@ -100,7 +100,8 @@ export const CommandSpecs = {
   demoService: {
     words: ["demo", "service"],
     summary: "the whole path: the job service dispatches a job over HTTP to an embedded simulator, then its logs and metrics",
-    flags: []
+    flags: [flag("exec", "switch", "", "the job's pod runs a real training script as a local process, which posts its logs and metrics with its report token")],
+    examples: [{ command: "dispatch demo service --exec", description: "the whole path with a real workload process" }]
   },
   render: {
     words: ["render"],

@@ -83,7 +83,6 @@ describe("dispatch serve --sim with a data directory", () => {
     started.splice(started.indexOf(first), 1)
 
     const second = await serveSim()
-    expect(second.stderr()).toMatch(/the embedded simulator's state is in .*simulator: resumed at /)
     const after = await trainJobUids()
     // Every TrainJob the killed process had is still there, the same object (its uid).
     for (const [name, uid] of before) expect(after.get(name)).toBe(uid)
@@ -91,6 +90,7 @@ describe("dispatch serve --sim with a data directory", () => {
     expect(listed.filter((j) => j.status !== "finished")).toEqual([])
     expect(listed).toHaveLength(jobs)
     expect(second.stderr()).not.toContain("no longer exists")
+    expect(second.stderr()).toMatch(/the embedded simulator's state is in .*simulator: resumed at /)
     const names = await kubectl(["--kubeconfig", kubeconfig, "get", "trainjobs", "-o", "name"])
     expect(names.stdout.trim().split("\n")).toHaveLength(jobs)
   }, processTestMs)
