@@ -13,5 +13,7 @@ export const BundledExamples = {
   request: example("request.json"),
   runtime: example("runtime.yaml"),
   config: example("config.json"),
-  kueueConfig: example("config-kueue.json")
+  kueueConfig: example("config-kueue.json"),
+  /** A training script that posts its logs and metrics to the job service (`demo service --exec` runs it). */
+  workload: example("report-workload.mjs")
 } as const

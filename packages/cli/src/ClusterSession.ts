@@ -3,7 +3,7 @@
 import { Effect, Layer, Result } from "effect"
 import type { BackendConfig } from "@dispatch/render"
 import { Cluster, type ClusterError, InFlight, InFlightMemory, loadKubeConfig, makeKubeCluster, SimCluster } from "@dispatch/effects"
-import type { Simulator } from "@dispatch/sim"
+import type { Simulator, StoreJournal } from "@dispatch/sim"
 import { BundledExamples } from "./BundledExamples.ts"
 import type { CliIo } from "./CliIo.ts"
 import type { ClusterTarget } from "./ClusterArgs.ts"
@@ -56,8 +56,8 @@ export const loadKube = async (io: CliIo, path: string | undefined, context: str
   return Result.succeed(config)
 }
 
-/** Opens the session `target` names for a backend configured by `config`. */
-export const openSession = async (io: CliIo, target: ClusterTarget, config: BackendConfig): Promise<Result.Result<ClusterSession, Failure>> => {
+/** Opens the session `target` names for a backend configured by `config`; an embedded simulator keeps its state in `journal` when given. */
+export const openSession = async (io: CliIo, target: ClusterTarget, config: BackendConfig, journal?: StoreJournal): Promise<Result.Result<ClusterSession, Failure>> => {
   const callMs = config.timeouts.callMs
   if (target._tag === "Kube") {
     // A kubeconfig that cannot be used is a bad input file, like any other the command names.
@@ -68,7 +68,7 @@ export const openSession = async (io: CliIo, target: ClusterTarget, config: Back
   }
   const manifests = await loadManifests(io, target.runtimes.length > 0 ? target.runtimes : [BundledExamples.runtime])
   if (Result.isFailure(manifests)) return Result.fail(manifests.failure)
-  const seeded = seededSimulator({ controllers: controllersForConfig(config, { exec: target.exec === true }) }, manifests.success, [config.namespace])
+  const seeded = seededSimulator({ controllers: controllersForConfig(config, { exec: target.exec === true }), ...(journal === undefined ? {} : { journal }) }, manifests.success, [config.namespace])
   if ("problems" in seeded) return Result.fail(usage(seeded.problems))
   return Result.succeed({ layer: Layer.merge(SimCluster(seeded.simulator, { callMs }), InFlightMemory), simulator: seeded.simulator, close: () => seeded.simulator.close() })
 }

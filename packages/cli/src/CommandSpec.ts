@@ -100,7 +100,8 @@ export const CommandSpecs = {
   demoService: {
     words: ["demo", "service"],
     summary: "the whole path: the job service dispatches a job over HTTP to an embedded simulator, then its logs and metrics",
-    flags: []
+    flags: [flag("exec", "switch", "", "the job's pod runs a real training script as a local process, which posts its logs and metrics with its report token")],
+    examples: [{ command: "dispatch demo service --exec", description: "the whole path with a real workload process" }]
   },
   render: {
     words: ["render"],
@@ -194,7 +195,7 @@ export const CommandSpecs = {
     flags: [
       flag("host", "value", "H", "the address to listen on (default 127.0.0.1)"),
       flag("port", "value", "P", "the port to listen on (default 8080)"),
-      flag("data-dir", "value", "DIR", "PGlite's data directory (default dispatch-data; unused with DATABASE_URL)"),
+      flag("data-dir", "value", "DIR", "PGlite's data directory, and with --sim the simulator's state (default dispatch-data; PGlite's unused with DATABASE_URL)"),
       flag("tokens", "value", "FILE", "a YAML or JSON list of token entries (default: one write token made for this run)"),
       flag("instance", "value", "NAME", "this process's name on its job claims (default: random)"),
       flag("log-format", "value", "text|json", "each request's access-log line on stderr: text or json (default text)"),
@@ -203,9 +204,13 @@ export const CommandSpecs = {
       flag("sim", "switch", "", "dispatch to an embedded simulated cluster", { group: "target" }),
       flag("runtime", "multi", "FILE", "runtime manifests the embedded simulator is seeded from (needs --sim)"),
       flag("config", "value", "FILE", "the embedded simulator's backend config (needs --sim)"),
-      flag("exec", "switch", "", "the embedded simulator runs each pod's command as a local child process (needs --sim)")
+      flag("exec", "switch", "", "the embedded simulator runs each pod's command as a local child process (needs --sim)"),
+      flag("sim-kubeconfig-out", "value", "FILE", "serve the embedded simulator on 127.0.0.1 too, for kubectl, and write its kubeconfig here (needs --sim)")
     ],
-    examples: [{ command: "dispatch serve --sim --port 8080", description: "the job service on an embedded simulator" }]
+    examples: [
+      { command: "dispatch serve --sim --port 8080", description: "the job service on an embedded simulator" },
+      { command: "dispatch serve --sim --sim-kubeconfig-out sim.kubeconfig", description: "the same, its cluster reachable with kubectl --kubeconfig sim.kubeconfig" }
+    ]
   },
   hashToken: {
     words: ["serve", "hash-token"],

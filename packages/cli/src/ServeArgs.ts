@@ -6,13 +6,20 @@ import { type ArgList, type UsageError, finish, readOptions } from "./OptionRead
 export type ServeTarget =
   | { readonly _tag: "None" }
   | { readonly _tag: "Kube"; readonly kubeconfig?: string }
-  | { readonly _tag: "Sim"; readonly runtimes: ReadonlyArray<string>; /** Each pod's command runs as a local child process. */ readonly exec?: boolean }
+  | {
+      readonly _tag: "Sim"
+      readonly runtimes: ReadonlyArray<string>
+      /** Each pod's command runs as a local child process. */
+      readonly exec?: boolean
+      /** Serve the simulator on loopback too, and write a kubeconfig for it here. */
+      readonly kubeconfigOut?: string
+    }
 
 /** The options of `dispatch serve`. */
 export interface ServeArgs {
   readonly host: string
   readonly port: number
-  /** PGlite's data directory (ignored when DATABASE_URL names a PostgreSQL). */
+  /** PGlite's data directory (ignored when DATABASE_URL names a PostgreSQL); with --sim, also the simulator's state (in `simulator/`). */
   readonly dataDir: string
   /** A YAML or JSON list of token entries; absent, one write token is made for this run and printed. */
   readonly tokens?: string
@@ -36,7 +43,7 @@ const portOf = (options: ReturnType<typeof readOptions>, fallback: number): numb
 /** Reads the arguments that follow `serve`. */
 export const parseServeArgs = (list: ArgList): { readonly args: ServeArgs } | UsageError => {
   const options = readOptions(list, {
-    values: ["host", "port", "data-dir", "tokens", "kubeconfig", "config", "instance", "log-format"],
+    values: ["host", "port", "data-dir", "tokens", "kubeconfig", "config", "instance", "log-format", "sim-kubeconfig-out"],
     multi: ["runtime"],
     switches: ["sim", "cluster", "exec"]
   })
@@ -51,6 +58,7 @@ export const parseServeArgs = (list: ArgList): { readonly args: ServeArgs } | Us
   const cluster = options.switch("cluster")
   const runtimes = options.list("runtime")
   const config = options.single("config")
+  const simKubeconfigOut = options.single("sim-kubeconfig-out")
   const instance = options.single("instance")
   const logFormat = options.single("log-format") ?? "text"
   if (logFormat !== "text" && logFormat !== "json") options.problem(`--log-format "${logFormat}" is not one of text, json`)
@@ -59,8 +67,9 @@ export const parseServeArgs = (list: ArgList): { readonly args: ServeArgs } | Us
   if (!sim && runtimes.length > 0) options.problem("--runtime seeds the embedded simulator: it needs --sim")
   if (!sim && exec) options.problem("--exec runs the embedded simulator's pods as processes: it needs --sim")
   if (!sim && config !== undefined) options.problem("--config names the embedded simulator's backend: it needs --sim")
+  if (!sim && simKubeconfigOut !== undefined) options.problem("--sim-kubeconfig-out serves the embedded simulator for kubectl: it needs --sim")
   const target: ServeTarget = sim
-    ? { _tag: "Sim", runtimes, ...(exec ? { exec } : {}) }
+    ? { _tag: "Sim", runtimes, ...(exec ? { exec } : {}), ...(simKubeconfigOut === undefined ? {} : { kubeconfigOut: simKubeconfigOut }) }
     : cluster || kubeconfig !== undefined
       ? { _tag: "Kube", ...(kubeconfig === undefined ? {} : { kubeconfig }) }
       : { _tag: "None" }

@@ -80,9 +80,12 @@ const namespaceOf = (seed: SeedObject): string | undefined => {
   return typeof namespace === "string" ? namespace : "default"
 }
 
-/** A simulator with `objects` created in it, or every object it refused, each named by its source. */
+/**
+ * A simulator with `objects` created in it, or every object it refused, each named by its source. A
+ * simulator that resumed its journal keeps the objects it held: only those it lacks are created.
+ */
 export const seededSimulator = (
-  options: Pick<SimulatorOptions, "controllers" | "auth" | "faults">,
+  options: Pick<SimulatorOptions, "controllers" | "auth" | "faults" | "journal">,
   objects: ReadonlyArray<SeedObject>,
   namespaces: ReadonlyArray<string> = []
 ): { readonly simulator: Simulator } | { readonly problems: ReadonlyArray<string> } => {
@@ -99,6 +102,7 @@ export const seededSimulator = (
   const problems = ordered.flatMap(({ resource, object, source }) => {
     const metadata = object.metadata ?? {}
     const placed = resource.namespaced && metadata["namespace"] === undefined ? { ...object, metadata: { ...metadata, namespace: "default" } } : object
+    if (simulator.resumed && simulator.system.get(resource.plural, resource.namespaced ? String(placed.metadata?.["namespace"]) : undefined, String(metadata["name"])) !== undefined) return []
     const response = simulator.system.create(resource.plural, placed)
     if (response.code < 300) return []
     const body = response.body as { readonly message?: unknown } | null

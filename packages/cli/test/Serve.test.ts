@@ -6,6 +6,7 @@ import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { ExitCode } from "../src/ExitCode.ts"
 import { background, binary, dispatch, ensureBuilt, processTestMs } from "./DispatchBinary.ts"
+import { alive } from "./Processes.ts"
 
 const dir = mkdtempSync(join(tmpdir(), "dispatch-serve-"))
 beforeAll(() => ensureBuilt(), processTestMs)
@@ -154,5 +155,19 @@ describe("dispatch demo service", { timeout: processTestMs }, () => {
     expect(statuses).toContain("started")
     expect(run.stdout).toMatch(/TrainJob ml-team\/dj-[0-9a-z]{26}-s1/)
     expect(run.stdout).toMatch(/^4\. logs\n(\s+\w+\s+\S+: .+\n)+5\. metrics\n(\s+\w+ = \S+ \(step \d+\)\n)+/m)
+  })
+
+  it("--exec: the job's pod is a real process, and the logs and metrics the service holds are the ones it posted", async () => {
+    const run = await dispatch(["demo", "service", "--exec"])
+    expect(run.stderr).toBe("")
+    expect(run.code).toBe(ExitCode.ok)
+    const trainJob = /^3\. status\s+finished\s+\(TrainJob ml-team\/(\S+)\)$/m.exec(run.stdout)?.[1]
+    expect(trainJob).toBeDefined()
+    // The process says which pod it ran as (its HOSTNAME) and its pid; the job's epochs (5) reached it through its job document.
+    const started = new RegExp(`^\\s+INFO\\s+report-workload: workload started on pod ${trainJob}-node-0-0 \\(pid (\\d+), node rank 0\\), 5 epochs$`, "m").exec(run.stdout)
+    expect(started).not.toBeNull()
+    expect([...run.stdout.matchAll(/report-workload: epoch (\d)\/5: loss [\d.]+$/gm)].map((m) => m[1])).toEqual(["1", "2", "3", "4", "5"])
+    expect(run.stdout).toMatch(/^5\. metrics\n\s+loss = 0\.4167 \(step 5\)\n/m)
+    expect(alive(Number(started?.[1]))).toBe(false)
   })
 })

@@ -2,6 +2,7 @@
 export * from "./ApiSchemas.ts"
 export * from "./Auth.ts"
 export * from "./Database.ts"
+export { lockDataDir, type DataDirLock } from "./DataDirLock.ts"
 export type { Dispatcher, DispatchOptions, PassReport } from "./Dispatcher.ts"
 export * from "./ErrorAction.ts"
 export * from "./ErrorBody.ts"

@@ -33,6 +33,7 @@ import { identityOf, type ServerContext } from "./apiserver/store/ServerContext.
 import { expired, injected, pathNotFound } from "./apiserver/StatusErrors.ts"
 import { parseResourceVersion } from "./apiserver/store/ResourceVersion.ts"
 import { Store } from "./apiserver/store/Store.ts"
+import type { StoreJournal } from "./apiserver/store/StoreJournal.ts"
 import { systemClient, targetNamespace } from "./apiserver/verbs/SystemAccess.ts"
 import { serveVerb } from "./apiserver/verbs/Verbs.ts"
 import { controllerManager } from "./apiserver/managed/FieldManagers.ts"
@@ -51,6 +52,11 @@ export interface SimulatorOptions {
   readonly faults?: ReadonlyArray<FaultRule>
   /** Trainer and Kueue settings; Trainer's webhook and controller are installed unless told otherwise. */
   readonly controllers?: ControllerOptions
+  /**
+   * Keeps the store and the clock in the journal's directory: when it holds a state, the simulator
+   * resumes it (its objects, resourceVersions and clock; `startTime` is ignored) instead of starting empty.
+   */
+  readonly journal?: StoreJournal
 }
 
 /** 2026-01-01T00:00:00Z, the default start of the sim clock. */
@@ -84,23 +90,38 @@ export class Simulator implements ControllerHost {
   readonly rejectedSeeds: ReadonlyArray<RejectedSeed>
   /** The seed of this simulator's uids and generated names: the one given, or the one it drew. */
   readonly uidSeed: number
+  /** Whether this simulator resumed the objects and clock its journal's directory held. */
+  readonly resumed: boolean
+  private readonly journal: StoreJournal | undefined
 
   constructor(options: SimulatorOptions = {}) {
-    this.clock = options.startTime ?? defaultStartTime
+    const restored = options.journal?.restored
+    this.journal = options.journal
+    this.resumed = restored !== undefined
+    this.clock = restored?.clock ?? options.startTime ?? defaultStartTime
     this.faultPlan = new FaultPlan(options.faults ?? [])
     this.auth = options.auth
     this.uidSeed = options.seed ?? freshSeed()
     this.context = {
       store: this.store,
       now: () => this.clock,
-      random: new SeededRandom(this.uidSeed),
+      // A resumed simulator with a seed must not hand out the uids its first run did.
+      random: new SeededRandom(restored === undefined ? this.uidSeed : (this.uidSeed ^ Math.imul(restored.revision, 0x9e3779b1)) >>> 0),
       admissions: () => this.admissionList,
       system: () => this.snapshots
     }
     this.system = systemClient(this.context, "copy")
     this.snapshots = systemClient(this.context, "snapshot")
-    this.system.create("namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: "default" } })
+    if (restored === undefined) {
+      options.journal?.attach(this.store, () => this.clock)
+      this.system.create("namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: "default" } })
+    }
     this.containers = installControllers(this, options.controllers)
+    if (restored !== undefined) {
+      // After the controllers, so that their change feeds hear of every object they must track.
+      this.store.restore(restored.revision, restored.objects)
+      options.journal?.attach(this.store, () => this.clock)
+    }
     this.rejectedSeeds = (options.objects ?? []).flatMap((object) => this.seed(object))
   }
 
@@ -178,9 +199,9 @@ export class Simulator implements ControllerHost {
     return this.containers.log(pod, container, this.clock)
   }
 
-  /** Stops every container process (with `exec`) and waits until none is left; the store stays readable. */
+  /** Stops every container process (with `exec`) and waits until none is left, then closes the journal; the store stays readable. */
   close(): Promise<void> {
-    return this.containers.close()
+    return this.containers.close().finally(() => this.journal?.close())
   }
 
   /** Replaces the fault plan (its call counts start again). */

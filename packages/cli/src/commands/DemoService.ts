@@ -1,7 +1,8 @@
 // `dispatch demo service`: the whole product path on one machine. The job service on in-memory PGlite
 // dispatches to an embedded simulated cluster whose workloads report back; one job is submitted over
 // HTTP like any Dioptra client would, followed queued -> started -> finished, and its logs and metrics
-// are printed.
+// are printed. With --exec the job's pod runs the bundled training script as a real process, which posts
+// them with its report token: every step is real but the container runtime.
 import { randomBytes } from "node:crypto"
 import { Effect, Result } from "effect"
 import { makeClient, runWithFetch, type DispatchClient } from "@dispatch/client"
@@ -34,15 +35,25 @@ const taskGraph = {
   train: { "?optimizer": { sgd: { train_sgd: { epochs: "$epochs" } }, adam: { train_adam: { epochs: "$epochs" } } }, dependencies: ["load"] }
 }
 
-const run = async (io: CliIo): Promise<Failure | undefined> => {
+/** How `demo service` runs its job's workload. */
+interface DemoServiceArgs {
+  /** The pod runs the bundled training script as a local process, which reports back itself. */
+  readonly exec: boolean
+}
+
+const parseArgs = (list: ArgList) => readOptions(list, { switches: ["exec"] })
+
+const run = async (io: CliIo, args: DemoServiceArgs): Promise<Failure | undefined> => {
   const config = await loadConfig(io, BundledExamples.config)
   const rawConfig = await readDocument(io, BundledExamples.config)
   const manifests = await loadManifests(io, [BundledExamples.runtime])
   if (Result.isFailure(config)) return config.failure
   if (Result.isFailure(rawConfig)) return rawConfig.failure
   if (Result.isFailure(manifests)) return manifests.failure
-  const workload = reportingWorkload()
-  const seeded = seededSimulator({ controllers: { trainer: { runTimeMs: 2000, onRun: workload.onRun } } }, manifests.success, [config.success.namespace])
+  // Without exec a simulated workload posts for the pod; with it, the pod's process posts itself.
+  const workload = args.exec ? undefined : reportingWorkload()
+  const controllers = workload === undefined ? { workloads: { exec: true } } : { trainer: { runTimeMs: 2000, onRun: workload.onRun } }
+  const seeded = seededSimulator({ controllers }, manifests.success, [config.success.namespace])
   if ("problems" in seeded) return usage(seeded.problems)
   const token = randomBytes(24).toString("base64url")
   const service = await serve({
@@ -54,7 +65,11 @@ const run = async (io: CliIo): Promise<Failure | undefined> => {
   try {
     const call = calling(await runWithFetch(makeClient({ baseUrl: server.url, token })))
     io.out(`dispatch demo service: the job service (Dioptra's job API) on in-memory PGlite at ${server.url}/api/v1,`)
-    io.out("dispatching to an embedded simulated cluster whose workloads post their logs and metrics back.")
+    io.out(
+      args.exec
+        ? `dispatching to an embedded simulated cluster whose pod runs ${BundledExamples.workload} as a local process, which posts its logs and metrics back.`
+        : "dispatching to an embedded simulated cluster whose workloads post their logs and metrics back."
+    )
     io.out("")
     const runtime = config.success.runtimes[0]
     // The backend's config is the example file as read: the service checks it, as it would any client's.
@@ -70,7 +85,7 @@ const run = async (io: CliIo): Promise<Failure | undefined> => {
       ],
       artifactParameters: [],
       taskGraph,
-      command: ["python", "-m", "train"]
+      command: args.exec ? [process.execPath, BundledExamples.workload] : ["python", "-m", "train"]
     }
     const entrypoint = (await call("entrypoint", (c) => c.entrypoints.create({ payload: entrypointInput }))).id
     const experiment = (await call("experiment", (c) => c.experiments.create({ payload: { name: "demo", entrypoints: [entrypoint] } }))).id
@@ -106,7 +121,7 @@ const run = async (io: CliIo): Promise<Failure | undefined> => {
       }
       await new Promise((resolve) => setTimeout(resolve, 100))
     }
-    await workload.settled()
+    await workload?.settled()
     const logs = await call("logs", (c) => c.jobs.log({ params: { id: job }, query: {} }))
     const metrics = await call("metrics", (c) => c.jobs.metrics({ params: { id: job } }))
     io.out("4. logs")
@@ -122,15 +137,17 @@ const run = async (io: CliIo): Promise<Failure | undefined> => {
     return failed([error instanceof Error ? error.message : String(error)])
   } finally {
     await server.close()
+    // With exec, no workload process outlives the demo.
+    await seeded.simulator.close()
   }
 }
 
 /** Runs `dispatch demo service`; resolves to the exit code. */
 const runDemoService = async (list: ArgList, io: CliIo): Promise<number> => {
-  const options = readOptions(list, {})
+  const options = parseArgs(list)
   if (options.problems.length > 0) return endCommand(io, "demo service", "text", usage(options.problems))
-  return endCommand(io, "demo service", "text", await run(io))
+  return endCommand(io, "demo service", "text", await run(io, { exec: options.switch("exec") }))
 }
 
 /** `dispatch demo service` as the CLI runs it. */
-export const demoServiceCommand: CommandImpl = { check: (list) => readOptions(list, {}).problems, run: runDemoService }
+export const demoServiceCommand: CommandImpl = { check: (list) => parseArgs(list).problems, run: runDemoService }

@@ -4,7 +4,9 @@
 import { randomBytes } from "node:crypto"
 import { Effect, Layer, Result } from "effect"
 import { Cluster, type ClusterError, loadKubeConfig, makeKubeCluster } from "@dispatch/effects"
-import { hashToken, serve } from "@dispatch/server"
+import { join } from "node:path"
+import { kubeconfigFor, type SimServer, startSimServer, StoreJournal } from "@dispatch/sim"
+import { hashToken, lockDataDir, serve } from "@dispatch/server"
 import { BundledExamples } from "../BundledExamples.ts"
 import type { CliIo } from "../CliIo.ts"
 import { loadKube, openSession } from "../ClusterSession.ts"
@@ -55,9 +57,51 @@ const clusterOf = async (io: CliIo, args: ServeArgs): Promise<Result.Result<Serv
   // uses that config run their jobs on it.
   const config = await loadConfig(io, args.config ?? BundledExamples.config)
   if (Result.isFailure(config)) return Result.fail(config.failure)
-  const session = await openSession(io, target, config.success)
-  return Result.isFailure(session) ? Result.fail(session.failure) : Result.succeed({ layer: session.success.layer, close: session.success.close })
+  // Its objects and clock live in the data directory, so a restarted service finds the TrainJobs its jobs
+  // run on. One process at a time: the journal is opened only under the directory's lock.
+  const stateDir = join(args.dataDir, simStateDirName)
+  const locked = await lockDataDir(stateDir).catch((cause: unknown) => Result.fail(`${stateDir} cannot be locked: ${reasonOf(cause)}`))
+  if (Result.isFailure(locked)) return Result.fail(failed([locked.failure]))
+  const lock = locked.success
+  let journal: StoreJournal
+  try {
+    journal = StoreJournal.open(stateDir)
+  } catch (cause) {
+    await lock.release()
+    return Result.fail(failed([reasonOf(cause)]))
+  }
+  const session = await openSession(io, target, config.success, journal)
+  if (Result.isFailure(session)) {
+    journal.close()
+    await lock.release()
+    return Result.fail(session.failure)
+  }
+  const simulator = session.success.simulator
+  io.err(`dispatch serve: the embedded simulator's state is in ${stateDir}${simulator?.resumed === true ? `: resumed at ${new Date(simulator.now()).toISOString()}` : ""}`)
+  const closeSession = () => session.success.close().finally(() => lock.release())
+  if (target.kubeconfigOut === undefined || simulator === undefined) return Result.succeed({ layer: session.success.layer, close: closeSession })
+  const kubeconfigOut = target.kubeconfigOut
+  let server: SimServer
+  try {
+    server = await startSimServer({ simulator, port: 0 })
+  } catch (cause) {
+    await closeSession()
+    return Result.fail(failed([reasonOf(cause)]))
+  }
+  const closeAll = () => server.close().finally(closeSession)
+  const written = await io.writeFile(kubeconfigOut, kubeconfigFor(server, { namespace: config.success.namespace }))
+  if (written.error !== undefined) {
+    await closeAll()
+    return Result.fail(failed([`cannot write ${kubeconfigOut}: ${written.error}`]))
+  }
+  io.err(`dispatch serve: the embedded simulator serves kubectl at ${server.url}: kubectl --kubeconfig ${kubeconfigOut} get trainjobs`)
+  return Result.succeed({ layer: session.success.layer, close: closeAll })
 }
+
+/** The simulator's state directory inside the service's data directory. */
+export const simStateDirName = "simulator"
+
+const reasonOf = (cause: unknown): string => (cause instanceof Error ? cause.message : String(cause))
 
 const run = async (io: CliIo, args: ServeArgs): Promise<Failure | undefined> => {
   const tokens = await tokensOf(io, args)
@@ -74,6 +118,7 @@ const run = async (io: CliIo, args: ServeArgs): Promise<Failure | undefined> => 
     ...(cluster.success === undefined ? {} : { dispatch: { cluster: cluster.success.layer, ...(args.instance === undefined ? {} : { instance: args.instance }) } })
   })
   if (Result.isFailure(started)) {
+    await cluster.success?.close()
     const error = started.failure
     return error.stage === "options" ? usage(error.reasons, usageLine(CommandSpecs.serve)) : failed([error.message])
   }

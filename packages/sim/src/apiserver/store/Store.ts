@@ -173,6 +173,24 @@ export class Store {
     return last
   }
 
+  /**
+   * Puts back objects a journal kept, each with its own resourceVersion, and moves the revision counter
+   * to `revision` so later writes continue past it. Listeners hear each as ADDED (controllers and the
+   * collector rebuild their indexes); the change log does not, so a watch from before cannot resume.
+   */
+  restore(revision: number, objects: Iterable<{ readonly resource: string; readonly object: KubeObject }>): void {
+    this.revision = Math.max(this.revision, revision)
+    for (const { resource, object } of objects) {
+      const objects = this.byResource.get(resource) ?? new Map<string, KubeObject>()
+      this.byResource.set(resource, objects)
+      const stored = freezeJson(object)
+      objects.set(objectKey(stored), stored)
+      this.sorted.delete(resource)
+      const change: StoredChange = { revision: Number(metadataOf(stored)["resourceVersion"] ?? revision), resource, type: "ADDED", object: stored }
+      for (const listener of [...this.listeners]) listener(change)
+    }
+  }
+
   /** The logged changes after `revision`, or undefined when the log no longer reaches back that far. */
   changesSince(revision: number): ReadonlyArray<StoredChange> | undefined {
     const first = this.log[0]
