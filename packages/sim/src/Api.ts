@@ -179,4 +179,6 @@ export interface ControllerHost {
   onChange(listener: (change: ObjectChange) => void): void
   /** The sim clock, ms since epoch. */
   now(): number
+  /** The client `controller` writes through, recorded under its upstream manager's name. */
+  clientOf(controller: Controller): SystemClient
 }

@@ -250,7 +250,7 @@ export class Simulator implements ControllerHost {
   }
 
   // Each controller writes as the manager its upstream counterpart writes as, so managedFields say who set what.
-  private clientOf(c: Controller): SystemClient {
+  clientOf(c: Controller): SystemClient {
     let client = this.controllerClients.get(c)
     if (client === undefined) {
       client = systemClient(this.context, "snapshot", controllerManager(c.name))

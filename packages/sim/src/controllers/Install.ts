@@ -51,7 +51,10 @@ export const installControllers = (host: ControllerHost, options: ControllerOpti
       jobController(host, events),
       scheduler(host, events, node),
       kubelet(host, events, node, runtime, exec ? undefined : trainer)
-    ], kueueOne, (system) => trainerOne[0]?.afterStep(system))
+    ], kueueOne, () => {
+      const trainerController = trainerOne[0]
+      if (trainerController !== undefined) trainerController.afterStep(host.clientOf(trainerController))
+    })
   )
   return runtime
 }

@@ -36,7 +36,8 @@ export const inTurn = (
         for (const controller of controllers) {
           if ((round > 0 && firstRoundOnly.includes(controller)) || idle(controller, system.now())) continue
           const start = writes
-          controller.reconcile(system)
+          // Each runs with its own client, so its writes are recorded under its own manager.
+          controller.reconcile(host.clientOf(controller))
           // A controller that wrote looks again in the next round: its writes may have made it more work.
           seen.set(controller, writes === start ? start : -1)
         }
