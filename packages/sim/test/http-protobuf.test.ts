@@ -147,6 +147,24 @@ describe("protobuf bodies over HTTP", () => {
     expect(served.simulator.system.get("jobs", "team-a", "j")).toMatchObject({ spec: job.spec })
   })
 
+  it("reads a protobuf DeleteOptions: an orphaning delete leaves the job's pods", async () => {
+    const created = await post("/api/v1/namespaces", protobufBody("v1", "Namespace", "core.v1.Namespace", { metadata: { name: "team-b" }, spec: {}, status: {} }))
+    expect(created.status).toBe(201)
+    const owner = await post("/apis/batch/v1/namespaces/team-b/jobs", protobufBody("batch/v1", "Job", "batch.v1.Job", { metadata: { name: "owner" }, spec: { template: { metadata: {}, spec: { containers: [{ name: "c", image: "busybox" }], restartPolicy: "Never" } } } }))
+    const uid = ((await owner.json()) as { metadata: { uid: string } }).metadata.uid
+    const pod = { metadata: { name: "dependent", ownerReferences: [{ apiVersion: "batch/v1", kind: "Job", name: "owner", uid, controller: true }] }, spec: { containers: [{ name: "c", image: "busybox" }] } }
+    expect((await post("/api/v1/namespaces/team-b/pods", protobufBody("v1", "Pod", "core.v1.Pod", pod))).status).toBe(201)
+    const deleted = await fetch(`${served.server.url}/apis/batch/v1/namespaces/team-b/jobs/owner`, {
+      method: "DELETE",
+      headers: { "content-type": "application/vnd.kubernetes.protobuf" },
+      body: protobufBody("v1", "DeleteOptions", "meta.v1.DeleteOptions", { propagationPolicy: "Orphan" })
+    })
+    expect(deleted.status).toBe(200)
+    served.simulator.advance(5_000)
+    expect(served.simulator.system.get("jobs", "team-b", "owner")).toBeUndefined()
+    expect(served.simulator.system.get("pods", "team-b", "dependent")).toBeDefined()
+  })
+
   it("refuses a protobuf TrainJob with 415, and garbage with 400", async () => {
     const trainJob = await post("/apis/trainer.kubeflow.org/v1alpha1/namespaces/default/trainjobs", protobufBody("trainer.kubeflow.org/v1alpha1", "TrainJob", "core.v1.Namespace", { metadata: { name: "t" } }))
     expect(trainJob.status).toBe(415)
