@@ -99,6 +99,22 @@ describe("protobuf bodies", () => {
     ])
   })
 
+  it("prints every duration so that Go's ParseDuration reads it back exactly", () => {
+    const units: Readonly<Record<string, bigint>> = { h: 3_600_000_000_000n, m: 60_000_000_000n, s: 1_000_000_000n, ms: 1_000_000n, "µs": 1_000n, ns: 1n }
+    const parse = (text: string): bigint => {
+      const sign = text.startsWith("-") ? -1n : 1n
+      let total = 0n
+      for (const [, whole = "", fraction = "", unit = ""] of text.matchAll(/(\d+)(?:\.(\d+))?(h|ms|µs|ns|m|s)/g)) {
+        const scale = units[unit] ?? 0n
+        total += BigInt(whole) * scale + (fraction === "" ? 0n : (BigInt(fraction) * scale) / 10n ** BigInt(fraction.length))
+      }
+      return sign * total
+    }
+    fc.assert(fc.property(fc.bigInt({ min: -(2n ** 63n) + 1n, max: 2n ** 63n - 1n }), (nanos) => {
+        expect(parse(goDuration(nanos))).toBe(nanos)
+      }), { numRuns: 2_000 })
+  })
+
   it("answers 415 naming a kind it does not take as protobuf", () => {
     const body = protobufBody("trainer.kubeflow.org/v1alpha1", "TrainJob", "core.v1.Namespace", { metadata: { name: "t" } })
     const decoded = decodeProtobufBody(body)
