@@ -3,9 +3,11 @@
 // protobuf create over HTTP checked in the store.
 import fc from "fast-check"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { decodeProtobufBody, goDuration, messageFields, protobufKinds } from "../src/http/ProtobufBody.ts"
+import { decodeMessage, decodeProtobufBody, goDuration, messageFields, protobufKinds } from "../src/http/ProtobufBody.ts"
+import { WireError } from "../src/http/ProtobufWire.ts"
+import { builtinMessages } from "../src/kinds/BuiltinMessages.ts"
 import { type Served, serve } from "./http-fixture.ts"
-import { protobufBody } from "./protobuf-encoder.ts"
+import { encodeMessage, protobufBody } from "./protobuf-encoder.ts"
 
 // `dropped`: the field's zero value is left out of JSON (omitempty on a non-pointer), so never generated.
 const scalar = (type: string, dropped: boolean): fc.Arbitrary<unknown> | undefined => {
@@ -122,6 +124,41 @@ describe("protobuf bodies", () => {
     if (decoded.ok) return
     expect(decoded.response.code).toBe(415)
     expect(decoded.response.body).toMatchObject({ reason: "UnsupportedMediaType", message: expect.stringContaining("trainer.kubeflow.org/v1alpha1, Kind=TrainJob") })
+  })
+
+  it("reads any bytes as any message or refuses them with a WireError, never another error", () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...Object.keys(builtinMessages)), fc.uint8Array({ maxLength: 48 }), (name, bytes) => {
+        try {
+          decodeMessage(name, bytes)
+        } catch (error) {
+          expect(error).toBeInstanceOf(WireError)
+        }
+      }),
+      { numRuns: 20_000 }
+    )
+    // Well-formed messages with bytes overwritten reach the nested and special messages random bytes
+    // seldom form.
+    const kinds = protobufKinds.map((k) => k.message)
+    const mutated = fc
+      .constantFrom(...kinds)
+      .chain((name) => fc.tuple(fc.constant(name), objectOf(name, 3), fc.array(fc.tuple(fc.nat(), fc.nat({ max: 255 })), { minLength: 1, maxLength: 4 })))
+    fc.assert(
+      fc.property(mutated, ([name, object, overwrite]) => {
+        const bytes = Uint8Array.from(encodeMessage(name, object))
+        for (const [at, value] of overwrite) if (bytes.length > 0) bytes[at % bytes.length] = value
+        try {
+          decodeMessage(name, bytes)
+        } catch (error) {
+          expect(error).toBeInstanceOf(WireError)
+        }
+      }),
+      { numRuns: 3_000 }
+    )
+    // A timestamp whose seconds arrive as bytes.
+    const time = [0x0a, 0x01, 0x78]
+    const meta = [0x42, time.length, ...time]
+    expect(() => decodeMessage("core.v1.Namespace", Uint8Array.from([0x0a, meta.length, ...meta]))).toThrow(WireError)
   })
 
   it("answers 400, never throws, for any bytes after the magic", () => {
