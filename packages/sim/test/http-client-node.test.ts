@@ -1,6 +1,7 @@
 // The real @kubernetes/client-node against the HTTP face: what a client of a real API server sees.
 import {
   ApiException,
+  AuthorizationV1Api,
   type ConfigurationOptions,
   CustomObjectsApi,
   KubeConfig,
@@ -117,6 +118,20 @@ describe("client-node against the HTTP face", () => {
     expect(forbidden.code).toBe(403)
     expect(forbidden.body).toMatchObject({ reason: "Forbidden", code: 403 })
     await reader.listNamespacedCustomObject(jobs)
+  })
+
+  it("answers a self access review from the caller's token", async () => {
+    const review = (token: string, verb: string) => {
+      const kc = new KubeConfig()
+      kc.loadFromString(kubeconfigText(served, token))
+      return kc.makeApiClient(AuthorizationV1Api).createSelfSubjectAccessReview({
+        body: { spec: { resourceAttributes: { verb, group: "trainer.kubeflow.org", resource: "trainjobs", namespace: "default" } } }
+      })
+    }
+    expect((await review("reader", "create")).status).toMatchObject({ allowed: false })
+    expect((await review("reader", "watch")).status).toMatchObject({ allowed: true })
+    expect((await review("admin", "create")).status).toMatchObject({ allowed: true })
+    await expect(review("stranger", "get")).rejects.toMatchObject({ code: 401 })
   })
 
   it("keeps optimistic concurrency on update", async () => {

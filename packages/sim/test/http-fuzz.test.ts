@@ -1,5 +1,6 @@
 // A seeded fuzz of the HTTP face: thousands of hostile requests (odd methods and paths, malformed
-// query parameters, wrong media types, broken, huge and deeply nested bodies, random JSON patches)
+// query parameters, wrong media types, broken, huge and deeply nested bodies, random JSON patches,
+// corrupted protobuf bodies)
 // against one server. Every one must be answered, on a connection that stays usable, with no 5xx but
 // the documented etcd size refusal; and the real kubectl must still work on the same server afterwards.
 import { execFile } from "node:child_process"
@@ -11,13 +12,14 @@ import fc from "fast-check"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Resources } from "../src/Api.ts"
 import { type Served, runtime, serve, trainJob } from "./http-fixture.ts"
+import { protobufBody } from "./protobuf-encoder.ts"
 
 interface FuzzRequest {
   readonly method: string
   readonly path: string
   readonly query: ReadonlyArray<readonly [string, string]>
   readonly headers: Readonly<Record<string, string>>
-  readonly body: string | undefined
+  readonly body: string | Uint8Array | undefined
 }
 
 interface Answer {
@@ -319,7 +321,32 @@ const meant: fc.Arbitrary<FuzzRequest> = fc.oneof(
   }))
 )
 
-const fuzzRequest: fc.Arbitrary<FuzzRequest> = fc.oneof({ weight: 2, arbitrary: meant }, { weight: 3, arbitrary: hostile })
+// kubectl's protobuf bodies for built-in kinds, sent whole or with bytes overwritten and cut short.
+const protobufSamples: ReadonlyArray<{ readonly path: string; readonly body: Uint8Array }> = [
+  { path: "/api/v1/namespaces", body: protobufBody("v1", "Namespace", "core.v1.Namespace", { metadata: { name: "fuzz-pb", labels: { a: "b" } }, spec: {}, status: {} }) },
+  {
+    path: "/apis/batch/v1/namespaces/fuzz/jobs",
+    body: protobufBody("batch/v1", "Job", "batch.v1.Job", { metadata: { name: "pb" }, spec: { template: { metadata: {}, spec: { containers: [{ name: "c", image: "busybox", resources: { limits: { cpu: "1" } } }], restartPolicy: "Never" } } } })
+  },
+  { path: "/api/v1/namespaces/default/pods", body: protobufBody("v1", "Pod", "core.v1.Pod", { metadata: { name: "pb", creationTimestamp: "2026-01-01T00:00:00Z" }, spec: { containers: [{ name: "c", image: "busybox", ports: [{ containerPort: 80 }] }] } }) },
+  { path: "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", body: protobufBody("authorization.k8s.io/v1", "SelfSubjectAccessReview", "authorization.v1.SelfSubjectAccessReview", { metadata: {}, spec: { resourceAttributes: { verb: "create", resource: "trainjobs" } } }) },
+  { path: jobs("default"), body: protobufBody("trainer.kubeflow.org/v1alpha1", "TrainJob", "core.v1.Namespace", { metadata: { name: "pb" } }) }
+]
+const protobufRequest: fc.Arbitrary<FuzzRequest> = fc
+  .record({ sample: fc.constantFrom(...protobufSamples), overwrite: fc.array(fc.tuple(fc.nat(), fc.nat({ max: 255 })), { maxLength: 3 }), cut: fc.option(fc.nat(), { nil: undefined }) })
+  .map(({ sample, overwrite, cut }) => {
+    const bytes = Uint8Array.from(sample.body)
+    for (const [at, value] of overwrite) bytes[at % bytes.length] = value
+    return {
+      method: "POST",
+      path: sample.path,
+      query: [],
+      headers: { "Content-Type": "application/vnd.kubernetes.protobuf", Accept: "application/vnd.kubernetes.protobuf,application/json" },
+      body: cut === undefined ? bytes : bytes.subarray(0, cut % (bytes.length + 1))
+    }
+  })
+
+const fuzzRequest: fc.Arbitrary<FuzzRequest> = fc.oneof({ weight: 2, arbitrary: meant }, { weight: 3, arbitrary: hostile }, { weight: 1, arbitrary: protobufRequest })
 
 const agent = new Agent({ keepAlive: true, maxSockets: 1 })
 

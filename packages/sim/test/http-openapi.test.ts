@@ -6,6 +6,7 @@ import type { FieldTree } from "../src/apiserver/validation/FieldTree.ts"
 import { groupVersionDocument, schemaName } from "../src/http/OpenApi.ts"
 import { objectMetaSchemaName, quantitySchemaName } from "../src/http/OpenApiSchema.ts"
 import { objectMeta } from "../src/kinds/core/CoreFields.ts"
+import { descriptionsOf } from "../src/kinds/FieldDescriptions.ts"
 import { fieldsOf } from "../src/kinds/KindFields.ts"
 
 type Schema = Record<string, unknown>
@@ -49,6 +50,23 @@ describe("OpenAPI schemas", () => {
     const doc = groupVersionDocument(r.group, version) as { components: { schemas: Record<string, Schema> } }
     const schema = doc.components.schemas[schemaName(r.group, version, r.kind)] as Schema
     expect(sorted(treeOf(schema))).toEqual(sorted(fieldsOf(r.plural)))
+  })
+
+  it("describe only fields the trees have", () => {
+    // Every path of a tree, list items adding no segment.
+    const paths = (tree: FieldTree, path: string): ReadonlyArray<string> =>
+      typeof tree === "string" || "values" in tree
+        ? [path]
+        : "items" in tree
+          ? paths(tree.items, path)
+          : [path, ...Object.entries(tree.fields).flatMap(([k, t]) => paths(t, path === "" ? k : `${path}.${k}`))]
+    for (const r of described) {
+      const known = new Set(paths(fieldsOf(r.plural), ""))
+      expect(Object.keys(descriptionsOf(r.plural)).filter((p) => !known.has(p)), r.plural).toEqual([])
+    }
+    const doc = groupVersionDocument("trainer.kubeflow.org", "v1alpha1") as { components: { schemas: Record<string, Schema> } }
+    const trainJob = doc.components.schemas["org.kubeflow.trainer.v1alpha1.TrainJob"] as { properties: { spec: { properties: { trainer: Schema } } } }
+    expect(trainJob.properties.spec.properties.trainer["description"]).toBe(descriptionsOf("trainjobs")["spec.trainer"])
   })
 
   it("describe every CRD kind kubectl explain is asked about", () => {

@@ -3,9 +3,11 @@
 // protobuf create over HTTP checked in the store.
 import fc from "fast-check"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { decodeProtobufBody, goDuration, messageFields, protobufKinds } from "../src/http/ProtobufBody.ts"
+import { decodeMessage, decodeProtobufBody, goDuration, messageFields, protobufKinds } from "../src/http/ProtobufBody.ts"
+import { WireError } from "../src/http/ProtobufWire.ts"
+import { builtinMessages } from "../src/kinds/BuiltinMessages.ts"
 import { type Served, serve } from "./http-fixture.ts"
-import { protobufBody } from "./protobuf-encoder.ts"
+import { encodeMessage, protobufBody } from "./protobuf-encoder.ts"
 
 // `dropped`: the field's zero value is left out of JSON (omitempty on a non-pointer), so never generated.
 const scalar = (type: string, dropped: boolean): fc.Arbitrary<unknown> | undefined => {
@@ -99,6 +101,22 @@ describe("protobuf bodies", () => {
     ])
   })
 
+  it("prints every duration so that Go's ParseDuration reads it back exactly", () => {
+    const units: Readonly<Record<string, bigint>> = { h: 3_600_000_000_000n, m: 60_000_000_000n, s: 1_000_000_000n, ms: 1_000_000n, "µs": 1_000n, ns: 1n }
+    const parse = (text: string): bigint => {
+      const sign = text.startsWith("-") ? -1n : 1n
+      let total = 0n
+      for (const [, whole = "", fraction = "", unit = ""] of text.matchAll(/(\d+)(?:\.(\d+))?(h|ms|µs|ns|m|s)/g)) {
+        const scale = units[unit] ?? 0n
+        total += BigInt(whole) * scale + (fraction === "" ? 0n : (BigInt(fraction) * scale) / 10n ** BigInt(fraction.length))
+      }
+      return sign * total
+    }
+    fc.assert(fc.property(fc.bigInt({ min: -(2n ** 63n) + 1n, max: 2n ** 63n - 1n }), (nanos) => {
+        expect(parse(goDuration(nanos))).toBe(nanos)
+      }), { numRuns: 2_000 })
+  })
+
   it("answers 415 naming a kind it does not take as protobuf", () => {
     const body = protobufBody("trainer.kubeflow.org/v1alpha1", "TrainJob", "core.v1.Namespace", { metadata: { name: "t" } })
     const decoded = decodeProtobufBody(body)
@@ -106,6 +124,41 @@ describe("protobuf bodies", () => {
     if (decoded.ok) return
     expect(decoded.response.code).toBe(415)
     expect(decoded.response.body).toMatchObject({ reason: "UnsupportedMediaType", message: expect.stringContaining("trainer.kubeflow.org/v1alpha1, Kind=TrainJob") })
+  })
+
+  it("reads any bytes as any message or refuses them with a WireError, never another error", () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...Object.keys(builtinMessages)), fc.uint8Array({ maxLength: 48 }), (name, bytes) => {
+        try {
+          decodeMessage(name, bytes)
+        } catch (error) {
+          expect(error).toBeInstanceOf(WireError)
+        }
+      }),
+      { numRuns: 20_000 }
+    )
+    // Well-formed messages with bytes overwritten reach the nested and special messages random bytes
+    // seldom form.
+    const kinds = protobufKinds.map((k) => k.message)
+    const mutated = fc
+      .constantFrom(...kinds)
+      .chain((name) => fc.tuple(fc.constant(name), objectOf(name, 3), fc.array(fc.tuple(fc.nat(), fc.nat({ max: 255 })), { minLength: 1, maxLength: 4 })))
+    fc.assert(
+      fc.property(mutated, ([name, object, overwrite]) => {
+        const bytes = Uint8Array.from(encodeMessage(name, object))
+        for (const [at, value] of overwrite) if (bytes.length > 0) bytes[at % bytes.length] = value
+        try {
+          decodeMessage(name, bytes)
+        } catch (error) {
+          expect(error).toBeInstanceOf(WireError)
+        }
+      }),
+      { numRuns: 3_000 }
+    )
+    // A timestamp whose seconds arrive as bytes.
+    const time = [0x0a, 0x01, 0x78]
+    const meta = [0x42, time.length, ...time]
+    expect(() => decodeMessage("core.v1.Namespace", Uint8Array.from([0x0a, meta.length, ...meta]))).toThrow(WireError)
   })
 
   it("answers 400, never throws, for any bytes after the magic", () => {
@@ -145,6 +198,24 @@ describe("protobuf bodies over HTTP", () => {
     const created = await post("/apis/batch/v1/namespaces/team-a/jobs", protobufBody("batch/v1", "Job", "batch.v1.Job", job))
     expect(created.status).toBe(201)
     expect(served.simulator.system.get("jobs", "team-a", "j")).toMatchObject({ spec: job.spec })
+  })
+
+  it("reads a protobuf DeleteOptions: an orphaning delete leaves the job's pods", async () => {
+    const created = await post("/api/v1/namespaces", protobufBody("v1", "Namespace", "core.v1.Namespace", { metadata: { name: "team-b" }, spec: {}, status: {} }))
+    expect(created.status).toBe(201)
+    const owner = await post("/apis/batch/v1/namespaces/team-b/jobs", protobufBody("batch/v1", "Job", "batch.v1.Job", { metadata: { name: "owner" }, spec: { template: { metadata: {}, spec: { containers: [{ name: "c", image: "busybox" }], restartPolicy: "Never" } } } }))
+    const uid = ((await owner.json()) as { metadata: { uid: string } }).metadata.uid
+    const pod = { metadata: { name: "dependent", ownerReferences: [{ apiVersion: "batch/v1", kind: "Job", name: "owner", uid, controller: true }] }, spec: { containers: [{ name: "c", image: "busybox" }] } }
+    expect((await post("/api/v1/namespaces/team-b/pods", protobufBody("v1", "Pod", "core.v1.Pod", pod))).status).toBe(201)
+    const deleted = await fetch(`${served.server.url}/apis/batch/v1/namespaces/team-b/jobs/owner`, {
+      method: "DELETE",
+      headers: { "content-type": "application/vnd.kubernetes.protobuf" },
+      body: protobufBody("v1", "DeleteOptions", "meta.v1.DeleteOptions", { propagationPolicy: "Orphan" })
+    })
+    expect(deleted.status).toBe(200)
+    served.simulator.advance(5_000)
+    expect(served.simulator.system.get("jobs", "team-b", "owner")).toBeUndefined()
+    expect(served.simulator.system.get("pods", "team-b", "dependent")).toBeDefined()
   })
 
   it("refuses a protobuf TrainJob with 415, and garbage with 400", async () => {

@@ -19,6 +19,7 @@ describe("kubectl explain", () => {
   it("explains a TrainJob's trainer field by field", async () => {
     const out = ok(await kubectl(served, "explain", "trainjob.spec.trainer"))
     expect(out).toContain("KIND:       TrainJob")
+    expect(out).toContain("The container image of the trainer's node container.")
     expect(fieldsOf(out)).toEqual([
       "args <[]string>",
       "command <[]string>",

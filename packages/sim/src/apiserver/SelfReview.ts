@@ -48,7 +48,9 @@ const accessStatus = (rights: ReadonlyArray<string> | "*", spec: Record<string, 
   const verb = text((resource ?? (isJsonObject(spec["nonResourceAttributes"]) ? spec["nonResourceAttributes"] : {}))["verb"])
   // Non-resource paths (discovery, /version, /openapi) are served to everyone for reading.
   const allowed = rights === "*" || (resource === undefined ? verb === "get" : verb !== "*" && rights.includes(verb))
-  return allowed ? { allowed: true, reason: `the simulator's token table lets ${subject} ${resource === undefined ? "read non-resource paths" : rights === "*" ? "do anything" : `${rights.join(", ")} every resource`}` } : { allowed: false }
+  if (!allowed) return { allowed: false }
+  const what = rights === "*" ? "do anything" : resource === undefined ? "read non-resource paths" : `${rights.join(", ")} every resource`
+  return { allowed: true, reason: `the simulator's token table lets ${subject} ${what}` }
 }
 
 const rulesStatus = (rights: ReadonlyArray<string> | "*"): Record<string, unknown> => ({

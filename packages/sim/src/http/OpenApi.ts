@@ -4,6 +4,7 @@
 // explain` reads each kind's schema, which comes from the field tree the simulator validates with.
 import { createHash } from "node:crypto"
 import { type Resource, Resources } from "../Api.ts"
+import { descriptionsOf } from "../kinds/FieldDescriptions.ts"
 import { fieldsOf } from "../kinds/KindFields.ts"
 import { objectMetaSchema, objectMetaSchemaName, quantitySchema, quantitySchemaName, schemaOf } from "./OpenApiSchema.ts"
 import { groupVersions, serves } from "./Route.ts"
@@ -28,9 +29,9 @@ const metadata = { allOf: [{ $ref: `#/components/schemas/${objectMetaSchemaName}
 const objectProperties = (r: Resource): Record<string, unknown> => {
   const tree = fieldsOf(r.plural)
   if (tree !== "open") {
-    const described = schemaOf(tree)["properties"] as Record<string, Record<string, unknown>>
-    const spec = described["spec"] === undefined ? {} : { spec: { ...described["spec"], description: `The desired state of the ${r.kind}.` } }
-    const status = described["status"] === undefined ? {} : { status: { ...described["status"], description: `The observed state of the ${r.kind}, written by its controller.` } }
+    const described = schemaOf(tree, descriptionsOf(r.plural))["properties"] as Record<string, Record<string, unknown>>
+    const spec = described["spec"] === undefined ? {} : { spec: { description: `The desired state of the ${r.kind}.`, ...described["spec"] } }
+    const status = described["status"] === undefined ? {} : { status: { description: `The observed state of the ${r.kind}, written by its controller.`, ...described["status"] } }
     return { ...described, ...typeMeta, metadata, ...spec, ...status }
   }
   return {

@@ -61,28 +61,42 @@ export const objectMetaSchema: Record<string, unknown> = {
   }
 }
 
-/** The OpenAPI v3 schema a field tree describes. `metadata` at the top refers to ObjectMeta. */
-export const schemaOf = (tree: FieldTree, topLevel = true): Record<string, unknown> => {
+const describedAs = (descriptions: Readonly<Record<string, string>>, path: string): Record<string, unknown> =>
+  Object.hasOwn(descriptions, path) ? { description: descriptions[path] } : {}
+
+const childPath = (path: string, key: string): string => (path === "" ? key : `${path}.${key}`)
+
+/**
+ * The OpenAPI v3 schema a field tree describes, with the descriptions given by path (list items add no
+ * segment). `metadata` at the top refers to ObjectMeta.
+ */
+export const schemaOf = (tree: FieldTree, descriptions: Readonly<Record<string, string>> = {}, path = ""): Record<string, unknown> => {
+  const described = describedAs(descriptions, path)
   switch (tree) {
     case "string":
-      return { type: "string" }
+      return { type: "string", ...described }
     case "integer":
-      return { type: "integer", format: "int64" }
+      return { type: "integer", format: "int64", ...described }
     case "boolean":
-      return { type: "boolean" }
+      return { type: "boolean", ...described }
     case "quantity":
-      return { allOf: [ref(quantitySchemaName)] }
+      return { allOf: [ref(quantitySchemaName)], ...described }
     case "any":
-      return {}
+      return described
     case "open":
-      return { type: "object", "x-kubernetes-preserve-unknown-fields": true }
+      return { type: "object", "x-kubernetes-preserve-unknown-fields": true, ...described }
   }
-  if ("items" in tree) return { type: "array", items: schemaOf(tree.items, false) }
-  if ("values" in tree) return { type: "object", additionalProperties: schemaOf(tree.values, false) }
+  if ("items" in tree) return { type: "array", items: schemaOf(tree.items, descriptions, path), ...described }
+  if ("values" in tree) return { type: "object", additionalProperties: schemaOf(tree.values, {}, ""), ...described }
   const properties = Object.fromEntries(
     Object.keys(tree.fields)
       .sort()
-      .map((key) => [key, topLevel && key === "metadata" ? { allOf: [ref(objectMetaSchemaName)], description: "Standard object metadata." } : schemaOf(tree.fields[key] as FieldTree, false)])
+      .map((key) => [
+        key,
+        path === "" && key === "metadata"
+          ? { allOf: [ref(objectMetaSchemaName)], description: "Standard object metadata." }
+          : schemaOf(tree.fields[key] as FieldTree, descriptions, childPath(path, key))
+      ])
   )
-  return { type: "object", properties }
+  return { type: "object", properties, ...described }
 }

@@ -125,18 +125,24 @@ const specialOf = (type: string, bytes: Uint8Array, path: string): unknown => {
   const f = byNumber(bytes)
   const int = (n: number, t: string): number => (f.has(n) ? (scalarOf(t, f.get(n) as WireField, path) as number) : 0)
   const str = (n: number): string => (f.has(n) ? (scalarOf("string", f.get(n) as WireField, path) as string) : "")
+  const int64 = (n: number): bigint => {
+    const field = f.get(n)
+    if (field === undefined) return 0n
+    expectWire(field, "varint", path)
+    return BigInt.asIntN(64, field.value as bigint)
+  }
   switch (type) {
     case "quantity":
       return str(1)
     case "time":
     case "microTime": {
-      const seconds = f.has(1) ? BigInt.asIntN(64, (f.get(1) as WireField & { value: bigint }).value) : 0n
+      const seconds = int64(1)
       const nanos = int(2, "int32")
       if (seconds === 0n && nanos === 0) return undefined
       return rfc3339(seconds, nanos, type === "time" ? 0 : 6)
     }
     case "duration":
-      return goDuration(f.has(1) ? BigInt.asIntN(64, (f.get(1) as WireField & { value: bigint }).value) : 0n)
+      return goDuration(int64(1))
     case "intOrString":
       return int(1, "int64") === 1 ? str(3) : int(2, "int32")
     case "raw":
@@ -159,8 +165,14 @@ const specialOf = (type: string, bytes: Uint8Array, path: string): unknown => {
 const valueOf = (type: string, field: WireField, path: string): unknown =>
   scalarTypes.has(type) ? scalarOf(type, field, path) : specialOf(type, bytesOf(field, path), path)
 
-const zeroOf = (type: string): unknown =>
-  type === "string" ? "" : type === "bool" ? false : scalarTypes.has(type) && type !== "bytes" ? 0 : type === "quantity" ? "" : undefined
+// A map entry without its value holds the value type's zero, as Go's decoder leaves it.
+const zeroOf = (type: string): unknown => {
+  if (type === "string" || type === "bytes") return ""
+  if (type === "bool") return false
+  if (scalarTypes.has(type)) return 0
+  if (type === "quantity") return "0"
+  return specialOf(type, new Uint8Array(), "") ?? null
+}
 
 // Go's omitempty: empty strings, zeros, false, and empty lists and maps (never a struct).
 const isEmpty = (value: unknown, spec: MessageField): boolean =>
