@@ -9,7 +9,9 @@ import { afterAll, describe, expect, it } from "vitest"
 import { Resources, type KubeObject } from "../src/Api.ts"
 import { journalFile, snapshotFile, StoreJournal, StoreJournalError } from "../src/apiserver/store/StoreJournal.ts"
 import { Simulator } from "../src/Simulator.ts"
+import { lostContainerReason } from "../src/LostContainers.ts"
 import { create, get, initializerRuntime, list, plainRuntime, trainJob } from "./controllers-sim.ts"
+import { eventually } from "./http-fixture.ts"
 
 const dirs: Array<string> = []
 const freshDir = (): string => {
@@ -60,6 +62,30 @@ describe("StoreJournal", () => {
     expect(conditions.find((c) => c.type === "Complete")?.status).toBe("True")
     expect(list(second, "pods").every((p) => (p.status as { phase?: string }).phase === "Succeeded")).toBe(true)
     void second.close()
+  })
+
+  it("with exec, a resumed simulator fails the pods whose processes went with the last one, and their TrainJob ends", async () => {
+    const dir = freshDir()
+    const exec = { workloads: { exec: { graceMs: 300 } } }
+    const first = new Simulator({ journal: StoreJournal.open(dir), objects: [plainRuntime], controllers: exec })
+    expect(create(first, "trainjobs", trainJob("long", { trainer: { command: ["sh", "-c", "echo started; sleep 600"] } })).code).toBe(201)
+    const running = await eventually(() => {
+      first.advance(100)
+      return list(first, "pods").some((p) => (p.status as { phase?: string } | undefined)?.phase === "Running")
+    })
+    expect(running).toBe(true)
+    // The process goes, the store still says Running: what a kill leaves.
+    await first.close()
+    const second = new Simulator({ journal: StoreJournal.open(dir), controllers: exec })
+    const pod = list(second, "pods")[0]
+    expect(pod?.status).toMatchObject({ phase: "Failed", reason: lostContainerReason, containerStatuses: [{ state: { terminated: { exitCode: 137 } } }] })
+    const ended = await eventually(() => {
+      second.advance(100)
+      const conditions = (get(second, "trainjobs", "long").status as { conditions?: ReadonlyArray<{ type: string; status: string }> } | undefined)?.conditions ?? []
+      return conditions.some((c) => c.type === "Failed" && c.status === "True")
+    })
+    expect(ended).toBe(true)
+    await second.close()
   })
 
   it("cuts off a torn last line, and journals after it cleanly", () => {
