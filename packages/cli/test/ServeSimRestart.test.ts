@@ -7,7 +7,8 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { hashToken } from "@dispatch/server"
-import { background, ensureBuilt, example, kubectl, processTestMs, type Served } from "./DispatchBinary.ts"
+import { ExitCode } from "../src/ExitCode.ts"
+import { background, dispatch, ensureBuilt, example, kubectl, processTestMs, type Served } from "./DispatchBinary.ts"
 
 const jobs = 12
 const dir = mkdtempSync(join(tmpdir(), "dispatch-serve-sim-"))
@@ -93,5 +94,9 @@ describe("dispatch serve --sim with a data directory", () => {
     expect(second.stderr()).toMatch(/the embedded simulator's state is in .*simulator: resumed at /)
     const names = await kubectl(["--kubeconfig", kubeconfig, "get", "trainjobs", "-o", "name"])
     expect(names.stdout.trim().split("\n")).toHaveLength(jobs)
+    // One service per simulator state: a second on the same directory is refused, naming the first.
+    const other = await dispatch(["serve", "--sim", "--port", "0", "--data-dir", dataDir, "--tokens", tokensFile])
+    expect(other.code).toBe(ExitCode.failure)
+    expect(other.stderr).toContain(`${join(dataDir, "simulator")} is in use by dispatch serve pid ${second.child.pid}`)
   }, processTestMs)
 })
