@@ -211,11 +211,13 @@ export class StoreJournal {
     if (clock > this.lastClock) this.append({ clock })
     if (this.dirty) fsyncSync(this.fd)
     this.dirty = false
-    if (this.store !== undefined && this.journalBytes >= this.compactBytes && this.journalBytes > this.snapshotBytes) this.compact(this.store)
+    if (this.journalBytes >= this.compactBytes && this.journalBytes > this.snapshotBytes) this.compact()
   }
 
-  /** Writes the whole store as the new snapshot and empties the journal. */
-  compact(store: Store): void {
+  /** Writes the whole attached store as the new snapshot and empties the journal (nothing before `attach`). */
+  compact(): void {
+    const store = this.store
+    if (store === undefined || this.fd < 0) return
     const objects = Resources.flatMap((r) => [...store.all(r.plural)].map((object) => ({ resource: r.plural, object })))
     const text = JSON.stringify({ format: snapshotFormat, revision: store.currentRevision(), clock: Math.max(this.lastClock, this.now()), objects })
     const temp = join(this.dir, `${snapshotFile}.tmp`)
