@@ -11,7 +11,8 @@ import { ExitCode } from "../src/ExitCode.ts"
 import { background, dispatch, ensureBuilt, kubectl, processTestMs, type Served } from "./DispatchBinary.ts"
 import { allJobs, exampleExperiment, serviceCaller } from "./ServiceCalls.ts"
 
-const jobs = 12
+// DISPATCH_RESTART_JOBS=150 runs it at the scale where every job used to be lost.
+const jobs = Number(process.env["DISPATCH_RESTART_JOBS"] ?? 12)
 const dir = mkdtempSync(join(tmpdir(), "dispatch-serve-sim-"))
 const token = randomBytes(24).toString("base64url")
 const tokensFile = join(dir, "tokens.json")
