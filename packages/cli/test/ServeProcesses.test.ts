@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { hashToken } from "@dispatch/server"
 import { testPostgres, type TestPostgres } from "../../server/test/TestPostgres.ts"
 import { background, ensureBuilt, example, kubectl, processTestMs, type Served } from "./DispatchBinary.ts"
+import { allJobs, exampleExperiment, serviceCaller } from "./ServiceCalls.ts"
 import { readFileSync } from "node:fs"
 
 const jobs = Number(process.env["DISPATCH_PROCESS_JOBS"] ?? 500)
@@ -30,24 +31,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-const call = async (base: string, method: string, path: string, body?: unknown) => {
-  const response = await fetch(`${base}/api/v1${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) })
-  })
-  return { status: response.status, body: (await response.json()) as any }
-}
-
-/** Every job, page by page (the API pages at most 100 at a time). */
-const allJobs = async (base: string): Promise<Array<any>> => {
-  const all: Array<any> = []
-  for (let index = 0; ; index += 100) {
-    const page = await call(base, "GET", `/jobs?index=${index}&pageLength=100`)
-    all.push(...page.body.data)
-    if (page.body.isComplete || page.body.data.length === 0) return all
-  }
-}
+const call = serviceCaller(token)
 
 describe("two dispatch serve processes on one PostgreSQL", () => {
   it(`dispatch ${jobs} jobs submitted to both: each claimed once, each on its own TrainJob, all finished`, async () => {
@@ -60,17 +44,9 @@ describe("two dispatch serve processes on one PostgreSQL", () => {
     started.push(b)
 
     const config = JSON.parse(readFileSync(example("config.json"), "utf8"))
-    const queue = await call(a.url, "POST", "/queues", { name: "gpu", description: "", backend: { config, runtime: config.runtimes[0], image: "example/worker:1" } })
-    expect(queue.status).toBe(200)
-    const entrypoint = await call(a.url, "POST", "/entrypoints", {
-      name: "train", description: "", queues: [queue.body.id], parameters: [], artifactParameters: [], taskGraph: { train: { fit: {} } }, command: ["python", "-m", "train"]
-    })
-    expect(entrypoint.status).toBe(200)
-    const experiment = await call(b.url, "POST", "/experiments", { name: "e", entrypoints: [entrypoint.body.id] })
-    expect(experiment.status).toBe(200)
-    const body = { entrypoint: entrypoint.body.id, queue: queue.body.id, values: {}, timeout: "1h", description: "" }
+    const { experiment, job: body } = await exampleExperiment(call, a.url, b.url)
     const submitted = await Promise.all(
-      Array.from({ length: jobs }, (_, i) => call(i % 2 === 0 ? a.url : b.url, "POST", `/experiments/${experiment.body.id}/jobs`, body))
+      Array.from({ length: jobs }, (_, i) => call(i % 2 === 0 ? a.url : b.url, "POST", `/experiments/${experiment}/jobs`, body))
     )
     expect(submitted.map((s) => s.status)).toEqual(Array(jobs).fill(200))
 
@@ -78,7 +54,7 @@ describe("two dispatch serve processes on one PostgreSQL", () => {
     const deadline = Date.now() + 420_000
     let listed: Array<any> = []
     for (;;) {
-      listed = await allJobs(a.url)
+      listed = await allJobs(call, a.url)
       if (listed.length === jobs && listed.every((j) => j.status === "finished" || j.status === "failed")) break
       if (Date.now() > deadline) break
       await new Promise((resolve) => setTimeout(resolve, 500))
@@ -106,12 +82,12 @@ describe("two dispatch serve processes on one PostgreSQL", () => {
     const queue = queues.body.data[0].id
     const experiments = await call(b.url, "GET", "/experiments")
     const experiment = experiments.body.data[0]
-    const before = new Set((await allJobs(b.url)).map((j) => j.id))
+    const before = new Set((await allJobs(call, b.url)).map((j) => j.id))
     const body = { entrypoint: experiment.entrypoints[0], queue, values: {}, timeout: "1h", description: "kill" }
     await Promise.all(Array.from({ length: killJobs }, () => call(b.url, "POST", `/experiments/${experiment.id}/jobs`, body)))
     // Kill A as soon as the jobs are being dispatched, then bring it back under its name.
     const deadline = Date.now() + 60_000
-    while ((await allJobs(b.url)).filter((j) => !before.has(j.id) && j.status === "started").length < 10 && Date.now() < deadline) {
+    while ((await allJobs(call, b.url)).filter((j) => !before.has(j.id) && j.status === "started").length < 10 && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 50))
     }
     a.child.kill("SIGKILL")
@@ -120,7 +96,7 @@ describe("two dispatch serve processes on one PostgreSQL", () => {
 
     let mine: Array<any> = []
     for (const until = Date.now() + 420_000; Date.now() < until; await new Promise((resolve) => setTimeout(resolve, 500))) {
-      mine = (await allJobs(b.url)).filter((j) => !before.has(j.id))
+      mine = (await allJobs(call, b.url)).filter((j) => !before.has(j.id))
       if (mine.length === killJobs && mine.every((j) => j.status === "finished" || j.status === "failed")) break
     }
     expect(mine.map((j) => j.status)).toEqual(Array(killJobs).fill("finished"))

@@ -2,14 +2,17 @@
 // jobs run and started again, it resumes them on the same TrainJobs and they finish. kubectl reaches the
 // embedded cluster through --sim-kubeconfig-out.
 import { randomBytes } from "node:crypto"
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { hashToken } from "@dispatch/server"
-import { background, ensureBuilt, example, kubectl, processTestMs, type Served } from "./DispatchBinary.ts"
+import { ExitCode } from "../src/ExitCode.ts"
+import { background, dispatch, ensureBuilt, kubectl, processTestMs, type Served } from "./DispatchBinary.ts"
+import { allJobs, exampleExperiment, serviceCaller } from "./ServiceCalls.ts"
 
-const jobs = 12
+// DISPATCH_RESTART_JOBS=150 runs it at the scale where every job used to be lost.
+const jobs = Number(process.env["DISPATCH_RESTART_JOBS"] ?? 12)
 const dir = mkdtempSync(join(tmpdir(), "dispatch-serve-sim-"))
 const token = randomBytes(24).toString("base64url")
 const tokensFile = join(dir, "tokens.json")
@@ -26,14 +29,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-const call = async (base: string, method: string, path: string, body?: unknown) => {
-  const response = await fetch(`${base}/api/v1${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) })
-  })
-  return { status: response.status, body: (await response.json()) as any }
-}
+const call = serviceCaller(token)
 
 const serveSim = async (): Promise<Served> => {
   // PGlite in the data directory, whatever DATABASE_URL the test run has; one instance name across the restart.
@@ -42,13 +38,11 @@ const serveSim = async (): Promise<Served> => {
   return served
 }
 
-const allJobs = async (base: string): Promise<Array<any>> => (await call(base, "GET", "/jobs?index=0&pageLength=100")).body.data
-
 // Polls until `done` holds for the jobs; the bound is for a stuck service, not a slow machine.
 const until = async (base: string, done: (jobs: Array<any>) => boolean): Promise<Array<any>> => {
   const deadline = Date.now() + 420_000
   for (;;) {
-    const listed = await allJobs(base)
+    const listed = await allJobs(call, base)
     if (done(listed) || Date.now() > deadline) return listed
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
@@ -63,15 +57,8 @@ const trainJobUids = async (): Promise<Map<string, string>> => {
 describe("dispatch serve --sim with a data directory", () => {
   it(`resumes ${jobs} running jobs after SIGKILL: same TrainJobs, all finished, none lost`, async () => {
     const first = await serveSim()
-    const config = JSON.parse(readFileSync(example("config.json"), "utf8"))
-    const queue = await call(first.url, "POST", "/queues", { name: "gpu", description: "", backend: { config, runtime: config.runtimes[0], image: "example/worker:1" } })
-    expect(queue.status).toBe(200)
-    const entrypoint = await call(first.url, "POST", "/entrypoints", {
-      name: "train", description: "", queues: [queue.body.id], parameters: [], artifactParameters: [], taskGraph: { train: { fit: {} } }, command: ["python", "-m", "train"]
-    })
-    const experiment = await call(first.url, "POST", "/experiments", { name: "e", entrypoints: [entrypoint.body.id] })
-    const body = { entrypoint: entrypoint.body.id, queue: queue.body.id, values: {}, timeout: "1h", description: "" }
-    for (let i = 0; i < jobs; i++) expect((await call(first.url, "POST", `/experiments/${experiment.body.id}/jobs`, body)).status).toBe(200)
+    const { experiment, job } = await exampleExperiment(call, first.url)
+    for (let i = 0; i < jobs; i++) expect((await call(first.url, "POST", `/experiments/${experiment}/jobs`, job)).status).toBe(200)
 
     // Killed once some jobs run on the cluster and none has finished (a run takes 5 simulated seconds).
     const running = await until(first.url, (listed) => listed.some((j) => j.status === "started"))
@@ -93,5 +80,9 @@ describe("dispatch serve --sim with a data directory", () => {
     expect(second.stderr()).toMatch(/the embedded simulator's state is in .*simulator: resumed at /)
     const names = await kubectl(["--kubeconfig", kubeconfig, "get", "trainjobs", "-o", "name"])
     expect(names.stdout.trim().split("\n")).toHaveLength(jobs)
+    // One service per simulator state: a second on the same directory is refused, naming the first.
+    const other = await dispatch(["serve", "--sim", "--port", "0", "--data-dir", dataDir, "--tokens", tokensFile])
+    expect(other.code).toBe(ExitCode.failure)
+    expect(other.stderr).toContain(`${join(dataDir, "simulator")} is in use by dispatch serve pid ${second.child.pid}`)
   }, processTestMs)
 })

@@ -26,6 +26,7 @@ import { collectGarbage } from "./apiserver/collection/GarbageCollector.ts"
 import { GarbageQueue } from "./apiserver/collection/GarbageQueue.ts"
 import { isJsonObject } from "./apiserver/store/JsonValue.ts"
 import { finishNamespaces } from "./apiserver/collection/NamespaceLifecycle.ts"
+import { failLostContainers } from "./LostContainers.ts"
 import { SeededRandom, freshSeed } from "./Random.ts"
 import { resourceByPlural } from "./kinds/ResourceTable.ts"
 import { isSelection, parseSelection } from "./apiserver/lists/Selection.ts"
@@ -121,6 +122,8 @@ export class Simulator implements ControllerHost {
       // After the controllers, so that their change feeds hear of every object they must track.
       this.store.restore(restored.revision, restored.objects)
       options.journal?.attach(this.store, () => this.clock)
+      const exec = options.controllers?.workloads?.exec
+      if (exec !== undefined && exec !== false) failLostContainers(this.system, this.clock)
     }
     this.rejectedSeeds = (options.objects ?? []).flatMap((object) => this.seed(object))
   }

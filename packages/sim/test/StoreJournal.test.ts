@@ -1,6 +1,7 @@
 // A simulator on a state directory resumes what the last one held: objects with their uids and
-// resourceVersions, the revision counter and the clock, whatever point it was dropped at (no close), a
-// torn last line or a crash between a snapshot and the journal's truncation.
+// resourceVersions, the revision counter and the clock, whatever point it was dropped at (never closed,
+// as a killed process leaves it; its flush timer is unref'd), a torn last line or a crash between a
+// snapshot and the journal's truncation.
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -9,7 +10,9 @@ import { afterAll, describe, expect, it } from "vitest"
 import { Resources, type KubeObject } from "../src/Api.ts"
 import { journalFile, snapshotFile, StoreJournal, StoreJournalError } from "../src/apiserver/store/StoreJournal.ts"
 import { Simulator } from "../src/Simulator.ts"
+import { lostContainerReason } from "../src/LostContainers.ts"
 import { create, get, initializerRuntime, list, plainRuntime, trainJob } from "./controllers-sim.ts"
+import { eventually } from "./http-fixture.ts"
 
 const dirs: Array<string> = []
 const freshDir = (): string => {
@@ -25,16 +28,12 @@ afterAll(() => {
 const everything = (sim: Simulator): Record<string, ReadonlyArray<KubeObject>> =>
   Object.fromEntries(Resources.map((r) => [r.plural, sim.system.list(r.plural)]))
 
-// What a killed process leaves: the journal's writes, never a close (its timer is stopped so the test ends).
-const dropped = (journal: StoreJournal): void => {
-  ;(journal as unknown as { timer: ReturnType<typeof setInterval> }).timer.unref()
-  clearInterval((journal as unknown as { timer: ReturnType<typeof setInterval> }).timer)
-}
 
 describe("StoreJournal", () => {
   it("a simulator dropped mid-run resumes its objects, revisions and clock, and its TrainJob runs to the end", () => {
     const dir = freshDir()
-    const first = new Simulator({ journal: StoreJournal.open(dir), objects: [plainRuntime, initializerRuntime], controllers: { trainer: { runTimeMs: 10_000 } } })
+    const journal = StoreJournal.open(dir)
+    const first = new Simulator({ journal, objects: [plainRuntime, initializerRuntime], controllers: { trainer: { runTimeMs: 10_000 } } })
     expect(first.resumed).toBe(false)
     expect(create(first, "trainjobs", trainJob("train")).code).toBe(201)
     first.advance(4000)
@@ -42,8 +41,7 @@ describe("StoreJournal", () => {
     expect(before["pods"]?.length).toBeGreaterThan(0)
     const clock = first.now()
     const revision = Number(get(first, "trainjobs", "train").metadata?.["resourceVersion"])
-    ;(first as unknown as { journal: StoreJournal }).journal.flush()
-    dropped((first as unknown as { journal: StoreJournal }).journal)
+    journal.flush()
 
     const second = new Simulator({ journal: StoreJournal.open(dir), controllers: { trainer: { runTimeMs: 10_000 } } })
     expect(second.resumed).toBe(true)
@@ -62,17 +60,41 @@ describe("StoreJournal", () => {
     void second.close()
   })
 
+  it("with exec, a resumed simulator fails the pods whose processes went with the last one, and their TrainJob ends", async () => {
+    const dir = freshDir()
+    const exec = { workloads: { exec: { graceMs: 300 } } }
+    const first = new Simulator({ journal: StoreJournal.open(dir), objects: [plainRuntime], controllers: exec })
+    expect(create(first, "trainjobs", trainJob("long", { trainer: { command: ["sh", "-c", "echo started; sleep 600"] } })).code).toBe(201)
+    const running = await eventually(() => {
+      first.advance(100)
+      return list(first, "pods").some((p) => (p.status as { phase?: string } | undefined)?.phase === "Running")
+    })
+    expect(running).toBe(true)
+    // The process goes, the store still says Running: what a kill leaves.
+    await first.close()
+    const second = new Simulator({ journal: StoreJournal.open(dir), controllers: exec })
+    const pod = list(second, "pods")[0]
+    expect(pod?.status).toMatchObject({ phase: "Failed", reason: lostContainerReason, containerStatuses: [{ state: { terminated: { exitCode: 137 } } }] })
+    const ended = await eventually(() => {
+      second.advance(100)
+      const conditions = (get(second, "trainjobs", "long").status as { conditions?: ReadonlyArray<{ type: string; status: string }> } | undefined)?.conditions ?? []
+      return conditions.some((c) => c.type === "Failed" && c.status === "True")
+    })
+    expect(ended).toBe(true)
+    await second.close()
+  })
+
   it("cuts off a torn last line, and journals after it cleanly", () => {
     const dir = freshDir()
-    const first = new Simulator({ journal: StoreJournal.open(dir), objects: [plainRuntime] })
+    const journal = StoreJournal.open(dir)
+    const first = new Simulator({ journal, objects: [plainRuntime] })
     const before = everything(first)
-    dropped((first as unknown as { journal: StoreJournal }).journal)
     appendFileSync(join(dir, journalFile), '{"revision":99,"clock":1,"resource":"namespaces","type":"put","object":{"metadata":{"na')
-    const second = new Simulator({ journal: StoreJournal.open(dir) })
+    const reopened = StoreJournal.open(dir)
+    const second = new Simulator({ journal: reopened })
     expect(everything(second)).toEqual(before)
     expect(readFileSync(join(dir, journalFile), "utf8").endsWith("\n")).toBe(true)
     create(second, "trainjobs", trainJob("after"))
-    dropped((second as unknown as { journal: StoreJournal }).journal)
     const third = new Simulator({ journal: StoreJournal.open(dir) })
     expect(get(third, "trainjobs", "after").metadata?.["uid"]).toBe(get(second, "trainjobs", "after").metadata?.["uid"])
     void third.close()
@@ -98,14 +120,13 @@ describe("StoreJournal", () => {
 
   it("folds the journal into a snapshot; a crash before the journal is emptied replays nothing twice", () => {
     const dir = freshDir()
-    const first = new Simulator({ journal: StoreJournal.open(dir, { compactBytes: 1 }), objects: [plainRuntime] })
+    const journal = StoreJournal.open(dir, { compactBytes: 1 })
+    const first = new Simulator({ journal, objects: [plainRuntime] })
     for (let i = 0; i < 5; i++) create(first, "trainjobs", trainJob(`job-${i}`))
     const journalBefore = readFileSync(join(dir, journalFile), "utf8")
-    const journal = (first as unknown as { journal: StoreJournal }).journal
     journal.flush()
     expect(existsSync(join(dir, snapshotFile))).toBe(true)
     expect(statSync(join(dir, journalFile)).size).toBe(0)
-    dropped(journal)
     const before = everything(first)
     expect(everything(new Simulator({ journal: StoreJournal.open(dir) }))).toEqual(before)
     // The crash: the new snapshot is in place, the journal still holds what it folded in.
@@ -142,11 +163,10 @@ describe("StoreJournal", () => {
         const current = sim.system.get("namespaces", undefined, name)
         if (current !== undefined) sim.system.update("namespaces", { ...current, metadata: { ...current.metadata, labels: { v: step.value.replace(/[^a-z]/g, "") || "x" } } })
       } else if (step.op === "delete") sim.system.delete("namespaces", undefined, name)
-      else if (step.op === "compact") journal.compact((sim as unknown as { store: Parameters<StoreJournal["compact"]>[0] }).store)
+      else if (step.op === "compact") journal.compact()
       else sim.advance(step.ms)
     }
     journal.flush()
-    dropped(journal)
     const resumed = new Simulator({ journal: StoreJournal.open(dir) })
     expect(everything(resumed)).toEqual(everything(sim))
     expect(resumed.now()).toBe(sim.now())

@@ -34,6 +34,12 @@ export interface StoreJournalOptions {
   readonly flushMs?: number
   /** The journal is folded into a new snapshot once it is this large and larger than the snapshot (default 4 MiB). */
   readonly compactBytes?: number
+  /**
+   * Called once when a write to the directory fails (a full disk, a lost mount); journaling stops. By
+   * default the error is thrown outside the write, so the process stops loudly, as a server whose
+   * database cannot write does, rather than go on without keeping its state.
+   */
+  readonly onFailure?: (error: StoreJournalError) => void
 }
 
 /** A state directory that could not be opened or read, with every reason. */
@@ -137,6 +143,7 @@ export class StoreJournal {
   private now: () => number = () => this.lastClock
   private readonly flushMs: number
   private readonly compactBytes: number
+  private readonly onFailure: (error: StoreJournalError) => void
 
   private constructor(
     /** The directory. */
@@ -154,6 +161,12 @@ export class StoreJournal {
     this.lastClock = restored?.clock ?? 0
     this.flushMs = options.flushMs ?? 200
     this.compactBytes = options.compactBytes ?? 4 * 1024 * 1024
+    this.onFailure =
+      options.onFailure ??
+      ((error) =>
+        setImmediate(() => {
+          throw error
+        }))
   }
 
   /**
@@ -209,13 +222,21 @@ export class StoreJournal {
   flush(): void {
     const clock = this.now()
     if (clock > this.lastClock) this.append({ clock })
-    if (this.dirty) fsyncSync(this.fd)
-    this.dirty = false
-    if (this.store !== undefined && this.journalBytes >= this.compactBytes && this.journalBytes > this.snapshotBytes) this.compact(this.store)
+    this.guarded(() => {
+      if (this.dirty) fsyncSync(this.fd)
+      this.dirty = false
+    })
+    if (this.journalBytes >= this.compactBytes && this.journalBytes > this.snapshotBytes) this.compact()
   }
 
-  /** Writes the whole store as the new snapshot and empties the journal. */
-  compact(store: Store): void {
+  /** Writes the whole attached store as the new snapshot and empties the journal (nothing before `attach`). */
+  compact(): void {
+    const store = this.store
+    if (store === undefined || this.fd < 0) return
+    this.guarded(() => this.writeSnapshot(store))
+  }
+
+  private writeSnapshot(store: Store): void {
     const objects = Resources.flatMap((r) => [...store.all(r.plural)].map((object) => ({ resource: r.plural, object })))
     const text = JSON.stringify({ format: snapshotFormat, revision: store.currentRevision(), clock: Math.max(this.lastClock, this.now()), objects })
     const temp = join(this.dir, `${snapshotFile}.tmp`)
@@ -239,7 +260,7 @@ export class StoreJournal {
     this.flush()
     clearInterval(this.timer)
     this.unsubscribe?.()
-    closeSync(this.fd)
+    if (this.fd >= 0) closeSync(this.fd)
     this.fd = -1
   }
 
@@ -247,10 +268,29 @@ export class StoreJournal {
     if (this.fd < 0) return
     const text = `${JSON.stringify(line)}\n`
     // One write per line: a kill can tear only the line being written, which the next open cuts off.
-    writeSync(this.fd, text)
+    this.guarded(() => writeSync(this.fd, text))
     this.journalBytes += Buffer.byteLength(text)
     this.lastClock = Math.max(this.lastClock, line.clock)
     this.dirty = true
+  }
+
+  // Runs a write to the directory; the first that fails stops journaling and is reported, never thrown
+  // into the store's write (whose other listeners must still hear of it).
+  private guarded(write: () => void): void {
+    if (this.fd < 0) return
+    try {
+      write()
+    } catch (cause) {
+      clearInterval(this.timer)
+      this.unsubscribe?.()
+      try {
+        closeSync(this.fd)
+      } catch {
+        // Already unusable: the failure below is what matters.
+      }
+      this.fd = -1
+      this.onFailure(new StoreJournalError(this.dir, [`writing stopped: ${reasonOf(cause)}`]))
+    }
   }
 }
 
