@@ -80,7 +80,7 @@ const namespaceOf = (seed: SeedObject): string | undefined => {
 
 /** A simulator with `objects` created in it, or every object it refused, each named by its source. */
 export const seededSimulator = (
-  options: Pick<SimulatorOptions, "controllers" | "auth" | "faults">,
+  options: Pick<SimulatorOptions, "controllers" | "auth" | "faults" | "startTime">,
   objects: ReadonlyArray<SeedObject>,
   namespaces: ReadonlyArray<string> = []
 ): { readonly simulator: Simulator } | { readonly problems: ReadonlyArray<string> } => {
