@@ -299,6 +299,10 @@ describe("dispatch sim serve", () => {
       const wrong = testIo()
       expect(await runCli(["logs", name, ...target, "--container", "nope"], wrong.io)).toBe(ExitCode.failure)
       expect(wrong.err.join("\n")).toContain("container nope is not valid for pod")
+      // --previous: no container of these pods has restarted, and the server says so.
+      const previous = testIo()
+      expect(await runCli(["logs", name, ...target, "--node", "0", "--previous"], previous.io)).toBe(ExitCode.failure)
+      expect(previous.err.join("\n")).toContain('previous terminated container "node" in pod')
       // --since: the pods ended more than a second ago by the served clock (real time), so nothing is that recent.
       await new Promise((resolve) => setTimeout(resolve, 1500))
       const [recent, hour] = [testIo(), testIo()]
