@@ -1,10 +1,13 @@
-// The examples the CLI falls back on (and `dispatch demo` runs) are the repository's examples/, read
-// where they are rather than copied into the package: the CLI is a workspace package run from its
-// repository, so one set of examples stays the one the README and the docs show.
+// The examples the CLI falls back on (and `dispatch demo` runs). In the repository they are its
+// examples/, read where they are, so one set stays the one the README and the docs show; a packed
+// @dispatch/cli carries a copy in its own examples/ (made by its prepack script).
+import { existsSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 
-// This module sits in src/ (tests) or dist/ (the built binary), two levels below the repository root.
-const examplesDir = new URL("../../../examples/", import.meta.url)
+// This module sits in src/ (tests) or dist/ (the built binary): one level below the package, two below
+// the repository root.
+const packaged = new URL("../examples/", import.meta.url)
+const examplesDir = existsSync(fileURLToPath(packaged)) ? packaged : new URL("../../../examples/", import.meta.url)
 
 const example = (file: string): string => fileURLToPath(new URL(file, examplesDir))
 

@@ -26,8 +26,6 @@ export interface ClusterSession {
   readonly simulator?: Simulator
   /** The API server a kubeconfig named, for errors that say which server could not be reached. */
   readonly server?: string
-  /** The kubeconfig a Kube session talks through, for calls beyond the Cluster service (pod logs). */
-  readonly kubeConfig?: KubeConfig
   readonly watch?: WaitWatch
   /** Ends what the session started: with an embedded `--exec` simulator, every container process. */
   readonly close: () => Promise<void>
@@ -64,7 +62,7 @@ export const openSession = async (io: CliIo, target: ClusterTarget, config: Back
     const loaded = await loadKube(io, target.kubeconfig, target.context)
     if (Result.isFailure(loaded)) return Result.fail(loaded.failure)
     const server = loaded.success.getCurrentCluster()?.server
-    return Result.succeed({ layer: Layer.merge(Layer.succeed(Cluster, makeKubeCluster(loaded.success, callMs)), InFlightMemory), close: () => Promise.resolve(), kubeConfig: loaded.success, ...(server === undefined ? {} : { server }) })
+    return Result.succeed({ layer: Layer.merge(Layer.succeed(Cluster, makeKubeCluster(loaded.success, callMs)), InFlightMemory), close: () => Promise.resolve(), ...(server === undefined ? {} : { server }) })
   }
   const manifests = await loadManifests(io, target.runtimes.length > 0 ? target.runtimes : [BundledExamples.runtime])
   if (Result.isFailure(manifests)) return Result.fail(manifests.failure)

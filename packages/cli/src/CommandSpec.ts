@@ -89,6 +89,7 @@ export const CommandSpecs = {
     words: ["demo"],
     summary: "render, probe, start, open and follow the example on an embedded simulator",
     flags: [
+      outputFlag(["text", "json", "yaml"], "text"),
       requestFlag(false),
       flag("runtime", "multi", "FILE", "runtime manifests (default: the bundled examples/runtime.yaml)"),
       flag("config", "value", "FILE", "the backend config (default: the bundled examples/config.json)"),
@@ -147,7 +148,7 @@ export const CommandSpecs = {
   ),
   runtimes: cluster(
     "runtimes",
-    "each runtime of the config and of the namespace: on the cluster, and usable by Start (every reason if not)",
+    "each runtime of the config, the namespace and the cluster: on the cluster, and usable by Start (every reason if not)",
     [flag("request", "value", "FILE", "check the runtimes for this request's spec (default: the probe's one-node spec)")],
     [{ command: "dispatch runtimes --sim", description: "which runtimes the example backend can use" }]
   ),
@@ -159,7 +160,9 @@ export const CommandSpecs = {
       flag("follow", "switch", "", "keep printing lines as they are written, until the pods end or Ctrl-C", { short: "f" }),
       flag("node", "value", "N", "only the pod of node N (0 is the first)"),
       flag("tail", "value", "N", "only the last N lines of each pod's log"),
-      flag("previous", "switch", "", "the log of the container's previous run (after a restart)")
+      flag("previous", "switch", "", "the log of the container's previous run (after a restart)"),
+      flag("since", "value", "DURATION", "only lines written in the last DURATION, e.g. 30s, 5m, 1h, by the cluster's clock"),
+      flag("container", "value", "NAME", "the container whose log is read (default: each pod's first)", { short: "c" })
     ],
     [{ command: `dispatch logs ${jobExample} --kubeconfig sim.kubeconfig -f`, description: "follow every node's log" }]
   ),
@@ -173,6 +176,7 @@ export const CommandSpecs = {
     words: ["sim", "serve"],
     summary: "serve a simulated cluster on 127.0.0.1 for kubectl and client-node",
     flags: [
+      outputFlag(["text", "json", "yaml"], "text"),
       flag("port", "value", "P", "the port to listen on (default: any free port)"),
       flag("kubeconfig-out", "value", "FILE", "where to write a kubeconfig for the server"),
       flag("runtime", "multi", "FILE", "runtime manifests to seed (TrainingRuntime, ClusterTrainingRuntime, Namespace)"),
@@ -193,6 +197,7 @@ export const CommandSpecs = {
     words: ["serve"],
     summary: "serve the job service (Dioptra's job API) and dispatch its jobs to a cluster",
     flags: [
+      outputFlag(["text", "json", "yaml"], "text"),
       flag("host", "value", "H", "the address to listen on (default 127.0.0.1)"),
       flag("port", "value", "P", "the port to listen on (default 8080)"),
       flag("data-dir", "value", "DIR", "PGlite's data directory, and with --sim the simulator's state (default dispatch-data; PGlite's unused with DATABASE_URL)"),

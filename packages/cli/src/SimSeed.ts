@@ -85,7 +85,7 @@ const namespaceOf = (seed: SeedObject): string | undefined => {
  * simulator that resumed its journal keeps the objects it held: only those it lacks are created.
  */
 export const seededSimulator = (
-  options: Pick<SimulatorOptions, "controllers" | "auth" | "faults" | "journal">,
+  options: Pick<SimulatorOptions, "controllers" | "auth" | "faults" | "journal" | "startTime">,
   objects: ReadonlyArray<SeedObject>,
   namespaces: ReadonlyArray<string> = []
 ): { readonly simulator: Simulator } | { readonly problems: ReadonlyArray<string> } => {

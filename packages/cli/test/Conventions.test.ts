@@ -22,6 +22,8 @@ let closedServer: string
 
 const request = JSON.parse(readFileSync(example("request.json"), "utf8")) as Record<string, unknown>
 
+const suiteStartMs = Date.now()
+
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "dispatch-conventions-"))
   await ensureBuilt()
@@ -148,6 +150,11 @@ describe("dispatch list, wait, runtimes and new-id", { timeout: processTestMs },
     expect(text.code).toBe(ExitCode.ok)
     expect(text.stdout.split("\n")[0]).toMatch(/^JOB\s+SUBMISSION\s+STATE\s+AGE\s+TRAINJOB$/)
     expect(text.stdout).toMatch(new RegExp(`01JD8X2Q4M7N9P3R5S6T8V0W1Y\\s+17\\s+\\w+\\s+\\S+\\s+${name}`))
+    // AGE is against the cluster's clock: no job is older than this suite's servers.
+    const seconds = (age: string): number => Number(age.slice(0, -1)) * ({ s: 1, m: 60, h: 3600, d: 86_400 }[age.slice(-1)] ?? Number.NaN)
+    const ages = text.stdout.trim().split("\n").slice(1).map((line) => seconds(line.split(/\s+/)[3] ?? ""))
+    expect(ages).toHaveLength(2)
+    for (const age of ages) expect(age).toBeLessThanOrEqual((Date.now() - suiteStartMs) / 1000 + 1)
     expect(wide.stdout.split("\n")[0]).toContain("NAMESPACE")
     expect(names.stdout.trim().split("\n").sort()).toEqual([`trainjob/${name}`, "trainjob/dj-01jd8x2q4m7n9p3r5s6t8v0w1y-s18"])
     expect((JSON.parse(json.stdout) as Array<{ submission: number }>).map((j) => j.submission).sort()).toEqual([17, 18])
@@ -187,10 +194,18 @@ describe("dispatch list, wait, runtimes and new-id", { timeout: processTestMs },
       body: JSON.stringify({ apiVersion: "trainer.kubeflow.org/v1alpha1", kind: "TrainingRuntime", metadata: { name: "broken", namespace: "ml-team" }, spec: { template: { spec: {} } } })
     })
     expect(broken.status).toBe(201)
+    // A ClusterTrainingRuntime the config does not name: cluster-scoped, so listed cluster-wide.
+    const clusterWide = await fetch(`${plain.url}/apis/trainer.kubeflow.org/v1alpha1/clustertrainingruntimes`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ ...(parse(readFileSync(example("runtime.yaml"), "utf8")) as Record<string, unknown>), kind: "ClusterTrainingRuntime", metadata: { name: "cluster-torch" } })
+    })
+    expect(clusterWide.status).toBe(201)
     const [text, json] = await Promise.all([dispatch(["runtimes", ...k()]), dispatch(["runtimes", ...k(), "-o", "json"])])
     expect(text.code).toBe(ExitCode.ok)
     expect(text.stdout).toMatch(/^TrainingRuntime\s+dispatch-torch\s+yes\s+yes\s+yes$/m)
     expect(text.stdout).toMatch(/^TrainingRuntime\s+broken\s+no\s+yes\s+no$/m)
+    expect(text.stdout).toMatch(/^ClusterTrainingRuntime\s+cluster-torch\s+no\s+yes\s+no\n\s+- .*not one of the configured runtimes/m)
     expect(JSON.parse(json.stdout)).toContainEqual({
       kind: "TrainingRuntime",
       name: "broken",

@@ -292,6 +292,24 @@ describe("dispatch sim serve", () => {
       const missing = testIo()
       expect(await runCli(["logs", name, ...target, "--node", "7"], missing.io)).toBe(ExitCode.failure)
       expect(missing.err.join("\n")).toContain("has no pod for node 7 (nodes: 0, 1)")
+      // -c names the container; one the pods do not have is refused by the server, per pod.
+      const named = testIo()
+      expect(await runCli(["logs", name, ...target, "-c", "node", "--node", "1", "--tail", "1"], named.io)).toBe(ExitCode.ok)
+      expect(named.out).toEqual([expected])
+      const wrong = testIo()
+      expect(await runCli(["logs", name, ...target, "--container", "nope"], wrong.io)).toBe(ExitCode.failure)
+      expect(wrong.err.join("\n")).toContain("container nope is not valid for pod")
+      // --previous: no container of these pods has restarted, and the server says so.
+      const previous = testIo()
+      expect(await runCli(["logs", name, ...target, "--node", "0", "--previous"], previous.io)).toBe(ExitCode.failure)
+      expect(previous.err.join("\n")).toContain('previous terminated container "node" in pod')
+      // --since: the pods ended more than a second ago by the served clock (real time), so nothing is that recent.
+      await new Promise((resolve) => setTimeout(resolve, 1500))
+      const [recent, hour] = [testIo(), testIo()]
+      expect(await runCli(["logs", name, ...target, "--since", "1s"], recent.io)).toBe(ExitCode.ok)
+      expect(await runCli(["logs", name, ...target, "--since", "1h"], hour.io)).toBe(ExitCode.ok)
+      expect(recent.out).toEqual([])
+      expect(hour.out).toContain(`[node-0] ${expected}`)
     } finally {
       t.stop()
       expect(await exit).toBe(ExitCode.ok)

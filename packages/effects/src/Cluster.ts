@@ -26,11 +26,26 @@ export interface PatchOptions {
   readonly resourceVersion?: string
 }
 
-/** The API calls Start and the job lifecycle make, and nothing else. */
+/** How a pod's log is read, as `kubectl logs` takes it. */
+export interface PodLogOptions {
+  /** The container; absent: the pod's only one (a pod of several refuses). */
+  readonly container?: string
+  /** Keep reading as lines are written, until the container ends, the pod goes, or the effect is interrupted. */
+  readonly follow?: boolean
+  /** Only the last N lines written so far. */
+  readonly tailLines?: number
+  /** Only lines written in the last N seconds, by the cluster's clock. */
+  readonly sinceSeconds?: number
+  /** The log of the container's previous run (after a restart). */
+  readonly previous?: boolean
+}
+
+/** The API calls dispatch makes (Start, the lifecycle, and the CLI's reads), and nothing else. */
 export interface ClusterShape {
   /** Reads one object. */
   readonly get: (kind: ResourceKind, key: ObjectKey) => Effect.Effect<KubeResource, ClusterError>
-  /** Lists a namespace's objects of a kind that match a label selector (Find, the Workload wait). */
+  /** Lists a namespace's objects of a kind that match a label selector (Find, the Workload wait); a
+   * cluster-scoped kind's are listed cluster-wide, whatever the namespace. */
   readonly list: (kind: ResourceKind, namespace: string, labelSelector: string) => Effect.Effect<ReadonlyArray<KubeResource>, ClusterError>
   /** Creates an object; the answer is the object as stored. */
   readonly create: (kind: ResourceKind, object: JsonObject) => Effect.Effect<KubeResource, ClusterError>
@@ -43,6 +58,11 @@ export interface ClusterShape {
   ) => Effect.Effect<KubeResource, ClusterError>
   /** Deletes an object, honouring propagation and preconditions. */
   readonly delete: (kind: ResourceKind, key: ObjectKey, options?: DeleteOptions) => Effect.Effect<void, ClusterError>
+  /** Reads a pod's container log, calling `onLine` with each line (without its newline) as it arrives. */
+  readonly podLog: (key: ObjectKey, options: PodLogOptions, onLine: (line: string) => void) => Effect.Effect<void, ClusterError>
+  /** The cluster's notion of now, in ms since the epoch, as its timestamps are written: the simulator's
+   * clock; for a real API server this machine's clock, as kubectl takes it. */
+  readonly now: Effect.Effect<number>
 }
 
 /** The Kubernetes API as Start and the lifecycle use it. */

@@ -32,10 +32,18 @@ export const malformed = (call: ClusterCall): ClusterError =>
 const asObject = (call: ClusterCall) => (body: unknown): Effect.Effect<KubeResource, ClusterError> =>
   Option.match(decodeKubeResource(body), { onNone: () => Effect.fail(malformed(call)), onSome: Effect.succeed })
 
+// A real API server leaves apiVersion and kind off the items of a built-in kind's list (a PodList's pods):
+// they are the list's, and are filled in before each item is read as an object.
+const withKind = (kind: ResourceKind, item: unknown): unknown => {
+  if (typeof item !== "object" || item === null || Array.isArray(item)) return item
+  const apiVersion = kind.group === "" ? kind.version : `${kind.group}/${kind.version}`
+  return { apiVersion, kind: kind.kind, ...(item as Record<string, unknown>) }
+}
+
 const asItems = (call: ClusterCall) => (body: unknown): Effect.Effect<ReadonlyArray<KubeResource>, ClusterError> => {
   const items = typeof body === "object" && body !== null ? (body as Record<string, unknown>)["items"] : undefined
   if (!Array.isArray(items)) return Effect.fail(malformed(call))
-  return Effect.forEach(items, asObject(call))
+  return Effect.forEach(items, (item) => asObject(call)(withKind(call.kind, item)))
 }
 
 const namespaceOf = (kind: ResourceKind, object: JsonObject): string | undefined => {
@@ -48,14 +56,17 @@ const nameOf = (object: JsonObject): string | undefined => {
   return typeof metadata?.["name"] === "string" ? metadata["name"] : undefined
 }
 
-/** Builds the Cluster operations over a transport; both layers share it, so they decode alike. */
-export const clusterOverTransport = (send: Transport): ClusterShape => ({
+/** Builds the Cluster operations over a transport; both layers share it, so they decode alike. Pod logs
+ * and the clock are each layer's own. */
+export const clusterOverTransport = (send: Transport, own: Pick<ClusterShape, "podLog" | "now">): ClusterShape => ({
+  ...own,
   get: (kind, key) => {
     const call: ClusterCall = { verb: "get", kind, namespace: key.namespace, name: key.name, description: describeCall("get", kind, key) }
     return Effect.flatMap(send(call), asObject(call))
   },
-  list: (kind, namespace, labelSelector) => {
-    const call: ClusterCall = { verb: "list", kind, namespace, labelSelector, description: `${describeCall("list", kind, { namespace })} -l ${labelSelector}` }
+  list: (kind, listed, labelSelector) => {
+    const namespace = kind.namespaced ? listed : undefined
+    const call: ClusterCall = { verb: "list", kind, namespace, labelSelector, description: `${describeCall("list", kind, { namespace })}${labelSelector === "" ? "" : ` -l ${labelSelector}`}` }
     return Effect.flatMap(send(call), asItems(call))
   },
   create: (kind, object) => {

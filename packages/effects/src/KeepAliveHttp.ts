@@ -47,3 +47,42 @@ export const sendRequest = (agents: KeepAliveAgents, callMs: number, request: Ht
     outgoing.on("error", reject)
     outgoing.end(request.body)
   })
+
+/** How a streamed exchange ended: a 2xx whose body went to `onChunk` (the text is empty), or any other
+ * answer, read whole. */
+export interface StreamedAnswer {
+  readonly status: number
+  readonly text: string
+}
+
+/**
+ * Sends `request` and hands a 2xx answer's body to `onChunk` as it arrives, until it ends or `signal`
+ * aborts (then the answer is the one so far). `callMs` bounds the wait for the answer's head only: a
+ * followed log may stream for hours. Fails as sendRequest does before the head arrives.
+ */
+export const streamRequest = (agents: KeepAliveAgents, callMs: number, request: HttpRequest, onChunk: (chunk: string) => void, signal: AbortSignal): Promise<StreamedAnswer> =>
+  new Promise((resolve, reject) => {
+    const agent = agents.share(request.agent)
+    const onResponse = (response: IncomingMessage): void => {
+      clearTimeout(timer)
+      const status = response.statusCode ?? 0
+      const ok = status >= 200 && status < 300
+      const chunks: Array<Buffer> = []
+      response.on("data", (chunk: Buffer) => (ok ? onChunk(chunk.toString("utf8")) : chunks.push(chunk)))
+      response.on("error", (error) => (signal.aborted ? resolve({ status, text: "" }) : reject(error)))
+      response.on("end", () => resolve({ status, text: Buffer.concat(chunks).toString("utf8") }))
+      response.on("close", () => resolve({ status, text: Buffer.concat(chunks).toString("utf8") }))
+    }
+    const options = { method: request.method, headers: { ...request.headers }, ...(agent === undefined ? {} : { agent }) }
+    const outgoing: ClientRequest = request.url.startsWith("https:") ? httpsRequest(request.url, options, onResponse) : httpRequest(request.url, options, onResponse)
+    const timer = setTimeout(() => outgoing.destroy(timedOut(callMs)), callMs)
+    const abort = () => outgoing.destroy()
+    if (signal.aborted) abort()
+    else signal.addEventListener("abort", abort, { once: true })
+    outgoing.on("close", () => {
+      clearTimeout(timer)
+      signal.removeEventListener("abort", abort)
+    })
+    outgoing.on("error", (error) => (signal.aborted ? resolve({ status: 0, text: "" }) : reject(error)))
+    outgoing.end()
+  })

@@ -1,10 +1,11 @@
-import { Effect, Layer } from "effect"
+import { Clock, Effect, Layer } from "effect"
 import { HttpMethod, KubeConfig, PatchStrategy, RequestContext } from "@kubernetes/client-node"
 import { ClusterError } from "./ClusterError.ts"
-import { Cluster, type ClusterShape } from "./Cluster.ts"
+import { Cluster, type ClusterShape, type PodLogOptions } from "./Cluster.ts"
 import { clusterOverTransport, type ClusterCall, malformed } from "./ClusterCall.ts"
 import { KeepAliveAgents } from "./KeepAliveAgents.ts"
-import { type HttpAnswer, type HttpRequest, sendRequest } from "./KeepAliveHttp.ts"
+import { type HttpAnswer, type HttpRequest, sendRequest, streamRequest } from "./KeepAliveHttp.ts"
+import { describeCall, type ObjectKey, Pods } from "./ResourceKind.ts"
 import { clusterErrorOf, isSuccessCode } from "./StatusMapping.ts"
 
 /** Where KubeCluster finds its cluster, and how long one call may take. */
@@ -44,12 +45,16 @@ export const clusterErrorOfThrown = (description: string, thrown: unknown): Clus
 // The paths, methods and headers client-node's CustomObjectsApi uses for these calls.
 const accept = "application/json, */*;q=0.8"
 
+// The core group (pods) is served under /api, every other group under /apis.
+const apiRoot = (group: string, version: string): string =>
+  group === "" ? `/api/${encodeURIComponent(version)}` : `/apis/${encodeURIComponent(group)}/${encodeURIComponent(version)}`
+
 const pathOf = (call: ClusterCall): string => {
   const { group, version, plural } = call.kind
   const e = encodeURIComponent
-  // A list is always namespaced; any other call is cluster-scoped when it names no namespace.
-  const namespace = call.verb === "list" ? (call.namespace ?? "") : call.namespace
-  const collection = `/apis/${e(group)}/${e(version)}${namespace === undefined ? "" : `/namespaces/${e(namespace)}`}/${e(plural)}`
+  // A call that names no namespace is cluster-scoped (a list: cluster-wide).
+  const namespace = call.namespace
+  const collection = `${apiRoot(group, version)}${namespace === undefined ? "" : `/namespaces/${e(namespace)}`}/${e(plural)}`
   if (call.verb === "list" || call.verb === "create") return collection
   return `${collection}/${e(call.name ?? "")}${call.verb === "patch" && call.status === true && namespace !== undefined ? "/status" : ""}`
 }
@@ -58,17 +63,52 @@ const methods = { get: HttpMethod.GET, list: HttpMethod.GET, create: HttpMethod.
 
 const contentTypes = { create: "application/json", patch: PatchStrategy.MergePatch, delete: "application/json" } as const
 
-// The request for one call, authenticated by the KubeConfig exactly as client-node's generated clients
-// are (bearer tokens, exec and auth-provider plugins, client certificates and CA through the agent).
-const requestFor = async (config: KubeConfig, server: string, call: ClusterCall): Promise<HttpRequest> => {
-  const context = new RequestContext(server + pathOf(call), methods[call.verb])
-  context.setHeaderParam("Accept", accept)
-  if (call.verb === "list" && call.labelSelector !== undefined) context.setQueryParam("labelSelector", call.labelSelector)
-  const body = call.verb === "get" || call.verb === "list" ? undefined : JSON.stringify(call.body ?? {})
-  if (call.verb !== "get" && call.verb !== "list") context.setHeaderParam("Content-Type", contentTypes[call.verb])
+// A request authenticated by the KubeConfig exactly as client-node's generated clients are (bearer
+// tokens, exec and auth-provider plugins, client certificates and CA through the agent).
+const authenticated = async (config: KubeConfig, context: RequestContext, body: string | undefined): Promise<HttpRequest> => {
   await config.applySecurityAuthentication(context)
   const agent = context.getAgent()
   return { url: context.getUrl(), method: context.getHttpMethod(), headers: context.getHeaders(), ...(body === undefined ? {} : { body }), ...(agent === undefined ? {} : { agent }) }
+}
+
+// The request for one call.
+const requestFor = (config: KubeConfig, server: string, call: ClusterCall): Promise<HttpRequest> => {
+  const context = new RequestContext(server + pathOf(call), methods[call.verb])
+  context.setHeaderParam("Accept", accept)
+  if (call.verb === "list" && call.labelSelector !== undefined && call.labelSelector !== "") context.setQueryParam("labelSelector", call.labelSelector)
+  const body = call.verb === "get" || call.verb === "list" ? undefined : JSON.stringify(call.body ?? {})
+  if (call.verb !== "get" && call.verb !== "list") context.setHeaderParam("Content-Type", contentTypes[call.verb])
+  return authenticated(config, context, body)
+}
+
+// GET .../pods/NAME/log with kubectl's query parameters.
+const logRequestFor = (config: KubeConfig, server: string, key: ObjectKey, options: PodLogOptions): Promise<HttpRequest> => {
+  const e = encodeURIComponent
+  const context = new RequestContext(`${server}/api/v1/namespaces/${e(key.namespace ?? "")}/pods/${e(key.name)}/log`, HttpMethod.GET)
+  context.setHeaderParam("Accept", "text/plain, */*")
+  if (options.container !== undefined) context.setQueryParam("container", options.container)
+  if (options.follow === true) context.setQueryParam("follow", "true")
+  if (options.previous === true) context.setQueryParam("previous", "true")
+  if (options.tailLines !== undefined) context.setQueryParam("tailLines", String(options.tailLines))
+  if (options.sinceSeconds !== undefined) context.setQueryParam("sinceSeconds", String(options.sinceSeconds))
+  return authenticated(config, context, undefined)
+}
+
+/** Splits streamed text into lines: each whole line goes to `onLine` as it completes, the last one when the text ends. */
+export const lineSplitter = (onLine: (line: string) => void): { readonly push: (chunk: string) => void; readonly end: () => void } => {
+  let pending = ""
+  return {
+    push: (chunk) => {
+      pending += chunk
+      const lines = pending.split("\n")
+      pending = lines.pop() ?? ""
+      for (const line of lines) onLine(line)
+    },
+    end: () => {
+      if (pending !== "") onLine(pending)
+      pending = ""
+    }
+  }
 }
 
 // A 2xx answer is the body, parsed; anything else the ClusterError it stands for.
@@ -88,11 +128,26 @@ const answerOf = (call: ClusterCall, answer: HttpAnswer): Effect.Effect<unknown,
 export const makeKubeCluster = (config: KubeConfig, callMs: number): ClusterShape => {
   const server = config.getCurrentCluster()?.server ?? ""
   const agents = new KeepAliveAgents()
-  return clusterOverTransport((call) =>
-    Effect.tryPromise({
-      try: () => requestFor(config, server, call).then((request) => sendRequest(agents, callMs, request)),
-      catch: (thrown) => clusterErrorOfThrown(call.description, thrown)
-    }).pipe(Effect.flatMap((answer) => answerOf(call, answer)))
+  return clusterOverTransport(
+    (call) =>
+      Effect.tryPromise({
+        try: () => requestFor(config, server, call).then((request) => sendRequest(agents, callMs, request)),
+        catch: (thrown) => clusterErrorOfThrown(call.description, thrown)
+      }).pipe(Effect.flatMap((answer) => answerOf(call, answer))),
+    {
+      podLog: (key, options, onLine) => {
+        const description = describeCall("get", Pods, key) + "/log"
+        const lines = lineSplitter(onLine)
+        return Effect.tryPromise({
+          try: (signal) => logRequestFor(config, server, key, options).then((request) => streamRequest(agents, callMs, request, lines.push, signal)),
+          catch: (thrown) => clusterErrorOfThrown(description, thrown)
+        }).pipe(
+          Effect.flatMap((answer) => (isSuccessCode(answer.status) || answer.status === 0 ? Effect.sync(lines.end) : Effect.fail(clusterErrorOf(description, answer.status, parseBody(answer.text)))))
+        )
+      },
+      // As kubectl: a real server's timestamps are read against this machine's clock.
+      now: Clock.currentTimeMillis
+    }
   )
 }
 

@@ -16,6 +16,9 @@ export const ClusterTrainingRuntimes: ResourceKind = { group: "trainer.kubeflow.
 /** Kueue's Workload; v1beta1 is served by every Kueue that integrates TrainJob. */
 export const Workloads: ResourceKind = { group: "kueue.x-k8s.io", version: "v1beta1", plural: "workloads", kind: "Workload", namespaced: true }
 
+/** A core Pod: the containers a TrainJob's nodes run in. */
+export const Pods: ResourceKind = { group: "", version: "v1", plural: "pods", kind: "Pod", namespaced: true }
+
 /** Names one object: its namespace (absent for cluster-scoped kinds) and name. */
 export interface ObjectKey {
   readonly namespace?: string | undefined

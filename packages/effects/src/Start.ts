@@ -26,6 +26,7 @@ import { deleteIfExists, getIfExists, getRuntimeIfExists } from "./ExistingObjec
 import { InFlight, inFlightKey } from "./InFlight.ts"
 import type { KubeResource } from "./KubeObjects.ts"
 import { pollUntil } from "./PollUntil.ts"
+import { libraryLog } from "./LibraryLog.ts"
 import { TrainJobs, TrainingRuntimes, Workloads } from "./ResourceKind.ts"
 import {
   ErrOutcomeUnknown,
@@ -87,8 +88,8 @@ const describeFailure = (error: unknown): string =>
 const step = (name: string, attributes: Readonly<Record<string, unknown>>) =>
   <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
     effect.pipe(
-      Effect.tap(() => Effect.logDebug(`start: ${name} done`)),
-      Effect.tapError((error) => Effect.logInfo(`start: ${name} failed`).pipe(Effect.annotateLogs({ error: describeFailure(error) }))),
+      Effect.tap(() => libraryLog("Debug", `start: ${name} done`)),
+      Effect.tapError((error) => libraryLog("Info", `start: ${name} failed`).pipe(Effect.annotateLogs({ error: describeFailure(error) }))),
       Effect.withSpan(`dispatch.start.${name}`, { attributes }, { captureStackTrace: false })
     )
 
@@ -438,7 +439,7 @@ export const start = (backend: Backend, input: unknown): Effect.Effect<StartResu
     yield* inFlight.forget(inFlightKey(manifests))
     const uid = trainJob.metadata.uid ?? ""
     const done = job.adopted ? "start: the TrainJob an earlier Start created is this request's" : "start: TrainJob created with its start gate closed"
-    yield* Effect.logInfo(done).pipe(Effect.annotateLogs({ uid, gateClosed }))
+    yield* libraryLog("Info", done).pipe(Effect.annotateLogs({ uid, gateClosed }))
     return { ref: `${manifests.namespace}/${manifests.name}`, namespace: manifests.namespace, name: manifests.name, uid, created: !job.adopted, gateClosed }
   }).pipe(Effect.annotateLogs(rawJob === undefined ? {} : { job: rawJob }), Effect.withSpan("dispatch.start", undefined, { captureStackTrace: false }))
 }

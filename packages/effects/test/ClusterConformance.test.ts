@@ -10,10 +10,10 @@ import { join } from "node:path"
 import { Effect, Exit, Layer } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
 import { type FaultRule, type KubeObject, Simulator, type SimulatorOptions, kubeconfigFor, startSimServer, type SimServer } from "@dispatch/sim"
-import { Cluster, type ClusterShape } from "../src/Cluster.ts"
+import { Cluster, type ClusterShape, type PodLogOptions } from "../src/Cluster.ts"
 import type { ClusterError, ClusterErrorReason } from "../src/ClusterError.ts"
 import { KubeCluster } from "../src/KubeCluster.ts"
-import { TrainJobs, TrainingRuntimes, Workloads } from "../src/ResourceKind.ts"
+import { ClusterTrainingRuntimes, Pods, TrainJobs, TrainingRuntimes, Workloads } from "../src/ResourceKind.ts"
 import { SimCluster } from "../src/SimCluster.ts"
 import { runOnTestClock, torchRuntime } from "./StartFixture.ts"
 
@@ -76,6 +76,25 @@ const valueOf = <A, E>(exit: Exit.Exit<A, E>): A => {
   if (Exit.isSuccess(exit)) return exit.value
   throw new Error(`expected success: ${String(exit.cause)}`)
 }
+
+/** A pod the simulator's kubelet starts (no nodeSelector) and no TrainJob ends: its container runs on. */
+const pod: KubeObject = {
+  apiVersion: "v1",
+  kind: "Pod",
+  metadata: { name: "p", namespace, labels: { "jobset.sigs.k8s.io/jobset-name": "tj" } },
+  spec: { containers: [{ name: "node", image: "example.org/train:1", command: ["python", "train.py"] }] }
+}
+
+/** Waits (on the face's clock) until the pod's container runs. */
+const runningPod = (c: ClusterShape) =>
+  Effect.gen(function* () {
+    for (;;) {
+      const read = yield* c.get(Pods, { namespace, name: "p" })
+      const statuses = (read["status"] as { containerStatuses?: ReadonlyArray<{ state?: Record<string, unknown> }> } | undefined)?.containerStatuses ?? []
+      if (statuses[0]?.state?.["running"] !== undefined) return
+      yield* Effect.sleep(100)
+    }
+  })
 
 const withCluster = <A, E>(f: (cluster: ClusterShape) => Effect.Effect<A, E>): Effect.Effect<A, E, Cluster> =>
   Effect.gen(function* () {
@@ -194,6 +213,56 @@ describe.each([inProcess, overHttp])("Cluster conformance: $name", (face) => {
       "status 503": ["ServerError", false]
     }
     expect([reasonOf(exit), applied]).toEqual(expected[label])
+  })
+
+  it("lists a cluster-scoped kind cluster-wide, whatever namespace it is asked for", async () => {
+    const objects = [torchRuntime("torch-a"), torchRuntime("torch-b"), copy("namespaced")]
+    const { exit } = await face.run({ objects }, withCluster((c) => c.list(ClusterTrainingRuntimes, namespace, "")))
+    expect(valueOf(exit).map((o) => o.metadata.name)).toEqual(["torch-a", "torch-b"])
+  })
+
+  it("lists pods (a core kind, whose list items a real server leaves without apiVersion and kind)", async () => {
+    const { exit } = await face.run({ objects: [pod] }, withCluster((c) => c.list(Pods, namespace, "jobset.sigs.k8s.io/jobset-name=tj")))
+    expect(valueOf(exit).map((o) => [o.kind, o.metadata.name])).toEqual([["Pod", "p"]])
+  })
+
+  it("reads a pod's log: every line, the last N, and refusals worded as the API server words them", async () => {
+    const { exit } = await face.run(
+      { objects: [pod] },
+      withCluster((c) =>
+        Effect.gen(function* () {
+          yield* runningPod(c)
+          const read = (options: PodLogOptions) =>
+            Effect.gen(function* () {
+              const lines: Array<string> = []
+              yield* c.podLog({ namespace, name: "p" }, options, (line) => void lines.push(line))
+              return lines
+            })
+          const all = yield* read({})
+          const last = yield* read({ tailLines: 1, container: "node" })
+          const wrongContainer = yield* Effect.flip(read({ container: "nope" }))
+          const previous = yield* Effect.flip(read({ previous: true }))
+          return { all, last, wrongContainer, previous }
+        })
+      )
+    )
+    const { all, last, wrongContainer, previous } = valueOf(exit)
+    expect(all.slice(0, 2)).toEqual(["[sim] starting container node (image example.org/train:1)", "+ python train.py"])
+    expect(last).toEqual(all.slice(-1))
+    expect([wrongContainer.status?.code, wrongContainer.status?.message]).toEqual([400, "container nope is not valid for pod p"])
+    expect([previous.status?.code, previous.status?.message]).toEqual([400, 'previous terminated container "node" in pod "p" not found'])
+  })
+
+  it("tells the cluster's time: what its timestamps are written in", async () => {
+    // In-process: the simulator's own clock, wherever it started. Over HTTP: this machine's clock, as
+    // kubectl reads a real server's timestamps, so there the simulator's clock starts at real time.
+    const startTime = face === overHttp ? { startTime: Date.now() } : {}
+    const { exit } = await face.run({ objects: [copy("a")], ...startTime }, withCluster((c) => Effect.all([c.now, c.get(TrainingRuntimes, { namespace, name: "a" }), c.now])))
+    const [before, object, after] = valueOf(exit)
+    const created = Date.parse(String(object.metadata["creationTimestamp"]))
+    // Timestamps are whole seconds.
+    expect(created).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000 - 60_000)
+    expect(created).toBeLessThanOrEqual(after)
   })
 
   it("answers a call delayed within the call timeout", async () => {

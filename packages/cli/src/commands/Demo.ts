@@ -17,6 +17,7 @@ import { CommandSpecs, usageLine } from "../CommandSpec.ts"
 import { type ArgList, type CommandImpl, problemsOf } from "../OptionReader.ts"
 import { type Failure, failed, usage } from "../Failure.ts"
 import { loadConfig, loadManifests, loadRequest } from "../Inputs.ts"
+import { type OutputFormat, forPeople, printResult, takeOutput } from "../Output.ts"
 import { runProgram } from "../RunProgram.ts"
 import { probeFailure } from "./Probe.ts"
 import { stateDetail } from "./Find.ts"
@@ -56,7 +57,25 @@ const step = (io: CliIo, n: number, name: string, lines: ReadonlyArray<string>):
 /** A step's lines, printed as the program reaches it. */
 const shout = (io: CliIo, n: number, name: string, lines: ReadonlyArray<string>): Effect.Effect<void> => Effect.sync(() => step(io, n, name, lines))
 
-const demo = async (io: CliIo, args: DemoArgs): Promise<Failure | undefined> => {
+/** What `dispatch demo -o json|yaml` prints: the job, how it ended, and what was created. */
+export interface DemoSummary {
+  readonly namespace: string
+  readonly mode: BackendConfig["mode"]
+  readonly job: string
+  readonly submission: number
+  readonly trainJob: string
+  readonly uid: string
+  readonly state: JobStatus["state"]
+  readonly simulatedSeconds: number
+  /** The namespace's runtimes, TrainJobs and Workloads at the end, as the text's "Created in namespace" lists them. */
+  readonly objects: ReadonlyArray<{ readonly kind: string; readonly name: string }>
+  readonly render: string
+}
+
+const demo = async (io: CliIo, args: DemoArgs, output: OutputFormat): Promise<Failure | undefined> => {
+  // With -o json|yaml, stdout is the summary alone: the steps go to stderr.
+  const result = io
+  io = forPeople(io, output)
   const shown = (file: string) => relative(io.cwd, file) || file
   const requestFile = args.request ?? BundledExamples.request
   const runtimeFiles = args.runtimes.length > 0 ? args.runtimes : [BundledExamples.runtime]
@@ -86,6 +105,8 @@ const demo = async (io: CliIo, args: DemoArgs): Promise<Failure | undefined> => 
   if (simulator === undefined) return usage(["the demo needs the embedded simulator"])
 
   const key = { job: request.success.job, submission: request.success.submission }
+  let uid = ""
+  let ended: { readonly state: JobStatus["state"]; readonly seconds: number } | undefined
   const program = Effect.gen(function* () {
     const report = yield* probe(config.success)
     const unproven = probeFailure(report)
@@ -93,10 +114,12 @@ const demo = async (io: CliIo, args: DemoArgs): Promise<Failure | undefined> => 
     if (unproven !== undefined) return unproven
     const backend: Backend = { config: config.success, gate: report.gate }
     const started = yield* start(backend, request.success)
+    uid = started.uid
     yield* shout(io, 3, "start", [`${started.ref} created (uid ${started.uid}), its start gate closed`])
     yield* open(backend, key)
     yield* shout(io, 4, "open", [config.success.mode === "kueue" ? "dispatch's admission gate removed, its admission check Ready" : "spec.suspend set to false"])
     const { status, seconds } = yield* follow(io, backend, key)
+    ended = { state: status.state, seconds }
     const detail = stateDetail(status)
     yield* shout(io, 5, "follow", [`${status.state}${detail === "" ? "" : ` (${detail})`} after ${seconds} s of simulated time`])
     return status.state === "Succeeded" ? undefined : failed([`the job ended ${status.state}${detail === "" ? "" : `: ${detail}`}`])
@@ -106,21 +129,46 @@ const demo = async (io: CliIo, args: DemoArgs): Promise<Failure | undefined> => 
   if (Result.isFailure(ran)) return ran.failure
   if (ran.success !== undefined) return ran.success
 
+  const created = objectsOf(simulator, config.success)
   io.out("")
   io.out(`Created in namespace ${config.success.namespace}:`)
-  for (const line of describeObjects(objectsOf(simulator, config.success), config.success)) io.out(`  ${line}`)
+  for (const line of describeObjects(created, config.success)) io.out(`  ${line}`)
   io.out("")
   const configFlags = args.config === undefined ? [] : ["--config", shown(args.config)]
-  io.out(`See them in full: ${commandLine(["dispatch", "render", "--request", shown(requestFile), "--runtime", ...runtimeFiles.map(shown), ...configFlags])}`)
+  const render = commandLine(["dispatch", "render", "--request", shown(requestFile), "--runtime", ...runtimeFiles.map(shown), ...configFlags])
+  io.out(`See them in full: ${render}`)
+  if (output !== "text") {
+    const summary: DemoSummary = {
+      namespace: config.success.namespace,
+      mode: config.success.mode,
+      job: key.job,
+      submission: key.submission,
+      trainJob: `${manifests.namespace}/${manifests.name}`,
+      uid,
+      state: ended?.state ?? "Succeeded",
+      simulatedSeconds: ended?.seconds ?? 0,
+      objects: created.map((o) => ({ kind: String(o.kind), name: String(o.metadata?.["name"] ?? "") })),
+      render
+    }
+    printResult(result, output, summary, [])
+  }
   return undefined
 }
 
 /** Runs `dispatch demo`; resolves to the exit code. */
 const runDemo = async (list: ArgList, io: CliIo): Promise<number> => {
-  const parsed = parseDemoArgs(list)
-  if ("problems" in parsed) return endCommand(io, "demo", "text", usage(parsed.problems, usageLine(CommandSpecs.demo)))
-  return endCommand(io, "demo", "text", await demo(io, parsed.args))
+  const { output, rest, problems } = takeOutput(list)
+  const parsed = parseDemoArgs(rest)
+  const all = [...problems, ...problemsOf(parsed)]
+  if ("problems" in parsed || all.length > 0) return endCommand(io, "demo", "text", usage(all, usageLine(CommandSpecs.demo)))
+  return endCommand(io, "demo", output, await demo(io, parsed.args, output))
 }
 
 /** `dispatch demo` as the CLI runs it. */
-export const demoCommand: CommandImpl = { check: (list) => problemsOf(parseDemoArgs(list)), run: runDemo }
+export const demoCommand: CommandImpl = {
+  check: (list) => {
+    const { rest, problems } = takeOutput(list)
+    return [...problems, ...problemsOf(parseDemoArgs(rest))]
+  },
+  run: runDemo
+}

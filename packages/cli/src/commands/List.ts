@@ -1,6 +1,6 @@
 // `dispatch list`: every job dispatch manages in the namespace, from one labelled list of TrainJobs (and
 // in Kueue mode one of Workloads); `-l` narrows it, `-w` keeps watching and prints each change.
-import { Clock, Effect, Result } from "effect"
+import { Effect, Result } from "effect"
 import { labelKeys, startGateName, type BackendConfig } from "@dispatch/render"
 import { Cluster, type JobState, type KubeResource, TrainJobs, Workloads, jobState, openBackend, readFailure, requireAccess, workloadFor, jobUidLabel } from "@dispatch/effects"
 import { type ClusterCommandSpec, clusterImpl } from "../ClusterCommand.ts"
@@ -63,7 +63,9 @@ export const listJobs = (config: BackendConfig, selector: string | undefined) =>
     const trainJobs = yield* Effect.mapError(cluster.list(TrainJobs, config.namespace, [keys.jobId, ...(selector === undefined ? [] : [selector])].join(",")), readFailure)
     const workloads: ReadonlyArray<KubeResource> =
       config.mode === "kueue" && trainJobs.length > 0 ? yield* Effect.mapError(cluster.list(Workloads, config.namespace, jobUidLabel), readFailure) : []
-    const nowMs = yield* Clock.currentTimeMillis
+    // AGE is read against the cluster's clock (an embedded simulator's may run fast, or start elsewhere);
+    // against a real server this machine's, as kubectl's.
+    const nowMs = yield* cluster.now
     const jobs = trainJobs.map((trainJob): ListedJob => {
       const state = jobState({
         mode: config.mode,

@@ -1,11 +1,13 @@
-// `dispatch logs`: the logs of a job's pods, read through the kubeconfig's API server as kubectl logs
-// reads them: every node's pod with each line prefixed [node-N], or one node's as it is.
-import { type TrainJobPod, readPodLog, trainJobPods } from "@dispatch/effects"
+// `dispatch logs`: the logs of a job's pods, read through the Cluster as kubectl logs reads them: every
+// node's pod with each line prefixed [node-N], or one node's as it is.
+import { Effect, Result } from "effect"
+import { Cluster, type ClusterError, type TrainJobPod, readFailure, trainJobPods } from "@dispatch/effects"
 import { trainJobName } from "@dispatch/render"
 import { type ClusterCommandSpec, clusterImpl } from "../ClusterCommand.ts"
-import { type JobSubmission, jobOptions, parseClusterCommand } from "../ClusterArgs.ts"
+import { type JobSubmission, jobOptions, parseClusterCommand, parseDuration } from "../ClusterArgs.ts"
 import { CommandSpecs } from "../CommandSpec.ts"
 import { failed, usage } from "../Failure.ts"
+import { runProgram } from "../RunProgram.ts"
 
 /** The options of `dispatch logs` beyond the job. */
 interface LogsArgs extends JobSubmission {
@@ -13,6 +15,9 @@ interface LogsArgs extends JobSubmission {
   readonly node?: number
   readonly tail?: number
   readonly previous: boolean
+  /** `--since D`, in whole seconds (rounded up, as kubectl sends it). */
+  readonly sinceSeconds?: number
+  readonly container?: string
 }
 
 const wholeNumber = (options: Parameters<typeof jobOptions>[0], name: string): number | undefined => {
@@ -22,13 +27,46 @@ const wholeNumber = (options: Parameters<typeof jobOptions>[0], name: string): n
   return Number(text)
 }
 
-const why = (error: unknown): string => {
-  const record = typeof error === "object" && error !== null ? (error as Record<string, unknown>) : {}
-  const code = record["code"]
-  const body = record["body"]
-  const message = typeof body === "object" && body !== null ? (body as Record<string, unknown>)["message"] : undefined
-  return [typeof code === "number" ? String(code) : undefined, typeof message === "string" ? message : error instanceof Error ? error.message : String(error)].filter((p) => p !== undefined).join(": ")
+const sinceOption = (options: Parameters<typeof jobOptions>[0]): number | undefined => {
+  const text = options.single("since")
+  if (text === undefined) return undefined
+  const ms = parseDuration(text)
+  if (ms === undefined || ms === 0) options.problem(`--since "${text}" is not a duration (e.g. 30s, 5m, 1h)`)
+  return ms === undefined ? undefined : Math.ceil(ms / 1000)
 }
+
+/** How often pods not made yet are looked for again with -f. */
+const podPollMs = 250
+
+/** The pods chosen (every node's, or --node's), waiting for them with -f until `deadlineMs`. */
+const choosePods = (namespace: string, name: string, args: LogsArgs, deadlineMs: number, waiting: () => void) =>
+  Effect.gen(function* () {
+    for (let waited = false; ; waited = true) {
+      const pods = yield* Effect.mapError(trainJobPods(namespace, name), readFailure)
+      const chosen = args.node === undefined ? pods : pods.filter((p) => p.node === args.node)
+      if (chosen.length > 0 || !args.follow || Date.now() >= deadlineMs) return { pods, chosen }
+      if (!waited) waiting()
+      yield* Effect.sleep(podPollMs)
+    }
+  })
+
+/** Reads each chosen pod's log; every pod that could not be read is a reason. */
+const readLogs = (namespace: string, pods: ReadonlyArray<TrainJobPod>, args: LogsArgs, print: (pod: TrainJobPod, line: string) => void) =>
+  Effect.gen(function* () {
+    const cluster = yield* Cluster
+    const options = {
+      follow: args.follow,
+      previous: args.previous,
+      ...(args.tail === undefined ? {} : { tailLines: args.tail }),
+      ...(args.sinceSeconds === undefined ? {} : { sinceSeconds: args.sinceSeconds })
+    }
+    const read = (pod: TrainJobPod) =>
+      cluster.podLog({ namespace, name: pod.name }, { ...options, container: args.container ?? pod.containers[0] ?? "" }, (line) => print(pod, line)).pipe(
+        Effect.as<ReadonlyArray<string>>([]),
+        Effect.catch((error: ClusterError) => Effect.succeed(error.reasons.map((r) => `cannot read the log of pod ${pod.name}: ${r}`)))
+      )
+    return (yield* Effect.forEach(pods, read, { concurrency: "unbounded" })).flat()
+  })
 
 /** `dispatch logs`. */
 export const logsCommand: ClusterCommandSpec<LogsArgs> = {
@@ -36,51 +74,52 @@ export const logsCommand: ClusterCommandSpec<LogsArgs> = {
   writes: false,
   ownsWaits: true,
   parse: (list) =>
-    parseClusterCommand(list, { values: ["job", "submission", "node", "tail"], switches: ["follow", "previous"] }, (options) => {
+    parseClusterCommand(list, { values: ["job", "submission", "node", "tail", "since", "container"], switches: ["follow", "previous"] }, (options) => {
       const job = jobOptions(options)
       const follow = options.switch("follow")
       const previous = options.switch("previous")
       const node = wholeNumber(options, "node")
       const tail = wholeNumber(options, "tail")
+      const sinceSeconds = sinceOption(options)
+      const container = options.single("container")
       if (options.single("output") !== undefined && options.single("output") !== "text") options.problem(`-o ${options.single("output")}: logs are printed as text only`)
-      return () => ({ ...job(), follow, previous, ...(node === undefined ? {} : { node }), ...(tail === undefined ? {} : { tail }) })
+      return () => ({
+        ...job(),
+        follow,
+        previous,
+        ...(node === undefined ? {} : { node }),
+        ...(tail === undefined ? {} : { tail }),
+        ...(sinceSeconds === undefined ? {} : { sinceSeconds }),
+        ...(container === undefined ? {} : { container })
+      })
     }, true),
   body: async ({ args, config, session, io }) => {
-    const kube = session.kubeConfig
     // An embedded simulator lives only as long as this command, so no job of it has run: read a served one.
-    if (kube === undefined) return usage(["logs reads a running cluster: give --kubeconfig (dispatch sim serve writes one), not --sim"])
+    if (session.simulator !== undefined) return usage(["logs reads a running cluster: give --kubeconfig (dispatch sim serve writes one), not --sim"])
     const name = trainJobName(args.job, args.submission)
-    const stop = new AbortController()
-    void io.stopRequested.then(() => stop.abort())
-    const deadline = args.timeoutMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + args.timeoutMs
-    let pods: ReadonlyArray<TrainJobPod> = []
-    let chosen: ReadonlyArray<TrainJobPod> = []
-    // With -f, pods not made yet (a job just opened) are waited for, as the user means to watch them run.
-    for (let waited = false; ; waited = true) {
-      try {
-        pods = await trainJobPods(kube, config.namespace, name)
-      } catch (error) {
-        return failed([`cannot list the pods of ${config.namespace}/${name}: ${why(error)}`])
-      }
-      chosen = args.node === undefined ? pods : pods.filter((p) => p.node === args.node)
-      if (chosen.length > 0 || !args.follow || stop.signal.aborted || Date.now() >= deadline) break
-      if (!waited) io.err(`dispatch logs: waiting for the pods of ${config.namespace}/${name}`)
-      await new Promise((resolve) => setTimeout(resolve, 250))
-    }
+    const deadlineMs = args.timeoutMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + args.timeoutMs
+    const found = await runProgram(
+      Effect.raceFirst(
+        choosePods(config.namespace, name, args, deadlineMs, () => io.err(`dispatch logs: waiting for the pods of ${config.namespace}/${name}`)),
+        Effect.as(Effect.promise(() => io.stopRequested), { pods: [], chosen: [] })
+      ),
+      session
+    )
+    if (Result.isFailure(found)) return found.failure
+    const { pods, chosen } = found.success
     if (chosen.length === 0) {
       return failed([args.node === undefined ? `${config.namespace}/${name} has no pods (not started, not yet opened, or gone)` : `${config.namespace}/${name} has no pod for node ${args.node} (nodes: ${pods.map((p) => p.node).join(", ") || "none"})`])
     }
-    const options = { follow: args.follow, previous: args.previous, ...(args.tail === undefined ? {} : { tailLines: args.tail }) }
     const prefixed = args.node === undefined
-    const problems: Array<string> = []
-    await Promise.all(
-      chosen.map((pod) =>
-        readPodLog(kube, config.namespace, pod, options, (line) => io.out(prefixed ? `[node-${pod.node}] ${line}` : line), stop.signal).catch((error: unknown) => {
-          problems.push(`cannot read the log of pod ${pod.name}: ${why(error)}`)
-        })
-      )
+    const read = await runProgram(
+      Effect.raceFirst(
+        readLogs(config.namespace, chosen, args, (pod, line) => io.out(prefixed ? `[node-${pod.node}] ${line}` : line)),
+        Effect.as(Effect.promise(() => io.stopRequested), [])
+      ),
+      session
     )
-    return problems.length === 0 ? undefined : failed(problems)
+    if (Result.isFailure(read)) return read.failure
+    return read.success.length === 0 ? undefined : failed(read.success)
   }
 }
 

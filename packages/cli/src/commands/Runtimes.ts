@@ -1,5 +1,6 @@
-// `dispatch runtimes`: each runtime the config lists and each TrainingRuntime of the namespace, whether
-// it is on the cluster, and whether Start would use it (the runtime rules), with every reason if not.
+// `dispatch runtimes`: each runtime the config lists, each TrainingRuntime of the namespace and each
+// ClusterTrainingRuntime of the cluster: whether it is on the cluster, and whether Start would use it
+// (the runtime rules), with every reason if not.
 import { Effect, Result } from "effect"
 import { type BackendConfig, type JobSpec, type RuntimeRef, checkRuntime, checkRuntimeListed, labelKeys, probeRequest, runtimeLabel, sameRuntime } from "@dispatch/render"
 import { Cluster, ClusterTrainingRuntimes, TrainingRuntimes, getIfExists, openBackend, readFailure, requireAccess } from "@dispatch/effects"
@@ -20,7 +21,7 @@ export interface RuntimeReport {
   readonly reasons: ReadonlyArray<string>
 }
 
-/** Every runtime of the config and of its namespace, checked against the runtime rules for `spec`. */
+/** Every runtime of the config, of its namespace and of the cluster, checked against the runtime rules for `spec`. */
 export const runtimeReports = (config: BackendConfig, spec: JobSpec) =>
   Effect.gen(function* () {
     yield* requireAccess(openBackend(config), "read")
@@ -29,17 +30,21 @@ export const runtimeReports = (config: BackendConfig, spec: JobSpec) =>
     const listed = (yield* Effect.mapError(cluster.list(TrainingRuntimes, config.namespace, ""), readFailure)).filter(
       (o) => o.metadata.labels?.[labelKeys(config).jobId] === undefined
     )
-    const found = new Map<string, unknown>(listed.map((o) => [runtimeLabel({ kind: "TrainingRuntime", name: o.metadata.name ?? "" }), o]))
-    // Cluster-scoped runtimes cannot be listed from a namespace: those the config names are read one by one.
-    for (const ref of config.runtimes.filter((r) => r.kind === "ClusterTrainingRuntime")) {
-      const object = yield* getIfExists(ClusterTrainingRuntimes, { name: ref.name })
-      if (object !== undefined) found.set(runtimeLabel(ref), object)
-    }
+    // ClusterTrainingRuntimes are cluster-scoped: all of them are listed. A user whose RBAC allows no
+    // cluster-wide list still sees those the config names, read one by one.
+    const clusterWide = yield* Effect.result(cluster.list(ClusterTrainingRuntimes, config.namespace, ""))
+    const clusterListed = Result.isSuccess(clusterWide)
+      ? clusterWide.success
+      : yield* Effect.forEach(config.runtimes.filter((r) => r.kind === "ClusterTrainingRuntime"), (ref) => getIfExists(ClusterTrainingRuntimes, { name: ref.name })).pipe(
+          Effect.map((objects) => objects.filter((o): o is NonNullable<typeof o> => o !== undefined))
+        )
+    const onCluster: ReadonlyArray<RuntimeRef> = [
+      ...listed.map((o): RuntimeRef => ({ kind: "TrainingRuntime", name: o.metadata.name ?? "" })),
+      ...clusterListed.map((o): RuntimeRef => ({ kind: "ClusterTrainingRuntime", name: o.metadata.name ?? "" }))
+    ]
+    const found = new Map<string, unknown>([...listed, ...clusterListed].map((o, i) => [runtimeLabel(onCluster[i] ?? { kind: "TrainingRuntime", name: "" }), o]))
     const refs: Array<RuntimeRef> = [...config.runtimes]
-    for (const o of listed) {
-      const ref: RuntimeRef = { kind: "TrainingRuntime", name: o.metadata.name ?? "" }
-      if (!refs.some((r) => sameRuntime(r, ref))) refs.push(ref)
-    }
+    for (const ref of onCluster) if (!refs.some((r) => sameRuntime(r, ref))) refs.push(ref)
     return refs.map((ref): RuntimeReport => {
       const object = found.get(runtimeLabel(ref))
       // Every reason: not configured, and (as if it were) missing or breaking the rules.

@@ -15,6 +15,7 @@ import { type Failure, failed, usage } from "../Failure.ts"
 import { loadConfig, readDocument } from "../Inputs.ts"
 import { type ServeArgs, parseHashTokenArgs, parseServeArgs } from "../ServeArgs.ts"
 import { CommandSpecs, usageLine } from "../CommandSpec.ts"
+import { type OutputFormat, printResult, takeOutput } from "../Output.ts"
 import { type ArgList, type CommandImpl, problemsOf } from "../OptionReader.ts"
 
 // The dispatcher's own per-call bound; each queue's backend config still bounds its Starts.
@@ -26,11 +27,12 @@ const newToken = (name: string, group: string, access: "write" | "read") => {
   return { token, entry: { name, group, access, tokenHash: hashToken(token, randomBytes(16)) } }
 }
 
-const tokensOf = async (io: CliIo, args: ServeArgs): Promise<Result.Result<ReadonlyArray<unknown>, Failure>> => {
+// The token made for this run (no --tokens) is kept for `-o json|yaml`, whose reader has no other way to it.
+const tokensOf = async (io: CliIo, args: ServeArgs): Promise<Result.Result<ReadonlyArray<unknown>, Failure> & { readonly made?: string }> => {
   if (args.tokens === undefined) {
     const made = newToken("admin", "default", "write")
     io.err(`dispatch serve: no --tokens: this run's write token for group "default" is ${made.token}`)
-    return Result.succeed([made.entry])
+    return Object.assign(Result.succeed([made.entry]), { made: made.token })
   }
   const document = await readDocument(io, args.tokens)
   if (Result.isFailure(document)) return Result.fail(document.failure)
@@ -103,7 +105,19 @@ export const simStateDirName = "simulator"
 
 const reasonOf = (cause: unknown): string => (cause instanceof Error ? cause.message : String(cause))
 
-const run = async (io: CliIo, args: ServeArgs): Promise<Failure | undefined> => {
+/** What `dispatch serve -o json|yaml` prints once it listens. */
+export interface ServeSummary {
+  /** The API's base URL. */
+  readonly url: string
+  readonly openapi: string
+  readonly database: "pglite" | "postgres"
+  /** Whether queued jobs are dispatched to a cluster. */
+  readonly dispatching: boolean
+  /** The write token made for this run, when no --tokens was given. */
+  readonly token?: string
+}
+
+const run = async (io: CliIo, args: ServeArgs, output: OutputFormat = "text"): Promise<Failure | undefined> => {
   const tokens = await tokensOf(io, args)
   if (Result.isFailure(tokens)) return tokens.failure
   const cluster = await clusterOf(io, args)
@@ -126,7 +140,14 @@ const run = async (io: CliIo, args: ServeArgs): Promise<Failure | undefined> => 
   // Notices first: the URL on stdout is what tells a caller the service is ready.
   io.err(`dispatch serve: ${server.database === "postgres" ? "PostgreSQL (DATABASE_URL)" : `PGlite in ${args.dataDir}`}; OpenAPI at ${server.url}/api/v1/openapi.json`)
   if (cluster.success === undefined) io.err("dispatch serve: no cluster given (--kubeconfig, --cluster or --sim): jobs are stored, not dispatched")
-  io.out(`${server.url}/api/v1`)
+  const summary: ServeSummary = {
+    url: `${server.url}/api/v1`,
+    openapi: `${server.url}/api/v1/openapi.json`,
+    database: server.database,
+    dispatching: cluster.success !== undefined,
+    ...(tokens.made === undefined ? {} : { token: tokens.made })
+  }
+  printResult(io, output, summary, [summary.url])
   await io.stopRequested
   await server.close()
   await cluster.success?.close()
@@ -135,12 +156,20 @@ const run = async (io: CliIo, args: ServeArgs): Promise<Failure | undefined> => 
 
 /** Runs `dispatch serve`; resolves to the exit code. */
 const runServe = async (list: ArgList, io: CliIo): Promise<number> => {
-  const parsed = parseServeArgs(list)
-  return endCommand(io, "serve", "text", "problems" in parsed ? usage(parsed.problems, usageLine(CommandSpecs.serve)) : await run(io, parsed.args))
+  const { output, rest, problems } = takeOutput(list)
+  const parsed = parseServeArgs(rest)
+  const all = [...problems, ...problemsOf(parsed)]
+  return endCommand(io, "serve", output, "problems" in parsed || all.length > 0 ? usage(all, usageLine(CommandSpecs.serve)) : await run(io, parsed.args, output))
 }
 
 /** `dispatch serve` as the CLI runs it. */
-export const serveCommand: CommandImpl = { check: (list) => problemsOf(parseServeArgs(list)), run: runServe }
+export const serveCommand: CommandImpl = {
+  check: (list) => {
+    const { rest, problems } = takeOutput(list)
+    return [...problems, ...problemsOf(parseServeArgs(rest))]
+  },
+  run: runServe
+}
 
 /** Runs `dispatch serve hash-token`: prints a new token (once) and the entry to put in the --tokens file. */
 const runHashToken = async (list: ArgList, io: CliIo): Promise<number> => {

@@ -11,6 +11,7 @@ import { formatFault } from "../FaultSpec.ts"
 import { type KueueSetup, anonymousActsAs, controllersFor, defaultClusterQueue, readOnlyAuth, readOnlyToken, seededSimulator } from "../SimSeed.ts"
 import { type SimServeArgs, parseSimServeArgs } from "../SimServeArgs.ts"
 import { CommandSpecs, usageLine } from "../CommandSpec.ts"
+import { type OutputFormat, printResult, takeOutput } from "../Output.ts"
 import { type ArgList, type CommandImpl, problemsOf } from "../OptionReader.ts"
 
 // The backend config `sim serve` serves: --config, or in kueue mode the bundled Kueue example. Its
@@ -32,7 +33,18 @@ const servedOf = async (io: CliIo, args: SimServeArgs): Promise<Result.Result<Se
   return kueue === undefined ? Result.fail(usage([`${path}: has no kueue section for --mode kueue`])) : Result.succeed({ namespaces, kueue })
 }
 
-const serve = async (io: CliIo, args: SimServeArgs): Promise<Failure | undefined> => {
+/** What `dispatch sim serve -o json|yaml` prints once it listens. */
+export interface SimServeSummary {
+  readonly url: string
+  /** The kubeconfig written (--kubeconfig-out), if any. */
+  readonly kubeconfig?: string
+  readonly mode: SimServeArgs["mode"]
+  readonly namespaces: ReadonlyArray<string>
+  readonly readOnly: boolean
+  readonly faults: ReadonlyArray<string>
+}
+
+const serve = async (io: CliIo, args: SimServeArgs, output: OutputFormat = "text"): Promise<Failure | undefined> => {
   const served = await servedOf(io, args)
   if (Result.isFailure(served)) return served.failure
   const kueue = served.success.kueue
@@ -42,6 +54,9 @@ const serve = async (io: CliIo, args: SimServeArgs): Promise<Failure | undefined
     {
       controllers: { ...controllersFor(args.mode, kueue, { exec: args.exec, ...(served.success.namespaces[0] === undefined ? {} : { namespace: served.success.namespaces[0] }), ...(args.queue === undefined ? {} : { queue: args.queue }) }), ...(args.runTimeSeconds === undefined ? {} : { trainer: { runTimeMs: args.runTimeSeconds * 1000 } }) },
       faults: args.faults,
+      // The served clock follows real time from now, as a real cluster's does: its timestamps read right
+      // against this machine's clock (kubectl's AGE, dispatch list's).
+      startTime: Date.now(),
       ...(args.readOnly ? { auth: readOnlyAuth } : {})
     },
     manifests.success,
@@ -72,7 +87,15 @@ const serve = async (io: CliIo, args: SimServeArgs): Promise<Failure | undefined
   } else {
     io.err(`dispatch sim serve: no --kubeconfig-out; kubectl reaches it with --server ${server.url}`)
   }
-  io.out(server.url)
+  const summary: SimServeSummary = {
+    url: server.url,
+    ...(args.kubeconfigOut === undefined ? {} : { kubeconfig: args.kubeconfigOut }),
+    mode: args.mode,
+    namespaces: served.success.namespaces,
+    readOnly: args.readOnly,
+    faults: args.faults.map(formatFault)
+  }
+  printResult(io, output, summary, [server.url])
   for (const fault of args.faults) io.err(`dispatch sim serve: fault ${formatFault(fault)}`)
   if (args.readOnly) io.err("dispatch sim serve: read-only: every request, with the kubeconfig's token or none (kubectl), may get, list and watch only")
   if (kueue !== undefined) io.err(`dispatch sim serve: Kueue queue "${kueue.queue}" with admission check "${kueue.admissionCheck}"`)
@@ -90,10 +113,18 @@ const quotaText = (queue: NonNullable<SimServeArgs["queue"]>): string => {
 
 /** Runs `dispatch sim serve`; resolves to the exit code. */
 const runSimServe = async (list: ArgList, io: CliIo): Promise<number> => {
-  const parsed = parseSimServeArgs(list)
-  const failure = "problems" in parsed ? usage(parsed.problems, usageLine(CommandSpecs.simServe)) : await serve(io, parsed.args)
-  return endCommand(io, "sim serve", "text", failure)
+  const { output, rest, problems } = takeOutput(list)
+  const parsed = parseSimServeArgs(rest)
+  const all = [...problems, ...problemsOf(parsed)]
+  const failure = "problems" in parsed || all.length > 0 ? usage(all, usageLine(CommandSpecs.simServe)) : await serve(io, parsed.args, output)
+  return endCommand(io, "sim serve", output, failure)
 }
 
 /** `dispatch sim serve` as the CLI runs it. */
-export const simServeCommand: CommandImpl = { check: (list) => problemsOf(parseSimServeArgs(list)), run: runSimServe }
+export const simServeCommand: CommandImpl = {
+  check: (list) => {
+    const { rest, problems } = takeOutput(list)
+    return [...problems, ...problemsOf(parseSimServeArgs(rest))]
+  },
+  run: runSimServe
+}

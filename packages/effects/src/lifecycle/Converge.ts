@@ -4,6 +4,7 @@
 import { Clock, Effect } from "effect"
 import type { ClusterError } from "../ClusterError.ts"
 import { POLL_INTERVAL_MS } from "../PollUntil.ts"
+import { libraryLog } from "../LibraryLog.ts"
 import { ErrOutcomeUnknown, ErrRejected, type ObjectRef } from "../StartErrors.ts"
 import { writeFailure, type LifecycleError } from "./LifecycleErrors.ts"
 
@@ -61,13 +62,13 @@ export const converge = <S, R>(c: Convergence<S, R>): Effect.Effect<S, Lifecycle
       writes++
       const written = yield* Effect.result(decision.write)
       if (written._tag === "Success") {
-        yield* Effect.logDebug(`${c.what}: wrote a change`)
+        yield* libraryLog("Debug", `${c.what}: wrote a change`)
         lastUnanswered = false
         continue
       }
       const error = written.failure
       if (error.reason !== "Conflict" && error.reason !== "Unanswered") return yield* writeFailure(error, c.ref)
-      yield* Effect.logInfo(`${c.what}: write not confirmed, reading again`).pipe(Effect.annotateLogs({ reason: error.reason }))
+      yield* libraryLog("Info", `${c.what}: write not confirmed, reading again`).pipe(Effect.annotateLogs({ reason: error.reason }))
       lastUnanswered = error.reason === "Unanswered"
       why.push(...error.reasons)
     }
