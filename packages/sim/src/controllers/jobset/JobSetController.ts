@@ -100,10 +100,10 @@ const reconcileJobSet = (system: SystemClient, jobSet: KubeObject): void => {
   for (const r of replicated) {
     const jobs: Array<KubeObject> = []
     for (let index = 0; index < r.replicas; index++, globalIndex++) {
-      const wanted = buildJob(jobSet, r, index, globalIndex, globalReplicas)
-      const existing = system.get("jobs", namespace, nameOf(wanted))
+      // A Job is built only to be written: one that exists and is as suspended as the JobSet stays.
+      const existing = system.get("jobs", namespace, jobNameFor(nameOf(jobSet), r.name, index))
       if (existing === undefined) {
-        const created = createObject(system, "jobs", wanted)
+        const created = createObject(system, "jobs", buildJob(jobSet, r, index, globalIndex, globalReplicas))
         if (created !== undefined) jobs.push(created)
         continue
       }
@@ -113,7 +113,7 @@ const reconcileJobSet = (system: SystemClient, jobSet: KubeObject): void => {
         continue
       }
       // Resuming takes the JobSet's current template (Kueue may have changed it while suspended).
-      const spec = suspend ? { ...(asRecord(existing["spec"]) ?? {}), suspend } : asRecord(wanted["spec"]) ?? {}
+      const spec = suspend ? { ...(asRecord(existing["spec"]) ?? {}), suspend } : asRecord(buildJob(jobSet, r, index, globalIndex, globalReplicas)["spec"]) ?? {}
       jobs.push(updateObject(system, "jobs", { ...existing, spec }) ?? existing)
     }
     byReplicated.push({ name: r.name, jobs })

@@ -3,7 +3,7 @@
 // args, env and resources and the variables the torch ML policy injects, then every runtime patch's
 // labels, annotations, node selector, tolerations and container fields for that replicated job.
 import type { KubeObject } from "../../Api.ts"
-import { asArray, asNumber, asRecord, asString, at, copyJson, nameOf, type JsonRecord } from "../shared/KubeFields.ts"
+import { asArray, asNumber, asRecord, asString, at, nameOf, type JsonRecord } from "../shared/KubeFields.ts"
 import { withTrainerOverrides } from "../kueue/PodSets.ts"
 import type { ReplicatedJob } from "./ReplicatedJobs.ts"
 import { runtimePatchesOf } from "./RuntimePatches.ts"
@@ -83,7 +83,8 @@ const applyPatch = (template: JsonRecord, patchTemplate: JsonRecord): JsonRecord
 
 /** The pod template of one replicated job of `job`, as Trainer renders it into the JobSet. */
 export const renderedPodTemplate = (job: KubeObject, runtime: KubeObject, replicated: ReplicatedJob): JsonRecord => {
-  const base = copyJson(replicated.podTemplate)
+  // Every step below copies what it changes, so the runtime's (frozen) template is shared, not copied.
+  const base = replicated.podTemplate
   const trained = replicated.isTrainerStep ? withTrainerCommand(withTrainerOverrides(base, job), job, torchEnv(job, runtime, replicated)) : base
   return runtimePatchesOf(job).reduce<JsonRecord>((template, patch) => {
     const entries = records(at(patch, "trainingRuntimeSpec", "template", "spec", "replicatedJobs")).filter((entry) => entry["name"] === replicated.name)

@@ -51,17 +51,29 @@ export const buildJobSet = (job: KubeObject, runtime: KubeObject, jobs: Readonly
   }
 }
 
+// Stored JobSet specs known to be what `ensureJobSet` wants for a TrainJob's spec and runtime (both
+// frozen stored objects, so the same object means the same content): a TrainJob looked at again with
+// nothing changed costs a lookup, not a JobSet's rendering and comparison.
+const upToDate = new WeakMap<object, { readonly jobSpec: unknown; readonly runtime: KubeObject }>()
+
+const remember = (stored: KubeObject | undefined, job: KubeObject, runtime: KubeObject): boolean => {
+  const spec = stored?.["spec"]
+  if (typeof spec === "object" && spec !== null) upToDate.set(spec, { jobSpec: job["spec"], runtime })
+  return stored !== undefined
+}
+
 /** Creates or updates `job`'s JobSet; true when it wrote. */
 export const ensureJobSet = (system: SystemClient, job: KubeObject, runtime: KubeObject, jobs: ReadonlyArray<ReplicatedJob>): boolean => {
-  const wanted = buildJobSet(job, runtime, jobs)
   const existing = system.get("jobsets", namespaceOf(job) ?? "default", nameOf(job))
-  if (existing === undefined) return createObject(system, "jobsets", wanted) !== undefined
+  if (existing === undefined) return remember(createObject(system, "jobsets", buildJobSet(job, runtime, jobs)), job, runtime)
   const owned = (at(existing, "metadata", "ownerReferences") as ReadonlyArray<JsonRecord> | undefined)?.some((owner) => owner["uid"] === uidOf(job)) === true
   if (!owned) return false
+  const known = typeof existing["spec"] === "object" && existing["spec"] !== null ? upToDate.get(existing["spec"]) : undefined
+  if (known !== undefined && known.jobSpec === job["spec"] && known.runtime === runtime) return false
   const spec = asRecord(existing["spec"]) ?? {}
-  const wantedSpec = asRecord(wanted["spec"]) ?? {}
+  const wantedSpec = asRecord(buildJobSet(job, runtime, jobs)["spec"]) ?? {}
   // A suspended JobSet takes the TrainJob's whole template; a running one only its suspend flag.
   const next = spec["suspend"] === true ? wantedSpec : { ...spec, suspend: wantedSpec["suspend"] }
-  if (sameJson(next, spec)) return false
-  return updateObject(system, "jobsets", { ...existing, spec: next }) !== undefined
+  if (sameJson(next, spec)) return !remember(existing, job, runtime)
+  return remember(updateObject(system, "jobsets", { ...existing, spec: next }), job, runtime)
 }

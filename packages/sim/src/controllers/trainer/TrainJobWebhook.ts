@@ -3,7 +3,7 @@
 // reserves), and the time stamps it writes on runtime patches. Rules that need no other object (patches
 // change only while suspended, immutable fields) are the store's validation (TrainJobRules.ts).
 import type { Admission, KubeObject, SystemClient } from "../../Api.ts"
-import { asArray, asRecord, asString, at, copyJson } from "../shared/KubeFields.ts"
+import { asArray, asRecord, asString, at } from "../shared/KubeFields.ts"
 import { replicatedJobsOf } from "./ReplicatedJobs.ts"
 import { patchesChanged, runtimePatchesOf, runtimePatchProblems, stampPatchTimes } from "./RuntimePatches.ts"
 import { lookUpRuntime } from "./Runtimes.ts"
@@ -28,11 +28,11 @@ const reservedEnvProblems = (job: KubeObject, runtime: KubeObject): ReadonlyArra
   })
 }
 
+// Webhooks are handed their own copy of the object, so a shallow change is enough.
 const withPatches = (job: KubeObject, patches: ReadonlyArray<unknown>): KubeObject => {
   if (patches.length === 0) return job
-  const copy = copyJson(job)
-  const spec = asRecord(copy["spec"])
-  return spec === undefined ? copy : { ...copy, spec: { ...spec, runtimePatches: patches } }
+  const spec = asRecord(job["spec"])
+  return spec === undefined ? job : { ...job, spec: { ...spec, runtimePatches: patches } }
 }
 
 /** Trainer's TrainJob webhook. */
