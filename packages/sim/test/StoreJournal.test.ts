@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from "vitest"
 import { Resources, type KubeObject } from "../src/Api.ts"
 import { journalFile, snapshotFile, StoreJournal, StoreJournalError } from "../src/apiserver/store/StoreJournal.ts"
 import { Simulator } from "../src/Simulator.ts"
-import { lostContainerReason } from "../src/LostContainers.ts"
+import { lostContainerReason } from "../src/controllers/kubelet/LostContainers.ts"
 import { create, get, initializerRuntime, list, plainRuntime, trainJob } from "./controllers-sim.ts"
 import { eventually } from "./http-fixture.ts"
 

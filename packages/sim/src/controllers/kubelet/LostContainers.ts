@@ -2,9 +2,9 @@
 // process that ran them (or live on, orphaned, out of its reach), so no container it finds Running is
 // running here. As a kubelet that comes back and cannot find a container, it marks each one terminated,
 // exit 137, so the pod fails and its Job, JobSet and TrainJob follow instead of waiting forever.
-import type { SystemClient } from "./Api.ts"
-import { asString, at } from "./controllers/KubeFields.ts"
-import { containersOf, terminatedStatus } from "./controllers/PodStatuses.ts"
+import type { SystemClient } from "../../Api.ts"
+import { asString, at } from "../shared/KubeFields.ts"
+import { containersOf, terminatedStatus } from "./PodStatuses.ts"
 
 /** The reason a lost container's pod carries, as the kubelet names a container it cannot locate. */
 export const lostContainerReason = "ContainerStatusUnknown"
