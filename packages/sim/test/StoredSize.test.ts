@@ -3,8 +3,7 @@
 import { fc, test } from "@fast-check/vitest"
 import { describe, expect, it } from "vitest"
 import type { KubeObject } from "../src/Api.ts"
-import { freezeJson } from "../src/apiserver/store/JsonValue.ts"
-import { jsonLength, maxStoredObjectBytes, storedSize, tooLargeToStore } from "../src/apiserver/store/StoredSize.ts"
+import { maxStoredObjectBytes, storedSize, tooLargeToStore } from "../src/apiserver/store/StoredSize.ts"
 import { at, bareSimulator, call, clusterRuntime, created, meta, read, trainJob } from "./sim-fixture.ts"
 
 const etcdRefusal = { kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: "etcdserver: request is too large", code: 500 }
@@ -23,12 +22,6 @@ const jobOfSize = (sim: ReturnType<typeof bareSimulator>, name: string, bytes: n
 }
 
 describe("storedSize and tooLargeToStore", () => {
-  test.prop([fc.jsonValue({ maxDepth: 4 }), fc.boolean()])("measures the JSON text's length without writing it, frozen parts remembered", (value, frozen) => {
-    const measured = frozen ? freezeJson(value) : value
-    expect(jsonLength(measured)).toBe(JSON.stringify(measured).length)
-    expect(jsonLength({ again: measured, and: [measured] })).toBe(JSON.stringify({ again: measured, and: [measured] }).length)
-  })
-
   test.prop(
     [
       fc.constantFrom("a", "é", "€", "😀"),
