@@ -110,7 +110,17 @@ interface Attribution {
   readonly othersKept: boolean
 }
 
-const attribute = (resource: Resource, tree: FieldTree, entries: ReadonlyArray<ManagedEntry>, old: KubeObject, next: KubeObject, writer: Writer): Attribution => {
+/** One write to attribute: the kind, its field tree, the entries before, both versions, and the writer. */
+export interface Write {
+  readonly resource: Resource
+  readonly tree: FieldTree
+  readonly entries: ReadonlyArray<ManagedEntry>
+  readonly old: KubeObject
+  readonly next: KubeObject
+  readonly writer: Writer
+}
+
+const attribute = ({ resource, tree, entries, old, next, writer }: Write): Attribution => {
   const changes = compareObjects(scoped(resource, old, writer.subresource), scoped(resource, next, writer.subresource), tree)
   const taken = changedOrAdded(changes)
   const others: Array<ManagedEntry> = []
@@ -143,16 +153,9 @@ const isUnchanged = (c: Comparison): boolean => c.added === undefined && c.remov
  * The entries after an Update from `old` to `next`: the writer takes what it added or changed, and what it
  * removed leaves every manager. The same array comes back when the write changed no managed field.
  */
-export const updatedEntries = (
-  resource: Resource,
-  tree: FieldTree,
-  entries: ReadonlyArray<ManagedEntry>,
-  old: KubeObject,
-  next: KubeObject,
-  writer: Writer,
-  time: () => string
-): ReadonlyArray<ManagedEntry> => {
-  const a = attribute(resource, tree, entries, old, next, writer)
+export const updatedEntries = (write: Write, time: () => string): ReadonlyArray<ManagedEntry> => {
+  const { entries, writer } = write
+  const a = attribute(write)
   if (isUnchanged(a.changes)) return entries
   const set = union(difference(a.mine?.fieldsV1 ?? {}, a.changes.removed), a.taken)
   const stamp = time()
@@ -172,17 +175,13 @@ export interface OwnedConflict {
  * with other managers when not forced. Forced, the writer takes the conflicting fields.
  */
 export const appliedEntries = (
-  resource: Resource,
-  tree: FieldTree,
-  entries: ReadonlyArray<ManagedEntry>,
-  old: KubeObject,
-  next: KubeObject,
-  writer: Writer,
+  write: Write,
   applied: FieldSet,
   time: string,
   force: boolean
 ): { readonly entries: ReadonlyArray<ManagedEntry> } | { readonly conflicts: ReadonlyArray<OwnedConflict> } => {
-  const a = attribute(resource, tree, entries, old, next, writer)
+  const { entries, writer } = write
+  const a = attribute(write)
   if (!force) {
     const conflicts = entries.flatMap((entry) => {
       if (sameWriter(entry, writer)) return []
