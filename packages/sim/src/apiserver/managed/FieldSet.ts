@@ -4,6 +4,8 @@
 // is, so the set needs no conversion on the way in or out, and the operations below build new tries
 // that share every untouched branch with their inputs.
 
+import { freezeJson } from "../store/JsonValue.ts"
+
 /** A set of field paths, as FieldsV1 writes it. */
 export type FieldSet = { readonly [element: string]: FieldSet }
 
@@ -11,7 +13,11 @@ export type FieldSet = { readonly [element: string]: FieldSet }
 export type FieldPath = ReadonlyArray<string>
 
 const self = "."
-const leaf: FieldSet = Object.freeze({})
+// One leaf for every set: most nodes are leaves, and a shared, already frozen one costs the store nothing to freeze.
+const leaf: FieldSet = freezeJson({})
+
+/** The node of a path with nothing below it (shared: never build another). */
+export const leafSet: FieldSet = leaf
 
 /** The empty set. */
 export const emptySet: FieldSet = leaf
@@ -37,15 +43,21 @@ const rootOf = (node: FieldSet | undefined): FieldSet => {
   return Object.hasOwn(node, self) ? rest : node
 }
 
+// `a` itself when `b` adds nothing to it, so an owner's set that a write leaves as it was stays shared.
 const unionNode = (a: FieldSet, b: FieldSet): FieldSet => {
   if (a === b) return a
   const children: Record<string, FieldSet> = {}
   for (const k of childKeys(a)) children[k] = a[k] as FieldSet
+  let changed = false
   for (const k of childKeys(b)) {
     const other = b[k] as FieldSet
     const mine = children[k]
-    children[k] = mine === undefined ? other : unionNode(mine, other)
+    const merged = mine === undefined ? other : unionNode(mine, other)
+    if (merged !== mine) changed = true
+    children[k] = merged
   }
+  // A leaf is a member; so is a node with "."; a node that only leads to others is not.
+  if (!changed && (isMember(a) || !isMember(b))) return a
   return nodeOf(children, isMember(a) || isMember(b)) ?? leaf
 }
 

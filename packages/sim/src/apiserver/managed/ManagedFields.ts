@@ -3,7 +3,7 @@
 // added or changed from every other manager and drops the fields it removed from everyone; an Apply
 // owns exactly the fields of its configuration. Entries a write leaves alone are reused as they are.
 import type { KubeObject, Resource } from "../../Api.ts"
-import { isJsonObject, jsonEqual } from "../store/JsonValue.ts"
+import { isDeeplyFrozen, isJsonObject, jsonEqual } from "../store/JsonValue.ts"
 import type { FieldTree } from "../validation/FieldTree.ts"
 import { type FieldSet, difference, intersection, isEmptySet, isFieldSet, union } from "./FieldSet.ts"
 import { type Comparison, changedOrAdded, compareObjects, objectFieldSet } from "./ObjectFields.ts"
@@ -48,8 +48,9 @@ export const entriesOf = (object: unknown): ReadonlyArray<ManagedEntry> | undefi
   const entries = metadata?.["managedFields"]
   // One empty entry is how a client clears them.
   if (Array.isArray(entries) && entries.length === 1 && isJsonObject(entries[0]) && Object.keys(entries[0]).length === 0) return []
-  if (!Array.isArray(entries) || entries.length === 0 || !entries.every(isEntry)) return undefined
-  return entries
+  if (!Array.isArray(entries) || entries.length === 0) return undefined
+  // Stored entries were checked when written and are frozen since: only a client's are looked through.
+  return isDeeplyFrozen(entries) || entries.every(isEntry) ? entries : undefined
 }
 
 // Metadata no manager owns: the server sets it, or it names the object.
@@ -77,15 +78,13 @@ export const scoped = (resource: Resource, object: KubeObject, subresource: "sta
   return out
 }
 
-const entryFor = (writer: Writer, set: FieldSet, time: string): ManagedEntry => ({
-  ...(writer.manager === undefined || writer.manager === "" ? {} : { manager: writer.manager }),
-  operation: writer.operation,
-  apiVersion: writer.apiVersion,
-  time,
-  fieldsType: "FieldsV1",
-  fieldsV1: set,
-  ...(writer.subresource === undefined ? {} : { subresource: writer.subresource })
-})
+// Built key by key in the real server's field order: this runs on most writes, and conditional spreads cost more.
+const entryFor = (writer: Writer, set: FieldSet, time: string): ManagedEntry => {
+  const entry: { -readonly [K in keyof ManagedEntry]: ManagedEntry[K] } = { operation: writer.operation, apiVersion: writer.apiVersion, time, fieldsType: "FieldsV1", fieldsV1: set }
+  if (writer.manager !== undefined && writer.manager !== "") entry.manager = writer.manager
+  if (writer.subresource !== undefined) entry.subresource = writer.subresource
+  return entry
+}
 
 // The real server's order: Apply before Update, then by time, manager, apiVersion and subresource.
 const byServerOrder = (a: ManagedEntry, b: ManagedEntry): number =>
@@ -101,16 +100,51 @@ export const createdEntries = (resource: Resource, tree: FieldTree, object: Kube
   return isEmptySet(set) ? [] : [entryFor(writer, set, time)]
 }
 
-/** What a comparison takes from the other managers, and the result for each entry but the writer's. */
-const othersAfter = (entries: ReadonlyArray<ManagedEntry>, writer: Writer, c: Comparison, taken: FieldSet): Array<ManagedEntry> => {
-  const out: Array<ManagedEntry> = []
+// What a write from `old` to `next` does to the entries: what changed, what the writer takes, the writer's
+// entry, and every other entry after it (the same objects where the write took nothing from them).
+interface Attribution {
+  readonly changes: Comparison
+  readonly taken: FieldSet
+  readonly mine: ManagedEntry | undefined
+  readonly others: ReadonlyArray<ManagedEntry>
+  readonly othersKept: boolean
+}
+
+/** One write to attribute: the kind, its field tree, the entries before, both versions, and the writer. */
+export interface Write {
+  readonly resource: Resource
+  readonly tree: FieldTree
+  readonly entries: ReadonlyArray<ManagedEntry>
+  readonly old: KubeObject
+  readonly next: KubeObject
+  readonly writer: Writer
+}
+
+const attribute = ({ resource, tree, entries, old, next, writer }: Write): Attribution => {
+  const changes = compareObjects(scoped(resource, old, writer.subresource), scoped(resource, next, writer.subresource), tree)
+  const taken = changedOrAdded(changes)
+  const others: Array<ManagedEntry> = []
+  let othersKept = true
+  let mine: ManagedEntry | undefined
   for (const entry of entries) {
-    if (sameWriter(entry, writer)) continue
-    const left = difference(difference(entry.fieldsV1, taken), c.removed)
-    if (left === entry.fieldsV1) out.push(entry)
-    else if (!isEmptySet(left)) out.push({ ...entry, fieldsV1: left })
+    if (sameWriter(entry, writer)) {
+      mine = entry
+      continue
+    }
+    const left = difference(difference(entry.fieldsV1, taken), changes.removed)
+    if (left === entry.fieldsV1) others.push(entry)
+    else {
+      othersKept = false
+      if (!isEmptySet(left)) others.push({ ...entry, fieldsV1: left })
+    }
   }
-  return out
+  return { changes, taken, mine, others, othersKept }
+}
+
+// The entries with the writer's: the same array when neither the writer's entry nor any other changed.
+const withWriter = (entries: ReadonlyArray<ManagedEntry>, a: Attribution, entry: ManagedEntry): ReadonlyArray<ManagedEntry> => {
+  if (entry === a.mine && a.othersKept) return entries
+  return (isEmptySet(entry.fieldsV1) ? [...a.others] : [...a.others, entry]).sort(byServerOrder)
 }
 
 const isUnchanged = (c: Comparison): boolean => c.added === undefined && c.removed === undefined && c.modified === undefined
@@ -119,22 +153,15 @@ const isUnchanged = (c: Comparison): boolean => c.added === undefined && c.remov
  * The entries after an Update from `old` to `next`: the writer takes what it added or changed, and what it
  * removed leaves every manager. The same array comes back when the write changed no managed field.
  */
-export const updatedEntries = (
-  resource: Resource,
-  tree: FieldTree,
-  entries: ReadonlyArray<ManagedEntry>,
-  old: KubeObject,
-  next: KubeObject,
-  writer: Writer,
-  time: string
-): ReadonlyArray<ManagedEntry> => {
-  const c = compareObjects(scoped(resource, old, writer.subresource), scoped(resource, next, writer.subresource), tree)
-  if (isUnchanged(c)) return entries
-  const taken = changedOrAdded(c)
-  const mine = entries.find((e) => sameWriter(e, writer))
-  const set = union(difference(mine?.fieldsV1 ?? {}, c.removed), taken)
-  const others = othersAfter(entries, writer, c, taken)
-  return (isEmptySet(set) ? others : [...others, entryFor(writer, set, time)]).sort(byServerOrder)
+export const updatedEntries = (write: Write, time: () => string): ReadonlyArray<ManagedEntry> => {
+  const { entries, writer } = write
+  const a = attribute(write)
+  if (isUnchanged(a.changes)) return entries
+  const set = union(difference(a.mine?.fieldsV1 ?? {}, a.changes.removed), a.taken)
+  const stamp = time()
+  // The same fields at the same time (the clock stands still between steps): the entry stays as it was.
+  const same = a.mine !== undefined && a.mine.fieldsV1 === set && a.mine.time === stamp && a.mine.apiVersion === writer.apiVersion
+  return withWriter(entries, a, same && a.mine !== undefined ? a.mine : entryFor(writer, set, stamp))
 }
 
 /** A field an apply would take from another manager. */
@@ -148,39 +175,32 @@ export interface OwnedConflict {
  * with other managers when not forced. Forced, the writer takes the conflicting fields.
  */
 export const appliedEntries = (
-  resource: Resource,
-  tree: FieldTree,
-  entries: ReadonlyArray<ManagedEntry>,
-  old: KubeObject,
-  next: KubeObject,
-  writer: Writer,
+  write: Write,
   applied: FieldSet,
   time: string,
   force: boolean
 ): { readonly entries: ReadonlyArray<ManagedEntry> } | { readonly conflicts: ReadonlyArray<OwnedConflict> } => {
-  const c = compareObjects(scoped(resource, old, writer.subresource), scoped(resource, next, writer.subresource), tree)
-  const taken = changedOrAdded(c)
+  const { entries, writer } = write
+  const a = attribute(write)
   if (!force) {
     const conflicts = entries.flatMap((entry) => {
       if (sameWriter(entry, writer)) return []
-      const fields = intersection(entry.fieldsV1, taken)
+      const fields = intersection(entry.fieldsV1, a.taken)
       return isEmptySet(fields) ? [] : [{ entry, fields }]
     })
     if (conflicts.length > 0) return { conflicts }
   }
-  const mine = entries.find((e) => sameWriter(e, writer))
-  const others = othersAfter(entries, writer, c, taken)
-  const keepTime = mine !== undefined && isUnchanged(c) && jsonEqual(mine.fieldsV1, applied) && mine.apiVersion === writer.apiVersion
-  const entry = keepTime ? mine : entryFor(writer, applied, time)
-  if (keepTime && others.length === entries.length - 1) return { entries }
-  return { entries: (isEmptySet(applied) ? others : [...others, entry]).sort(byServerOrder) }
+  const keep = a.mine !== undefined && isUnchanged(a.changes) && jsonEqual(a.mine.fieldsV1, applied) && a.mine.apiVersion === writer.apiVersion
+  return { entries: withWriter(entries, a, keep && a.mine !== undefined ? a.mine : entryFor(writer, applied, time)) }
 }
-
 
 /** The object with its managedFields replaced (removed when there are none). */
 export const withEntries = (object: KubeObject, entries: ReadonlyArray<ManagedEntry>): KubeObject => {
   const metadata = isJsonObject(object.metadata) ? object.metadata : {}
   if (metadata["managedFields"] === entries) return object
-  const { managedFields: _old, ...rest } = metadata
-  return { ...object, metadata: entries.length === 0 ? rest : { ...rest, managedFields: entries } }
+  // A loop, not a rest spread: this runs on every write, and V8's object rest is several times slower.
+  const rest: Record<string, unknown> = {}
+  for (const key of Object.keys(metadata)) if (key !== "managedFields") rest[key] = metadata[key]
+  if (entries.length > 0) rest["managedFields"] = entries
+  return { ...object, metadata: rest }
 }

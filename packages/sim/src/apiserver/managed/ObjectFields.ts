@@ -5,7 +5,7 @@
 // costs that field, not the object (stored objects are frozen and new versions share their parts).
 import { type FieldTree } from "../validation/FieldTree.ts"
 import { isDeeplyFrozen, isJsonObject, jsonEqual } from "../store/JsonValue.ts"
-import { type FieldSet, nodeOf, union } from "./FieldSet.ts"
+import { type FieldSet, leafSet, nodeOf, union } from "./FieldSet.ts"
 import { isMapField, type ListType, listTypeOf } from "./ListTypes.ts"
 
 /** The paths an update added, removed or changed the value of. */
@@ -69,7 +69,7 @@ const memo = new WeakMap<object, { readonly tree: FieldTree; readonly field: str
 
 /** The node of the set a value at a field contributes (the value's own path included when it is owned itself). */
 export const valueFieldSet = (value: unknown, tree: FieldTree, field: string): FieldSet => {
-  if (isScalar(value)) return {}
+  if (isScalar(value)) return leafSet
   const frozen = isDeeplyFrozen(value)
   if (frozen) {
     const hit = memo.get(value as object)
@@ -83,13 +83,13 @@ export const valueFieldSet = (value: unknown, tree: FieldTree, field: string): F
 const computeValueFieldSet = (value: object, tree: FieldTree, field: string): FieldSet => {
   if (Array.isArray(value)) {
     const elements = itemElements(value, listTypeOf(field))
-    if (elements === undefined) return {}
+    if (elements === undefined) return leafSet
     const children: Record<string, FieldSet> = {}
     const items = itemTree(tree)
     elements.forEach((element, i) => {
       children[element] = withMember(valueFieldSet(value[i], items, field))
     })
-    return nodeOf(children, elements.length === 0) ?? {}
+    return nodeOf(children, elements.length === 0) ?? leafSet
   }
   const object = value as Record<string, unknown>
   const children: Record<string, FieldSet> = {}
@@ -97,11 +97,11 @@ const computeValueFieldSet = (value: object, tree: FieldTree, field: string): Fi
     if (object[key] === undefined) continue
     children[fieldElement(key)] = valueFieldSet(object[key], childTree(tree, key), key)
   }
-  return nodeOf(children, isMap(tree, field) || Object.keys(children).length === 0) ?? {}
+  return nodeOf(children, isMap(tree, field) || Object.keys(children).length === 0) ?? leafSet
 }
 
 // A keyed list item or set item is owned itself, whatever it holds.
-const withMember = (node: FieldSet): FieldSet => (Object.keys(node).length === 0 || Object.hasOwn(node, ".") ? node : { ".": {}, ...node })
+const withMember = (node: FieldSet): FieldSet => (Object.keys(node).length === 0 || Object.hasOwn(node, ".") ? node : { ".": leafSet, ...node })
 
 /** Every field an object sets (the object itself is not a path). */
 export const objectFieldSet = (object: Record<string, unknown>, tree: FieldTree): FieldSet => {
@@ -110,7 +110,7 @@ export const objectFieldSet = (object: Record<string, unknown>, tree: FieldTree)
     if (object[key] === undefined) continue
     children[fieldElement(key)] = valueFieldSet(object[key], childTree(tree, key), key)
   }
-  return nodeOf(children, false) ?? {}
+  return nodeOf(children, false) ?? leafSet
 }
 
 // One level of a comparison: the children's results gathered under their elements.
@@ -144,7 +144,7 @@ const compareValues = (old: unknown, next: unknown, tree: FieldTree, field: stri
   if (old === undefined) return { added: entered(next, tree, field), removed: undefined, modified: undefined }
   if (next === undefined) return { added: undefined, removed: entered(old, tree, field), modified: undefined }
   if (isScalar(old) || isScalar(next) || Array.isArray(old) !== Array.isArray(next)) {
-    if (isScalar(old) && isScalar(next)) return { added: undefined, removed: undefined, modified: {} }
+    if (isScalar(old) && isScalar(next)) return { added: undefined, removed: undefined, modified: leafSet }
     return { added: entered(next, tree, field), removed: entered(old, tree, field), modified: undefined }
   }
   const gathered = new Gathered()
@@ -153,7 +153,7 @@ const compareValues = (old: unknown, next: unknown, tree: FieldTree, field: stri
     const oldElements = itemElements(old, listType)
     const nextElements = itemElements(next, listType)
     if (oldElements === undefined || nextElements === undefined) {
-      if (oldElements === undefined && nextElements === undefined) return jsonEqual(old, next) ? noChange : { added: undefined, removed: undefined, modified: {} }
+      if (oldElements === undefined && nextElements === undefined) return jsonEqual(old, next) ? noChange : { added: undefined, removed: undefined, modified: leafSet }
       return { added: entered(next, tree, field), removed: entered(old, tree, field), modified: undefined }
     }
     const items = itemTree(tree)

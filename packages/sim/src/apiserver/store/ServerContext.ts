@@ -1,7 +1,7 @@
 // What the API server's verbs share: the store, the clock, the seeded randomness for uids and names,
 // the registered admission webhooks, and how objects are presented at a requested version.
 import type { Admission, KubeObject, Resource, SystemClient } from "../../Api.ts"
-import { isJsonObject, jsonClone } from "./JsonValue.ts"
+import { isDeeplyFrozen, isJsonObject, jsonClone } from "./JsonValue.ts"
 import type { SeededRandom } from "../../Random.ts"
 import { apiVersionFor } from "../../kinds/ResourceTable.ts"
 import type { Store } from "./Store.ts"
@@ -40,14 +40,28 @@ export const finalizersOf = (object: unknown): ReadonlyArray<string> => {
 /** True when the object has been marked for deletion. */
 export const isDeleting = (object: unknown): boolean => typeof metadataOf(object)["deletionTimestamp"] === "string"
 
-/** An RFC 3339 timestamp with second precision, as metadata carries them. */
-export const timestamp = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z")
+// The clock stands still between steps while many writes are stamped: the last answer is kept.
+let lastStamp: { readonly second: number; readonly text: string } = { second: Number.NaN, text: "" }
 
-/** A copy of a stored object as served at `version`. */
-export const present = (resource: Resource, object: KubeObject, version: string): KubeObject => ({
-  ...jsonClone(object),
-  apiVersion: apiVersionFor(resource, version)
-})
+/** An RFC 3339 timestamp with second precision, as metadata carries them. */
+export const timestamp = (ms: number): string => {
+  const second = Math.floor(ms / 1000)
+  if (second !== lastStamp.second) lastStamp = { second, text: new Date(second * 1000).toISOString().replace(/\.\d{3}Z$/, "Z") }
+  return lastStamp.text
+}
+
+/**
+ * A copy of a stored object as served at `version`. Its managedFields are the stored ones, shared and
+ * frozen: they are often half an object, no caller edits them in place, and copying them on every
+ * answer would double what an answer costs.
+ */
+export const present = (resource: Resource, object: KubeObject, version: string): KubeObject => {
+  const metadata = isJsonObject(object.metadata) ? object.metadata : undefined
+  const managed = metadata?.["managedFields"]
+  if (managed === undefined || !isDeeplyFrozen(managed)) return { ...jsonClone(object), apiVersion: apiVersionFor(resource, version) }
+  const copy = jsonClone({ ...object, metadata: { ...metadata, managedFields: [] } })
+  return { ...copy, apiVersion: apiVersionFor(resource, version), metadata: { ...copy.metadata, managedFields: managed } }
+}
 
 /** A copy of the object with its metadata replaced. */
 export const withMetadata = (object: KubeObject, metadata: Record<string, unknown>): KubeObject => ({ ...object, metadata })

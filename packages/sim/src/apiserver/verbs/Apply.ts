@@ -96,7 +96,7 @@ export const apply = (
     fieldValidation: "Ignore",
     manager: options.manager,
     managed: (next) => {
-      const result = appliedEntries(resource, tree, entries, live, next, writer, applied, time, options.force)
+      const result = appliedEntries({ resource, tree, entries, old: live, next, writer }, applied, time, options.force)
       if ("entries" in result) return result.entries
       return applyConflict(result.conflicts.flatMap((c) => pathsOf(c.fields).map((path) => ({ manager: ownerName(c.entry), path: printPath(path) }))))
     }

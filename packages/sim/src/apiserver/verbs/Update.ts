@@ -141,7 +141,7 @@ const managedAfter = (
   const sent = options.subresource === undefined ? entriesOf(candidate) : undefined
   const base = sent === undefined || jsonEqual(sent, stored) ? stored : sent
   const writer = { manager: options.manager, operation: "Update" as const, apiVersion: apiVersionFor(resource, options.version), subresource: options.subresource }
-  return updatedEntries(resource, fieldsOf(resource.plural), base, old, next, writer, timestamp(context.now()))
+  return updatedEntries({ resource, tree: fieldsOf(resource.plural), entries: base, old, next, writer }, () => timestamp(context.now()))
 }
 
 /** The PUT verb: the whole object (or its status), with metadata.resourceVersion required. */

@@ -24,7 +24,7 @@ export const serveVerb = (context: ServerContext, resource: Resource, request: A
   const dryRun = request.dryRun === true
   const { version, name, fieldValidation } = request
   const writes = request.verb === "create" || request.verb === "update" || request.verb === "patch"
-  const optionErrors = writes ? writeOptionErrors({ fieldManager: request.fieldManager, force: request.force, apply: request.patchType === "apply" && request.verb === "patch" }) : []
+  const optionErrors = writes ? writeOptionErrors({ fieldManager: request.fieldManager, force: request.verb === "patch" ? request.force : undefined, apply: request.patchType === "apply" && request.verb === "patch" }) : []
   if (optionErrors.length > 0) return optionsInvalid(request.verb === "create" ? "CreateOptions" : request.verb === "update" ? "UpdateOptions" : "PatchOptions", optionErrors)
   const manager = managerOf(request.fieldManager, request.userAgent)
   switch (request.verb) {
