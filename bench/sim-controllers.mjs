@@ -3,18 +3,10 @@
 // are idle; the figure is the CPU those steps took per TrainJob (Trainer's JobSet, JobSet's Job, the Job's
 // status and Event, every status Trainer derives). Run alone: `node bench/sim-controllers.mjs [N]`.
 import { Simulator } from "../packages/sim/dist/index.js"
+import { benchRuntime } from "./lib/sim-runtime.mjs"
 
 const count = Number(process.argv[2] ?? 1_000)
 const rounds = Number(process.env.BENCH_ROUNDS ?? 5)
-const runtime = {
-  apiVersion: "trainer.kubeflow.org/v1alpha1",
-  kind: "ClusterTrainingRuntime",
-  metadata: { name: "torch-distributed", labels: { "trainer.kubeflow.org/framework": "torch" } },
-  spec: {
-    mlPolicy: { numNodes: 1, torch: {} },
-    template: { spec: { replicatedJobs: [{ name: "node", template: { metadata: { labels: { "trainer.kubeflow.org/trainjob-ancestor-step": "trainer" } }, spec: { template: { spec: { containers: [{ name: "node", image: "example.org/train:1" }] } } } } }] } }
-  }
-}
 const trainJob = (i) => ({
   apiVersion: "trainer.kubeflow.org/v1alpha1",
   kind: "TrainJob",
@@ -27,7 +19,7 @@ const cpu = () => {
 }
 const perJob = []
 for (let round = 0; round < rounds; round++) {
-  const sim = new Simulator({ seed: 1, objects: [runtime] })
+  const sim = new Simulator({ seed: 1, objects: [benchRuntime] })
   for (let i = 0; i < count; i++) {
     const outcome = sim.handle({ verb: "create", group: "trainer.kubeflow.org", version: "v1alpha1", resource: "trainjobs", namespace: "default", body: trainJob(i) })
     if (outcome.kind !== "answered" || outcome.response.code !== 201) throw new Error(JSON.stringify(outcome))

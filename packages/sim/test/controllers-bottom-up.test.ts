@@ -5,7 +5,7 @@ import { fc, test as propTest } from "@fast-check/vitest"
 import { describe, expect, it } from "vitest"
 import type { KubeObject } from "../src/Api.ts"
 import { ChangeQueue } from "../src/controllers/shared/ChangeQueue.ts"
-import { condition, create, get, list, mergePatch, simulator, specOf, statusOf, trainJob } from "./controllers-sim.ts"
+import { condition, create, get, list, mergePatch, plainRuntime, simulator, specOf, statusOf, trainJob } from "./controllers-sim.ts"
 
 const nameOf = (o: KubeObject) => String((o.metadata as Record<string, unknown>)["name"])
 const podsOf = (sim: ReturnType<typeof simulator>, job: string) =>
@@ -22,28 +22,13 @@ const failPod = (sim: ReturnType<typeof simulator>, pod: KubeObject) => {
   expect(mergePatch(sim, "pods", nameOf(pod), { status: { phase: "Failed", containerStatuses } }, "status").code).toBe(200)
 }
 
-// A runtime whose trainer Job has the given Job spec fields.
-const runtimeWith = (name: string, jobSpec: Record<string, unknown>): KubeObject => ({
-  apiVersion: "trainer.kubeflow.org/v1alpha1",
-  kind: "ClusterTrainingRuntime",
-  metadata: { name },
-  spec: {
-    mlPolicy: { numNodes: 1, torch: {} },
-    template: {
-      spec: {
-        replicatedJobs: [
-          {
-            name: "node",
-            template: {
-              metadata: { labels: { "trainer.kubeflow.org/trainjob-ancestor-step": "trainer" } },
-              spec: { ...jobSpec, template: { spec: { containers: [{ name: "node", image: "example.org/node:1" }] } } }
-            }
-          }
-        ]
-      }
-    }
-  }
-})
+// The plain runtime, named `name`, its trainer Job carrying the given Job spec fields.
+const runtimeWith = (name: string, jobSpec: Record<string, unknown>): KubeObject => {
+  type Spec = { template: { spec: { replicatedJobs: Array<{ template: { spec: Record<string, unknown> } }> } } }
+  const spec = plainRuntime["spec"] as Spec
+  const replicatedJobs = spec.template.spec.replicatedJobs.map((r) => ({ ...r, template: { ...r.template, spec: { ...r.template.spec, ...jobSpec } } }))
+  return { ...plainRuntime, metadata: { name }, spec: { ...spec, template: { ...spec.template, spec: { ...spec.template.spec, replicatedJobs } } } }
+}
 
 describe("a TrainJob's conditions follow its pods", () => {
   it("fails when its pod fails, long before its scripted run time, with the JobSet's reason", () => {
