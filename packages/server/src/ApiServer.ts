@@ -17,7 +17,7 @@ import { authenticate, type Principal, type TokenEntry } from "./Auth.ts"
 import { DatabaseError, uniqueViolation, type Database } from "./Database.ts"
 import { errorBody, refusalStatus } from "./ErrorBody.ts"
 import { answerOnce, type KeyedAnswer } from "./Idempotency.ts"
-import { idempotencyHeader, parseIdempotencyKey, takesIdempotencyKey } from "./IdempotencyKey.ts"
+import { idempotencyHeader, parseIdempotencyKey } from "./IdempotencyKey.ts"
 import type { JobControl } from "./JobControl.ts"
 import { accessLine, metricsText, readiness, recordRequest, requestIdOf, type DispatcherState, type LogFormat } from "./Operations.ts"
 import { defaultLimits, oversizedFields, type AnswerLimits } from "./Limits.ts"
@@ -154,7 +154,7 @@ const admit = async (
   const params = decodePart(route.params, "path", request.params)
   const query = route.query === undefined ? Result.succeed(undefined) : decodePart(route.query, "query", Object.fromEntries(request.query))
   const limits = env.limits ?? defaultLimits
-  const keyed = request.idempotencyKey !== undefined && takesIdempotencyKey(route.method, route.path)
+  const keyed = request.idempotencyKey !== undefined && route.keyed
   const text = route.body === undefined && !keyed ? "" : await request.body()
   const parsed = route.body === undefined ? Result.succeed(undefined) : parseBody(text)
   // Checked before decoding: nothing longer than a field may hold, and no text a store cannot hold (NUL, an
