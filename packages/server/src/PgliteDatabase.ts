@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { databaseError, isoTimes, type Database, type Sql } from "./Database.ts"
+import { databaseError, databaseLayer, isoTimes, type Database, type Sql } from "./Database.ts"
 
 type Queryable = Pick<PGlite, "query" | "exec">
 
@@ -85,3 +85,6 @@ export const openPglite = async (dataDir?: string): Promise<Database> => {
     close: () => db.close()
   }
 }
+
+/** The database service on PGlite in `dataDir` (in memory when absent), closed when the layer's scope closes. */
+export const pgliteLayer = (dataDir?: string) => databaseLayer(dataDir === undefined ? "in-memory PGlite" : `PGlite in ${dataDir}`, () => openPglite(dataDir))
