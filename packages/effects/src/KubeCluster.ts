@@ -1,11 +1,17 @@
 import { Effect, Layer } from "effect"
-import { HttpMethod, KubeConfig, PatchStrategy, RequestContext } from "@kubernetes/client-node"
+import type { KubeConfig } from "@kubernetes/client-node"
 import { ClusterError } from "./ClusterError.ts"
 import { Cluster, type ClusterShape } from "./Cluster.ts"
 import { clusterOverTransport, type ClusterCall, malformed } from "./ClusterCall.ts"
 import { KeepAliveAgents } from "./KeepAliveAgents.ts"
 import { type HttpAnswer, type HttpRequest, sendRequest } from "./KeepAliveHttp.ts"
 import { clusterErrorOf, isSuccessCode } from "./StatusMapping.ts"
+
+// client-node costs about a second of CPU and tens of MB to load: it is loaded when a kubeconfig is, not by every
+// program that imports this package (a job service on the simulator, or with no cluster, never needs it).
+/** client-node, loaded on first use. */
+export const clientNode = (): Promise<typeof import("@kubernetes/client-node")> => (loading ??= import("@kubernetes/client-node"))
+let loading: Promise<typeof import("@kubernetes/client-node")> | undefined
 
 /** Where KubeCluster finds its cluster, and how long one call may take. */
 export interface KubeClusterOptions {
@@ -54,14 +60,15 @@ const pathOf = (call: ClusterCall): string => {
   return `${collection}/${e(call.name ?? "")}${call.verb === "patch" && call.status === true && namespace !== undefined ? "/status" : ""}`
 }
 
-const methods = { get: HttpMethod.GET, list: HttpMethod.GET, create: HttpMethod.POST, patch: HttpMethod.PATCH, delete: HttpMethod.DELETE } as const
+const methods = { get: "GET", list: "GET", create: "POST", patch: "PATCH", delete: "DELETE" } as const
 
-const contentTypes = { create: "application/json", patch: PatchStrategy.MergePatch, delete: "application/json" } as const
+const contentTypes = { create: "application/json", patch: "application/merge-patch+json", delete: "application/json" } as const
 
 // The request for one call, authenticated by the KubeConfig exactly as client-node's generated clients
 // are (bearer tokens, exec and auth-provider plugins, client certificates and CA through the agent).
 const requestFor = async (config: KubeConfig, server: string, call: ClusterCall): Promise<HttpRequest> => {
-  const context = new RequestContext(server + pathOf(call), methods[call.verb])
+  const { HttpMethod, RequestContext } = await clientNode()
+  const context = new RequestContext(server + pathOf(call), HttpMethod[methods[call.verb]])
   context.setHeaderParam("Accept", accept)
   if (call.verb === "list" && call.labelSelector !== undefined) context.setQueryParam("labelSelector", call.labelSelector)
   const body = call.verb === "get" || call.verb === "list" ? undefined : JSON.stringify(call.body ?? {})
@@ -107,8 +114,9 @@ const whyUnusable = (thrown: unknown): string => {
  * otherwise); a failure names the file and why, never its contents. */
 export const loadKubeConfig = (path: string | undefined): Effect.Effect<KubeConfig, ClusterError> => {
   const call = `load kubeconfig ${path ?? "(default chain)"}`
-  return Effect.try({
-    try: () => {
+  return Effect.tryPromise({
+    try: async () => {
+      const { KubeConfig } = await clientNode()
       const config = new KubeConfig()
       if (path === undefined) config.loadFromDefault()
       else config.loadFromFile(path)

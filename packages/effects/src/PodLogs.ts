@@ -1,7 +1,8 @@
 // The logs of a TrainJob's pods over a real API server: its pods found by the JobSet label Trainer's
 // JobSet gives them, each one's node index, and each pod's log read (or followed) line by line.
 import { Writable } from "node:stream"
-import { CoreV1Api, type KubeConfig, Log } from "@kubernetes/client-node"
+import type { KubeConfig } from "@kubernetes/client-node"
+import { clientNode } from "./KubeCluster.ts"
 
 /** One pod of a TrainJob: its name, its node's index, and the container whose log is read. */
 export interface TrainJobPod {
@@ -26,6 +27,7 @@ const nodeIndexOf = (labels: Readonly<Record<string, string>>): number => {
 
 /** The pods of `trainJob` in `namespace`, by node index (the newest pod of a node when it was replaced). */
 export const trainJobPods = async (config: KubeConfig, namespace: string, trainJob: string): Promise<ReadonlyArray<TrainJobPod>> => {
+  const { CoreV1Api } = await clientNode()
   const listed = await config.makeApiClient(CoreV1Api).listNamespacedPod({ namespace, labelSelector: `jobset.sigs.k8s.io/jobset-name=${trainJob}` })
   const byNode = new Map<number, { readonly pod: TrainJobPod; readonly created: number }>()
   for (const item of listed.items) {
@@ -58,8 +60,14 @@ export const readPodLog = (config: KubeConfig, namespace: string, pod: TrainJobP
       }
     })
     sink.on("finish", () => resolve())
-    new Log(config)
-      .log(namespace, pod.name, pod.container, sink, { follow: options.follow, previous: options.previous, ...(options.tailLines === undefined ? {} : { tailLines: options.tailLines }) })
+    clientNode()
+      .then(({ Log }) =>
+        new Log(config).log(namespace, pod.name, pod.container, sink, {
+          follow: options.follow,
+          previous: options.previous,
+          ...(options.tailLines === undefined ? {} : { tailLines: options.tailLines })
+        })
+      )
       .then((controller) => {
         if (signal === undefined) return
         const stop = () => {
