@@ -1,5 +1,5 @@
 import { Clock, Effect, Layer } from "effect"
-import { HttpMethod, KubeConfig, PatchStrategy, RequestContext } from "@kubernetes/client-node"
+import type { KubeConfig, RequestContext } from "@kubernetes/client-node"
 import { ClusterError } from "./ClusterError.ts"
 import { Cluster, type ClusterShape, type PodLogOptions } from "./Cluster.ts"
 import { clusterOverTransport, type ClusterCall, malformed } from "./ClusterCall.ts"
@@ -7,6 +7,12 @@ import { KeepAliveAgents } from "./KeepAliveAgents.ts"
 import { type HttpAnswer, type HttpRequest, sendRequest, streamRequest } from "./KeepAliveHttp.ts"
 import { describeCall, type ObjectKey, Pods } from "./ResourceKind.ts"
 import { clusterErrorOf, isSuccessCode } from "./StatusMapping.ts"
+
+// client-node costs about a second of CPU and tens of MB to load: it is loaded when a kubeconfig is, not by every
+// program that imports this package (a job service on the simulator, or with no cluster, never needs it).
+/** client-node, loaded on first use. */
+export const clientNode = (): Promise<typeof import("@kubernetes/client-node")> => (loading ??= import("@kubernetes/client-node"))
+let loading: Promise<typeof import("@kubernetes/client-node")> | undefined
 
 /** Where KubeCluster finds its cluster, and how long one call may take. */
 export interface KubeClusterOptions {
@@ -59,9 +65,9 @@ const pathOf = (call: ClusterCall): string => {
   return `${collection}/${e(call.name ?? "")}${call.verb === "patch" && call.status === true && namespace !== undefined ? "/status" : ""}`
 }
 
-const methods = { get: HttpMethod.GET, list: HttpMethod.GET, create: HttpMethod.POST, patch: HttpMethod.PATCH, delete: HttpMethod.DELETE } as const
+const methods = { get: "GET", list: "GET", create: "POST", patch: "PATCH", delete: "DELETE" } as const
 
-const contentTypes = { create: "application/json", patch: PatchStrategy.MergePatch, delete: "application/json" } as const
+const contentTypes = { create: "application/json", patch: "application/merge-patch+json", delete: "application/json" } as const
 
 // A request authenticated by the KubeConfig exactly as client-node's generated clients are (bearer
 // tokens, exec and auth-provider plugins, client certificates and CA through the agent).
@@ -72,8 +78,9 @@ const authenticated = async (config: KubeConfig, context: RequestContext, body: 
 }
 
 // The request for one call.
-const requestFor = (config: KubeConfig, server: string, call: ClusterCall): Promise<HttpRequest> => {
-  const context = new RequestContext(server + pathOf(call), methods[call.verb])
+const requestFor = async (config: KubeConfig, server: string, call: ClusterCall): Promise<HttpRequest> => {
+  const { HttpMethod, RequestContext } = await clientNode()
+  const context = new RequestContext(server + pathOf(call), HttpMethod[methods[call.verb]])
   context.setHeaderParam("Accept", accept)
   if (call.verb === "list" && call.labelSelector !== undefined && call.labelSelector !== "") context.setQueryParam("labelSelector", call.labelSelector)
   const body = call.verb === "get" || call.verb === "list" ? undefined : JSON.stringify(call.body ?? {})
@@ -82,7 +89,8 @@ const requestFor = (config: KubeConfig, server: string, call: ClusterCall): Prom
 }
 
 // GET .../pods/NAME/log with kubectl's query parameters.
-const logRequestFor = (config: KubeConfig, server: string, key: ObjectKey, options: PodLogOptions): Promise<HttpRequest> => {
+const logRequestFor = async (config: KubeConfig, server: string, key: ObjectKey, options: PodLogOptions): Promise<HttpRequest> => {
+  const { HttpMethod, RequestContext } = await clientNode()
   const e = encodeURIComponent
   const context = new RequestContext(`${server}/api/v1/namespaces/${e(key.namespace ?? "")}/pods/${e(key.name)}/log`, HttpMethod.GET)
   context.setHeaderParam("Accept", "text/plain, */*")
@@ -162,8 +170,9 @@ const whyUnusable = (thrown: unknown): string => {
  * otherwise); a failure names the file and why, never its contents. */
 export const loadKubeConfig = (path: string | undefined): Effect.Effect<KubeConfig, ClusterError> => {
   const call = `load kubeconfig ${path ?? "(default chain)"}`
-  return Effect.try({
-    try: () => {
+  return Effect.tryPromise({
+    try: async () => {
+      const { KubeConfig } = await clientNode()
       const config = new KubeConfig()
       if (path === undefined) config.loadFromDefault()
       else config.loadFromFile(path)

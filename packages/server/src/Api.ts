@@ -71,10 +71,19 @@ const idempotencyKeyParameter = {
   schema: { type: "string" }
 }
 
-/** Marks a creating endpoint: its OpenAPI operation lists the `Idempotency-Key` header. */
-const keyed = OpenApi.annotations({
-  transform: (operation) => ({ ...operation, parameters: [...((operation["parameters"] as ReadonlyArray<unknown> | undefined) ?? []), idempotencyKeyParameter] })
-})
+/** True on an endpoint that honours `Idempotency-Key`: the server reads it from here, as the document does. */
+export const TakesIdempotencyKey = Context.Reference<boolean>("dispatch/TakesIdempotencyKey", { defaultValue: () => false })
+
+// Creations that run in one transaction of their own take a key: it is written in that same transaction. Cancel,
+// hold and release act on the cluster between transactions and create nothing, so they take none.
+/** Marks a creating endpoint: it honours the key, and its OpenAPI operation lists the `Idempotency-Key` header. */
+const keyed = Context.add(
+  OpenApi.annotations({
+    transform: (operation) => ({ ...operation, parameters: [...((operation["parameters"] as ReadonlyArray<unknown> | undefined) ?? []), idempotencyKeyParameter] })
+  }),
+  TakesIdempotencyKey,
+  true
+)
 
 const JobListQuery = sortableQuery(["id", "createdOn", "lastModifiedOn", "status", "description"] as const)
 

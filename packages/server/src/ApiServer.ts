@@ -7,8 +7,9 @@ import { randomUUID } from "node:crypto"
 import { createServer, type Server } from "node:http"
 import type { Duplex } from "node:stream"
 import { malformedTexts, parseResourceId, textFlaw } from "@dispatch/jobs"
-import { NodeHttpServer } from "@effect/platform-node"
-import { ByteSize, Context, Effect, Exit, Layer, Result, Scope } from "effect"
+// The module itself, not the package index, which would also load redis, ws and worker support at start-up.
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import { ByteSize, Context, Effect, Exit, Fiber, Layer, Result, Scope } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, HttpApiSwagger, OpenApi } from "effect/http-api"
 import { AdmittedRequest, apiPrefix, Authorization, DispatchApi } from "./Api.ts"
@@ -17,7 +18,7 @@ import { authenticate, type Principal, type TokenEntry } from "./Auth.ts"
 import { DatabaseError, uniqueViolation, type Database } from "./Database.ts"
 import { errorBody, refusalStatus } from "./ErrorBody.ts"
 import { answerOnce, type KeyedAnswer } from "./Idempotency.ts"
-import { idempotencyHeader, parseIdempotencyKey, takesIdempotencyKey } from "./IdempotencyKey.ts"
+import { idempotencyHeader, parseIdempotencyKey } from "./IdempotencyKey.ts"
 import type { JobControl } from "./JobControl.ts"
 import { accessLine, metricsText, readiness, recordRequest, requestIdOf, type DispatcherState, type LogFormat } from "./Operations.ts"
 import { defaultLimits, oversizedFields, type AnswerLimits } from "./Limits.ts"
@@ -154,7 +155,7 @@ const admit = async (
   const params = decodePart(route.params, "path", request.params)
   const query = route.query === undefined ? Result.succeed(undefined) : decodePart(route.query, "query", Object.fromEntries(request.query))
   const limits = env.limits ?? defaultLimits
-  const keyed = request.idempotencyKey !== undefined && takesIdempotencyKey(route.method, route.path)
+  const keyed = request.idempotencyKey !== undefined && route.keyed
   const text = route.body === undefined && !keyed ? "" : await request.body()
   const parsed = route.body === undefined ? Result.succeed(undefined) : parseBody(text)
   // Checked before decoding: nothing longer than a field may hold, and no text a store cannot hold (NUL, an
@@ -313,7 +314,7 @@ const publicRoutes = (env: () => ApiEnvironment) =>
       yield* router.add(
         "GET",
         "/metrics",
-        Effect.map(metricsText(env().db), (text) => HttpServerResponse.text(text, { contentType: "text/plain; version=0.0.4; charset=utf-8" }))
+        Effect.map(Effect.suspend(() => metricsText(env().db)), (text) => HttpServerResponse.text(text, { contentType: "text/plain; version=0.0.4; charset=utf-8" }))
       )
     })
   )
@@ -436,18 +437,28 @@ export interface ApiRequest {
   readonly idempotencyKey?: string | undefined
 }
 
-const webHandlers = new WeakMap<ApiEnvironment, (request: Request) => Promise<Response>>()
+// One web handler per set of routes, made once: each request carries its own environment in its context, where
+// the service reads it (synchronously, in the request's fiber) instead of in a handler made for that environment.
+const RequestEnvironment = Context.Reference<ApiEnvironment | undefined>("dispatch/RequestEnvironment", { defaultValue: () => undefined })
+
+const webHandlers = new WeakMap<ReadonlyArray<Route>, (request: Request, context: Context.Context<never>) => Promise<Response>>()
+
+const webHandlerFor = (env: ApiEnvironment) => {
+  const made = webHandlers.get(env.routes)
+  if (made !== undefined) return made
+  // The environment the handler was made with stands in only while its layer is built (the routes it registers).
+  const current = () => Fiber.getCurrent()?.getRef(RequestEnvironment) ?? env
+  const web = HttpRouter.toWebHandler(serviceLayer(current).pipe(Layer.provide(NodeHttpServer.layerHttpServices)) as Layer.Layer<never, never, HttpRouter.HttpRouter>, {
+    disableLogger: true
+  })
+  const handler = web.handler as (request: Request, context: Context.Context<never>) => Promise<Response>
+  webHandlers.set(env.routes, handler)
+  return handler
+}
 
 /** Answers one request in process with the very routes the server serves (for tests that need no socket). */
 export const handleApiRequest = async (env: ApiEnvironment, request: ApiRequest): Promise<{ readonly status: number; readonly body: unknown }> => {
-  let handler = webHandlers.get(env)
-  if (handler === undefined) {
-    const web = HttpRouter.toWebHandler(serviceLayer(() => env).pipe(Layer.provide(NodeHttpServer.layerHttpServices)) as Layer.Layer<never, never, HttpRouter.HttpRouter>, {
-      disableLogger: true
-    })
-    handler = web.handler as (request: Request) => Promise<Response>
-    webHandlers.set(env, handler)
-  }
+  const handler = webHandlerFor(env)
   const hasBody = request.method !== "GET" && request.method !== "HEAD"
   const response = await handler(
     new Request(`http://in-process${request.url}`, {
@@ -458,7 +469,8 @@ export const handleApiRequest = async (env: ApiEnvironment, request: ApiRequest)
         ...(request.idempotencyKey === undefined ? {} : { [idempotencyHeader]: request.idempotencyKey })
       },
       ...(hasBody ? { body: request.body } : {})
-    })
+    }),
+    Context.make(RequestEnvironment, env)
   )
   const text = await response.text()
   return { status: response.status, body: text === "" ? undefined : JSON.parse(text) }

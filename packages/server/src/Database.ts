@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 
 /** Something SQL can be sent to: the database itself, or one open transaction. */
 export interface Sql {
@@ -14,6 +14,20 @@ export interface Database extends Sql {
   readonly transaction: <A>(body: (sql: Sql) => Promise<A>) => Promise<A>
   readonly close: () => Promise<void>
 }
+
+/** The service's database as an Effect service: one interface, provided by one of two layers (`pgliteLayer` or
+ * `postgresLayer`), each of which opens its database when built and closes it when its scope closes. */
+export class DatabaseService extends Context.Service<DatabaseService, Database>()("dispatch/Database") {}
+
+/** A layer of the database service from how to open the database: opened when built, closed with its scope. */
+export const databaseLayer = (what: string, open: () => Promise<Database>): Layer.Layer<DatabaseService, DatabaseError> =>
+  Layer.effect(
+    DatabaseService,
+    Effect.acquireRelease(
+      Effect.tryPromise({ try: open, catch: (cause) => databaseError(`open ${what}`, cause) }),
+      (db) => Effect.promise(() => db.close())
+    )
+  )
 
 /** The database failed or could not be reached; `code` is PostgreSQL's SQLSTATE when it gave one. */
 export class DatabaseError extends Schema.TaggedError<DatabaseError>()("DatabaseError", {

@@ -1,7 +1,7 @@
 import type { Cluster, ClusterError } from "@dispatch/effects"
-import type { Layer } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { makeClusterRuntime } from "./ClusterRuntime.ts"
-import type { Database } from "./Database.ts"
+import { DatabaseService, type Database } from "./Database.ts"
 import type { DispatchContext } from "./DispatchContext.ts"
 import { releaseOwnClaims } from "./DispatchStore.ts"
 import { defaultBackoff, type Backoff } from "./ErrorAction.ts"
@@ -157,3 +157,16 @@ export const startDispatcher = (options: DispatchOptions, parts: DispatcherParts
     }
   }
 }
+
+/** The dispatcher as an Effect service: started on the database service when its layer is built, closed with its scope. */
+export class DispatcherService extends Context.Service<DispatcherService, Dispatcher>()("dispatch/Dispatcher") {}
+
+/** A layer of the dispatcher service over whichever database layer provides `DatabaseService`. */
+export const dispatcherLayer = (options: DispatchOptions, parts: Omit<DispatcherParts, "db">): Layer.Layer<DispatcherService, never, DatabaseService> =>
+  Layer.effect(
+    DispatcherService,
+    Effect.acquireRelease(
+      Effect.map(Effect.service(DatabaseService), (db) => startDispatcher(options, { ...parts, db })),
+      (dispatcher) => Effect.promise(() => dispatcher.close())
+    )
+  )

@@ -36,20 +36,3 @@ export const parseIdempotencyKey = (header: string): Result.Result<string, Inval
   if (key.length > maxIdempotencyKeyLength) return Result.fail(new InvalidIdempotencyKey({ reason: `the key is longer than ${maxIdempotencyKeyLength} characters` }))
   return Result.succeed(key)
 }
-
-// Creations that run in one transaction of their own: the key is written in that same transaction. Cancel,
-// hold and release act on the cluster between transactions and create nothing, so they take no key.
-const keyedRoutes = new Set([
-  "POST /experiments",
-  "POST /entrypoints",
-  "POST /queues",
-  "POST /artifacts",
-  "POST /artifacts/{id}/snapshots",
-  "POST /experiments/{id}/jobs",
-  "POST /jobs/{id}/rerun",
-  "POST /jobs/{id}/log",
-  "POST /jobs/{id}/metrics"
-])
-
-/** True when a route (method and path template) creates something and so honours `Idempotency-Key`. */
-export const takesIdempotencyKey = (method: string, template: string): boolean => keyedRoutes.has(`${method} ${template}`)

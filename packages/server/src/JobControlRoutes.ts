@@ -123,9 +123,7 @@ export const jobControlRoutes = [
         if (job === undefined) return Result.fail(notFound(params.id))
         // A stored job carries every field of the request it was accepted from, frozen at creation.
         const accepted: AcceptedJob = job
-        const id = await insertJob(sql, { group: principal.group, user: principal.name }, accepted, now(), job.id)
-        const created = await readJob(sql, principal.group, id)
-        return created === undefined ? Result.fail(notFound(id)) : Result.succeed(created)
+        return Result.succeed(await insertJob(sql, { group: principal.group, user: principal.name }, accepted, now(), job.id))
       })
   })
 ]

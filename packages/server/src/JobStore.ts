@@ -1,6 +1,6 @@
 import { formatTimeout, type AcceptedJob, type JobStatus, type LogRecord, type MetricRecord } from "@dispatch/jobs"
 import type { JobDispatch, JobResponse, TrainJobRef } from "./ApiSchemas.ts"
-import type { Sql } from "./Database.ts"
+import { DatabaseError, type Sql } from "./Database.ts"
 
 // Every query takes the caller's group and skips deleted jobs: both answer exactly like a missing job.
 
@@ -49,16 +49,22 @@ const jobOf = (row: JobRow): JobResponse => {
   return { ...rest, timeoutSeconds, timeout: formatTimeout(timeoutSeconds), artifacts: [], ...(mlflowRunId === null ? {} : { mlflowRunId }), dispatch }
 }
 
-/** Inserts a new queued job and the first entry of its status history, in one statement (one round trip); returns
- * its id. `rerunOf` names the job it re-runs. */
-export const insertJob = async (sql: Sql, owner: { readonly group: string; readonly user: string }, job: AcceptedJob, at: string, rerunOf?: number): Promise<number> => {
-  const [row] = await sql.query<{ id: number }>(
-    `with job as (
+/** Inserts a new queued job and the first entry of its status history, and answers the job as a read would, in one
+ * statement (one round trip). `rerunOf` names the job it re-runs. */
+export const insertJob = async (
+  sql: Sql,
+  owner: { readonly group: string; readonly user: string },
+  job: AcceptedJob,
+  at: string,
+  rerunOf?: number
+): Promise<JobResponse> => {
+  const [row] = await sql.query<JobRow>(
+    `with j as (
        insert into jobs (grp, username, experiment, entrypoint, entrypoint_snapshot, queue, parameter_values, artifact_values, swaps,
          timeout_seconds, description, status, created_on, last_modified_on, rerun_of)
-       values ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9::jsonb, $10, $11, 'queued', $12, $12, $13) returning id),
-     history as (insert into job_status_history (job, status, changed_on) select id, 'queued', $12 from job)
-     select id from job`,
+       values ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9::jsonb, $10, $11, 'queued', $12, $12, $13) returning *),
+     history as (insert into job_status_history (job, status, changed_on) select id, 'queued', $12 from j)
+     select ${jobColumns} from j left join queue_gates g on g.queue = j.queue`,
     [
       owner.group,
       owner.user,
@@ -75,7 +81,8 @@ export const insertJob = async (sql: Sql, owner: { readonly group: string; reado
       rerunOf ?? null
     ]
   )
-  return row?.id ?? 0
+  if (row === undefined) throw new DatabaseError({ operation: "insert job", reason: "the insert returned no row" })
+  return jobOf(row)
 }
 
 /** Reads one job of a group; `lock` holds its row until the transaction ends, for read-modify-write. */

@@ -1,7 +1,9 @@
 import { PGlite } from "@electric-sql/pglite"
-import { existsSync } from "node:fs"
-import { join } from "node:path"
-import { databaseError, isoTimes, type Database, type Sql } from "./Database.ts"
+import { existsSync, readFileSync } from "node:fs"
+import { createRequire } from "node:module"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { databaseError, databaseLayer, isoTimes, type Database, type Sql } from "./Database.ts"
 
 type Queryable = Pick<PGlite, "query" | "exec">
 
@@ -25,7 +27,35 @@ const sqlOf = (target: Queryable): Sql => ({
 // PostgreSQL's default 128 MB of shared buffers lives in PGlite's WebAssembly memory and, once touched, stays in the
 // service's resident memory; the job service's working set is far smaller, and the data files are cached by the OS.
 // 8 MB keeps an idle service on PGlite near 250 MB.
-const postgresqlconf = "shared_buffers = 8MB\n"
+/** The postgresql.conf every PGlite database of the service runs with. */
+export const postgresqlconf = "shared_buffers = 8MB\n"
+
+/** Where the pre-initialised data directory ships: a tarball PGlite made itself, and which PGlite made it. */
+export const pgliteTemplate = {
+  tarball: fileURLToPath(new URL("../assets/pglite-datadir.tar.gz", import.meta.url)),
+  stamp: fileURLToPath(new URL("../assets/pglite-datadir.json", import.meta.url))
+}
+
+/** The version of the installed PGlite, which a template must have been made by. */
+export const installedPgliteVersion = (): string => {
+  const entry = createRequire(import.meta.url).resolve("@electric-sql/pglite")
+  const manifest = JSON.parse(readFileSync(join(dirname(entry), "..", "package.json"), "utf8")) as { readonly version: string }
+  return manifest.version
+}
+
+// initdb in WebAssembly costs seconds of CPU (tens of seconds of wall time on a loaded machine); loading the data
+// directory PGlite's own initdb made once, shipped beside the code, costs a fraction of it. A template made by
+// another PGlite version, or with another configuration, is not used: initdb runs as before.
+/** The shipped empty data directory as PGlite loads it, when it was made by the installed PGlite with this configuration. */
+export const pgliteTemplateBlob = (template: { readonly tarball: string; readonly stamp: string } = pgliteTemplate): Blob | undefined => {
+  try {
+    const stamp = JSON.parse(readFileSync(template.stamp, "utf8")) as { readonly pglite?: string; readonly postgresqlconf?: string }
+    if (stamp.pglite !== installedPgliteVersion() || stamp.postgresqlconf !== postgresqlconf) return undefined
+    return new Blob([readFileSync(template.tarball)])
+  } catch {
+    return undefined
+  }
+}
 
 // PGlite is one connection: its transactions already queue behind each other, so no pool is needed.
 // Opening a data directory takes seconds (creating one, tens of seconds on a slow machine) before the service
@@ -41,8 +71,10 @@ export const pgliteOpeningNote = (dataDir: string): string =>
 export const openPglite = async (dataDir?: string): Promise<Database> => {
   let db: PGlite
   if (dataDir !== undefined) process.stderr.write(pgliteOpeningNote(dataDir))
+  const fresh = dataDir === undefined || !existsSync(join(dataDir, "PG_VERSION"))
+  const template = fresh ? pgliteTemplateBlob() : undefined
   try {
-    db = await PGlite.create(dataDir === undefined ? { postgresqlconf } : { dataDir, postgresqlconf })
+    db = await PGlite.create({ postgresqlconf, ...(dataDir === undefined ? {} : { dataDir }), ...(template === undefined ? {} : { loadDataDir: template }) })
   } catch (cause) {
     throw databaseError(`open ${dataDir ?? "in-memory PGlite"}`, cause)
   }
@@ -53,3 +85,6 @@ export const openPglite = async (dataDir?: string): Promise<Database> => {
     close: () => db.close()
   }
 }
+
+/** The database service on PGlite in `dataDir` (in memory when absent), closed when the layer's scope closes. */
+export const pgliteLayer = (dataDir?: string) => databaseLayer(dataDir === undefined ? "in-memory PGlite" : `PGlite in ${dataDir}`, () => openPglite(dataDir))

@@ -1,5 +1,5 @@
 import pg from "pg"
-import { databaseError, isoTimes, type Database, type Sql } from "./Database.ts"
+import { databaseError, databaseLayer, isoTimes, type Database, type Sql } from "./Database.ts"
 
 type Queryable = Pick<pg.Pool, "query">
 
@@ -53,3 +53,6 @@ export const openPostgres = async (url: string, poolSize = 20): Promise<Database
   }
   return { kind: "postgres", ...sqlOf(pool), transaction, close: () => pool.end() }
 }
+
+/** The database service on the PostgreSQL at `url` (a pool of `poolSize`), closed when the layer's scope closes. */
+export const postgresLayer = (url: string, poolSize?: number) => databaseLayer("PostgreSQL", () => openPostgres(url, poolSize))

@@ -1,5 +1,6 @@
 import { Context, type Result, Schema } from "effect"
 import { OpenApi, type HttpApiEndpoint } from "effect/http-api"
+import { TakesIdempotencyKey } from "./Api.ts"
 import type { Principal } from "./Auth.ts"
 import type { Database } from "./Database.ts"
 import type { JobControl } from "./JobControl.ts"
@@ -48,6 +49,8 @@ export interface Route {
   readonly writes: boolean
   /** True when a job's workload may call it with its report token, for its own job (`{id}`). */
   readonly reports: boolean
+  /** True when the endpoint creates and so honours `Idempotency-Key` (declared in Api.ts). */
+  readonly keyed: boolean
   readonly handle: (context: RequestContext<any, any, any>) => Promise<Result.Result<unknown, Refusal>>
 }
 
@@ -87,6 +90,7 @@ export const route = <G extends GroupLike, const K extends keyof G["endpoints"] 
     response: response as Schema.Top,
     writes: endpoint.method !== "GET",
     reports: definition.reports ?? false,
+    keyed: Context.get(endpoint.annotations, TakesIdempotencyKey),
     handle: definition.handle as Route["handle"]
   }
 }

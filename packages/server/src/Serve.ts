@@ -1,17 +1,17 @@
 import { randomBytes } from "node:crypto"
-import { Clock, Effect, Result, Schema } from "effect"
+import { Clock, Context, Effect, Exit, Layer, Result, Schema, Scope } from "effect"
 import { TokenEntry } from "./Auth.ts"
 import { lockDataDir, type DataDirLock } from "./DataDirLock.ts"
-import { databaseError, type Database } from "./Database.ts"
-import { startDispatcher, type DispatchOptions, type Dispatcher } from "./Dispatcher.ts"
+import { databaseError, DatabaseService, type Database } from "./Database.ts"
+import { dispatcherLayer, DispatcherService, type DispatchOptions, type Dispatcher } from "./Dispatcher.ts"
 import { serviceSecret } from "./DispatchStore.ts"
 import { jobControlRoutes } from "./JobControlRoutes.ts"
 import { jobRoutes } from "./JobRoutes.ts"
 import { apiPrefix, listen, openApiDocument } from "./ApiServer.ts"
 import { defaultLimits, type AnswerLimits } from "./Limits.ts"
 import { migrate } from "./Migrations.ts"
-import { openPglite } from "./PgliteDatabase.ts"
-import { openPostgres } from "./PostgresDatabase.ts"
+import { pgliteLayer } from "./PgliteDatabase.ts"
+import { postgresLayer } from "./PostgresDatabase.ts"
 import type { LogFormat } from "./Operations.ts"
 import { resourceRoutes } from "./ResourceRoutes.ts"
 
@@ -89,19 +89,23 @@ export const serve = async (options: ServeOptions): Promise<Result.Result<JobSer
     lock = locked.success
   }
   const unlock = () => lock?.release() ?? Promise.resolve()
+  // The database is the layer of the one database service that fits the options; its scope closes it.
+  const databaseScope = Effect.runSync(Scope.make())
+  const closeDatabase = () => Effect.runPromise(Scope.close(databaseScope, Exit.void))
+  const layer = options.databaseUrl === undefined ? pgliteLayer(options.dataDir) : postgresLayer(options.databaseUrl)
   let opened: Database
   try {
-    opened = options.databaseUrl === undefined ? await openPglite(options.dataDir) : await openPostgres(options.databaseUrl)
-    await migrate(opened).catch(async (cause: unknown) => {
-      await opened.close()
+    opened = Context.get(await Effect.runPromise(Layer.buildWithScope(layer, databaseScope)), DatabaseService)
+    await migrate(opened).catch((cause: unknown) => {
       throw databaseError("migrate", cause)
     })
   } catch (cause) {
+    await closeDatabase()
     await unlock()
     return Result.fail(new ServeError({ stage: "database", reasons: [reasonOf(cause)] }))
   }
   // Closing the database also gives the data directory back.
-  const db: Database = { ...opened, close: () => opened.close().finally(unlock) }
+  const db: Database = { ...opened, close: () => closeDatabase().finally(unlock) }
   const clock = options.clock ?? defaultClock
   const random = options.random ?? defaultRandom
   let secret: string
@@ -124,11 +128,16 @@ export const serve = async (options: ServeOptions): Promise<Result.Result<JobSer
       options.host ?? "127.0.0.1",
       options.port ?? 0
     )
+    // The dispatcher runs in a scope of its own: it stops before the listener, which stops before the database.
+    const dispatcherScope = Effect.runSync(Scope.make())
     if (options.dispatch !== undefined) {
-      dispatcher = startDispatcher(options.dispatch, { db, clock, entropy: random, secret, reportUrl: `${listening.url}${apiPrefix}` })
+      const layer = dispatcherLayer(options.dispatch, { clock, entropy: random, secret, reportUrl: `${listening.url}${apiPrefix}` })
+      const built = Layer.buildWithScope(Layer.provide(layer, Layer.succeed(DatabaseService, db)), dispatcherScope)
+      dispatcher = Context.get(Effect.runSync(built), DispatcherService)
     }
     let closing: Promise<void> | undefined
-    const close = () => (closing ??= ((stopping = true), dispatcher?.close() ?? Promise.resolve()).then(() => listening.close()).then(() => db.close()))
+    const close = () =>
+      (closing ??= ((stopping = true), Effect.runPromise(Scope.close(dispatcherScope, Exit.void))).then(() => listening.close()).then(() => db.close()))
     return Result.succeed({ url: listening.url, database: db.kind, ...(dispatcher === undefined ? {} : { dispatcher }), close })
   } catch (cause) {
     await db.close()

@@ -102,6 +102,23 @@ describe.each(backends)("Idempotency-Key on %s", (backend) => {
   const alice = caller(current)
   const jobCount = async (database: Database) => (await database.query<{ n: number }>(`select count(*)::int as n from jobs`))[0]?.n ?? 0
 
+  test("in-process requests are each answered from their own environment, by one handler made once", async () => {
+    const warnings: Array<string> = []
+    const onWarning = (warning: Error) => warnings.push(warning.name)
+    process.on("warning", onWarning)
+    try {
+      const locked = (): ApiEnvironment => ({ ...current(), tokens: [] })
+      const answers = await Promise.all(
+        Array.from({ length: 24 }, (_, i) => (i % 2 === 0 ? caller(current) : caller(locked))("GET", "/experiments"))
+      )
+      expect(answers.map((a) => a.status)).toEqual(Array.from({ length: 24 }, (_, i) => (i % 2 === 0 ? 200 : 401)))
+      await new Promise((resolve) => setImmediate(resolve))
+      expect(warnings).not.toContain("MaxListenersExceededWarning")
+    } finally {
+      process.off("warning", onWarning)
+    }
+  })
+
   test("a retry with the same key and body gets the first answer and creates nothing more; another body is 422", async () => {
     const world = await registerWorld(alice, "retry")
     const path = `/experiments/${world.experiment}/jobs`

@@ -1,6 +1,5 @@
 import { Schema } from "effect"
 import { describe, expect, test } from "vitest"
-import { takesIdempotencyKey } from "../src/IdempotencyKey.ts"
 import { openApi, routes } from "../src/Serve.ts"
 
 const refsIn = (value: unknown): Array<string> => {
@@ -40,7 +39,7 @@ describe("the OpenAPI document", () => {
       const headers = paths[route.path]?.[route.method.toLowerCase()].parameters.filter((p: { in: string }) => p.in === "header")
       return headers.some((p: { name: string; required: boolean }) => p.name === "Idempotency-Key" && !p.required)
     })
-    expect(keyed.map((r) => `${r.method} ${r.path}`).sort()).toEqual(routes.filter((r) => takesIdempotencyKey(r.method, r.path)).map((r) => `${r.method} ${r.path}`).sort())
+    expect(keyed.map((r) => `${r.method} ${r.path}`).sort()).toEqual(routes.filter((r) => r.keyed).map((r) => `${r.method} ${r.path}`).sort())
     expect(keyed).toHaveLength(9)
   })
 })
