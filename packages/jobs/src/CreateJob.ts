@@ -44,6 +44,8 @@ export interface AcceptedJob {
   readonly artifactValues: Readonly<Record<string, ArtifactRef>>
   readonly swaps: Readonly<Record<string, string>>
   readonly timeoutSeconds: number
+  /** The timeout as the request gave it (`"24h"` stays `"24h"`), or the default. */
+  readonly timeout: string
   readonly description: string
 }
 
@@ -128,7 +130,8 @@ export const validateJobRequest = (
   catalog: Catalog
 ): Result.Result<AcceptedJob, Refused<JobProblem>> => {
   const references = checkReferences(experimentId, request, catalog)
-  const timeout = parseTimeout(String(request.timeout ?? defaultTimeout))
+  const givenTimeout = String(request.timeout ?? defaultTimeout)
+  const timeout = parseTimeout(givenTimeout)
   const timeoutProblems = Result.isFailure(timeout) ? [timeout.failure] : []
   const version = references.version
   if (version === undefined) return Result.fail(refused([...references.problems, ...timeoutProblems]))
@@ -147,6 +150,7 @@ export const validateJobRequest = (
     artifactValues: artifacts.artifactValues,
     swaps: swaps.success.swaps,
     timeoutSeconds: timeout.success,
+    timeout: givenTimeout,
     description: request.description ?? ""
   }
   const env = documentEnv(jobDocument(accepted, swaps.success.graph))

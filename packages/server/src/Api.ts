@@ -1,7 +1,7 @@
 // The job service's HTTP API, declared once: the server, the OpenAPI document, the docs page and the typed
 // client (@dispatch/client) are all made from this declaration. It imports schemas only, never the stores.
 import { JobRequest, LogRecord, MetricName } from "@dispatch/jobs"
-import { Context } from "effect"
+import { Context, Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSchema, HttpApiSecurity, OpenApi } from "effect/http-api"
 import {
   ArtifactInput,
@@ -13,6 +13,9 @@ import {
   ExperimentInput,
   ExperimentResponse,
   IdParam,
+  JobArtifactInput,
+  JobArtifactParametersResponse,
+  JobParametersResponse,
   JobResponse,
   LogsInput,
   LogsResponse,
@@ -23,6 +26,7 @@ import {
   MlflowRunResponse,
   QueueInput,
   QueueResponse,
+  SeverityFilter,
   StatusInput,
   StatusResponse
 } from "./ApiSchemas.ts"
@@ -77,6 +81,15 @@ const keyed = OpenApi.annotations({
 })
 
 const JobListQuery = sortableQuery(["id", "createdOn", "lastModifiedOn", "status", "description"] as const)
+
+// Upstream sorts a log by its columns' snake_case names; the camelCase ones the records carry are taken too.
+/** A job log's query: paged, sorted, searched, and filtered by severity. */
+export const LogQuery = Schema.Struct({
+  ...sortableQuery(["severity", "logger_name", "loggerName", "created_on", "createdOn"] as const).fields,
+  severity: Schema.optionalKey(SeverityFilter)
+})
+
+const ExperimentJob = { experimentId: IdParam, jobId: IdParam }
 
 const summary = (text: string) => OpenApi.annotations({ summary: text })
 
@@ -147,42 +160,72 @@ export const JobsGroup = HttpApiGroup.make("jobs")
       summary("List an experiment's jobs: paged, sortable, searchable")
     ),
     HttpApiEndpoint.get("read", "/jobs/:id", { params: Id, success: JobResponse, error: refused }).annotateMerge(summary("Read a job")),
+    HttpApiEndpoint.get("readInExperiment", "/experiments/:experimentId/jobs/:jobId", { params: ExperimentJob, success: JobResponse, error: refused }).annotateMerge(
+      summary("Read a job of an experiment")
+    ),
+    HttpApiEndpoint.delete("deleteInExperiment", "/experiments/:experimentId/jobs/:jobId", { params: ExperimentJob, success: DeletedResponse, error: refused }).annotateMerge(
+      summary("Delete a job of an experiment")
+    ),
+    HttpApiEndpoint.get("parameters", "/jobs/:id/parameters", { params: Id, success: JobParametersResponse, error: refused }).annotateMerge(
+      summary("Read a job's parameter values by name, typed as the entrypoint's parameters coerce them")
+    ),
+    HttpApiEndpoint.get("artifactParameters", "/jobs/:id/artifactParameters", { params: Id, success: JobArtifactParametersResponse, error: refused }).annotateMerge(
+      summary("Read the artifacts a job loads, by artifact parameter name")
+    ),
+    HttpApiEndpoint.post("createArtifact", "/experiments/:experimentId/jobs/:jobId/artifacts", {
+      params: ExperimentJob,
+      payload: JobArtifactInput,
+      success: ArtifactResponse,
+      error: refused
+    }).annotateMerge(summary("Register an artifact a job produced, at a URI, with its first snapshot")).annotateMerge(keyed),
     HttpApiEndpoint.delete("delete", "/jobs/:id", { params: Id, success: DeletedResponse, error: refused }).annotateMerge(
       summary("Delete a job (its history is kept, but it is no longer served)")
     ),
     HttpApiEndpoint.get("status", "/jobs/:id/status", { params: Id, success: StatusResponse, error: refused }).annotateMerge(
       summary("Read a job's status and every status it has had")
     ),
+    HttpApiEndpoint.get("statusInExperiment", "/experiments/:experimentId/jobs/:jobId/status", { params: ExperimentJob, success: StatusResponse, error: refused }).annotateMerge(
+      summary("Read the status of a job of an experiment, and every status it has had")
+    ),
     HttpApiEndpoint.put("setStatus", "/experiments/:experimentId/jobs/:jobId/status", {
-      params: { experimentId: IdParam, jobId: IdParam },
+      params: ExperimentJob,
       payload: StatusInput,
       success: StatusResponse,
       error: refused
     }).annotateMerge(summary("Change a job's status along Dioptra's state machine (reset puts it back to queued)")),
-    HttpApiEndpoint.get("log", "/jobs/:id/log", { params: Id, query: PageQuery, success: pageOf(LogRecord), error: refused }).annotateMerge(
-      summary("Read a job's log records, oldest first, paged")
+    HttpApiEndpoint.get("log", "/jobs/:id/log", { params: Id, query: LogQuery, success: pageOf(LogRecord), error: refused }).annotateMerge(
+      summary("Read a job's log records, in the order received unless sorted, paged, filtered by severity and searched")
     ),
     HttpApiEndpoint.post("appendLog", "/jobs/:id/log", { params: Id, payload: LogsInput, success: LogsResponse, error: refused }).annotateMerge(
-      summary("Append log records to a job; the server stamps their time")
+      summary("Append log records (`{data: [...]}`) to a job; each is stamped with the time received, createdOn")
     ).annotateMerge(keyed),
     HttpApiEndpoint.get("metrics", "/jobs/:id/metrics", { params: Id, success: MetricsResponse, error: refused }).annotateMerge(
       summary("Read the latest step of each of a job's metrics")
     ),
     HttpApiEndpoint.post("recordMetric", "/jobs/:id/metrics", { params: Id, payload: MetricInputBody, success: MetricResponse, error: refused }).annotateMerge(
-      summary("Record a metric of a job at a step; NaN and the infinities are kept as special values")
+      summary("Record a metric of a job at a step and the time it names; NaN and the infinities travel as \"nan\", \"inf\", \"-inf\"")
     ).annotateMerge(keyed),
     HttpApiEndpoint.get("metricSnapshots", "/jobs/:id/metrics/:name/snapshots", {
       params: { id: IdParam, name: MetricName },
       query: PageQuery,
       success: pageOf(MetricResponse),
       error: refused
-    }).annotateMerge(summary("Read every recorded step of one metric of a job, by step, paged")),
+    }).annotateMerge(summary("Read every value posted for one metric of a job, re-posts at a step included, by step then as posted, paged")),
     HttpApiEndpoint.get("mlflowRun", "/jobs/:id/mlflowRun", { params: Id, success: MlflowRunResponse, error: refused }).annotateMerge(
       summary("Read a job's MLflow run id (null until set)")
     ),
     HttpApiEndpoint.post("setMlflowRun", "/jobs/:id/mlflowRun", { params: Id, payload: MlflowRunInput, success: MlflowRunResponse, error: refused }).annotateMerge(
-      summary("Set a job's MLflow run id: a UUID, once per job, unique across the group's jobs")
+      summary("Set a job's MLflow run id: a UUID (dashed or 32 hex digits), once per job, unique across the group's jobs")
     ),
+    HttpApiEndpoint.get("mlflowRunInExperiment", "/experiments/:experimentId/jobs/:jobId/mlflowRun", { params: ExperimentJob, success: MlflowRunResponse, error: refused }).annotateMerge(
+      summary("Read the MLflow run id of a job of an experiment (null until set)")
+    ),
+    HttpApiEndpoint.post("setMlflowRunInExperiment", "/experiments/:experimentId/jobs/:jobId/mlflowRun", {
+      params: ExperimentJob,
+      payload: MlflowRunInput,
+      success: MlflowRunResponse,
+      error: refused
+    }).annotateMerge(summary("Set the MLflow run id of a job of an experiment")),
     HttpApiEndpoint.post("cancel", "/jobs/:id/cancel", { params: Id, success: JobResponse, error: refused }).annotateMerge(
       summary("Cancel a job: it fails with reason cancelled, and its TrainJob (if any) is stopped")
     ),

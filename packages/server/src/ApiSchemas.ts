@@ -12,16 +12,17 @@ import {
   LogInput,
   LogRecord,
   MetricName,
-  MetricRecord,
   Name,
   Queue,
   QueueBackend,
   ResourceId,
   ResourceIdFromPath,
   StatusChange,
+  Severity,
   TaskGraph,
   Text,
-  textLimits
+  textLimits,
+  WireMetricValue
 } from "@dispatch/jobs"
 import { Schema } from "effect"
 
@@ -95,7 +96,13 @@ export type QueueResponse = typeof QueueResponse.Type
 export const ArtifactInput = Schema.Struct({ artifactType: Name })
 
 /** An artifact as the service answers it. */
-export const ArtifactResponse = Schema.Struct({ ...Artifact.fields, ...owned })
+export const ArtifactResponse = Schema.Struct({
+  ...Artifact.fields,
+  ...owned,
+  /** Where a job's artifact is (`experiments.jobs.create_artifact`). */
+  uri: Schema.optionalKey(Schema.String),
+  description: Schema.optionalKey(Schema.String)
+})
 /** An artifact as the service answers it. */
 export type ArtifactResponse = typeof ArtifactResponse.Type
 
@@ -122,8 +129,8 @@ export const JobDispatch = Schema.Struct({
 /** How far the service has taken a job to the cluster. */
 export type JobDispatch = typeof JobDispatch.Type
 
-/** A job as the service answers it: the job model plus who made it, its timeout in shorthand and its dispatch. */
-export const JobResponse = Schema.Struct({ ...Job.fields, group: Schema.String, user: Schema.String, timeout: Schema.String, dispatch: JobDispatch })
+/** A job as the service answers it: the job model plus who made it and its dispatch. */
+export const JobResponse = Schema.Struct({ ...Job.fields, group: Schema.String, user: Schema.String, dispatch: JobDispatch })
 /** A job as the service answers it. */
 export type JobResponse = typeof JobResponse.Type
 
@@ -138,8 +145,11 @@ export const StatusResponse = Schema.Struct({ id: ResourceId, status: JobStatus,
 /** A job's status and its history. */
 export type StatusResponse = typeof StatusResponse.Type
 
-/** The body that appends log records to a job. */
-export const LogsInput = Schema.Struct({ logs: Schema.Array(LogInput).check(Schema.isMinLength(1), Schema.isMaxLength(1000)) })
+/** The body that appends log records to a job: Dioptra's `{data: [...]}`. */
+export const LogsInput = Schema.Struct({ data: Schema.Array(LogInput).check(Schema.isMinLength(1), Schema.isMaxLength(1000)) })
+
+/** A severity filter in a query string: one severity, or several as the parameter repeated (`?severity=ERROR&severity=INFO`). */
+export const SeverityFilter = Schema.Union([Severity, Schema.Array(Severity).check(Schema.isMinLength(1), Schema.isMaxLength(5))])
 
 /** Log records as the service answers them. */
 export const LogsResponse = Schema.Array(LogRecord)
@@ -148,8 +158,14 @@ export const LogsResponse = Schema.Array(LogRecord)
 /** A metric value on the wire: a number, or NaN / Infinity / -Infinity spelt as a string. */
 export const MetricValue = Schema.Union([Schema.Finite, Schema.Literals(["nan", "inf", "-inf", "NaN", "Infinity", "-Infinity"])])
 
-/** The body that records a metric of a job at a step (0 when absent). */
-export const MetricInputBody = Schema.Struct({ name: MetricName, value: MetricValue, step: Schema.optionalKey(Schema.Number) })
+/** The body that records a metric of a job at a step (0 when absent), measured at `timestamp` (ISO 8601; the
+ * server's time when absent). */
+export const MetricInputBody = Schema.Struct({
+  name: MetricName,
+  value: MetricValue,
+  step: Schema.optionalKey(Schema.Number),
+  timestamp: Schema.optionalKey(Text(64))
+})
 /** The body that records a metric. */
 export type MetricInputBody = typeof MetricInputBody.Type
 
@@ -170,16 +186,40 @@ export const metricNumber = (value: typeof MetricValue.Type): number => {
   }
 }
 
+/** A stored metric as the service answers it: its value a number, or `"nan"`, `"inf"` or `"-inf"`. */
+export const MetricResponse = Schema.Struct({ job: ResourceId, name: Schema.String, step: Schema.Int, value: WireMetricValue, timestamp: Schema.String })
 /** A stored metric as the service answers it. */
-export const MetricResponse = MetricRecord
+export type MetricResponse = typeof MetricResponse.Type
 
 /** The latest step of each of a job's metrics. */
-export const MetricsResponse = Schema.Array(MetricRecord)
+export const MetricsResponse = Schema.Array(MetricResponse)
 
-/** The body that sets a job's MLflow run id. */
+/** A job's parameter values by name, typed as the entrypoint's parameters coerce them (Dioptra's `/jobs/{id}/parameters`). */
+export const JobParametersResponse = Schema.Record(Schema.String, Schema.Json)
+
+/** One artifact a job loads, by artifact parameter name (Dioptra's `/jobs/{id}/artifactParameters`). */
+export const JobArtifactParameter = Schema.Struct({
+  artifact_id: ResourceId,
+  artifact_snapshot_id: ResourceId,
+  artifact_type: Schema.String,
+  artifact_uri: Schema.NullOr(Schema.String)
+})
+
+/** A job's artifact inputs by artifact parameter name. */
+export const JobArtifactParametersResponse = Schema.Record(Schema.String, JobArtifactParameter)
+
+/** The body that registers an artifact a job produced (`experiments.jobs.create_artifact`); `artifactType` is ours
+ * and defaults to `artifact`. */
+export const JobArtifactInput = Schema.Struct({
+  uri: Text(textLimits.text),
+  description: Schema.optionalKey(Description),
+  artifactType: Schema.optionalKey(Name)
+})
+
+/** The body that sets a job's MLflow run id: a UUID, dashed or as MLflow's 32 hex digits. */
 export const MlflowRunInput = Schema.Struct({ mlflowRunId: Text(textLimits.name) })
 
-/** A job's MLflow run id, null until set. */
+/** A job's MLflow run id (dashed, lower case), null until set. */
 export const MlflowRunResponse = Schema.Struct({ mlflowRunId: Schema.NullOr(Schema.String) })
 
 /** The answer to a deletion. */

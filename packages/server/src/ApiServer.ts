@@ -149,10 +149,10 @@ const admit = async (
   const unknownId = badIds(route, request.params)
   if (unknownId.length > 0) return Result.fail(refusalOf(unknownId))
   if (route.body !== undefined && !isJsonContentType(request.contentType)) return Result.fail(refusal(new UnsupportedMediaType({ contentType: request.contentType ?? "" })))
-  const unreadable = [...unstorableText("path", request.params), ...unstorableText("query", Object.fromEntries(request.query))]
+  const unreadable = [...unstorableText("path", Object.entries(request.params)), ...unstorableText("query", [...request.query])]
   if (unreadable.length > 0) return Result.fail(refusalOf(unreadable))
   const params = decodePart(route.params, "path", request.params)
-  const query = route.query === undefined ? Result.succeed(undefined) : decodePart(route.query, "query", Object.fromEntries(request.query))
+  const query = route.query === undefined ? Result.succeed(undefined) : decodePart(route.query, "query", queryRecord(request.query))
   const limits = env.limits ?? defaultLimits
   const keyed = request.idempotencyKey !== undefined && takesIdempotencyKey(route.method, route.path)
   const text = route.body === undefined && !keyed ? "" : await request.body()
@@ -187,11 +187,19 @@ const badIds = (route: Route, params: Readonly<Record<string, string>>): Readonl
 
 // Path and query strings are used in queries as they are: text the database cannot hold (NUL, an unpaired
 // surrogate) is refused here, naming the parameter, as body fields are before decoding.
-const unstorableText = (part: "path" | "query", values: Readonly<Record<string, string>>): ReadonlyArray<InvalidRequest> =>
-  Object.entries(values).flatMap(([name, value]) => {
+const unstorableText = (part: "path" | "query", values: ReadonlyArray<readonly [string, string]>): ReadonlyArray<InvalidRequest> =>
+  values.flatMap(([name, value]) => {
     const flaw = textFlaw(value)
     return flaw === undefined ? [] : [new InvalidRequest({ part, path: name, detail: `${flaw}, which no stored text can hold` })]
   })
+
+// A parameter given more than once (`?severity=ERROR&severity=INFO`, as Python's requests sends a list) is a list,
+// as the declared API's own decoding reads it; a schema that takes one value refuses a list.
+const queryRecord = (query: URLSearchParams): Readonly<Record<string, string | ReadonlyArray<string>>> =>
+  Object.fromEntries([...new Set(query.keys())].map((name) => {
+    const values = query.getAll(name)
+    return [name, values.length === 1 ? (values[0] ?? "") : values]
+  }))
 
 class BodyRefused extends Error {}
 
@@ -249,7 +257,8 @@ const runRoute = (env: () => ApiEnvironment, route: Route) =>
         control: current.control?.(),
         limits: current.limits ?? defaultLimits,
         link: (linkPath, query = {}) => {
-          const search = new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)])).toString()
+          const pairs = Object.entries(query).flatMap(([k, v]): Array<[string, string]> => (typeof v === "object" ? v.map((one) => [k, one]) : [[k, String(v)]]))
+          const search = new URLSearchParams(pairs).toString()
           return `${current.baseUrl}${apiPrefix}${linkPath}${search === "" ? "" : `?${search}`}`
         }
       })

@@ -46,6 +46,7 @@ const keyedRoutes = new Set([
   "POST /artifacts",
   "POST /artifacts/{id}/snapshots",
   "POST /experiments/{id}/jobs",
+  "POST /experiments/{experimentId}/jobs/{jobId}/artifacts",
   "POST /jobs/{id}/rerun",
   "POST /jobs/{id}/log",
   "POST /jobs/{id}/metrics"

@@ -1,34 +1,21 @@
 import {
   catalogOf,
-  JobRequest,
-  LogRecord,
   recordMetric,
   setMlflowRunId,
   stampLog,
   transition,
+  wireMetricValue,
   validateJobRequest
 } from "@dispatch/jobs"
-import { Result, Schema } from "effect"
-import {
-  DeletedResponse,
-  IdParam,
-  JobResponse,
-  LogsInput,
-  LogsResponse,
-  metricNumber,
-  MetricInputBody,
-  MetricResponse,
-  MetricsResponse,
-  MlflowRunInput,
-  MlflowRunResponse,
-  StatusInput,
-  StatusResponse
-} from "./ApiSchemas.ts"
+import { Result } from "effect"
+import { metricNumber, type JobResponse, type StatusResponse } from "./ApiSchemas.ts"
 import type { Sql } from "./Database.ts"
 import {
+  artifactsOf,
   deleteJob,
   insertJob,
   insertLogs,
+  insertMetric,
   jobWithMlflowRun,
   latestMetrics,
   listJobs,
@@ -37,19 +24,14 @@ import {
   readLogs,
   statusHistory,
   updateJobStatus,
-  updateMlflowRun,
-  upsertMetric
+  updateMlflowRun
 } from "./JobStore.ts"
 import { listPage } from "./ListPage.ts"
-import { PageQuery, pageOf, sortableQuery } from "./Paging.ts"
-import { loadCatalogRows, readExperiment } from "./ResourceStore.ts"
+import { isDescending, sortableQuery } from "./Paging.ts"
+import { insertArtifact, loadCatalogRows, readArtifact, readExperiment } from "./ResourceStore.ts"
 import { JobsGroup } from "./Api.ts"
 import { route, type RequestContext } from "./Route.ts"
 import { AlreadyExists, refusal, refusalOf, ResourceNotFound, type Refusal } from "./ServiceProblem.ts"
-
-const JobParams = Schema.Struct({ id: IdParam })
-const ExperimentParams = Schema.Struct({ id: IdParam })
-const ExperimentJobParams = Schema.Struct({ experimentId: IdParam, jobId: IdParam })
 
 const JobListQuery = sortableQuery(["id", "createdOn", "lastModifiedOn", "status", "description"] as const)
 
@@ -67,6 +49,31 @@ const withJob = async <A>(
   return job === undefined ? Result.fail(jobNotFound(id)) : body(job)
 }
 
+// A job named under an experiment it is not in is as missing as a job that does not exist, as upstream answers.
+const withExperimentJob = <A>(
+  sql: Sql,
+  group: string,
+  params: { readonly experimentId: number; readonly jobId: number },
+  body: (job: JobResponse) => Promise<Result.Result<A, Refusal>>,
+  lock = false
+): Promise<Result.Result<A, Refusal>> =>
+  withJob(sql, group, params.jobId, (job) => (job.experiment === params.experimentId ? body(job) : Promise.resolve(Result.fail(jobNotFound(params.jobId)))), lock)
+
+const removeJob = async (db: Sql, group: string, id: number, at: string) =>
+  (await deleteJob(db, group, id, at)) ? Result.succeed({ status: "Success" as const, id: [id] }) : Result.fail(jobNotFound(id))
+
+// The run id is kept canonical (dashed, lower case), so uniqueness holds across MLflow's and Python's spellings.
+const setRunId = (sql: Sql, group: string, job: JobResponse, runId: string, at: string) => {
+  const updated = setMlflowRunId(job, runId, at)
+  if (Result.isFailure(updated)) return Promise.resolve(Result.fail(refusal(updated.failure)))
+  const canonical = updated.success.mlflowRunId ?? runId
+  return jobWithMlflowRun(sql, group, canonical).then(async (holder) => {
+    if (holder !== undefined) return Result.fail(refusal(new AlreadyExists({ resource: "job", field: "mlflowRunId", value: canonical })))
+    await updateMlflowRun(sql, job.id, canonical, updated.success.lastModifiedOn)
+    return Result.succeed({ mlflowRunId: canonical })
+  })
+}
+
 const statusOf = async (sql: Sql, job: JobResponse): Promise<StatusResponse> => ({
   id: job.id,
   status: job.status,
@@ -82,7 +89,7 @@ const jobPage = (context: JobListContext, path: string, experiment?: number) =>
       ...(experiment === undefined ? {} : { experiment }),
       ...(context.query.search === undefined ? {} : { search: context.query.search }),
       sortBy: context.query.sortBy ?? "id",
-      descending: context.query.descending === "true",
+      descending: isDescending(context.query),
       offset,
       limit
     })
@@ -126,24 +133,66 @@ export const jobRoutes = [
   route(JobsGroup, "read", {
     handle: ({ principal, params, db }) => withJob(db, principal.group, params.id, async (job) => Result.succeed(job))
   }),
+  route(JobsGroup, "readInExperiment", {
+    handle: ({ principal, params, db }) => withExperimentJob(db, principal.group, params, async (job) => Result.succeed(job))
+  }),
   route(JobsGroup, "delete", {
-    handle: async ({ principal, params, db, now }) =>
-      (await deleteJob(db, principal.group, params.id, now()))
-        ? Result.succeed({ status: "Success" as const, id: [params.id] })
-        : Result.fail(jobNotFound(params.id))
+    handle: ({ principal, params, db, now }) => removeJob(db, principal.group, params.id, now())
+  }),
+  route(JobsGroup, "deleteInExperiment", {
+    handle: ({ principal, params, db, now }) =>
+      db.transaction((sql) => withExperimentJob(sql, principal.group, params, (job) => removeJob(sql, principal.group, job.id, now()), true))
+  }),
+  route(JobsGroup, "parameters", {
+    handle: ({ principal, params, db }) => withJob(db, principal.group, params.id, async (job) => Result.succeed(job.values))
+  }),
+  route(JobsGroup, "artifactParameters", {
+    handle: ({ principal, params, db }) =>
+      withJob(db, principal.group, params.id, async (job) => {
+        const artifacts = await artifactsOf(db, principal.group, Object.values(job.artifactValues).map((ref) => ref.id))
+        return Result.succeed(
+          Object.fromEntries(
+            Object.entries(job.artifactValues).map(([name, ref]) => [
+              name,
+              {
+                artifact_id: ref.id,
+                artifact_snapshot_id: ref.snapshotId,
+                artifact_type: artifacts.get(ref.id)?.artifactType ?? "",
+                artifact_uri: artifacts.get(ref.id)?.uri ?? null
+              }
+            ])
+          )
+        )
+      })
+  }),
+  route(JobsGroup, "createArtifact", {
+    handle: ({ principal, params, body, db, now }) =>
+      db.transaction((sql) =>
+        withExperimentJob(sql, principal.group, params, async (job) => {
+          const id = await insertArtifact(sql, principal.group, body.artifactType ?? "artifact", now(), {
+            job: job.id,
+            uri: body.uri,
+            ...(body.description === undefined ? {} : { description: body.description })
+          })
+          const artifact = await readArtifact(sql, principal.group, id)
+          return artifact === undefined ? Result.fail(refusal(new ResourceNotFound({ resource: "artifact", id: String(id) }))) : Result.succeed(artifact)
+        })
+      )
   }),
   route(JobsGroup, "status", {
     handle: ({ principal, params, db }) => withJob(db, principal.group, params.id, async (job) => Result.succeed(await statusOf(db, job)))
   }),
+  route(JobsGroup, "statusInExperiment", {
+    handle: ({ principal, params, db }) => withExperimentJob(db, principal.group, params, async (job) => Result.succeed(await statusOf(db, job)))
+  }),
   route(JobsGroup, "setStatus", {
     handle: ({ principal, params, body, db, now }) =>
       db.transaction((sql) =>
-        withJob(
+        withExperimentJob(
           sql,
           principal.group,
-          params.jobId,
+          params,
           async (job) => {
-            if (job.experiment !== params.experimentId) return Result.fail(jobNotFound(params.jobId))
             const next = transition(job.status, body.status)
             if (Result.isFailure(next)) return Result.fail(refusal(next.failure))
             await updateJobStatus(sql, job.id, next.success, now())
@@ -158,7 +207,15 @@ export const jobRoutes = [
       withJob(context.db, context.principal.group, context.params.id, async (job) =>
         Result.succeed(
           await listPage(context, `/jobs/${job.id}/log`, async (offset, limit) => {
-            const { records, total } = await readLogs(context.db, job.id, offset, limit)
+            const { severity, sortBy } = context.query
+            const { records, total } = await readLogs(context.db, {
+              job: job.id,
+              ...(severity === undefined ? {} : { severities: typeof severity === "string" ? [severity] : severity }),
+              ...(sortBy === undefined ? {} : { sortBy }),
+              descending: isDescending(context.query),
+              offset,
+              limit
+            })
             return { items: records, total }
           })
         )
@@ -170,7 +227,7 @@ export const jobRoutes = [
       db.transaction((sql) =>
         withJob(sql, principal.group, params.id, async (job) => {
           const at = now()
-          const records = body.logs.map((input) => stampLog(job.id, input, at))
+          const records = body.data.map((input) => stampLog(job.id, input, at))
           await insertLogs(sql, records)
           return Result.succeed(records)
         })
@@ -183,10 +240,14 @@ export const jobRoutes = [
     reports: true,
     handle: ({ principal, params, body, db, now }) =>
       withJob(db, principal.group, params.id, async (job) => {
-        const record = recordMetric(job.id, { name: body.name, step: body.step ?? 0, value: metricNumber(body.value) }, now())
+        const record = recordMetric(
+          job.id,
+          { name: body.name, step: body.step ?? 0, value: metricNumber(body.value), ...(body.timestamp === undefined ? {} : { timestamp: body.timestamp }) },
+          now()
+        )
         if (Result.isFailure(record)) return Result.fail(refusalOf(record.failure.problems))
-        await upsertMetric(db, record.success)
-        return Result.succeed(record.success)
+        await insertMetric(db, record.success)
+        return Result.succeed({ ...record.success, value: wireMetricValue(record.success) })
       })
   }),
   route(JobsGroup, "metricSnapshots", {
@@ -208,22 +269,15 @@ export const jobRoutes = [
   route(JobsGroup, "setMlflowRun", {
     handle: ({ principal, params, body, db, now }) =>
       db.transaction((sql) =>
-        withJob(
-          sql,
-          principal.group,
-          params.id,
-          async (job) => {
-            // UUIDs compare case-insensitively, so the stored form is lower case and uniqueness holds across spellings.
-            const runId = body.mlflowRunId.toLowerCase()
-            const updated = setMlflowRunId(job, runId, now())
-            if (Result.isFailure(updated)) return Result.fail(refusal(updated.failure))
-            const holder = await jobWithMlflowRun(sql, principal.group, runId)
-            if (holder !== undefined) return Result.fail(refusal(new AlreadyExists({ resource: "job", field: "mlflowRunId", value: runId })))
-            await updateMlflowRun(sql, job.id, runId, updated.success.lastModifiedOn)
-            return Result.succeed({ mlflowRunId: runId })
-          },
-          true
-        )
+        withJob(sql, principal.group, params.id, (job) => setRunId(sql, principal.group, job, body.mlflowRunId, now()), true)
       )
+  }),
+  route(JobsGroup, "mlflowRunInExperiment", {
+    handle: ({ principal, params, db }) =>
+      withExperimentJob(db, principal.group, params, async (job) => Result.succeed({ mlflowRunId: job.mlflowRunId ?? null }))
+  }),
+  route(JobsGroup, "setMlflowRunInExperiment", {
+    handle: ({ principal, params, body, db, now }) =>
+      db.transaction((sql) => withExperimentJob(sql, principal.group, params, (job) => setRunId(sql, principal.group, job, body.mlflowRunId, now()), true))
   })
 ]

@@ -1,10 +1,11 @@
-import { formatTimeout, type AcceptedJob, type JobStatus, type LogRecord, type MetricRecord } from "@dispatch/jobs"
-import type { JobDispatch, JobResponse, TrainJobRef } from "./ApiSchemas.ts"
+import { formatTimeout, wireMetricValue, type AcceptedJob, type JobStatus, type LogRecord, type MetricRecord, type Severity } from "@dispatch/jobs"
+import type { JobDispatch, JobResponse, MetricResponse, TrainJobRef } from "./ApiSchemas.ts"
 import type { Sql } from "./Database.ts"
 
 // Every query takes the caller's group and skips deleted jobs: both answer exactly like a missing job.
 
-interface JobRow extends Omit<JobResponse, "timeout" | "mlflowRunId" | "artifacts" | "dispatch"> {
+interface JobRow extends Omit<JobResponse, "timeout" | "mlflowRunId" | "dispatch"> {
+  readonly timeout: string | null
   readonly mlflowRunId: string | null
   readonly dispatchState: JobDispatch["state"]
   readonly dispatchReason: string | null
@@ -18,10 +19,11 @@ interface JobRow extends Omit<JobResponse, "timeout" | "mlflowRunId" | "artifact
 
 const jobColumns = `j.id, j.grp as "group", j.username as "user", j.experiment, j.entrypoint,
   j.entrypoint_snapshot as "entrypointSnapshot", j.queue, j.parameter_values as "values", j.artifact_values as "artifactValues",
-  j.swaps, j.timeout_seconds as "timeoutSeconds", j.description, j.status, j.created_on as "createdOn",
+  j.swaps, j.timeout_seconds as "timeoutSeconds", j.timeout, j.description, j.status, j.created_on as "createdOn",
   j.last_modified_on as "lastModifiedOn", j.mlflow_run_id as "mlflowRunId", j.dispatch_state as "dispatchState",
   j.dispatch_reason as "dispatchReason", j.trainjob as "trainJob", j.last_error as "lastError", j.attempts, j.rerun_of as "rerunOf",
-  g.state as "gateState", g.reason as "gateReason"`
+  g.state as "gateState", g.reason as "gateReason",
+  coalesce((select jsonb_agg(a.id order by a.id) from artifacts a where a.job = j.id), '[]'::jsonb) as artifacts`
 
 // The queue's gate is joined in, so a job waiting on a queue that is not open says why at every read.
 const jobTables = `jobs j left join queue_gates g on g.queue = j.queue`
@@ -46,7 +48,9 @@ const jobOf = (row: JobRow): JobResponse => {
     ...(lastError === null ? {} : { error: lastError }),
     ...(rerunOf === null ? {} : { rerunOf })
   }
-  return { ...rest, timeoutSeconds, timeout: formatTimeout(timeoutSeconds), artifacts: [], ...(mlflowRunId === null ? {} : { mlflowRunId }), dispatch }
+  // A job made before timeouts were kept as given answers its seconds in shorthand.
+  const timeout = row.timeout ?? formatTimeout(timeoutSeconds)
+  return { ...rest, timeoutSeconds, timeout, ...(mlflowRunId === null ? {} : { mlflowRunId }), dispatch }
 }
 
 /** Inserts a new queued job and the first entry of its status history, in one statement (one round trip); returns
@@ -55,8 +59,8 @@ export const insertJob = async (sql: Sql, owner: { readonly group: string; reado
   const [row] = await sql.query<{ id: number }>(
     `with job as (
        insert into jobs (grp, username, experiment, entrypoint, entrypoint_snapshot, queue, parameter_values, artifact_values, swaps,
-         timeout_seconds, description, status, created_on, last_modified_on, rerun_of)
-       values ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9::jsonb, $10, $11, 'queued', $12, $12, $13) returning id),
+         timeout_seconds, timeout, description, status, created_on, last_modified_on, rerun_of)
+       values ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9::jsonb, $10, $14, $11, 'queued', $12, $12, $13) returning id),
      history as (insert into job_status_history (job, status, changed_on) select id, 'queued', $12 from job)
      select id from job`,
     [
@@ -72,7 +76,8 @@ export const insertJob = async (sql: Sql, owner: { readonly group: string; reado
       job.timeoutSeconds,
       job.description,
       at,
-      rerunOf ?? null
+      rerunOf ?? null,
+      job.timeout
     ]
   )
   return row?.id ?? 0
@@ -163,18 +168,41 @@ export const insertLogs = async (sql: Sql, records: ReadonlyArray<LogRecord>): P
       r.severity,
       r.loggerName,
       r.message,
-      r.timestamp
+      r.createdOn
     ])
   }
 }
 
-/** One window of a job's log, oldest first, and the number of records. */
-export const readLogs = async (sql: Sql, job: number, offset: number, limit: number) => {
+/** The columns a job's log may be sorted by, by the names a query gives (upstream's snake_case, and camelCase). */
+export const logSortColumns = { severity: "severity", logger_name: "logger_name", loggerName: "logger_name", created_on: "logged_on", createdOn: "logged_on" } as const
+
+/** What a log read asks for: the job, a severity filter, an order, a search filter (SQL and its parameters, from
+ * the search language) and the window. */
+export interface LogListing {
+  readonly job: number
+  readonly severities?: ReadonlyArray<Severity>
+  readonly sortBy?: keyof typeof logSortColumns
+  readonly descending: boolean
+  readonly offset: number
+  readonly limit: number
+}
+
+/** One window of a job's log, in the order received unless sorted (ties in the order received), and the number of
+ * records that match. */
+export const readLogs = async (sql: Sql, listing: LogListing) => {
+  const params: Array<unknown> = [listing.job]
+  let where = `job = $1`
+  if (listing.severities !== undefined) {
+    params.push(listing.severities)
+    where += ` and severity = any($${params.length}::text[])`
+  }
+  const order = listing.sortBy === undefined ? "id" : `${logSortColumns[listing.sortBy]} ${listing.descending ? "desc" : "asc"}, id`
   const rows = await sql.query<LogRecord>(
-    `select job, severity, logger_name as "loggerName", message, logged_on as "timestamp" from job_logs where job = $1 order by id limit $2 offset $3`,
-    [job, limit, offset]
+    `select job, severity, logger_name as "loggerName", message, logged_on as "createdOn" from job_logs where ${where}
+     order by ${order} limit $${params.length + 1} offset $${params.length + 2}`,
+    [...params, listing.limit, listing.offset]
   )
-  const [count] = await sql.query<{ n: number }>(`select count(*)::int as n from job_logs where job = $1`, [job])
+  const [count] = await sql.query<{ n: number }>(`select count(*)::int as n from job_logs where ${where}`, params)
   return { records: rows, total: count?.n ?? 0 }
 }
 
@@ -187,35 +215,52 @@ interface MetricRow {
   readonly timestamp: string
 }
 
-const metricOf = (row: MetricRow): MetricRecord => {
+const metricOf = (row: MetricRow): MetricResponse => {
   const { specialValue, ...rest } = row
-  return { ...rest, step: Number(row.step), value: Number(row.value), ...(specialValue === null ? {} : { specialValue }) }
+  const record: MetricRecord = { ...rest, step: Number(row.step), value: Number(row.value), ...(specialValue === null ? {} : { specialValue }) }
+  return { job: record.job, name: record.name, step: record.step, value: wireMetricValue(record), timestamp: record.timestamp }
 }
 
 const metricColumns = `job, name, step, value, special_value as "specialValue", recorded_on as "timestamp"`
 
-/** Stores a metric; a re-post of the same (job, name, step) replaces the earlier value. */
-export const upsertMetric = async (sql: Sql, metric: MetricRecord): Promise<void> => {
-  await sql.query(
-    `insert into job_metrics (job, name, step, value, special_value, recorded_on) values ($1, $2, $3, $4, $5, $6)
-     on conflict (job, name, step) do update set value = excluded.value, special_value = excluded.special_value, recorded_on = excluded.recorded_on`,
-    [metric.job, metric.name, metric.step, metric.value, metric.specialValue ?? null, metric.timestamp]
-  )
+/** Stores a posted metric; a re-post at the same (job, name, step) is kept beside the earlier one. */
+export const insertMetric = async (sql: Sql, metric: MetricRecord): Promise<void> => {
+  await sql.query(`insert into job_metrics (job, name, step, value, special_value, recorded_on) values ($1, $2, $3, $4, $5, $6)`, [
+    metric.job,
+    metric.name,
+    metric.step,
+    metric.value,
+    metric.specialValue ?? null,
+    metric.timestamp
+  ])
 }
 
-/** The latest step of each of a job's metrics, by name. */
-export const latestMetrics = async (sql: Sql, job: number): Promise<ReadonlyArray<MetricRecord>> =>
-  (await sql.query<MetricRow>(`select distinct on (name) ${metricColumns} from job_metrics where job = $1 order by name, step desc`, [job])).map(metricOf)
+/** The latest of each of a job's metrics, by name: the last value posted at its highest step. */
+export const latestMetrics = async (sql: Sql, job: number): Promise<ReadonlyArray<MetricResponse>> =>
+  (await sql.query<MetricRow>(`select distinct on (name) ${metricColumns} from job_metrics where job = $1 order by name, step desc, id desc`, [job])).map(
+    metricOf
+  )
 
-/** One window of a metric's values, by step, and the number of steps recorded. */
+/** One window of every value posted for a metric, by step and then as posted, and the number of values. */
 export const metricSnapshots = async (sql: Sql, job: number, name: string, offset: number, limit: number) => {
   const rows = await sql.query<MetricRow>(
-    `select ${metricColumns} from job_metrics where job = $1 and name = $2 order by step limit $3 offset $4`,
+    `select ${metricColumns} from job_metrics where job = $1 and name = $2 order by step, id limit $3 offset $4`,
     [job, name, limit, offset]
   )
   const [count] = await sql.query<{ n: number }>(`select count(*)::int as n from job_metrics where job = $1 and name = $2`, [job, name])
   return { records: rows.map(metricOf), total: count?.n ?? 0 }
 }
+
+/** The type and URI of each artifact snapshot a job loads, by artifact id. */
+export const artifactsOf = async (sql: Sql, group: string, ids: ReadonlyArray<number>) =>
+  new Map(
+    (
+      await sql.query<{ id: number; artifactType: string; uri: string | null }>(
+        `select id, artifact_type as "artifactType", uri from artifacts where grp = $1 and id = any($2::int[])`,
+        [group, ids]
+      )
+    ).map((row) => [row.id, row])
+  )
 
 /** The job of the group that already has this MLflow run id, if any: other groups' run ids are not theirs to see. */
 export const jobWithMlflowRun = async (sql: Sql, group: string, runId: string): Promise<number | undefined> =>

@@ -194,6 +194,20 @@ create table idempotency_keys (
 );
 create index idempotency_keys_by_age on idempotency_keys (created_on);
 `
+  },
+  {
+    version: 7,
+    name: "Dioptra's job wire: timeouts as given, every metric post kept",
+    // A job made before keeps a null timeout and answers it formatted from its seconds. Metrics lose their
+    // one-row-per-step key: every post is a row, ordered by id, so a re-post at a step keeps the earlier value. An
+    // artifact may name the job that produced it, at a URI.
+    sql: `
+alter table jobs add column timeout text;
+alter table job_metrics drop constraint job_metrics_pkey;
+alter table job_metrics add column id integer generated always as identity primary key;
+create index job_metrics_by_name on job_metrics (job, name, step, id);
+alter table artifacts add column job integer references jobs (id), add column uri text, add column description text;
+`
   }
 ]
 

@@ -138,18 +138,36 @@ export const insertQueue = async (sql: Sql, group: string, queue: Omit<Queue, "i
   return row?.id ?? 0
 }
 
-const artifactColumns = `a.id, a.grp as "group", a.artifact_type as "artifactType", a.created_on as "createdOn",
+const artifactColumns = `a.id, a.grp as "group", a.artifact_type as "artifactType", a.created_on as "createdOn", a.job, a.uri, a.description,
   coalesce((select jsonb_agg(s.id order by s.id) from artifact_snapshots s where s.artifact = a.id), '[]'::jsonb) as snapshots`
 
-/** Reads one artifact of a group. */
-export const readArtifact = async (sql: Sql, group: string, id: number): Promise<ArtifactResponse | undefined> =>
-  (await sql.query<ArtifactResponse>(`select ${artifactColumns} from artifacts a where a.id = $1 and a.grp = $2`, [id, group]))[0]
+type ArtifactRow = Omit<ArtifactResponse, "job" | "uri" | "description"> & { readonly job: number | null; readonly uri: string | null; readonly description: string | null }
 
-/** Inserts an artifact with its first snapshot. */
-export const insertArtifact = async (sql: Sql, group: string, artifactType: string, at: string): Promise<number> => {
+const artifactOf = ({ job, uri, description, ...rest }: ArtifactRow): ArtifactResponse => ({
+  ...rest,
+  ...(job === null ? {} : { job }),
+  ...(uri === null ? {} : { uri }),
+  ...(description === null ? {} : { description })
+})
+
+/** Reads one artifact of a group. */
+export const readArtifact = async (sql: Sql, group: string, id: number): Promise<ArtifactResponse | undefined> => {
+  const [row] = await sql.query<ArtifactRow>(`select ${artifactColumns} from artifacts a where a.id = $1 and a.grp = $2`, [id, group])
+  return row === undefined ? undefined : artifactOf(row)
+}
+
+/** Where an artifact came from: the job that produced it, at a URI, described. */
+export interface ArtifactOrigin {
+  readonly job: number
+  readonly uri: string
+  readonly description?: string
+}
+
+/** Inserts an artifact with its first snapshot, and the job that produced it when one did. */
+export const insertArtifact = async (sql: Sql, group: string, artifactType: string, at: string, origin?: ArtifactOrigin): Promise<number> => {
   const [row] = await sql.query<{ id: number }>(
-    `insert into artifacts (grp, artifact_type, created_on) values ($1, $2, $3) returning id`,
-    [group, artifactType, at]
+    `insert into artifacts (grp, artifact_type, created_on, job, uri, description) values ($1, $2, $3, $4, $5, $6) returning id`,
+    [group, artifactType, at, origin?.job ?? null, origin?.uri ?? null, origin?.description ?? null]
   )
   const id = row?.id ?? 0
   await insertArtifactSnapshot(sql, id, at)

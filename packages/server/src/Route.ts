@@ -15,13 +15,16 @@ export interface RequestContext<P, Q, B> {
   readonly db: Database
   /** The service's time as an ISO-8601 string. */
   readonly now: () => string
-  /** The absolute URL of an API path with a query string. */
-  readonly link: (path: string, query?: Readonly<Record<string, string | number>>) => string
+  /** The absolute URL of an API path with a query string; a list value repeats its parameter. */
+  readonly link: (path: string, query?: Readonly<Record<string, QueryValue>>) => string
   /** The dispatcher's controls, when the service dispatches to a cluster. */
   readonly control: JobControl | undefined
   /** How much one answer may hold. */
   readonly limits: AnswerLimits
 }
+
+/** A query parameter's value: one, or a list (the parameter repeated). */
+export type QueryValue = string | number | ReadonlyArray<string>
 
 /** An HTTP method the API uses. */
 export type Method = "GET" | "POST" | "PUT" | "DELETE"

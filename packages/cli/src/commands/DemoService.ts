@@ -115,7 +115,7 @@ const run = async (io: CliIo): Promise<Failure | undefined> => {
     }
     io.out("5. metrics")
     for (const metric of metrics) {
-      io.out(`   ${metric.name} = ${metric.specialValue ?? metric.value} (step ${metric.step})`)
+      io.out(`   ${metric.name} = ${metric.value} (step ${metric.step})`)
     }
     return last === "finished" ? undefined : failed([`job ${job} ended ${last}`])
   } catch (error) {
