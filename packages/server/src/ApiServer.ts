@@ -13,7 +13,7 @@ import { HttpIncomingMessage, HttpRouter, HttpServer, HttpServerRequest, HttpSer
 import { HttpApiBuilder, HttpApiSwagger, OpenApi } from "effect/http-api"
 import { AdmittedRequest, apiPrefix, Authorization, DispatchApi } from "./Api.ts"
 import { isCanonicalId } from "./ApiSchemas.ts"
-import { authenticate, type Principal, type TokenEntry } from "./Auth.ts"
+import { authenticate, type Credential, type Principal, type TokenEntry } from "./Auth.ts"
 import { DatabaseError, uniqueViolation, type Database } from "./Database.ts"
 import { errorBody, refusalStatus } from "./ErrorBody.ts"
 import { answerOnce, type KeyedAnswer } from "./Idempotency.ts"
@@ -27,6 +27,7 @@ import { decodePart } from "./RequestDecoding.ts"
 import { parseRequestTarget } from "./RequestTarget.ts"
 import type { Route } from "./Route.ts"
 import { findRoute } from "./Router.ts"
+import { groupIdOf } from "./Groups.ts"
 import {
   BodyTooLarge,
   FieldTooLarge,
@@ -103,7 +104,7 @@ const reportPrincipal = async (
   token: string,
   route: Route,
   params: Readonly<Record<string, string>>
-): Promise<Result.Result<Principal, Unauthenticated | Forbidden>> => {
+): Promise<Result.Result<Credential, Unauthenticated | Forbidden>> => {
   const job = env.reportSecret === undefined ? undefined : reportTokenJob(env.reportSecret, token)
   if (job === undefined) return Result.fail(new Unauthenticated({ reason: "the bearer token is not a valid job report token" }))
   const name = `job ${job} workload`
@@ -146,6 +147,7 @@ const admit = async (
   if (route.writes && principal.success.access !== "write") {
     return Result.fail(refusal(new Forbidden({ principal: principal.success.name, action: `${route.method} ${route.path}` })))
   }
+  const who: Principal = { ...principal.success, groupId: await groupIdOf(env.db, principal.success.group) }
   const unknownId = badIds(route, request.params)
   if (unknownId.length > 0) return Result.fail(refusalOf(unknownId))
   if (route.body !== undefined && !isJsonContentType(request.contentType)) return Result.fail(refusal(new UnsupportedMediaType({ contentType: request.contentType ?? "" })))
@@ -170,7 +172,7 @@ const admit = async (
   const problems = [...problemsOf(params), ...problemsOf(query), ...problemsOf(decodedBody), ...(key !== undefined && Result.isFailure(key) ? [key.failure] : [])]
   if (problems.length > 0 || Result.isFailure(params) || Result.isFailure(query) || Result.isFailure(decodedBody)) return Result.fail(refusalOf(problems))
   const once = key === undefined || Result.isFailure(key) ? undefined : { key: key.success, path: request.pathname, body: text }
-  return Result.succeed({ principal: principal.success, params: params.success, query: query.success, body: decodedBody.success, ...(once === undefined ? {} : { once }) })
+  return Result.succeed({ principal: who, params: params.success, query: query.success, body: decodedBody.success, ...(once === undefined ? {} : { once }) })
 }
 
 /** Path ids that cannot name a resource: one that is not a canonical decimal (`01`, `0x10`, `1.0`, `1e0`, ` 1`,

@@ -22,7 +22,7 @@ export const countExperiments = async (sql: Sql, group: string): Promise<number>
 /** Inserts an experiment; the caller has checked its entrypoints exist in the group. */
 export const insertExperiment = async (sql: Sql, group: string, input: { name: string; description: string }, at: string): Promise<number> => {
   const [row] = await sql.query<{ id: number }>(
-    `insert into experiments (grp, name, description, created_on) values ($1, $2, $3, $4) returning id`,
+    `insert into experiments (grp, name, description, created_on, last_modified_on) values ($1, $2, $3, $4, $4) returning id`,
     [group, input.name, input.description, at]
   )
   return row?.id ?? 0
@@ -132,7 +132,7 @@ export const countQueues = async (sql: Sql, group: string): Promise<number> =>
 /** Inserts a queue. */
 export const insertQueue = async (sql: Sql, group: string, queue: Omit<Queue, "id">, at: string): Promise<number> => {
   const [row] = await sql.query<{ id: number }>(
-    `insert into queues (grp, name, description, backend, created_on) values ($1, $2, $3, $4::jsonb, $5) returning id`,
+    `insert into queues (grp, name, description, backend, created_on, last_modified_on) values ($1, $2, $3, $4::jsonb, $5, $5) returning id`,
     [group, queue.name, queue.description ?? "", JSON.stringify(queue.backend), at]
   )
   return row?.id ?? 0
