@@ -11,6 +11,7 @@ import {
   EntrypointNotFound,
   EntrypointNotInExperiment,
   ExperimentNotFound,
+  NoCommand,
   NoImage,
   QueueNotAllowed,
   QueueNotFound,
@@ -119,6 +120,9 @@ const checkReferences = (experimentId: number, request: JobRequest, catalog: Cat
   }
   if (version !== undefined && queue !== undefined && version.image === undefined && queue.backend.image === undefined) {
     problems.push(new NoImage({ entrypoint: request.entrypoint, queue: queue.id }))
+  }
+  if (version !== undefined && queue !== undefined && version.command === undefined && queue.backend.command === undefined) {
+    problems.push(new NoCommand({ entrypoint: request.entrypoint, queue: queue.id }))
   }
   return { problems, version }
 }

@@ -35,7 +35,8 @@ export const EntrypointVersion = Schema.Struct({
   artifactParameters: Schema.Array(ArtifactParameter),
   taskGraph: TaskGraph,
   image: Schema.optionalKey(ImageRef),
-  command: Command
+  /** What the job's container runs; absent when the entrypoint leaves it to its queue's backend (`backend.command`). */
+  command: Schema.optionalKey(Command)
 }).check(
   Schema.makeFilter((version) =>
     duplicateNames([...version.parameters, ...version.artifactParameters].map((p) => p.name)).map(

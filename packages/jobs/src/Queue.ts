@@ -1,6 +1,6 @@
 import { Config, decodeConfig, RuntimeRef, runtimeLabel, sameRuntime } from "@dispatch/render"
 import { Result, Schema } from "effect"
-import { ImageRef } from "./Entrypoint.ts"
+import { Command, ImageRef } from "./Entrypoint.ts"
 import { ResourceId } from "./ResourceId.ts"
 import { Description } from "./Text.ts"
 
@@ -12,6 +12,10 @@ export const QueueBackend = Schema.Struct({
   runtime: RuntimeRef,
   /** The image a job runs in when its entrypoint names none. */
   image: Schema.optionalKey(ImageRef),
+  /** The command a job runs when its entrypoint names none (as an entrypoint made by Dioptra's own client does):
+   * a worker's entry point that reads the job document from the environment and runs its task graph, as a
+   * Dioptra worker runs a job. */
+  command: Schema.optionalKey(Command),
   /** Nodes per job; 1 when absent. */
   nodes: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))),
   /** GPUs per node; none when absent. */

@@ -91,6 +91,19 @@ export class NoImage extends Schema.TaggedError<NoImage>()("NoImage", {
   }
 }
 
+/** Neither the entrypoint nor the queue's backend names the command a job runs. */
+export class NoCommand extends Schema.TaggedError<NoCommand>()("NoCommand", {
+  entrypoint: Schema.Number,
+  queue: Schema.Number
+}) {
+  override get message() {
+    return `entrypoint ${this.entrypoint} names no command and queue ${this.queue}'s backend has no default command (backend.command)`
+  }
+  get status() {
+    return 400 as const
+  }
+}
+
 /** A problem with the resources a job refers to. */
 export type ReferenceProblem =
   | ExperimentNotFound
@@ -100,3 +113,4 @@ export type ReferenceProblem =
   | QueueNotAllowed
   | SnapshotNotFound
   | NoImage
+  | NoCommand

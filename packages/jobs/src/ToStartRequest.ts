@@ -5,7 +5,7 @@ import type { Job } from "./Job.ts"
 import { documentEnv, jobDocument, type DocumentTooLarge } from "./JobDocument.ts"
 import { refused, type Refused } from "./Problem.ts"
 import type { Queue } from "./Queue.ts"
-import { NoImage, SnapshotNotFound } from "./ReferenceProblem.ts"
+import { NoCommand, NoImage, SnapshotNotFound } from "./ReferenceProblem.ts"
 import { renderGraph, type RenderProblem } from "./TaskGraph.ts"
 import { ulid, type InvalidUlidSeed, type UlidSeed } from "./Ulid.ts"
 
@@ -27,7 +27,7 @@ export class ResourceMismatch extends Schema.TaggedError<ResourceMismatch>()("Re
 }
 
 /** Why a stored job cannot become a StartRequest. */
-export type StartProblem = ResourceMismatch | SnapshotNotFound | NoImage | RenderProblem | DocumentTooLarge | InvalidUlidSeed
+export type StartProblem = ResourceMismatch | SnapshotNotFound | NoImage | NoCommand | RenderProblem | DocumentTooLarge | InvalidUlidSeed
 
 const mismatches = (job: Job, queue: Queue, entrypoint: Entrypoint): Array<ResourceMismatch> => [
   ...(queue.id === job.queue ? [] : [new ResourceMismatch({ resource: "queue", expected: job.queue, given: queue.id })]),
@@ -35,8 +35,8 @@ const mismatches = (job: Job, queue: Queue, entrypoint: Entrypoint): Array<Resou
 ]
 
 /**
- * The first Start of a job: a fresh JobID, submission 1, attempt 0, the entrypoint's image (else the queue's)
- * and command, the values and rendered graph in the environment, the timeout as TimeLimit and the queue's
+ * The first Start of a job: a fresh JobID, submission 1, attempt 0, the entrypoint's image and command (each
+ * else the queue's backend's), the values and rendered graph in the environment, the timeout as TimeLimit and the queue's
  * runtime. Start it with the queue's `backend.config`.
  */
 export const toStartRequest = (
@@ -50,13 +50,15 @@ export const toStartRequest = (
   if (version === undefined) problems.push(new SnapshotNotFound({ entrypoint: entrypoint.id, snapshot: job.entrypointSnapshot }))
   const image = version?.image ?? queue.backend.image
   if (version !== undefined && image === undefined) problems.push(new NoImage({ entrypoint: entrypoint.id, queue: queue.id }))
+  const command = version?.command ?? queue.backend.command
+  if (version !== undefined && command === undefined) problems.push(new NoCommand({ entrypoint: entrypoint.id, queue: queue.id }))
   const graph = version === undefined ? undefined : renderGraph(version.taskGraph, job.swaps)
   if (graph !== undefined && Result.isFailure(graph)) problems.push(...graph.failure)
   const env = graph !== undefined && Result.isSuccess(graph) ? documentEnv(jobDocument(job, graph.success)) : undefined
   if (env !== undefined && Result.isFailure(env)) problems.push(env.failure)
   const id = ulid(seed)
   if (Result.isFailure(id)) problems.push(id.failure)
-  if (problems.length > 0 || version === undefined || image === undefined || env === undefined || Result.isFailure(env) || Result.isFailure(id)) {
+  if (problems.length > 0 || version === undefined || image === undefined || command === undefined || env === undefined || Result.isFailure(env) || Result.isFailure(id)) {
     return Result.fail(refused(problems))
   }
   return Result.succeed({
@@ -66,7 +68,7 @@ export const toStartRequest = (
     attempt: 0,
     spec: {
       name: `dioptra-job-${job.id}`,
-      command: version.command,
+      command,
       env: { [jobIdKey]: String(job.id), ...env.success },
       nodes: queue.backend.nodes ?? 1,
       ...(queue.backend.gpusPerNode === undefined ? {} : { gpusPerNode: queue.backend.gpusPerNode }),

@@ -32,7 +32,8 @@ import {
 } from "./ApiSchemas.ts"
 import type { Principal } from "./Auth.ts"
 import { ErrorBody } from "./ErrorBody.ts"
-import { PageQuery, pageOf, sortableQuery } from "./Paging.ts"
+import { dioptraListQuery } from "./DioptraPaging.ts"
+import { PageQuery, pageOf } from "./Paging.ts"
 
 /** The prefix every endpoint lives under. */
 export const apiPrefix = "/api/v1"
@@ -80,12 +81,13 @@ const keyed = OpenApi.annotations({
   transform: (operation) => ({ ...operation, parameters: [...((operation["parameters"] as ReadonlyArray<unknown> | undefined) ?? []), idempotencyKeyParameter] })
 })
 
-const JobListQuery = sortableQuery(["id", "createdOn", "lastModifiedOn", "status", "description"] as const)
+/** A job list's query: paged, sorted by upstream's columns, searched in Dioptra's language. */
+export const JobListQuery = dioptraListQuery(["id", "createdOn", "lastModifiedOn", "status", "description", "experiment", "entrypoint", "queue"] as const)
 
 // Upstream sorts a log by its columns' snake_case names; the camelCase ones the records carry are taken too.
 /** A job log's query: paged, sorted, searched, and filtered by severity. */
 export const LogQuery = Schema.Struct({
-  ...sortableQuery(["severity", "logger_name", "loggerName", "created_on", "createdOn"] as const).fields,
+  ...dioptraListQuery(["severity", "logger_name", "loggerName", "created_on", "createdOn"] as const).fields,
   severity: Schema.optionalKey(SeverityFilter)
 })
 

@@ -25,6 +25,7 @@ import {
   WireMetricValue
 } from "@dispatch/jobs"
 import { Schema } from "effect"
+import { GroupRef, IdRef, ResourceRef } from "./RefTypes.ts"
 
 /** True when a path segment is written as an id is: a decimal from 1, without sign, leading zero, fraction or
  * exponent (it may still be past the stored range, see `parseResourceId`). */
@@ -129,8 +130,42 @@ export const JobDispatch = Schema.Struct({
 /** How far the service has taken a job to the cluster. */
 export type JobDispatch = typeof JobDispatch.Type
 
-/** A job as the service answers it: the job model plus who made it and its dispatch. */
-export const JobResponse = Schema.Struct({ ...Job.fields, group: Schema.String, user: Schema.String, dispatch: JobDispatch })
+/** A job as the service keeps it: the job model plus the group and user that made it and its dispatch. */
+export const StoredJob = Schema.Struct({ ...Job.fields, group: Schema.String, user: Schema.String, dispatch: JobDispatch })
+/** A job as the service keeps it. */
+export type StoredJob = typeof StoredJob.Type
+
+/** Who made a job: a user who logged in has an id and a URL; a bearer token's principal is named only. */
+export const JobUserRef = Schema.Struct({ id: Schema.NullOr(ResourceId), username: Schema.String, url: Schema.NullOr(Schema.String) })
+
+/** The entrypoint a job runs, with the snapshot it runs (Dioptra's entrypoint snapshot reference). */
+export const EntrypointSnapshotRef = Schema.Struct({ ...ResourceRef.fields, snapshotId: ResourceId })
+
+/** A job as the service answers it, in Dioptra's shape: references `{id, name, group, url}` to its experiment,
+ * entrypoint (with `snapshotId`) and queue, its group and user, the artifacts it produced, createdOn and
+ * lastModifiedOn; plus ours: `swaps`, `timeoutSeconds`, `entrypointSnapshot` and `dispatch`. */
+export const JobResponse = Schema.Struct({
+  id: ResourceId,
+  description: Schema.String,
+  status: JobStatus,
+  values: Job.fields.values,
+  artifactValues: Job.fields.artifactValues,
+  swaps: Job.fields.swaps,
+  timeout: Schema.String,
+  timeoutSeconds: Job.fields.timeoutSeconds,
+  experiment: ResourceRef,
+  entrypoint: EntrypointSnapshotRef,
+  entrypointSnapshot: ResourceId,
+  queue: ResourceRef,
+  group: GroupRef,
+  user: JobUserRef,
+  createdOn: Schema.String,
+  lastModifiedOn: Schema.String,
+  artifacts: Schema.Array(IdRef),
+  tags: Schema.Array(Schema.Unknown),
+  mlflowRunId: Schema.optionalKey(Schema.String),
+  dispatch: JobDispatch
+})
 /** A job as the service answers it. */
 export type JobResponse = typeof JobResponse.Type
 

@@ -8,7 +8,9 @@ import {
   validateJobRequest
 } from "@dispatch/jobs"
 import { Result } from "effect"
-import { metricNumber, type JobResponse, type StatusResponse } from "./ApiSchemas.ts"
+import type { InvalidSearch } from "@dispatch/jobs"
+import { metricNumber, type StatusResponse, type StoredJob } from "./ApiSchemas.ts"
+import type { Principal } from "./Auth.ts"
 import type { Sql } from "./Database.ts"
 import {
   artifactsOf,
@@ -27,13 +29,14 @@ import {
   updateMlflowRun
 } from "./JobStore.ts"
 import { listPage } from "./ListPage.ts"
-import { isDescending, sortableQuery } from "./Paging.ts"
+import type { PageQuery, Page } from "./Paging.ts"
+import { isTrue } from "./DioptraPaging.ts"
+import { jobWire, type NamedJob } from "./JobWire.ts"
 import { insertArtifact, loadCatalogRows, readArtifact, readExperiment } from "./ResourceStore.ts"
-import { JobsGroup } from "./Api.ts"
-import { route, type RequestContext } from "./Route.ts"
+import { JobListQuery, JobsGroup } from "./Api.ts"
+import { route, type QueryValue, type RequestContext } from "./Route.ts"
 import { AlreadyExists, refusal, refusalOf, ResourceNotFound, type Refusal } from "./ServiceProblem.ts"
 
-const JobListQuery = sortableQuery(["id", "createdOn", "lastModifiedOn", "status", "description"] as const)
 
 const jobNotFound = (id: number) => refusal(new ResourceNotFound({ resource: "job", id: String(id) }))
 
@@ -42,11 +45,11 @@ const withJob = async <A>(
   sql: Sql,
   group: string,
   id: number,
-  body: (job: JobResponse) => Promise<Result.Result<A, Refusal>>,
+  body: (job: StoredJob, named: NamedJob) => Promise<Result.Result<A, Refusal>>,
   lock = false
 ): Promise<Result.Result<A, Refusal>> => {
-  const job = await readJob(sql, group, id, lock)
-  return job === undefined ? Result.fail(jobNotFound(id)) : body(job)
+  const named = await readJob(sql, group, id, lock)
+  return named === undefined ? Result.fail(jobNotFound(id)) : body(named.job, named)
 }
 
 // A job named under an experiment it is not in is as missing as a job that does not exist, as upstream answers.
@@ -54,16 +57,35 @@ const withExperimentJob = <A>(
   sql: Sql,
   group: string,
   params: { readonly experimentId: number; readonly jobId: number },
-  body: (job: JobResponse) => Promise<Result.Result<A, Refusal>>,
+  body: (job: StoredJob, named: NamedJob) => Promise<Result.Result<A, Refusal>>,
   lock = false
 ): Promise<Result.Result<A, Refusal>> =>
-  withJob(sql, group, params.jobId, (job) => (job.experiment === params.experimentId ? body(job) : Promise.resolve(Result.fail(jobNotFound(params.jobId)))), lock)
+  withJob(sql, group, params.jobId, (job, named) => (job.experiment === params.experimentId ? body(job, named) : Promise.resolve(Result.fail(jobNotFound(params.jobId)))), lock)
+
+// A list refused for its search answers the refusal instead of a page.
+const searchedPage = async <A>(
+  context: RequestContext<unknown, PageQuery & Readonly<Record<string, QueryValue | undefined>>, unknown>,
+  path: string,
+  read: (offset: number, limit: number) => Promise<Result.Result<{ readonly items: ReadonlyArray<A>; readonly total: number }, InvalidSearch>>
+): Promise<Result.Result<Page<A>, Refusal>> => {
+  let refused: InvalidSearch | undefined
+  const listed = await listPage(context, path, async (offset, limit) => {
+    const read_ = await read(offset, limit)
+    if (Result.isSuccess(read_)) return read_.success
+    refused = read_.failure
+    return { items: [], total: 0 }
+  })
+  return refused === undefined ? Result.succeed(listed) : Result.fail(refusal(refused))
+}
+
+/** The owner a new job records: the caller's group and name, and its user id when a user logged in. */
+export const ownerOf = (principal: Principal) => ({ group: principal.group, user: principal.name, ...(principal.userId === undefined ? {} : { userId: principal.userId }) })
 
 const removeJob = async (db: Sql, group: string, id: number, at: string) =>
   (await deleteJob(db, group, id, at)) ? Result.succeed({ status: "Success" as const, id: [id] }) : Result.fail(jobNotFound(id))
 
 // The run id is kept canonical (dashed, lower case), so uniqueness holds across MLflow's and Python's spellings.
-const setRunId = (sql: Sql, group: string, job: JobResponse, runId: string, at: string) => {
+const setRunId = (sql: Sql, group: string, job: StoredJob, runId: string, at: string) => {
   const updated = setMlflowRunId(job, runId, at)
   if (Result.isFailure(updated)) return Promise.resolve(Result.fail(refusal(updated.failure)))
   const canonical = updated.success.mlflowRunId ?? runId
@@ -74,7 +96,7 @@ const setRunId = (sql: Sql, group: string, job: JobResponse, runId: string, at: 
   })
 }
 
-const statusOf = async (sql: Sql, job: JobResponse): Promise<StatusResponse> => ({
+const statusOf = async (sql: Sql, job: StoredJob): Promise<StatusResponse> => ({
   id: job.id,
   status: job.status,
   history: await statusHistory(sql, job.id)
@@ -83,23 +105,23 @@ const statusOf = async (sql: Sql, job: JobResponse): Promise<StatusResponse> => 
 type JobListContext = RequestContext<unknown, typeof JobListQuery.Type, unknown>
 
 const jobPage = (context: JobListContext, path: string, experiment?: number) =>
-  listPage(context, path, async (offset, limit) => {
-    const { jobs, total } = await listJobs(context.db, {
+  searchedPage(context, path, async (offset, limit) => {
+    const listed = await listJobs(context.db, {
       group: context.principal.group,
       ...(experiment === undefined ? {} : { experiment }),
       ...(context.query.search === undefined ? {} : { search: context.query.search }),
       sortBy: context.query.sortBy ?? "id",
-      descending: isDescending(context.query),
+      descending: isTrue(context.query.descending),
       offset,
       limit
     })
-    return { items: jobs, total }
+    return Result.map(listed, ({ jobs, total }) => ({ items: jobs.map((named) => jobWire(named, context.link)), total }))
   })
 
 /** Dioptra's job endpoints. */
 export const jobRoutes = [
   route(JobsGroup, "create", {
-    handle: ({ principal, params, body, db, now }) =>
+    handle: ({ principal, params, body, db, now, link }) =>
       db.transaction(async (sql) => {
         const rows = await loadCatalogRows(sql, principal.group, {
           experiment: params.id,
@@ -115,26 +137,26 @@ export const jobRoutes = [
         })
         const accepted = validateJobRequest(params.id, body, catalog)
         if (Result.isFailure(accepted)) return Result.fail(refusalOf(accepted.failure.problems))
-        const id = await insertJob(sql, { group: principal.group, user: principal.name }, accepted.success, now())
+        const id = await insertJob(sql, ownerOf(principal), accepted.success, now())
         const job = await readJob(sql, principal.group, id)
-        return job === undefined ? Result.fail(jobNotFound(id)) : Result.succeed(job)
+        return job === undefined ? Result.fail(jobNotFound(id)) : Result.succeed(jobWire(job, link))
       })
   }),
   route(JobsGroup, "list", {
-    handle: async (context) => Result.succeed(await jobPage(context, "/jobs"))
+    handle: (context) => jobPage(context, "/jobs")
   }),
   route(JobsGroup, "listInExperiment", {
     handle: async (context) => {
       const experiment = await readExperiment(context.db, context.principal.group, context.params.id)
       if (experiment === undefined) return Result.fail(refusal(new ResourceNotFound({ resource: "experiment", id: String(context.params.id) })))
-      return Result.succeed(await jobPage(context, `/experiments/${context.params.id}/jobs`, context.params.id))
+      return jobPage(context, `/experiments/${context.params.id}/jobs`, context.params.id)
     }
   }),
   route(JobsGroup, "read", {
-    handle: ({ principal, params, db }) => withJob(db, principal.group, params.id, async (job) => Result.succeed(job))
+    handle: ({ principal, params, db, link }) => withJob(db, principal.group, params.id, async (_, named) => Result.succeed(jobWire(named, link)))
   }),
   route(JobsGroup, "readInExperiment", {
-    handle: ({ principal, params, db }) => withExperimentJob(db, principal.group, params, async (job) => Result.succeed(job))
+    handle: ({ principal, params, db, link }) => withExperimentJob(db, principal.group, params, async (_, named) => Result.succeed(jobWire(named, link)))
   }),
   route(JobsGroup, "delete", {
     handle: ({ principal, params, db, now }) => removeJob(db, principal.group, params.id, now())
@@ -204,21 +226,20 @@ export const jobRoutes = [
   }),
   route(JobsGroup, "log", {
     handle: (context) =>
-      withJob(context.db, context.principal.group, context.params.id, async (job) =>
-        Result.succeed(
-          await listPage(context, `/jobs/${job.id}/log`, async (offset, limit) => {
-            const { severity, sortBy } = context.query
-            const { records, total } = await readLogs(context.db, {
-              job: job.id,
-              ...(severity === undefined ? {} : { severities: typeof severity === "string" ? [severity] : severity }),
-              ...(sortBy === undefined ? {} : { sortBy }),
-              descending: isDescending(context.query),
-              offset,
-              limit
-            })
-            return { items: records, total }
+      withJob(context.db, context.principal.group, context.params.id, (job) =>
+        searchedPage(context, `/jobs/${job.id}/log`, async (offset, limit) => {
+          const { severity, sortBy, search } = context.query
+          const read = await readLogs(context.db, {
+            job: job.id,
+            ...(severity === undefined ? {} : { severities: typeof severity === "string" ? [severity] : severity }),
+            ...(sortBy === undefined ? {} : { sortBy }),
+            ...(search === undefined ? {} : { search }),
+            descending: isTrue(context.query.descending),
+            offset,
+            limit
           })
-        )
+          return Result.map(read, ({ records, total }) => ({ items: records, total }))
+        })
       )
   }),
   route(JobsGroup, "appendLog", {

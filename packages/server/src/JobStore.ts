@@ -1,10 +1,18 @@
-import { formatTimeout, wireMetricValue, type AcceptedJob, type JobStatus, type LogRecord, type MetricRecord, type Severity } from "@dispatch/jobs"
-import type { JobDispatch, JobResponse, MetricResponse, TrainJobRef } from "./ApiSchemas.ts"
+import { Result } from "effect"
+import { formatTimeout, wireMetricValue, type InvalidSearch, type AcceptedJob, type JobStatus, type LogRecord, type MetricRecord, type Severity } from "@dispatch/jobs"
+import type { JobDispatch, MetricResponse, StoredJob, TrainJobRef } from "./ApiSchemas.ts"
 import type { Sql } from "./Database.ts"
+import { searchCondition } from "./DioptraPaging.ts"
+import type { NamedJob } from "./JobWire.ts"
 
 // Every query takes the caller's group and skips deleted jobs: both answer exactly like a missing job.
 
-interface JobRow extends Omit<JobResponse, "timeout" | "mlflowRunId" | "dispatch"> {
+interface JobRow extends Omit<StoredJob, "timeout" | "mlflowRunId" | "dispatch"> {
+  readonly experimentName: string
+  readonly entrypointName: string
+  readonly queueName: string
+  readonly groupId: number
+  readonly userId: number | null
   readonly timeout: string | null
   readonly mlflowRunId: string | null
   readonly dispatchState: JobDispatch["state"]
@@ -23,10 +31,12 @@ const jobColumns = `j.id, j.grp as "group", j.username as "user", j.experiment, 
   j.last_modified_on as "lastModifiedOn", j.mlflow_run_id as "mlflowRunId", j.dispatch_state as "dispatchState",
   j.dispatch_reason as "dispatchReason", j.trainjob as "trainJob", j.last_error as "lastError", j.attempts, j.rerun_of as "rerunOf",
   g.state as "gateState", g.reason as "gateReason",
-  coalesce((select jsonb_agg(a.id order by a.id) from artifacts a where a.job = j.id), '[]'::jsonb) as artifacts`
+  coalesce((select jsonb_agg(a.id order by a.id) from artifacts a where a.job = j.id), '[]'::jsonb) as artifacts,
+  e.name as "experimentName", ep.name as "entrypointName", q.name as "queueName", gr.id as "groupId", j.user_id as "userId"`
 
 // The queue's gate is joined in, so a job waiting on a queue that is not open says why at every read.
-const jobTables = `jobs j left join queue_gates g on g.queue = j.queue`
+const jobTables = `jobs j left join queue_gates g on g.queue = j.queue join experiments e on e.id = j.experiment
+  join entrypoints ep on ep.id = j.entrypoint join queues q on q.id = j.queue join groups gr on gr.name = j.grp`
 
 // A pending job says why it waits: its last error if it has one, else its queue's gate when that is not open.
 const waitingReason = (row: JobRow): string | undefined => {
@@ -36,8 +46,9 @@ const waitingReason = (row: JobRow): string | undefined => {
   return row.gateState === "open" ? undefined : `queue ${row.queue} is not open (${row.gateState}): ${row.gateReason ?? ""}`
 }
 
-const jobOf = (row: JobRow): JobResponse => {
-  const { mlflowRunId, dispatchState, dispatchReason: _, trainJob, lastError, attempts, rerunOf, gateState: _s, gateReason: _r, ...rest } = row
+const jobOf = (row: JobRow): NamedJob => {
+  const { mlflowRunId, dispatchState, dispatchReason: _, trainJob, lastError, attempts, rerunOf, gateState: _s, gateReason: _r, ...withNames } = row
+  const { experimentName, entrypointName, queueName, groupId, userId, ...rest } = withNames
   const timeoutSeconds = Number(row.timeoutSeconds)
   const reason = waitingReason(row)
   const dispatch: JobDispatch = {
@@ -50,17 +61,26 @@ const jobOf = (row: JobRow): JobResponse => {
   }
   // A job made before timeouts were kept as given answers its seconds in shorthand.
   const timeout = row.timeout ?? formatTimeout(timeoutSeconds)
-  return { ...rest, timeoutSeconds, timeout, ...(mlflowRunId === null ? {} : { mlflowRunId }), dispatch }
+  return {
+    job: { ...rest, timeoutSeconds, timeout, ...(mlflowRunId === null ? {} : { mlflowRunId }), dispatch },
+    names: { experiment: experimentName, entrypoint: entrypointName, queue: queueName, groupId, userId }
+  }
 }
 
 /** Inserts a new queued job and the first entry of its status history, in one statement (one round trip); returns
  * its id. `rerunOf` names the job it re-runs. */
-export const insertJob = async (sql: Sql, owner: { readonly group: string; readonly user: string }, job: AcceptedJob, at: string, rerunOf?: number): Promise<number> => {
+export const insertJob = async (
+  sql: Sql,
+  owner: { readonly group: string; readonly user: string; readonly userId?: number },
+  job: AcceptedJob,
+  at: string,
+  rerunOf?: number
+): Promise<number> => {
   const [row] = await sql.query<{ id: number }>(
     `with job as (
        insert into jobs (grp, username, experiment, entrypoint, entrypoint_snapshot, queue, parameter_values, artifact_values, swaps,
-         timeout_seconds, timeout, description, status, created_on, last_modified_on, rerun_of)
-       values ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9::jsonb, $10, $14, $11, 'queued', $12, $12, $13) returning id),
+         timeout_seconds, timeout, description, status, created_on, last_modified_on, rerun_of, user_id)
+       values ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9::jsonb, $10, $14, $11, 'queued', $12, $12, $13, $15) returning id),
      history as (insert into job_status_history (job, status, changed_on) select id, 'queued', $12 from job)
      select id from job`,
     [
@@ -77,14 +97,15 @@ export const insertJob = async (sql: Sql, owner: { readonly group: string; reado
       job.description,
       at,
       rerunOf ?? null,
-      job.timeout
+      job.timeout,
+      owner.userId ?? null
     ]
   )
   return row?.id ?? 0
 }
 
 /** Reads one job of a group; `lock` holds its row until the transaction ends, for read-modify-write. */
-export const readJob = async (sql: Sql, group: string, id: number, lock = false): Promise<JobResponse | undefined> => {
+export const readJob = async (sql: Sql, group: string, id: number, lock = false): Promise<NamedJob | undefined> => {
   const rows = await sql.query<JobRow>(
     `select ${jobColumns} from ${jobTables} where j.id = $1 and j.grp = $2 and not j.deleted${lock ? " for update of j" : ""}`,
     [id, group]
@@ -92,10 +113,25 @@ export const readJob = async (sql: Sql, group: string, id: number, lock = false)
   return rows[0] === undefined ? undefined : jobOf(rows[0])
 }
 
-/** The columns a job list may be sorted by, by their wire names. */
-export const jobSortColumns = { id: "j.id", createdOn: "j.created_on", lastModifiedOn: "j.last_modified_on", status: "j.status", description: "j.description" } as const
+/** The columns a job list may be sorted by, by their wire names (upstream's). */
+export const jobSortColumns = {
+  id: "j.id",
+  createdOn: "j.created_on",
+  lastModifiedOn: "j.last_modified_on",
+  status: "j.status",
+  description: "j.description",
+  experiment: "e.name",
+  entrypoint: "ep.name",
+  queue: "q.name"
+} as const
 
-/** What a job list asks for: the group, optionally one experiment, a search term, the order and the window. */
+/** The fields a job list may be searched by (Dioptra's search language), as SQL text. */
+export const jobSearchFields = { description: "j.description", status: "j.status", timeout: "j.timeout" } as const
+
+/** The fields a job's log may be searched by, as SQL text. */
+export const logSearchFields = { severity: "severity", message: "message", logger_name: "logger_name" } as const
+
+/** What a job list asks for: the group, optionally one experiment, a search (Dioptra's language), the order and the window. */
 export interface JobListing {
   readonly group: string
   readonly experiment?: number
@@ -106,24 +142,27 @@ export interface JobListing {
   readonly limit: number
 }
 
-// The search term matches a job whose description contains it (case-insensitively) or whose status it names.
-const listingFilter = (listing: JobListing) => {
-  const params: Array<unknown> = [listing.group]
-  let where = `j.grp = $1 and not j.deleted`
-  if (listing.experiment !== undefined) {
-    params.push(listing.experiment)
-    where += ` and j.experiment = $${params.length}`
-  }
-  if (listing.search !== undefined && listing.search !== "") {
-    params.push(listing.search.toLowerCase())
-    where += ` and (position($${params.length} in lower(j.description)) > 0 or j.status = $${params.length})`
-  }
-  return { where, params }
-}
+/** A filter's SQL and its parameters, with a search's condition (numbered after them) appended, or the search refused. */
+const withSearch = (where: string, params: ReadonlyArray<unknown>, search: string | undefined, fields: Readonly<Record<string, string>>) =>
+  Result.map(searchCondition(search, fields, params.length + 1), (condition) => ({ where: `${where} and ${condition.where}`, params: [...params, ...condition.params] }))
 
-/** Lists jobs, one window of them, and the number of all that match. */
-export const listJobs = async (sql: Sql, listing: JobListing): Promise<{ readonly jobs: ReadonlyArray<JobResponse>; readonly total: number }> => {
-  const { where, params } = listingFilter(listing)
+const listingFilter = (listing: JobListing) =>
+  withSearch(
+    `j.grp = $1 and not j.deleted${listing.experiment === undefined ? "" : " and j.experiment = $2"}`,
+    listing.experiment === undefined ? [listing.group] : [listing.group, listing.experiment],
+    listing.search,
+    jobSearchFields
+  )
+
+/** Lists jobs, one window of them, and the number of all that match; a search that is not Dioptra's language, or
+ * names a field jobs are not searched by, is refused. */
+export const listJobs = async (
+  sql: Sql,
+  listing: JobListing
+): Promise<Result.Result<{ readonly jobs: ReadonlyArray<NamedJob>; readonly total: number }, InvalidSearch>> => {
+  const filter = listingFilter(listing)
+  if (Result.isFailure(filter)) return Result.fail(filter.failure)
+  const { where, params } = filter.success
   const direction = listing.descending ? "desc" : "asc"
   const rows = await sql.query<JobRow>(
     `select ${jobColumns} from ${jobTables} where ${where} order by ${jobSortColumns[listing.sortBy]} ${direction}, j.id ${direction}
@@ -131,7 +170,7 @@ export const listJobs = async (sql: Sql, listing: JobListing): Promise<{ readonl
     [...params, listing.limit, listing.offset]
   )
   const [count] = await sql.query<{ n: number }>(`select count(*)::int as n from jobs j where ${where}`, params)
-  return { jobs: rows.map(jobOf), total: count?.n ?? 0 }
+  return Result.succeed({ jobs: rows.map(jobOf), total: count?.n ?? 0 })
 }
 
 /** Records a job's new status, its time and why (when the service changed it), keeping the old one in the history. */
@@ -180,6 +219,7 @@ export const logSortColumns = { severity: "severity", logger_name: "logger_name"
  * the search language) and the window. */
 export interface LogListing {
   readonly job: number
+  readonly search?: string
   readonly severities?: ReadonlyArray<Severity>
   readonly sortBy?: keyof typeof logSortColumns
   readonly descending: boolean
@@ -188,14 +228,16 @@ export interface LogListing {
 }
 
 /** One window of a job's log, in the order received unless sorted (ties in the order received), and the number of
- * records that match. */
+ * records that match; a search that is not Dioptra's language, or names another field, is refused. */
 export const readLogs = async (sql: Sql, listing: LogListing) => {
-  const params: Array<unknown> = [listing.job]
-  let where = `job = $1`
-  if (listing.severities !== undefined) {
-    params.push(listing.severities)
-    where += ` and severity = any($${params.length}::text[])`
-  }
+  const filter = withSearch(
+    `job = $1${listing.severities === undefined ? "" : " and severity = any($2::text[])"}`,
+    listing.severities === undefined ? [listing.job] : [listing.job, listing.severities],
+    listing.search,
+    logSearchFields
+  )
+  if (Result.isFailure(filter)) return Result.fail(filter.failure)
+  const { where, params } = filter.success
   const order = listing.sortBy === undefined ? "id" : `${logSortColumns[listing.sortBy]} ${listing.descending ? "desc" : "asc"}, id`
   const rows = await sql.query<LogRecord>(
     `select job, severity, logger_name as "loggerName", message, logged_on as "createdOn" from job_logs where ${where}
@@ -203,7 +245,7 @@ export const readLogs = async (sql: Sql, listing: LogListing) => {
     [...params, listing.limit, listing.offset]
   )
   const [count] = await sql.query<{ n: number }>(`select count(*)::int as n from job_logs where ${where}`, params)
-  return { records: rows, total: count?.n ?? 0 }
+  return Result.succeed({ records: rows, total: count?.n ?? 0 })
 }
 
 interface MetricRow {

@@ -257,7 +257,7 @@ create unique index entrypoints_live_name on entrypoints (grp, name) where not d
     // one-row-per-step key: every post is a row, ordered by id, so a re-post at a step keeps the earlier value. An
     // artifact may name the job that produced it, at a URI.
     sql: `
-alter table jobs add column timeout text;
+alter table jobs add column timeout text, add column user_id integer references users (id);
 alter table job_metrics drop constraint job_metrics_pkey;
 alter table job_metrics add column id integer generated always as identity primary key;
 create index job_metrics_by_name on job_metrics (job, name, step, id);

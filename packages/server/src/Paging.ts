@@ -28,12 +28,8 @@ export const sortableQuery = <const Columns extends ReadonlyArray<string>>(colum
     ...PageQuery.fields,
     search: Schema.optionalKey(Text(200)),
     sortBy: Schema.optionalKey(Schema.Literals(columns)),
-    // Python's requests writes a bool as `True` or `False`, which Dioptra's client sends.
-    descending: Schema.optionalKey(Schema.Literals(["true", "false", "True", "False"]))
+    descending: Schema.optionalKey(Schema.Literals(["true", "false"]))
   })
-
-/** True when a query asks for descending order (`true` or Python's `True`). */
-export const isDescending = (query: { readonly descending?: string }): boolean => query.descending?.toLowerCase() === "true"
 
 /** A page to read: the offset of its first item and how many items at most. */
 export interface PageWindow {

@@ -48,19 +48,23 @@ describe.each(backends)("job endpoints on %s", (backend) => {
   }
 
   test("a created job keeps what it was created with, coerced, with defaults filled and its status history begun", async () => {
-    const { alice } = service()
+    const { alice, server } = service()
     const { world, job } = await newJob(alice, "create")
+    const api = `${server.url}/api/v1`
+    const group = { id: job.group.id, name: "vision", url: `${api}/groups/${job.group.id}` }
     expect(job).toMatchObject({
-      experiment: world.experiment,
-      entrypoint: world.entrypoint,
-      queue: world.queue,
+      experiment: { id: world.experiment, name: "ex-create", group, url: `${api}/experiments/${world.experiment}` },
+      entrypoint: { id: world.entrypoint, name: "ep-create", group, url: `${api}/entrypoints/${world.entrypoint}`, snapshotId: job.entrypointSnapshot },
+      queue: { id: world.queue, name: "q-create", group, url: `${api}/queues/${world.queue}` },
       values: { data_dir: "/data", epochs: 5, lr: 0.01, shuffle: true },
       swaps: { training_method: "method_a" },
       timeout: "2h",
       timeoutSeconds: 7200,
       status: "queued",
-      group: "vision",
-      user: "alice"
+      group,
+      user: { id: null, username: "alice", url: null },
+      artifacts: [],
+      tags: []
     })
     expect(shaped(JobResponse, await alice("GET", `/jobs/${job.id}`))).toEqual(job)
     const status = shaped(StatusResponse, await alice("GET", `/jobs/${job.id}/status`))
@@ -359,7 +363,7 @@ describe.each(backends)("job endpoints on %s", (backend) => {
     const typed = shaped(ArtifactResponse, await alice("POST", under, { uri: "s3://bucket/data", artifactType: "dataset" }))
     expect(typed.artifactType).toBe("dataset")
     expect(shaped(ArtifactResponse, await alice("GET", `/artifacts/${made.id}`))).toEqual(made)
-    expect(shaped(JobResponse, await alice("GET", `/jobs/${job.id}`)).artifacts).toEqual([made.id, typed.id])
+    expect(shaped(JobResponse, await alice("GET", `/jobs/${job.id}`)).artifacts.map((a) => a.id)).toEqual([made.id, typed.id])
     refusedWith(await alice("POST", under, { description: "no uri" }), 400, ["InvalidRequest"])
     refusedWith(await bob("POST", under, { uri: "s3://x" }), 404, ["ResourceNotFound"])
   })
@@ -373,7 +377,7 @@ describe.each(backends)("job endpoints on %s", (backend) => {
     expect(shaped(MlflowRunResponse, await bob("POST", `/jobs/${theirs.id}/mlflowRun`, { mlflowRunId: run }))).toEqual({ mlflowRunId: run })
   })
 
-  test("job lists page with links that visit every job once, sort by any column, and search descriptions and statuses", async () => {
+  test("job lists page with links that visit every job once, sort by any of upstream's columns, and search in Dioptra's language", async () => {
     const { alice } = service()
     const world = await registerWorld(alice, "paging")
     const descriptions = ["delta", "alpha", "echo", "bravo", "charlie", "alpha two", "golf"]
@@ -393,10 +397,18 @@ describe.each(backends)("job endpoints on %s", (backend) => {
     expect(page.totalNumResults).toBe(7)
     const sorted = shaped(JobPage, await alice("GET", `/experiments/${world.experiment}/jobs?sortBy=description&descending=true`))
     expect(sorted.data.map((j) => j.description)).toEqual([...descriptions].sort().reverse())
-    const found = shaped(JobPage, await alice("GET", `/experiments/${world.experiment}/jobs?search=ALPHA`))
-    expect(found.data.map((j) => j.description)).toEqual(["alpha", "alpha two"])
+    const search = async (query: string) =>
+      shaped(JobPage, await alice("GET", `/experiments/${world.experiment}/jobs?search=${encodeURIComponent(query)}`)).data.map((j) => j.description)
+    expect(await search("alpha")).toEqual(["alpha", "alpha two"])
+    expect(await search("description:alpha")).toEqual(["alpha"])
+    expect(await search("description:*o")).toEqual(["echo", "bravo", "alpha two"])
+    expect(await search('description:"alpha two"')).toEqual(["alpha two"])
+    expect(await search("description:?lpha*, timeout:2h")).toEqual(["alpha", "alpha two"])
     await alice("PUT", `/experiments/${world.experiment}/jobs/${ids[0]}/status`, { status: "started" })
-    expect(shaped(JobPage, await alice("GET", `/experiments/${world.experiment}/jobs?search=started`)).data.map((j) => j.id)).toEqual([ids[0]])
+    expect(await search("status:started")).toEqual(["delta"])
+    refusedWith(await alice("GET", `/jobs?search=${encodeURIComponent("colour:red")}`), 400, ["InvalidSearch"])
+    const byQueue = shaped(JobPage, await alice("GET", `/experiments/${world.experiment}/jobs?sortBy=queue&descending=True`))
+    expect(byQueue.data).toHaveLength(7)
     refusedWith(await alice("GET", "/jobs?pageLength=0&sortBy=color&descending=yes"), 400, ["InvalidRequest", "InvalidRequest", "InvalidRequest"])
     refusedWith(await alice("GET", "/jobs?colour=red"), 400, ["InvalidRequest"])
     refusedWith(await alice("GET", "/experiments/999999/jobs"), 404, ["ResourceNotFound"])
