@@ -118,10 +118,12 @@ const checkReferences = (experimentId: number, request: JobRequest, catalog: Cat
   if (entrypoint !== undefined && version === undefined) {
     problems.push(new SnapshotNotFound({ entrypoint: entrypoint.id, snapshot: request.entrypointSnapshot ?? 0 }))
   }
-  if (version !== undefined && queue !== undefined && version.image === undefined && queue.backend.image === undefined) {
+  // A queue without a backend yet takes the job; it waits, saying why, until the queue gets one.
+  const backend = queue?.backend
+  if (version !== undefined && queue !== undefined && backend !== undefined && version.image === undefined && backend.image === undefined) {
     problems.push(new NoImage({ entrypoint: request.entrypoint, queue: queue.id }))
   }
-  if (version !== undefined && queue !== undefined && version.command === undefined && queue.backend.command === undefined) {
+  if (version !== undefined && queue !== undefined && backend !== undefined && version.command === undefined && backend.command === undefined) {
     problems.push(new NoCommand({ entrypoint: request.entrypoint, queue: queue.id }))
   }
   return { problems, version }

@@ -35,7 +35,7 @@ export const EntrypointVersion = Schema.Struct({
   artifactParameters: Schema.Array(ArtifactParameter),
   taskGraph: TaskGraph,
   image: Schema.optionalKey(ImageRef),
-  /** What the job's container runs; absent when the entrypoint leaves it to its queue's backend (`backend.command`). */
+  /** Absent for an entrypoint made by a stock Dioptra client: the queue's backend then names the command. */
   command: Schema.optionalKey(Command)
 }).check(
   Schema.makeFilter((version) =>

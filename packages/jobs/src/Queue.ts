@@ -12,9 +12,7 @@ export const QueueBackend = Schema.Struct({
   runtime: RuntimeRef,
   /** The image a job runs in when its entrypoint names none. */
   image: Schema.optionalKey(ImageRef),
-  /** The command a job runs when its entrypoint names none (as an entrypoint made by Dioptra's own client does):
-   * a worker's entry point that reads the job document from the environment and runs its task graph, as a
-   * Dioptra worker runs a job. */
+  /** The command a job runs when its entrypoint names none (an entrypoint made by a stock Dioptra client). */
   command: Schema.optionalKey(Command),
   /** Nodes per job; 1 when absent. */
   nodes: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))),
@@ -34,12 +32,13 @@ export const QueueBackend = Schema.Struct({
 /** The dispatch backend behind a queue. */
 export type QueueBackend = typeof QueueBackend.Type
 
-/** A queue: where jobs are sent; in dispatch, a queue is a dispatch backend. */
+/** A queue: where jobs are sent; in dispatch, a queue is a dispatch backend, which a queue registered by a stock
+ * Dioptra client lacks until one is given. */
 export const Queue = Schema.Struct({
   id: ResourceId,
   name: Schema.String,
   description: Schema.optionalKey(Description),
-  backend: QueueBackend
+  backend: Schema.optionalKey(QueueBackend)
 })
 /** A queue. */
 export type Queue = typeof Queue.Type

@@ -2,8 +2,8 @@ import { test } from "@fast-check/vitest"
 import fc from "fast-check"
 import { decodeConfig, decodeStartRequest, renderStart, type KubeObject } from "@dispatch/render"
 import { describe, expect, it } from "vitest"
-import { catalogOf, documentFromEnv, Entrypoint, newJob, Queue, toStartRequest, ulid, validateJobRequest, type Job } from "../src/index.ts"
-import { catalog, decoded, entrypoint, failureOf, otherEntrypoint, queues, runtime, runtimeObject, successOf, tagsOf, validRequest } from "./Fixtures.ts"
+import { catalogOf, documentFromEnv, newJob, toStartRequest, ulid, validateJobRequest, type Job, type Queue } from "../src/index.ts"
+import { catalog, entrypoint, experiment, failureOf, otherEntrypoint, queues, runtime, runtimeObject, successOf, tagsOf, validRequest } from "./Fixtures.ts"
 
 const seed = { time: 1_764_500_000_000, entropy: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10] }
 const queue = (id: number): Queue => queues.find((q) => q.id === id)!
@@ -25,7 +25,7 @@ describe("toStartRequest", () => {
       const q = queue(queueId)
       const start = successOf(toStartRequest(jobFrom(request, id), q, entry, s))
       const wire = successOf(decodeStartRequest(JSON.parse(JSON.stringify(start))))
-      const manifests = successOf(renderStart(wire, successOf(decodeConfig(q.backend.config)), runtimeObject))
+      const manifests = successOf(renderStart(wire, successOf(decodeConfig(q.backend?.config)), runtimeObject))
       const trainer = (manifests.trainJob["spec"] as KubeObject)["trainer"] as KubeObject
       expect(trainer["image"]).toBe(queueId === 101 ? "example/other:1" : "example/dioptra-worker:1")
     }
@@ -100,34 +100,28 @@ describe("toStartRequest", () => {
   })
 })
 
-describe("an entrypoint made by Dioptra's own client (no image, no command)", () => {
-  const bare = decoded(Entrypoint, {
-    id: 20,
-    name: "stock",
-    queues: [200, 201],
-    snapshots: [{ snapshot: 1, parameters: [], artifactParameters: [], taskGraph: { s: { t: {} } } }]
-  })
-  const worker = decoded(Queue, {
-    id: 200,
-    name: "workers",
-    backend: { config: queue(100).backend.config, runtime, image: "example/dioptra-worker:1", command: ["dioptra-worker", "run-job-document"] }
-  })
-  const imageOnly = decoded(Queue, { id: 201, name: "image-only", backend: { config: queue(100).backend.config, runtime, image: "example/dioptra-worker:1" } })
-  const stock = catalogOf({ experiments: [{ id: 1, name: "robustness", entrypoints: [20] }], entrypoints: [bare], queues: [worker, imageOnly], artifacts: [] })
+describe("entrypoints and queues made by a stock Dioptra client", () => {
+  const [gpu] = queues
+  const stock: Queue = { id: 100, name: "gpu", ...(gpu?.backend === undefined ? {} : { backend: { ...gpu.backend, command: ["dioptra-worker", "run-document"] } }) }
+  const { command: _, ...commandless } = entrypoint.snapshots[1] ?? { snapshot: 3, parameters: [], artifactParameters: [], taskGraph: {} }
+  const stockEntrypoint = { ...entrypoint, snapshots: [{ ...commandless, artifactParameters: [] }] }
+  const world = catalogOf({ experiments: [experiment], entrypoints: [stockEntrypoint], queues: [stock, { id: 103, name: "bare" }], artifacts: [] })
+  const request = { ...validRequest, artifactValues: {}, queue: 100 }
+  const stockEntrypointOn = (queues: ReadonlyArray<number>) => ({ ...stockEntrypoint, queues })
 
-  it("runs the queue's backend's image and command, with the job document in the environment", () => {
-    const job = newJob(successOf(validateJobRequest(1, { entrypoint: 20, queue: 200 }, stock)), 9, "2026-11-30T12:00:00.000Z")
-    const start = successOf(toStartRequest(job, worker, bare, seed))
-    expect(start.spec.command).toEqual(["dioptra-worker", "run-job-document"])
-    expect(start.spec.extensions["dispatch/Image"]).toEqual({ ref: "example/dioptra-worker:1" })
-    expect(successOf(documentFromEnv(start.spec.env))).toMatchObject({ entrypoint: 20, queue: 200, taskGraph: { s: { t: {} } } })
+  it("an entrypoint without a command runs the queue backend's command", () => {
+    const job = newJob(successOf(validateJobRequest(1, request, world)), 7, "2026-11-30T12:00:00.000Z")
+    expect(successOf(toStartRequest(job, stock, stockEntrypoint, seed)).spec.command).toEqual(["dioptra-worker", "run-document"])
   })
 
-  it("is refused at creation, naming both, when the backend has no command to run it with", () => {
-    expect(failureOf(validateJobRequest(1, { entrypoint: 20, queue: 201 }, stock)).problems.map((p) => p.message)).toEqual([
-      "entrypoint 20 names no command and queue 201's backend has no default command (backend.command)"
-    ])
-    const job = newJob(successOf(validateJobRequest(1, { entrypoint: 20, queue: 200 }, stock)), 9, "2026-11-30T12:00:00.000Z")
-    expect(failureOf(toStartRequest({ ...job, queue: 201 }, imageOnly, bare, seed)).problems.map((p) => p._tag)).toEqual(["NoCommand"])
+  it("without a command anywhere the job is refused at creation (NoCommand)", () => {
+    const noCommand = catalogOf({ experiments: [experiment], entrypoints: [stockEntrypoint], queues: [queue(100)], artifacts: [] })
+    expect(tagsOf(failureOf(validateJobRequest(1, request, noCommand)))).toContain("NoCommand")
+  })
+
+  it("a queue without a backend takes the job, which cannot start until the queue has one (NoBackend)", () => {
+    const bare = catalogOf({ experiments: [experiment], entrypoints: [stockEntrypointOn([103])], queues: [{ id: 103, name: "bare" }], artifacts: [] })
+    const job = newJob(successOf(validateJobRequest(1, { ...request, queue: 103 }, bare)), 8, "2026-11-30T12:00:00.000Z")
+    expect(tagsOf(failureOf(toStartRequest(job, { id: 103, name: "bare" }, stockEntrypointOn([103]), seed)))).toEqual(["NoBackend"])
   })
 })

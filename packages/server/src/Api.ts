@@ -9,8 +9,10 @@ import {
   DeletedResponse,
   EntrypointIds,
   EntrypointInput,
+  EntrypointModify,
   EntrypointResponse,
   ExperimentInput,
+  ExperimentModify,
   ExperimentResponse,
   IdParam,
   JobArtifactInput,
@@ -25,6 +27,7 @@ import {
   MlflowRunInput,
   MlflowRunResponse,
   QueueInput,
+  QueueModify,
   QueueResponse,
   SeverityFilter,
   StatusInput,
@@ -32,14 +35,15 @@ import {
 } from "./ApiSchemas.ts"
 import type { Principal } from "./Auth.ts"
 import { ErrorBody } from "./ErrorBody.ts"
-import { dioptraListQuery } from "./DioptraPaging.ts"
 import { PageQuery, pageOf } from "./Paging.ts"
+import { AuthResponse, CurrentUserResponse, GroupResponse, LoginInput, UserInput, UserResponse } from "./AccountSchemas.ts"
+import { BooleanParam, DioptraPageQuery, dioptraListQuery } from "./DioptraPaging.ts"
 
 /** The prefix every endpoint lives under. */
 export const apiPrefix = "/api/v1"
 
 /** The statuses a refusal answers with, each with Dioptra's error body. */
-export const refusalStatuses = [400, 401, 403, 404, 409, 413, 415] as const
+export const refusalStatuses = [400, 401, 403, 404, 409, 413, 415, 429] as const
 
 /** Every refusal an endpoint may answer: Dioptra's `{error, message, detail}` under each refusal status. */
 const refused = refusalStatuses.map((status) => ErrorBody.pipe(HttpApiSchema.status(status)))
@@ -57,7 +61,7 @@ export class AdmittedRequest extends Context.Service<
   }
 >()("dispatch/AdmittedRequest") {}
 
-/** Who may call: a bearer token (a configured user or group token, or a job's report token for its own job). */
+/** Who may call: a login session's cookie, or a bearer token (a configured user or group token, or a job's report token for its own job). */
 export class Authorization extends HttpApiMiddleware.Service<Authorization, { provides: AdmittedRequest }>()("dispatch/Authorization", {
   security: { bearer: HttpApiSecurity.bearer }
 }) {}
@@ -95,16 +99,24 @@ const ExperimentJob = { experimentId: IdParam, jobId: IdParam }
 
 const summary = (text: string) => OpenApi.annotations({ summary: text })
 
+const ResourceListQuery = dioptraListQuery(["id", "name", "createdOn", "lastModifiedOn", "description"] as const)
+
 /** Experiments: named collections of jobs, with the entrypoints their jobs may run. */
 export const ExperimentsGroup = HttpApiGroup.make("experiments")
   .add(
     HttpApiEndpoint.post("create", "/experiments", { payload: ExperimentInput, success: ExperimentResponse, error: refused }).annotateMerge(
       summary("Register an experiment and the entrypoints its jobs may run")
     ).annotateMerge(keyed),
-    HttpApiEndpoint.get("list", "/experiments", { query: PageQuery, success: pageOf(ExperimentResponse), error: refused }).annotateMerge(
-      summary("List the group's experiments, paged")
+    HttpApiEndpoint.get("list", "/experiments", { query: ResourceListQuery, success: pageOf(ExperimentResponse), error: refused }).annotateMerge(
+      summary("List the group's experiments: paged, sortable, searchable by name and description")
     ),
     HttpApiEndpoint.get("read", "/experiments/:id", { params: Id, success: ExperimentResponse, error: refused }).annotateMerge(summary("Read an experiment")),
+    HttpApiEndpoint.put("modify", "/experiments/:id", { params: Id, payload: ExperimentModify, success: ExperimentResponse, error: refused }).annotateMerge(
+      summary("Change an experiment's name, description and entrypoints")
+    ),
+    HttpApiEndpoint.delete("delete", "/experiments/:id", { params: Id, success: DeletedResponse, error: refused }).annotateMerge(
+      summary("Delete an experiment (its jobs are kept)")
+    ),
     HttpApiEndpoint.post("addEntrypoints", "/experiments/:id/entrypoints", { params: Id, payload: EntrypointIds, success: ExperimentResponse, error: refused }).annotateMerge(
       summary("Register more entrypoints with an experiment")
     )
@@ -114,16 +126,19 @@ export const ExperimentsGroup = HttpApiGroup.make("experiments")
 export const EntrypointsGroup = HttpApiGroup.make("entrypoints")
   .add(
     HttpApiEndpoint.post("create", "/entrypoints", { payload: EntrypointInput, success: EntrypointResponse, error: refused }).annotateMerge(
-      summary("Register an entrypoint: parameters, task graph with its swaps, command, queues; it gets its first snapshot")
+      summary("Register an entrypoint: parameters, task graph (YAML) with its swaps, queues, optional image and command; it gets its first snapshot")
     ).annotateMerge(keyed),
-    HttpApiEndpoint.put("update", "/entrypoints/:id", { params: Id, payload: EntrypointInput, success: EntrypointResponse, error: refused }).annotateMerge(
+    HttpApiEndpoint.put("update", "/entrypoints/:id", { params: Id, payload: EntrypointModify, success: EntrypointResponse, error: refused }).annotateMerge(
       summary("Edit an entrypoint: adds a snapshot, so jobs created earlier keep the one they ran")
     ),
-    HttpApiEndpoint.get("list", "/entrypoints", { query: PageQuery, success: pageOf(EntrypointResponse), error: refused }).annotateMerge(
-      summary("List the group's entrypoints, paged")
+    HttpApiEndpoint.get("list", "/entrypoints", { query: ResourceListQuery, success: pageOf(EntrypointResponse), error: refused }).annotateMerge(
+      summary("List the group's entrypoints: paged, sortable, searchable by name and description")
     ),
     HttpApiEndpoint.get("read", "/entrypoints/:id", { params: Id, success: EntrypointResponse, error: refused }).annotateMerge(
       summary("Read an entrypoint with every snapshot")
+    ),
+    HttpApiEndpoint.delete("delete", "/entrypoints/:id", { params: Id, success: DeletedResponse, error: refused }).annotateMerge(
+      summary("Delete an entrypoint (jobs made from it keep their snapshot)")
     )
   )
 
@@ -131,10 +146,16 @@ export const EntrypointsGroup = HttpApiGroup.make("entrypoints")
 export const QueuesGroup = HttpApiGroup.make("queues")
   .add(
     HttpApiEndpoint.post("create", "/queues", { payload: QueueInput, success: QueueResponse, error: refused }).annotateMerge(
-      summary("Register a queue and the dispatch backend behind it")
+      summary("Register a queue, with the dispatch backend behind it (or the service's default backend, or none yet)")
     ).annotateMerge(keyed),
-    HttpApiEndpoint.get("list", "/queues", { query: PageQuery, success: pageOf(QueueResponse), error: refused }).annotateMerge(summary("List the group's queues, paged")),
-    HttpApiEndpoint.get("read", "/queues/:id", { params: Id, success: QueueResponse, error: refused }).annotateMerge(summary("Read a queue"))
+    HttpApiEndpoint.get("list", "/queues", { query: ResourceListQuery, success: pageOf(QueueResponse), error: refused }).annotateMerge(
+      summary("List the group's queues: paged, sortable, searchable by name and description")
+    ),
+    HttpApiEndpoint.get("read", "/queues/:id", { params: Id, success: QueueResponse, error: refused }).annotateMerge(summary("Read a queue")),
+    HttpApiEndpoint.put("modify", "/queues/:id", { params: Id, payload: QueueModify, success: QueueResponse, error: refused }).annotateMerge(
+      summary("Change a queue's name and description, and give it a backend (proven afresh); an absent backend is kept")
+    ),
+    HttpApiEndpoint.delete("delete", "/queues/:id", { params: Id, success: DeletedResponse, error: refused }).annotateMerge(summary("Delete a queue"))
   )
 
 /** Artifacts: inputs a job may be given. */
@@ -242,9 +263,38 @@ export const JobsGroup = HttpApiGroup.make("jobs")
     ).annotateMerge(keyed)
   )
 
+/** Users: sign-up (when the service allows it) and the caller. */
+export const UsersGroup = HttpApiGroup.make("users")
+  .add(
+    HttpApiEndpoint.post("create", "/users", { payload: UserInput, success: UserResponse, error: refused }).annotateMerge(
+      summary("Register a user (only when the service runs with --signup); the password is kept as a scrypt hash")
+    ),
+    HttpApiEndpoint.get("current", "/users/current", { success: CurrentUserResponse, error: refused }).annotateMerge(summary("Who the caller is, and its group"))
+  )
+
+/** Login sessions for Dioptra's clients. */
+export const AuthGroup = HttpApiGroup.make("auth")
+  .add(
+    HttpApiEndpoint.post("login", "/auth/login", { payload: LoginInput, success: AuthResponse, error: refused }).annotateMerge(
+      summary("Log in: answers a session cookie (HttpOnly, SameSite=Lax, 12 hours); failed logins are limited per user and address")
+    ),
+    HttpApiEndpoint.post("logout", "/auth/logout", { query: Schema.Struct({ everywhere: Schema.optionalKey(BooleanParam) }), success: AuthResponse, error: refused }).annotateMerge(
+      summary("Log out this session, or every session of the user (everywhere=true)")
+    )
+  )
+
+/** Groups: who owns resources, by integer id. */
+export const GroupsGroup = HttpApiGroup.make("groups")
+  .add(
+    HttpApiEndpoint.get("list", "/groups", { query: DioptraPageQuery, success: pageOf(GroupResponse), error: refused }).annotateMerge(
+      summary("List the groups the caller belongs to, paged")
+    ),
+    HttpApiEndpoint.get("read", "/groups/:id", { params: Id, success: GroupResponse, error: refused }).annotateMerge(summary("Read a group and its members"))
+  )
+
 /** The job service's API (Dioptra's job API), every endpoint behind bearer authorization, under `/api/v1`. */
 export const DispatchApi = HttpApi.make("dispatch")
-  .add(ExperimentsGroup, EntrypointsGroup, QueuesGroup, ArtifactsGroup, JobsGroup)
+  .add(UsersGroup, AuthGroup, GroupsGroup, ExperimentsGroup, EntrypointsGroup, QueuesGroup, ArtifactsGroup, JobsGroup)
   .middleware(Authorization)
   .prefix(apiPrefix)
   .annotateMerge(OpenApi.annotations({ title: "dispatch job service (Dioptra job API)", version: "1" }))

@@ -3,9 +3,7 @@ import {
   ArtifactParameter,
   Description,
   Command,
-  Entrypoint,
-  EntrypointParameter,
-  Experiment,
+  EntrypointVersion,
   ImageRef,
   Job,
   JobStatus,
@@ -13,13 +11,12 @@ import {
   LogRecord,
   MetricName,
   Name,
-  Queue,
+  ParameterType,
   QueueBackend,
   ResourceId,
   ResourceIdFromPath,
   StatusChange,
   Severity,
-  TaskGraph,
   Text,
   textLimits,
   WireMetricValue
@@ -37,49 +34,118 @@ export const IdParam = ResourceIdFromPath
 const name = Name
 const owned = { group: Schema.String, createdOn: Schema.String }
 
-/** The body that registers an experiment, with the entrypoints jobs in it may run. */
+/** The owning group a Dioptra client names on creation (`group`); the caller's own group when absent. */
+const groupField = { group: Schema.optionalKey(ResourceId) }
+
+/** What Dioptra answers on every resource besides its own fields: the owner, times and snapshot bookkeeping. */
+const dioptraResource = {
+  id: ResourceId,
+  snapshot: ResourceId,
+  group: GroupRef,
+  createdOn: Schema.String,
+  lastModifiedOn: Schema.String,
+  latestSnapshot: Schema.Boolean,
+  hasDraft: Schema.Boolean,
+  tags: Schema.Array(Schema.Unknown),
+  name: Schema.String,
+  description: Schema.NullOr(Schema.String)
+}
+
+/** The body that registers an experiment (Dioptra's `experiments.create`), with the entrypoints its jobs may run. */
 export const ExperimentInput = Schema.Struct({
+  ...groupField,
   name,
-  description: Schema.optionalKey(Description),
+  description: Schema.optionalKey(Schema.NullOr(Description)),
   entrypoints: Schema.optionalKey(Schema.Array(ResourceId))
 })
 /** The body that registers an experiment. */
 export type ExperimentInput = typeof ExperimentInput.Type
 
+/** The body of `experiments.modify_by_id`: the new name, description and entrypoints (absent ones are cleared). */
+export const ExperimentModify = Schema.Struct({
+  name,
+  description: Schema.optionalKey(Schema.NullOr(Description)),
+  entrypoints: Schema.optionalKey(Schema.Array(ResourceId))
+})
+/** The body of `experiments.modify_by_id`. */
+export type ExperimentModify = typeof ExperimentModify.Type
+
 /** The body that registers more entrypoints with an experiment. */
 export const EntrypointIds = Schema.Struct({ ids: Schema.Array(ResourceId).check(Schema.isMinLength(1)) })
 
-/** An experiment as the service answers it. */
-export const ExperimentResponse = Schema.Struct({ ...Experiment.fields, ...owned })
+/** An experiment as Dioptra answers it, its entrypoints as references. */
+export const ExperimentResponse = Schema.Struct({ ...dioptraResource, entrypoints: Schema.Array(ResourceRef) })
 /** An experiment as the service answers it. */
 export type ExperimentResponse = typeof ExperimentResponse.Type
 
-/** The body that registers an entrypoint, or edits one (which adds a snapshot and leaves the old ones alone). */
+/** A parameter as a client declares it: Dioptra's `parameterType`, or dispatch's `type`. */
+export const ParameterInput = Schema.Struct({
+  name: Name,
+  parameterType: Schema.optionalKey(ParameterType),
+  type: Schema.optionalKey(ParameterType),
+  defaultValue: Schema.optionalKey(Schema.NullOr(Description))
+}).check(
+  Schema.makeFilter((p) => (p.parameterType === undefined && p.type === undefined ? "needs parameterType" : p.parameterType !== undefined && p.type !== undefined && p.parameterType !== p.type ? "parameterType and type differ" : undefined))
+)
+
+/** The body that registers an entrypoint (Dioptra's `entrypoints.create`): the task graph as a YAML string (or
+ * an object), parameters, artifact parameters, queues, plugins; dispatch's `image` and `command` are optional. */
 export const EntrypointInput = Schema.Struct({
+  ...groupField,
   name,
-  description: Schema.optionalKey(Description),
-  queues: Schema.Array(ResourceId),
-  parameters: Schema.Array(EntrypointParameter),
+  description: Schema.optionalKey(Schema.NullOr(Description)),
+  taskGraph: Schema.Union([Description, Schema.Record(Schema.String, Schema.Unknown)]),
+  artifactGraph: Schema.optionalKey(Schema.NullOr(Schema.String)),
+  parameters: Schema.optionalKey(Schema.Array(ParameterInput)),
   artifactParameters: Schema.optionalKey(Schema.Array(ArtifactParameter)),
-  taskGraph: TaskGraph,
+  queues: Schema.optionalKey(Schema.Array(ResourceId)),
+  plugins: Schema.optionalKey(Schema.Array(ResourceId)),
+  artifactPlugins: Schema.optionalKey(Schema.Array(ResourceId)),
   image: Schema.optionalKey(ImageRef),
-  command: Command
+  command: Schema.optionalKey(Command)
 })
-/** The body that registers or edits an entrypoint. */
+/** The body that registers an entrypoint. */
 export type EntrypointInput = typeof EntrypointInput.Type
 
-/** An entrypoint as the service answers it, every snapshot included. */
-export const EntrypointResponse = Schema.Struct({ ...Entrypoint.fields, ...owned, lastModifiedOn: Schema.String })
+/** The body of `entrypoints.modify_by_id`: everything again but the group; it adds a snapshot. */
+export const EntrypointModify = EntrypointInput.mapFields(({ group: _, ...fields }) => fields)
+/** The body of `entrypoints.modify_by_id`. */
+export type EntrypointModify = typeof EntrypointModify.Type
+
+/** A parameter as Dioptra answers it. */
+export const ParameterResponse = Schema.Struct({ name: Schema.String, parameterType: ParameterType, defaultValue: Schema.NullOr(Schema.String) })
+
+/** An entrypoint as Dioptra answers it (the task graph as YAML, queues as references), with dispatch's `image`,
+ * `command` and every snapshot. */
+export const EntrypointResponse = Schema.Struct({
+  ...dioptraResource,
+  taskGraph: Schema.String,
+  artifactGraph: Schema.String,
+  parameters: Schema.Array(ParameterResponse),
+  artifactParameters: Schema.Array(ArtifactParameter),
+  queues: Schema.Array(ResourceRef),
+  plugins: Schema.Array(Schema.Unknown),
+  artifactPlugins: Schema.Array(Schema.Unknown),
+  image: Schema.optionalKey(Schema.String),
+  command: Schema.optionalKey(Schema.Array(Schema.String)),
+  snapshots: Schema.Array(EntrypointVersion)
+})
 /** An entrypoint as the service answers it. */
 export type EntrypointResponse = typeof EntrypointResponse.Type
 
-/** The body that registers a queue and the dispatch backend behind it. */
-export const QueueInput = Schema.Struct({ name, description: Schema.optionalKey(Description), backend: QueueBackend })
+/** The body that registers a queue (Dioptra's `queues.create`); dispatch's `backend` is optional: a queue without
+ * one keeps its jobs waiting until it gets one (or the service's `--default-backend`). */
+export const QueueInput = Schema.Struct({ ...groupField, name, description: Schema.optionalKey(Schema.NullOr(Description)), backend: Schema.optionalKey(QueueBackend) })
 /** The body that registers a queue. */
 export type QueueInput = typeof QueueInput.Type
 
+/** The body of `queues.modify_by_id`; an absent `backend` keeps the queue's backend. */
+export const QueueModify = QueueInput.mapFields(({ group: _, ...fields }) => fields)
+/** The body of `queues.modify_by_id`. */
+export type QueueModify = typeof QueueModify.Type
+
 /** What a queue's Factory proved about its backend: open, or the first gate not proven and why; unproven until it
- * ran; proving while its probe runs (and why that may take long). */
+ * ran (or while the queue has no backend); proving while its probe runs (and why that may take long). */
 export const QueueGate = Schema.Struct({
   state: Schema.Literals(["open", "closed", "read-only", "observe-only", "unproven", "proving"]),
   reason: Schema.optionalKey(Schema.String),
@@ -88,8 +154,8 @@ export const QueueGate = Schema.Struct({
 /** What a queue's Factory proved. */
 export type QueueGate = typeof QueueGate.Type
 
-/** A queue as the service answers it, with its gate. */
-export const QueueResponse = Schema.Struct({ ...Queue.fields, ...owned, gate: QueueGate })
+/** A queue as Dioptra answers it, with dispatch's backend (absent until given) and gate. */
+export const QueueResponse = Schema.Struct({ ...dioptraResource, backend: Schema.optionalKey(QueueBackend), gate: QueueGate })
 /** A queue as the service answers it. */
 export type QueueResponse = typeof QueueResponse.Type
 

@@ -6,9 +6,9 @@
 import { randomUUID } from "node:crypto"
 import { createServer, type Server } from "node:http"
 import type { Duplex } from "node:stream"
-import { malformedTexts, parseResourceId, textFlaw } from "@dispatch/jobs"
+import { malformedTexts, parseResourceId, textFlaw, type QueueBackend } from "@dispatch/jobs"
 import { NodeHttpServer } from "@effect/platform-node"
-import { ByteSize, Context, Effect, Exit, Layer, Result, Scope } from "effect"
+import { ByteSize, Context, Effect, Exit, Layer, Option, Result, Scope } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, HttpApiSwagger, OpenApi } from "effect/http-api"
 import { AdmittedRequest, apiPrefix, Authorization, DispatchApi } from "./Api.ts"
@@ -28,6 +28,7 @@ import { parseRequestTarget } from "./RequestTarget.ts"
 import type { Route } from "./Route.ts"
 import { findRoute } from "./Router.ts"
 import { groupIdOf } from "./Groups.ts"
+import { sessionTokenOf, sessionUser } from "./Sessions.ts"
 import {
   BodyTooLarge,
   FieldTooLarge,
@@ -69,6 +70,12 @@ export interface ApiEnvironment {
   readonly limits?: AnswerLimits
   /** Whether the dispatcher runs, for `/readyz`; `off` when absent. */
   readonly dispatcher?: () => DispatcherState
+  /** Whether users may sign up (`POST /users`); off when absent. */
+  readonly signup?: boolean
+  /** The backend queues registered without one get (`--default-backend`). */
+  readonly defaultBackend?: QueueBackend
+  /** The group users who sign up join; `public` when absent. */
+  readonly signupGroup?: string
   /** Where one line per answered request goes, and in which format; no access log when absent. */
   readonly accessLog?: { readonly format: LogFormat; readonly write: (line: string) => void }
 }
@@ -115,6 +122,30 @@ const reportPrincipal = async (
     : Result.succeed({ name, group: row.grp, access: "write" })
 }
 
+/** The anonymous caller of an open endpoint (sign-up, login). */
+const anonymous: Credential = { name: "anonymous", group: "anonymous", access: "write" }
+
+// A bearer token wins over a session cookie, so automation is never mistaken for a browser's user.
+const credentialOf = async (
+  env: ApiEnvironment,
+  route: Route,
+  request: { readonly authorization: string | undefined; readonly cookie: string | undefined; readonly params: Readonly<Record<string, string>> }
+): Promise<Result.Result<Credential & { readonly userId?: number; readonly sessionToken?: string }, Unauthenticated | Forbidden>> => {
+  if (route.open) return Result.succeed(anonymous)
+  const token = bearerToken(request.authorization)
+  if (token !== undefined && isReportToken(token)) return reportPrincipal(env, token, route, request.params)
+  const session = request.authorization === undefined ? sessionTokenOf(request.cookie) : undefined
+  if (session === undefined) {
+    return request.authorization === undefined
+      ? Result.fail(new Unauthenticated({ reason: "no login session and no Authorization header; log in (POST /api/v1/auth/login) or send Authorization: Bearer <token>" }))
+      : authenticate(env.tokens, request.authorization)
+  }
+  const user = await sessionUser(env.db, session, env.now())
+  return user === undefined
+    ? Result.fail(new Unauthenticated({ reason: "the login session has expired or was ended; log in again" }))
+    : Result.succeed({ name: user.username, group: user.grp, access: "write", userId: user.id, sessionToken: session })
+}
+
 const parseBody = (text: string): Result.Result<unknown, Refusal> => {
   if (text.trim() === "") return Result.succeed(undefined)
   if (jsonDepth(text, maxJsonDepth) > maxJsonDepth) return Result.fail(refusal(new JsonTooDeep({ limit: maxJsonDepth })))
@@ -132,6 +163,7 @@ const admit = async (
   route: Route,
   request: {
     readonly authorization: string | undefined
+    readonly cookie: string | undefined
     readonly contentType: string | undefined
     readonly idempotencyKey: string | undefined
     readonly pathname: string
@@ -140,14 +172,12 @@ const admit = async (
     readonly body: () => Promise<string>
   }
 ): Promise<Result.Result<AdmittedRequest["Service"], Refusal>> => {
-  const token = bearerToken(request.authorization)
-  const principal =
-    token !== undefined && isReportToken(token) ? await reportPrincipal(env, token, route, request.params) : authenticate(env.tokens, request.authorization)
+  const principal = await credentialOf(env, route, request)
   if (Result.isFailure(principal)) return Result.fail(refusal(principal.failure))
   if (route.writes && principal.success.access !== "write") {
     return Result.fail(refusal(new Forbidden({ principal: principal.success.name, action: `${route.method} ${route.path}` })))
   }
-  const who: Principal = { ...principal.success, groupId: await groupIdOf(env.db, principal.success.group) }
+  const who: Principal = route.open ? { ...principal.success, groupId: 0 } : { ...principal.success, groupId: await groupIdOf(env.db, principal.success.group) }
   const unknownId = badIds(route, request.params)
   if (unknownId.length > 0) return Result.fail(refusalOf(unknownId))
   if (route.body !== undefined && !isJsonContentType(request.contentType)) return Result.fail(refusal(new UnsupportedMediaType({ contentType: request.contentType ?? "" })))
@@ -226,6 +256,7 @@ const authorizationLayer = (env: () => ApiEnvironment) => {
           try: () =>
             admit(env(), route, {
               authorization: request.headers["authorization"],
+              cookie: request.headers["cookie"],
               contentType: request.headers["content-type"],
               idempotencyKey: request.headers[idempotencyHeader],
               pathname: Result.isSuccess(target) ? target.success.pathname : request.url,
@@ -250,7 +281,9 @@ const authorizationLayer = (env: () => ApiEnvironment) => {
 const runRoute = (env: () => ApiEnvironment, route: Route) =>
   Effect.gen(function* () {
     const { once, ...admitted } = yield* AdmittedRequest
+    const request = yield* HttpServerRequest.HttpServerRequest
     const current = env()
+    const cookies: Array<string> = []
     const answer = async (db: Database): Promise<KeyedAnswer> => {
       const result = await route.handle({
         ...admitted,
@@ -258,6 +291,11 @@ const runRoute = (env: () => ApiEnvironment, route: Route) =>
         now: current.now,
         control: current.control?.(),
         limits: current.limits ?? defaultLimits,
+        signup: current.signup ?? false,
+        signupGroup: current.signupGroup ?? "public",
+        defaultBackend: current.defaultBackend,
+        client: Option.getOrElse(request.remoteAddress, () => "unknown"),
+        setCookie: (value) => void cookies.push(value),
         link: (linkPath, query = {}) => {
           const pairs = Object.entries(query).flatMap(([k, v]): Array<[string, string]> => (typeof v === "object" ? v.map((one) => [k, one]) : [[k, String(v)]]))
           const search = new URLSearchParams(pairs).toString()
@@ -276,7 +314,9 @@ const runRoute = (env: () => ApiEnvironment, route: Route) =>
       },
       catch: (cause) => cause
     }).pipe(Effect.result)
-    return Result.isFailure(answered) ? refused(failureOf(answered.failure)) : jsonAnswer(answered.success.status, answered.success.body)
+    if (Result.isFailure(answered)) return refused(failureOf(answered.failure))
+    const response = jsonAnswer(answered.success.status, answered.success.body)
+    return cookies.length === 0 ? response : HttpServerResponse.setHeader(response, "set-cookie", cookies.join(", "))
   })
 
 /** Every declared group implemented by its routes: payloads are decoded by the Authorization middleware. */

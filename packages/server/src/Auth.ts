@@ -15,6 +15,8 @@ export type Credential = typeof Credential.Type
 export interface Principal extends Credential {
   readonly groupId: number
   readonly userId?: number
+  /** The session token a logged-in user's request carried (so logout can end it). */
+  readonly sessionToken?: string
 }
 
 const hashFormat = /^sha256:([0-9a-f]{32,}):([0-9a-f]{64})$/

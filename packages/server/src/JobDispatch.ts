@@ -42,6 +42,7 @@ const prepare = async (context: DispatchContext, claimed: ClaimedJob): Promise<R
   const queue = await readQueue(context.db, claimed.group, job.queue)
   const entrypoint = await readEntrypoint(context.db, claimed.group, job.entrypoint)
   if (queue === undefined || entrypoint === undefined) return Result.fail(`the job's queue ${job.queue} or entrypoint ${job.entrypoint} no longer exists`)
+  if (queue.backend === undefined) return Result.fail(`queue ${queue.id} has no backend`)
   const backend = backendOf(queue.backend.config, await readGate(context.db, queue.id))
   if (Result.isFailure(backend)) return Result.fail(`queue ${queue.id}'s config does not decode: ${backend.failure.join("; ")}`)
   let request = claimed.startRequest as StartRequest | null

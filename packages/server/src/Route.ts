@@ -1,3 +1,4 @@
+import type { QueueBackend } from "@dispatch/jobs"
 import { Context, type Result, Schema } from "effect"
 import { OpenApi, type HttpApiEndpoint } from "effect/http-api"
 import type { Principal } from "./Auth.ts"
@@ -21,6 +22,16 @@ export interface RequestContext<P, Q, B> {
   readonly control: JobControl | undefined
   /** How much one answer may hold. */
   readonly limits: AnswerLimits
+  /** Whether the service registers users (`--signup`). */
+  readonly signup: boolean
+  /** The group users who sign up join. */
+  readonly signupGroup: string
+  /** The address the request came from (for counting failed logins), `unknown` when the transport gives none. */
+  readonly client: string
+  /** The backend a queue registered without one gets (`--default-backend`), if the service has one. */
+  readonly defaultBackend: QueueBackend | undefined
+  /** Adds a `Set-Cookie` header to the answer. */
+  readonly setCookie: (value: string) => void
 }
 
 /** A query parameter's value: one, or a list (the parameter repeated). */
@@ -51,6 +62,8 @@ export interface Route {
   readonly writes: boolean
   /** True when a job's workload may call it with its report token, for its own job (`{id}`). */
   readonly reports: boolean
+  /** True when anyone may call it, without a session or token (sign-up, login). */
+  readonly open: boolean
   readonly handle: (context: RequestContext<any, any, any>) => Promise<Result.Result<unknown, Refusal>>
 }
 
@@ -67,6 +80,7 @@ export const route = <G extends GroupLike, const K extends keyof G["endpoints"] 
   name: K,
   definition: {
     readonly reports?: boolean
+    readonly open?: boolean
     readonly handle: (
       context: RequestContext<TypeOf<EndpointOf<G, K>["~Params"]>, TypeOf<EndpointOf<G, K>["~Query"]>, TypeOf<EndpointOf<G, K>["~Payload"]>>
     ) => Promise<Result.Result<TypeOf<EndpointOf<G, K>["~Success"]>, Refusal>>
@@ -90,6 +104,7 @@ export const route = <G extends GroupLike, const K extends keyof G["endpoints"] 
     response: response as Schema.Top,
     writes: endpoint.method !== "GET",
     reports: definition.reports ?? false,
+    open: definition.open ?? false,
     handle: definition.handle as Route["handle"]
   }
 }

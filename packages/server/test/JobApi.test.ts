@@ -420,7 +420,9 @@ describe.each(backends)("job endpoints on %s", (backend) => {
     const { anonymous, server } = service()
     const stranger = (method: string, path: string) =>
       fetch(`${server.url}/api/v1${path}`, { method, headers: { authorization: "Bearer nobody-has-this" } }).then((r) => r.status)
-    for (const route of routes) {
+    // Only sign-up and login are open: they are how a caller gets a session.
+    expect(routes.filter((r) => r.open).map((r) => `${r.method} ${r.path}`)).toEqual(["POST /users", "POST /auth/login"])
+    for (const route of routes.filter((r) => !r.open)) {
       const path = route.path.replace(/\{[A-Za-z]+\}/g, "1")
       refusedWith(await anonymous(route.method, path), 401, ["Unauthenticated"])
       expect(await stranger(route.method, path)).toBe(401)
@@ -471,7 +473,11 @@ describe.each(backends)("job endpoints on %s", (backend) => {
     const { alice } = service()
     const world = await registerWorld(alice, "resources")
     const experiment = shaped(ExperimentResponse, await alice("GET", `/experiments/${world.experiment}`))
-    expect(experiment).toMatchObject({ name: "ex-resources", entrypoints: [world.entrypoint], group: "vision" })
+    expect(experiment).toMatchObject({
+      name: "ex-resources",
+      entrypoints: [{ id: world.entrypoint, name: "ep-resources", group: { name: "vision" } }],
+      group: { name: "vision", url: expect.stringMatching(/\/api\/v1\/groups\/[0-9]+$/) }
+    })
     expect(shaped(pageOf(ExperimentResponse), await alice("GET", "/experiments?pageLength=100")).data.map((e) => e.id)).toContain(world.experiment)
     expect((await alice("GET", "/entrypoints?pageLength=100")).body.data.map((e: { id: number }) => e.id)).toContain(world.entrypoint)
     expect((await alice("GET", "/queues?pageLength=100")).body.data.map((q: { id: number }) => q.id)).toContain(world.queue)
