@@ -1,5 +1,5 @@
 import { Result } from "effect"
-import { formatTimeout, wireMetricValue, type InvalidSearch, type AcceptedJob, type JobStatus, type LogRecord, type MetricRecord, type Severity } from "@dispatch/jobs"
+import { formatTimeout, NoBackend, wireMetricValue, type InvalidSearch, type AcceptedJob, type JobStatus, type LogRecord, type MetricRecord, type Severity } from "@dispatch/jobs"
 import type { JobDispatch, MetricResponse, StoredJob, TrainJobRef } from "./ApiSchemas.ts"
 import type { Sql } from "./Database.ts"
 import { searchCondition } from "./DioptraPaging.ts"
@@ -23,6 +23,7 @@ interface JobRow extends Omit<StoredJob, "timeout" | "mlflowRunId" | "dispatch">
   readonly rerunOf: number | null
   readonly gateState: string | null
   readonly gateReason: string | null
+  readonly queueHasBackend: boolean
 }
 
 const jobColumns = `j.id, j.grp as "group", j.username as "user", j.experiment, j.entrypoint,
@@ -30,7 +31,7 @@ const jobColumns = `j.id, j.grp as "group", j.username as "user", j.experiment, 
   j.swaps, j.timeout_seconds as "timeoutSeconds", j.timeout, j.description, j.status, j.created_on as "createdOn",
   j.last_modified_on as "lastModifiedOn", j.mlflow_run_id as "mlflowRunId", j.dispatch_state as "dispatchState",
   j.dispatch_reason as "dispatchReason", j.trainjob as "trainJob", j.last_error as "lastError", j.attempts, j.rerun_of as "rerunOf",
-  g.state as "gateState", g.reason as "gateReason",
+  g.state as "gateState", g.reason as "gateReason", q.backend is not null as "queueHasBackend",
   coalesce((select jsonb_agg(a.id order by a.id) from artifacts a where a.job = j.id), '[]'::jsonb) as artifacts,
   e.name as "experimentName", ep.name as "entrypointName", q.name as "queueName", gr.id as "groupId", j.user_id as "userId"`
 
@@ -42,12 +43,13 @@ const jobTables = `jobs j left join queue_gates g on g.queue = j.queue join expe
 const waitingReason = (row: JobRow): string | undefined => {
   if (row.dispatchReason !== null) return row.dispatchReason
   if (row.dispatchState !== "pending" || row.status !== "queued") return undefined
+  if (!row.queueHasBackend) return new NoBackend({ queue: row.queue }).message
   if (row.gateState === null) return `queue ${row.queue}'s backend has not been proven yet`
   return row.gateState === "open" ? undefined : `queue ${row.queue} is not open (${row.gateState}): ${row.gateReason ?? ""}`
 }
 
 const jobOf = (row: JobRow): NamedJob => {
-  const { mlflowRunId, dispatchState, dispatchReason: _, trainJob, lastError, attempts, rerunOf, gateState: _s, gateReason: _r, ...withNames } = row
+  const { mlflowRunId, dispatchState, dispatchReason: _, trainJob, lastError, attempts, rerunOf, gateState: _s, gateReason: _r, queueHasBackend: _b, ...withNames } = row
   const { experimentName, entrypointName, queueName, groupId, userId, ...rest } = withNames
   const timeoutSeconds = Number(row.timeoutSeconds)
   const reason = waitingReason(row)

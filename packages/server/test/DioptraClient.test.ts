@@ -27,7 +27,7 @@ describe("Dioptra's Python client against the service", () => {
     await server.close()
   })
 
-  test("users, auth, groups, queues, entrypoints and experiments work through the client's own requests", async () => {
+  test("users, auth, groups, queues, entrypoints, experiments and jobs work through the client's own requests", async () => {
     const run = await python(server.url, ["discover", "-s", ".", "-p", "test_*.py", "-v"])
     expect(run.output).toMatch(/Ran [1-9][0-9]* tests?/)
     expect(run.code, run.output).toBe(0)

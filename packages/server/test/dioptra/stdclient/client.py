@@ -7,6 +7,7 @@ from .auth import AuthCollection
 from .entrypoints import EntrypointsCollection
 from .experiments import ExperimentsCollection
 from .groups import GroupsCollection
+from .jobs import JobsCollection
 from .queues import QueuesCollection
 from .session import JsonSession
 from .users import UsersCollection
@@ -21,6 +22,7 @@ class DioptraClient:
         self.queues = QueuesCollection(session)
         self.entrypoints = EntrypointsCollection(session)
         self.experiments = ExperimentsCollection(session)
+        self.jobs = JobsCollection(session)
 
 
 def connect_json_dioptra_client(address: str | None = None) -> DioptraClient:

@@ -1,10 +1,15 @@
 """experiments (upstream's ExperimentsCollectionClient); its jobs sub-collection lives in its own module."""
 
+from .experiment_jobs import ExperimentJobsCollection
 from .session import Collection, list_params
 
 
 class ExperimentsCollection(Collection):
     name = "experiments"
+
+    def __init__(self, session) -> None:
+        super().__init__(session)
+        self.jobs = ExperimentJobsCollection(session, self.url)
 
     def get(self, group_id=None, index=0, page_length=10, sort_by=None, descending=None, search=None):
         return self._session.get(self.url, params=list_params(index, page_length, sort_by, descending, search, group_id))

@@ -9,6 +9,10 @@ import urllib.request
 from typing import Any
 
 
+class IllegalArgumentError(Exception):
+    """An argument the client refuses before sending, as upstream's client raises it."""
+
+
 class StatusCodeError(Exception):
     """A non-2xx answer, as upstream's client raises it: the status and the body's text."""
 
@@ -42,7 +46,9 @@ class JsonSession:
     def request(self, method: str, url: str, params: dict[str, Any] | None = None, json_: Any = None) -> Any:
         # Like upstream's session: params only when non-empty, a JSON body only when truthy.
         if params:
-            url = f"{url}?{urllib.parse.urlencode([(k, _param(v)) for k, v in params.items() if v is not None])}"
+            # requests repeats a list's parameter once per item (`severity=ERROR&severity=INFO`).
+            pairs = [(k, _param(item)) for k, v in params.items() if v is not None for item in (v if isinstance(v, list) else [v])]
+            url = f"{url}?{urllib.parse.urlencode(pairs)}"
         data = None
         headers = {"Accept": "*/*"}
         if json_:
