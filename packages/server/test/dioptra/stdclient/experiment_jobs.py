@@ -1,6 +1,6 @@
 """experiments.jobs (upstream's ExperimentJobsSubCollectionClient): /experiments/{id}/jobs."""
 
-from .session import list_params
+from .session import list_params, with_optional
 
 
 class ExperimentJobsCollection:
@@ -21,17 +21,14 @@ class ExperimentJobsCollection:
 
     # `swaps` is the documented client's (a dict of swap name -> task alias is sent as the REST list).
     def create(self, experiment_id, entrypoint_id, queue_id, entrypoint_snapshot_id=None, values=None, artifact_values=None, timeout=None, description=None, swaps=None):
-        json_ = {"entrypoint": entrypoint_id, "queue": queue_id}
-        if entrypoint_snapshot_id is not None:
-            json_["entrypointSnapshot"] = entrypoint_snapshot_id
-        if values is not None:
-            json_["values"] = values
-        if artifact_values is not None:
-            json_["artifactValues"] = artifact_values
-        if timeout is not None:
-            json_["timeout"] = timeout
-        if description is not None:
-            json_["description"] = description
+        json_ = with_optional(
+            {"entrypoint": entrypoint_id, "queue": queue_id},
+            ("entrypointSnapshot", entrypoint_snapshot_id),
+            ("values", values),
+            ("artifactValues", artifact_values),
+            ("timeout", timeout),
+            ("description", description),
+        )
         if swaps is not None:
             json_["swaps"] = [{"swap_name": k, "task_alias": v} for k, v in swaps.items()] if isinstance(swaps, dict) else swaps
         return self._session.post(self._url(experiment_id), json_=json_)
@@ -40,9 +37,7 @@ class ExperimentJobsCollection:
         return self._session.delete(self._url(experiment_id), str(job_id))
 
     def create_artifact(self, experiment_id, job_id, uri, description=None):
-        json_ = {"uri": uri}
-        if description is not None:
-            json_["description"] = description
+        json_ = with_optional({"uri": uri}, ("description", description))
         return self._session.post(self._url(experiment_id), str(job_id), "artifacts", json_=json_)
 
     def get_mlflow_run_id(self, experiment_id, job_id):

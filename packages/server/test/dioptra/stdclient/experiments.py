@@ -1,37 +1,20 @@
-"""experiments (upstream's ExperimentsCollectionClient); its jobs sub-collection lives in its own module."""
+"""experiments (upstream's ExperimentsCollectionClient); its jobs sub-collection lives in experiment_jobs.py."""
 
 from .experiment_jobs import ExperimentJobsCollection
-from .session import Collection, list_params
+from .session import ResourceCollection, with_optional
 
 
-class ExperimentsCollection(Collection):
+class ExperimentsCollection(ResourceCollection):
     name = "experiments"
 
     def __init__(self, session) -> None:
         super().__init__(session)
         self.jobs = ExperimentJobsCollection(session, self.url)
 
-    def get(self, group_id=None, index=0, page_length=10, sort_by=None, descending=None, search=None):
-        return self._session.get(self.url, params=list_params(index, page_length, sort_by, descending, search, group_id))
-
-    def get_by_id(self, experiment_id):
-        return self._session.get(self.url, str(experiment_id))
-
     def create(self, group_id, name, description=None, entrypoints=None):
         json_ = {"group": group_id, "name": name}
-        if description is not None:
-            json_["description"] = description
-        if entrypoints is not None:
-            json_["entrypoints"] = entrypoints
-        return self._session.post(self.url, json_=json_)
+        return self._session.post(self.url, json_=with_optional(json_, ("description", description), ("entrypoints", entrypoints)))
 
     def modify_by_id(self, experiment_id, name, description, entrypoints):
-        json_ = {"name": name}
-        if description is not None:
-            json_["description"] = description
-        if entrypoints is not None:
-            json_["entrypoints"] = entrypoints
+        json_ = with_optional({"name": name}, ("description", description), ("entrypoints", entrypoints))
         return self._session.put(self.url, str(experiment_id), json_=json_)
-
-    def delete_by_id(self, experiment_id):
-        return self._session.delete(self.url, str(experiment_id))

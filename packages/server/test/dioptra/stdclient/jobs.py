@@ -3,7 +3,7 @@
 import datetime
 import math
 
-from .session import Collection, IllegalArgumentError, list_params
+from .session import IllegalArgumentError, ResourceCollection
 
 
 def metric_value(value):
@@ -15,17 +15,8 @@ def metric_value(value):
     return value
 
 
-class JobsCollection(Collection):
+class JobsCollection(ResourceCollection):
     name = "jobs"
-
-    def get(self, group_id=None, index=0, page_length=10, sort_by=None, descending=None, search=None):
-        return self._session.get(self.url, params=list_params(index, page_length, sort_by, descending, search, group_id))
-
-    def get_by_id(self, job_id):
-        return self._session.get(self.url, str(job_id))
-
-    def delete_by_id(self, job_id):
-        return self._session.delete(self.url, str(job_id))
 
     def get_mlflow_run_id(self, job_id):
         return self._session.get(self.url, str(job_id), "mlflowRun")

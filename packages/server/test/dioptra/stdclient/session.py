@@ -103,3 +103,24 @@ def list_params(index: int, page_length: int, sort_by: str | None = None, descen
     if group_id is not None:
         params["groupId"] = group_id
     return params
+
+
+def with_optional(json_: dict[str, Any], *fields: tuple[str, Any]) -> dict[str, Any]:
+    """The body with each (key, value) added when the value is not None, as upstream builds its bodies."""
+    for key, value in fields:
+        if value is not None:
+            json_[key] = value
+    return json_
+
+
+class ResourceCollection(Collection):
+    """A group-owned resource collection: upstream's get (paged, sorted, searched), get_by_id and delete_by_id."""
+
+    def get(self, group_id=None, index=0, page_length=10, sort_by=None, descending=None, search=None):
+        return self._session.get(self.url, params=list_params(index, page_length, sort_by, descending, search, group_id))
+
+    def get_by_id(self, resource_id):
+        return self._session.get(self.url, str(resource_id))
+
+    def delete_by_id(self, resource_id):
+        return self._session.delete(self.url, str(resource_id))
