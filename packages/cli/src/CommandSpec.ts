@@ -204,6 +204,8 @@ export const CommandSpecs = {
       flag("tokens", "value", "FILE", "a YAML or JSON list of token entries (default: one write token made for this run)"),
       flag("instance", "value", "NAME", "this process's name on its job claims (default: random)"),
       flag("log-format", "value", "text|json", "each request's access-log line on stderr: text or json (default text)"),
+      flag("signup", "switch", "", "let anyone register a user (POST /api/v1/users, Dioptra's users.create)"),
+      flag("default-backend", "value", "FILE", "a YAML or JSON queue backend that queues registered without one get"),
       flag("kubeconfig", "value", "FILE", "dispatch to the cluster of this kubeconfig", { group: "target" }),
       flag("cluster", "switch", "", "dispatch to the cluster of client-node's default kubeconfig chain", { group: "target" }),
       flag("sim", "switch", "", "dispatch to an embedded simulated cluster", { group: "target" }),

@@ -30,6 +30,10 @@ export interface ServeArgs {
   readonly instance?: string
   /** How each request's access-log line on stderr is written. */
   readonly logFormat: "text" | "json"
+  /** Whether anyone may register a user. */
+  readonly signup: boolean
+  /** A YAML or JSON queue backend for queues registered without one. */
+  readonly defaultBackend?: string
 }
 
 const portOf = (options: ReturnType<typeof readOptions>, fallback: number): number => {
@@ -43,9 +47,9 @@ const portOf = (options: ReturnType<typeof readOptions>, fallback: number): numb
 /** Reads the arguments that follow `serve`. */
 export const parseServeArgs = (list: ArgList): { readonly args: ServeArgs } | UsageError => {
   const options = readOptions(list, {
-    values: ["host", "port", "data-dir", "tokens", "kubeconfig", "config", "instance", "log-format", "sim-kubeconfig-out"],
+    values: ["host", "port", "data-dir", "tokens", "kubeconfig", "config", "instance", "log-format", "sim-kubeconfig-out", "default-backend"],
     multi: ["runtime"],
-    switches: ["sim", "cluster", "exec"]
+    switches: ["sim", "cluster", "exec", "signup"]
   })
   const host = options.single("host") ?? "127.0.0.1"
   const port = portOf(options, 8080)
@@ -61,6 +65,8 @@ export const parseServeArgs = (list: ArgList): { readonly args: ServeArgs } | Us
   const simKubeconfigOut = options.single("sim-kubeconfig-out")
   const instance = options.single("instance")
   const logFormat = options.single("log-format") ?? "text"
+  const signup = options.switch("signup")
+  const defaultBackend = options.single("default-backend")
   if (logFormat !== "text" && logFormat !== "json") options.problem(`--log-format "${logFormat}" is not one of text, json`)
   const targets = [sim, cluster, kubeconfig !== undefined].filter(Boolean).length
   if (targets > 1) options.problem("--sim, --cluster and --kubeconfig are alternatives: give one")
@@ -81,7 +87,9 @@ export const parseServeArgs = (list: ArgList): { readonly args: ServeArgs } | Us
     target,
     ...(config === undefined ? {} : { config }),
     ...(instance === undefined ? {} : { instance }),
-    logFormat: logFormat === "json" ? "json" : "text"
+    logFormat: logFormat === "json" ? "json" : "text",
+    signup,
+    ...(defaultBackend === undefined ? {} : { defaultBackend })
   }))
 }
 

@@ -72,6 +72,43 @@ describe("dispatch serve", { timeout: processTestMs }, () => {
     }
   })
 
+  it("--signup opens users.create; --default-backend gives queues without a backend one, stored ones at start", async () => {
+    const data = join(dir, "data-default-backend")
+    const runtime = { kind: "TrainingRuntime", name: "dioptra-torch" }
+    const backendFile = join(dir, "backend.json")
+    writeFileSync(backendFile, JSON.stringify({ config: { namespace: "ml-team", mode: "plain", runtimes: [runtime] }, runtime, image: "example/worker:1", command: ["dioptra-worker"] }))
+    const call = async (url: string, token: string | undefined, method: string, path: string, body?: unknown) => {
+      const response = await fetch(`${url}/api/v1${path}`, {
+        method,
+        headers: { ...(token === undefined ? {} : { authorization: `Bearer ${token}` }), ...(body === undefined ? {} : { "content-type": "application/json" }) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) })
+      })
+      return { status: response.status, body: (await response.json()) as any }
+    }
+    const user = { username: "ann", email: "ann@example.org", password: "pw", confirmPassword: "pw" }
+    const plain = await background(["serve"], ["--data-dir", data])
+    let queue: number
+    try {
+      const token = /write token for group "default" is (\S+)/.exec(plain.stderr())?.[1]
+      expect((await call(plain.url, undefined, "POST", "/users", user)).status).toBe(403)
+      const bare = await call(plain.url, token, "POST", "/queues", { name: "bare" })
+      expect(bare.body.backend).toBeUndefined()
+      expect(bare.body.gate.reason).toContain("has no backend")
+      queue = bare.body.id
+    } finally {
+      expect(await plain.stop()).toBe(ExitCode.ok)
+    }
+    const opened = await background(["serve"], ["--data-dir", data, "--signup", "--default-backend", backendFile])
+    try {
+      const token = /write token for group "default" is (\S+)/.exec(opened.stderr())?.[1]
+      expect((await call(opened.url, undefined, "POST", "/users", user)).status).toBe(200)
+      expect((await call(opened.url, token, "GET", `/queues/${queue}`)).body.backend).toMatchObject({ command: ["dioptra-worker"] })
+      expect((await call(opened.url, token, "POST", "/queues", { name: "later" })).body.backend).toMatchObject({ image: "example/worker:1" })
+    } finally {
+      expect(await opened.stop()).toBe(ExitCode.ok)
+    }
+  })
+
   it("hash-token makes an entry that --tokens accepts, with its access", async () => {
     const made = await dispatch(["serve", "hash-token", "--name", "alice", "--group", "team", "--read-only"])
     expect(made.code).toBe(ExitCode.ok)

@@ -11,6 +11,7 @@ import {
   EntrypointNotFound,
   EntrypointNotInExperiment,
   ExperimentNotFound,
+  NoCommand,
   NoImage,
   QueueNotAllowed,
   QueueNotFound,
@@ -44,6 +45,8 @@ export interface AcceptedJob {
   readonly artifactValues: Readonly<Record<string, ArtifactRef>>
   readonly swaps: Readonly<Record<string, string>>
   readonly timeoutSeconds: number
+  /** The timeout as the request gave it (`"24h"` stays `"24h"`), or the default. */
+  readonly timeout: string
   readonly description: string
 }
 
@@ -115,8 +118,13 @@ const checkReferences = (experimentId: number, request: JobRequest, catalog: Cat
   if (entrypoint !== undefined && version === undefined) {
     problems.push(new SnapshotNotFound({ entrypoint: entrypoint.id, snapshot: request.entrypointSnapshot ?? 0 }))
   }
-  if (version !== undefined && queue !== undefined && version.image === undefined && queue.backend.image === undefined) {
+  // A queue without a backend yet takes the job; it waits, saying why, until the queue gets one.
+  const backend = queue?.backend
+  if (version !== undefined && queue !== undefined && backend !== undefined && version.image === undefined && backend.image === undefined) {
     problems.push(new NoImage({ entrypoint: request.entrypoint, queue: queue.id }))
+  }
+  if (version !== undefined && queue !== undefined && backend !== undefined && version.command === undefined && backend.command === undefined) {
+    problems.push(new NoCommand({ entrypoint: request.entrypoint, queue: queue.id }))
   }
   return { problems, version }
 }
@@ -128,7 +136,8 @@ export const validateJobRequest = (
   catalog: Catalog
 ): Result.Result<AcceptedJob, Refused<JobProblem>> => {
   const references = checkReferences(experimentId, request, catalog)
-  const timeout = parseTimeout(String(request.timeout ?? defaultTimeout))
+  const givenTimeout = String(request.timeout ?? defaultTimeout)
+  const timeout = parseTimeout(givenTimeout)
   const timeoutProblems = Result.isFailure(timeout) ? [timeout.failure] : []
   const version = references.version
   if (version === undefined) return Result.fail(refused([...references.problems, ...timeoutProblems]))
@@ -147,6 +156,7 @@ export const validateJobRequest = (
     artifactValues: artifacts.artifactValues,
     swaps: swaps.success.swaps,
     timeoutSeconds: timeout.success,
+    timeout: givenTimeout,
     description: request.description ?? ""
   }
   const env = documentEnv(jobDocument(accepted, swaps.success.graph))

@@ -35,7 +35,8 @@ export const EntrypointVersion = Schema.Struct({
   artifactParameters: Schema.Array(ArtifactParameter),
   taskGraph: TaskGraph,
   image: Schema.optionalKey(ImageRef),
-  command: Command
+  /** Absent for an entrypoint made by a stock Dioptra client: the queue's backend then names the command. */
+  command: Schema.optionalKey(Command)
 }).check(
   Schema.makeFilter((version) =>
     duplicateNames([...version.parameters, ...version.artifactParameters].map((p) => p.name)).map(

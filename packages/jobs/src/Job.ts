@@ -15,6 +15,8 @@ export const Job = Schema.Struct({
   artifactValues: Schema.Record(Schema.String, ArtifactRef),
   swaps: Schema.Record(Schema.String, Schema.String),
   timeoutSeconds: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)),
+  /** The timeout as it was given at creation, echoed unchanged. */
+  timeout: Schema.String,
   description: Schema.String,
   status: JobStatus,
   createdOn: Schema.String,
@@ -39,14 +41,24 @@ export const newJob = (accepted: AcceptedJob, id: number, at: string): Job => ({
 export const changeStatus = (job: Job, change: StatusChange, at: string): Result.Result<Job, InvalidTransition> =>
   Result.map(transition(job.status, change), (status) => ({ ...job, status, lastModifiedOn: at }))
 
-const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+// MLflow itself writes run ids as 32 hex digits (`uuid4().hex`); Python's `str(uuid)` writes them dashed.
+const uuid = /^([0-9a-f]{8})-?([0-9a-f]{4})-?([0-9a-f]{4})-?([0-9a-f]{4})-?([0-9a-f]{12})$/i
+
+/** The canonical form of an MLflow run id: a UUID given dashed or as MLflow's 32 hex digits, in any case, written
+ * dashed in lower case; undefined when it is neither (dashes must be all present or all absent). */
+export const canonicalMlflowRunId = (runId: string): string | undefined => {
+  const match = uuid.exec(runId)
+  if (match === null) return undefined
+  const dashes = (runId.match(/-/g) ?? []).length
+  return dashes === 0 || dashes === 4 ? match.slice(1).join("-").toLowerCase() : undefined
+}
 
 /** The MLflow run id is not a UUID. */
 export class InvalidMlflowRunId extends Schema.TaggedError<InvalidMlflowRunId>()("InvalidMlflowRunId", {
   runId: Schema.String
 }) {
   override get message() {
-    return `MLflow run id ${JSON.stringify(this.runId)} is not a UUID`
+    return `MLflow run id ${JSON.stringify(this.runId)} is not a UUID (32 hex digits, with or without the four dashes)`
   }
   get status() {
     return 400 as const
@@ -67,13 +79,14 @@ export class MlflowRunIdAlreadySet extends Schema.TaggedError<MlflowRunIdAlready
 }
 
 // Uniqueness across jobs needs every job, so the service that stores them checks it.
-/** Sets a job's MLflow run id, which must be a UUID and may be set only once. */
+/** Sets a job's MLflow run id, which must be a UUID and may be set only once; it is kept in canonical form. */
 export const setMlflowRunId = (
   job: Job,
   runId: string,
   at: string
 ): Result.Result<Job, InvalidMlflowRunId | MlflowRunIdAlreadySet> => {
   if (job.mlflowRunId !== undefined) return Result.fail(new MlflowRunIdAlreadySet({ job: job.id, current: job.mlflowRunId }))
-  if (!uuid.test(runId)) return Result.fail(new InvalidMlflowRunId({ runId }))
-  return Result.succeed({ ...job, mlflowRunId: runId, lastModifiedOn: at })
+  const canonical = canonicalMlflowRunId(runId)
+  if (canonical === undefined) return Result.fail(new InvalidMlflowRunId({ runId }))
+  return Result.succeed({ ...job, mlflowRunId: canonical, lastModifiedOn: at })
 }

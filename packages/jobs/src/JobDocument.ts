@@ -3,12 +3,12 @@ import type { AcceptedJob } from "./CreateJob.ts"
 import type { TaskGraph } from "./TaskGraph.ts"
 
 /** What a job's container is told: its coerced values, artifact inputs, swaps and the graph rendered without swaps. */
-export interface JobDocument extends Omit<AcceptedJob, "description"> {
+export interface JobDocument extends Omit<AcceptedJob, "description" | "timeout"> {
   readonly taskGraph: TaskGraph
 }
 
 /** The document a job's container receives, given the graph rendered with the job's swaps. */
-export const jobDocument = (job: Omit<AcceptedJob, "description">, taskGraph: TaskGraph): JobDocument => ({
+export const jobDocument = (job: Omit<AcceptedJob, "description" | "timeout">, taskGraph: TaskGraph): JobDocument => ({
   experiment: job.experiment,
   entrypoint: job.entrypoint,
   entrypointSnapshot: job.entrypointSnapshot,

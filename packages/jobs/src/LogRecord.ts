@@ -12,16 +12,16 @@ export const LogInput = Schema.Struct({ severity: Severity, loggerName: Text(tex
 /** A log record as a job posts it. */
 export type LogInput = typeof LogInput.Type
 
-/** A stored log record of a job, stamped by the server. */
+/** A stored log record of a job, stamped by the server when it was received (Dioptra's `createdOn`). */
 export const LogRecord = Schema.Struct({
   job: ResourceId,
   severity: Severity,
   loggerName: Schema.String,
   message: Schema.String,
-  timestamp: Schema.String
+  createdOn: Schema.String
 })
 /** A stored log record of a job. */
 export type LogRecord = typeof LogRecord.Type
 
 /** Stamps a posted log record with its job and the server's time; the client's clock is never trusted. */
-export const stampLog = (job: number, input: LogInput, at: string): LogRecord => ({ job, ...input, timestamp: at })
+export const stampLog = (job: number, input: LogInput, at: string): LogRecord => ({ job, ...input, createdOn: at })

@@ -1,6 +1,6 @@
 import { Config, decodeConfig, RuntimeRef, runtimeLabel, sameRuntime } from "@dispatch/render"
 import { Result, Schema } from "effect"
-import { ImageRef } from "./Entrypoint.ts"
+import { Command, ImageRef } from "./Entrypoint.ts"
 import { ResourceId } from "./ResourceId.ts"
 import { Description } from "./Text.ts"
 
@@ -12,6 +12,8 @@ export const QueueBackend = Schema.Struct({
   runtime: RuntimeRef,
   /** The image a job runs in when its entrypoint names none. */
   image: Schema.optionalKey(ImageRef),
+  /** The command a job runs when its entrypoint names none (an entrypoint made by a stock Dioptra client). */
+  command: Schema.optionalKey(Command),
   /** Nodes per job; 1 when absent. */
   nodes: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))),
   /** GPUs per node; none when absent. */
@@ -30,12 +32,13 @@ export const QueueBackend = Schema.Struct({
 /** The dispatch backend behind a queue. */
 export type QueueBackend = typeof QueueBackend.Type
 
-/** A queue: where jobs are sent; in dispatch, a queue is a dispatch backend. */
+/** A queue: where jobs are sent; in dispatch, a queue is a dispatch backend, which a queue registered by a stock
+ * Dioptra client lacks until one is given. */
 export const Queue = Schema.Struct({
   id: ResourceId,
   name: Schema.String,
   description: Schema.optionalKey(Description),
-  backend: QueueBackend
+  backend: Schema.optionalKey(QueueBackend)
 })
 /** A queue. */
 export type Queue = typeof Queue.Type

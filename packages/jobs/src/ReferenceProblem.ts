@@ -91,6 +91,31 @@ export class NoImage extends Schema.TaggedError<NoImage>()("NoImage", {
   }
 }
 
+/** Neither the entrypoint nor the queue's backend names a command, so the job could never start. */
+export class NoCommand extends Schema.TaggedError<NoCommand>()("NoCommand", {
+  entrypoint: Schema.Number,
+  queue: Schema.Number
+}) {
+  override get message() {
+    return `entrypoint ${this.entrypoint} names no command and queue ${this.queue} has no default command`
+  }
+  get status() {
+    return 400 as const
+  }
+}
+
+/** The queue has no backend yet (a queue registered by a stock Dioptra client), so its jobs cannot start. */
+export class NoBackend extends Schema.TaggedError<NoBackend>()("NoBackend", {
+  queue: Schema.Number
+}) {
+  override get message() {
+    return `queue ${this.queue} has no backend: give it one with PUT /queues/${this.queue} {backend} or start the service with --default-backend`
+  }
+  get status() {
+    return 400 as const
+  }
+}
+
 /** A problem with the resources a job refers to. */
 export type ReferenceProblem =
   | ExperimentNotFound
@@ -100,3 +125,4 @@ export type ReferenceProblem =
   | QueueNotAllowed
   | SnapshotNotFound
   | NoImage
+  | NoCommand

@@ -5,7 +5,7 @@ import type { Job } from "./Job.ts"
 import { documentEnv, jobDocument, type DocumentTooLarge } from "./JobDocument.ts"
 import { refused, type Refused } from "./Problem.ts"
 import type { Queue } from "./Queue.ts"
-import { NoImage, SnapshotNotFound } from "./ReferenceProblem.ts"
+import { NoBackend, NoCommand, NoImage, SnapshotNotFound } from "./ReferenceProblem.ts"
 import { renderGraph, type RenderProblem } from "./TaskGraph.ts"
 import { ulid, type InvalidUlidSeed, type UlidSeed } from "./Ulid.ts"
 
@@ -27,7 +27,7 @@ export class ResourceMismatch extends Schema.TaggedError<ResourceMismatch>()("Re
 }
 
 /** Why a stored job cannot become a StartRequest. */
-export type StartProblem = ResourceMismatch | SnapshotNotFound | NoImage | RenderProblem | DocumentTooLarge | InvalidUlidSeed
+export type StartProblem = ResourceMismatch | SnapshotNotFound | NoBackend | NoImage | NoCommand | RenderProblem | DocumentTooLarge | InvalidUlidSeed
 
 const mismatches = (job: Job, queue: Queue, entrypoint: Entrypoint): Array<ResourceMismatch> => [
   ...(queue.id === job.queue ? [] : [new ResourceMismatch({ resource: "queue", expected: job.queue, given: queue.id })]),
@@ -48,15 +48,19 @@ export const toStartRequest = (
   const problems: Array<StartProblem> = mismatches(job, queue, entrypoint)
   const version = entrypointVersion(entrypoint, job.entrypointSnapshot)
   if (version === undefined) problems.push(new SnapshotNotFound({ entrypoint: entrypoint.id, snapshot: job.entrypointSnapshot }))
-  const image = version?.image ?? queue.backend.image
-  if (version !== undefined && image === undefined) problems.push(new NoImage({ entrypoint: entrypoint.id, queue: queue.id }))
+  const backend = queue.backend
+  if (backend === undefined) problems.push(new NoBackend({ queue: queue.id }))
+  const image = version?.image ?? backend?.image
+  if (version !== undefined && backend !== undefined && image === undefined) problems.push(new NoImage({ entrypoint: entrypoint.id, queue: queue.id }))
+  const command = version?.command ?? backend?.command
+  if (version !== undefined && backend !== undefined && command === undefined) problems.push(new NoCommand({ entrypoint: entrypoint.id, queue: queue.id }))
   const graph = version === undefined ? undefined : renderGraph(version.taskGraph, job.swaps)
   if (graph !== undefined && Result.isFailure(graph)) problems.push(...graph.failure)
   const env = graph !== undefined && Result.isSuccess(graph) ? documentEnv(jobDocument(job, graph.success)) : undefined
   if (env !== undefined && Result.isFailure(env)) problems.push(env.failure)
   const id = ulid(seed)
   if (Result.isFailure(id)) problems.push(id.failure)
-  if (problems.length > 0 || version === undefined || image === undefined || env === undefined || Result.isFailure(env) || Result.isFailure(id)) {
+  if (problems.length > 0 || version === undefined || backend === undefined || image === undefined || command === undefined || env === undefined || Result.isFailure(env) || Result.isFailure(id)) {
     return Result.fail(refused(problems))
   }
   return Result.succeed({
@@ -66,14 +70,14 @@ export const toStartRequest = (
     attempt: 0,
     spec: {
       name: `dioptra-job-${job.id}`,
-      command: version.command,
+      command,
       env: { [jobIdKey]: String(job.id), ...env.success },
-      nodes: queue.backend.nodes ?? 1,
-      ...(queue.backend.gpusPerNode === undefined ? {} : { gpusPerNode: queue.backend.gpusPerNode }),
+      nodes: backend.nodes ?? 1,
+      ...(backend.gpusPerNode === undefined ? {} : { gpusPerNode: backend.gpusPerNode }),
       timeLimit: job.timeoutSeconds,
       extensions: {
         [IMAGE_EXTENSION]: { ref: image },
-        [RUNTIME_REF_EXTENSION]: { kind: queue.backend.runtime.kind, name: queue.backend.runtime.name }
+        [RUNTIME_REF_EXTENSION]: { kind: backend.runtime.kind, name: backend.runtime.name }
       }
     }
   })

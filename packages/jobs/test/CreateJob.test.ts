@@ -128,6 +128,7 @@ describe("validateJobRequest", () => {
       artifactValues: { weights: { id: 500, snapshotId: 2 }, dataset: { id: 501, snapshotId: 7 } },
       swaps: { training_method: "method_a", optimizer: "adam" },
       timeoutSeconds: 7200,
+      timeout: "2h",
       description: "a run"
     })
   })
@@ -135,7 +136,7 @@ describe("validateJobRequest", () => {
   it("defaults the timeout to 24h and the description to empty", () => {
     const { timeout: _t, description: _d, ...rest } = validRequest
     const accepted = successOf(validateJobRequest(1, rest, catalog))
-    expect([accepted.timeoutSeconds, accepted.description]).toEqual([86400, ""])
+    expect([accepted.timeoutSeconds, accepted.timeout, accepted.description]).toEqual([86400, "24h", ""])
   })
 
   it("runs the named snapshot when one is given", () => {

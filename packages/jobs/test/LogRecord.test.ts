@@ -9,7 +9,7 @@ describe("log records", () => {
       severity: "WARNING",
       loggerName: "train",
       message: "slow",
-      timestamp: "2026-11-30T12:00:00.000Z"
+      createdOn: "2026-11-30T12:00:00.000Z"
     })
   })
 

@@ -2,8 +2,8 @@ import { test } from "@fast-check/vitest"
 import fc from "fast-check"
 import { decodeConfig, decodeStartRequest, renderStart, type KubeObject } from "@dispatch/render"
 import { describe, expect, it } from "vitest"
-import { documentFromEnv, newJob, toStartRequest, ulid, validateJobRequest, type Job, type Queue } from "../src/index.ts"
-import { catalog, entrypoint, failureOf, otherEntrypoint, queues, runtime, runtimeObject, successOf, tagsOf, validRequest } from "./Fixtures.ts"
+import { catalogOf, documentFromEnv, newJob, toStartRequest, ulid, validateJobRequest, type Job, type Queue } from "../src/index.ts"
+import { catalog, entrypoint, experiment, failureOf, otherEntrypoint, queues, runtime, runtimeObject, successOf, tagsOf, validRequest } from "./Fixtures.ts"
 
 const seed = { time: 1_764_500_000_000, entropy: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10] }
 const queue = (id: number): Queue => queues.find((q) => q.id === id)!
@@ -25,7 +25,7 @@ describe("toStartRequest", () => {
       const q = queue(queueId)
       const start = successOf(toStartRequest(jobFrom(request, id), q, entry, s))
       const wire = successOf(decodeStartRequest(JSON.parse(JSON.stringify(start))))
-      const manifests = successOf(renderStart(wire, successOf(decodeConfig(q.backend.config)), runtimeObject))
+      const manifests = successOf(renderStart(wire, successOf(decodeConfig(q.backend?.config)), runtimeObject))
       const trainer = (manifests.trainJob["spec"] as KubeObject)["trainer"] as KubeObject
       expect(trainer["image"]).toBe(queueId === 101 ? "example/other:1" : "example/dioptra-worker:1")
     }
@@ -97,5 +97,31 @@ describe("toStartRequest", () => {
     expect(failureOf(toStartRequest(job, queue(101), entrypoint, seed)).problems.map((p) => p.message)).toEqual([
       "entrypoint 10 names no image and queue 101 has no default image"
     ])
+  })
+})
+
+describe("entrypoints and queues made by a stock Dioptra client", () => {
+  const [gpu] = queues
+  const stock: Queue = { id: 100, name: "gpu", ...(gpu?.backend === undefined ? {} : { backend: { ...gpu.backend, command: ["dioptra-worker", "run-document"] } }) }
+  const { command: _, ...commandless } = entrypoint.snapshots[1] ?? { snapshot: 3, parameters: [], artifactParameters: [], taskGraph: {} }
+  const stockEntrypoint = { ...entrypoint, snapshots: [{ ...commandless, artifactParameters: [] }] }
+  const world = catalogOf({ experiments: [experiment], entrypoints: [stockEntrypoint], queues: [stock, { id: 103, name: "bare" }], artifacts: [] })
+  const request = { ...validRequest, artifactValues: {}, queue: 100 }
+  const stockEntrypointOn = (queues: ReadonlyArray<number>) => ({ ...stockEntrypoint, queues })
+
+  it("an entrypoint without a command runs the queue backend's command", () => {
+    const job = newJob(successOf(validateJobRequest(1, request, world)), 7, "2026-11-30T12:00:00.000Z")
+    expect(successOf(toStartRequest(job, stock, stockEntrypoint, seed)).spec.command).toEqual(["dioptra-worker", "run-document"])
+  })
+
+  it("without a command anywhere the job is refused at creation (NoCommand)", () => {
+    const noCommand = catalogOf({ experiments: [experiment], entrypoints: [stockEntrypoint], queues: [queue(100)], artifacts: [] })
+    expect(tagsOf(failureOf(validateJobRequest(1, request, noCommand)))).toContain("NoCommand")
+  })
+
+  it("a queue without a backend takes the job, which cannot start until the queue has one (NoBackend)", () => {
+    const bare = catalogOf({ experiments: [experiment], entrypoints: [stockEntrypointOn([103])], queues: [{ id: 103, name: "bare" }], artifacts: [] })
+    const job = newJob(successOf(validateJobRequest(1, { ...request, queue: 103 }, bare)), 8, "2026-11-30T12:00:00.000Z")
+    expect(tagsOf(failureOf(toStartRequest(job, { id: 103, name: "bare" }, stockEntrypointOn([103]), seed)))).toEqual(["NoBackend"])
   })
 })

@@ -1,7 +1,7 @@
 // The job service's HTTP API, declared once: the server, the OpenAPI document, the docs page and the typed
 // client (@dispatch/client) are all made from this declaration. It imports schemas only, never the stores.
 import { JobRequest, LogRecord, MetricName } from "@dispatch/jobs"
-import { Context } from "effect"
+import { Context, Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSchema, HttpApiSecurity, OpenApi } from "effect/http-api"
 import {
   ArtifactInput,
@@ -9,10 +9,15 @@ import {
   DeletedResponse,
   EntrypointIds,
   EntrypointInput,
+  EntrypointModify,
   EntrypointResponse,
   ExperimentInput,
+  ExperimentModify,
   ExperimentResponse,
   IdParam,
+  JobArtifactInput,
+  JobArtifactParametersResponse,
+  JobParametersResponse,
   JobResponse,
   LogsInput,
   LogsResponse,
@@ -22,19 +27,23 @@ import {
   MlflowRunInput,
   MlflowRunResponse,
   QueueInput,
+  QueueModify,
   QueueResponse,
+  SeverityFilter,
   StatusInput,
   StatusResponse
 } from "./ApiSchemas.ts"
 import type { Principal } from "./Auth.ts"
 import { ErrorBody } from "./ErrorBody.ts"
-import { PageQuery, pageOf, sortableQuery } from "./Paging.ts"
+import { PageQuery, pageOf } from "./Paging.ts"
+import { AuthResponse, CurrentUserResponse, GroupResponse, LoginInput, UserInput, UserResponse } from "./AccountSchemas.ts"
+import { BooleanParam, DioptraPageQuery, dioptraListQuery } from "./DioptraPaging.ts"
 
 /** The prefix every endpoint lives under. */
 export const apiPrefix = "/api/v1"
 
 /** The statuses a refusal answers with, each with Dioptra's error body. */
-export const refusalStatuses = [400, 401, 403, 404, 409, 413, 415] as const
+export const refusalStatuses = [400, 401, 403, 404, 409, 413, 415, 429] as const
 
 /** Every refusal an endpoint may answer: Dioptra's `{error, message, detail}` under each refusal status. */
 const refused = refusalStatuses.map((status) => ErrorBody.pipe(HttpApiSchema.status(status)))
@@ -52,7 +61,7 @@ export class AdmittedRequest extends Context.Service<
   }
 >()("dispatch/AdmittedRequest") {}
 
-/** Who may call: a bearer token (a configured user or group token, or a job's report token for its own job). */
+/** Who may call: a login session's cookie, or a bearer token (a configured user or group token, or a job's report token for its own job). */
 export class Authorization extends HttpApiMiddleware.Service<Authorization, { provides: AdmittedRequest }>()("dispatch/Authorization", {
   security: { bearer: HttpApiSecurity.bearer }
 }) {}
@@ -85,9 +94,21 @@ const keyed = Context.add(
   true
 )
 
-const JobListQuery = sortableQuery(["id", "createdOn", "lastModifiedOn", "status", "description"] as const)
+/** A job list's query: paged, sorted by upstream's columns, searched in Dioptra's language. */
+export const JobListQuery = dioptraListQuery(["id", "createdOn", "lastModifiedOn", "status", "description", "experiment", "entrypoint", "queue"] as const)
+
+// Upstream sorts a log by its columns' snake_case names; the camelCase ones the records carry are taken too.
+/** A job log's query: paged, sorted, searched, and filtered by severity. */
+export const LogQuery = Schema.Struct({
+  ...dioptraListQuery(["severity", "logger_name", "loggerName", "created_on", "createdOn"] as const).fields,
+  severity: Schema.optionalKey(SeverityFilter)
+})
+
+const ExperimentJob = { experimentId: IdParam, jobId: IdParam }
 
 const summary = (text: string) => OpenApi.annotations({ summary: text })
+
+const ResourceListQuery = dioptraListQuery(["id", "name", "createdOn", "lastModifiedOn", "description"] as const)
 
 /** Experiments: named collections of jobs, with the entrypoints their jobs may run. */
 export const ExperimentsGroup = HttpApiGroup.make("experiments")
@@ -95,10 +116,16 @@ export const ExperimentsGroup = HttpApiGroup.make("experiments")
     HttpApiEndpoint.post("create", "/experiments", { payload: ExperimentInput, success: ExperimentResponse, error: refused }).annotateMerge(
       summary("Register an experiment and the entrypoints its jobs may run")
     ).annotateMerge(keyed),
-    HttpApiEndpoint.get("list", "/experiments", { query: PageQuery, success: pageOf(ExperimentResponse), error: refused }).annotateMerge(
-      summary("List the group's experiments, paged")
+    HttpApiEndpoint.get("list", "/experiments", { query: ResourceListQuery, success: pageOf(ExperimentResponse), error: refused }).annotateMerge(
+      summary("List the group's experiments: paged, sortable, searchable by name and description")
     ),
     HttpApiEndpoint.get("read", "/experiments/:id", { params: Id, success: ExperimentResponse, error: refused }).annotateMerge(summary("Read an experiment")),
+    HttpApiEndpoint.put("modify", "/experiments/:id", { params: Id, payload: ExperimentModify, success: ExperimentResponse, error: refused }).annotateMerge(
+      summary("Change an experiment's name, description and entrypoints")
+    ),
+    HttpApiEndpoint.delete("delete", "/experiments/:id", { params: Id, success: DeletedResponse, error: refused }).annotateMerge(
+      summary("Delete an experiment (its jobs are kept)")
+    ),
     HttpApiEndpoint.post("addEntrypoints", "/experiments/:id/entrypoints", { params: Id, payload: EntrypointIds, success: ExperimentResponse, error: refused }).annotateMerge(
       summary("Register more entrypoints with an experiment")
     )
@@ -108,16 +135,19 @@ export const ExperimentsGroup = HttpApiGroup.make("experiments")
 export const EntrypointsGroup = HttpApiGroup.make("entrypoints")
   .add(
     HttpApiEndpoint.post("create", "/entrypoints", { payload: EntrypointInput, success: EntrypointResponse, error: refused }).annotateMerge(
-      summary("Register an entrypoint: parameters, task graph with its swaps, command, queues; it gets its first snapshot")
+      summary("Register an entrypoint: parameters, task graph (YAML) with its swaps, queues, optional image and command; it gets its first snapshot")
     ).annotateMerge(keyed),
-    HttpApiEndpoint.put("update", "/entrypoints/:id", { params: Id, payload: EntrypointInput, success: EntrypointResponse, error: refused }).annotateMerge(
+    HttpApiEndpoint.put("update", "/entrypoints/:id", { params: Id, payload: EntrypointModify, success: EntrypointResponse, error: refused }).annotateMerge(
       summary("Edit an entrypoint: adds a snapshot, so jobs created earlier keep the one they ran")
     ),
-    HttpApiEndpoint.get("list", "/entrypoints", { query: PageQuery, success: pageOf(EntrypointResponse), error: refused }).annotateMerge(
-      summary("List the group's entrypoints, paged")
+    HttpApiEndpoint.get("list", "/entrypoints", { query: ResourceListQuery, success: pageOf(EntrypointResponse), error: refused }).annotateMerge(
+      summary("List the group's entrypoints: paged, sortable, searchable by name and description")
     ),
     HttpApiEndpoint.get("read", "/entrypoints/:id", { params: Id, success: EntrypointResponse, error: refused }).annotateMerge(
       summary("Read an entrypoint with every snapshot")
+    ),
+    HttpApiEndpoint.delete("delete", "/entrypoints/:id", { params: Id, success: DeletedResponse, error: refused }).annotateMerge(
+      summary("Delete an entrypoint (jobs made from it keep their snapshot)")
     )
   )
 
@@ -125,10 +155,16 @@ export const EntrypointsGroup = HttpApiGroup.make("entrypoints")
 export const QueuesGroup = HttpApiGroup.make("queues")
   .add(
     HttpApiEndpoint.post("create", "/queues", { payload: QueueInput, success: QueueResponse, error: refused }).annotateMerge(
-      summary("Register a queue and the dispatch backend behind it")
+      summary("Register a queue, with the dispatch backend behind it (or the service's default backend, or none yet)")
     ).annotateMerge(keyed),
-    HttpApiEndpoint.get("list", "/queues", { query: PageQuery, success: pageOf(QueueResponse), error: refused }).annotateMerge(summary("List the group's queues, paged")),
-    HttpApiEndpoint.get("read", "/queues/:id", { params: Id, success: QueueResponse, error: refused }).annotateMerge(summary("Read a queue"))
+    HttpApiEndpoint.get("list", "/queues", { query: ResourceListQuery, success: pageOf(QueueResponse), error: refused }).annotateMerge(
+      summary("List the group's queues: paged, sortable, searchable by name and description")
+    ),
+    HttpApiEndpoint.get("read", "/queues/:id", { params: Id, success: QueueResponse, error: refused }).annotateMerge(summary("Read a queue")),
+    HttpApiEndpoint.put("modify", "/queues/:id", { params: Id, payload: QueueModify, success: QueueResponse, error: refused }).annotateMerge(
+      summary("Change a queue's name and description, and give it a backend (proven afresh); an absent backend is kept")
+    ),
+    HttpApiEndpoint.delete("delete", "/queues/:id", { params: Id, success: DeletedResponse, error: refused }).annotateMerge(summary("Delete a queue"))
   )
 
 /** Artifacts: inputs a job may be given. */
@@ -156,42 +192,72 @@ export const JobsGroup = HttpApiGroup.make("jobs")
       summary("List an experiment's jobs: paged, sortable, searchable")
     ),
     HttpApiEndpoint.get("read", "/jobs/:id", { params: Id, success: JobResponse, error: refused }).annotateMerge(summary("Read a job")),
+    HttpApiEndpoint.get("readInExperiment", "/experiments/:experimentId/jobs/:jobId", { params: ExperimentJob, success: JobResponse, error: refused }).annotateMerge(
+      summary("Read a job of an experiment")
+    ),
+    HttpApiEndpoint.delete("deleteInExperiment", "/experiments/:experimentId/jobs/:jobId", { params: ExperimentJob, success: DeletedResponse, error: refused }).annotateMerge(
+      summary("Delete a job of an experiment")
+    ),
+    HttpApiEndpoint.get("parameters", "/jobs/:id/parameters", { params: Id, success: JobParametersResponse, error: refused }).annotateMerge(
+      summary("Read a job's parameter values by name, typed as the entrypoint's parameters coerce them")
+    ),
+    HttpApiEndpoint.get("artifactParameters", "/jobs/:id/artifactParameters", { params: Id, success: JobArtifactParametersResponse, error: refused }).annotateMerge(
+      summary("Read the artifacts a job loads, by artifact parameter name")
+    ),
+    HttpApiEndpoint.post("createArtifact", "/experiments/:experimentId/jobs/:jobId/artifacts", {
+      params: ExperimentJob,
+      payload: JobArtifactInput,
+      success: ArtifactResponse,
+      error: refused
+    }).annotateMerge(summary("Register an artifact a job produced, at a URI, with its first snapshot")).annotateMerge(keyed),
     HttpApiEndpoint.delete("delete", "/jobs/:id", { params: Id, success: DeletedResponse, error: refused }).annotateMerge(
       summary("Delete a job (its history is kept, but it is no longer served)")
     ),
     HttpApiEndpoint.get("status", "/jobs/:id/status", { params: Id, success: StatusResponse, error: refused }).annotateMerge(
       summary("Read a job's status and every status it has had")
     ),
+    HttpApiEndpoint.get("statusInExperiment", "/experiments/:experimentId/jobs/:jobId/status", { params: ExperimentJob, success: StatusResponse, error: refused }).annotateMerge(
+      summary("Read the status of a job of an experiment, and every status it has had")
+    ),
     HttpApiEndpoint.put("setStatus", "/experiments/:experimentId/jobs/:jobId/status", {
-      params: { experimentId: IdParam, jobId: IdParam },
+      params: ExperimentJob,
       payload: StatusInput,
       success: StatusResponse,
       error: refused
     }).annotateMerge(summary("Change a job's status along Dioptra's state machine (reset puts it back to queued)")),
-    HttpApiEndpoint.get("log", "/jobs/:id/log", { params: Id, query: PageQuery, success: pageOf(LogRecord), error: refused }).annotateMerge(
-      summary("Read a job's log records, oldest first, paged")
+    HttpApiEndpoint.get("log", "/jobs/:id/log", { params: Id, query: LogQuery, success: pageOf(LogRecord), error: refused }).annotateMerge(
+      summary("Read a job's log records, in the order received unless sorted, paged, filtered by severity and searched")
     ),
     HttpApiEndpoint.post("appendLog", "/jobs/:id/log", { params: Id, payload: LogsInput, success: LogsResponse, error: refused }).annotateMerge(
-      summary("Append log records to a job; the server stamps their time")
+      summary("Append log records (`{data: [...]}`) to a job; each is stamped with the time received, createdOn")
     ).annotateMerge(keyed),
     HttpApiEndpoint.get("metrics", "/jobs/:id/metrics", { params: Id, success: MetricsResponse, error: refused }).annotateMerge(
       summary("Read the latest step of each of a job's metrics")
     ),
     HttpApiEndpoint.post("recordMetric", "/jobs/:id/metrics", { params: Id, payload: MetricInputBody, success: MetricResponse, error: refused }).annotateMerge(
-      summary("Record a metric of a job at a step; NaN and the infinities are kept as special values")
+      summary("Record a metric of a job at a step and the time it names; NaN and the infinities travel as \"nan\", \"inf\", \"-inf\"")
     ).annotateMerge(keyed),
     HttpApiEndpoint.get("metricSnapshots", "/jobs/:id/metrics/:name/snapshots", {
       params: { id: IdParam, name: MetricName },
       query: PageQuery,
       success: pageOf(MetricResponse),
       error: refused
-    }).annotateMerge(summary("Read every recorded step of one metric of a job, by step, paged")),
+    }).annotateMerge(summary("Read every value posted for one metric of a job, re-posts at a step included, by step then as posted, paged")),
     HttpApiEndpoint.get("mlflowRun", "/jobs/:id/mlflowRun", { params: Id, success: MlflowRunResponse, error: refused }).annotateMerge(
       summary("Read a job's MLflow run id (null until set)")
     ),
     HttpApiEndpoint.post("setMlflowRun", "/jobs/:id/mlflowRun", { params: Id, payload: MlflowRunInput, success: MlflowRunResponse, error: refused }).annotateMerge(
-      summary("Set a job's MLflow run id: a UUID, once per job, unique across the group's jobs")
+      summary("Set a job's MLflow run id: a UUID (dashed or 32 hex digits), once per job, unique across the group's jobs")
     ),
+    HttpApiEndpoint.get("mlflowRunInExperiment", "/experiments/:experimentId/jobs/:jobId/mlflowRun", { params: ExperimentJob, success: MlflowRunResponse, error: refused }).annotateMerge(
+      summary("Read the MLflow run id of a job of an experiment (null until set)")
+    ),
+    HttpApiEndpoint.post("setMlflowRunInExperiment", "/experiments/:experimentId/jobs/:jobId/mlflowRun", {
+      params: ExperimentJob,
+      payload: MlflowRunInput,
+      success: MlflowRunResponse,
+      error: refused
+    }).annotateMerge(summary("Set the MLflow run id of a job of an experiment")),
     HttpApiEndpoint.post("cancel", "/jobs/:id/cancel", { params: Id, success: JobResponse, error: refused }).annotateMerge(
       summary("Cancel a job: it fails with reason cancelled, and its TrainJob (if any) is stopped")
     ),
@@ -206,9 +272,38 @@ export const JobsGroup = HttpApiGroup.make("jobs")
     ).annotateMerge(keyed)
   )
 
+/** Users: sign-up (when the service allows it) and the caller. */
+export const UsersGroup = HttpApiGroup.make("users")
+  .add(
+    HttpApiEndpoint.post("create", "/users", { payload: UserInput, success: UserResponse, error: refused }).annotateMerge(
+      summary("Register a user (only when the service runs with --signup); the password is kept as a scrypt hash")
+    ),
+    HttpApiEndpoint.get("current", "/users/current", { success: CurrentUserResponse, error: refused }).annotateMerge(summary("Who the caller is, and its group"))
+  )
+
+/** Login sessions for Dioptra's clients. */
+export const AuthGroup = HttpApiGroup.make("auth")
+  .add(
+    HttpApiEndpoint.post("login", "/auth/login", { payload: LoginInput, success: AuthResponse, error: refused }).annotateMerge(
+      summary("Log in: answers a session cookie (HttpOnly, SameSite=Lax, 12 hours); failed logins are limited per user and address")
+    ),
+    HttpApiEndpoint.post("logout", "/auth/logout", { query: Schema.Struct({ everywhere: Schema.optionalKey(BooleanParam) }), success: AuthResponse, error: refused }).annotateMerge(
+      summary("Log out this session, or every session of the user (everywhere=true)")
+    )
+  )
+
+/** Groups: who owns resources, by integer id. */
+export const GroupsGroup = HttpApiGroup.make("groups")
+  .add(
+    HttpApiEndpoint.get("list", "/groups", { query: DioptraPageQuery, success: pageOf(GroupResponse), error: refused }).annotateMerge(
+      summary("List the groups the caller belongs to, paged")
+    ),
+    HttpApiEndpoint.get("read", "/groups/:id", { params: Id, success: GroupResponse, error: refused }).annotateMerge(summary("Read a group and its members"))
+  )
+
 /** The job service's API (Dioptra's job API), every endpoint behind bearer authorization, under `/api/v1`. */
 export const DispatchApi = HttpApi.make("dispatch")
-  .add(ExperimentsGroup, EntrypointsGroup, QueuesGroup, ArtifactsGroup, JobsGroup)
+  .add(UsersGroup, AuthGroup, GroupsGroup, ExperimentsGroup, EntrypointsGroup, QueuesGroup, ArtifactsGroup, JobsGroup)
   .middleware(Authorization)
   .prefix(apiPrefix)
   .annotateMerge(OpenApi.annotations({ title: "dispatch job service (Dioptra job API)", version: "1" }))

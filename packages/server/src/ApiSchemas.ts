@@ -3,27 +3,26 @@ import {
   ArtifactParameter,
   Description,
   Command,
-  Entrypoint,
-  EntrypointParameter,
-  Experiment,
+  EntrypointVersion,
   ImageRef,
   Job,
   JobStatus,
   LogInput,
   LogRecord,
   MetricName,
-  MetricRecord,
   Name,
-  Queue,
+  ParameterType,
   QueueBackend,
   ResourceId,
   ResourceIdFromPath,
   StatusChange,
-  TaskGraph,
+  Severity,
   Text,
-  textLimits
+  textLimits,
+  WireMetricValue
 } from "@dispatch/jobs"
 import { Schema } from "effect"
+import { GroupRef, IdRef, ResourceRef } from "./RefTypes.ts"
 
 /** True when a path segment is written as an id is: a decimal from 1, without sign, leading zero, fraction or
  * exponent (it may still be past the stored range, see `parseResourceId`). */
@@ -35,49 +34,118 @@ export const IdParam = ResourceIdFromPath
 const name = Name
 const owned = { group: Schema.String, createdOn: Schema.String }
 
-/** The body that registers an experiment, with the entrypoints jobs in it may run. */
+/** The owning group a Dioptra client names on creation (`group`); the caller's own group when absent. */
+const groupField = { group: Schema.optionalKey(ResourceId) }
+
+/** What Dioptra answers on every resource besides its own fields: the owner, times and snapshot bookkeeping. */
+const dioptraResource = {
+  id: ResourceId,
+  snapshot: ResourceId,
+  group: GroupRef,
+  createdOn: Schema.String,
+  lastModifiedOn: Schema.String,
+  latestSnapshot: Schema.Boolean,
+  hasDraft: Schema.Boolean,
+  tags: Schema.Array(Schema.Unknown),
+  name: Schema.String,
+  description: Schema.NullOr(Schema.String)
+}
+
+/** The body that registers an experiment (Dioptra's `experiments.create`), with the entrypoints its jobs may run. */
 export const ExperimentInput = Schema.Struct({
+  ...groupField,
   name,
-  description: Schema.optionalKey(Description),
+  description: Schema.optionalKey(Schema.NullOr(Description)),
   entrypoints: Schema.optionalKey(Schema.Array(ResourceId))
 })
 /** The body that registers an experiment. */
 export type ExperimentInput = typeof ExperimentInput.Type
 
+/** The body of `experiments.modify_by_id`: the new name, description and entrypoints (absent ones are cleared). */
+export const ExperimentModify = Schema.Struct({
+  name,
+  description: Schema.optionalKey(Schema.NullOr(Description)),
+  entrypoints: Schema.optionalKey(Schema.Array(ResourceId))
+})
+/** The body of `experiments.modify_by_id`. */
+export type ExperimentModify = typeof ExperimentModify.Type
+
 /** The body that registers more entrypoints with an experiment. */
 export const EntrypointIds = Schema.Struct({ ids: Schema.Array(ResourceId).check(Schema.isMinLength(1)) })
 
-/** An experiment as the service answers it. */
-export const ExperimentResponse = Schema.Struct({ ...Experiment.fields, ...owned })
+/** An experiment as Dioptra answers it, its entrypoints as references. */
+export const ExperimentResponse = Schema.Struct({ ...dioptraResource, entrypoints: Schema.Array(ResourceRef) })
 /** An experiment as the service answers it. */
 export type ExperimentResponse = typeof ExperimentResponse.Type
 
-/** The body that registers an entrypoint, or edits one (which adds a snapshot and leaves the old ones alone). */
+/** A parameter as a client declares it: Dioptra's `parameterType`, or dispatch's `type`. */
+export const ParameterInput = Schema.Struct({
+  name: Name,
+  parameterType: Schema.optionalKey(ParameterType),
+  type: Schema.optionalKey(ParameterType),
+  defaultValue: Schema.optionalKey(Schema.NullOr(Description))
+}).check(
+  Schema.makeFilter((p) => (p.parameterType === undefined && p.type === undefined ? "needs parameterType" : p.parameterType !== undefined && p.type !== undefined && p.parameterType !== p.type ? "parameterType and type differ" : undefined))
+)
+
+/** The body that registers an entrypoint (Dioptra's `entrypoints.create`): the task graph as a YAML string (or
+ * an object), parameters, artifact parameters, queues, plugins; dispatch's `image` and `command` are optional. */
 export const EntrypointInput = Schema.Struct({
+  ...groupField,
   name,
-  description: Schema.optionalKey(Description),
-  queues: Schema.Array(ResourceId),
-  parameters: Schema.Array(EntrypointParameter),
+  description: Schema.optionalKey(Schema.NullOr(Description)),
+  taskGraph: Schema.Union([Description, Schema.Record(Schema.String, Schema.Unknown)]),
+  artifactGraph: Schema.optionalKey(Schema.NullOr(Schema.String)),
+  parameters: Schema.optionalKey(Schema.Array(ParameterInput)),
   artifactParameters: Schema.optionalKey(Schema.Array(ArtifactParameter)),
-  taskGraph: TaskGraph,
+  queues: Schema.optionalKey(Schema.Array(ResourceId)),
+  plugins: Schema.optionalKey(Schema.Array(ResourceId)),
+  artifactPlugins: Schema.optionalKey(Schema.Array(ResourceId)),
   image: Schema.optionalKey(ImageRef),
-  command: Command
+  command: Schema.optionalKey(Command)
 })
-/** The body that registers or edits an entrypoint. */
+/** The body that registers an entrypoint. */
 export type EntrypointInput = typeof EntrypointInput.Type
 
-/** An entrypoint as the service answers it, every snapshot included. */
-export const EntrypointResponse = Schema.Struct({ ...Entrypoint.fields, ...owned, lastModifiedOn: Schema.String })
+/** The body of `entrypoints.modify_by_id`: everything again but the group; it adds a snapshot. */
+export const EntrypointModify = EntrypointInput.mapFields(({ group: _, ...fields }) => fields)
+/** The body of `entrypoints.modify_by_id`. */
+export type EntrypointModify = typeof EntrypointModify.Type
+
+/** A parameter as Dioptra answers it. */
+export const ParameterResponse = Schema.Struct({ name: Schema.String, parameterType: ParameterType, defaultValue: Schema.NullOr(Schema.String) })
+
+/** An entrypoint as Dioptra answers it (the task graph as YAML, queues as references), with dispatch's `image`,
+ * `command` and every snapshot. */
+export const EntrypointResponse = Schema.Struct({
+  ...dioptraResource,
+  taskGraph: Schema.String,
+  artifactGraph: Schema.String,
+  parameters: Schema.Array(ParameterResponse),
+  artifactParameters: Schema.Array(ArtifactParameter),
+  queues: Schema.Array(ResourceRef),
+  plugins: Schema.Array(Schema.Unknown),
+  artifactPlugins: Schema.Array(Schema.Unknown),
+  image: Schema.optionalKey(Schema.String),
+  command: Schema.optionalKey(Schema.Array(Schema.String)),
+  snapshots: Schema.Array(EntrypointVersion)
+})
 /** An entrypoint as the service answers it. */
 export type EntrypointResponse = typeof EntrypointResponse.Type
 
-/** The body that registers a queue and the dispatch backend behind it. */
-export const QueueInput = Schema.Struct({ name, description: Schema.optionalKey(Description), backend: QueueBackend })
+/** The body that registers a queue (Dioptra's `queues.create`); dispatch's `backend` is optional: a queue without
+ * one keeps its jobs waiting until it gets one (or the service's `--default-backend`). */
+export const QueueInput = Schema.Struct({ ...groupField, name, description: Schema.optionalKey(Schema.NullOr(Description)), backend: Schema.optionalKey(QueueBackend) })
 /** The body that registers a queue. */
 export type QueueInput = typeof QueueInput.Type
 
+/** The body of `queues.modify_by_id`; an absent `backend` keeps the queue's backend. */
+export const QueueModify = QueueInput.mapFields(({ group: _, ...fields }) => fields)
+/** The body of `queues.modify_by_id`. */
+export type QueueModify = typeof QueueModify.Type
+
 /** What a queue's Factory proved about its backend: open, or the first gate not proven and why; unproven until it
- * ran; proving while its probe runs (and why that may take long). */
+ * ran (or while the queue has no backend); proving while its probe runs (and why that may take long). */
 export const QueueGate = Schema.Struct({
   state: Schema.Literals(["open", "closed", "read-only", "observe-only", "unproven", "proving"]),
   reason: Schema.optionalKey(Schema.String),
@@ -86,8 +154,8 @@ export const QueueGate = Schema.Struct({
 /** What a queue's Factory proved. */
 export type QueueGate = typeof QueueGate.Type
 
-/** A queue as the service answers it, with its gate. */
-export const QueueResponse = Schema.Struct({ ...Queue.fields, ...owned, gate: QueueGate })
+/** A queue as Dioptra answers it, with dispatch's backend (absent until given) and gate. */
+export const QueueResponse = Schema.Struct({ ...dioptraResource, backend: Schema.optionalKey(QueueBackend), gate: QueueGate })
 /** A queue as the service answers it. */
 export type QueueResponse = typeof QueueResponse.Type
 
@@ -95,7 +163,13 @@ export type QueueResponse = typeof QueueResponse.Type
 export const ArtifactInput = Schema.Struct({ artifactType: Name })
 
 /** An artifact as the service answers it. */
-export const ArtifactResponse = Schema.Struct({ ...Artifact.fields, ...owned })
+export const ArtifactResponse = Schema.Struct({
+  ...Artifact.fields,
+  ...owned,
+  /** Where a job's artifact is (`experiments.jobs.create_artifact`). */
+  uri: Schema.optionalKey(Schema.String),
+  description: Schema.optionalKey(Schema.String)
+})
 /** An artifact as the service answers it. */
 export type ArtifactResponse = typeof ArtifactResponse.Type
 
@@ -122,8 +196,42 @@ export const JobDispatch = Schema.Struct({
 /** How far the service has taken a job to the cluster. */
 export type JobDispatch = typeof JobDispatch.Type
 
-/** A job as the service answers it: the job model plus who made it, its timeout in shorthand and its dispatch. */
-export const JobResponse = Schema.Struct({ ...Job.fields, group: Schema.String, user: Schema.String, timeout: Schema.String, dispatch: JobDispatch })
+/** A job as the service keeps it: the job model plus the group and user that made it and its dispatch. */
+export const StoredJob = Schema.Struct({ ...Job.fields, group: Schema.String, user: Schema.String, dispatch: JobDispatch })
+/** A job as the service keeps it. */
+export type StoredJob = typeof StoredJob.Type
+
+/** Who made a job: a user who logged in has an id and a URL; a bearer token's principal is named only. */
+export const JobUserRef = Schema.Struct({ id: Schema.NullOr(ResourceId), username: Schema.String, url: Schema.NullOr(Schema.String) })
+
+/** The entrypoint a job runs, with the snapshot it runs (Dioptra's entrypoint snapshot reference). */
+export const EntrypointSnapshotRef = Schema.Struct({ ...ResourceRef.fields, snapshotId: ResourceId })
+
+/** A job as the service answers it, in Dioptra's shape: references `{id, name, group, url}` to its experiment,
+ * entrypoint (with `snapshotId`) and queue, its group and user, the artifacts it produced, createdOn and
+ * lastModifiedOn; plus ours: `swaps`, `timeoutSeconds`, `entrypointSnapshot` and `dispatch`. */
+export const JobResponse = Schema.Struct({
+  id: ResourceId,
+  description: Schema.String,
+  status: JobStatus,
+  values: Job.fields.values,
+  artifactValues: Job.fields.artifactValues,
+  swaps: Job.fields.swaps,
+  timeout: Schema.String,
+  timeoutSeconds: Job.fields.timeoutSeconds,
+  experiment: ResourceRef,
+  entrypoint: EntrypointSnapshotRef,
+  entrypointSnapshot: ResourceId,
+  queue: ResourceRef,
+  group: GroupRef,
+  user: JobUserRef,
+  createdOn: Schema.String,
+  lastModifiedOn: Schema.String,
+  artifacts: Schema.Array(IdRef),
+  tags: Schema.Array(Schema.Unknown),
+  mlflowRunId: Schema.optionalKey(Schema.String),
+  dispatch: JobDispatch
+})
 /** A job as the service answers it. */
 export type JobResponse = typeof JobResponse.Type
 
@@ -138,8 +246,11 @@ export const StatusResponse = Schema.Struct({ id: ResourceId, status: JobStatus,
 /** A job's status and its history. */
 export type StatusResponse = typeof StatusResponse.Type
 
-/** The body that appends log records to a job. */
-export const LogsInput = Schema.Struct({ logs: Schema.Array(LogInput).check(Schema.isMinLength(1), Schema.isMaxLength(1000)) })
+/** The body that appends log records to a job: Dioptra's `{data: [...]}`. */
+export const LogsInput = Schema.Struct({ data: Schema.Array(LogInput).check(Schema.isMinLength(1), Schema.isMaxLength(1000)) })
+
+/** A severity filter in a query string: one severity, or several as the parameter repeated (`?severity=ERROR&severity=INFO`). */
+export const SeverityFilter = Schema.Union([Severity, Schema.Array(Severity).check(Schema.isMinLength(1), Schema.isMaxLength(5))])
 
 /** Log records as the service answers them. */
 export const LogsResponse = Schema.Array(LogRecord)
@@ -148,8 +259,14 @@ export const LogsResponse = Schema.Array(LogRecord)
 /** A metric value on the wire: a number, or NaN / Infinity / -Infinity spelt as a string. */
 export const MetricValue = Schema.Union([Schema.Finite, Schema.Literals(["nan", "inf", "-inf", "NaN", "Infinity", "-Infinity"])])
 
-/** The body that records a metric of a job at a step (0 when absent). */
-export const MetricInputBody = Schema.Struct({ name: MetricName, value: MetricValue, step: Schema.optionalKey(Schema.Number) })
+/** The body that records a metric of a job at a step (0 when absent), measured at `timestamp` (ISO 8601; the
+ * server's time when absent). */
+export const MetricInputBody = Schema.Struct({
+  name: MetricName,
+  value: MetricValue,
+  step: Schema.optionalKey(Schema.Number),
+  timestamp: Schema.optionalKey(Text(64))
+})
 /** The body that records a metric. */
 export type MetricInputBody = typeof MetricInputBody.Type
 
@@ -170,16 +287,40 @@ export const metricNumber = (value: typeof MetricValue.Type): number => {
   }
 }
 
+/** A stored metric as the service answers it: its value a number, or `"nan"`, `"inf"` or `"-inf"`. */
+export const MetricResponse = Schema.Struct({ job: ResourceId, name: Schema.String, step: Schema.Int, value: WireMetricValue, timestamp: Schema.String })
 /** A stored metric as the service answers it. */
-export const MetricResponse = MetricRecord
+export type MetricResponse = typeof MetricResponse.Type
 
 /** The latest step of each of a job's metrics. */
-export const MetricsResponse = Schema.Array(MetricRecord)
+export const MetricsResponse = Schema.Array(MetricResponse)
 
-/** The body that sets a job's MLflow run id. */
+/** A job's parameter values by name, typed as the entrypoint's parameters coerce them (Dioptra's `/jobs/{id}/parameters`). */
+export const JobParametersResponse = Schema.Record(Schema.String, Schema.Json)
+
+/** One artifact a job loads, by artifact parameter name (Dioptra's `/jobs/{id}/artifactParameters`). */
+export const JobArtifactParameter = Schema.Struct({
+  artifact_id: ResourceId,
+  artifact_snapshot_id: ResourceId,
+  artifact_type: Schema.String,
+  artifact_uri: Schema.NullOr(Schema.String)
+})
+
+/** A job's artifact inputs by artifact parameter name. */
+export const JobArtifactParametersResponse = Schema.Record(Schema.String, JobArtifactParameter)
+
+/** The body that registers an artifact a job produced (`experiments.jobs.create_artifact`); `artifactType` is ours
+ * and defaults to `artifact`. */
+export const JobArtifactInput = Schema.Struct({
+  uri: Text(textLimits.text),
+  description: Schema.optionalKey(Description),
+  artifactType: Schema.optionalKey(Name)
+})
+
+/** The body that sets a job's MLflow run id: a UUID, dashed or as MLflow's 32 hex digits. */
 export const MlflowRunInput = Schema.Struct({ mlflowRunId: Text(textLimits.name) })
 
-/** A job's MLflow run id, null until set. */
+/** A job's MLflow run id (dashed, lower case), null until set. */
 export const MlflowRunResponse = Schema.Struct({ mlflowRunId: Schema.NullOr(Schema.String) })
 
 /** The answer to a deletion. */

@@ -6,15 +6,15 @@
 import { randomUUID } from "node:crypto"
 import { createServer, type Server } from "node:http"
 import type { Duplex } from "node:stream"
-import { malformedTexts, parseResourceId, textFlaw } from "@dispatch/jobs"
+import { malformedTexts, parseResourceId, textFlaw, type QueueBackend } from "@dispatch/jobs"
 // The module itself, not the package index, which would also load redis, ws and worker support at start-up.
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { ByteSize, Context, Effect, Exit, Fiber, Layer, Result, Scope } from "effect"
+import { ByteSize, Context, Effect, Exit, Fiber, Layer, Option, Result, Scope } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, HttpApiSwagger, OpenApi } from "effect/http-api"
 import { AdmittedRequest, apiPrefix, Authorization, DispatchApi } from "./Api.ts"
 import { isCanonicalId } from "./ApiSchemas.ts"
-import { authenticate, type Principal, type TokenEntry } from "./Auth.ts"
+import { authenticate, type Credential, type Principal, type TokenEntry } from "./Auth.ts"
 import { DatabaseError, uniqueViolation, type Database } from "./Database.ts"
 import { errorBody, refusalStatus } from "./ErrorBody.ts"
 import { answerOnce, type KeyedAnswer } from "./Idempotency.ts"
@@ -28,6 +28,8 @@ import { decodePart } from "./RequestDecoding.ts"
 import { parseRequestTarget } from "./RequestTarget.ts"
 import type { Route } from "./Route.ts"
 import { findRoute } from "./Router.ts"
+import { groupIdOf } from "./Groups.ts"
+import { sessionTokenOf, sessionUser } from "./Sessions.ts"
 import {
   BodyTooLarge,
   FieldTooLarge,
@@ -69,6 +71,12 @@ export interface ApiEnvironment {
   readonly limits?: AnswerLimits
   /** Whether the dispatcher runs, for `/readyz`; `off` when absent. */
   readonly dispatcher?: () => DispatcherState
+  /** Whether users may sign up (`POST /users`); off when absent. */
+  readonly signup?: boolean
+  /** The backend queues registered without one get (`--default-backend`). */
+  readonly defaultBackend?: QueueBackend
+  /** The group users who sign up join; `public` when absent. */
+  readonly signupGroup?: string
   /** Where one line per answered request goes, and in which format; no access log when absent. */
   readonly accessLog?: { readonly format: LogFormat; readonly write: (line: string) => void }
 }
@@ -104,7 +112,7 @@ const reportPrincipal = async (
   token: string,
   route: Route,
   params: Readonly<Record<string, string>>
-): Promise<Result.Result<Principal, Unauthenticated | Forbidden>> => {
+): Promise<Result.Result<Credential, Unauthenticated | Forbidden>> => {
   const job = env.reportSecret === undefined ? undefined : reportTokenJob(env.reportSecret, token)
   if (job === undefined) return Result.fail(new Unauthenticated({ reason: "the bearer token is not a valid job report token" }))
   const name = `job ${job} workload`
@@ -113,6 +121,30 @@ const reportPrincipal = async (
   return row === undefined
     ? Result.fail(new Unauthenticated({ reason: `job ${job} of the report token no longer exists` }))
     : Result.succeed({ name, group: row.grp, access: "write" })
+}
+
+/** The anonymous caller of an open endpoint (sign-up, login). */
+const anonymous: Credential = { name: "anonymous", group: "anonymous", access: "write" }
+
+// A bearer token wins over a session cookie, so automation is never mistaken for a browser's user.
+const credentialOf = async (
+  env: ApiEnvironment,
+  route: Route,
+  request: { readonly authorization: string | undefined; readonly cookie: string | undefined; readonly params: Readonly<Record<string, string>> }
+): Promise<Result.Result<Credential & { readonly userId?: number; readonly sessionToken?: string }, Unauthenticated | Forbidden>> => {
+  if (route.open) return Result.succeed(anonymous)
+  const token = bearerToken(request.authorization)
+  if (token !== undefined && isReportToken(token)) return reportPrincipal(env, token, route, request.params)
+  const session = request.authorization === undefined ? sessionTokenOf(request.cookie) : undefined
+  if (session === undefined) {
+    return request.authorization === undefined
+      ? Result.fail(new Unauthenticated({ reason: "no login session and no Authorization header; log in (POST /api/v1/auth/login) or send Authorization: Bearer <token>" }))
+      : authenticate(env.tokens, request.authorization)
+  }
+  const user = await sessionUser(env.db, session, env.now())
+  return user === undefined
+    ? Result.fail(new Unauthenticated({ reason: "the login session has expired or was ended; log in again" }))
+    : Result.succeed({ name: user.username, group: user.grp, access: "write", userId: user.id, sessionToken: session })
 }
 
 const parseBody = (text: string): Result.Result<unknown, Refusal> => {
@@ -132,6 +164,7 @@ const admit = async (
   route: Route,
   request: {
     readonly authorization: string | undefined
+    readonly cookie: string | undefined
     readonly contentType: string | undefined
     readonly idempotencyKey: string | undefined
     readonly pathname: string
@@ -140,20 +173,19 @@ const admit = async (
     readonly body: () => Promise<string>
   }
 ): Promise<Result.Result<AdmittedRequest["Service"], Refusal>> => {
-  const token = bearerToken(request.authorization)
-  const principal =
-    token !== undefined && isReportToken(token) ? await reportPrincipal(env, token, route, request.params) : authenticate(env.tokens, request.authorization)
+  const principal = await credentialOf(env, route, request)
   if (Result.isFailure(principal)) return Result.fail(refusal(principal.failure))
   if (route.writes && principal.success.access !== "write") {
     return Result.fail(refusal(new Forbidden({ principal: principal.success.name, action: `${route.method} ${route.path}` })))
   }
+  const who: Principal = route.open ? { ...principal.success, groupId: 0 } : { ...principal.success, groupId: await groupIdOf(env.db, principal.success.group) }
   const unknownId = badIds(route, request.params)
   if (unknownId.length > 0) return Result.fail(refusalOf(unknownId))
   if (route.body !== undefined && !isJsonContentType(request.contentType)) return Result.fail(refusal(new UnsupportedMediaType({ contentType: request.contentType ?? "" })))
-  const unreadable = [...unstorableText("path", request.params), ...unstorableText("query", Object.fromEntries(request.query))]
+  const unreadable = [...unstorableText("path", Object.entries(request.params)), ...unstorableText("query", [...request.query])]
   if (unreadable.length > 0) return Result.fail(refusalOf(unreadable))
   const params = decodePart(route.params, "path", request.params)
-  const query = route.query === undefined ? Result.succeed(undefined) : decodePart(route.query, "query", Object.fromEntries(request.query))
+  const query = route.query === undefined ? Result.succeed(undefined) : decodePart(route.query, "query", queryRecord(request.query))
   const limits = env.limits ?? defaultLimits
   const keyed = request.idempotencyKey !== undefined && route.keyed
   const text = route.body === undefined && !keyed ? "" : await request.body()
@@ -171,7 +203,7 @@ const admit = async (
   const problems = [...problemsOf(params), ...problemsOf(query), ...problemsOf(decodedBody), ...(key !== undefined && Result.isFailure(key) ? [key.failure] : [])]
   if (problems.length > 0 || Result.isFailure(params) || Result.isFailure(query) || Result.isFailure(decodedBody)) return Result.fail(refusalOf(problems))
   const once = key === undefined || Result.isFailure(key) ? undefined : { key: key.success, path: request.pathname, body: text }
-  return Result.succeed({ principal: principal.success, params: params.success, query: query.success, body: decodedBody.success, ...(once === undefined ? {} : { once }) })
+  return Result.succeed({ principal: who, params: params.success, query: query.success, body: decodedBody.success, ...(once === undefined ? {} : { once }) })
 }
 
 /** Path ids that cannot name a resource: one that is not a canonical decimal (`01`, `0x10`, `1.0`, `1e0`, ` 1`,
@@ -188,11 +220,19 @@ const badIds = (route: Route, params: Readonly<Record<string, string>>): Readonl
 
 // Path and query strings are used in queries as they are: text the database cannot hold (NUL, an unpaired
 // surrogate) is refused here, naming the parameter, as body fields are before decoding.
-const unstorableText = (part: "path" | "query", values: Readonly<Record<string, string>>): ReadonlyArray<InvalidRequest> =>
-  Object.entries(values).flatMap(([name, value]) => {
+const unstorableText = (part: "path" | "query", values: ReadonlyArray<readonly [string, string]>): ReadonlyArray<InvalidRequest> =>
+  values.flatMap(([name, value]) => {
     const flaw = textFlaw(value)
     return flaw === undefined ? [] : [new InvalidRequest({ part, path: name, detail: `${flaw}, which no stored text can hold` })]
   })
+
+// A parameter given more than once (`?severity=ERROR&severity=INFO`, as Python's requests sends a list) is a list,
+// as the declared API's own decoding reads it; a schema that takes one value refuses a list.
+const queryRecord = (query: URLSearchParams): Readonly<Record<string, string | ReadonlyArray<string>>> =>
+  Object.fromEntries([...new Set(query.keys())].map((name) => {
+    const values = query.getAll(name)
+    return [name, values.length === 1 ? (values[0] ?? "") : values]
+  }))
 
 class BodyRefused extends Error {}
 
@@ -217,6 +257,7 @@ const authorizationLayer = (env: () => ApiEnvironment) => {
           try: () =>
             admit(env(), route, {
               authorization: request.headers["authorization"],
+              cookie: request.headers["cookie"],
               contentType: request.headers["content-type"],
               idempotencyKey: request.headers[idempotencyHeader],
               pathname: Result.isSuccess(target) ? target.success.pathname : request.url,
@@ -241,7 +282,9 @@ const authorizationLayer = (env: () => ApiEnvironment) => {
 const runRoute = (env: () => ApiEnvironment, route: Route) =>
   Effect.gen(function* () {
     const { once, ...admitted } = yield* AdmittedRequest
+    const request = yield* HttpServerRequest.HttpServerRequest
     const current = env()
+    const cookies: Array<string> = []
     const answer = async (db: Database): Promise<KeyedAnswer> => {
       const result = await route.handle({
         ...admitted,
@@ -249,8 +292,14 @@ const runRoute = (env: () => ApiEnvironment, route: Route) =>
         now: current.now,
         control: current.control?.(),
         limits: current.limits ?? defaultLimits,
+        signup: current.signup ?? false,
+        signupGroup: current.signupGroup ?? "public",
+        defaultBackend: current.defaultBackend,
+        client: Option.getOrElse(request.remoteAddress, () => "unknown"),
+        setCookie: (value) => void cookies.push(value),
         link: (linkPath, query = {}) => {
-          const search = new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)])).toString()
+          const pairs = Object.entries(query).flatMap(([k, v]): Array<[string, string]> => (typeof v === "object" ? v.map((one) => [k, one]) : [[k, String(v)]]))
+          const search = new URLSearchParams(pairs).toString()
           return `${current.baseUrl}${apiPrefix}${linkPath}${search === "" ? "" : `?${search}`}`
         }
       })
@@ -266,7 +315,9 @@ const runRoute = (env: () => ApiEnvironment, route: Route) =>
       },
       catch: (cause) => cause
     }).pipe(Effect.result)
-    return Result.isFailure(answered) ? refused(failureOf(answered.failure)) : jsonAnswer(answered.success.status, answered.success.body)
+    if (Result.isFailure(answered)) return refused(failureOf(answered.failure))
+    const response = jsonAnswer(answered.success.status, answered.success.body)
+    return cookies.length === 0 ? response : HttpServerResponse.setHeader(response, "set-cookie", cookies.join(", "))
   })
 
 /** Every declared group implemented by its routes: payloads are decoded by the Authorization middleware. */

@@ -2,20 +2,28 @@ import { createHash, timingSafeEqual } from "node:crypto"
 import { Result, Schema } from "effect"
 import { Unauthenticated } from "./ServiceProblem.ts"
 
-/** Who a request acts as: a user or a whole group's token, the group it sees, and whether it may write. */
-export const Principal = Schema.Struct({
+/** Who a credential stands for: a user or a whole group's token, the group it sees, and whether it may write. */
+export const Credential = Schema.Struct({
   name: Schema.NonEmptyString,
   group: Schema.NonEmptyString,
   access: Schema.Literals(["write", "read"])
 })
-/** Who a request acts as. */
-export type Principal = typeof Principal.Type
+/** Who a credential stands for. */
+export type Credential = typeof Credential.Type
+
+/** Who a request acts as: its credential, the integer id of its group, and its user's id when a user logged in. */
+export interface Principal extends Credential {
+  readonly groupId: number
+  readonly userId?: number
+  /** The session token a logged-in user's request carried (so logout can end it). */
+  readonly sessionToken?: string
+}
 
 const hashFormat = /^sha256:([0-9a-f]{32,}):([0-9a-f]{64})$/
 
 /** A configured token: the principal it stands for and the token's salted hash (`sha256:<salt>:<digest>`). */
 export const TokenEntry = Schema.Struct({
-  ...Principal.fields,
+  ...Credential.fields,
   tokenHash: Schema.String.check(Schema.isPattern(hashFormat))
 })
 /** A configured token. */
@@ -41,7 +49,7 @@ export const tokenMatches = (token: string, tokenHash: string): boolean => {
 const bearer = /^Bearer\s+(\S+)\s*$/i
 
 /** The principal an Authorization header stands for, or why it stands for none. */
-export const authenticate = (tokens: ReadonlyArray<TokenEntry>, authorization: string | undefined): Result.Result<Principal, Unauthenticated> => {
+export const authenticate = (tokens: ReadonlyArray<TokenEntry>, authorization: string | undefined): Result.Result<Credential, Unauthenticated> => {
   if (authorization === undefined) return Result.fail(new Unauthenticated({ reason: "no Authorization header; send Authorization: Bearer <token>" }))
   const match = bearer.exec(authorization)
   if (match === null) return Result.fail(new Unauthenticated({ reason: "the Authorization header is not Bearer <token>" }))

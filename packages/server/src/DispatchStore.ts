@@ -44,7 +44,7 @@ export const readGate = async (sql: Sql, queue: number): Promise<GateRow | undef
 export const queuesToProve = (sql: Sql, all: boolean, before: number) =>
   sql.query<QueueToProve>(
     `select q.id, q.backend from queues q left join queue_gates g on g.queue = q.id
-     where $1 or g.queue is null or (g.state <> 'open' and g.checked_at <= $2) order by q.id`,
+     where q.backend is not null and ($1 or g.queue is null or (g.state <> 'open' and g.checked_at <= $2)) order by q.id`,
     [all, before]
   )
 
@@ -203,7 +203,7 @@ export const setDispatchState = async (sql: Sql, id: number, state: JobDispatch[
 /** The stored backend config of queues, by id, whatever their group (the dispatcher serves every group). */
 export const queueConfigs = async (sql: Sql, ids: ReadonlyArray<number>): Promise<ReadonlyMap<number, unknown>> => {
   if (ids.length === 0) return new Map()
-  const rows = await sql.query<{ id: number; backend: { config: unknown } }>(`select id, backend from queues where id = any($1::int[])`, [[...ids]])
+  const rows = await sql.query<{ id: number; backend: { config: unknown } }>(`select id, backend from queues where id = any($1::int[]) and backend is not null`, [[...ids]])
   return new Map(rows.map((r) => [r.id, r.backend.config]))
 }
 

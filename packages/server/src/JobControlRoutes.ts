@@ -1,10 +1,12 @@
 import type { AcceptedJob, JobStatus } from "@dispatch/jobs"
 import { Result, Schema } from "effect"
-import { IdParam, JobResponse } from "./ApiSchemas.ts"
+import { IdParam, type JobResponse } from "./ApiSchemas.ts"
 import type { Sql } from "./Database.ts"
 import { lockActiveJob, setDispatchState, type ActiveJob } from "./DispatchStore.ts"
 import { insertJob, readJob, updateJobStatus } from "./JobStore.ts"
 import { JobsGroup } from "./Api.ts"
+import { ownerOf } from "./JobRoutes.ts"
+import { jobWire } from "./JobWire.ts"
 import { route, type RequestContext } from "./Route.ts"
 import { ClusterActionFailed, JobNotControllable, refusal, ResourceNotFound, type Refusal } from "./ServiceProblem.ts"
 
@@ -23,7 +25,7 @@ const lockedJob = async (sql: Sql, group: string, id: number): Promise<ActiveJob
 
 const answer = async (context: Context): Promise<Result.Result<JobResponse, Refusal>> => {
   const job = await readJob(context.db, context.principal.group, context.params.id)
-  return job === undefined ? Result.fail(notFound(context.params.id)) : Result.succeed(job)
+  return job === undefined ? Result.fail(notFound(context.params.id)) : Result.succeed(jobWire(job, context.link))
 }
 
 /** What a hold or release decides on the locked job: a refusal, done (written already), or a cluster action to
@@ -117,13 +119,15 @@ export const jobControlRoutes = [
       })
   }),
   route(JobsGroup, "rerun", {
-    handle: ({ db, principal, params, now }) =>
+    handle: ({ db, principal, params, now, link }) =>
       db.transaction(async (sql) => {
-        const job = await readJob(sql, principal.group, params.id)
+        const job = (await readJob(sql, principal.group, params.id))?.job
         if (job === undefined) return Result.fail(notFound(params.id))
         // A stored job carries every field of the request it was accepted from, frozen at creation.
         const accepted: AcceptedJob = job
-        return Result.succeed(await insertJob(sql, { group: principal.group, user: principal.name }, accepted, now(), job.id))
+        const id = await insertJob(sql, ownerOf(principal), accepted, now(), job.id)
+        const created = await readJob(sql, principal.group, id)
+        return created === undefined ? Result.fail(notFound(id)) : Result.succeed(jobWire(created, link))
       })
   })
 ]

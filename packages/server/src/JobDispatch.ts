@@ -37,11 +37,12 @@ export const recordedError = (error: StartError) => ({
 // The request is made once, by the first claim, and kept: every later attempt, in any process, starts the same
 // TrainJob (same JobID, same env), so a retried Start adopts what an earlier one created instead of making another.
 const prepare = async (context: DispatchContext, claimed: ClaimedJob): Promise<Result.Result<Prepared, string>> => {
-  const job = await readJob(context.db, claimed.group, claimed.id)
+  const job = (await readJob(context.db, claimed.group, claimed.id))?.job
   if (job === undefined) return Result.fail(`job ${claimed.id} no longer exists`)
   const queue = await readQueue(context.db, claimed.group, job.queue)
   const entrypoint = await readEntrypoint(context.db, claimed.group, job.entrypoint)
   if (queue === undefined || entrypoint === undefined) return Result.fail(`the job's queue ${job.queue} or entrypoint ${job.entrypoint} no longer exists`)
+  if (queue.backend === undefined) return Result.fail(`queue ${queue.id} has no backend`)
   const backend = backendOf(queue.backend.config, await readGate(context.db, queue.id))
   if (Result.isFailure(backend)) return Result.fail(`queue ${queue.id}'s config does not decode: ${backend.failure.join("; ")}`)
   let request = claimed.startRequest as StartRequest | null

@@ -1,11 +1,23 @@
-import { catalogOf, recordMetric, setMlflowRunId, stampLog, transition, validateJobRequest } from "@dispatch/jobs"
+import {
+  catalogOf,
+  recordMetric,
+  setMlflowRunId,
+  stampLog,
+  transition,
+  wireMetricValue,
+  validateJobRequest
+} from "@dispatch/jobs"
 import { Result } from "effect"
-import { JobResponse, metricNumber, StatusResponse } from "./ApiSchemas.ts"
+import type { InvalidSearch } from "@dispatch/jobs"
+import { metricNumber, type StatusResponse, type StoredJob } from "./ApiSchemas.ts"
+import type { Principal } from "./Auth.ts"
 import type { Sql } from "./Database.ts"
 import {
+  artifactsOf,
   deleteJob,
   insertJob,
   insertLogs,
+  insertMetric,
   jobWithMlflowRun,
   latestMetrics,
   listJobs,
@@ -14,17 +26,17 @@ import {
   readLogs,
   statusHistory,
   updateJobStatus,
-  updateMlflowRun,
-  upsertMetric
+  updateMlflowRun
 } from "./JobStore.ts"
 import { listPage } from "./ListPage.ts"
-import { sortableQuery } from "./Paging.ts"
-import { loadCatalogRows, readExperiment } from "./ResourceStore.ts"
-import { JobsGroup } from "./Api.ts"
-import { route, type RequestContext } from "./Route.ts"
+import type { PageQuery, Page } from "./Paging.ts"
+import { isTrue } from "./DioptraPaging.ts"
+import { jobWire, type NamedJob } from "./JobWire.ts"
+import { insertArtifact, loadCatalogRows, readArtifact, readExperiment } from "./ResourceStore.ts"
+import { JobListQuery, JobsGroup } from "./Api.ts"
+import { route, type QueryValue, type RequestContext } from "./Route.ts"
 import { AlreadyExists, refusal, refusalOf, ResourceNotFound, type Refusal } from "./ServiceProblem.ts"
 
-const JobListQuery = sortableQuery(["id", "createdOn", "lastModifiedOn", "status", "description"] as const)
 
 const jobNotFound = (id: number) => refusal(new ResourceNotFound({ resource: "job", id: String(id) }))
 
@@ -33,14 +45,58 @@ const withJob = async <A>(
   sql: Sql,
   group: string,
   id: number,
-  body: (job: JobResponse) => Promise<Result.Result<A, Refusal>>,
+  body: (job: StoredJob, named: NamedJob) => Promise<Result.Result<A, Refusal>>,
   lock = false
 ): Promise<Result.Result<A, Refusal>> => {
-  const job = await readJob(sql, group, id, lock)
-  return job === undefined ? Result.fail(jobNotFound(id)) : body(job)
+  const named = await readJob(sql, group, id, lock)
+  return named === undefined ? Result.fail(jobNotFound(id)) : body(named.job, named)
 }
 
-const statusOf = async (sql: Sql, job: JobResponse): Promise<StatusResponse> => ({
+// A job named under an experiment it is not in is as missing as a job that does not exist, as upstream answers.
+const withExperimentJob = <A>(
+  sql: Sql,
+  group: string,
+  params: { readonly experimentId: number; readonly jobId: number },
+  body: (job: StoredJob, named: NamedJob) => Promise<Result.Result<A, Refusal>>,
+  lock = false
+): Promise<Result.Result<A, Refusal>> =>
+  withJob(sql, group, params.jobId, (job, named) => (job.experiment === params.experimentId ? body(job, named) : Promise.resolve(Result.fail(jobNotFound(params.jobId)))), lock)
+
+// A list refused for its search answers the refusal instead of a page.
+const searchedPage = async <A>(
+  context: RequestContext<unknown, PageQuery & Readonly<Record<string, QueryValue | undefined>>, unknown>,
+  path: string,
+  read: (offset: number, limit: number) => Promise<Result.Result<{ readonly items: ReadonlyArray<A>; readonly total: number }, InvalidSearch>>
+): Promise<Result.Result<Page<A>, Refusal>> => {
+  let refused: InvalidSearch | undefined
+  const listed = await listPage(context, path, async (offset, limit) => {
+    const read_ = await read(offset, limit)
+    if (Result.isSuccess(read_)) return read_.success
+    refused = read_.failure
+    return { items: [], total: 0 }
+  })
+  return refused === undefined ? Result.succeed(listed) : Result.fail(refusal(refused))
+}
+
+/** The owner a new job records: the caller's group and name, and its user id when a user logged in. */
+export const ownerOf = (principal: Principal) => ({ group: principal.group, user: principal.name, ...(principal.userId === undefined ? {} : { userId: principal.userId }) })
+
+const removeJob = async (db: Sql, group: string, id: number, at: string) =>
+  (await deleteJob(db, group, id, at)) ? Result.succeed({ status: "Success" as const, id: [id] }) : Result.fail(jobNotFound(id))
+
+// The run id is kept canonical (dashed, lower case), so uniqueness holds across MLflow's and Python's spellings.
+const setRunId = (sql: Sql, group: string, job: StoredJob, runId: string, at: string) => {
+  const updated = setMlflowRunId(job, runId, at)
+  if (Result.isFailure(updated)) return Promise.resolve(Result.fail(refusal(updated.failure)))
+  const canonical = updated.success.mlflowRunId ?? runId
+  return jobWithMlflowRun(sql, group, canonical).then(async (holder) => {
+    if (holder !== undefined) return Result.fail(refusal(new AlreadyExists({ resource: "job", field: "mlflowRunId", value: canonical })))
+    await updateMlflowRun(sql, job.id, canonical, updated.success.lastModifiedOn)
+    return Result.succeed({ mlflowRunId: canonical })
+  })
+}
+
+const statusOf = async (sql: Sql, job: StoredJob): Promise<StatusResponse> => ({
   id: job.id,
   status: job.status,
   history: await statusHistory(sql, job.id)
@@ -49,73 +105,116 @@ const statusOf = async (sql: Sql, job: JobResponse): Promise<StatusResponse> => 
 type JobListContext = RequestContext<unknown, typeof JobListQuery.Type, unknown>
 
 const jobPage = (context: JobListContext, path: string, experiment?: number) =>
-  listPage(context, path, async (offset, limit) => {
-    const { jobs, total } = await listJobs(context.db, {
+  searchedPage(context, path, async (offset, limit) => {
+    const listed = await listJobs(context.db, {
       group: context.principal.group,
       ...(experiment === undefined ? {} : { experiment }),
       ...(context.query.search === undefined ? {} : { search: context.query.search }),
       sortBy: context.query.sortBy ?? "id",
-      descending: context.query.descending === "true",
+      descending: isTrue(context.query.descending),
       offset,
       limit
     })
-    return { items: jobs, total }
+    return Result.map(listed, ({ jobs, total }) => ({ items: jobs.map((named) => jobWire(named, context.link)), total }))
   })
 
 /** Dioptra's job endpoints. */
 export const jobRoutes = [
   route(JobsGroup, "create", {
-    // Two round trips and no transaction: a transaction at READ COMMITTED would hold nothing between the catalog read
-    // and the insert either, and the insert answers the job as stored.
-    handle: async ({ principal, params, body, db, now }) => {
-      const rows = await loadCatalogRows(db, principal.group, {
-        experiment: params.id,
-        entrypoint: body.entrypoint,
-        queue: body.queue,
-        artifacts: Object.values(body.artifactValues ?? {}).map((ref) => ref.id)
+    handle: ({ principal, params, body, db, now, link }) =>
+      db.transaction(async (sql) => {
+        const rows = await loadCatalogRows(sql, principal.group, {
+          experiment: params.id,
+          entrypoint: body.entrypoint,
+          queue: body.queue,
+          artifacts: Object.values(body.artifactValues ?? {}).map((ref) => ref.id)
+        })
+        const catalog = catalogOf({
+          experiments: rows.experiment === undefined ? [] : [rows.experiment],
+          entrypoints: rows.entrypoint === undefined ? [] : [rows.entrypoint],
+          queues: rows.queue === undefined ? [] : [rows.queue],
+          artifacts: rows.artifacts
+        })
+        const accepted = validateJobRequest(params.id, body, catalog)
+        if (Result.isFailure(accepted)) return Result.fail(refusalOf(accepted.failure.problems))
+        const id = await insertJob(sql, ownerOf(principal), accepted.success, now())
+        const job = await readJob(sql, principal.group, id)
+        return job === undefined ? Result.fail(jobNotFound(id)) : Result.succeed(jobWire(job, link))
       })
-      const catalog = catalogOf({
-        experiments: rows.experiment === undefined ? [] : [rows.experiment],
-        entrypoints: rows.entrypoint === undefined ? [] : [rows.entrypoint],
-        queues: rows.queue === undefined ? [] : [rows.queue],
-        artifacts: rows.artifacts
-      })
-      const accepted = validateJobRequest(params.id, body, catalog)
-      if (Result.isFailure(accepted)) return Result.fail(refusalOf(accepted.failure.problems))
-      return Result.succeed(await insertJob(db, { group: principal.group, user: principal.name }, accepted.success, now()))
-    }
   }),
   route(JobsGroup, "list", {
-    handle: async (context) => Result.succeed(await jobPage(context, "/jobs"))
+    handle: (context) => jobPage(context, "/jobs")
   }),
   route(JobsGroup, "listInExperiment", {
     handle: async (context) => {
       const experiment = await readExperiment(context.db, context.principal.group, context.params.id)
       if (experiment === undefined) return Result.fail(refusal(new ResourceNotFound({ resource: "experiment", id: String(context.params.id) })))
-      return Result.succeed(await jobPage(context, `/experiments/${context.params.id}/jobs`, context.params.id))
+      return jobPage(context, `/experiments/${context.params.id}/jobs`, context.params.id)
     }
   }),
   route(JobsGroup, "read", {
-    handle: ({ principal, params, db }) => withJob(db, principal.group, params.id, async (job) => Result.succeed(job))
+    handle: ({ principal, params, db, link }) => withJob(db, principal.group, params.id, async (_, named) => Result.succeed(jobWire(named, link)))
+  }),
+  route(JobsGroup, "readInExperiment", {
+    handle: ({ principal, params, db, link }) => withExperimentJob(db, principal.group, params, async (_, named) => Result.succeed(jobWire(named, link)))
   }),
   route(JobsGroup, "delete", {
-    handle: async ({ principal, params, db, now }) =>
-      (await deleteJob(db, principal.group, params.id, now()))
-        ? Result.succeed({ status: "Success" as const, id: [params.id] })
-        : Result.fail(jobNotFound(params.id))
+    handle: ({ principal, params, db, now }) => removeJob(db, principal.group, params.id, now())
+  }),
+  route(JobsGroup, "deleteInExperiment", {
+    handle: ({ principal, params, db, now }) =>
+      db.transaction((sql) => withExperimentJob(sql, principal.group, params, (job) => removeJob(sql, principal.group, job.id, now()), true))
+  }),
+  route(JobsGroup, "parameters", {
+    handle: ({ principal, params, db }) => withJob(db, principal.group, params.id, async (job) => Result.succeed(job.values))
+  }),
+  route(JobsGroup, "artifactParameters", {
+    handle: ({ principal, params, db }) =>
+      withJob(db, principal.group, params.id, async (job) => {
+        const artifacts = await artifactsOf(db, principal.group, Object.values(job.artifactValues).map((ref) => ref.id))
+        return Result.succeed(
+          Object.fromEntries(
+            Object.entries(job.artifactValues).map(([name, ref]) => [
+              name,
+              {
+                artifact_id: ref.id,
+                artifact_snapshot_id: ref.snapshotId,
+                artifact_type: artifacts.get(ref.id)?.artifactType ?? "",
+                artifact_uri: artifacts.get(ref.id)?.uri ?? null
+              }
+            ])
+          )
+        )
+      })
+  }),
+  route(JobsGroup, "createArtifact", {
+    handle: ({ principal, params, body, db, now }) =>
+      db.transaction((sql) =>
+        withExperimentJob(sql, principal.group, params, async (job) => {
+          const id = await insertArtifact(sql, principal.group, body.artifactType ?? "artifact", now(), {
+            job: job.id,
+            uri: body.uri,
+            ...(body.description === undefined ? {} : { description: body.description })
+          })
+          const artifact = await readArtifact(sql, principal.group, id)
+          return artifact === undefined ? Result.fail(refusal(new ResourceNotFound({ resource: "artifact", id: String(id) }))) : Result.succeed(artifact)
+        })
+      )
   }),
   route(JobsGroup, "status", {
     handle: ({ principal, params, db }) => withJob(db, principal.group, params.id, async (job) => Result.succeed(await statusOf(db, job)))
   }),
+  route(JobsGroup, "statusInExperiment", {
+    handle: ({ principal, params, db }) => withExperimentJob(db, principal.group, params, async (job) => Result.succeed(await statusOf(db, job)))
+  }),
   route(JobsGroup, "setStatus", {
     handle: ({ principal, params, body, db, now }) =>
       db.transaction((sql) =>
-        withJob(
+        withExperimentJob(
           sql,
           principal.group,
-          params.jobId,
+          params,
           async (job) => {
-            if (job.experiment !== params.experimentId) return Result.fail(jobNotFound(params.jobId))
             const next = transition(job.status, body.status)
             if (Result.isFailure(next)) return Result.fail(refusal(next.failure))
             await updateJobStatus(sql, job.id, next.success, now())
@@ -127,13 +226,20 @@ export const jobRoutes = [
   }),
   route(JobsGroup, "log", {
     handle: (context) =>
-      withJob(context.db, context.principal.group, context.params.id, async (job) =>
-        Result.succeed(
-          await listPage(context, `/jobs/${job.id}/log`, async (offset, limit) => {
-            const { records, total } = await readLogs(context.db, job.id, offset, limit)
-            return { items: records, total }
+      withJob(context.db, context.principal.group, context.params.id, (job) =>
+        searchedPage(context, `/jobs/${job.id}/log`, async (offset, limit) => {
+          const { severity, sortBy, search } = context.query
+          const read = await readLogs(context.db, {
+            job: job.id,
+            ...(severity === undefined ? {} : { severities: typeof severity === "string" ? [severity] : severity }),
+            ...(sortBy === undefined ? {} : { sortBy }),
+            ...(search === undefined ? {} : { search }),
+            descending: isTrue(context.query.descending),
+            offset,
+            limit
           })
-        )
+          return Result.map(read, ({ records, total }) => ({ items: records, total }))
+        })
       )
   }),
   route(JobsGroup, "appendLog", {
@@ -142,7 +248,7 @@ export const jobRoutes = [
       db.transaction((sql) =>
         withJob(sql, principal.group, params.id, async (job) => {
           const at = now()
-          const records = body.logs.map((input) => stampLog(job.id, input, at))
+          const records = body.data.map((input) => stampLog(job.id, input, at))
           await insertLogs(sql, records)
           return Result.succeed(records)
         })
@@ -155,10 +261,14 @@ export const jobRoutes = [
     reports: true,
     handle: ({ principal, params, body, db, now }) =>
       withJob(db, principal.group, params.id, async (job) => {
-        const record = recordMetric(job.id, { name: body.name, step: body.step ?? 0, value: metricNumber(body.value) }, now())
+        const record = recordMetric(
+          job.id,
+          { name: body.name, step: body.step ?? 0, value: metricNumber(body.value), ...(body.timestamp === undefined ? {} : { timestamp: body.timestamp }) },
+          now()
+        )
         if (Result.isFailure(record)) return Result.fail(refusalOf(record.failure.problems))
-        await upsertMetric(db, record.success)
-        return Result.succeed(record.success)
+        await insertMetric(db, record.success)
+        return Result.succeed({ ...record.success, value: wireMetricValue(record.success) })
       })
   }),
   route(JobsGroup, "metricSnapshots", {
@@ -180,22 +290,15 @@ export const jobRoutes = [
   route(JobsGroup, "setMlflowRun", {
     handle: ({ principal, params, body, db, now }) =>
       db.transaction((sql) =>
-        withJob(
-          sql,
-          principal.group,
-          params.id,
-          async (job) => {
-            // UUIDs compare case-insensitively, so the stored form is lower case and uniqueness holds across spellings.
-            const runId = body.mlflowRunId.toLowerCase()
-            const updated = setMlflowRunId(job, runId, now())
-            if (Result.isFailure(updated)) return Result.fail(refusal(updated.failure))
-            const holder = await jobWithMlflowRun(sql, principal.group, runId)
-            if (holder !== undefined) return Result.fail(refusal(new AlreadyExists({ resource: "job", field: "mlflowRunId", value: runId })))
-            await updateMlflowRun(sql, job.id, runId, updated.success.lastModifiedOn)
-            return Result.succeed({ mlflowRunId: runId })
-          },
-          true
-        )
+        withJob(sql, principal.group, params.id, (job) => setRunId(sql, principal.group, job, body.mlflowRunId, now()), true)
       )
+  }),
+  route(JobsGroup, "mlflowRunInExperiment", {
+    handle: ({ principal, params, db }) =>
+      withExperimentJob(db, principal.group, params, async (job) => Result.succeed({ mlflowRunId: job.mlflowRunId ?? null }))
+  }),
+  route(JobsGroup, "setMlflowRunInExperiment", {
+    handle: ({ principal, params, body, db, now }) =>
+      db.transaction((sql) => withExperimentJob(sql, principal.group, params, (job) => setRunId(sql, principal.group, job, body.mlflowRunId, now()), true))
   })
 ]

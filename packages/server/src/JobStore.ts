@@ -1,10 +1,19 @@
-import { formatTimeout, type AcceptedJob, type JobStatus, type LogRecord, type MetricRecord } from "@dispatch/jobs"
-import type { JobDispatch, JobResponse, TrainJobRef } from "./ApiSchemas.ts"
-import { DatabaseError, type Sql } from "./Database.ts"
+import { Result } from "effect"
+import { formatTimeout, NoBackend, wireMetricValue, type InvalidSearch, type AcceptedJob, type JobStatus, type LogRecord, type MetricRecord, type Severity } from "@dispatch/jobs"
+import type { JobDispatch, MetricResponse, StoredJob, TrainJobRef } from "./ApiSchemas.ts"
+import type { Sql } from "./Database.ts"
+import { searchCondition } from "./DioptraPaging.ts"
+import type { NamedJob } from "./JobWire.ts"
 
 // Every query takes the caller's group and skips deleted jobs: both answer exactly like a missing job.
 
-interface JobRow extends Omit<JobResponse, "timeout" | "mlflowRunId" | "artifacts" | "dispatch"> {
+interface JobRow extends Omit<StoredJob, "timeout" | "mlflowRunId" | "dispatch"> {
+  readonly experimentName: string
+  readonly entrypointName: string
+  readonly queueName: string
+  readonly groupId: number
+  readonly userId: number | null
+  readonly timeout: string | null
   readonly mlflowRunId: string | null
   readonly dispatchState: JobDispatch["state"]
   readonly dispatchReason: string | null
@@ -14,28 +23,34 @@ interface JobRow extends Omit<JobResponse, "timeout" | "mlflowRunId" | "artifact
   readonly rerunOf: number | null
   readonly gateState: string | null
   readonly gateReason: string | null
+  readonly queueHasBackend: boolean
 }
 
 const jobColumns = `j.id, j.grp as "group", j.username as "user", j.experiment, j.entrypoint,
   j.entrypoint_snapshot as "entrypointSnapshot", j.queue, j.parameter_values as "values", j.artifact_values as "artifactValues",
-  j.swaps, j.timeout_seconds as "timeoutSeconds", j.description, j.status, j.created_on as "createdOn",
+  j.swaps, j.timeout_seconds as "timeoutSeconds", j.timeout, j.description, j.status, j.created_on as "createdOn",
   j.last_modified_on as "lastModifiedOn", j.mlflow_run_id as "mlflowRunId", j.dispatch_state as "dispatchState",
   j.dispatch_reason as "dispatchReason", j.trainjob as "trainJob", j.last_error as "lastError", j.attempts, j.rerun_of as "rerunOf",
-  g.state as "gateState", g.reason as "gateReason"`
+  g.state as "gateState", g.reason as "gateReason", q.backend is not null as "queueHasBackend",
+  coalesce((select jsonb_agg(a.id order by a.id) from artifacts a where a.job = j.id), '[]'::jsonb) as artifacts,
+  e.name as "experimentName", ep.name as "entrypointName", q.name as "queueName", gr.id as "groupId", j.user_id as "userId"`
 
 // The queue's gate is joined in, so a job waiting on a queue that is not open says why at every read.
-const jobTables = `jobs j left join queue_gates g on g.queue = j.queue`
+const jobTables = `jobs j left join queue_gates g on g.queue = j.queue join experiments e on e.id = j.experiment
+  join entrypoints ep on ep.id = j.entrypoint join queues q on q.id = j.queue join groups gr on gr.name = j.grp`
 
 // A pending job says why it waits: its last error if it has one, else its queue's gate when that is not open.
 const waitingReason = (row: JobRow): string | undefined => {
   if (row.dispatchReason !== null) return row.dispatchReason
   if (row.dispatchState !== "pending" || row.status !== "queued") return undefined
+  if (!row.queueHasBackend) return new NoBackend({ queue: row.queue }).message
   if (row.gateState === null) return `queue ${row.queue}'s backend has not been proven yet`
   return row.gateState === "open" ? undefined : `queue ${row.queue} is not open (${row.gateState}): ${row.gateReason ?? ""}`
 }
 
-const jobOf = (row: JobRow): JobResponse => {
-  const { mlflowRunId, dispatchState, dispatchReason: _, trainJob, lastError, attempts, rerunOf, gateState: _s, gateReason: _r, ...rest } = row
+const jobOf = (row: JobRow): NamedJob => {
+  const { mlflowRunId, dispatchState, dispatchReason: _, trainJob, lastError, attempts, rerunOf, gateState: _s, gateReason: _r, queueHasBackend: _b, ...withNames } = row
+  const { experimentName, entrypointName, queueName, groupId, userId, ...rest } = withNames
   const timeoutSeconds = Number(row.timeoutSeconds)
   const reason = waitingReason(row)
   const dispatch: JobDispatch = {
@@ -46,25 +61,30 @@ const jobOf = (row: JobRow): JobResponse => {
     ...(lastError === null ? {} : { error: lastError }),
     ...(rerunOf === null ? {} : { rerunOf })
   }
-  return { ...rest, timeoutSeconds, timeout: formatTimeout(timeoutSeconds), artifacts: [], ...(mlflowRunId === null ? {} : { mlflowRunId }), dispatch }
+  // A job made before timeouts were kept as given answers its seconds in shorthand.
+  const timeout = row.timeout ?? formatTimeout(timeoutSeconds)
+  return {
+    job: { ...rest, timeoutSeconds, timeout, ...(mlflowRunId === null ? {} : { mlflowRunId }), dispatch },
+    names: { experiment: experimentName, entrypoint: entrypointName, queue: queueName, groupId, userId }
+  }
 }
 
-/** Inserts a new queued job and the first entry of its status history, and answers the job as a read would, in one
- * statement (one round trip). `rerunOf` names the job it re-runs. */
+/** Inserts a new queued job and the first entry of its status history, in one statement (one round trip); returns
+ * its id. `rerunOf` names the job it re-runs. */
 export const insertJob = async (
   sql: Sql,
-  owner: { readonly group: string; readonly user: string },
+  owner: { readonly group: string; readonly user: string; readonly userId?: number },
   job: AcceptedJob,
   at: string,
   rerunOf?: number
-): Promise<JobResponse> => {
-  const [row] = await sql.query<JobRow>(
-    `with j as (
+): Promise<number> => {
+  const [row] = await sql.query<{ id: number }>(
+    `with job as (
        insert into jobs (grp, username, experiment, entrypoint, entrypoint_snapshot, queue, parameter_values, artifact_values, swaps,
-         timeout_seconds, description, status, created_on, last_modified_on, rerun_of)
-       values ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9::jsonb, $10, $11, 'queued', $12, $12, $13) returning *),
-     history as (insert into job_status_history (job, status, changed_on) select id, 'queued', $12 from j)
-     select ${jobColumns} from j left join queue_gates g on g.queue = j.queue`,
+         timeout_seconds, timeout, description, status, created_on, last_modified_on, rerun_of, user_id)
+       values ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9::jsonb, $10, $14, $11, 'queued', $12, $12, $13, $15) returning id),
+     history as (insert into job_status_history (job, status, changed_on) select id, 'queued', $12 from job)
+     select id from job`,
     [
       owner.group,
       owner.user,
@@ -78,15 +98,16 @@ export const insertJob = async (
       job.timeoutSeconds,
       job.description,
       at,
-      rerunOf ?? null
+      rerunOf ?? null,
+      job.timeout,
+      owner.userId ?? null
     ]
   )
-  if (row === undefined) throw new DatabaseError({ operation: "insert job", reason: "the insert returned no row" })
-  return jobOf(row)
+  return row?.id ?? 0
 }
 
 /** Reads one job of a group; `lock` holds its row until the transaction ends, for read-modify-write. */
-export const readJob = async (sql: Sql, group: string, id: number, lock = false): Promise<JobResponse | undefined> => {
+export const readJob = async (sql: Sql, group: string, id: number, lock = false): Promise<NamedJob | undefined> => {
   const rows = await sql.query<JobRow>(
     `select ${jobColumns} from ${jobTables} where j.id = $1 and j.grp = $2 and not j.deleted${lock ? " for update of j" : ""}`,
     [id, group]
@@ -94,10 +115,25 @@ export const readJob = async (sql: Sql, group: string, id: number, lock = false)
   return rows[0] === undefined ? undefined : jobOf(rows[0])
 }
 
-/** The columns a job list may be sorted by, by their wire names. */
-export const jobSortColumns = { id: "j.id", createdOn: "j.created_on", lastModifiedOn: "j.last_modified_on", status: "j.status", description: "j.description" } as const
+/** The columns a job list may be sorted by, by their wire names (upstream's). */
+export const jobSortColumns = {
+  id: "j.id",
+  createdOn: "j.created_on",
+  lastModifiedOn: "j.last_modified_on",
+  status: "j.status",
+  description: "j.description",
+  experiment: "e.name",
+  entrypoint: "ep.name",
+  queue: "q.name"
+} as const
 
-/** What a job list asks for: the group, optionally one experiment, a search term, the order and the window. */
+/** The fields a job list may be searched by (Dioptra's search language), as SQL text. */
+export const jobSearchFields = { description: "j.description", status: "j.status", timeout: "j.timeout" } as const
+
+/** The fields a job's log may be searched by, as SQL text. */
+export const logSearchFields = { severity: "severity", message: "message", logger_name: "logger_name" } as const
+
+/** What a job list asks for: the group, optionally one experiment, a search (Dioptra's language), the order and the window. */
 export interface JobListing {
   readonly group: string
   readonly experiment?: number
@@ -108,24 +144,27 @@ export interface JobListing {
   readonly limit: number
 }
 
-// The search term matches a job whose description contains it (case-insensitively) or whose status it names.
-const listingFilter = (listing: JobListing) => {
-  const params: Array<unknown> = [listing.group]
-  let where = `j.grp = $1 and not j.deleted`
-  if (listing.experiment !== undefined) {
-    params.push(listing.experiment)
-    where += ` and j.experiment = $${params.length}`
-  }
-  if (listing.search !== undefined && listing.search !== "") {
-    params.push(listing.search.toLowerCase())
-    where += ` and (position($${params.length} in lower(j.description)) > 0 or j.status = $${params.length})`
-  }
-  return { where, params }
-}
+/** A filter's SQL and its parameters, with a search's condition (numbered after them) appended, or the search refused. */
+const withSearch = (where: string, params: ReadonlyArray<unknown>, search: string | undefined, fields: Readonly<Record<string, string>>) =>
+  Result.map(searchCondition(search, fields, params.length + 1), (condition) => ({ where: `${where} and ${condition.where}`, params: [...params, ...condition.params] }))
 
-/** Lists jobs, one window of them, and the number of all that match. */
-export const listJobs = async (sql: Sql, listing: JobListing): Promise<{ readonly jobs: ReadonlyArray<JobResponse>; readonly total: number }> => {
-  const { where, params } = listingFilter(listing)
+const listingFilter = (listing: JobListing) =>
+  withSearch(
+    `j.grp = $1 and not j.deleted${listing.experiment === undefined ? "" : " and j.experiment = $2"}`,
+    listing.experiment === undefined ? [listing.group] : [listing.group, listing.experiment],
+    listing.search,
+    jobSearchFields
+  )
+
+/** Lists jobs, one window of them, and the number of all that match; a search that is not Dioptra's language, or
+ * names a field jobs are not searched by, is refused. */
+export const listJobs = async (
+  sql: Sql,
+  listing: JobListing
+): Promise<Result.Result<{ readonly jobs: ReadonlyArray<NamedJob>; readonly total: number }, InvalidSearch>> => {
+  const filter = listingFilter(listing)
+  if (Result.isFailure(filter)) return Result.fail(filter.failure)
+  const { where, params } = filter.success
   const direction = listing.descending ? "desc" : "asc"
   const rows = await sql.query<JobRow>(
     `select ${jobColumns} from ${jobTables} where ${where} order by ${jobSortColumns[listing.sortBy]} ${direction}, j.id ${direction}
@@ -133,7 +172,7 @@ export const listJobs = async (sql: Sql, listing: JobListing): Promise<{ readonl
     [...params, listing.limit, listing.offset]
   )
   const [count] = await sql.query<{ n: number }>(`select count(*)::int as n from jobs j where ${where}`, params)
-  return { jobs: rows.map(jobOf), total: count?.n ?? 0 }
+  return Result.succeed({ jobs: rows.map(jobOf), total: count?.n ?? 0 })
 }
 
 /** Records a job's new status, its time and why (when the service changed it), keeping the old one in the history. */
@@ -170,19 +209,45 @@ export const insertLogs = async (sql: Sql, records: ReadonlyArray<LogRecord>): P
       r.severity,
       r.loggerName,
       r.message,
-      r.timestamp
+      r.createdOn
     ])
   }
 }
 
-/** One window of a job's log, oldest first, and the number of records. */
-export const readLogs = async (sql: Sql, job: number, offset: number, limit: number) => {
-  const rows = await sql.query<LogRecord>(
-    `select job, severity, logger_name as "loggerName", message, logged_on as "timestamp" from job_logs where job = $1 order by id limit $2 offset $3`,
-    [job, limit, offset]
+/** The columns a job's log may be sorted by, by the names a query gives (upstream's snake_case, and camelCase). */
+export const logSortColumns = { severity: "severity", logger_name: "logger_name", loggerName: "logger_name", created_on: "logged_on", createdOn: "logged_on" } as const
+
+/** What a log read asks for: the job, a severity filter, an order, a search filter (SQL and its parameters, from
+ * the search language) and the window. */
+export interface LogListing {
+  readonly job: number
+  readonly search?: string
+  readonly severities?: ReadonlyArray<Severity>
+  readonly sortBy?: keyof typeof logSortColumns
+  readonly descending: boolean
+  readonly offset: number
+  readonly limit: number
+}
+
+/** One window of a job's log, in the order received unless sorted (ties in the order received), and the number of
+ * records that match; a search that is not Dioptra's language, or names another field, is refused. */
+export const readLogs = async (sql: Sql, listing: LogListing) => {
+  const filter = withSearch(
+    `job = $1${listing.severities === undefined ? "" : " and severity = any($2::text[])"}`,
+    listing.severities === undefined ? [listing.job] : [listing.job, listing.severities],
+    listing.search,
+    logSearchFields
   )
-  const [count] = await sql.query<{ n: number }>(`select count(*)::int as n from job_logs where job = $1`, [job])
-  return { records: rows, total: count?.n ?? 0 }
+  if (Result.isFailure(filter)) return Result.fail(filter.failure)
+  const { where, params } = filter.success
+  const order = listing.sortBy === undefined ? "id" : `${logSortColumns[listing.sortBy]} ${listing.descending ? "desc" : "asc"}, id`
+  const rows = await sql.query<LogRecord>(
+    `select job, severity, logger_name as "loggerName", message, logged_on as "createdOn" from job_logs where ${where}
+     order by ${order} limit $${params.length + 1} offset $${params.length + 2}`,
+    [...params, listing.limit, listing.offset]
+  )
+  const [count] = await sql.query<{ n: number }>(`select count(*)::int as n from job_logs where ${where}`, params)
+  return Result.succeed({ records: rows, total: count?.n ?? 0 })
 }
 
 interface MetricRow {
@@ -194,35 +259,52 @@ interface MetricRow {
   readonly timestamp: string
 }
 
-const metricOf = (row: MetricRow): MetricRecord => {
+const metricOf = (row: MetricRow): MetricResponse => {
   const { specialValue, ...rest } = row
-  return { ...rest, step: Number(row.step), value: Number(row.value), ...(specialValue === null ? {} : { specialValue }) }
+  const record: MetricRecord = { ...rest, step: Number(row.step), value: Number(row.value), ...(specialValue === null ? {} : { specialValue }) }
+  return { job: record.job, name: record.name, step: record.step, value: wireMetricValue(record), timestamp: record.timestamp }
 }
 
 const metricColumns = `job, name, step, value, special_value as "specialValue", recorded_on as "timestamp"`
 
-/** Stores a metric; a re-post of the same (job, name, step) replaces the earlier value. */
-export const upsertMetric = async (sql: Sql, metric: MetricRecord): Promise<void> => {
-  await sql.query(
-    `insert into job_metrics (job, name, step, value, special_value, recorded_on) values ($1, $2, $3, $4, $5, $6)
-     on conflict (job, name, step) do update set value = excluded.value, special_value = excluded.special_value, recorded_on = excluded.recorded_on`,
-    [metric.job, metric.name, metric.step, metric.value, metric.specialValue ?? null, metric.timestamp]
-  )
+/** Stores a posted metric; a re-post at the same (job, name, step) is kept beside the earlier one. */
+export const insertMetric = async (sql: Sql, metric: MetricRecord): Promise<void> => {
+  await sql.query(`insert into job_metrics (job, name, step, value, special_value, recorded_on) values ($1, $2, $3, $4, $5, $6)`, [
+    metric.job,
+    metric.name,
+    metric.step,
+    metric.value,
+    metric.specialValue ?? null,
+    metric.timestamp
+  ])
 }
 
-/** The latest step of each of a job's metrics, by name. */
-export const latestMetrics = async (sql: Sql, job: number): Promise<ReadonlyArray<MetricRecord>> =>
-  (await sql.query<MetricRow>(`select distinct on (name) ${metricColumns} from job_metrics where job = $1 order by name, step desc`, [job])).map(metricOf)
+/** The latest of each of a job's metrics, by name: the last value posted at its highest step. */
+export const latestMetrics = async (sql: Sql, job: number): Promise<ReadonlyArray<MetricResponse>> =>
+  (await sql.query<MetricRow>(`select distinct on (name) ${metricColumns} from job_metrics where job = $1 order by name, step desc, id desc`, [job])).map(
+    metricOf
+  )
 
-/** One window of a metric's values, by step, and the number of steps recorded. */
+/** One window of every value posted for a metric, by step and then as posted, and the number of values. */
 export const metricSnapshots = async (sql: Sql, job: number, name: string, offset: number, limit: number) => {
   const rows = await sql.query<MetricRow>(
-    `select ${metricColumns} from job_metrics where job = $1 and name = $2 order by step limit $3 offset $4`,
+    `select ${metricColumns} from job_metrics where job = $1 and name = $2 order by step, id limit $3 offset $4`,
     [job, name, limit, offset]
   )
   const [count] = await sql.query<{ n: number }>(`select count(*)::int as n from job_metrics where job = $1 and name = $2`, [job, name])
   return { records: rows.map(metricOf), total: count?.n ?? 0 }
 }
+
+/** The type and URI of each artifact snapshot a job loads, by artifact id. */
+export const artifactsOf = async (sql: Sql, group: string, ids: ReadonlyArray<number>) =>
+  new Map(
+    (
+      await sql.query<{ id: number; artifactType: string; uri: string | null }>(
+        `select id, artifact_type as "artifactType", uri from artifacts where grp = $1 and id = any($2::int[])`,
+        [group, ids]
+      )
+    ).map((row) => [row.id, row])
+  )
 
 /** The job of the group that already has this MLflow run id, if any: other groups' run ids are not theirs to see. */
 export const jobWithMlflowRun = async (sql: Sql, group: string, runId: string): Promise<number | undefined> =>

@@ -194,6 +194,75 @@ create table idempotency_keys (
 );
 create index idempotency_keys_by_age on idempotency_keys (created_on);
 `
+  },
+  {
+    version: 6,
+    name: "groups, users and sessions; Dioptra's resource shapes",
+    // Groups keep their names in every resource's grp column; the groups table gives each an integer id, as
+    // Dioptra's clients name groups. Queues made by a stock Dioptra client have no backend until one is given.
+    // Resources are deleted softly, since jobs keep naming them; a deleted name may be registered again.
+    sql: `
+create table groups (
+  id integer generated always as identity primary key,
+  name text not null unique,
+  created_on timestamptz not null default now()
+);
+insert into groups (name)
+  select grp from experiments union select grp from queues union select grp from entrypoints
+  union select grp from artifacts union select grp from jobs order by 1;
+create table users (
+  id integer generated always as identity primary key,
+  username text not null unique,
+  email text not null,
+  password_hash text not null,
+  grp text not null references groups (name),
+  created_on timestamptz not null,
+  last_modified_on timestamptz not null,
+  last_login_on timestamptz
+);
+create table sessions (
+  token_hash text primary key,
+  user_id integer not null references users (id),
+  created_on timestamptz not null,
+  expires_on timestamptz not null
+);
+create index sessions_by_user on sessions (user_id);
+create table login_failures (
+  key text primary key,
+  failures integer not null,
+  first_failed_on timestamptz not null
+);
+alter table queues alter column backend drop not null;
+alter table queues add column last_modified_on timestamptz;
+update queues set last_modified_on = created_on;
+alter table queues alter column last_modified_on set not null;
+alter table experiments add column last_modified_on timestamptz;
+update experiments set last_modified_on = created_on;
+alter table experiments alter column last_modified_on set not null;
+alter table experiments add column deleted boolean not null default false;
+alter table queues add column deleted boolean not null default false;
+alter table entrypoints add column deleted boolean not null default false;
+alter table experiments drop constraint experiments_grp_name_key;
+alter table queues drop constraint queues_grp_name_key;
+alter table entrypoints drop constraint entrypoints_grp_name_key;
+create unique index experiments_live_name on experiments (grp, name) where not deleted;
+create unique index queues_live_name on queues (grp, name) where not deleted;
+create unique index entrypoints_live_name on entrypoints (grp, name) where not deleted;
+`
+  },
+  {
+    version: 7,
+    name: "Dioptra's job wire: timeouts as given, every metric post kept",
+    // A job made before keeps a null timeout and answers it formatted from its seconds. Metrics lose their
+    // one-row-per-step key: every post is a row, ordered by id, so a re-post at a step keeps the earlier value. An
+    // artifact may name the job that produced it, at a URI.
+    sql: `
+alter table jobs add column timeout text, add column user_id integer references users (id);
+alter table job_metrics drop constraint job_metrics_pkey;
+alter table job_metrics add column id integer generated always as identity primary key;
+create index job_metrics_by_name on job_metrics (job, name, step, id);
+alter table artifacts add column job integer references jobs (id), add column uri text, add column description text;
+`
   }
 ]
 

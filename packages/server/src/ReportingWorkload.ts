@@ -74,7 +74,7 @@ export const reportingWorkload = (options: ReportingWorkloadOptions = {}): Repor
     if (base === undefined || token === undefined || id === undefined) return
     // In order, one after another, as a real workload's logger would send them.
     const run = (async () => {
-      await post(base, token, `/jobs/${id}/log`, { logs: (options.logs ?? defaultLogs).map((message) => ({ severity: "INFO", loggerName: "workload", message })) })
+      await post(base, token, `/jobs/${id}/log`, { data: (options.logs ?? defaultLogs).map((message) => ({ severity: "INFO", loggerName: "workload", message })) })
       for (const metric of options.metrics ?? defaultMetrics) await post(base, token, `/jobs/${id}/metrics`, metric)
     })()
     pending.add(run)

@@ -1,25 +1,14 @@
-import { EntrypointVersion } from "@dispatch/jobs"
+import { EntrypointVersion, TaskGraph } from "@dispatch/jobs"
 import { Result, Schema } from "effect"
-import {
-  ArtifactInput,
-  ArtifactResponse,
-  EntrypointIds,
-  EntrypointInput,
-  EntrypointResponse,
-  ExperimentInput,
-  ExperimentResponse,
-  IdParam,
-  QueueInput,
-  QueueResponse
-} from "./ApiSchemas.ts"
+import { parse as parseYaml } from "yaml"
+import type { EntrypointModify, ExperimentModify, QueueModify } from "./ApiSchemas.ts"
+import type { Principal } from "./Auth.ts"
 import type { Sql } from "./Database.ts"
+import { isTrue, searchCondition } from "./DioptraPaging.ts"
 import { listPage } from "./ListPage.ts"
-import { PageQuery, pageOf } from "./Paging.ts"
 import { decodePart } from "./RequestDecoding.ts"
 import {
-  countEntrypoints,
-  countExperiments,
-  countQueues,
+  deleteResource,
   insertArtifact,
   insertArtifactSnapshot,
   insertEntrypoint,
@@ -34,15 +23,17 @@ import {
   readExperiment,
   readQueue,
   registerEntrypoints,
+  resourceSearchFields,
   updateEntrypoint,
+  updateExperiment,
+  updateQueue,
+  type ListWindow,
   type SnapshotDocument
 } from "./ResourceStore.ts"
+import { entrypointView, experimentView, queueView } from "./ResourceViews.ts"
 import { ArtifactsGroup, EntrypointsGroup, ExperimentsGroup, QueuesGroup } from "./Api.ts"
-import { route } from "./Route.ts"
-import { AlreadyExists, refusal, refusalOf, ResourceNotFound, type Refusal } from "./ServiceProblem.ts"
-
-const IdParams = Schema.Struct({ id: IdParam })
-const NoParams = Schema.Struct({})
+import { route, type RequestContext } from "./Route.ts"
+import { AlreadyExists, InvalidRequest, NotYourGroup, refusal, refusalOf, ResourceNotFound, type Refusal, type ServiceProblem } from "./ServiceProblem.ts"
 
 const notFound = (resource: string, id: number) => new ResourceNotFound({ resource, id: String(id) })
 
@@ -53,118 +44,212 @@ const missing = async (sql: Sql, table: "entrypoints" | "queues", group: string,
   (await missingIds(sql, table, group, ids)).map((id) => notFound(table === "queues" ? "queue" : "entrypoint", id))
 
 const nameTaken = async (sql: Sql, table: "experiments" | "entrypoints" | "queues", group: string, name: string, except = 0) =>
-  (await sql.query(`select 1 from ${table} where grp = $1 and name = $2 and id <> $3`, [group, name, except])).length > 0
+  (await sql.query(`select 1 from ${table} where grp = $1 and name = $2 and id <> $3 and not deleted`, [group, name, except])).length > 0
 
-// The version's own checks (a parameter declared twice) live in the model's schema; a placeholder id lets it judge.
-const snapshotDocument = (input: EntrypointInput): Result.Result<SnapshotDocument, Refusal> => {
-  const document: SnapshotDocument = {
-    parameters: input.parameters,
-    artifactParameters: input.artifactParameters ?? [],
-    taskGraph: input.taskGraph,
-    command: input.command,
-    ...(input.image === undefined ? {} : { image: input.image })
+const taken = async (sql: Sql, table: "experiments" | "entrypoints" | "queues", group: string, name: string, except = 0): Promise<ReadonlyArray<ServiceProblem>> =>
+  (await nameTaken(sql, table, group, name, except)) ? [new AlreadyExists({ resource: table.slice(0, -1), field: "name", value: name })] : []
+
+// A Dioptra client names the owning group; the caller may create only in its own.
+const groupProblems = (principal: Principal, group: number | undefined): ReadonlyArray<ServiceProblem> =>
+  group === undefined || group === principal.groupId ? [] : [new NotYourGroup({ principal: principal.name, group, yours: principal.groupId })]
+
+// dispatch has no plugins, so any plugin id names nothing.
+const pluginProblems = (body: { readonly plugins?: ReadonlyArray<number>; readonly artifactPlugins?: ReadonlyArray<number> }): ReadonlyArray<ServiceProblem> =>
+  [...(body.plugins ?? []), ...(body.artifactPlugins ?? [])].map((id) => notFound("plugin", id))
+
+// The task graph arrives as Dioptra's YAML string (or, from dispatch's own clients, an object); either way it must
+// be a graph the model accepts. The text is kept so the answer gives it back as sent.
+const graphOf = (taskGraph: string | Readonly<Record<string, unknown>>): Result.Result<{ readonly graph: unknown; readonly text?: string }, Refusal> => {
+  if (typeof taskGraph !== "string") return Result.succeed({ graph: taskGraph })
+  try {
+    return Result.succeed({ graph: parseYaml(taskGraph, { maxAliasCount: 100 }) ?? {}, text: taskGraph })
+  } catch (cause) {
+    return Result.fail(refusal(new InvalidRequest({ part: "body", path: "taskGraph", detail: `is not YAML: ${cause instanceof Error ? cause.message.split("\n")[0] : String(cause)}` })))
   }
-  return Result.map(decodePart(EntrypointVersion, "body", { ...document, snapshot: 1 }), () => document)
 }
 
-const entrypointProblems = async (sql: Sql, group: string, input: EntrypointInput, except = 0) => {
-  const taken = (await nameTaken(sql, "entrypoints", group, input.name, except))
-    ? [new AlreadyExists({ resource: "entrypoint", field: "name", value: input.name })]
-    : []
-  return [...(await missing(sql, "queues", group, input.queues)), ...taken]
-}
+// The version's own checks (a parameter declared twice, a bad graph) live in the model's schema; a placeholder id
+// lets it judge.
+const snapshotDocument = (input: EntrypointModify): Result.Result<SnapshotDocument, Refusal> =>
+  Result.flatMap(graphOf(input.taskGraph), ({ graph, text }) =>
+    Result.flatMap(decodePart(TaskGraph, "body", graph), (taskGraph) => {
+      const document: SnapshotDocument = {
+        parameters: (input.parameters ?? []).map((p) => ({
+          name: p.name,
+          type: p.parameterType ?? p.type ?? "string",
+          ...(p.defaultValue === undefined || p.defaultValue === null ? {} : { defaultValue: p.defaultValue })
+        })),
+        artifactParameters: input.artifactParameters ?? [],
+        taskGraph,
+        ...(input.command === undefined ? {} : { command: input.command }),
+        ...(input.image === undefined ? {} : { image: input.image }),
+        ...(text === undefined ? {} : { taskGraphText: text }),
+        ...(input.artifactGraph === undefined || input.artifactGraph === null ? {} : { artifactGraph: input.artifactGraph })
+      }
+      const { taskGraphText: _, artifactGraph: __, ...version } = document
+      return Result.map(decodePart(EntrypointVersion, "body", { ...version, snapshot: 1 }), () => document)
+    })
+  )
 
-const header = (input: EntrypointInput) => ({ name: input.name, description: input.description ?? "", queues: input.queues })
+const header = (input: EntrypointModify) => ({ name: input.name, description: input.description ?? "", queues: input.queues ?? [] })
 
+type ListQuery = { readonly index?: number; readonly pageLength?: number; readonly search?: string; readonly sortBy?: ListWindow["sortBy"]; readonly descending?: "true" | "false" | "True" | "False" | "1" | "0"; readonly groupId?: number }
 
-/** `GET /<kind>`: the caller's group's resources of one kind, paged. */
-const groupListRoute = <G extends typeof ExperimentsGroup | typeof EntrypointsGroup | typeof QueuesGroup>(
+/** `GET /<kind>`: the caller's group's resources of one kind, searched, sorted and paged; `groupId` of another
+ * group lists nothing. */
+const listRoute = <G extends typeof ExperimentsGroup | typeof EntrypointsGroup | typeof QueuesGroup, S>(
   group: G,
-  list: (sql: Sql, group: string, offset: number, limit: number) => Promise<ReadonlyArray<any>>,
-  count: (sql: Sql, group: string) => Promise<number>
+  list: (sql: Sql, group: string, window: ListWindow) => Promise<{ readonly items: ReadonlyArray<S>; readonly total: number }>,
+  view: (link: (path: string) => string, stored: S) => unknown
 ) =>
   route(group as typeof QueuesGroup, "list", {
-    handle: async (context) =>
-      Result.succeed(
-        await listPage(context, `/${group.identifier}`, async (offset, limit) => ({
-          items: await list(context.db, context.principal.group, offset, limit),
-          total: await count(context.db, context.principal.group)
-        }))
-      )
+    handle: async (context) => {
+      const query = context.query as ListQuery
+      const search = searchCondition(query.search, resourceSearchFields, 2)
+      if (Result.isFailure(search)) return Result.fail(refusal(search.failure))
+      const other = query.groupId !== undefined && query.groupId !== context.principal.groupId
+      const link = (path: string) => context.link(path)
+      return Result.succeed(
+        await listPage(context as RequestContext<unknown, any, unknown>, `/${group.identifier}`, async (offset, limit) => {
+          if (other) return { items: [], total: 0 }
+          const page = await list(context.db, context.principal.group, { search: search.success, sortBy: query.sortBy ?? "id", descending: isTrue(query.descending), offset, limit })
+          return { items: page.items.map((item) => view(link, item)), total: page.total }
+        })
+      ) as never
+    }
   })
 
-/** Experiments, entrypoints, queues and artifacts: enough of each to create and run jobs. */
+const deleted = (id: number) => ({ status: "Success" as const, id: [id] })
+
+type Linker = RequestContext<unknown, unknown, unknown>["link"]
+const linkOf = (link: Linker) => (path: string) => link(path)
+
+const readExperimentView = async (sql: Sql, principal: Principal, link: Linker, id: number) => {
+  const stored = await readExperiment(sql, principal.group, id)
+  return found("experiment", id, stored === undefined ? undefined : experimentView(linkOf(link), stored))
+}
+const readEntrypointView = async (sql: Sql, principal: Principal, link: Linker, id: number) => {
+  const stored = await readEntrypoint(sql, principal.group, id)
+  return found("entrypoint", id, stored === undefined ? undefined : entrypointView(linkOf(link), stored))
+}
+const readQueueView = async (sql: Sql, principal: Principal, link: Linker, id: number) => {
+  const stored = await readQueue(sql, principal.group, id)
+  return found("queue", id, stored === undefined ? undefined : queueView(linkOf(link), stored))
+}
+
+const experimentProblems = async (sql: Sql, principal: Principal, body: ExperimentModify & { readonly group?: number }, except = 0) => [
+  ...groupProblems(principal, body.group),
+  ...(await missing(sql, "entrypoints", principal.group, body.entrypoints ?? [])),
+  ...(await taken(sql, "experiments", principal.group, body.name, except))
+]
+
+const entrypointProblems = async (sql: Sql, principal: Principal, input: EntrypointModify & { readonly group?: number }, except = 0) => [
+  ...groupProblems(principal, input.group),
+  ...(await missing(sql, "queues", principal.group, input.queues ?? [])),
+  ...pluginProblems(input),
+  ...(await taken(sql, "entrypoints", principal.group, input.name, except))
+]
+
+const queueFields = (body: QueueModify, fallback: RequestContext<unknown, unknown, unknown>["defaultBackend"]) => {
+  const backend = body.backend ?? fallback
+  return { name: body.name, description: body.description ?? "", ...(backend === undefined ? {} : { backend }) }
+}
+
+/** Experiments, entrypoints, queues and artifacts: Dioptra's create, get, get_by_id, modify_by_id and delete_by_id. */
 export const resourceRoutes = [
   route(ExperimentsGroup, "create", {
-    handle: ({ principal, body, db, now }) =>
+    handle: ({ principal, body, db, now, link }) =>
       db.transaction(async (sql) => {
-        const entrypoints = body.entrypoints ?? []
-        const problems = [
-          ...(await missing(sql, "entrypoints", principal.group, entrypoints)),
-          ...((await nameTaken(sql, "experiments", principal.group, body.name)) ? [new AlreadyExists({ resource: "experiment", field: "name", value: body.name })] : [])
-        ]
+        const problems = await experimentProblems(sql, principal, body)
         if (problems.length > 0) return Result.fail(refusalOf(problems))
         const id = await insertExperiment(sql, principal.group, { name: body.name, description: body.description ?? "" }, now())
-        await registerEntrypoints(sql, id, entrypoints)
-        return found("experiment", id, await readExperiment(sql, principal.group, id))
+        await registerEntrypoints(sql, id, body.entrypoints ?? [])
+        return readExperimentView(sql, principal, link, id)
       })
   }),
-  groupListRoute(ExperimentsGroup, listExperiments, countExperiments),
+  listRoute(ExperimentsGroup, listExperiments, experimentView),
   route(ExperimentsGroup, "read", {
-    handle: async ({ principal, params, db }) => found("experiment", params.id, await readExperiment(db, principal.group, params.id))
+    handle: ({ principal, params, db, link }) => readExperimentView(db, principal, link, params.id)
+  }),
+  route(ExperimentsGroup, "modify", {
+    handle: ({ principal, params, body, db, now, link }) =>
+      db.transaction(async (sql) => {
+        if ((await readExperiment(sql, principal.group, params.id)) === undefined) return Result.fail(refusal(notFound("experiment", params.id)))
+        const problems = await experimentProblems(sql, principal, body, params.id)
+        if (problems.length > 0) return Result.fail(refusalOf(problems))
+        await updateExperiment(sql, principal.group, params.id, { name: body.name, description: body.description ?? "", entrypoints: body.entrypoints ?? [] }, now())
+        return readExperimentView(sql, principal, link, params.id)
+      })
+  }),
+  route(ExperimentsGroup, "delete", {
+    handle: async ({ principal, params, db, now }) =>
+      (await deleteResource(db, "experiments", principal.group, params.id, now())) ? Result.succeed(deleted(params.id)) : Result.fail(refusal(notFound("experiment", params.id)))
   }),
   route(ExperimentsGroup, "addEntrypoints", {
-    handle: ({ principal, params, body, db }) =>
+    handle: ({ principal, params, body, db, link }) =>
       db.transaction(async (sql) => {
         if ((await readExperiment(sql, principal.group, params.id)) === undefined) return Result.fail(refusal(notFound("experiment", params.id)))
         const problems = await missing(sql, "entrypoints", principal.group, body.ids)
         if (problems.length > 0) return Result.fail(refusalOf(problems))
         await registerEntrypoints(sql, params.id, body.ids)
-        return found("experiment", params.id, await readExperiment(sql, principal.group, params.id))
+        return readExperimentView(sql, principal, link, params.id)
       })
   }),
   route(EntrypointsGroup, "create", {
-    handle: ({ principal, body, db, now }) => {
-      const document = snapshotDocument(body)
-      if (Result.isFailure(document)) return Promise.resolve(Result.fail(document.failure))
-      return db.transaction(async (sql) => {
-        const problems = await entrypointProblems(sql, principal.group, body)
-        if (problems.length > 0) return Result.fail(refusalOf(problems))
+    handle: ({ principal, body, db, now, link }) =>
+      db.transaction(async (sql) => {
+        const document = snapshotDocument(body)
+        const problems = [...(Result.isFailure(document) ? document.failure.problems : []), ...(await entrypointProblems(sql, principal, body))]
+        if (problems.length > 0 || Result.isFailure(document)) return Result.fail(refusalOf(problems))
         const id = await insertEntrypoint(sql, principal.group, header(body), document.success, now())
-        return found("entrypoint", id, await readEntrypoint(sql, principal.group, id))
+        return readEntrypointView(sql, principal, link, id)
       })
-    }
   }),
   route(EntrypointsGroup, "update", {
-    handle: ({ principal, params, body, db, now }) => {
-      const document = snapshotDocument(body)
-      if (Result.isFailure(document)) return Promise.resolve(Result.fail(document.failure))
-      return db.transaction(async (sql) => {
+    handle: ({ principal, params, body, db, now, link }) =>
+      db.transaction(async (sql) => {
         if ((await readEntrypoint(sql, principal.group, params.id)) === undefined) return Result.fail(refusal(notFound("entrypoint", params.id)))
-        const problems = await entrypointProblems(sql, principal.group, body, params.id)
-        if (problems.length > 0) return Result.fail(refusalOf(problems))
+        const document = snapshotDocument(body)
+        const problems = [...(Result.isFailure(document) ? document.failure.problems : []), ...(await entrypointProblems(sql, principal, body, params.id))]
+        if (problems.length > 0 || Result.isFailure(document)) return Result.fail(refusalOf(problems))
         await updateEntrypoint(sql, principal.group, params.id, header(body), document.success, now())
-        return found("entrypoint", params.id, await readEntrypoint(sql, principal.group, params.id))
+        return readEntrypointView(sql, principal, link, params.id)
       })
-    }
   }),
-  groupListRoute(EntrypointsGroup, listEntrypoints, countEntrypoints),
+  listRoute(EntrypointsGroup, listEntrypoints, entrypointView),
   route(EntrypointsGroup, "read", {
-    handle: async ({ principal, params, db }) => found("entrypoint", params.id, await readEntrypoint(db, principal.group, params.id))
+    handle: ({ principal, params, db, link }) => readEntrypointView(db, principal, link, params.id)
+  }),
+  route(EntrypointsGroup, "delete", {
+    handle: async ({ principal, params, db, now }) =>
+      (await deleteResource(db, "entrypoints", principal.group, params.id, now())) ? Result.succeed(deleted(params.id)) : Result.fail(refusal(notFound("entrypoint", params.id)))
   }),
   route(QueuesGroup, "create", {
-    handle: ({ principal, body, db, now }) =>
+    handle: ({ principal, body, db, now, link, defaultBackend }) =>
       db.transaction(async (sql) => {
-        if (await nameTaken(sql, "queues", principal.group, body.name)) {
-          return Result.fail(refusal(new AlreadyExists({ resource: "queue", field: "name", value: body.name })))
-        }
-        const id = await insertQueue(sql, principal.group, body, now())
-        return found("queue", id, await readQueue(sql, principal.group, id))
+        const problems = [...groupProblems(principal, body.group), ...(await taken(sql, "queues", principal.group, body.name))]
+        if (problems.length > 0) return Result.fail(refusalOf(problems))
+        const id = await insertQueue(sql, principal.group, queueFields(body, defaultBackend), now())
+        return readQueueView(sql, principal, link, id)
       })
   }),
-  groupListRoute(QueuesGroup, listQueues, countQueues),
+  listRoute(QueuesGroup, listQueues, queueView),
   route(QueuesGroup, "read", {
-    handle: async ({ principal, params, db }) => found("queue", params.id, await readQueue(db, principal.group, params.id))
+    handle: ({ principal, params, db, link }) => readQueueView(db, principal, link, params.id)
+  }),
+  route(QueuesGroup, "modify", {
+    handle: ({ principal, params, body, db, now, link }) =>
+      db.transaction(async (sql) => {
+        if ((await readQueue(sql, principal.group, params.id)) === undefined) return Result.fail(refusal(notFound("queue", params.id)))
+        const problems = await taken(sql, "queues", principal.group, body.name, params.id)
+        if (problems.length > 0) return Result.fail(refusalOf(problems))
+        await updateQueue(sql, principal.group, params.id, queueFields(body, undefined), now())
+        return readQueueView(sql, principal, link, params.id)
+      })
+  }),
+  route(QueuesGroup, "delete", {
+    handle: async ({ principal, params, db, now }) =>
+      (await deleteResource(db, "queues", principal.group, params.id, now())) ? Result.succeed(deleted(params.id)) : Result.fail(refusal(notFound("queue", params.id)))
   }),
   route(ArtifactsGroup, "create", {
     handle: ({ principal, body, db, now }) =>

@@ -1,28 +1,93 @@
 import type { Artifact, Entrypoint, EntrypointVersion, Experiment, Queue } from "@dispatch/jobs"
-import type { ArtifactResponse, EntrypointResponse, ExperimentResponse, QueueGate, QueueResponse } from "./ApiSchemas.ts"
+import type { ArtifactResponse, QueueGate } from "./ApiSchemas.ts"
 import type { Sql } from "./Database.ts"
+import type { SqlCondition } from "./DioptraPaging.ts"
 
-// Every query takes the caller's group: a resource of another group is never read, so it cannot leak.
+// Every query takes the caller's group: a resource of another group is never read, so it cannot leak. A deleted
+// resource is kept (jobs still name it) but read by nothing here.
 
-const experimentColumns = `e.id, e.grp as "group", e.name, e.description, e.created_on as "createdOn",
-  coalesce((select jsonb_agg(x.entrypoint order by x.entrypoint) from experiment_entrypoints x where x.experiment = e.id), '[]'::jsonb) as entrypoints`
+/** What every stored resource carries besides its model: its group (name and id) and times. */
+interface Owned {
+  readonly group: string
+  readonly groupId: number
+  readonly createdOn: string
+  readonly lastModifiedOn: string
+}
+
+/** A name by id, for the references an answer nests. */
+export interface NamedId {
+  readonly id: number
+  readonly name: string
+}
+
+/** An experiment as stored: the model, its owner and times, and its entrypoints' names. */
+export interface StoredExperiment extends Experiment, Owned {
+  readonly entrypointNames: ReadonlyArray<NamedId>
+}
+
+/** An entrypoint as stored: the model, its owner and times, its queues' names and its task graph as sent. */
+export interface StoredEntrypoint extends Entrypoint, Owned {
+  readonly queueNames: ReadonlyArray<NamedId>
+}
+
+/** A queue as stored, with its gate. */
+export interface StoredQueue extends Queue, Owned {
+  readonly gate: QueueGate
+}
+
+/** How a list is read: where, in what order, and which window. */
+export interface ListWindow {
+  readonly search: SqlCondition
+  readonly sortBy: "id" | "name" | "createdOn" | "lastModifiedOn" | "description"
+  readonly descending: boolean
+  readonly offset: number
+  readonly limit: number
+}
+
+const sortColumn = { id: "id", name: "name", createdOn: "created_on", lastModifiedOn: "last_modified_on", description: "description" } as const
+
+/** The searchable fields of experiments, entrypoints and queues, as SQL over alias `x`. */
+export const resourceSearchFields = { name: "x.name", description: "x.description" } as const
+
+const listed = async <R>(sql: Sql, table: string, columns: string, group: string, window: ListWindow, map: (row: any) => R = (r) => r as R) => {
+  const where = `x.grp = $1 and not x.deleted and ${window.search.where}`
+  const order = `x.${sortColumn[window.sortBy]} ${window.descending ? "desc" : "asc"}, x.id ${window.descending ? "desc" : "asc"}`
+  const n = window.search.params.length
+  const rows = await sql.query(`select ${columns} from ${table} where ${where} order by ${order} limit $${n + 2} offset $${n + 3}`, [group, ...window.search.params, window.limit, window.offset])
+  const [count] = await sql.query<{ n: number }>(`select count(*)::int as n from ${table.split(" ")[0]} x where ${where}`, [group, ...window.search.params])
+  return { items: rows.map(map), total: count?.n ?? 0 }
+}
+
+const groupIdColumn = (alias: string) => `(select gr.id from groups gr where gr.name = ${alias}.grp) as "groupId"`
+
+const experimentColumns = (e: string) => `${e}.id, ${e}.grp as "group", ${groupIdColumn(e)}, ${e}.name, ${e}.description, ${e}.created_on as "createdOn", ${e}.last_modified_on as "lastModifiedOn",
+  coalesce((select jsonb_agg(l.entrypoint order by l.entrypoint) from experiment_entrypoints l join entrypoints lp on lp.id = l.entrypoint and not lp.deleted where l.experiment = ${e}.id), '[]'::jsonb) as entrypoints,
+  coalesce((select jsonb_agg(jsonb_build_object('id', lp.id, 'name', lp.name) order by lp.id) from experiment_entrypoints l join entrypoints lp on lp.id = l.entrypoint and not lp.deleted where l.experiment = ${e}.id), '[]'::jsonb) as "entrypointNames"`
 
 /** Reads one experiment of a group. */
-export const readExperiment = async (sql: Sql, group: string, id: number): Promise<ExperimentResponse | undefined> =>
-  (await sql.query<ExperimentResponse>(`select ${experimentColumns} from experiments e where e.id = $1 and e.grp = $2`, [id, group]))[0]
+export const readExperiment = async (sql: Sql, group: string, id: number): Promise<StoredExperiment | undefined> =>
+  (await sql.query<StoredExperiment>(`select ${experimentColumns("e")} from experiments e where e.id = $1 and e.grp = $2 and not e.deleted`, [id, group]))[0]
 
-/** Lists a group's experiments by id. */
-export const listExperiments = (sql: Sql, group: string, offset: number, limit: number) =>
-  sql.query<ExperimentResponse>(`select ${experimentColumns} from experiments e where e.grp = $1 order by e.id limit $2 offset $3`, [group, limit, offset])
+/** Lists a group's experiments: searched, sorted, one window. */
+export const listExperiments = (sql: Sql, group: string, window: ListWindow) => listed<StoredExperiment>(sql, "experiments x", experimentColumns("x"), group, window)
 
-/** Counts a group's experiments. */
-export const countExperiments = async (sql: Sql, group: string): Promise<number> =>
-  (await sql.query<{ n: number }>(`select count(*)::int as n from experiments where grp = $1`, [group]))[0]?.n ?? 0
+/** Edits an experiment's name, description and entrypoints; false when it is not the group's. */
+export const updateExperiment = async (sql: Sql, group: string, id: number, input: { name: string; description: string; entrypoints: ReadonlyArray<number> }, at: string): Promise<boolean> => {
+  const rows = await sql.query(`update experiments set name = $3, description = $4, last_modified_on = $5 where id = $1 and grp = $2 and not deleted returning id`, [id, group, input.name, input.description, at])
+  if (rows.length === 0) return false
+  await sql.query(`delete from experiment_entrypoints where experiment = $1`, [id])
+  await registerEntrypoints(sql, id, input.entrypoints)
+  return true
+}
+
+/** Deletes a resource softly (jobs keep naming it); false when it is not the group's. */
+export const deleteResource = async (sql: Sql, table: "experiments" | "entrypoints" | "queues", group: string, id: number, at: string): Promise<boolean> =>
+  (await sql.query(`update ${table} set deleted = true, last_modified_on = $3 where id = $1 and grp = $2 and not deleted returning id`, [id, group, at])).length > 0
 
 /** Inserts an experiment; the caller has checked its entrypoints exist in the group. */
 export const insertExperiment = async (sql: Sql, group: string, input: { name: string; description: string }, at: string): Promise<number> => {
   const [row] = await sql.query<{ id: number }>(
-    `insert into experiments (grp, name, description, created_on) values ($1, $2, $3, $4) returning id`,
+    `insert into experiments (grp, name, description, created_on, last_modified_on) values ($1, $2, $3, $4, $4) returning id`,
     [group, input.name, input.description, at]
   )
   return row?.id ?? 0
@@ -38,26 +103,22 @@ export const registerEntrypoints = async (sql: Sql, experiment: number, entrypoi
 /** The ids among `ids` that name no resource of the group in `table`. */
 export const missingIds = async (sql: Sql, table: "entrypoints" | "queues", group: string, ids: ReadonlyArray<number>): Promise<ReadonlyArray<number>> => {
   if (ids.length === 0) return []
-  const found = await sql.query<{ id: number }>(`select id from ${table} where grp = $1 and id = any($2::int[])`, [group, [...ids]])
+  const found = await sql.query<{ id: number }>(`select id from ${table} where grp = $1 and not deleted and id = any($2::int[])`, [group, [...ids]])
   const present = new Set(found.map((r) => r.id))
   return [...new Set(ids)].filter((id) => !present.has(id))
 }
 
-const entrypointColumns = `p.id, p.grp as "group", p.name, p.description, p.created_on as "createdOn", p.last_modified_on as "lastModifiedOn",
-  coalesce((select jsonb_agg(q.queue order by q.queue) from entrypoint_queues q where q.entrypoint = p.id), '[]'::jsonb) as queues,
-  (select jsonb_agg(s.document || jsonb_build_object('snapshot', s.id) order by s.id) from entrypoint_snapshots s where s.entrypoint = p.id) as snapshots`
+const entrypointColumns = (p: string) => `${p}.id, ${p}.grp as "group", ${groupIdColumn(p)}, ${p}.name, ${p}.description, ${p}.created_on as "createdOn", ${p}.last_modified_on as "lastModifiedOn",
+  coalesce((select jsonb_agg(l.queue order by l.queue) from entrypoint_queues l join queues lq on lq.id = l.queue and not lq.deleted where l.entrypoint = ${p}.id), '[]'::jsonb) as queues,
+  coalesce((select jsonb_agg(jsonb_build_object('id', lq.id, 'name', lq.name) order by lq.id) from entrypoint_queues l join queues lq on lq.id = l.queue and not lq.deleted where l.entrypoint = ${p}.id), '[]'::jsonb) as "queueNames",
+  (select jsonb_agg(s.document || jsonb_build_object('snapshot', s.id) order by s.id) from entrypoint_snapshots s where s.entrypoint = ${p}.id) as snapshots`
 
 /** Reads one entrypoint of a group with every snapshot. */
-export const readEntrypoint = async (sql: Sql, group: string, id: number): Promise<EntrypointResponse | undefined> =>
-  (await sql.query<EntrypointResponse>(`select ${entrypointColumns} from entrypoints p where p.id = $1 and p.grp = $2`, [id, group]))[0]
+export const readEntrypoint = async (sql: Sql, group: string, id: number): Promise<StoredEntrypoint | undefined> =>
+  (await sql.query<StoredEntrypoint>(`select ${entrypointColumns("p")} from entrypoints p where p.id = $1 and p.grp = $2 and not p.deleted`, [id, group]))[0]
 
-/** Lists a group's entrypoints by id. */
-export const listEntrypoints = (sql: Sql, group: string, offset: number, limit: number) =>
-  sql.query<EntrypointResponse>(`select ${entrypointColumns} from entrypoints p where p.grp = $1 order by p.id limit $2 offset $3`, [group, limit, offset])
-
-/** Counts a group's entrypoints. */
-export const countEntrypoints = async (sql: Sql, group: string): Promise<number> =>
-  (await sql.query<{ n: number }>(`select count(*)::int as n from entrypoints where grp = $1`, [group]))[0]?.n ?? 0
+/** Lists a group's entrypoints: searched, sorted, one window. */
+export const listEntrypoints = (sql: Sql, group: string, window: ListWindow) => listed<StoredEntrypoint>(sql, "entrypoints x", entrypointColumns("x"), group, window)
 
 /** What an entrypoint is made of, apart from its id and snapshots. */
 export interface EntrypointHeader {
@@ -66,8 +127,8 @@ export interface EntrypointHeader {
   readonly queues: ReadonlyArray<number>
 }
 
-/** A snapshot's content: the version of the entrypoint without its id. */
-export type SnapshotDocument = Omit<EntrypointVersion, "snapshot">
+/** A snapshot's content: the version of the entrypoint without its id, and its task graph's text as sent (YAML). */
+export type SnapshotDocument = Omit<EntrypointVersion, "snapshot"> & { readonly taskGraphText?: string; readonly artifactGraph?: string }
 
 /** Inserts an entrypoint with its first snapshot. */
 export const insertEntrypoint = async (sql: Sql, group: string, header: EntrypointHeader, document: SnapshotDocument, at: string): Promise<number> => {
@@ -90,7 +151,7 @@ const attachSnapshot = async (sql: Sql, entrypoint: number, queues: ReadonlyArra
 /** Edits an entrypoint: new name, description and queues, and a new snapshot; false when it is not the group's. */
 export const updateEntrypoint = async (sql: Sql, group: string, id: number, header: EntrypointHeader, document: SnapshotDocument, at: string): Promise<boolean> => {
   const rows = await sql.query(
-    `update entrypoints set name = $3, description = $4, last_modified_on = $5 where id = $1 and grp = $2 returning id`,
+    `update entrypoints set name = $3, description = $4, last_modified_on = $5 where id = $1 and grp = $2 and not deleted returning id`,
     [id, group, header.name, header.description, at]
   )
   if (rows.length === 0) return false
@@ -98,58 +159,97 @@ export const updateEntrypoint = async (sql: Sql, group: string, id: number, head
   return true
 }
 
-const queueColumns = `q.id, q.grp as "group", q.name, q.description, q.backend, q.created_on as "createdOn",
+const queueColumns = (q: string) => `${q}.id, ${q}.grp as "group", ${groupIdColumn(q)}, ${q}.name, ${q}.description, ${q}.backend, ${q}.created_on as "createdOn", ${q}.last_modified_on as "lastModifiedOn",
   g.state as "gateState", g.reason as "gateReason", g.checked_on as "gateCheckedOn"`
 
-const queueTables = `queues q left join queue_gates g on g.queue = q.id`
+const queueTables = (q: string) => `queues ${q} left join queue_gates g on g.queue = ${q}.id`
 
-interface QueueRow extends Omit<QueueResponse, "gate"> {
+interface QueueRow extends Omit<StoredQueue, "gate" | "backend"> {
+  readonly backend: Queue["backend"] | null
   readonly gateState: QueueGate["state"] | null
   readonly gateReason: string | null
   readonly gateCheckedOn: string | null
 }
 
-const queueOf = ({ gateState, gateReason, gateCheckedOn, ...queue }: QueueRow): QueueResponse => ({
+/** The gate of a queue without a backend: nothing can be proven until it has one. */
+export const noBackendGate: QueueGate = {
+  state: "unproven",
+  reason: "the queue has no backend: give it one (PUT /queues/{id} with backend) or start the service with --default-backend"
+}
+
+const queueOf = ({ gateState, gateReason, gateCheckedOn, backend, ...queue }: QueueRow): StoredQueue => ({
   ...queue,
+  ...(backend === null || backend === undefined ? {} : { backend }),
   gate:
-    gateState === null
-      ? { state: "unproven", reason: "the queue's Factory has not run yet" }
-      : { state: gateState, ...(gateState === "open" || gateReason === null ? {} : { reason: gateReason }), ...(gateCheckedOn === null ? {} : { checkedOn: gateCheckedOn }) }
+    backend === null || backend === undefined
+      ? noBackendGate
+      : gateState === null
+        ? { state: "unproven", reason: "the queue's Factory has not run yet" }
+        : { state: gateState, ...(gateState === "open" || gateReason === null ? {} : { reason: gateReason }), ...(gateCheckedOn === null ? {} : { checkedOn: gateCheckedOn }) }
 })
 
 /** Reads one queue of a group, with its gate. */
-export const readQueue = async (sql: Sql, group: string, id: number): Promise<QueueResponse | undefined> =>
-  (await sql.query<QueueRow>(`select ${queueColumns} from ${queueTables} where q.id = $1 and q.grp = $2`, [id, group])).map(queueOf)[0]
+export const readQueue = async (sql: Sql, group: string, id: number): Promise<StoredQueue | undefined> =>
+  (await sql.query<QueueRow>(`select ${queueColumns("q")} from ${queueTables("q")} where q.id = $1 and q.grp = $2 and not q.deleted`, [id, group])).map(queueOf)[0]
 
-/** Lists a group's queues by id, with their gates. */
-export const listQueues = async (sql: Sql, group: string, offset: number, limit: number) =>
-  (await sql.query<QueueRow>(`select ${queueColumns} from ${queueTables} where q.grp = $1 order by q.id limit $2 offset $3`, [group, limit, offset])).map(queueOf)
+/** Lists a group's queues with their gates: searched, sorted, one window. */
+export const listQueues = (sql: Sql, group: string, window: ListWindow) => listed(sql, queueTables("x"), queueColumns("x"), group, window, queueOf)
 
-/** Counts a group's queues. */
-export const countQueues = async (sql: Sql, group: string): Promise<number> =>
-  (await sql.query<{ n: number }>(`select count(*)::int as n from queues where grp = $1`, [group]))[0]?.n ?? 0
-
-/** Inserts a queue. */
+/** Inserts a queue; without a backend its jobs wait until it gets one. */
 export const insertQueue = async (sql: Sql, group: string, queue: Omit<Queue, "id">, at: string): Promise<number> => {
   const [row] = await sql.query<{ id: number }>(
-    `insert into queues (grp, name, description, backend, created_on) values ($1, $2, $3, $4::jsonb, $5) returning id`,
-    [group, queue.name, queue.description ?? "", JSON.stringify(queue.backend), at]
+    `insert into queues (grp, name, description, backend, created_on, last_modified_on) values ($1, $2, $3, $4::jsonb, $5, $5) returning id`,
+    [group, queue.name, queue.description ?? "", queue.backend === undefined ? null : JSON.stringify(queue.backend), at]
   )
   return row?.id ?? 0
 }
 
-const artifactColumns = `a.id, a.grp as "group", a.artifact_type as "artifactType", a.created_on as "createdOn",
+/** Edits a queue's name, description and (when given) backend; a new backend is proven afresh. False when it is
+ * not the group's. */
+export const updateQueue = async (sql: Sql, group: string, id: number, queue: Omit<Queue, "id">, at: string): Promise<boolean> => {
+  const rows = await sql.query(
+    `update queues set name = $3, description = $4, backend = coalesce($5::jsonb, backend), last_modified_on = $6 where id = $1 and grp = $2 and not deleted returning id`,
+    [id, group, queue.name, queue.description ?? "", queue.backend === undefined ? null : JSON.stringify(queue.backend), at]
+  )
+  if (rows.length === 0) return false
+  if (queue.backend !== undefined) await sql.query(`delete from queue_gates where queue = $1`, [id])
+  return true
+}
+
+/** Gives every queue without a backend this one (the service's `--default-backend`); returns their ids. */
+export const fillMissingBackends = async (sql: Sql, backend: NonNullable<Queue["backend"]>, at: string): Promise<ReadonlyArray<number>> =>
+  (await sql.query<{ id: number }>(`update queues set backend = $1::jsonb, last_modified_on = $2 where backend is null returning id`, [JSON.stringify(backend), at])).map((r) => r.id)
+
+const artifactColumns = `a.id, a.grp as "group", a.artifact_type as "artifactType", a.created_on as "createdOn", a.job, a.uri, a.description,
   coalesce((select jsonb_agg(s.id order by s.id) from artifact_snapshots s where s.artifact = a.id), '[]'::jsonb) as snapshots`
 
-/** Reads one artifact of a group. */
-export const readArtifact = async (sql: Sql, group: string, id: number): Promise<ArtifactResponse | undefined> =>
-  (await sql.query<ArtifactResponse>(`select ${artifactColumns} from artifacts a where a.id = $1 and a.grp = $2`, [id, group]))[0]
+type ArtifactRow = Omit<ArtifactResponse, "job" | "uri" | "description"> & { readonly job: number | null; readonly uri: string | null; readonly description: string | null }
 
-/** Inserts an artifact with its first snapshot. */
-export const insertArtifact = async (sql: Sql, group: string, artifactType: string, at: string): Promise<number> => {
+const artifactOf = ({ job, uri, description, ...rest }: ArtifactRow): ArtifactResponse => ({
+  ...rest,
+  ...(job === null ? {} : { job }),
+  ...(uri === null ? {} : { uri }),
+  ...(description === null ? {} : { description })
+})
+
+/** Reads one artifact of a group. */
+export const readArtifact = async (sql: Sql, group: string, id: number): Promise<ArtifactResponse | undefined> => {
+  const [row] = await sql.query<ArtifactRow>(`select ${artifactColumns} from artifacts a where a.id = $1 and a.grp = $2`, [id, group])
+  return row === undefined ? undefined : artifactOf(row)
+}
+
+/** Where an artifact came from: the job that produced it, at a URI, described. */
+export interface ArtifactOrigin {
+  readonly job: number
+  readonly uri: string
+  readonly description?: string
+}
+
+/** Inserts an artifact with its first snapshot, and the job that produced it when one did. */
+export const insertArtifact = async (sql: Sql, group: string, artifactType: string, at: string, origin?: ArtifactOrigin): Promise<number> => {
   const [row] = await sql.query<{ id: number }>(
-    `insert into artifacts (grp, artifact_type, created_on) values ($1, $2, $3) returning id`,
-    [group, artifactType, at]
+    `insert into artifacts (grp, artifact_type, created_on, job, uri, description) values ($1, $2, $3, $4, $5, $6) returning id`,
+    [group, artifactType, at, origin?.job ?? null, origin?.uri ?? null, origin?.description ?? null]
   )
   const id = row?.id ?? 0
   await insertArtifactSnapshot(sql, id, at)
@@ -191,17 +291,17 @@ export const loadCatalogRows = async (
 ): Promise<CatalogRows> => {
   const [row] = await sql.query<{ experiment: unknown; entrypoint: unknown; queue: unknown; artifacts: ReadonlyArray<unknown> }>(
     `select
-       (select to_jsonb(x) from (select ${experimentColumns} from experiments e where e.id = $2 and e.grp = $1) x) as experiment,
-       (select to_jsonb(x) from (select ${entrypointColumns} from entrypoints p where p.id = $3 and p.grp = $1) x) as entrypoint,
-       (select to_jsonb(x) from (select ${queueColumns} from ${queueTables} where q.id = $4 and q.grp = $1) x) as queue,
+       (select to_jsonb(x) from (select ${experimentColumns("e")} from experiments e where e.id = $2 and e.grp = $1 and not e.deleted) x) as experiment,
+       (select to_jsonb(x) from (select ${entrypointColumns("p")} from entrypoints p where p.id = $3 and p.grp = $1 and not p.deleted) x) as entrypoint,
+       (select to_jsonb(x) from (select ${queueColumns("q")} from ${queueTables("q")} where q.id = $4 and q.grp = $1 and not q.deleted) x) as queue,
        coalesce((select jsonb_agg(to_jsonb(x) order by x.n) from (select u.n, ${artifactColumns} from unnest($5::int[]) with ordinality u(id, n)
          join artifacts a on a.id = u.id and a.grp = $1) x), '[]'::jsonb) as artifacts`,
     [group, refs.experiment, refs.entrypoint, refs.queue, [...refs.artifacts]]
   )
   const queue = jsonRow<QueueRow>(row?.queue)
   return {
-    experiment: jsonRow<ExperimentResponse>(row?.experiment),
-    entrypoint: jsonRow<EntrypointResponse>(row?.entrypoint),
+    experiment: jsonRow<StoredExperiment>(row?.experiment),
+    entrypoint: jsonRow<StoredEntrypoint>(row?.entrypoint),
     queue: queue === undefined ? undefined : queueOf(queue),
     artifacts: (row?.artifacts ?? []).map((a) => {
       const { n: _, ...artifact } = jsonRow<ArtifactResponse & { n: number }>(a) as ArtifactResponse & { n: number }

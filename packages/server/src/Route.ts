@@ -1,3 +1,4 @@
+import type { QueueBackend } from "@dispatch/jobs"
 import { Context, type Result, Schema } from "effect"
 import { OpenApi, type HttpApiEndpoint } from "effect/http-api"
 import { TakesIdempotencyKey } from "./Api.ts"
@@ -16,13 +17,26 @@ export interface RequestContext<P, Q, B> {
   readonly db: Database
   /** The service's time as an ISO-8601 string. */
   readonly now: () => string
-  /** The absolute URL of an API path with a query string. */
-  readonly link: (path: string, query?: Readonly<Record<string, string | number>>) => string
+  /** The absolute URL of an API path with a query string; a list value repeats its parameter. */
+  readonly link: (path: string, query?: Readonly<Record<string, QueryValue>>) => string
   /** The dispatcher's controls, when the service dispatches to a cluster. */
   readonly control: JobControl | undefined
   /** How much one answer may hold. */
   readonly limits: AnswerLimits
+  /** Whether the service registers users (`--signup`). */
+  readonly signup: boolean
+  /** The group users who sign up join. */
+  readonly signupGroup: string
+  /** The address the request came from (for counting failed logins), `unknown` when the transport gives none. */
+  readonly client: string
+  /** The backend a queue registered without one gets (`--default-backend`), if the service has one. */
+  readonly defaultBackend: QueueBackend | undefined
+  /** Adds a `Set-Cookie` header to the answer. */
+  readonly setCookie: (value: string) => void
 }
+
+/** A query parameter's value: one, or a list (the parameter repeated). */
+export type QueryValue = string | number | ReadonlyArray<string>
 
 /** An HTTP method the API uses. */
 export type Method = "GET" | "POST" | "PUT" | "DELETE"
@@ -51,6 +65,8 @@ export interface Route {
   readonly reports: boolean
   /** True when the endpoint creates and so honours `Idempotency-Key` (declared in Api.ts). */
   readonly keyed: boolean
+  /** True when anyone may call it, without a session or token (sign-up, login). */
+  readonly open: boolean
   readonly handle: (context: RequestContext<any, any, any>) => Promise<Result.Result<unknown, Refusal>>
 }
 
@@ -67,6 +83,7 @@ export const route = <G extends GroupLike, const K extends keyof G["endpoints"] 
   name: K,
   definition: {
     readonly reports?: boolean
+    readonly open?: boolean
     readonly handle: (
       context: RequestContext<TypeOf<EndpointOf<G, K>["~Params"]>, TypeOf<EndpointOf<G, K>["~Query"]>, TypeOf<EndpointOf<G, K>["~Payload"]>>
     ) => Promise<Result.Result<TypeOf<EndpointOf<G, K>["~Success"]>, Refusal>>
@@ -91,6 +108,7 @@ export const route = <G extends GroupLike, const K extends keyof G["endpoints"] 
     writes: endpoint.method !== "GET",
     reports: definition.reports ?? false,
     keyed: Context.get(endpoint.annotations, TakesIdempotencyKey),
+    open: definition.open ?? false,
     handle: definition.handle as Route["handle"]
   }
 }

@@ -1,6 +1,8 @@
 import { randomBytes } from "node:crypto"
 import { Clock, Context, Effect, Exit, Layer, Result, Schema, Scope } from "effect"
+import { QueueBackend } from "@dispatch/jobs"
 import { TokenEntry } from "./Auth.ts"
+import { fillMissingBackends } from "./ResourceStore.ts"
 import { lockDataDir, type DataDirLock } from "./DataDirLock.ts"
 import { databaseError, DatabaseService, type Database } from "./Database.ts"
 import { dispatcherLayer, DispatcherService, type DispatchOptions, type Dispatcher } from "./Dispatcher.ts"
@@ -14,9 +16,10 @@ import { pgliteLayer } from "./PgliteDatabase.ts"
 import { postgresLayer } from "./PostgresDatabase.ts"
 import type { LogFormat } from "./Operations.ts"
 import { resourceRoutes } from "./ResourceRoutes.ts"
+import { accountRoutes } from "./AccountRoutes.ts"
 
 /** Every endpoint of the service. */
-export const routes = [...resourceRoutes, ...jobRoutes, ...jobControlRoutes]
+export const routes = [...accountRoutes, ...resourceRoutes, ...jobRoutes, ...jobControlRoutes]
 
 /** The service's OpenAPI document (served at /api/v1/openapi.json). */
 export const openApi = openApiDocument()
@@ -41,6 +44,11 @@ export interface ServeOptions {
   readonly limits?: Partial<AnswerLimits>
   /** One line per answered request, in `text` or `json`, to `write` (stderr when absent); no access log when absent. */
   readonly accessLog?: { readonly format: LogFormat; readonly write?: (line: string) => void }
+  /** Let anyone register a user (`POST /users`, Dioptra's `users.create`); refused (403) when absent or false. */
+  readonly signup?: boolean
+  /** The backend a queue registered without one gets (a queue made by a stock Dioptra client), decoded as a
+   * queue's `backend`; queues already stored without one get it when the service starts. */
+  readonly defaultBackend?: unknown
   /** Take jobs to the cluster: without it the service only stores jobs (their queues stay unproven). */
   readonly dispatch?: DispatchOptions
 }
@@ -82,6 +90,10 @@ const reasonOf = (cause: unknown) => (cause instanceof Error ? cause.message : S
 export const serve = async (options: ServeOptions): Promise<Result.Result<JobServer, ServeError>> => {
   const tokens = decodeTokens(options.tokens)
   if (Result.isFailure(tokens)) return Result.fail(tokens.failure)
+  const defaultBackend = options.defaultBackend === undefined ? undefined : Schema.decodeUnknownResult(QueueBackend)(options.defaultBackend, { errors: "all" })
+  if (defaultBackend !== undefined && Result.isFailure(defaultBackend)) {
+    return Result.fail(new ServeError({ stage: "options", reasons: [`defaultBackend: ${defaultBackend.failure.message}`] }))
+  }
   let lock: DataDirLock | undefined
   if (options.databaseUrl === undefined && options.dataDir !== undefined) {
     const locked = await lockDataDir(options.dataDir).catch((cause: unknown) => Result.fail(`the data directory ${options.dataDir} cannot be locked: ${reasonOf(cause)}`))
@@ -111,6 +123,7 @@ export const serve = async (options: ServeOptions): Promise<Result.Result<JobSer
   let secret: string
   try {
     secret = await serviceSecret(db, "report", Buffer.from(random(32)).toString("hex"))
+    if (defaultBackend !== undefined) await fillMissingBackends(db, defaultBackend.success, new Date(clock()).toISOString())
   } catch (cause) {
     await db.close()
     return Result.fail(new ServeError({ stage: "database", reasons: [reasonOf(cause)] }))
@@ -122,6 +135,8 @@ export const serve = async (options: ServeOptions): Promise<Result.Result<JobSer
     const listening = await listen(
       { routes, openApi, tokens: tokens.success, db, now: () => new Date(clock()).toISOString(), control: () => dispatcher?.control, reportSecret: secret,
         limits: { ...defaultLimits, ...options.limits },
+        signup: options.signup ?? false,
+        ...(defaultBackend === undefined ? {} : { defaultBackend: defaultBackend.success }),
         dispatcher: () => (options.dispatch === undefined ? "off" : dispatcher === undefined || stopping ? "stopped" : "running"),
         ...(accessLog === undefined ? {} : { accessLog: { format: accessLog.format, write: accessLog.write ?? ((line: string) => void process.stderr.write(`${line}\n`)) } })
       },

@@ -256,3 +256,66 @@ export class UnsupportedMediaType extends Schema.TaggedError<UnsupportedMediaTyp
     return 415 as const
   }
 }
+
+/** Sign-up is off: the service was started without `--signup` (403). */
+export class SignupDisabled extends Schema.TaggedError<SignupDisabled>()("SignupDisabled", {}) {
+  override get message() {
+    return "this service does not register users: it was started without --signup; ask its operator for an account or a token"
+  }
+  get status() {
+    return 403 as const
+  }
+}
+
+/** A login with a wrong username or password; which of the two is not said (401). */
+export class LoginFailed extends Schema.TaggedError<LoginFailed>()("LoginFailed", {
+  username: Schema.String
+}) {
+  override get message() {
+    return `login as ${JSON.stringify(this.username)} failed: wrong username or password`
+  }
+  get status() {
+    return 401 as const
+  }
+}
+
+/** Too many failed logins for this user or from this address lately; logins wait until the window passes (429). */
+export class TooManyLoginAttempts extends Schema.TaggedError<TooManyLoginAttempts>()("TooManyLoginAttempts", {
+  subject: Schema.String,
+  failures: Schema.Number,
+  windowSeconds: Schema.Number
+}) {
+  override get message() {
+    return `${this.subject} had ${this.failures} failed logins within ${this.windowSeconds} s; try again later`
+  }
+  get status() {
+    return 429 as const
+  }
+}
+
+/** A body field must equal another (a password and its confirmation) (400). */
+export class FieldsDiffer extends Schema.TaggedError<FieldsDiffer>()("FieldsDiffer", {
+  field: Schema.String,
+  other: Schema.String
+}) {
+  override get message() {
+    return `${this.field} must equal ${this.other}`
+  }
+  get status() {
+    return 400 as const
+  }
+}
+
+/** A creation names a group the caller does not act for (403). */
+export class NotYourGroup extends Schema.TaggedError<NotYourGroup>()("NotYourGroup", {
+  principal: Schema.String,
+  group: Schema.Number,
+  yours: Schema.Number
+}) {
+  override get message() {
+    return `${this.principal} acts for group ${this.yours} and may not create in group ${this.group}`
+  }
+  get status() {
+    return 403 as const
+  }
+}

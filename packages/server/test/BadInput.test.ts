@@ -44,7 +44,7 @@ describe.each(backends)("bad input over HTTP on %s", (backend) => {
       for (const [method, path, body] of [
         ["GET", `/jobs/${id}`, undefined],
         ["GET", `/experiments/${id}`, undefined],
-        ["POST", `/jobs/${id}/log`, { logs: [{ severity: "INFO", loggerName: "x", message: "m" }] }],
+        ["POST", `/jobs/${id}/log`, { data: [{ severity: "INFO", loggerName: "x", message: "m" }] }],
         ["PUT", `/experiments/${world.experiment}/jobs/${id}/status`, { status: "started" }],
         ["PUT", `/experiments/${id}/jobs/${job.id}/status`, { status: "started" }],
         ["GET", `/jobs/${id}/metrics/loss/snapshots`, undefined]

@@ -67,7 +67,7 @@ describe("jobs on a simulated cluster, over HTTP through KubeCluster", () => {
     expect(await asWorkload(`/jobs/${job.id}/metrics`, { name: "loss", value: 0.5, step: 2 })).toBe(200)
     expect(await asWorkload(`/jobs/${other.id}/metrics`, { name: "loss", value: 0.5, step: 2 })).toBe(403)
     expect(await asWorkload(`/jobs/${job.id}/rerun`, {})).toBe(403)
-    expect(await asWorkload(`/jobs/${job.id}/log`, { logs: [{ severity: "INFO", loggerName: "w", message: "x" }] })).toBe(200)
+    expect(await asWorkload(`/jobs/${job.id}/log`, { data: [{ severity: "INFO", loggerName: "w", message: "x" }] })).toBe(200)
     expect((await fetch(`${the().server.url}/api/v1/jobs/${job.id}`, { headers: { authorization: `Bearer ${token.slice(0, -2)}00` } })).status).toBe(401)
     await jobWhen(alice, other.id, (j) => j.status === "finished")
   })

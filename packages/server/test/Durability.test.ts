@@ -103,7 +103,7 @@ describe.each(backends)("a write that fails part-way leaves nothing behind on %s
     expect((await call("PUT", `/experiments/${world.experiment}/jobs/${job.id}/status`, { status: "started" })).status).toBe(500)
     expect((await call("GET", `/jobs/${job.id}/status`)).body).toMatchObject({ status: "queued", history: [{ status: "queued" }] })
 
-    const three = { logs: ["a", "b", "c"].map((message) => ({ severity: "INFO", loggerName: "x", message })) }
+    const three = { data: ["a", "b", "c"].map((message) => ({ severity: "INFO", loggerName: "x", message })) }
     fault.arm(3)
     expect((await call("POST", `/jobs/${job.id}/log`, three)).status).toBe(500)
     expect(await count("job_logs")).toBe(logs)
@@ -130,7 +130,7 @@ describe("restart", { timeout: 300_000 }, () => {
     const jobs = []
     for (let i = 0; i < 3; i++) jobs.push((await alice("POST", `/experiments/${world.experiment}/jobs`, jobBody(world.entrypoint, world.queue, { description: `r${i}` }))).body)
     await alice("PUT", `/experiments/${world.experiment}/jobs/${jobs[0].id}/status`, { status: "started" })
-    await alice("POST", `/jobs/${jobs[0].id}/log`, { logs: [{ severity: "INFO", loggerName: "runner", message: "hello" }] })
+    await alice("POST", `/jobs/${jobs[0].id}/log`, { data: [{ severity: "INFO", loggerName: "runner", message: "hello" }] })
     await alice("POST", `/jobs/${jobs[0].id}/metrics`, { name: "loss", value: "nan", step: 4 })
     await alice("POST", `/jobs/${jobs[1].id}/mlflowRun`, { mlflowRunId: "3f2504e0-4f89-11d3-9a0c-0305e82c3301" })
     const paths = [...jobs.flatMap((j) => [`/jobs/${j.id}`, `/jobs/${j.id}/status`, `/jobs/${j.id}/log`, `/jobs/${j.id}/metrics`, `/jobs/${j.id}/mlflowRun`]), `/experiments/${world.experiment}`, `/entrypoints/${world.entrypoint}`, `/queues/${world.queue}`]

@@ -70,6 +70,18 @@ const requestOf = (operations: ReadonlyArray<Operation>, ownIds: ReadonlyArray<n
       query: fc.oneof(
         fc.constant(""),
         fc.constantFrom("?index=-1", "?pageLength=100000", "?index=9007199254740993", "?sortBy=color", "?search=%00", "?search=%FF", "?descending=yes", "?index=1e3"),
+        // Dioptra's list query as its Python client sends it: a repeated list, Python's booleans, its search language.
+        fc.constantFrom(
+          "?severity=ERROR&severity=INFO",
+          "?severity=ERROR&severity=FATAL",
+          "?index=0&index=1",
+          "?descending=True&sortBy=logger_name",
+          "?search=description%3A*a%3F",
+          "?search=%22unterminated",
+          "?search=colour%3Ared",
+          "?search=%5C",
+          "?sortBy=queue&descending=False&groupId=1"
+        ),
         fc.dictionary(fc.string({ maxLength: 6 }), fc.string({ maxLength: 10 }), { maxKeys: 3 }).map((q) => `?${new URLSearchParams(q).toString()}`)
       ),
       contentType: fc.constantFrom(undefined, "application/json", "application/json", "text/plain", "application/x-www-form-urlencoded", "application/json; charset=latin1"),

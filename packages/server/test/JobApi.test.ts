@@ -2,7 +2,10 @@ import { JobRequest, LogRecord } from "@dispatch/jobs"
 import { Result, Schema } from "effect"
 import { describe, expect, test } from "vitest"
 import {
+  ArtifactResponse,
   DeletedResponse,
+  JobArtifactParametersResponse,
+  JobParametersResponse,
   EntrypointResponse,
   ExperimentResponse,
   JobResponse,
@@ -45,32 +48,41 @@ describe.each(backends)("job endpoints on %s", (backend) => {
   }
 
   test("a created job keeps what it was created with, coerced, with defaults filled and its status history begun", async () => {
-    const { alice } = service()
+    const { alice, server } = service()
     const { world, job } = await newJob(alice, "create")
+    const api = `${server.url}/api/v1`
+    const group = { id: job.group.id, name: "vision", url: `${api}/groups/${job.group.id}` }
     expect(job).toMatchObject({
-      experiment: world.experiment,
-      entrypoint: world.entrypoint,
-      queue: world.queue,
+      experiment: { id: world.experiment, name: "ex-create", group, url: `${api}/experiments/${world.experiment}` },
+      entrypoint: { id: world.entrypoint, name: "ep-create", group, url: `${api}/entrypoints/${world.entrypoint}`, snapshotId: job.entrypointSnapshot },
+      queue: { id: world.queue, name: "q-create", group, url: `${api}/queues/${world.queue}` },
       values: { data_dir: "/data", epochs: 5, lr: 0.01, shuffle: true },
       swaps: { training_method: "method_a" },
       timeout: "2h",
       timeoutSeconds: 7200,
       status: "queued",
-      group: "vision",
-      user: "alice"
+      group,
+      user: { id: null, username: "alice", url: null },
+      artifacts: [],
+      tags: []
     })
     expect(shaped(JobResponse, await alice("GET", `/jobs/${job.id}`))).toEqual(job)
     const status = shaped(StatusResponse, await alice("GET", `/jobs/${job.id}/status`))
     expect(status).toEqual({ id: job.id, status: "queued", history: [{ status: "queued", changedOn: job.createdOn }] })
   })
 
-  test("the timeout defaults to 24h and the latest snapshot is used when none is named", async () => {
+  test("the timeout is echoed as given, defaults to 24h, and the latest snapshot is used when none is named", async () => {
     const { alice } = service()
     const world = await registerWorld(alice, "defaults")
     const { timeout: _, ...body } = jobBody(world.entrypoint, world.queue)
     const job = shaped(JobResponse, await alice("POST", `/experiments/${world.experiment}/jobs`, body))
     const entrypoint = shaped(EntrypointResponse, await alice("GET", `/entrypoints/${world.entrypoint}`))
-    expect(job.timeout).toBe("1d")
+    expect([job.timeout, job.timeoutSeconds]).toEqual(["24h", 86400])
+    for (const timeout of ["24h", "1d", "1440m", "86400", "86400s", "24H"]) {
+      const given = shaped(JobResponse, await alice("POST", `/experiments/${world.experiment}/jobs`, { ...body, timeout }))
+      expect([given.timeout, given.timeoutSeconds]).toEqual([timeout, 86400])
+      expect(shaped(JobResponse, await alice("GET", `/jobs/${given.id}`)).timeout).toBe(timeout)
+    }
     expect(job.entrypointSnapshot).toBe(entrypoint.snapshots.at(-1)?.snapshot)
   })
 
@@ -197,22 +209,23 @@ describe.each(backends)("job endpoints on %s", (backend) => {
       refusedWith(await alice("GET", path), 404, ["ResourceNotFound"])
     }
     refusedWith(await alice("DELETE", `/jobs/${job.id}`), 404, ["ResourceNotFound"])
-    refusedWith(await alice("POST", `/jobs/${job.id}/log`, { logs: [{ severity: "INFO", loggerName: "x", message: "m" }] }), 404, ["ResourceNotFound"])
+    refusedWith(await alice("POST", `/jobs/${job.id}/log`, { data: [{ severity: "INFO", loggerName: "x", message: "m" }] }), 404, ["ResourceNotFound"])
     expect(shaped(JobPage, await alice("GET", `/experiments/${world.experiment}/jobs`)).data.map((j) => j.id)).not.toContain(job.id)
   })
 
-  test("logs take Dioptra's severities only, are stamped by the server, and page oldest first", async () => {
+  test("logs are posted as {data: [...]}, take Dioptra's severities only, are stamped createdOn by the server, and page in the order received", async () => {
     const { alice } = service()
     const { job } = await newJob(alice, "logs")
     const severities = ["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
     const posted = shaped(
       LogsResponse,
-      await alice("POST", `/jobs/${job.id}/log`, { logs: severities.map((severity, i) => ({ severity, loggerName: "runner", message: `m${i}`, timestamp: "1999-01-01" })) })
+      await alice("POST", `/jobs/${job.id}/log`, { data: severities.map((severity, i) => ({ severity, loggerName: "runner", message: `m${i}`, createdOn: "1999-01-01" })) })
     )
     expect(posted.map((r) => r.severity)).toEqual(severities)
-    expect(posted.every((r) => r.timestamp > job.createdOn)).toBe(true)
-    refusedWith(await alice("POST", `/jobs/${job.id}/log`, { logs: [{ severity: "info", loggerName: "x", message: "m" }] }), 400, ["InvalidRequest"])
-    refusedWith(await alice("POST", `/jobs/${job.id}/log`, { logs: [] }), 400, ["InvalidRequest"])
+    expect(posted.every((r) => r.createdOn > job.createdOn)).toBe(true)
+    refusedWith(await alice("POST", `/jobs/${job.id}/log`, { logs: [{ severity: "INFO", loggerName: "x", message: "m" }] }), 400, ["InvalidRequest"])
+    refusedWith(await alice("POST", `/jobs/${job.id}/log`, { data: [{ severity: "info", loggerName: "x", message: "m" }] }), 400, ["InvalidRequest"])
+    refusedWith(await alice("POST", `/jobs/${job.id}/log`, { data: [] }), 400, ["InvalidRequest"])
     const first = shaped(pageOf(LogRecord), await alice("GET", `/jobs/${job.id}/log?pageLength=3`))
     expect(first.data.map((r) => r.message)).toEqual(["m0", "m1", "m2"])
     expect(first.isComplete).toBe(false)
@@ -221,28 +234,59 @@ describe.each(backends)("job endpoints on %s", (backend) => {
     expect(rest.isComplete).toBe(true)
   })
 
-  test("metrics: Dioptra's name rule, NaN and infinities as special values, one value per (name, step)", async () => {
+  test("a log is filtered by severity (one or several, as Python's requests repeats a list) and sorted by any of upstream's columns", async () => {
+    const { alice } = service()
+    const { job } = await newJob(alice, "log-filter")
+    const records = [
+      ["ERROR", "b", "e1"],
+      ["INFO", "a", "i1"],
+      ["WARNING", "c", "w1"],
+      ["ERROR", "a", "e2"],
+      ["DEBUG", "b", "d1"]
+    ].map(([severity, loggerName, message]) => ({ severity, loggerName, message }))
+    shaped(LogsResponse, await alice("POST", `/jobs/${job.id}/log`, { data: records }))
+    const read = async (query: string) => shaped(pageOf(LogRecord), await alice("GET", `/jobs/${job.id}/log?${query}`))
+    expect((await read("severity=ERROR")).data.map((r) => r.message)).toEqual(["e1", "e2"])
+    const two = await read("severity=ERROR&severity=INFO&pageLength=2")
+    expect([two.data.map((r) => r.message), two.totalNumResults]).toEqual([["e1", "i1"], 3])
+    expect(new URL(two.next ?? "").searchParams.getAll("severity")).toEqual(["ERROR", "INFO"])
+    expect((await read("sortBy=logger_name")).data.map((r) => r.message)).toEqual(["i1", "e2", "e1", "d1", "w1"])
+    expect((await read("sortBy=loggerName&descending=True")).data.map((r) => r.message)).toEqual(["w1", "e1", "d1", "i1", "e2"])
+    expect((await read("sortBy=severity&descending=false")).data.map((r) => r.message)).toEqual(["d1", "e1", "e2", "i1", "w1"])
+    expect((await read("sortBy=created_on&descending=true")).data).toHaveLength(5)
+    refusedWith(await alice("GET", `/jobs/${job.id}/log?severity=FATAL`), 400, ["InvalidRequest"])
+    refusedWith(await alice("GET", `/jobs/${job.id}/log?sortBy=message`), 400, ["InvalidRequest"])
+  })
+
+  test("metrics: Dioptra's name rule, NaN and infinities as \"nan\", \"inf\", \"-inf\", the client's timestamp kept, every post kept", async () => {
     const { alice } = service()
     const { job } = await newJob(alice, "metrics")
     const post = (body: unknown) => alice("POST", `/jobs/${job.id}/metrics`, body)
     for (const name of ["a", "Z", "_x1", "loss", "val_ACC_2"]) shaped(MetricResponse, await post({ name, value: 1, step: 0 }))
     for (const name of ["1a", "_", "a-b", "", "lo ss"]) refusedWith(await post({ name, value: 1, step: 0 }), 400, ["InvalidMetricName"])
-    refusedWith(await post({ name: "1a", value: 1, step: -1 }), 400, ["InvalidMetricName", "InvalidMetricStep"])
+    refusedWith(await post({ name: "1a", value: 1, step: -1, timestamp: "later" }), 400, ["InvalidMetricName", "InvalidMetricStep", "InvalidMetricTimestamp"])
     refusedWith(await post({ name: "loss", value: "huge", step: 0 }), 400, ["InvalidRequest"])
-    expect(shaped(MetricResponse, await post({ name: "loss", value: "nan", step: 1 }))).toMatchObject({ value: 0, specialValue: "nan" })
-    expect(shaped(MetricResponse, await post({ name: "loss", value: "Infinity", step: 2 }))).toMatchObject({ value: 0, specialValue: "inf" })
-    expect(shaped(MetricResponse, await post({ name: "loss", value: "-inf", step: 3 }))).toMatchObject({ value: 0, specialValue: "-inf" })
-    shaped(MetricResponse, await post({ name: "loss", value: 0.5, step: 2 }))
+    expect(shaped(MetricResponse, await post({ name: "loss", value: "nan", step: 1 }))).toMatchObject({ value: "nan" })
+    expect(shaped(MetricResponse, await post({ name: "loss", value: "Infinity", step: 2 }))).toMatchObject({ value: "inf" })
+    expect(shaped(MetricResponse, await post({ name: "loss", value: "-inf", step: 3 }))).toMatchObject({ value: "-inf" })
+    const measured = "2026-01-02T03:04:05.678901+00:00"
+    expect(shaped(MetricResponse, await post({ name: "loss", value: 0.5, step: 2, timestamp: measured }))).toMatchObject({ value: 0.5, timestamp: "2026-01-02T03:04:05.678Z" })
     const snapshots = shaped(pageOf(MetricResponse), await alice("GET", `/jobs/${job.id}/metrics/loss/snapshots`))
-    expect(snapshots.data.map((m) => [m.step, m.value, m.specialValue])).toEqual([
-      [0, 1, undefined],
-      [1, 0, "nan"],
-      [2, 0.5, undefined],
-      [3, 0, "-inf"]
+    expect(snapshots.data.map((m) => [m.step, m.value])).toEqual([
+      [0, 1],
+      [1, "nan"],
+      [2, "inf"],
+      [2, 0.5],
+      [3, "-inf"]
     ])
+    expect(snapshots.data[3]?.timestamp).toBe("2026-01-02T03:04:05.678Z")
+    expect(snapshots.data[2]?.timestamp).not.toBe("2026-01-02T03:04:05.678Z")
     const latest = shaped(MetricsResponse, await alice("GET", `/jobs/${job.id}/metrics`))
-    expect(latest.find((m) => m.name === "loss")).toMatchObject({ step: 3, specialValue: "-inf" })
+    expect(latest.find((m) => m.name === "loss")).toMatchObject({ step: 3, value: "-inf" })
     expect(latest.map((m) => m.name).sort()).toEqual(["Z", "_x1", "a", "loss", "val_ACC_2"])
+    shaped(MetricResponse, await post({ name: "loss", value: 0.25, step: 3 }))
+    expect(shaped(MetricsResponse, await alice("GET", `/jobs/${job.id}/metrics`)).find((m) => m.name === "loss")).toMatchObject({ step: 3, value: 0.25 })
+    expect(shaped(pageOf(MetricResponse), await alice("GET", `/jobs/${job.id}/metrics/loss/snapshots`)).totalNumResults).toBe(6)
     refusedWith(await alice("GET", `/jobs/${job.id}/metrics/accuracy/snapshots`), 404, ["ResourceNotFound"])
   })
 
@@ -259,6 +303,71 @@ describe.each(backends)("job endpoints on %s", (backend) => {
     expect(shaped(JobResponse, await alice("GET", `/jobs/${job.id}`)).mlflowRunId).toBe(run.toLowerCase())
   })
 
+  test("an MLflow run id in MLflow's 32-hex form is the same run id as its dashed form, kept and echoed dashed", async () => {
+    const { alice } = service()
+    const { world, job } = await newJob(alice, "mlflow-hex")
+    const hex = "9d2504e04f8911d39a0c0305e82c3301"
+    const dashed = "9d2504e0-4f89-11d3-9a0c-0305e82c3301"
+    expect(shaped(MlflowRunResponse, await alice("POST", `/jobs/${job.id}/mlflowRun`, { mlflowRunId: hex }))).toEqual({ mlflowRunId: dashed })
+    expect(shaped(MlflowRunResponse, await alice("GET", `/experiments/${world.experiment}/jobs/${job.id}/mlflowRun`))).toEqual({ mlflowRunId: dashed })
+    const second = shaped(JobResponse, await alice("POST", `/experiments/${world.experiment}/jobs`, jobBody(world.entrypoint, world.queue)))
+    refusedWith(await alice("POST", `/experiments/${world.experiment}/jobs/${second.id}/mlflowRun`, { mlflowRunId: dashed.toUpperCase() }), 409, ["AlreadyExists"])
+    refusedWith(await alice("POST", `/experiments/${world.experiment}/jobs/${second.id}/mlflowRun`, { mlflowRunId: `${hex}0` }), 400, ["InvalidMlflowRunId"])
+    const other = shaped(ExperimentResponse, await alice("POST", "/experiments", { name: "mlflow-hex-other", entrypoints: [world.entrypoint] }))
+    refusedWith(await alice("POST", `/experiments/${other.id}/jobs/${second.id}/mlflowRun`, { mlflowRunId: "0b7e3f1c2a4d4e5f8a9b0c1d2e3f4a5b" }), 404, ["ResourceNotFound"])
+  })
+
+  test("a job's parameters and artifact parameters are read by name, typed as coerced", async () => {
+    const { alice } = service()
+    const world = await registerWorld(alice, "params")
+    const artifact = shaped(ArtifactResponse, await alice("POST", "/artifacts", { artifactType: "model" }))
+    const entrypoint = shaped(
+      EntrypointResponse,
+      await alice("POST", "/entrypoints", { ...entrypointBody("ep-params-art", [world.queue]), artifactParameters: [{ name: "weights", artifactType: "model" }] })
+    )
+    shaped(ExperimentResponse, await alice("POST", `/experiments/${world.experiment}/entrypoints`, { ids: [entrypoint.id] }))
+    const job = shaped(
+      JobResponse,
+      await alice("POST", `/experiments/${world.experiment}/jobs`, jobBody(entrypoint.id, world.queue, { artifactValues: { weights: { id: artifact.id, snapshotId: artifact.snapshots[0] } } }))
+    )
+    expect(shaped(JobParametersResponse, await alice("GET", `/jobs/${job.id}/parameters`))).toEqual({ data_dir: "/data", epochs: 5, lr: 0.01, shuffle: true })
+    expect(shaped(JobArtifactParametersResponse, await alice("GET", `/jobs/${job.id}/artifactParameters`))).toEqual({
+      weights: { artifact_id: artifact.id, artifact_snapshot_id: artifact.snapshots[0], artifact_type: "model", artifact_uri: null }
+    })
+    refusedWith(await alice("GET", `/jobs/999999/parameters`), 404, ["ResourceNotFound"])
+    refusedWith(await alice("GET", `/jobs/999999/artifactParameters`), 404, ["ResourceNotFound"])
+  })
+
+  test("a job is read, its status read and it is deleted through its experiment, and only through its own", async () => {
+    const { alice } = service()
+    const { world, job } = await newJob(alice, "in-experiment")
+    const under = `/experiments/${world.experiment}/jobs/${job.id}`
+    expect(shaped(JobResponse, await alice("GET", under))).toEqual(shaped(JobResponse, await alice("GET", `/jobs/${job.id}`)))
+    expect(shaped(StatusResponse, await alice("GET", `${under}/status`))).toMatchObject({ id: job.id, status: "queued" })
+    const other = shaped(ExperimentResponse, await alice("POST", "/experiments", { name: "in-experiment-other", entrypoints: [world.entrypoint] }))
+    for (const path of [`/experiments/${other.id}/jobs/${job.id}`, `/experiments/${other.id}/jobs/${job.id}/status`, `/experiments/${other.id}/jobs/${job.id}/mlflowRun`]) {
+      refusedWith(await alice("GET", path), 404, ["ResourceNotFound"])
+    }
+    refusedWith(await alice("DELETE", `/experiments/${other.id}/jobs/${job.id}`), 404, ["ResourceNotFound"])
+    expect(shaped(DeletedResponse, await alice("DELETE", under))).toEqual({ status: "Success", id: [job.id] })
+    refusedWith(await alice("GET", under), 404, ["ResourceNotFound"])
+    refusedWith(await alice("DELETE", under), 404, ["ResourceNotFound"])
+  })
+
+  test("an artifact a job produced is registered under the job with its URI, and the job lists it", async () => {
+    const { alice, bob } = service()
+    const { world, job } = await newJob(alice, "produced")
+    const under = `/experiments/${world.experiment}/jobs/${job.id}/artifacts`
+    const made = shaped(ArtifactResponse, await alice("POST", under, { uri: "s3://bucket/model.pt", description: "weights" }))
+    expect(made).toMatchObject({ job: job.id, uri: "s3://bucket/model.pt", description: "weights", artifactType: "artifact", snapshots: [expect.any(Number)] })
+    const typed = shaped(ArtifactResponse, await alice("POST", under, { uri: "s3://bucket/data", artifactType: "dataset" }))
+    expect(typed.artifactType).toBe("dataset")
+    expect(shaped(ArtifactResponse, await alice("GET", `/artifacts/${made.id}`))).toEqual(made)
+    expect(shaped(JobResponse, await alice("GET", `/jobs/${job.id}`)).artifacts.map((a) => a.id)).toEqual([made.id, typed.id])
+    refusedWith(await alice("POST", under, { description: "no uri" }), 400, ["InvalidRequest"])
+    refusedWith(await bob("POST", under, { uri: "s3://x" }), 404, ["ResourceNotFound"])
+  })
+
   test("MLflow run ids are unique within a group only: another group's run id is neither refused nor revealed", async () => {
     const { alice, bob } = service()
     const run = "0b7e3f1c-2a4d-4e5f-8a9b-0c1d2e3f4a5b"
@@ -268,7 +377,7 @@ describe.each(backends)("job endpoints on %s", (backend) => {
     expect(shaped(MlflowRunResponse, await bob("POST", `/jobs/${theirs.id}/mlflowRun`, { mlflowRunId: run }))).toEqual({ mlflowRunId: run })
   })
 
-  test("job lists page with links that visit every job once, sort by any column, and search descriptions and statuses", async () => {
+  test("job lists page with links that visit every job once, sort by any of upstream's columns, and search in Dioptra's language", async () => {
     const { alice } = service()
     const world = await registerWorld(alice, "paging")
     const descriptions = ["delta", "alpha", "echo", "bravo", "charlie", "alpha two", "golf"]
@@ -288,10 +397,18 @@ describe.each(backends)("job endpoints on %s", (backend) => {
     expect(page.totalNumResults).toBe(7)
     const sorted = shaped(JobPage, await alice("GET", `/experiments/${world.experiment}/jobs?sortBy=description&descending=true`))
     expect(sorted.data.map((j) => j.description)).toEqual([...descriptions].sort().reverse())
-    const found = shaped(JobPage, await alice("GET", `/experiments/${world.experiment}/jobs?search=ALPHA`))
-    expect(found.data.map((j) => j.description)).toEqual(["alpha", "alpha two"])
+    const search = async (query: string) =>
+      shaped(JobPage, await alice("GET", `/experiments/${world.experiment}/jobs?search=${encodeURIComponent(query)}`)).data.map((j) => j.description)
+    expect(await search("alpha")).toEqual(["alpha", "alpha two"])
+    expect(await search("description:alpha")).toEqual(["alpha"])
+    expect(await search("description:*o")).toEqual(["echo", "bravo", "alpha two"])
+    expect(await search('description:"alpha two"')).toEqual(["alpha two"])
+    expect(await search("description:?lpha*, timeout:2h")).toEqual(["alpha", "alpha two"])
     await alice("PUT", `/experiments/${world.experiment}/jobs/${ids[0]}/status`, { status: "started" })
-    expect(shaped(JobPage, await alice("GET", `/experiments/${world.experiment}/jobs?search=started`)).data.map((j) => j.id)).toEqual([ids[0]])
+    expect(await search("status:started")).toEqual(["delta"])
+    refusedWith(await alice("GET", `/jobs?search=${encodeURIComponent("colour:red")}`), 400, ["InvalidSearch"])
+    const byQueue = shaped(JobPage, await alice("GET", `/experiments/${world.experiment}/jobs?sortBy=queue&descending=True`))
+    expect(byQueue.data).toHaveLength(7)
     refusedWith(await alice("GET", "/jobs?pageLength=0&sortBy=color&descending=yes"), 400, ["InvalidRequest", "InvalidRequest", "InvalidRequest"])
     refusedWith(await alice("GET", "/jobs?colour=red"), 400, ["InvalidRequest"])
     refusedWith(await alice("GET", "/experiments/999999/jobs"), 404, ["ResourceNotFound"])
@@ -303,7 +420,9 @@ describe.each(backends)("job endpoints on %s", (backend) => {
     const { anonymous, server } = service()
     const stranger = (method: string, path: string) =>
       fetch(`${server.url}/api/v1${path}`, { method, headers: { authorization: "Bearer nobody-has-this" } }).then((r) => r.status)
-    for (const route of routes) {
+    // Only sign-up and login are open: they are how a caller gets a session.
+    expect(routes.filter((r) => r.open).map((r) => `${r.method} ${r.path}`)).toEqual(["POST /users", "POST /auth/login"])
+    for (const route of routes.filter((r) => !r.open)) {
       const path = route.path.replace(/\{[A-Za-z]+\}/g, "1")
       refusedWith(await anonymous(route.method, path), 401, ["Unauthenticated"])
       expect(await stranger(route.method, path)).toBe(401)
@@ -319,7 +438,7 @@ describe.each(backends)("job endpoints on %s", (backend) => {
     }
     refusedWith(await bob("DELETE", `/jobs/${job.id}`), 404, ["ResourceNotFound"])
     refusedWith(await bob("PUT", `/experiments/${world.experiment}/jobs/${job.id}/status`, { status: "started" }), 404, ["ResourceNotFound"])
-    refusedWith(await bob("POST", `/jobs/${job.id}/log`, { logs: [{ severity: "INFO", loggerName: "x", message: "m" }] }), 404, ["ResourceNotFound"])
+    refusedWith(await bob("POST", `/jobs/${job.id}/log`, { data: [{ severity: "INFO", loggerName: "x", message: "m" }] }), 404, ["ResourceNotFound"])
     refusedWith(await bob("POST", `/jobs/${job.id}/metrics`, { name: "loss", value: 2, step: 0 }), 404, ["ResourceNotFound"])
     refusedWith(await bob("POST", `/experiments/${world.experiment}/jobs`, jobBody(world.entrypoint, world.queue)), 404, ["ExperimentNotFound", "EntrypointNotFound", "QueueNotFound"])
     expect(shaped(JobPage, await bob("GET", "/jobs?pageLength=100")).data.map((j) => j.id)).not.toContain(job.id)
@@ -354,7 +473,11 @@ describe.each(backends)("job endpoints on %s", (backend) => {
     const { alice } = service()
     const world = await registerWorld(alice, "resources")
     const experiment = shaped(ExperimentResponse, await alice("GET", `/experiments/${world.experiment}`))
-    expect(experiment).toMatchObject({ name: "ex-resources", entrypoints: [world.entrypoint], group: "vision" })
+    expect(experiment).toMatchObject({
+      name: "ex-resources",
+      entrypoints: [{ id: world.entrypoint, name: "ep-resources", group: { name: "vision" } }],
+      group: { name: "vision", url: expect.stringMatching(/\/api\/v1\/groups\/[0-9]+$/) }
+    })
     expect(shaped(pageOf(ExperimentResponse), await alice("GET", "/experiments?pageLength=100")).data.map((e) => e.id)).toContain(world.experiment)
     expect((await alice("GET", "/entrypoints?pageLength=100")).body.data.map((e: { id: number }) => e.id)).toContain(world.entrypoint)
     expect((await alice("GET", "/queues?pageLength=100")).body.data.map((q: { id: number }) => q.id)).toContain(world.queue)

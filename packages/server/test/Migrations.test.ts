@@ -27,12 +27,18 @@ describe.each(backends)("migrating stored times to timestamptz on %s", (backend)
     const [row] = await db.query<{ id: number }>(`insert into experiments (grp, name, description, created_on) values ('g', 'old', '', $1) returning id`, [stamped])
     expect(await migrate(db)).toEqual(migrations.filter((m) => m.version > 2).map((m) => m.version))
     expect((await readExperiment(db, "g", row?.id ?? 0))?.createdOn).toBe(stamped)
+    // The group of every stored resource got an integer id, and the old experiment its last change time.
+    expect(await db.query(`select name from groups`)).toEqual([{ name: "g" }])
+    expect((await db.query<{ t: string }>(`select last_modified_on as t from experiments`))[0]?.t).toBe(stamped)
     const types = await db.query<{ data_type: string }>(
       `select distinct data_type from information_schema.columns where table_schema = current_schema() and column_name in ('created_on', 'last_modified_on', 'changed_on', 'logged_on', 'recorded_on', 'checked_on')`
     )
     expect(types.map((t) => t.data_type)).toEqual(["timestamp with time zone"])
     const later = "2026-12-01T00:00:00.001Z"
-    const [fresh] = await db.query<{ created: string }>(`insert into experiments (grp, name, description, created_on) values ('g', 'new', '', $1) returning created_on as created`, [later])
+    const [fresh] = await db.query<{ created: string }>(
+      `insert into experiments (grp, name, description, created_on, last_modified_on) values ('g', 'new', '', $1, $1) returning created_on as created`,
+      [later]
+    )
     expect(fresh?.created).toBe(later)
   })
 })

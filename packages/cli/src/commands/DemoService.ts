@@ -73,7 +73,7 @@ const run = async (io: CliIo, args: DemoServiceArgs): Promise<Failure | undefine
     io.out("")
     const runtime = config.success.runtimes[0]
     // The backend's config is the example file as read: the service checks it, as it would any client's.
-    const backend = { config: rawConfig.success, runtime, image: "registry.example.com/ml/resnet:1.4.2" } as QueueInput["backend"]
+    const backend = { config: rawConfig.success, runtime, image: "registry.example.com/ml/resnet:1.4.2" } as NonNullable<QueueInput["backend"]>
     const queue = (await call("queue", (c) => c.queues.create({ payload: { name: "gpu", description: "the example backend", backend } }))).id
     const entrypointInput: EntrypointInput = {
       name: "train",
@@ -130,7 +130,7 @@ const run = async (io: CliIo, args: DemoServiceArgs): Promise<Failure | undefine
     }
     io.out("5. metrics")
     for (const metric of metrics) {
-      io.out(`   ${metric.name} = ${metric.specialValue ?? metric.value} (step ${metric.step})`)
+      io.out(`   ${metric.name} = ${metric.value} (step ${metric.step})`)
     }
     return last === "finished" ? undefined : failed([`job ${job} ended ${last}`])
   } catch (error) {

@@ -120,6 +120,8 @@ export interface ServeSummary {
 const run = async (io: CliIo, args: ServeArgs, output: OutputFormat = "text"): Promise<Failure | undefined> => {
   const tokens = await tokensOf(io, args)
   if (Result.isFailure(tokens)) return tokens.failure
+  const defaultBackend = args.defaultBackend === undefined ? undefined : await readDocument(io, args.defaultBackend)
+  if (defaultBackend !== undefined && Result.isFailure(defaultBackend)) return defaultBackend.failure
   const cluster = await clusterOf(io, args)
   if (Result.isFailure(cluster)) return cluster.failure
   const databaseUrl = process.env["DATABASE_URL"]
@@ -129,6 +131,8 @@ const run = async (io: CliIo, args: ServeArgs, output: OutputFormat = "text"): P
     ...(databaseUrl === undefined || databaseUrl === "" ? { dataDir: args.dataDir } : { databaseUrl }),
     tokens: tokens.success,
     accessLog: { format: args.logFormat, write: (line) => io.err(line) },
+    signup: args.signup,
+    ...(defaultBackend === undefined ? {} : { defaultBackend: defaultBackend.success }),
     ...(cluster.success === undefined ? {} : { dispatch: { cluster: cluster.success.layer, ...(args.instance === undefined ? {} : { instance: args.instance }) } })
   })
   if (Result.isFailure(started)) {

@@ -1,0 +1,25 @@
+// Groups are named in every resource's grp column; here each name gets the integer id Dioptra's clients use.
+import type { Sql } from "./Database.ts"
+
+const known = new WeakMap<object, Map<string, number>>()
+
+/** The id of the group named `name`, registering it on first use (a token's group needs no other setup). Ids are
+ * remembered per database, so a request costs a query only the first time its group is seen. */
+export const groupIdOf = async (db: Sql, name: string): Promise<number> => {
+  const cache = known.get(db) ?? new Map<string, number>()
+  known.set(db, cache)
+  const cached = cache.get(name)
+  if (cached !== undefined) return cached
+  await db.query(`insert into groups (name) values ($1) on conflict (name) do nothing`, [name])
+  const [row] = await db.query<{ id: number }>(`select id from groups where name = $1`, [name])
+  if (row === undefined) throw new Error(`group ${name} vanished as it was registered`)
+  cache.set(name, row.id)
+  return row.id
+}
+
+/** A group row: its id, name and when it was first seen. */
+export interface GroupRow {
+  readonly id: number
+  readonly name: string
+  readonly created_on: string
+}

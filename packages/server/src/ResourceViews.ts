@@ -1,0 +1,61 @@
+// Stored resources as Dioptra answers them: nested {id, name, url} references, createdOn / lastModifiedOn, the task
+// graph as YAML; dispatch's own fields (backend, gate, image, command, snapshots) ride along.
+import { stringify } from "yaml"
+import type { EntrypointResponse, ExperimentResponse, QueueResponse } from "./ApiSchemas.ts"
+import { refMaker, type GroupRef } from "./RefTypes.ts"
+import type { SnapshotDocument, StoredEntrypoint, StoredExperiment, StoredQueue } from "./ResourceStore.ts"
+
+type Link = (path: string) => string
+
+const groupOf = (link: Link, stored: { readonly group: string; readonly groupId: number }): GroupRef => refMaker(link).group(stored.groupId, stored.group)
+
+// dispatch keeps no drafts, tags or past snapshots of experiments and queues: each is its own latest snapshot.
+const resource = (link: Link, stored: { readonly id: number; readonly name: string; readonly description?: string; readonly group: string; readonly groupId: number; readonly createdOn: string; readonly lastModifiedOn: string }, snapshot = stored.id) => ({
+  id: stored.id,
+  snapshot,
+  group: groupOf(link, stored),
+  createdOn: stored.createdOn,
+  lastModifiedOn: stored.lastModifiedOn,
+  latestSnapshot: true,
+  hasDraft: false,
+  tags: [],
+  name: stored.name,
+  description: stored.description === undefined || stored.description === "" ? null : stored.description
+})
+
+/** An experiment as Dioptra answers it. */
+export const experimentView = (link: Link, stored: StoredExperiment): ExperimentResponse => {
+  const group = groupOf(link, stored)
+  return { ...resource(link, stored), entrypoints: stored.entrypointNames.map((e) => refMaker(link).resource("entrypoint", e.id, e.name, group)) }
+}
+
+/** A queue as Dioptra answers it, with its backend (when it has one) and gate. */
+export const queueView = (link: Link, stored: StoredQueue): QueueResponse => ({
+  ...resource(link, stored),
+  ...(stored.backend === undefined ? {} : { backend: stored.backend }),
+  gate: stored.gate
+})
+
+/** The task graph's text: as the client sent it, or the object written as YAML. */
+const graphText = (version: SnapshotDocument): string => version.taskGraphText ?? stringify(version.taskGraph)
+
+/** An entrypoint as Dioptra answers it: its latest snapshot's fields at the top, every snapshot below. */
+export const entrypointView = (link: Link, stored: StoredEntrypoint): EntrypointResponse => {
+  const group = groupOf(link, stored)
+  const snapshots = stored.snapshots as ReadonlyArray<SnapshotDocument & { readonly snapshot: number }>
+  const latest = snapshots[snapshots.length - 1]
+  const versions = snapshots.map(({ taskGraphText: _, artifactGraph: __, ...version }) => version)
+  return {
+    ...resource(link, stored, latest?.snapshot ?? stored.id),
+    taskGraph: latest === undefined ? "" : graphText(latest),
+    artifactGraph: latest?.artifactGraph ?? "",
+    parameters: (latest?.parameters ?? []).map((p) => ({ name: p.name, parameterType: p.type, defaultValue: p.defaultValue ?? null })),
+    artifactParameters: latest?.artifactParameters ?? [],
+    queues: stored.queueNames.map((q) => refMaker(link).resource("queue", q.id, q.name, group)),
+    plugins: [],
+    artifactPlugins: [],
+    ...(latest?.image === undefined ? {} : { image: latest.image }),
+    ...(latest?.command === undefined ? {} : { command: latest.command }),
+    snapshots: versions
+  }
+}

@@ -1,0 +1,95 @@
+import { parseSearch, searchMatches } from "@dispatch/jobs"
+import { Result } from "effect"
+import { afterAll, beforeAll, describe, expect, test } from "vitest"
+import type { JobServer } from "../src/index.ts"
+import { client, entrypointBody, jobBody, queueBody, started, tokens, type Client } from "./Fixtures.ts"
+
+describe("queues, entrypoints and experiments in Dioptra's shapes", () => {
+  let server: JobServer
+  let alice: Client
+  beforeAll(async () => {
+    server = await started({})
+    alice = client(server.url, tokens.alice)
+  })
+  afterAll(async () => {
+    await server.close()
+  })
+
+  test("a list's search in SQL finds exactly what the pure matcher finds", async () => {
+    const rows = [
+      { name: "gpu-a100", description: "nightly job runs" },
+      { name: "gpu-h100", description: "a big JOB" },
+      { name: "cpu_small", description: "50% off, job" },
+      { name: "cpu-large", description: "two words here" },
+      { name: "tpu", description: "" }
+    ]
+    for (const row of rows) expect((await alice("POST", "/queues", { name: row.name, description: row.description })).status).toBe(200)
+    const searches = ["description:*job*", "name:gpu-?100", "gpu", "cpu, job", 'description:"two words*"', "name:cpu_*", "description:*50%*", "name:*", "JOB", 'name:tpu,description:""']
+    for (const search of searches) {
+      const terms = parseSearch(search)
+      if (Result.isFailure(terms)) throw new Error(terms.failure.message)
+      const expected = rows.filter((r) => searchMatches(terms.success, r)).map((r) => r.name).sort()
+      const answer = await alice("GET", `/queues?pageLength=100&search=${encodeURIComponent(search)}`)
+      expect([search, answer.body.data.map((q: { name: string }) => q.name).sort()]).toEqual([search, expected])
+      expect(answer.body.totalNumResults).toBe(expected.length)
+    }
+  })
+
+  test("a search the language refuses, or over fields a list lacks, is 400 naming every problem", async () => {
+    const unknown = await alice("GET", `/experiments?search=${encodeURIComponent("colour:red,size:9")}`)
+    expect(unknown).toMatchObject({ status: 400, body: { error: "InvalidSearch" } })
+    expect(unknown.body.message).toContain('"colour", "size" are not fields this list can be searched by; fields: name, description')
+    const malformed = await alice("GET", `/entrypoints?search=${encodeURIComponent('name:"open')}`)
+    expect(malformed).toMatchObject({ status: 400, body: { error: "InvalidSearch", message: expect.stringContaining("never closed") } })
+  })
+
+  test("sortBy and descending, in the spelling Python's requests sends", async () => {
+    for (const name of ["sort-b", "sort-a", "sort-c"]) await alice("POST", "/experiments", { name })
+    const names = async (query: string) => (await alice("GET", `/experiments?search=name:sort-*&${query}`)).body.data.map((e: { name: string }) => e.name)
+    expect(await names("sortBy=name&descending=True")).toEqual(["sort-c", "sort-b", "sort-a"])
+    expect(await names("sortBy=name&descending=False")).toEqual(["sort-a", "sort-b", "sort-c"])
+    expect((await alice("GET", "/experiments?descending=yes")).status).toBe(400)
+  })
+
+  test("a queue without a backend takes jobs and says why; PUT with a backend gives it one to prove", async () => {
+    const queue = (await alice("POST", "/queues", { name: "stock" })).body
+    expect(queue).toMatchObject({ description: null, gate: { state: "unproven", reason: expect.stringContaining("has no backend") } })
+    expect(queue).not.toHaveProperty("backend")
+    const { command: _, ...stockEntrypoint } = entrypointBody("stock-ep", [queue.id])
+    const entrypoint = (await alice("POST", "/entrypoints", stockEntrypoint)).body
+    expect(entrypoint).not.toHaveProperty("command")
+    const experiment = (await alice("POST", "/experiments", { name: "stock-ex", entrypoints: [entrypoint.id] })).body
+    const job = await alice("POST", `/experiments/${experiment.id}/jobs`, jobBody(entrypoint.id, queue.id))
+    expect(job).toMatchObject({ status: 200, body: { status: "queued" } })
+    const given = await alice("PUT", `/queues/${queue.id}`, { name: "stock", backend: { ...queueBody("x").backend, command: ["dioptra-worker"] } })
+    expect(given.body).toMatchObject({ backend: { command: ["dioptra-worker"] }, gate: { state: "unproven", reason: "the queue's Factory has not run yet" } })
+    const renamed = await alice("PUT", `/queues/${queue.id}`, { name: "stock-2" })
+    expect(renamed.body).toMatchObject({ name: "stock-2", backend: { command: ["dioptra-worker"] } })
+    // With a backend that names no command, a commandless entrypoint's job is refused at creation.
+    const plain = (await alice("POST", "/queues", queueBody("plain-q"))).body
+    await alice("PUT", `/entrypoints/${entrypoint.id}`, { ...stockEntrypoint, queues: [queue.id, plain.id] })
+    const refused = await alice("POST", `/experiments/${experiment.id}/jobs`, jobBody(entrypoint.id, plain.id))
+    expect(refused).toMatchObject({ status: 400, body: { error: "NoCommand" } })
+  })
+
+  test("the task graph comes back as the YAML sent; a graph that is not YAML is 400 naming taskGraph", async () => {
+    const queue = (await alice("POST", "/queues", queueBody("yaml-q"))).body
+    const yaml = "load:\n  load_dataset:\n    path: $data_dir  # a comment kept\n"
+    const made = await alice("POST", "/entrypoints", { ...entrypointBody("yaml-ep", [queue.id]), taskGraph: yaml, parameters: [{ name: "data_dir", parameterType: "string" }] })
+    expect(made.body).toMatchObject({ taskGraph: yaml, parameters: [{ name: "data_dir", parameterType: "string", defaultValue: null }], queues: [{ id: queue.id, name: "yaml-q" }] })
+    expect(made.body.snapshots[0].taskGraph).toEqual({ load: { load_dataset: { path: "$data_dir" } } })
+    const bad = await alice("POST", "/entrypoints", { ...entrypointBody("yaml-bad", [queue.id]), taskGraph: "a: [unclosed", plugins: [7] })
+    expect(bad.status).toBe(400)
+    expect(bad.body.detail.map((d: { error: string; path?: string }) => d.path ?? d.error)).toEqual(["taskGraph", "ResourceNotFound"])
+  })
+
+  test("delete_by_id answers Dioptra's {status, id}; the name is free again and the old id is gone", async () => {
+    const queue = (await alice("POST", "/queues", { name: "gone" })).body
+    expect(await alice("DELETE", `/queues/${queue.id}`)).toEqual({ status: 200, body: { status: "Success", id: [queue.id] } })
+    expect((await alice("GET", `/queues/${queue.id}`)).status).toBe(404)
+    expect((await alice("DELETE", `/queues/${queue.id}`)).status).toBe(404)
+    expect((await alice("POST", "/queues", { name: "gone" })).status).toBe(200)
+    const foreign = await alice("POST", "/queues", { group: 999, name: "elsewhere" })
+    expect(foreign).toMatchObject({ status: 403, body: { error: "NotYourGroup" } })
+  })
+})

@@ -1,0 +1,20 @@
+"""experiments (upstream's ExperimentsCollectionClient); its jobs sub-collection lives in experiment_jobs.py."""
+
+from .experiment_jobs import ExperimentJobsCollection
+from .session import ResourceCollection, with_optional
+
+
+class ExperimentsCollection(ResourceCollection):
+    name = "experiments"
+
+    def __init__(self, session) -> None:
+        super().__init__(session)
+        self.jobs = ExperimentJobsCollection(session, self.url)
+
+    def create(self, group_id, name, description=None, entrypoints=None):
+        json_ = {"group": group_id, "name": name}
+        return self._session.post(self.url, json_=with_optional(json_, ("description", description), ("entrypoints", entrypoints)))
+
+    def modify_by_id(self, experiment_id, name, description, entrypoints):
+        json_ = with_optional({"name": name}, ("description", description), ("entrypoints", entrypoints))
+        return self._session.put(self.url, str(experiment_id), json_=json_)
