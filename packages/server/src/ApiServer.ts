@@ -253,6 +253,7 @@ const authorizationLayer = (env: () => ApiEnvironment) => {
           Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(maxBodyBytes)),
           Effect.mapError(() => new BodyRefused())
         )
+        let bodyRead = false
         const admitted = yield* Effect.tryPromise({
           try: () =>
             admit(env(), route, {
@@ -263,7 +264,10 @@ const authorizationLayer = (env: () => ApiEnvironment) => {
               pathname: Result.isSuccess(target) ? target.success.pathname : request.url,
               params: Object.fromEntries(Object.entries(params).flatMap(([k, v]) => (v === undefined ? [] : [[k, v]]))),
               query: Result.isSuccess(target) ? target.success.searchParams : new URLSearchParams(),
-              body: () => Effect.runPromise(readBody)
+              body: () => {
+                bodyRead = true
+                return Effect.runPromise(readBody)
+              }
             }),
           catch: (cause) => cause
         }).pipe(Effect.result)
@@ -272,7 +276,12 @@ const authorizationLayer = (env: () => ApiEnvironment) => {
           const tooLarge = cause instanceof BodyRefused || (typeof cause === "object" && cause !== null && String(cause).includes("BodyRefused"))
           return tooLarge ? refused(refusal(new BodyTooLarge({ limit: maxBodyBytes }))) : refused(failureOf(cause))
         }
-        if (Result.isFailure(admitted.success)) return refused(admitted.success.failure)
+        if (Result.isFailure(admitted.success)) {
+          // A refusal decided before the body was read (401, 403, a bad id) still reads it, within the size limit,
+          // so the client finishes sending before the answer and the connection is not reset under it.
+          if (!bodyRead) yield* Effect.ignore(readBody)
+          return refused(admitted.success.failure)
+        }
         return yield* Effect.provideService(httpEffect, AdmittedRequest, admitted.success.success)
       })
   })

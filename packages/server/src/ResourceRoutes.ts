@@ -7,6 +7,7 @@ import type { Sql } from "./Database.ts"
 import { isTrue, searchCondition } from "./DioptraPaging.ts"
 import { listPage } from "./ListPage.ts"
 import { decodePart } from "./RequestDecoding.ts"
+import { jsonDepth, maxJsonDepth } from "./RequestBody.ts"
 import {
   deleteResource,
   insertArtifact,
@@ -62,7 +63,12 @@ const pluginProblems = (body: { readonly plugins?: ReadonlyArray<number>; readon
 const graphOf = (taskGraph: string | Readonly<Record<string, unknown>>): Result.Result<{ readonly graph: unknown; readonly text?: string }, Refusal> => {
   if (typeof taskGraph !== "string") return Result.succeed({ graph: taskGraph })
   try {
-    return Result.succeed({ graph: parseYaml(taskGraph, { maxAliasCount: 100 }) ?? {}, text: taskGraph })
+    const graph: unknown = parseYaml(taskGraph, { maxAliasCount: 100 }) ?? {}
+    // YAML nests without the JSON body's depth check, so the parsed graph is held to the same bound.
+    if (jsonDepth(JSON.stringify(graph), maxJsonDepth) > maxJsonDepth) {
+      return Result.fail(refusal(new InvalidRequest({ part: "body", path: "taskGraph", detail: `nests deeper than ${maxJsonDepth} levels` })))
+    }
+    return Result.succeed({ graph, text: taskGraph })
   } catch (cause) {
     return Result.fail(refusal(new InvalidRequest({ part: "body", path: "taskGraph", detail: `is not YAML: ${cause instanceof Error ? cause.message.split("\n")[0] : String(cause)}` })))
   }

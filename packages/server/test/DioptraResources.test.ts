@@ -81,6 +81,8 @@ describe("queues, entrypoints and experiments in Dioptra's shapes", () => {
     const bad = await alice("POST", "/entrypoints", { ...entrypointBody("yaml-bad", [queue.id]), taskGraph: "a: [unclosed", plugins: [7] })
     expect(bad.status).toBe(400)
     expect(bad.body.detail.map((d: { error: string; path?: string }) => d.path ?? d.error)).toEqual(["taskGraph", "ResourceNotFound"])
+    const deep = await alice("POST", "/entrypoints", { ...entrypointBody("yaml-deep", [queue.id]), taskGraph: `s:\n  t: ${"[".repeat(200)}${"]".repeat(200)}` })
+    expect(deep).toMatchObject({ status: 400, body: { detail: [{ path: "taskGraph", detail: "nests deeper than 64 levels" }] } })
   })
 
   test("delete_by_id answers Dioptra's {status, id}; the name is free again and the old id is gone", async () => {
