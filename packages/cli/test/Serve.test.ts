@@ -85,13 +85,15 @@ describe("dispatch serve", { timeout: processTestMs }, () => {
       })
       return { status: response.status, body: (await response.json()) as any }
     }
-    const user = { username: "ann", email: "ann@example.org", password: "pw", confirmPassword: "pw" }
+    // Names unique to the run: with DATABASE_URL set, the services share that database with earlier runs.
+    const tag = `${process.pid}-${Date.now()}`
+    const user = { username: `ann-${tag}`, email: "ann@example.org", password: "pw", confirmPassword: "pw" }
     const plain = await background(["serve"], ["--data-dir", data])
     let queue: number
     try {
       const token = /write token for group "default" is (\S+)/.exec(plain.stderr())?.[1]
       expect((await call(plain.url, undefined, "POST", "/users", user)).status).toBe(403)
-      const bare = await call(plain.url, token, "POST", "/queues", { name: "bare" })
+      const bare = await call(plain.url, token, "POST", "/queues", { name: `bare-${tag}` })
       expect(bare.body.backend).toBeUndefined()
       expect(bare.body.gate.reason).toContain("has no backend")
       queue = bare.body.id
@@ -103,7 +105,7 @@ describe("dispatch serve", { timeout: processTestMs }, () => {
       const token = /write token for group "default" is (\S+)/.exec(opened.stderr())?.[1]
       expect((await call(opened.url, undefined, "POST", "/users", user)).status).toBe(200)
       expect((await call(opened.url, token, "GET", `/queues/${queue}`)).body.backend).toMatchObject({ command: ["dioptra-worker"] })
-      expect((await call(opened.url, token, "POST", "/queues", { name: "later" })).body.backend).toMatchObject({ image: "example/worker:1" })
+      expect((await call(opened.url, token, "POST", "/queues", { name: `later-${tag}` })).body.backend).toMatchObject({ image: "example/worker:1" })
     } finally {
       expect(await opened.stop()).toBe(ExitCode.ok)
     }
