@@ -36,3 +36,12 @@ export const readmeBlocks = (markdown: string, tag = "readme-test"): { readonly 
   for (const name of new Set(names)) if (names.filter((n) => n === name).length > 1) problems.push(`marker "${name}" is used more than once`)
   return problems.length > 0 ? { problems } : { blocks }
 }
+
+const shellFence = /^```(sh|bash|shell|console)\s*$/
+
+/** The lines (1-based) of the shell blocks that no `<!-- TAG: ... -->` marker of `tags` names: examples that would go untested. */
+export const unmarkedShellBlocks = (markdown: string, tags: ReadonlyArray<string>): ReadonlyArray<number> => {
+  const lines = markdown.split("\n")
+  const marker = new RegExp(`^<!--\\s*(${tags.join("|")}):`)
+  return lines.flatMap((line, i) => (shellFence.test(line) && !marker.test(lines[i - 1] ?? "") ? [i + 1] : []))
+}

@@ -8,23 +8,16 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { readmeBlocks } from "./ReadmeBlocks.ts"
+import { readmeBlocks, unmarkedShellBlocks } from "./ReadmeBlocks.ts"
 import { blockTestMs, runBackground, runShell, stopGroup } from "./ShellBlocks.ts"
 import { ensureBuilt } from "../packages/cli/test/DispatchBinary.ts"
 
 const repo = fileURLToPath(new URL("..", import.meta.url))
 const docs = readdirSync(join(repo, "docs")).filter((f) => f.endsWith(".md")).sort()
-const shellFence = /^```(sh|bash|shell|console)\s*$/
-
-/** The shell blocks of a document that no marker names: each is an example that would go untested. */
-const unmarked = (markdown: string): ReadonlyArray<number> => {
-  const lines = markdown.split("\n")
-  return lines.flatMap((line, i) => (shellFence.test(line) && !/^<!--\s*doc-(test|shown):/.test(lines[i - 1] ?? "") ? [i + 1] : []))
-}
 
 describe("docs/", () => {
   it("marks every shell example for testing", () => {
-    const missing = docs.flatMap((doc) => unmarked(readFileSync(join(repo, "docs", doc), "utf8")).map((line) => `${doc}:${line}`))
+    const missing = docs.flatMap((doc) => unmarkedShellBlocks(readFileSync(join(repo, "docs", doc), "utf8"), ["doc-test", "doc-shown"]).map((line) => `${doc}:${line}`))
     expect(missing).toEqual([])
   })
 
@@ -40,6 +33,8 @@ describe("docs/", () => {
         dir = mkdtempSync(join(tmpdir(), "dispatch-docs-"))
         symlinkSync(join(repo, "examples"), join(dir, "examples"))
         symlinkSync(join(repo, "node_modules"), join(dir, "node_modules"))
+        // What a clone holds that a document may point into (the Dioptra client's tests).
+        symlinkSync(join(repo, "packages"), join(dir, "packages"))
         writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "dispatch-docs-scratch", private: true }))
       }, blockTestMs)
       afterAll(async () => {

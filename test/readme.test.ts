@@ -21,7 +21,7 @@ import { tmpdir } from "node:os"
 import { basename, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type ReadmeBlock, readmeBlocks } from "./ReadmeBlocks.ts"
+import { type ReadmeBlock, readmeBlocks, unmarkedShellBlocks } from "./ReadmeBlocks.ts"
 import { type Ran, blockBoundMs, blockTestMs, runBackground, runShell, shellEnv, stopGroup } from "./ShellBlocks.ts"
 
 const repo = fileURLToPath(new URL("..", import.meta.url))
@@ -99,6 +99,10 @@ describe("README", () => {
   it("marks its commands for testing, each once, and the first screen's two", () => {
     expect(parsed).toHaveProperty("blocks")
     expect(blocks.map((b) => b.name)).toEqual(expect.arrayContaining(["main", "tests", ...Object.keys(expectations)]))
+  })
+
+  it("marks every shell example, so none goes untested", () => {
+    expect(unmarkedShellBlocks(readme, ["readme-test"])).toEqual([])
   })
 
   it("names the test script that exists", () => {
