@@ -8,7 +8,7 @@ import type { CliIo } from "../src/CliIo.ts"
 import { ExitCode } from "../src/ExitCode.ts"
 import { runCli } from "../src/Cli.ts"
 import { processIo } from "../src/ProcessIo.ts"
-import { kubectl } from "./DispatchBinary.ts"
+import { ensureBuilt, kubectl, processTestMs, serve } from "./DispatchBinary.ts"
 import { alive } from "./Processes.ts"
 
 const runtimeYaml = `apiVersion: trainer.kubeflow.org/v1alpha1
@@ -239,6 +239,31 @@ describe("dispatch sim serve", () => {
     }
     expect(alive(pid)).toBe(false)
   })
+
+  it("--exec: a server killed with SIGKILL, which runs no handler, still takes its containers' processes with it", async () => {
+    await ensureBuilt()
+    const config = join(dir, "killed.json")
+    writeFileSync(config, JSON.stringify({ namespace: "team-a", mode: "plain", runtimes: [{ kind: "ClusterTrainingRuntime", name: "torch-distributed" }] }))
+    const pidFile = join(dir, "killed.pids")
+    const request = join(dir, "killed-request.json")
+    // The command forks a child that ignores SIGTERM, records both process ids, and would outlive the test.
+    const script = `(trap '' TERM; sleep 600) & echo $$ $! > ${pidFile}; wait`
+    writeFileSync(request, JSON.stringify({ job: "01JD8X2Q4M7N9P3R5S6T8V0W1Y", generation: 1, submission: 4, attempt: 1, spec: { command: ["sh", "-c", script], env: {}, nodes: 1, extensions: { "dispatch/Image": { ref: "example.org/train:1" }, "kubeflow/RuntimeRef": { kind: "ClusterTrainingRuntime", name: "torch-distributed" } } } }))
+    const kubeconfig = join(dir, "killed-kubeconfig")
+    const server = await serve(["--kubeconfig-out", kubeconfig, "--runtime", join(dir, "runtimes.yaml"), "--config", config, "--exec"])
+    let pids: ReadonlyArray<number> = []
+    try {
+      const target = ["--kubeconfig", kubeconfig, "--config", config]
+      expect(await runCli(["start", ...target, "--request", request], testIo().io)).toBe(ExitCode.ok)
+      expect(await runCli(["open", "dj-01jd8x2q4m7n9p3r5s6t8v0w1y-s4", ...target], testIo().io)).toBe(ExitCode.ok)
+      expect(await until(() => /^\d+ \d+\s*$/.test(readIfThere(pidFile)))).toBe(true)
+      pids = readIfThere(pidFile).trim().split(" ").map(Number)
+      expect(pids.every(alive)).toBe(true)
+    } finally {
+      server.child.kill("SIGKILL")
+    }
+    expect(await until(() => !pids.some(alive))).toBe(true)
+  }, processTestMs)
 
   it("demo --exec runs the request's command for real: a command that exits 3 fails the job, one that exits 0 succeeds it", async () => {
     const example = JSON.parse(readFileSync(join(process.cwd(), "examples", "request.json"), "utf8")) as { spec: Record<string, unknown> }

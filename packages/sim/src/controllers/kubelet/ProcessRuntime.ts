@@ -34,6 +34,13 @@ interface Running {
   killTimer?: NodeJS.Timeout
 }
 
+// A process group outlives a simulator killed with SIGKILL, which runs no handler. So each container's
+// shell first starts a watchdog in the container's group that waits on a pipe only the simulator holds
+// open (fd 3): when the simulator ends, however it ends, the pipe reads end-of-file and the watchdog kills
+// the group. The command itself runs without the pipe, and the watchdog's output goes nowhere, so the
+// container's log and exit are the command's alone.
+const lifeline = "exec 4<&3 3<&-; (read -r _ <&4; kill -KILL 0) </dev/null >/dev/null 2>&1 & exec 4<&-; "
+
 const quoted = (word: string): string => `'${word.replaceAll("'", "'\\''")}'`
 
 // A fieldRef's value from the pod, for the paths the downward API offers as env.
@@ -140,7 +147,7 @@ export const processRuntime = (options: ExecOptions, now: () => number): Contain
     // `exec`: the command itself becomes the process (as a container's PID 1 is), so signals reach it
     // and its own exit status is the container's.
     const script = line === "" ? "echo '[exec] the container has no command; its image entrypoint cannot run without the image' >&2; exit 127" : `exec ${line}`
-    const child = spawn(shell, ["-c", script], { cwd, env: processEnv(pod, container), detached: true, stdio: ["ignore", "pipe", "pipe"] })
+    const child = spawn(shell, ["-c", `${lifeline}${script}`], { cwd, env: processEnv(pod, container), detached: true, stdio: ["ignore", "pipe", "pipe", "pipe"] })
     const running: Running = { uid: uidOf(pod), container: name, child, lines, closed: false }
     let partial = { stdout: "", stderr: "" }
     const reader = (stream: "stdout" | "stderr") => (chunk: Buffer) => {
