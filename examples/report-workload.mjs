@@ -46,7 +46,7 @@ say("training done")
 
 if (rank === "0") {
   try {
-    await post(`/jobs/${job}/log`, { logs: lines.map((message) => ({ severity: "INFO", loggerName: "report-workload", message })) })
+    await post(`/jobs/${job}/log`, { data: lines.map((message) => ({ severity: "INFO", loggerName: "report-workload", message })) })
     for (const [i, loss] of losses.entries()) await post(`/jobs/${job}/metrics`, { name: "loss", step: i + 1, value: loss })
   } catch (error) {
     console.error(`report-workload: ${error.message}`)
