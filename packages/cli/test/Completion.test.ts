@@ -22,6 +22,8 @@ type Shell = (typeof shells)[number]
 
 const dir = mkdtempSync(join(tmpdir(), "dispatch-completion-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
+const workDir = mkdtempSync(join(dir, "cwd-"))
+writeFileSync(join(workDir, "request.json"), "{}")
 
 // A missing shell fails the test (CI's .ci/run installs all three): a completion script never run in
 // its shell proves nothing.
@@ -42,7 +44,8 @@ const complete = async (shell: Shell, line: string): Promise<ReadonlyArray<strin
   requireShell(shell)
   const script = await run(["completion", shell])
   expect(script.code).toBe(ExitCode.ok)
-  const options = { encoding: "utf8", timeout: shellBoundMs } as const
+  // File names complete from here: it holds only a request file.
+  const options = { encoding: "utf8", timeout: shellBoundMs, cwd: workDir } as const
   let offered: string
   switch (shell) {
     case "bash": {
@@ -94,10 +97,22 @@ describe("completion", { timeout: shellBoundMs * 4 }, () => {
     expect(await complete(shell, "dispatch sim ")).toContain("serve")
   })
 
-  it.each(shells)("dispatch completion %s prints the same script as --completions %s", async (shell) => {
+  it.each(shells)("%s offers file names for a file's flag: `dispatch render --request `, `dispatch start --runtime `", async (shell) => {
+    expect(await complete(shell, "dispatch render --request ")).toContain("request.json")
+    expect(await complete(shell, "dispatch start --runtime ")).toContain("request.json")
+  })
+
+  it.each(shells)("%s offers a flag's fixed values and the shells: `dispatch render --output `, `dispatch completion `", async (shell) => {
+    expect([...(await complete(shell, "dispatch render --output "))].sort()).toEqual(["json", "text", "yaml"])
+    expect([...(await complete(shell, "dispatch list -o "))].sort()).toEqual(["json", "name", "text", "wide", "yaml"])
+    expect([...(await complete(shell, "dispatch completion "))].sort()).toEqual(["bash", "fish", "zsh"])
+  })
+
+  it.each(shells)("dispatch completion %s prints the same script as --completions, anywhere on the line", async (shell) => {
     const script = await run(["completion", shell])
     expect(script.code).toBe(ExitCode.ok)
     expect((await run(["--completions", shell])).stdout).toBe(script.stdout)
+    expect((await run(["render", `--completions=${shell}`])).stdout).toBe(script.stdout)
   })
 
   it("refuses a shell it does not know: usage (2)", async () => {
