@@ -13,6 +13,7 @@ import { type CommandSpec, CommandSpecs, optionsOf, usageLine } from "./CommandS
 import { endCommand } from "./CommandEnd.ts"
 import { ExitCode } from "./ExitCode.ts"
 import { usage } from "./Failure.ts"
+import { completionsShell, withValueTypes } from "./CompletionScript.ts"
 import { normalizeArgv } from "./KubectlArgv.ts"
 import { type ArgList, type CommandImpl, displayFlag, readOptions } from "./OptionReader.ts"
 import { OutputFormats, printResult } from "./Output.ts"
@@ -79,7 +80,7 @@ const versionCommand: CommandImpl = {
   }
 }
 
-const shells = ["bash", "zsh", "fish"] as const
+const shells = CommandSpecs.completion.argument.choices
 
 const completionCommand: CommandImpl = {
   check: (list) => {
@@ -91,7 +92,7 @@ const completionCommand: CommandImpl = {
     const problems = completionCommand.check(list)
     if (problems.length > 0) return endCommand(io, "completion", "text", usage(problems, usageLine(CommandSpecs.completion)))
     const shell = list.positional[0] as (typeof shells)[number]
-    io.out(Completions.generate("dispatch", shell, Completions.fromCommand(tree({ io, result: {} }))))
+    io.out(Completions.generate("dispatch", shell, withValueTypes(Completions.fromCommand(tree({ io, result: {} })), specs)))
     return ExitCode.ok
   }
 }
@@ -286,6 +287,9 @@ export const readLine = async (argv: ReadonlyArray<string>, io: CliIo): Promise<
 
 /** Runs the CLI on a command line (without the node and script words); resolves to the exit code. */
 export const runCli = async (argv: ReadonlyArray<string>, io: CliIo): Promise<number> => {
+  // `--completions SHELL` prints the same typed script as `dispatch completion SHELL`, not effect/cli's own.
+  const shell = completionsShell(argv)
+  if (shell !== undefined) return completionCommand.run({ flags: new Map(), positional: [shell], missingValues: [] }, io)
   const read = await readLine(argv, io)
   switch (read._tag) {
     case "Shown":

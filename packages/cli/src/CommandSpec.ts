@@ -33,7 +33,7 @@ export interface CommandSpec {
   readonly summary: string
   readonly flags: ReadonlyArray<FlagSpec>
   /** The positional word the command takes, if any (e.g. a TrainJob name). */
-  readonly argument?: { readonly name: string; readonly description: string }
+  readonly argument?: { readonly name: string; readonly description: string; readonly choices?: ReadonlyArray<string> }
   readonly examples?: ReadonlyArray<ExampleSpec>
 }
 
@@ -239,7 +239,7 @@ export const CommandSpecs = {
     words: ["completion"],
     summary: "print the shell completion script for bash, zsh or fish",
     flags: [],
-    argument: { name: "shell", description: "bash, zsh or fish" },
+    argument: { name: "shell", description: "bash, zsh or fish", choices: ["bash", "zsh", "fish"] },
     examples: [{ command: "source <(dispatch completion bash)", description: "complete dispatch's commands and flags in this bash" }]
   }
 } as const satisfies Record<string, CommandSpec>

@@ -1,5 +1,4 @@
-// Help anywhere, the version and the shell completion scripts, read in-process through the CLI.
-import { execFileSync } from "node:child_process"
+// Help anywhere and the version, read in-process through the CLI (completion scripts: Completion.test.ts).
 import { readFileSync } from "node:fs"
 import { describe, expect, it } from "vitest"
 import { runCli } from "../src/Cli.ts"
@@ -65,28 +64,5 @@ describe("help", { timeout: 120_000 }, () => {
 describe("version", () => {
   it("is the package's version for --version, -v and `dispatch version`", async () => {
     for (const argv of [["--version"], ["-v"], ["version"]]) expect(await run(argv)).toEqual({ code: ExitCode.ok, stdout: `dispatch ${packageVersion}`, stderr: "" })
-  })
-})
-
-describe("completion", () => {
-  it.each(["bash", "zsh", "fish"])("dispatch completion %s completes every command and its flags", async (shell) => {
-    const script = await run(["completion", shell])
-    expect(script.code).toBe(ExitCode.ok)
-    for (const spec of Object.values(CommandSpecs)) expect(script.stdout).toContain(spec.words[0])
-    for (const flag of ["request", "kubeconfig", "runtime", "kubeconfig-out"]) expect(script.stdout).toContain(flag)
-    // The built-in --completions flag prints the same script.
-    expect((await run(["--completions", shell])).stdout).toBe(script.stdout)
-  })
-
-  it("the bash script is valid bash and completes a command's flags", async () => {
-    const script = (await run(["completion", "bash"])).stdout
-    const completed = execFileSync("bash", ["-c", `${script}\nCOMP_WORDS=(dispatch render --req); COMP_CWORD=2; COMP_LINE="dispatch render --req"; COMP_POINT=\${#COMP_LINE}; _dispatch_completions 2>/dev/null || complete -p dispatch >/dev/null; fn=$(complete -p dispatch | sed -E 's/.*-F ([^ ]+).*/\\1/'); $fn; printf '%s\\n' "\${COMPREPLY[@]}"`], { encoding: "utf8" })
-    expect(completed.split("\n")).toContain("--request")
-  })
-
-  it("refuses a shell it does not know: usage (2)", async () => {
-    const bad = await run(["completion", "tcsh"])
-    expect(bad.code).toBe(ExitCode.usage)
-    expect(bad.stderr).toContain('"tcsh" is not one of bash, zsh, fish')
   })
 })
