@@ -98,6 +98,34 @@ describe("Stop and InFlight", () => {
     ))
 })
 
+describe("Stop after CallBound", () => {
+  it("as its refusal promises, a Stop exactly timeouts.callBound after the unanswered create goes ahead", () =>
+    inProcess.run({ mode: "plain" }, (_world, config) =>
+      Effect.gen(function* () {
+        const inFlight = yield* InFlight
+        yield* inFlight.remember(inFlightKey({ namespace, name }), yield* Clock.currentTimeMillis)
+        yield* Effect.sleep(config.timeouts.callBoundMs)
+        const result = yield* stop(openBackend(config), keyOf(1))
+        expect(result).toMatchObject({ remaining: [], gone: true })
+      })
+    ))
+
+  it("a second Stop while a finalizer keeps the TrainJob sends no second delete", () =>
+    inProcess.run({ mode: "plain" }, (world, config) =>
+      Effect.gen(function* () {
+        yield* started(config, 1)
+        const stored = world.sim.system.get("trainjobs", namespace, name)!
+        world.sim.system.update("trainjobs", { ...stored, metadata: { ...stored.metadata, finalizers: ["example.com/keep"] } })
+        yield* stop(openBackend(config), keyOf(1))
+        const deletes = () => writesOf(world.calls).filter((c) => c.request.resource === "trainjobs" && c.request.verb === "delete")
+        expect(deletes()).toHaveLength(1)
+        const again = yield* stop(openBackend(config), keyOf(1))
+        expect(again).toMatchObject({ remaining: [`TrainJob ${namespace}/${name}`, `TrainingRuntime ${namespace}/${name}`], gone: false })
+        expect(deletes()).toHaveLength(1)
+      })
+    ))
+})
+
 describe("what Stop reports", () => {
   it("a check it cannot make is listed as not checked, and the job is not called gone", () =>
     inProcess.run({ mode: "kueue" }, (world, config) =>
