@@ -4,7 +4,7 @@ import { Schema } from "effect"
 import { describe, expect, it } from "vitest"
 import { statusBody } from "@dispatch/sim"
 import { ClusterError } from "../src/ClusterError.ts"
-import { clusterErrorOf, parseStatus, reasonOfStatus } from "../src/StatusMapping.ts"
+import { clusterErrorOf, isSuccessCode, parseStatus, reasonOfStatus } from "../src/StatusMapping.ts"
 
 const failureCode = fc.integer({ min: 300, max: 599 })
 const cause = fc.record({ reason: fc.string(), message: fc.string(), field: fc.string() })
@@ -70,5 +70,31 @@ describe("StatusMapping", () => {
       "create trainjobs default/x: spec.trainer.numNodes: must be positive",
       "create trainjobs default/x: second"
     ])
+  })
+  it("keeps only the causes that are objects, each with only the fields it carries as strings", () => {
+    const body = { kind: "Status", details: { causes: ["text", null, 3, [], [{ message: "nested" }], { message: "kept", field: 7 }, { reason: "FieldValueInvalid" }] } }
+    expect(parseStatus(422, body).causes).toStrictEqual([{ message: "kept" }, { reason: "FieldValueInvalid" }])
+    expect(parseStatus(422, { details: { causes: "not a list" } }).causes).toStrictEqual([])
+    expect(parseStatus(422, { details: [{ causes: [{ message: "in a list" }] }] }).causes).toStrictEqual([])
+    expect(parseStatus(422, [{ message: "a list, not a Status" }])).toStrictEqual({ code: 422, reason: "", message: "", causes: [] })
+  })
+
+  it("an answer that is plain text (a proxy's error page) keeps its first 500 characters as the message", () => {
+    expect(parseStatus(502, "Bad Gateway")).toStrictEqual({ code: 502, reason: "", message: "Bad Gateway", causes: [] })
+    const page = `<html>${"x".repeat(600)}</html>`
+    expect(parseStatus(502, page).message).toBe(page.slice(0, 500))
+    expect(parseStatus(502, null).message).toBe("")
+    expect(parseStatus(502, 42).message).toBe("")
+  })
+
+  it("only a 403 is an admission webhook's denial; any other code keeps its own reason", () => {
+    const denial = 'admission webhook "w" denied the request: no'
+    expect(reasonOfStatus({ code: 500, reason: "InternalError", message: denial, causes: [] })).toBe("ServerError")
+    expect(reasonOfStatus({ code: 404, reason: "NotFound", message: denial, causes: [] })).toBe("NotFound")
+    expect(reasonOfStatus({ code: 403, reason: "Forbidden", message: ` ${denial}`, causes: [] })).toBe("Forbidden")
+  })
+
+  it("success is exactly a 2xx code", () => {
+    expect([199, 200, 201, 204, 299, 300, 304, 404].map(isSuccessCode)).toEqual([false, true, true, true, true, false, false, false])
   })
 })

@@ -176,6 +176,8 @@ describe("classifyWriteFailure and probeCause", () => {
       ErrRejected: "closed"
     })
     expect(probeCause(config, undefined, new ErrUnsupported({ reasons })).reasons).toEqual(["the probeRuntime ClusterTrainingRuntime/torch-distributed cannot be used", "why"])
+    // With no failure to name, the gate gives its one sentence and invents no cause.
+    expect(probeCause(config, undefined, undefined)).toEqual({ state: "closed", reasons: ["the probe's Start failed before its TrainJob was created (retry later)"] })
   })
 
   it("reads the missing namespace out of the API server's 404", () => {

@@ -9,17 +9,24 @@ import { InFlight, inFlightKey } from "../../src/InFlight.ts"
 import { TrainJobs } from "../../src/ResourceKind.ts"
 import { stop } from "../../src/lifecycle/Stop.ts"
 import { backendOf, namespace, trainJobNameOf } from "../StartFixture.ts"
-import { inProcess, keyOf, started, storedNamed, writesOf } from "./LifecycleFixture.ts"
+import type { BackendConfig } from "@dispatch/render"
+import { inProcess, keyOf, started, storedNamed, type World, writesOf } from "./LifecycleFixture.ts"
 
 const name = trainJobNameOf(1)
+
+// Job 1 started, then a finalizer of another controller keeps its TrainJob after a delete.
+const startedKeptByFinalizer = (world: World, config: BackendConfig) =>
+  Effect.gen(function* () {
+    yield* started(config, 1)
+    const stored = world.sim.system.get("trainjobs", namespace, name)!
+    world.sim.system.update("trainjobs", { ...stored, metadata: { ...stored.metadata, finalizers: ["example.com/keep"] } })
+  })
 
 describe("Stop deletes only what it may", () => {
   it("while a finalizer keeps the TrainJob, its owned copy stays (it goes with its owner) and both are reported", () =>
     inProcess.run({ mode: "plain" }, (world, config) =>
       Effect.gen(function* () {
-        yield* started(config, 1)
-        const stored = world.sim.system.get("trainjobs", namespace, name)!
-        world.sim.system.update("trainjobs", { ...stored, metadata: { ...stored.metadata, finalizers: ["example.com/keep"] } })
+        yield* startedKeptByFinalizer(world, config)
         const result = yield* stop(openBackend(config), keyOf(1))
         expect(result).toEqual({ ref: expect.objectContaining({ name }), remaining: [`TrainJob ${namespace}/${name}`, `TrainingRuntime ${namespace}/${name}`], gone: false })
         expect(storedNamed(world, "trainingruntimes", name)).toHaveLength(1)
@@ -98,6 +105,32 @@ describe("Stop and InFlight", () => {
     ))
 })
 
+describe("Stop after CallBound", () => {
+  it("as its refusal promises, a Stop exactly timeouts.callBound after the unanswered create goes ahead", () =>
+    inProcess.run({ mode: "plain" }, (_world, config) =>
+      Effect.gen(function* () {
+        const inFlight = yield* InFlight
+        yield* inFlight.remember(inFlightKey({ namespace, name }), yield* Clock.currentTimeMillis)
+        yield* Effect.sleep(config.timeouts.callBoundMs)
+        const result = yield* stop(openBackend(config), keyOf(1))
+        expect(result).toMatchObject({ remaining: [], gone: true })
+      })
+    ))
+
+  it("a second Stop while a finalizer keeps the TrainJob sends no second delete", () =>
+    inProcess.run({ mode: "plain" }, (world, config) =>
+      Effect.gen(function* () {
+        yield* startedKeptByFinalizer(world, config)
+        yield* stop(openBackend(config), keyOf(1))
+        const deletes = () => writesOf(world.calls).filter((c) => c.request.resource === "trainjobs" && c.request.verb === "delete")
+        expect(deletes()).toHaveLength(1)
+        const again = yield* stop(openBackend(config), keyOf(1))
+        expect(again).toMatchObject({ remaining: [`TrainJob ${namespace}/${name}`, `TrainingRuntime ${namespace}/${name}`], gone: false })
+        expect(deletes()).toHaveLength(1)
+      })
+    ))
+})
+
 describe("what Stop reports", () => {
   it("a check it cannot make is listed as not checked, and the job is not called gone", () =>
     inProcess.run({ mode: "kueue" }, (world, config) =>
@@ -113,9 +146,7 @@ describe("what Stop reports", () => {
   it("without waiting (the default) it looks once; with waitMs it polls until the objects are gone", () =>
     inProcess.run({ mode: "plain" }, (world, config) =>
       Effect.gen(function* () {
-        yield* started(config, 1)
-        const stored = world.sim.system.get("trainjobs", namespace, name)!
-        world.sim.system.update("trainjobs", { ...stored, metadata: { ...stored.metadata, finalizers: ["example.com/keep"] } })
+        yield* startedKeptByFinalizer(world, config)
         const start = yield* Clock.currentTimeMillis
         expect((yield* stop(openBackend(config), keyOf(1))).gone).toBe(false)
         expect((yield* Clock.currentTimeMillis) - start).toBe(0)
