@@ -278,7 +278,13 @@ export const UsersGroup = HttpApiGroup.make("users")
     HttpApiEndpoint.post("create", "/users", { payload: UserInput, success: UserResponse, error: refused }).annotateMerge(
       summary("Register a user (only when the service runs with --signup); the password is kept as a scrypt hash")
     ),
-    HttpApiEndpoint.get("current", "/users/current", { success: CurrentUserResponse, error: refused }).annotateMerge(summary("Who the caller is, and its group"))
+    HttpApiEndpoint.get("current", "/users/current", { success: CurrentUserResponse, error: refused }).annotateMerge(summary("Who the caller is, and its group")),
+    HttpApiEndpoint.get("list", "/users", { query: DioptraPageQuery, success: pageOf(UserResponse), error: refused }).annotateMerge(
+      summary("List the users of the caller's group, paged; search by username and email")
+    ),
+    HttpApiEndpoint.get("read", "/users/:id", { params: Id, success: UserResponse, error: refused }).annotateMerge(
+      summary("Read a user of the caller's group")
+    )
   )
 
 /** Login sessions for Dioptra's clients. */
