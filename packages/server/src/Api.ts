@@ -36,6 +36,7 @@ import {
 import type { Principal } from "./Auth.ts"
 import { ErrorBody } from "./ErrorBody.ts"
 import { PageQuery, pageOf } from "./Paging.ts"
+import { ResourceRef } from "./RefTypes.ts"
 import { AuthResponse, CurrentUserResponse, GroupResponse, LoginInput, UserInput, UserResponse } from "./AccountSchemas.ts"
 import { BooleanParam, DioptraPageQuery, dioptraListQuery } from "./DioptraPaging.ts"
 
@@ -126,8 +127,8 @@ export const ExperimentsGroup = HttpApiGroup.make("experiments")
     HttpApiEndpoint.delete("delete", "/experiments/:id", { params: Id, success: DeletedResponse, error: refused }).annotateMerge(
       summary("Delete an experiment (its jobs are kept)")
     ),
-    HttpApiEndpoint.post("addEntrypoints", "/experiments/:id/entrypoints", { params: Id, payload: EntrypointIds, success: ExperimentResponse, error: refused }).annotateMerge(
-      summary("Register more entrypoints with an experiment")
+    HttpApiEndpoint.post("addEntrypoints", "/experiments/:id/entrypoints", { params: Id, payload: EntrypointIds, success: Schema.Array(ResourceRef), error: refused }).annotateMerge(
+      summary("Register more entrypoints with an experiment; answers all of its entrypoints as references")
     )
   )
 

@@ -198,7 +198,8 @@ export const resourceRoutes = [
         const problems = await missing(sql, "entrypoints", principal.group, body.ids)
         if (problems.length > 0) return Result.fail(refusalOf(problems))
         await registerEntrypoints(sql, params.id, body.ids)
-        return readExperimentView(sql, principal, link, params.id)
+        // Upstream answers the experiment's entrypoints (all of them, not only those added) as references.
+        return Result.map(await readExperimentView(sql, principal, link, params.id), (experiment) => experiment.entrypoints)
       })
   }),
   route(EntrypointsGroup, "create", {

@@ -16,6 +16,7 @@ import {
   pageOf,
   StatusResponse
 } from "../src/index.ts"
+import { ResourceRef } from "../src/RefTypes.ts"
 import { routes } from "../src/Serve.ts"
 import { entrypointBody, jobBody, registerWorld, type Answer, type Client } from "./Fixtures.ts"
 import { backends, useService } from "./Service.ts"
@@ -329,7 +330,10 @@ describe.each(backends)("job endpoints on %s", (backend) => {
       EntrypointResponse,
       await alice("POST", "/entrypoints", { ...entrypointBody("ep-params-art", [world.queue]), artifactParameters: [{ name: "weights", artifactType: "model" }] })
     )
-    shaped(ExperimentResponse, await alice("POST", `/experiments/${world.experiment}/entrypoints`, { ids: [entrypoint.id] }))
+    // Upstream answers the experiment's entrypoints, every one, as references.
+    const registered = shaped(Schema.Array(ResourceRef), await alice("POST", `/experiments/${world.experiment}/entrypoints`, { ids: [entrypoint.id] }))
+    expect(registered.map((ref) => ref.id)).toEqual([world.entrypoint, entrypoint.id])
+    expect(registered[1]).toMatchObject({ name: "ep-params-art", group: { name: "vision" }, url: expect.stringContaining(`/entrypoints/${entrypoint.id}`) })
     const job = shaped(
       JobResponse,
       await alice("POST", `/experiments/${world.experiment}/jobs`, jobBody(entrypoint.id, world.queue, { artifactValues: { weights: { id: artifact.id, snapshotId: artifact.snapshots[0] } } }))

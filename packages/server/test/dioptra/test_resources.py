@@ -78,6 +78,10 @@ class ResourcesTest(unittest.TestCase):
         self.assert_ref(experiment["entrypoints"][0], "entrypoints", entrypoint["id"], name)
         self.assertEqual(experiments.get_by_id(experiment["id"])["name"], experiment["name"])
         self.assertEqual(experiments.get(search="description:*experiment*", page_length=100)["totalNumResults"] >= 1, True)
+        other = entrypoints.create(self.group, unique("eval"), TASK_GRAPH, parameters=PARAMETERS)
+        registered = experiments.entrypoints.create(experiment["id"], [other["id"]])
+        self.assertEqual([ref["id"] for ref in registered], [entrypoint["id"], other["id"]])
+        self.assert_ref(registered[1], "entrypoints", other["id"], other["name"])
         emptied = experiments.modify_by_id(experiment["id"], experiment["name"], None, None)
         self.assertEqual((emptied["description"], emptied["entrypoints"]), (None, []))
         with self.assertRaises(StatusCodeError) as missing:
