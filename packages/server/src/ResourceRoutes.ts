@@ -24,6 +24,7 @@ import {
   readExperiment,
   readQueue,
   registerEntrypoints,
+  entrypointSearchFields,
   resourceSearchFields,
   updateEntrypoint,
   updateExperiment,
@@ -106,12 +107,13 @@ type ListQuery = { readonly index?: number; readonly pageLength?: number; readon
 const listRoute = <G extends typeof ExperimentsGroup | typeof EntrypointsGroup | typeof QueuesGroup, S>(
   group: G,
   list: (sql: Sql, group: string, window: ListWindow) => Promise<{ readonly items: ReadonlyArray<S>; readonly total: number }>,
-  view: (link: (path: string) => string, stored: S) => unknown
+  view: (link: (path: string) => string, stored: S) => unknown,
+  searchFields: Readonly<Record<string, string>> = resourceSearchFields
 ) =>
   route(group as typeof QueuesGroup, "list", {
     handle: async (context) => {
       const query = context.query as ListQuery
-      const search = searchCondition(query.search, resourceSearchFields, 2)
+      const search = searchCondition(query.search, searchFields, 2)
       if (Result.isFailure(search)) return Result.fail(refusal(search.failure))
       const other = query.groupId !== undefined && query.groupId !== context.principal.groupId
       const link = (path: string) => context.link(path)
@@ -223,7 +225,7 @@ export const resourceRoutes = [
         return readEntrypointView(sql, principal, link, params.id)
       })
   }),
-  listRoute(EntrypointsGroup, listEntrypoints, entrypointView),
+  listRoute(EntrypointsGroup, listEntrypoints, entrypointView, entrypointSearchFields),
   route(EntrypointsGroup, "read", {
     handle: ({ principal, params, db, link }) => readEntrypointView(db, principal, link, params.id)
   }),

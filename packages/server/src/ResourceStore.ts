@@ -49,6 +49,17 @@ const sortColumn = { id: "id", name: "name", createdOn: "created_on", lastModifi
 /** The searchable fields of experiments, entrypoints and queues, as SQL over alias `x`. */
 export const resourceSearchFields = { name: "x.name", description: "x.description" } as const
 
+// The latest snapshot's text of a graph: the YAML as sent, or for a task graph sent as a JSON object its JSON text.
+const latestSnapshotText = (expression: string) =>
+  `(select coalesce(${expression}, '') from entrypoint_snapshots s where s.entrypoint = x.id order by s.id desc limit 1)`
+
+/** The searchable fields of entrypoints, as upstream's: also `task_graph` and `artifact_graph`, of the latest snapshot. */
+export const entrypointSearchFields = {
+  ...resourceSearchFields,
+  task_graph: latestSnapshotText(`s.document->>'taskGraphText', s.document->>'taskGraph'`),
+  artifact_graph: latestSnapshotText(`s.document->>'artifactGraph'`)
+} as const
+
 const listed = async <R>(sql: Sql, table: string, columns: string, group: string, window: ListWindow, map: (row: any) => R = (r) => r as R) => {
   const where = `x.grp = $1 and not x.deleted and ${window.search.where}`
   const order = `x.${sortColumn[window.sortBy]} ${window.descending ? "desc" : "asc"}, x.id ${window.descending ? "desc" : "asc"}`

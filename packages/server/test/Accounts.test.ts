@@ -135,6 +135,8 @@ describe("users, login sessions and groups", () => {
     expect(eve).toMatchObject({ username: "lister-eve" })
     expect((await call("GET", "/users?search=email:lister-e*")).body).toMatchObject({ totalNumResults: 1, data: [{ username: "lister-eve" }] })
     expect((await call("GET", "/users?search=phone:1")).body).toMatchObject({ error: "InvalidSearch" })
+    // Case-sensitive, as upstream's LIKE is on PostgreSQL.
+    expect((await call("GET", "/users?search=username:LISTER-*")).body).toMatchObject({ totalNumResults: 0 })
     expect(await call("GET", `/users/${eve.id}`)).toMatchObject({ status: 200, body: { id: eve.id, username: "lister-eve", email: "lister-eve@example.org" } })
     expect((await call("GET", "/users/current")).body).toMatchObject({ username: "lister-dee", via: "session" })
     expect((await call("GET", "/users/999999")).status).toBe(404)
