@@ -44,6 +44,8 @@ const dioptraResource = {
   group: GroupRef,
   createdOn: Schema.String,
   lastModifiedOn: Schema.String,
+  /** When the snapshot answered was made: the last change. */
+  snapshotCreatedOn: Schema.String,
   latestSnapshot: Schema.Boolean,
   hasDraft: Schema.Boolean,
   tags: Schema.Array(Schema.Unknown),

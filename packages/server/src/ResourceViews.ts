@@ -16,6 +16,8 @@ const resource = (link: Link, stored: { readonly id: number; readonly name: stri
   group: groupOf(link, stored),
   createdOn: stored.createdOn,
   lastModifiedOn: stored.lastModifiedOn,
+  // Every change makes the snapshot answered (upstream's rule), so it was made when the resource last changed.
+  snapshotCreatedOn: stored.lastModifiedOn,
   latestSnapshot: true,
   hasDraft: false,
   tags: [],

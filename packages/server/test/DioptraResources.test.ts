@@ -108,6 +108,16 @@ describe("queues, entrypoints and experiments in Dioptra's shapes", () => {
     expect(json.id).toEqual(expect.any(Number))
   })
 
+  test("queues, entrypoints and experiments answer snapshotCreatedOn: when the snapshot answered was made", async () => {
+    const queue = (await alice("POST", "/queues", queueBody("stamped-q"))).body
+    expect(queue.snapshotCreatedOn).toEqual(queue.createdOn)
+    const entrypoint = (await alice("POST", "/entrypoints", entrypointBody("stamped-ep", [queue.id]))).body
+    const changed = (await alice("PUT", `/entrypoints/${entrypoint.id}`, { ...entrypointBody("stamped-ep", [queue.id]), description: "again" })).body
+    expect(changed.snapshotCreatedOn).toEqual(changed.lastModifiedOn)
+    const experiment = (await alice("POST", "/experiments", { name: "stamped-exp", entrypoints: [entrypoint.id] })).body
+    expect((await alice("GET", `/experiments/${experiment.id}`)).body.snapshotCreatedOn).toEqual(experiment.lastModifiedOn)
+  })
+
   test("delete_by_id answers Dioptra's {status, id}; the name is free again and the old id is gone", async () => {
     const queue = (await alice("POST", "/queues", { name: "gone" })).body
     expect(await alice("DELETE", `/queues/${queue.id}`)).toEqual({ status: 200, body: { status: "Success", id: [queue.id] } })
