@@ -37,11 +37,16 @@ const owned = { group: Schema.String, createdOn: Schema.String }
 /** The owning group a Dioptra client names on creation (`group`); the caller's own group when absent. */
 const groupField = { group: Schema.optionalKey(ResourceId) }
 
+/** Who made a job or resource: a user who logged in has an id and a URL; a bearer token's principal is named only. */
+export const JobUserRef = Schema.Struct({ id: Schema.NullOr(ResourceId), username: Schema.String, url: Schema.NullOr(Schema.String) })
+
 /** What Dioptra answers on every resource besides its own fields: the owner, times and snapshot bookkeeping. */
 const dioptraResource = {
   id: ResourceId,
   snapshot: ResourceId,
   group: GroupRef,
+  /** Who made it; null for one made before the service recorded it. */
+  user: Schema.NullOr(JobUserRef),
   createdOn: Schema.String,
   lastModifiedOn: Schema.String,
   /** When the snapshot answered was made: the last change. */
@@ -203,8 +208,6 @@ export const StoredJob = Schema.Struct({ ...Job.fields, group: Schema.String, us
 /** A job as the service keeps it. */
 export type StoredJob = typeof StoredJob.Type
 
-/** Who made a job: a user who logged in has an id and a URL; a bearer token's principal is named only. */
-export const JobUserRef = Schema.Struct({ id: Schema.NullOr(ResourceId), username: Schema.String, url: Schema.NullOr(Schema.String) })
 
 /** The entrypoint a job runs, with the snapshot it runs (Dioptra's entrypoint snapshot reference). */
 export const EntrypointSnapshotRef = Schema.Struct({ ...ResourceRef.fields, snapshotId: ResourceId })

@@ -29,6 +29,7 @@ import {
   updateEntrypoint,
   updateExperiment,
   updateQueue,
+  type Creator,
   type ListWindow,
   type SnapshotDocument
 } from "./ResourceStore.ts"
@@ -127,6 +128,8 @@ const listRoute = <G extends typeof ExperimentsGroup | typeof EntrypointsGroup |
     }
   })
 
+const creatorOf = (principal: Principal): Creator => ({ name: principal.name, ...(principal.userId === undefined ? {} : { userId: principal.userId }) })
+
 const deleted = (id: number) => ({ status: "Success" as const, id: [id] })
 
 type Linker = RequestContext<unknown, unknown, unknown>["link"]
@@ -170,7 +173,7 @@ export const resourceRoutes = [
       db.transaction(async (sql) => {
         const problems = await experimentProblems(sql, principal, body)
         if (problems.length > 0) return Result.fail(refusalOf(problems))
-        const id = await insertExperiment(sql, principal.group, { name: body.name, description: body.description ?? "" }, now())
+        const id = await insertExperiment(sql, principal.group, creatorOf(principal), { name: body.name, description: body.description ?? "" }, now())
         await registerEntrypoints(sql, id, body.entrypoints ?? [])
         return readExperimentView(sql, principal, link, id)
       })
@@ -210,7 +213,7 @@ export const resourceRoutes = [
         const document = snapshotDocument(body)
         const problems = [...(Result.isFailure(document) ? document.failure.problems : []), ...(await entrypointProblems(sql, principal, body))]
         if (problems.length > 0 || Result.isFailure(document)) return Result.fail(refusalOf(problems))
-        const id = await insertEntrypoint(sql, principal.group, header(body), document.success, now())
+        const id = await insertEntrypoint(sql, principal.group, creatorOf(principal), header(body), document.success, now())
         return readEntrypointView(sql, principal, link, id)
       })
   }),
@@ -238,7 +241,7 @@ export const resourceRoutes = [
       db.transaction(async (sql) => {
         const problems = [...groupProblems(principal, body.group), ...(await taken(sql, "queues", principal.group, body.name))]
         if (problems.length > 0) return Result.fail(refusalOf(problems))
-        const id = await insertQueue(sql, principal.group, queueFields(body, defaultBackend), now())
+        const id = await insertQueue(sql, principal.group, creatorOf(principal), queueFields(body, defaultBackend), now())
         return readQueueView(sql, principal, link, id)
       })
   }),

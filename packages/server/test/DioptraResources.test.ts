@@ -118,6 +118,15 @@ describe("queues, entrypoints and experiments in Dioptra's shapes", () => {
     expect((await alice("GET", `/experiments/${experiment.id}`)).body.snapshotCreatedOn).toEqual(experiment.lastModifiedOn)
   })
 
+  test("queues, entrypoints and experiments name who made them in user, as upstream", async () => {
+    const queue = (await alice("POST", "/queues", queueBody("made-by-q"))).body
+    const entrypoint = (await alice("POST", "/entrypoints", entrypointBody("made-by-ep", [queue.id]))).body
+    const experiment = (await alice("POST", "/experiments", { name: "made-by-exp", entrypoints: [entrypoint.id] })).body
+    // A bearer token is named only: it is no user account.
+    for (const made of [queue, entrypoint, experiment]) expect(made.user).toEqual({ id: null, username: "alice", url: null })
+    expect((await alice("GET", `/queues?search=name:made-by-q`)).body.data[0].user).toEqual({ id: null, username: "alice", url: null })
+  })
+
   test("delete_by_id answers Dioptra's {status, id}; the name is free again and the old id is gone", async () => {
     const queue = (await alice("POST", "/queues", { name: "gone" })).body
     expect(await alice("DELETE", `/queues/${queue.id}`)).toEqual({ status: 200, body: { status: "Success", id: [queue.id] } })

@@ -21,8 +21,11 @@ class ResourcesTest(unittest.TestCase):
         name = unique("queue")
         queue = queues.create(self.group, name, "a stock queue")
         self.assertEqual((queue["name"], queue["description"], queue["group"]["id"]), (name, "a stock queue", self.group))
-        for key in ("createdOn", "lastModifiedOn"):
+        for key in ("createdOn", "lastModifiedOn", "snapshotCreatedOn"):
             self.assertIn(key, queue)
+        me = self.client.users.get_current()
+        self.assertEqual((queue["user"]["id"], queue["user"]["username"]), (me["id"], me["username"]))
+        self.assertTrue(queue["user"]["url"].endswith(f"/api/v1/users/{me['id']}"), queue["user"]["url"])
         # A queue a stock client makes has no backend: it says why its jobs would wait.
         self.assertNotIn("backend", queue)
         self.assertEqual(queue["gate"]["state"], "unproven")
