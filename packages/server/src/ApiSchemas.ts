@@ -232,6 +232,11 @@ export const JobResponse = Schema.Struct({
   user: JobUserRef,
   createdOn: Schema.String,
   lastModifiedOn: Schema.String,
+  /** Upstream's bookkeeping: a job is never edited, so it is its own one snapshot, made when it was created. */
+  snapshot: ResourceId,
+  snapshotCreatedOn: Schema.String,
+  latestSnapshot: Schema.Boolean,
+  hasDraft: Schema.Boolean,
   artifacts: Schema.Array(IdRef),
   tags: Schema.Array(Schema.Unknown),
   mlflowRunId: Schema.optionalKey(Schema.String),

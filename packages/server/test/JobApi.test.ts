@@ -65,7 +65,12 @@ describe.each(backends)("job endpoints on %s", (backend) => {
       group,
       user: { id: null, username: "alice", url: null },
       artifacts: [],
-      tags: []
+      tags: [],
+      // Upstream's bookkeeping: a job is never edited, so it is its own one snapshot, made when it was created.
+      snapshot: job.id,
+      snapshotCreatedOn: job.createdOn,
+      latestSnapshot: true,
+      hasDraft: false
     })
     expect(shaped(JobResponse, await alice("GET", `/jobs/${job.id}`))).toEqual(job)
     const status = shaped(StatusResponse, await alice("GET", `/jobs/${job.id}/status`))
