@@ -217,7 +217,7 @@ export const EntrypointSnapshotRef = Schema.Struct({ ...ResourceRef.fields, snap
  * lastModifiedOn; plus ours: `swaps`, `timeoutSeconds`, `entrypointSnapshot` and `dispatch`. */
 export const JobResponse = Schema.Struct({
   id: ResourceId,
-  description: Schema.String,
+  description: Schema.NullOr(Schema.String),
   status: JobStatus,
   values: Job.fields.values,
   artifactValues: Job.fields.artifactValues,

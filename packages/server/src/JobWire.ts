@@ -24,7 +24,8 @@ export const jobWire = ({ job, names }: NamedJob, link: (path: string) => string
   const group = refs.group(names.groupId, job.group)
   return {
     id: job.id,
-    description: job.description,
+    // Upstream answers null for a job made without a description, as for every other resource.
+    description: job.description === "" ? null : job.description,
     status: job.status,
     values: job.values,
     artifactValues: job.artifactValues,

@@ -66,6 +66,7 @@ describe.each(backends)("job endpoints on %s", (backend) => {
       user: { id: null, username: "alice", url: null },
       artifacts: [],
       tags: [],
+      description: "first run",
       // Upstream's bookkeeping: a job is never edited, so it is its own one snapshot, made when it was created.
       snapshot: job.id,
       snapshotCreatedOn: job.createdOn,
@@ -75,6 +76,10 @@ describe.each(backends)("job endpoints on %s", (backend) => {
     expect(shaped(JobResponse, await alice("GET", `/jobs/${job.id}`))).toEqual(job)
     const status = shaped(StatusResponse, await alice("GET", `/jobs/${job.id}/status`))
     expect(status).toEqual({ id: job.id, status: "queued", history: [{ status: "queued", changedOn: job.createdOn }] })
+
+    // Made without a description, it answers null, as upstream.
+    const bare = shaped(JobResponse, await alice("POST", `/experiments/${world.experiment}/jobs`, { ...jobBody(world.entrypoint, world.queue), description: undefined }))
+    expect(bare.description).toBeNull()
   })
 
   test("the timeout is echoed as given, defaults to 24h, and the latest snapshot is used when none is named", async () => {
