@@ -5,7 +5,7 @@ import type { GroupResponse } from "./AccountSchemas.ts"
 import { AuthGroup, GroupsGroup, UsersGroup, apiPrefix } from "./Api.ts"
 import type { Principal } from "./Auth.ts"
 import type { Sql } from "./Database.ts"
-import { isTrue } from "./DioptraPaging.ts"
+import { isTrue, searchCondition } from "./DioptraPaging.ts"
 import { groupIdOf } from "./Groups.ts"
 import { listPage } from "./ListPage.ts"
 import { hashPassword, passwordMatches } from "./Password.ts"
@@ -56,6 +56,9 @@ const groupOf = async (sql: Sql, context: Context, id: number): Promise<GroupRes
   }
 }
 
+// The fields upstream's users.get searches, as SQL.
+const userSearchFields = { username: "username", email: "email" }
+
 const loginKeys = (username: string, client: string) => [`user:${username}`, `address:${client}`] as const
 
 /** The caller's own group, as a one-item list or a read by id; any other group is not found. */
@@ -105,6 +108,36 @@ export const accountRoutes = [
         lastLoginOn: user.last_login_on,
         via: "session" as const
       })
+    }
+  }),
+  route(UsersGroup, "list", {
+    handle: async (context) => {
+      // Only the caller's group's users are listed: upstream lists every user, but dispatch reveals nothing of
+      // another group.
+      const search = searchCondition(context.query.search, userSearchFields, 2)
+      if (Result.isFailure(search)) return Result.fail(refusal(search.failure))
+      const { where, params } = search.success
+      const group = context.principal.group
+      return Result.succeed(
+        await listPage(context, "/users", async (offset, limit) => {
+          const at = params.length + 2
+          const items = await context.db.query<{ id: number; username: string; email: string }>(
+            `select id, username, email from users where grp = $1 and ${where} order by id limit $${at} offset $${at + 1}`,
+            [group, ...params, limit, offset]
+          )
+          const [count] = await context.db.query<{ n: number }>(`select count(*)::int as n from users where grp = $1 and ${where}`, [group, ...params])
+          return { items, total: count?.n ?? 0 }
+        })
+      )
+    }
+  }),
+  route(UsersGroup, "read", {
+    handle: async ({ principal, params, db }) => {
+      const [user] = await db.query<{ id: number; username: string; email: string }>(
+        `select id, username, email from users where id = $1 and grp = $2`,
+        [params.id, principal.group]
+      )
+      return user === undefined ? Result.fail(refusal(new ResourceNotFound({ resource: "user", id: String(params.id) }))) : Result.succeed(user)
     }
   }),
   route(AuthGroup, "login", {

@@ -36,6 +36,7 @@ import {
 import type { Principal } from "./Auth.ts"
 import { ErrorBody } from "./ErrorBody.ts"
 import { PageQuery, pageOf } from "./Paging.ts"
+import { ResourceRef } from "./RefTypes.ts"
 import { AuthResponse, CurrentUserResponse, GroupResponse, LoginInput, UserInput, UserResponse } from "./AccountSchemas.ts"
 import { BooleanParam, DioptraPageQuery, dioptraListQuery } from "./DioptraPaging.ts"
 
@@ -126,8 +127,8 @@ export const ExperimentsGroup = HttpApiGroup.make("experiments")
     HttpApiEndpoint.delete("delete", "/experiments/:id", { params: Id, success: DeletedResponse, error: refused }).annotateMerge(
       summary("Delete an experiment (its jobs are kept)")
     ),
-    HttpApiEndpoint.post("addEntrypoints", "/experiments/:id/entrypoints", { params: Id, payload: EntrypointIds, success: ExperimentResponse, error: refused }).annotateMerge(
-      summary("Register more entrypoints with an experiment")
+    HttpApiEndpoint.post("addEntrypoints", "/experiments/:id/entrypoints", { params: Id, payload: EntrypointIds, success: Schema.Array(ResourceRef), error: refused }).annotateMerge(
+      summary("Register more entrypoints with an experiment; answers all of its entrypoints as references")
     )
   )
 
@@ -278,7 +279,13 @@ export const UsersGroup = HttpApiGroup.make("users")
     HttpApiEndpoint.post("create", "/users", { payload: UserInput, success: UserResponse, error: refused }).annotateMerge(
       summary("Register a user (only when the service runs with --signup); the password is kept as a scrypt hash")
     ),
-    HttpApiEndpoint.get("current", "/users/current", { success: CurrentUserResponse, error: refused }).annotateMerge(summary("Who the caller is, and its group"))
+    HttpApiEndpoint.get("current", "/users/current", { success: CurrentUserResponse, error: refused }).annotateMerge(summary("Who the caller is, and its group")),
+    HttpApiEndpoint.get("list", "/users", { query: DioptraPageQuery, success: pageOf(UserResponse), error: refused }).annotateMerge(
+      summary("List the users of the caller's group, paged; search by username and email")
+    ),
+    HttpApiEndpoint.get("read", "/users/:id", { params: Id, success: UserResponse, error: refused }).annotateMerge(
+      summary("Read a user of the caller's group")
+    )
   )
 
 /** Login sessions for Dioptra's clients. */

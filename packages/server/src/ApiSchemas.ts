@@ -37,13 +37,20 @@ const owned = { group: Schema.String, createdOn: Schema.String }
 /** The owning group a Dioptra client names on creation (`group`); the caller's own group when absent. */
 const groupField = { group: Schema.optionalKey(ResourceId) }
 
+/** Who made a job or resource: a user who logged in has an id and a URL; a bearer token's principal is named only. */
+export const JobUserRef = Schema.Struct({ id: Schema.NullOr(ResourceId), username: Schema.String, url: Schema.NullOr(Schema.String) })
+
 /** What Dioptra answers on every resource besides its own fields: the owner, times and snapshot bookkeeping. */
 const dioptraResource = {
   id: ResourceId,
   snapshot: ResourceId,
   group: GroupRef,
+  /** Who made it; null for one made before the service recorded it. */
+  user: Schema.NullOr(JobUserRef),
   createdOn: Schema.String,
   lastModifiedOn: Schema.String,
+  /** When the snapshot answered was made: the last change. */
+  snapshotCreatedOn: Schema.String,
   latestSnapshot: Schema.Boolean,
   hasDraft: Schema.Boolean,
   tags: Schema.Array(Schema.Unknown),
@@ -201,8 +208,6 @@ export const StoredJob = Schema.Struct({ ...Job.fields, group: Schema.String, us
 /** A job as the service keeps it. */
 export type StoredJob = typeof StoredJob.Type
 
-/** Who made a job: a user who logged in has an id and a URL; a bearer token's principal is named only. */
-export const JobUserRef = Schema.Struct({ id: Schema.NullOr(ResourceId), username: Schema.String, url: Schema.NullOr(Schema.String) })
 
 /** The entrypoint a job runs, with the snapshot it runs (Dioptra's entrypoint snapshot reference). */
 export const EntrypointSnapshotRef = Schema.Struct({ ...ResourceRef.fields, snapshotId: ResourceId })
@@ -212,7 +217,7 @@ export const EntrypointSnapshotRef = Schema.Struct({ ...ResourceRef.fields, snap
  * lastModifiedOn; plus ours: `swaps`, `timeoutSeconds`, `entrypointSnapshot` and `dispatch`. */
 export const JobResponse = Schema.Struct({
   id: ResourceId,
-  description: Schema.String,
+  description: Schema.NullOr(Schema.String),
   status: JobStatus,
   values: Job.fields.values,
   artifactValues: Job.fields.artifactValues,
@@ -227,6 +232,11 @@ export const JobResponse = Schema.Struct({
   user: JobUserRef,
   createdOn: Schema.String,
   lastModifiedOn: Schema.String,
+  /** Upstream's bookkeeping: a job is never edited, so it is its own one snapshot, made when it was created. */
+  snapshot: ResourceId,
+  snapshotCreatedOn: Schema.String,
+  latestSnapshot: Schema.Boolean,
+  hasDraft: Schema.Boolean,
   artifacts: Schema.Array(IdRef),
   tags: Schema.Array(Schema.Unknown),
   mlflowRunId: Schema.optionalKey(Schema.String),

@@ -274,13 +274,12 @@ export const jobRoutes = [
   route(JobsGroup, "metricSnapshots", {
     handle: (context) =>
       withJob(context.db, context.principal.group, context.params.id, async (job) => {
+        // A metric never posted is an empty page, as upstream answers it, not a 404.
         const listed = await listPage(context, `/jobs/${job.id}/metrics/${encodeURIComponent(context.params.name)}/snapshots`, async (offset, limit) => {
           const { records, total } = await metricSnapshots(context.db, job.id, context.params.name, offset, limit)
           return { items: records, total }
         })
-        return listed.totalNumResults === 0
-          ? Result.fail(refusal(new ResourceNotFound({ resource: "metric", id: `${context.params.name} of job ${job.id}` })))
-          : Result.succeed(listed)
+        return Result.succeed(listed)
       })
   }),
   route(JobsGroup, "mlflowRun", {

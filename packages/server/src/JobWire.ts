@@ -24,7 +24,8 @@ export const jobWire = ({ job, names }: NamedJob, link: (path: string) => string
   const group = refs.group(names.groupId, job.group)
   return {
     id: job.id,
-    description: job.description,
+    // Upstream answers null for a job made without a description, as for every other resource.
+    description: job.description === "" ? null : job.description,
     status: job.status,
     values: job.values,
     artifactValues: job.artifactValues,
@@ -39,6 +40,10 @@ export const jobWire = ({ job, names }: NamedJob, link: (path: string) => string
     user: names.userId === null ? { id: null, username: job.user, url: null } : refs.user(names.userId, job.user),
     createdOn: job.createdOn,
     lastModifiedOn: job.lastModifiedOn,
+    snapshot: job.id,
+    snapshotCreatedOn: job.createdOn,
+    latestSnapshot: true,
+    hasDraft: false,
     artifacts: job.artifacts.map((id) => refs.byId("artifact", id, group)),
     tags: [],
     ...(job.mlflowRunId === undefined ? {} : { mlflowRunId: job.mlflowRunId }),

@@ -263,6 +263,16 @@ alter table job_metrics add column id integer generated always as identity prima
 create index job_metrics_by_name on job_metrics (job, name, step, id);
 alter table artifacts add column job integer references jobs (id), add column uri text, add column description text;
 `
+  },
+  {
+    version: 8,
+    name: "who made each queue, entrypoint and experiment",
+    // Null for those made before: the service did not record it then.
+    sql: `
+alter table experiments add column creator text, add column creator_id integer references users (id);
+alter table queues add column creator text, add column creator_id integer references users (id);
+alter table entrypoints add column creator text, add column creator_id integer references users (id);
+`
   }
 ]
 

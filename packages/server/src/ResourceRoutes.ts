@@ -24,10 +24,12 @@ import {
   readExperiment,
   readQueue,
   registerEntrypoints,
+  entrypointSearchFields,
   resourceSearchFields,
   updateEntrypoint,
   updateExperiment,
   updateQueue,
+  type Creator,
   type ListWindow,
   type SnapshotDocument
 } from "./ResourceStore.ts"
@@ -106,12 +108,13 @@ type ListQuery = { readonly index?: number; readonly pageLength?: number; readon
 const listRoute = <G extends typeof ExperimentsGroup | typeof EntrypointsGroup | typeof QueuesGroup, S>(
   group: G,
   list: (sql: Sql, group: string, window: ListWindow) => Promise<{ readonly items: ReadonlyArray<S>; readonly total: number }>,
-  view: (link: (path: string) => string, stored: S) => unknown
+  view: (link: (path: string) => string, stored: S) => unknown,
+  searchFields: Readonly<Record<string, string>> = resourceSearchFields
 ) =>
   route(group as typeof QueuesGroup, "list", {
     handle: async (context) => {
       const query = context.query as ListQuery
-      const search = searchCondition(query.search, resourceSearchFields, 2)
+      const search = searchCondition(query.search, searchFields, 2)
       if (Result.isFailure(search)) return Result.fail(refusal(search.failure))
       const other = query.groupId !== undefined && query.groupId !== context.principal.groupId
       const link = (path: string) => context.link(path)
@@ -124,6 +127,8 @@ const listRoute = <G extends typeof ExperimentsGroup | typeof EntrypointsGroup |
       ) as never
     }
   })
+
+const creatorOf = (principal: Principal): Creator => ({ name: principal.name, ...(principal.userId === undefined ? {} : { userId: principal.userId }) })
 
 const deleted = (id: number) => ({ status: "Success" as const, id: [id] })
 
@@ -168,7 +173,7 @@ export const resourceRoutes = [
       db.transaction(async (sql) => {
         const problems = await experimentProblems(sql, principal, body)
         if (problems.length > 0) return Result.fail(refusalOf(problems))
-        const id = await insertExperiment(sql, principal.group, { name: body.name, description: body.description ?? "" }, now())
+        const id = await insertExperiment(sql, principal.group, creatorOf(principal), { name: body.name, description: body.description ?? "" }, now())
         await registerEntrypoints(sql, id, body.entrypoints ?? [])
         return readExperimentView(sql, principal, link, id)
       })
@@ -198,7 +203,8 @@ export const resourceRoutes = [
         const problems = await missing(sql, "entrypoints", principal.group, body.ids)
         if (problems.length > 0) return Result.fail(refusalOf(problems))
         await registerEntrypoints(sql, params.id, body.ids)
-        return readExperimentView(sql, principal, link, params.id)
+        // Upstream answers the experiment's entrypoints (all of them, not only those added) as references.
+        return Result.map(await readExperimentView(sql, principal, link, params.id), (experiment) => experiment.entrypoints)
       })
   }),
   route(EntrypointsGroup, "create", {
@@ -207,7 +213,7 @@ export const resourceRoutes = [
         const document = snapshotDocument(body)
         const problems = [...(Result.isFailure(document) ? document.failure.problems : []), ...(await entrypointProblems(sql, principal, body))]
         if (problems.length > 0 || Result.isFailure(document)) return Result.fail(refusalOf(problems))
-        const id = await insertEntrypoint(sql, principal.group, header(body), document.success, now())
+        const id = await insertEntrypoint(sql, principal.group, creatorOf(principal), header(body), document.success, now())
         return readEntrypointView(sql, principal, link, id)
       })
   }),
@@ -222,7 +228,7 @@ export const resourceRoutes = [
         return readEntrypointView(sql, principal, link, params.id)
       })
   }),
-  listRoute(EntrypointsGroup, listEntrypoints, entrypointView),
+  listRoute(EntrypointsGroup, listEntrypoints, entrypointView, entrypointSearchFields),
   route(EntrypointsGroup, "read", {
     handle: ({ principal, params, db, link }) => readEntrypointView(db, principal, link, params.id)
   }),
@@ -235,7 +241,7 @@ export const resourceRoutes = [
       db.transaction(async (sql) => {
         const problems = [...groupProblems(principal, body.group), ...(await taken(sql, "queues", principal.group, body.name))]
         if (problems.length > 0) return Result.fail(refusalOf(problems))
-        const id = await insertQueue(sql, principal.group, queueFields(body, defaultBackend), now())
+        const id = await insertQueue(sql, principal.group, creatorOf(principal), queueFields(body, defaultBackend), now())
         return readQueueView(sql, principal, link, id)
       })
   }),

@@ -12,6 +12,16 @@ interface Owned {
   readonly groupId: number
   readonly createdOn: string
   readonly lastModifiedOn: string
+  /** Who made it (a user, or a bearer token's name), null when made before the service recorded it. */
+  readonly creator: string | null
+  /** The user id of who made it, null for a bearer token. */
+  readonly creatorId: number | null
+}
+
+/** Who makes a resource: a principal's name and, for a logged-in user, its id. */
+export interface Creator {
+  readonly name: string
+  readonly userId?: number
 }
 
 /** A name by id, for the references an answer nests. */
@@ -49,6 +59,17 @@ const sortColumn = { id: "id", name: "name", createdOn: "created_on", lastModifi
 /** The searchable fields of experiments, entrypoints and queues, as SQL over alias `x`. */
 export const resourceSearchFields = { name: "x.name", description: "x.description" } as const
 
+// The latest snapshot's text of a graph: the YAML as sent, or for a task graph sent as a JSON object its JSON text.
+const latestSnapshotText = (expression: string) =>
+  `(select coalesce(${expression}, '') from entrypoint_snapshots s where s.entrypoint = x.id order by s.id desc limit 1)`
+
+/** The searchable fields of entrypoints, as upstream's: also `task_graph` and `artifact_graph`, of the latest snapshot. */
+export const entrypointSearchFields = {
+  ...resourceSearchFields,
+  task_graph: latestSnapshotText(`s.document->>'taskGraphText', s.document->>'taskGraph'`),
+  artifact_graph: latestSnapshotText(`s.document->>'artifactGraph'`)
+} as const
+
 const listed = async <R>(sql: Sql, table: string, columns: string, group: string, window: ListWindow, map: (row: any) => R = (r) => r as R) => {
   const where = `x.grp = $1 and not x.deleted and ${window.search.where}`
   const order = `x.${sortColumn[window.sortBy]} ${window.descending ? "desc" : "asc"}, x.id ${window.descending ? "desc" : "asc"}`
@@ -58,7 +79,8 @@ const listed = async <R>(sql: Sql, table: string, columns: string, group: string
   return { items: rows.map(map), total: count?.n ?? 0 }
 }
 
-const groupIdColumn = (alias: string) => `(select gr.id from groups gr where gr.name = ${alias}.grp) as "groupId"`
+const groupIdColumn = (alias: string) =>
+  `(select gr.id from groups gr where gr.name = ${alias}.grp) as "groupId", ${alias}.creator, ${alias}.creator_id as "creatorId"`
 
 const experimentColumns = (e: string) => `${e}.id, ${e}.grp as "group", ${groupIdColumn(e)}, ${e}.name, ${e}.description, ${e}.created_on as "createdOn", ${e}.last_modified_on as "lastModifiedOn",
   coalesce((select jsonb_agg(l.entrypoint order by l.entrypoint) from experiment_entrypoints l join entrypoints lp on lp.id = l.entrypoint and not lp.deleted where l.experiment = ${e}.id), '[]'::jsonb) as entrypoints,
@@ -85,10 +107,10 @@ export const deleteResource = async (sql: Sql, table: "experiments" | "entrypoin
   (await sql.query(`update ${table} set deleted = true, last_modified_on = $3 where id = $1 and grp = $2 and not deleted returning id`, [id, group, at])).length > 0
 
 /** Inserts an experiment; the caller has checked its entrypoints exist in the group. */
-export const insertExperiment = async (sql: Sql, group: string, input: { name: string; description: string }, at: string): Promise<number> => {
+export const insertExperiment = async (sql: Sql, group: string, creator: Creator, input: { name: string; description: string }, at: string): Promise<number> => {
   const [row] = await sql.query<{ id: number }>(
-    `insert into experiments (grp, name, description, created_on, last_modified_on) values ($1, $2, $3, $4, $4) returning id`,
-    [group, input.name, input.description, at]
+    `insert into experiments (grp, name, description, created_on, last_modified_on, creator, creator_id) values ($1, $2, $3, $4, $4, $5, $6) returning id`,
+    [group, input.name, input.description, at, creator.name, creator.userId ?? null]
   )
   return row?.id ?? 0
 }
@@ -131,10 +153,10 @@ export interface EntrypointHeader {
 export type SnapshotDocument = Omit<EntrypointVersion, "snapshot"> & { readonly taskGraphText?: string; readonly artifactGraph?: string }
 
 /** Inserts an entrypoint with its first snapshot. */
-export const insertEntrypoint = async (sql: Sql, group: string, header: EntrypointHeader, document: SnapshotDocument, at: string): Promise<number> => {
+export const insertEntrypoint = async (sql: Sql, group: string, creator: Creator, header: EntrypointHeader, document: SnapshotDocument, at: string): Promise<number> => {
   const [row] = await sql.query<{ id: number }>(
-    `insert into entrypoints (grp, name, description, created_on, last_modified_on) values ($1, $2, $3, $4, $4) returning id`,
-    [group, header.name, header.description, at]
+    `insert into entrypoints (grp, name, description, created_on, last_modified_on, creator, creator_id) values ($1, $2, $3, $4, $4, $5, $6) returning id`,
+    [group, header.name, header.description, at, creator.name, creator.userId ?? null]
   )
   const id = row?.id ?? 0
   await attachSnapshot(sql, id, header.queues, document, at)
@@ -196,10 +218,10 @@ export const readQueue = async (sql: Sql, group: string, id: number): Promise<St
 export const listQueues = (sql: Sql, group: string, window: ListWindow) => listed(sql, queueTables("x"), queueColumns("x"), group, window, queueOf)
 
 /** Inserts a queue; without a backend its jobs wait until it gets one. */
-export const insertQueue = async (sql: Sql, group: string, queue: Omit<Queue, "id">, at: string): Promise<number> => {
+export const insertQueue = async (sql: Sql, group: string, creator: Creator, queue: Omit<Queue, "id">, at: string): Promise<number> => {
   const [row] = await sql.query<{ id: number }>(
-    `insert into queues (grp, name, description, backend, created_on, last_modified_on) values ($1, $2, $3, $4::jsonb, $5, $5) returning id`,
-    [group, queue.name, queue.description ?? "", queue.backend === undefined ? null : JSON.stringify(queue.backend), at]
+    `insert into queues (grp, name, description, backend, created_on, last_modified_on, creator, creator_id) values ($1, $2, $3, $4::jsonb, $5, $5, $6, $7) returning id`,
+    [group, queue.name, queue.description ?? "", queue.backend === undefined ? null : JSON.stringify(queue.backend), at, creator.name, creator.userId ?? null]
   )
   return row?.id ?? 0
 }

@@ -10,12 +10,15 @@ type Link = (path: string) => string
 const groupOf = (link: Link, stored: { readonly group: string; readonly groupId: number }): GroupRef => refMaker(link).group(stored.groupId, stored.group)
 
 // dispatch keeps no drafts, tags or past snapshots of experiments and queues: each is its own latest snapshot.
-const resource = (link: Link, stored: { readonly id: number; readonly name: string; readonly description?: string; readonly group: string; readonly groupId: number; readonly createdOn: string; readonly lastModifiedOn: string }, snapshot = stored.id) => ({
+const resource = (link: Link, stored: { readonly id: number; readonly name: string; readonly description?: string; readonly group: string; readonly groupId: number; readonly createdOn: string; readonly lastModifiedOn: string; readonly creator: string | null; readonly creatorId: number | null }, snapshot = stored.id) => ({
   id: stored.id,
   snapshot,
   group: groupOf(link, stored),
+  user: stored.creator === null ? null : stored.creatorId === null ? { id: null, username: stored.creator, url: null } : refMaker(link).user(stored.creatorId, stored.creator),
   createdOn: stored.createdOn,
   lastModifiedOn: stored.lastModifiedOn,
+  // Every change makes the snapshot answered (upstream's rule), so it was made when the resource last changed.
+  snapshotCreatedOn: stored.lastModifiedOn,
   latestSnapshot: true,
   hasDraft: false,
   tags: [],

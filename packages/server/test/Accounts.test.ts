@@ -123,6 +123,29 @@ describe("users, login sessions and groups", () => {
     expect(unknown).toMatchObject({ status: 401, body: { error: "LoginFailed", message: 'login as "nobody" failed: wrong username or password' } })
   })
 
+  test("users.get lists the caller's group's users, searchable by username and email, and users.get_by_id reads one", async () => {
+    for (const name of ["lister-dee", "lister-eve"]) expect((await client(server.url, undefined)("POST", "/users", signupBody(name))).status).toBe(200)
+    const { call } = browser(server.url)
+    expect((await call("POST", "/auth/login", { username: "lister-dee", password: "correct horse" })).status).toBe(200)
+    const found = await call("GET", "/users?index=0&pageLength=10&search=username:lister-*")
+    expect(found.status).toBe(200)
+    expect(found.body).toMatchObject({ index: 0, isComplete: true, totalNumResults: 2 })
+    const [dee, eve] = found.body.data
+    expect(dee).toEqual({ id: expect.any(Number), username: "lister-dee", email: "lister-dee@example.org" })
+    expect(eve).toMatchObject({ username: "lister-eve" })
+    expect((await call("GET", "/users?search=email:lister-e*")).body).toMatchObject({ totalNumResults: 1, data: [{ username: "lister-eve" }] })
+    expect((await call("GET", "/users?search=phone:1")).body).toMatchObject({ error: "InvalidSearch" })
+    // Case-sensitive, as upstream's LIKE is on PostgreSQL.
+    expect((await call("GET", "/users?search=username:LISTER-*")).body).toMatchObject({ totalNumResults: 0 })
+    expect(await call("GET", `/users/${eve.id}`)).toMatchObject({ status: 200, body: { id: eve.id, username: "lister-eve", email: "lister-eve@example.org" } })
+    expect((await call("GET", "/users/current")).body).toMatchObject({ username: "lister-dee", via: "session" })
+    expect((await call("GET", "/users/999999")).status).toBe(404)
+    // Another group's users are neither listed nor read.
+    const other = client(server.url, tokens.alice)
+    expect((await other("GET", "/users?search=username:lister-*")).body).toMatchObject({ totalNumResults: 0, data: [] })
+    expect((await other("GET", `/users/${eve.id}`)).status).toBe(404)
+  })
+
   test("bearer tokens keep working, and say so in users.get_current", async () => {
     const me = await client(server.url, tokens.alice)("GET", "/users/current")
     expect(me.body).toMatchObject({ username: "alice", via: "token", groups: [{ name: "vision", id: expect.any(Number) }] })

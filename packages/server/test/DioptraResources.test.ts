@@ -85,6 +85,48 @@ describe("queues, entrypoints and experiments in Dioptra's shapes", () => {
     expect(deep).toMatchObject({ status: 400, body: { detail: [{ path: "taskGraph", detail: "nests deeper than 64 levels" }] } })
   })
 
+  test("entrypoints are searchable by task_graph and artifact_graph of their latest snapshot, as upstream", async () => {
+    const queue = (await alice("POST", "/queues", queueBody("graph-search-q"))).body
+    const yaml = "fetch:\n  fetch_zebra_images:\n    path: $data_dir\n"
+    const made = await alice("POST", "/entrypoints", {
+      ...entrypointBody("graph-search-yaml", [queue.id]),
+      taskGraph: yaml,
+      artifactGraph: "zebra_model:\n  contents: $fetch\n",
+      parameters: [{ name: "data_dir", parameterType: "string" }]
+    })
+    expect(made.status).toBe(200)
+    const json = (await alice("POST", "/entrypoints", entrypointBody("graph-search-json", [queue.id]))).body
+    const found = async (search: string) =>
+      (await alice("GET", `/entrypoints?pageLength=100&search=${encodeURIComponent(search)}`)).body.data.map((e: { name: string }) => e.name).sort()
+    expect(await found("task_graph:*fetch_zebra_images*")).toEqual(["graph-search-yaml"])
+    expect(await found("artifact_graph:*zebra_model*")).toEqual(["graph-search-yaml"])
+    // A graph sent as a JSON object is searched in its JSON text.
+    expect(await found("name:graph-search-*,task_graph:*training_method*")).toEqual(["graph-search-json"])
+    // Only the latest snapshot counts.
+    await alice("PUT", `/entrypoints/${made.body.id}`, { ...entrypointBody("graph-search-yaml", [queue.id]), taskGraph: "other:\n  t: {}\n", parameters: [] })
+    expect(await found("task_graph:*fetch_zebra_images*")).toEqual([])
+    expect(json.id).toEqual(expect.any(Number))
+  })
+
+  test("queues, entrypoints and experiments answer snapshotCreatedOn: when the snapshot answered was made", async () => {
+    const queue = (await alice("POST", "/queues", queueBody("stamped-q"))).body
+    expect(queue.snapshotCreatedOn).toEqual(queue.createdOn)
+    const entrypoint = (await alice("POST", "/entrypoints", entrypointBody("stamped-ep", [queue.id]))).body
+    const changed = (await alice("PUT", `/entrypoints/${entrypoint.id}`, { ...entrypointBody("stamped-ep", [queue.id]), description: "again" })).body
+    expect(changed.snapshotCreatedOn).toEqual(changed.lastModifiedOn)
+    const experiment = (await alice("POST", "/experiments", { name: "stamped-exp", entrypoints: [entrypoint.id] })).body
+    expect((await alice("GET", `/experiments/${experiment.id}`)).body.snapshotCreatedOn).toEqual(experiment.lastModifiedOn)
+  })
+
+  test("queues, entrypoints and experiments name who made them in user, as upstream", async () => {
+    const queue = (await alice("POST", "/queues", queueBody("made-by-q"))).body
+    const entrypoint = (await alice("POST", "/entrypoints", entrypointBody("made-by-ep", [queue.id]))).body
+    const experiment = (await alice("POST", "/experiments", { name: "made-by-exp", entrypoints: [entrypoint.id] })).body
+    // A bearer token is named only: it is no user account.
+    for (const made of [queue, entrypoint, experiment]) expect(made.user).toEqual({ id: null, username: "alice", url: null })
+    expect((await alice("GET", `/queues?search=name:made-by-q`)).body.data[0].user).toEqual({ id: null, username: "alice", url: null })
+  })
+
   test("delete_by_id answers Dioptra's {status, id}; the name is free again and the old id is gone", async () => {
     const queue = (await alice("POST", "/queues", { name: "gone" })).body
     expect(await alice("DELETE", `/queues/${queue.id}`)).toEqual({ status: 200, body: { status: "Success", id: [queue.id] } })

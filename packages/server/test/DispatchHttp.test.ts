@@ -160,9 +160,11 @@ describe("jobs on a simulated cluster, over HTTP through KubeCluster", () => {
     }
     const again = await alice("POST", `/jobs/${job.id}/rerun`)
     expect(again.status).toBe(200)
-    const { id, createdOn, lastModifiedOn, status, dispatch, ...same } = again.body
-    const { id: _i, createdOn: _c, lastModifiedOn: _l, status: _s, dispatch: _d, ...original } = first
+    const { id, createdOn, lastModifiedOn, status, dispatch, snapshot, snapshotCreatedOn, ...same } = again.body
+    const { id: _i, createdOn: _c, lastModifiedOn: _l, status: _s, dispatch: _d, snapshot: _n, snapshotCreatedOn: _t, ...original } = first
     expect(same).toEqual(original)
+    // The re-run is a job of its own: its own one snapshot.
+    expect([snapshot, snapshotCreatedOn]).toEqual([id, createdOn])
     expect(dispatch).toMatchObject({ state: "pending", rerunOf: job.id, attempts: 0 })
     const second = await jobWhen(alice, id, (j) => j.status === "finished")
     expect(second.dispatch.trainJob.name).not.toBe(first.dispatch.trainJob.name)

@@ -16,6 +16,7 @@ import {
   pageOf,
   StatusResponse
 } from "../src/index.ts"
+import { ResourceRef } from "../src/RefTypes.ts"
 import { routes } from "../src/Serve.ts"
 import { entrypointBody, jobBody, registerWorld, type Answer, type Client } from "./Fixtures.ts"
 import { backends, useService } from "./Service.ts"
@@ -64,11 +65,21 @@ describe.each(backends)("job endpoints on %s", (backend) => {
       group,
       user: { id: null, username: "alice", url: null },
       artifacts: [],
-      tags: []
+      tags: [],
+      description: "first run",
+      // Upstream's bookkeeping: a job is never edited, so it is its own one snapshot, made when it was created.
+      snapshot: job.id,
+      snapshotCreatedOn: job.createdOn,
+      latestSnapshot: true,
+      hasDraft: false
     })
     expect(shaped(JobResponse, await alice("GET", `/jobs/${job.id}`))).toEqual(job)
     const status = shaped(StatusResponse, await alice("GET", `/jobs/${job.id}/status`))
     expect(status).toEqual({ id: job.id, status: "queued", history: [{ status: "queued", changedOn: job.createdOn }] })
+
+    // Made without a description, it answers null, as upstream.
+    const bare = shaped(JobResponse, await alice("POST", `/experiments/${world.experiment}/jobs`, { ...jobBody(world.entrypoint, world.queue), description: undefined }))
+    expect(bare.description).toBeNull()
   })
 
   test("the timeout is echoed as given, defaults to 24h, and the latest snapshot is used when none is named", async () => {
@@ -287,7 +298,11 @@ describe.each(backends)("job endpoints on %s", (backend) => {
     shaped(MetricResponse, await post({ name: "loss", value: 0.25, step: 3 }))
     expect(shaped(MetricsResponse, await alice("GET", `/jobs/${job.id}/metrics`)).find((m) => m.name === "loss")).toMatchObject({ step: 3, value: 0.25 })
     expect(shaped(pageOf(MetricResponse), await alice("GET", `/jobs/${job.id}/metrics/loss/snapshots`)).totalNumResults).toBe(6)
-    refusedWith(await alice("GET", `/jobs/${job.id}/metrics/accuracy/snapshots`), 404, ["ResourceNotFound"])
+    // A metric never posted is an empty page, as upstream answers it.
+    const never = shaped(pageOf(MetricResponse), await alice("GET", `/jobs/${job.id}/metrics/accuracy/snapshots`))
+    expect(never.totalNumResults).toBe(0)
+    expect(never.data).toEqual([])
+    expect(never.isComplete).toBe(true)
   })
 
   test("the MLflow run id is a UUID, set once per job, and unique across jobs", async () => {
@@ -325,7 +340,10 @@ describe.each(backends)("job endpoints on %s", (backend) => {
       EntrypointResponse,
       await alice("POST", "/entrypoints", { ...entrypointBody("ep-params-art", [world.queue]), artifactParameters: [{ name: "weights", artifactType: "model" }] })
     )
-    shaped(ExperimentResponse, await alice("POST", `/experiments/${world.experiment}/entrypoints`, { ids: [entrypoint.id] }))
+    // Upstream answers the experiment's entrypoints, every one, as references.
+    const registered = shaped(Schema.Array(ResourceRef), await alice("POST", `/experiments/${world.experiment}/entrypoints`, { ids: [entrypoint.id] }))
+    expect(registered.map((ref) => ref.id)).toEqual([world.entrypoint, entrypoint.id])
+    expect(registered[1]).toMatchObject({ name: "ep-params-art", group: { name: "vision" }, url: expect.stringContaining(`/entrypoints/${entrypoint.id}`) })
     const job = shaped(
       JobResponse,
       await alice("POST", `/experiments/${world.experiment}/jobs`, jobBody(entrypoint.id, world.queue, { artifactValues: { weights: { id: artifact.id, snapshotId: artifact.snapshots[0] } } }))

@@ -35,7 +35,7 @@ describe("the pre-initialised PGlite data directory", () => {
     try {
       const db = await openPglite(dataDir)
       expect(await migrate(db)).toEqual(migrations.map((m) => m.version))
-      await db.query(`insert into experiments (grp, name, description, created_on) values ('g', 'kept', '', now())`)
+      await db.query(`insert into experiments (grp, name, description, created_on, last_modified_on) values ('g', 'kept', '', now(), now())`)
       const [settings] = await db.query<{ shared_buffers: string }>(`show shared_buffers`)
       expect(settings?.shared_buffers).toBe("8MB")
       await db.close()

@@ -21,8 +21,11 @@ class ResourcesTest(unittest.TestCase):
         name = unique("queue")
         queue = queues.create(self.group, name, "a stock queue")
         self.assertEqual((queue["name"], queue["description"], queue["group"]["id"]), (name, "a stock queue", self.group))
-        for key in ("createdOn", "lastModifiedOn"):
+        for key in ("createdOn", "lastModifiedOn", "snapshotCreatedOn"):
             self.assertIn(key, queue)
+        me = self.client.users.get_current()
+        self.assertEqual((queue["user"]["id"], queue["user"]["username"]), (me["id"], me["username"]))
+        self.assertTrue(queue["user"]["url"].endswith(f"/api/v1/users/{me['id']}"), queue["user"]["url"])
         # A queue a stock client makes has no backend: it says why its jobs would wait.
         self.assertNotIn("backend", queue)
         self.assertEqual(queue["gate"]["state"], "unproven")
@@ -78,6 +81,10 @@ class ResourcesTest(unittest.TestCase):
         self.assert_ref(experiment["entrypoints"][0], "entrypoints", entrypoint["id"], name)
         self.assertEqual(experiments.get_by_id(experiment["id"])["name"], experiment["name"])
         self.assertEqual(experiments.get(search="description:*experiment*", page_length=100)["totalNumResults"] >= 1, True)
+        other = entrypoints.create(self.group, unique("eval"), TASK_GRAPH, parameters=PARAMETERS)
+        registered = experiments.entrypoints.create(experiment["id"], [other["id"]])
+        self.assertEqual([ref["id"] for ref in registered], [entrypoint["id"], other["id"]])
+        self.assert_ref(registered[1], "entrypoints", other["id"], other["name"])
         emptied = experiments.modify_by_id(experiment["id"], experiment["name"], None, None)
         self.assertEqual((emptied["description"], emptied["entrypoints"]), (None, []))
         with self.assertRaises(StatusCodeError) as missing:
