@@ -84,7 +84,7 @@ describe("two dispatch serve processes on one PostgreSQL", () => {
     const [queue, experiment] = [queues.data[0]?.id, experiments.data[0]]
     if (queue === undefined || experiment === undefined) throw new Error("the first test's queue and experiment are gone")
     const before = new Set((await allJobs(at(b.url))).map((j) => j.id))
-    const body = { entrypoint: experiment.entrypoints[0], queue, values: {}, timeout: "1h", description: "kill" }
+    const body = { entrypoint: experiment.entrypoints[0]?.id, queue, values: {}, timeout: "1h", description: "kill" }
     await Promise.all(Array.from({ length: killJobs }, () => at(b.url).typed((c) => c.jobs.create({ params: { id: experiment.id }, payload: body as never }))))
     // Kill A as soon as the jobs are being dispatched, then bring it back under its name.
     const deadline = Date.now() + 60_000

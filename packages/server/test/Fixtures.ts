@@ -45,7 +45,8 @@ export type Typed = <A, E>(program: (client: DispatchClient) => Effect.Effect<A,
  * typed client cannot send (bad input, hostile requests) or tests of the wire's exact bytes and statuses. */
 export type Client = Call & { readonly typed: Typed }
 
-const refusedWith = <E>(failure: E) => new Error(`refused: ${JSON.stringify(failure)}`)
+// A refusal is the service's error body (data, not an Error); a transport or decoding failure is an Error already.
+const refusedWith = <E>(failure: E) => (failure instanceof Error ? failure : new Error(`refused: ${JSON.stringify(failure)}`))
 
 /** A client of one service acting with one token (none when undefined). */
 export const client = (url: string, token: string | undefined): Client => {
