@@ -1,7 +1,7 @@
 // The typed client against a running service: every call is checked by the same declaration the server serves.
 import { Effect, Result } from "effect"
 import { afterAll, beforeAll, describe, expect, test } from "vitest"
-import { entrypointBody, jobBody, queueBody, started, tokens } from "../../server/test/Fixtures.ts"
+import { client, entrypointBody, jobBody, queueBody, registerWorld, started, tokens } from "../../server/test/Fixtures.ts"
 import type { JobServer } from "@dispatch/server"
 import { makeClient, runWithFetch, withIdempotencyKey } from "../src/index.ts"
 
@@ -42,16 +42,14 @@ describe("@dispatch/client", () => {
 
   test("a creation sent again with the same Idempotency-Key answers the first result and creates one job", async () => {
     const url = server?.url ?? ""
+    const world = await registerWorld(client(url, tokens.alice), "client-key")
     const program = Effect.gen(function* () {
       const client = yield* makeClient({ baseUrl: url, token: tokens.alice })
-      const queue = yield* client.queues.create({ payload: queueBody("client-key-q") as never })
-      const entrypoint = yield* client.entrypoints.create({ payload: entrypointBody("client-key-ep", [queue.id]) as never })
-      const experiment = yield* client.experiments.create({ payload: { name: "client-key-ex", entrypoints: [entrypoint.id] } })
-      const create = client.jobs.create({ params: { id: experiment.id }, payload: jobBody(entrypoint.id, queue.id) as never })
+      const create = client.jobs.create({ params: { id: world.experiment }, payload: jobBody(world.entrypoint, world.queue) as never })
       const first = yield* create.pipe(withIdempotencyKey("client-retry-1"))
       const again = yield* create.pipe(withIdempotencyKey("client-retry-1"))
       const unkeyed = yield* create
-      const listed = yield* client.jobs.listInExperiment({ params: { id: experiment.id }, query: {} })
+      const listed = yield* client.jobs.listInExperiment({ params: { id: world.experiment }, query: {} })
       return { first, again, unkeyed, listed }
     })
     const { first, again, unkeyed, listed } = await runWithFetch(program)
