@@ -11,7 +11,7 @@ import { KubeCluster } from "../packages/effects/dist/index.js"
 import { hashToken, serve } from "../packages/server/dist/index.js"
 import { kubeconfigFor, Simulator, startSimServer } from "../packages/sim/dist/index.js"
 import { Layer } from "effect"
-import { apiCaller } from "./lib/api.mjs"
+import { typedCaller } from "./lib/api.mjs"
 import { withPostgres } from "./lib/postgres.mjs"
 
 const jobs = 300
@@ -31,7 +31,7 @@ const torchRuntime = {
   }
 }
 
-const call = apiCaller(token)
+const call = typedCaller(token)
 
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]
 
@@ -51,28 +51,34 @@ const measure = async (label, database) => {
   const server = started.success
   try {
     const url = server.url
-    const queue = await call(url, "POST", "/queues", {
-      name: "sim",
-      backend: { config: { namespace, mode: "plain", runtimes: [runtime], timeouts: { call: "5s", workload: "5s", callBound: "10s" } }, runtime, image: "example/worker:1" }
-    })
-    const entrypoint = await call(url, "POST", "/entrypoints", { name: "train", queues: [queue.id], parameters: [{ name: "epochs", type: "integer", defaultValue: "3" }], taskGraph: { train: { train: { epochs: "$epochs" } } }, command: ["python", "train.py"] })
-    const experiment = await call(url, "POST", "/experiments", { name: "bench", entrypoints: [entrypoint.id] })
+    const queue = await call(url, (c) =>
+      c.queues.create({
+        payload: {
+          name: "sim",
+          backend: { config: { namespace, mode: "plain", runtimes: [runtime], timeouts: { call: "5s", workload: "5s", callBound: "10s" } }, runtime, image: "example/worker:1" }
+        }
+      })
+    )
+    const entrypoint = await call(url, (c) =>
+      c.entrypoints.create({ payload: { name: "train", queues: [queue.id], parameters: [{ name: "epochs", type: "integer", defaultValue: "3" }], taskGraph: { train: { train: { epochs: "$epochs" } } }, command: ["python", "train.py"] } })
+    )
+    const experiment = await call(url, (c) => c.experiments.create({ payload: { name: "bench", entrypoints: [entrypoint.id] } }))
     // The timings start once the queue is proven: its probe is not part of dispatching.
     const proving = new Set(["unproven", "proving"])
-    while (proving.has((await call(url, "GET", `/queues/${queue.id}`)).gate.state) && performance.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+    while (proving.has((await call(url, (c) => c.queues.read({ params: { id: queue.id } }))).gate.state) && performance.now() < deadline) await new Promise((r) => setTimeout(r, 20))
 
     const submittedAt = new Map()
     const startedAt = new Map()
     const t0 = performance.now()
     for (let i = 0; i < jobs; i += 50) {
-      const batch = await Promise.all(Array.from({ length: Math.min(50, jobs - i) }, () => call(url, "POST", `/experiments/${experiment.id}/jobs`, { entrypoint: entrypoint.id, queue: queue.id })))
+      const batch = await Promise.all(Array.from({ length: Math.min(50, jobs - i) }, () => call(url, (c) => c.jobs.create({ params: { id: experiment.id }, payload: { entrypoint: entrypoint.id, queue: queue.id } }))))
       for (const job of batch) submittedAt.set(job.id, performance.now())
     }
     const submitted = performance.now()
     // Polled every 100 ms: listing every job is itself a load on the service, so the figures are good to ~0.1 s.
     while (startedAt.size < jobs && performance.now() < deadline) {
       for (let index = 0; index < jobs; index += 100) {
-        const page = await call(url, "GET", `/experiments/${experiment.id}/jobs?search=started&pageLength=100&index=${index}`)
+        const page = await call(url, (c) => c.jobs.listInExperiment({ params: { id: experiment.id }, query: { search: "started", pageLength: 100, index } }))
         for (const job of page.data) if (!startedAt.has(job.id)) startedAt.set(job.id, performance.now())
         if (page.data.length < 100) break
       }

@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto"
 import { createServer } from "node:http"
 import { performance } from "node:perf_hooks"
 import { hashToken, serve } from "../packages/server/dist/index.js"
-import { apiCaller } from "./lib/api.mjs"
+import { apiCaller, typedCaller } from "./lib/api.mjs"
 import { rawInsertRate } from "./lib/pgbench.mjs"
 import { withPostgres } from "./lib/postgres.mjs"
 
@@ -19,12 +19,13 @@ const concurrency = 16
 const budgetMs = 30_000
 
 const call = apiCaller(token)
+const typed = typedCaller(token)
 
 const runtime = { kind: "TrainingRuntime", name: "dioptra-torch" }
 
 const world = async (url) => {
-  const queue = await call(url, "POST", "/queues", { name: "gpu", backend: { config: { namespace: "ml", mode: "plain", runtimes: [runtime] }, runtime, image: "example/worker:1" } })
-  const entrypoint = await call(url, "POST", "/entrypoints", {
+  const queue = await typed(url, (c) => c.queues.create({ payload: { name: "gpu", backend: { config: { namespace: "ml", mode: "plain", runtimes: [runtime] }, runtime, image: "example/worker:1" } } }))
+  const entrypoint = await typed(url, (c) => c.entrypoints.create({ payload: {
     name: "train",
     queues: [queue.id],
     parameters: [
@@ -33,8 +34,8 @@ const world = async (url) => {
     ],
     taskGraph: { train: { "?method": { a: { train_a: { epochs: "$epochs" } }, b: { train_b: { lr: "$lr" } } } } },
     command: ["python", "run.py"]
-  })
-  const experiment = await call(url, "POST", "/experiments", { name: "bench", entrypoints: [entrypoint.id] })
+  } }))
+  const experiment = await typed(url, (c) => c.experiments.create({ payload: { name: "bench", entrypoints: [entrypoint.id] } }))
   return { queue: queue.id, entrypoint: entrypoint.id, experiment: experiment.id }
 }
 

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { ExitCode } from "../src/ExitCode.ts"
 import { background, binary, dispatch, ensureBuilt, processTestMs } from "./DispatchBinary.ts"
 import { alive } from "./Processes.ts"
+import { client } from "../../server/test/Fixtures.ts"
 
 const dir = mkdtempSync(join(tmpdir(), "dispatch-serve-"))
 beforeAll(() => ensureBuilt(), processTestMs)
@@ -77,14 +78,6 @@ describe("dispatch serve", { timeout: processTestMs }, () => {
     const runtime = { kind: "TrainingRuntime", name: "dioptra-torch" }
     const backendFile = join(dir, "backend.json")
     writeFileSync(backendFile, JSON.stringify({ config: { namespace: "ml-team", mode: "plain", runtimes: [runtime] }, runtime, image: "example/worker:1", command: ["dioptra-worker"] }))
-    const call = async (url: string, token: string | undefined, method: string, path: string, body?: unknown) => {
-      const response = await fetch(`${url}/api/v1${path}`, {
-        method,
-        headers: { ...(token === undefined ? {} : { authorization: `Bearer ${token}` }), ...(body === undefined ? {} : { "content-type": "application/json" }) },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) })
-      })
-      return { status: response.status, body: (await response.json()) as any }
-    }
     // Names unique to the run: with DATABASE_URL set, the services share that database with earlier runs.
     const tag = `${process.pid}-${Date.now()}`
     const user = { username: `ann-${tag}`, email: "ann@example.org", password: "pw", confirmPassword: "pw" }
@@ -92,20 +85,22 @@ describe("dispatch serve", { timeout: processTestMs }, () => {
     let queue: number
     try {
       const token = /write token for group "default" is (\S+)/.exec(plain.stderr())?.[1]
-      expect((await call(plain.url, undefined, "POST", "/users", user)).status).toBe(403)
-      const bare = await call(plain.url, token, "POST", "/queues", { name: `bare-${tag}` })
-      expect(bare.body.backend).toBeUndefined()
-      expect(bare.body.gate.reason).toContain("has no backend")
-      queue = bare.body.id
+      // Sign-up is refused without --signup: a status the raw call shows as sent.
+      expect((await client(plain.url, undefined)("POST", "/users", user)).status).toBe(403)
+      const bare = await client(plain.url, token).typed((c) => c.queues.create({ payload: { name: `bare-${tag}` } }))
+      expect(bare.backend).toBeUndefined()
+      expect(bare.gate.reason).toContain("has no backend")
+      queue = bare.id
     } finally {
       expect(await plain.stop()).toBe(ExitCode.ok)
     }
     const opened = await background(["serve"], ["--data-dir", data, "--signup", "--default-backend", backendFile])
     try {
       const token = /write token for group "default" is (\S+)/.exec(opened.stderr())?.[1]
-      expect((await call(opened.url, undefined, "POST", "/users", user)).status).toBe(200)
-      expect((await call(opened.url, token, "GET", `/queues/${queue}`)).body.backend).toMatchObject({ command: ["dioptra-worker"] })
-      expect((await call(opened.url, token, "POST", "/queues", { name: `later-${tag}` })).body.backend).toMatchObject({ image: "example/worker:1" })
+      expect((await client(opened.url, undefined).typed((c) => c.users.create({ payload: user }))).username).toBe(user.username)
+      const service = client(opened.url, token)
+      expect((await service.typed((c) => c.queues.read({ params: { id: queue } }))).backend).toMatchObject({ command: ["dioptra-worker"] })
+      expect((await service.typed((c) => c.queues.create({ payload: { name: `later-${tag}` } }))).backend).toMatchObject({ image: "example/worker:1" })
     } finally {
       expect(await opened.stop()).toBe(ExitCode.ok)
     }

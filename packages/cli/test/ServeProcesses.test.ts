@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { hashToken } from "@dispatch/server"
 import { testPostgres, type TestPostgres } from "../../server/test/TestPostgres.ts"
 import { background, ensureBuilt, example, kubectl, processTestMs, type Served } from "./DispatchBinary.ts"
-import { allJobs, exampleExperiment, serviceCaller } from "./ServiceCalls.ts"
+import { Effect } from "effect"
+import { allJobs, exampleExperiment, serviceAt } from "./ServiceCalls.ts"
 import { readFileSync } from "node:fs"
 
 const jobs = Number(process.env["DISPATCH_PROCESS_JOBS"] ?? 500)
@@ -31,7 +32,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-const call = serviceCaller(token)
+const at = serviceAt(token)
 
 describe("two dispatch serve processes on one PostgreSQL", () => {
   it(`dispatch ${jobs} jobs submitted to both: each claimed once, each on its own TrainJob, all finished`, async () => {
@@ -44,17 +45,18 @@ describe("two dispatch serve processes on one PostgreSQL", () => {
     started.push(b)
 
     const config = JSON.parse(readFileSync(example("config.json"), "utf8"))
-    const { experiment, job: body } = await exampleExperiment(call, a.url, b.url)
+    const { experiment, job: body } = await exampleExperiment(at(a.url), at(b.url))
+    // Each creation rejects if it is refused.
     const submitted = await Promise.all(
-      Array.from({ length: jobs }, (_, i) => call(i % 2 === 0 ? a.url : b.url, "POST", `/experiments/${experiment}/jobs`, body))
+      Array.from({ length: jobs }, (_, i) => at(i % 2 === 0 ? a.url : b.url).typed((c) => c.jobs.create({ params: { id: experiment }, payload: body as never })))
     )
-    expect(submitted.map((s) => s.status)).toEqual(Array(jobs).fill(200))
+    expect(submitted.map((s) => s.status)).toEqual(Array(jobs).fill("queued"))
 
     // Bounds for a machine far slower than an idle one, where this takes well under a minute.
     const deadline = Date.now() + 420_000
     let listed: Array<any> = []
     for (;;) {
-      listed = await allJobs(call, a.url)
+      listed = await allJobs(at(a.url))
       if (listed.length === jobs && listed.every((j) => j.status === "finished" || j.status === "failed")) break
       if (Date.now() > deadline) break
       await new Promise((resolve) => setTimeout(resolve, 500))
@@ -78,16 +80,15 @@ describe("two dispatch serve processes on one PostgreSQL", () => {
     const b = await background(["serve"], [...args, "--instance", "proc-b"], undefined, env)
     started.push(b)
     const config = JSON.parse(readFileSync(example("config.json"), "utf8"))
-    const queues = await call(b.url, "GET", "/queues")
-    const queue = queues.body.data[0].id
-    const experiments = await call(b.url, "GET", "/experiments")
-    const experiment = experiments.body.data[0]
-    const before = new Set((await allJobs(call, b.url)).map((j) => j.id))
-    const body = { entrypoint: experiment.entrypoints[0], queue, values: {}, timeout: "1h", description: "kill" }
-    await Promise.all(Array.from({ length: killJobs }, () => call(b.url, "POST", `/experiments/${experiment.id}/jobs`, body)))
+    const [queues, experiments] = await at(b.url).typed((c) => Effect.all([c.queues.list({ query: {} }), c.experiments.list({ query: {} })]))
+    const [queue, experiment] = [queues.data[0]?.id, experiments.data[0]]
+    if (queue === undefined || experiment === undefined) throw new Error("the first test's queue and experiment are gone")
+    const before = new Set((await allJobs(at(b.url))).map((j) => j.id))
+    const body = { entrypoint: experiment.entrypoints[0]?.id, queue, values: {}, timeout: "1h", description: "kill" }
+    await Promise.all(Array.from({ length: killJobs }, () => at(b.url).typed((c) => c.jobs.create({ params: { id: experiment.id }, payload: body as never }))))
     // Kill A as soon as the jobs are being dispatched, then bring it back under its name.
     const deadline = Date.now() + 60_000
-    while ((await allJobs(call, b.url)).filter((j) => !before.has(j.id) && j.status === "started").length < 10 && Date.now() < deadline) {
+    while ((await allJobs(at(b.url))).filter((j) => !before.has(j.id) && j.status === "started").length < 10 && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 50))
     }
     a.child.kill("SIGKILL")
@@ -96,7 +97,7 @@ describe("two dispatch serve processes on one PostgreSQL", () => {
 
     let mine: Array<any> = []
     for (const until = Date.now() + 420_000; Date.now() < until; await new Promise((resolve) => setTimeout(resolve, 500))) {
-      mine = (await allJobs(call, b.url)).filter((j) => !before.has(j.id))
+      mine = (await allJobs(at(b.url))).filter((j) => !before.has(j.id))
       if (mine.length === killJobs && mine.every((j) => j.status === "finished" || j.status === "failed")) break
     }
     expect(mine.map((j) => j.status)).toEqual(Array(killJobs).fill("finished"))

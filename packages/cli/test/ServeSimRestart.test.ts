@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { hashToken } from "@dispatch/server"
 import { ExitCode } from "../src/ExitCode.ts"
 import { background, dispatch, ensureBuilt, kubectl, processTestMs, type Served } from "./DispatchBinary.ts"
-import { allJobs, exampleExperiment, serviceCaller } from "./ServiceCalls.ts"
+import { allJobs, exampleExperiment, serviceAt } from "./ServiceCalls.ts"
 
 // DISPATCH_RESTART_JOBS=150 runs it at the scale where every job used to be lost.
 const jobs = Number(process.env["DISPATCH_RESTART_JOBS"] ?? 12)
@@ -29,7 +29,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-const call = serviceCaller(token)
+const at = serviceAt(token)
 
 const serveSim = async (): Promise<Served> => {
   // PGlite in the data directory, whatever DATABASE_URL the test run has; one instance name across the restart.
@@ -42,7 +42,7 @@ const serveSim = async (): Promise<Served> => {
 const until = async (base: string, done: (jobs: Array<any>) => boolean): Promise<Array<any>> => {
   const deadline = Date.now() + 420_000
   for (;;) {
-    const listed = await allJobs(call, base)
+    const listed = await allJobs(at(base))
     if (done(listed) || Date.now() > deadline) return listed
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
@@ -57,8 +57,8 @@ const trainJobUids = async (): Promise<Map<string, string>> => {
 describe("dispatch serve --sim with a data directory", () => {
   it(`resumes ${jobs} running jobs after SIGKILL: same TrainJobs, all finished, none lost`, async () => {
     const first = await serveSim()
-    const { experiment, job } = await exampleExperiment(call, first.url)
-    for (let i = 0; i < jobs; i++) expect((await call(first.url, "POST", `/experiments/${experiment}/jobs`, job)).status).toBe(200)
+    const { experiment, job } = await exampleExperiment(at(first.url))
+    for (let i = 0; i < jobs; i++) expect((await at(first.url).typed((c) => c.jobs.create({ params: { id: experiment }, payload: job as never }))).status).toBe("queued")
 
     // Killed once some jobs run on the cluster and none has finished (a run takes 5 simulated seconds).
     const running = await until(first.url, (listed) => listed.some((j) => j.status === "started"))

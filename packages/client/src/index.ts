@@ -1,5 +1,5 @@
 /** @dispatch/client: a typed client of the dispatch job service, derived from the declaration the service serves. */
-import { Effect } from "effect"
+import { Context, Effect } from "effect"
 import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
 import { HttpApiClient } from "effect/http-api"
 import { DispatchApi } from "@dispatch/server/api"
@@ -18,11 +18,30 @@ export interface ClientOptions {
  * request fails with the service's error body (`{error, message, detail}`), typed. */
 export const makeClient = (options: ClientOptions) => {
   const { token } = options
+  const authorized = token === undefined ? (request: HttpClientRequest.HttpClientRequest) => request : HttpClientRequest.bearerToken(token)
   return HttpApiClient.make(DispatchApi, {
     baseUrl: options.baseUrl,
-    ...(token === undefined ? {} : { transformClient: HttpClient.mapRequest(HttpClientRequest.bearerToken(token)) })
+    transformClient: HttpClient.mapRequestEffect((request) =>
+      Effect.gen(function* () {
+        const key = yield* IdempotencyKey
+        return authorized(key === undefined ? request : HttpClientRequest.setHeader(request, "idempotency-key", key))
+      })
+    )
   })
 }
+
+// The key travels in the calling fiber's context rather than as a declared `headers` argument: effect's typed
+// client makes a declared headers schema a required argument of every call, even when each header is optional.
+/** The `Idempotency-Key` the client's calls send; none by default. Set it with `withIdempotencyKey`. */
+export const IdempotencyKey = Context.Reference<string | undefined>("@dispatch/client/IdempotencyKey", { defaultValue: () => undefined })
+
+/** Sends `key` as the `Idempotency-Key` of the call `effect` makes, so retrying the same creation with the same key
+ * within 24 hours answers the first result instead of creating again (the same key with another body is refused,
+ * 422). Wrap one creation per key; endpoints that create nothing ignore the header. */
+export const withIdempotencyKey =
+  (key: string) =>
+  <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    Effect.provideService(effect, IdempotencyKey, key)
 
 /** A client of the job service. */
 export type DispatchClient = Effect.Success<ReturnType<typeof makeClient>>

@@ -1,9 +1,9 @@
 // The typed client against a running service: every call is checked by the same declaration the server serves.
 import { Effect, Result } from "effect"
 import { afterAll, beforeAll, describe, expect, test } from "vitest"
-import { entrypointBody, jobBody, queueBody, started, tokens } from "../../server/test/Fixtures.ts"
+import { client, entrypointBody, jobBody, queueBody, registerWorld, started, tokens } from "../../server/test/Fixtures.ts"
 import type { JobServer } from "@dispatch/server"
-import { makeClient, runWithFetch } from "../src/index.ts"
+import { makeClient, runWithFetch, withIdempotencyKey } from "../src/index.ts"
 
 describe("@dispatch/client", () => {
   let server: JobServer | undefined
@@ -38,5 +38,23 @@ describe("@dispatch/client", () => {
     const url = server?.url ?? ""
     const refused = await runWithFetch(Effect.result(Effect.flatMap(makeClient({ baseUrl: url }), (client) => client.experiments.list({ query: {} }))))
     expect(Result.isFailure(refused) && refused.failure).toMatchObject({ error: "Unauthenticated" })
+  })
+
+  test("a creation sent again with the same Idempotency-Key answers the first result and creates one job", async () => {
+    const url = server?.url ?? ""
+    const world = await registerWorld(client(url, tokens.alice), "client-key")
+    const program = Effect.gen(function* () {
+      const client = yield* makeClient({ baseUrl: url, token: tokens.alice })
+      const create = client.jobs.create({ params: { id: world.experiment }, payload: jobBody(world.entrypoint, world.queue) as never })
+      const first = yield* create.pipe(withIdempotencyKey("client-retry-1"))
+      const again = yield* create.pipe(withIdempotencyKey("client-retry-1"))
+      const unkeyed = yield* create
+      const listed = yield* client.jobs.listInExperiment({ params: { id: world.experiment }, query: {} })
+      return { first, again, unkeyed, listed }
+    })
+    const { first, again, unkeyed, listed } = await runWithFetch(program)
+    expect(again).toEqual(first)
+    expect(unkeyed.id).not.toBe(first.id)
+    expect(listed.data.map((j) => j.id).sort()).toEqual([first.id, unkeyed.id].sort())
   })
 })

@@ -9,7 +9,7 @@ import { defaultLimits, type JobServer } from "../src/index.ts"
 import { maxBodyBytes } from "../src/ApiServer.ts"
 import { oversizedFields } from "../src/Limits.ts"
 import { fitToBytes, maxPageLength } from "../src/Paging.ts"
-import { client, started, tokens } from "./Fixtures.ts"
+import { client, started, tokens, type Answer } from "./Fixtures.ts"
 
 const limits = { fieldBytes: 4096, pageBytes: 10_000 }
 
@@ -30,7 +30,7 @@ describe("with small limits", () => {
     let path: string | undefined = "/experiments?pageLength=100"
     let pages = 0
     while (path !== undefined) {
-      const answer = await alice("GET", path)
+      const answer: Answer = await alice("GET", path)
       expect(answer.status).toBe(200)
       pages++
       expect(Buffer.byteLength(JSON.stringify(answer.body.data))).toBeLessThanOrEqual(limits.pageBytes)

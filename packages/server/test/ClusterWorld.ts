@@ -6,8 +6,9 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { KubeCluster } from "@dispatch/effects"
 import { kubeconfigFor, Simulator, startSimServer, type ApiRequest, type KubeObject, type Outcome, type SimServer, type SimulatorOptions } from "@dispatch/sim"
-import { Layer } from "effect"
+import { Effect, Layer } from "effect"
 import type { DispatchOptions, JobServer } from "../src/index.ts"
+import type { JobResponse } from "../src/ApiSchemas.ts"
 import { reportingWorkload, type ReportingWorkload } from "../src/ReportingWorkload.ts"
 import { client, entrypointBody, jobBody, started, tokens, type Client, type World } from "./Fixtures.ts"
 
@@ -163,23 +164,27 @@ export const trainJobCreates = (calls: ReadonlyArray<Served>): ReadonlyMap<strin
 }
 
 /** Registers a queue on the simulator (or `queue` as given), an entrypoint on it and an experiment holding it. */
-export const registerSimWorld = async (call: Client, tag: string, queue: unknown = simQueueBody(`q-${tag}`)): Promise<World> => {
-  const q = await call("POST", "/queues", queue)
-  if (q.status !== 200) throw new Error(`queue: ${JSON.stringify(q.body)}`)
-  const entrypoint = await call("POST", "/entrypoints", entrypointBody(`ep-${tag}`, [q.body.id]))
-  if (entrypoint.status !== 200) throw new Error(`entrypoint: ${JSON.stringify(entrypoint.body)}`)
-  const experiment = await call("POST", "/experiments", { name: `ex-${tag}`, entrypoints: [entrypoint.body.id] })
-  if (experiment.status !== 200) throw new Error(`experiment: ${JSON.stringify(experiment.body)}`)
-  return { queue: q.body.id, entrypoint: entrypoint.body.id, experiment: experiment.body.id }
-}
+export const registerSimWorld = (call: Client, tag: string, queue: unknown = simQueueBody(`q-${tag}`)): Promise<World> =>
+  call.typed((c) =>
+    Effect.gen(function* () {
+      const q = yield* c.queues.create({ payload: queue as never })
+      const entrypoint = yield* c.entrypoints.create({ payload: entrypointBody(`ep-${tag}`, [q.id]) as never })
+      const experiment = yield* c.experiments.create({ payload: { name: `ex-${tag}`, entrypoints: [entrypoint.id] } })
+      return { queue: q.id, entrypoint: entrypoint.id, experiment: experiment.id }
+    })
+  )
 
 /** Submits a job on a registered world; fails the test unless it is created. */
-export const submit = async (call: Client, world: World, extra: Record<string, unknown> = {}): Promise<{ readonly id: number }> => {
-  const job = await call("POST", `/experiments/${world.experiment}/jobs`, jobBody(world.entrypoint, world.queue, extra))
-  if (job.status !== 200) throw new Error(`job: ${JSON.stringify(job.body)}`)
-  return job.body
-}
+export const submit = (call: Client, world: World, extra: Record<string, unknown> = {}): Promise<{ readonly id: number }> =>
+  call.typed((c) => c.jobs.create({ params: { id: world.experiment }, payload: jobBody(world.entrypoint, world.queue, extra) as never }))
 
 /** Polls a job until `done` holds of it. */
-export const jobWhen = (call: Client, id: number, done: (job: any) => boolean, maxMs?: number) =>
-  eventually(async () => (await call("GET", `/jobs/${id}`)).body, done, maxMs)
+export const jobWhen = (call: Client, id: number, done: (job: JobResponse) => boolean, maxMs?: number) =>
+  eventually(() => call.typed((c) => c.jobs.read({ params: { id } })), done, maxMs)
+
+/** The name of the TrainJob a job was dispatched to; fails the test if it has none. */
+export const trainJobName = (job: JobResponse): string => {
+  const name = job.dispatch.trainJob?.name
+  if (name === undefined) throw new Error(`job ${job.id} has no TrainJob: ${JSON.stringify(job.dispatch)}`)
+  return name
+}

@@ -10,6 +10,7 @@ import {
   simWorld,
   submit,
   trainJobCreates,
+  trainJobName,
   type DispatchingService,
   type SimWorld
 } from "./ClusterWorld.ts"
@@ -54,9 +55,9 @@ describe("jobs on a simulated cluster, over HTTP through KubeCluster", () => {
     expect(logs).toEqual(["workload started", "loaded the dataset", "training"])
     const metrics = (await alice("GET", `/jobs/${job.id}/metrics`)).body
     expect(metrics.map((m: { name: string; step: number; value: number }) => [m.name, m.step, m.value])).toEqual([["accuracy", 1, 0.62], ["loss", 1, 1.1]])
-    expect(trainJobCreates(world.calls).get(finished.dispatch.trainJob.name)).toBe(1)
+    expect(trainJobCreates(world.calls).get(trainJobName(finished))).toBe(1)
     // The TrainJob carries the report-back contract; the token it holds is good for this job only.
-    const trainJob = world.sim.system.get("trainjobs", "ml-team", finished.dispatch.trainJob.name) as KubeObject
+    const trainJob = world.sim.system.get("trainjobs", "ml-team", trainJobName(finished)) as KubeObject
     const env = new Map(((trainJob["spec"] as any).trainer.env as Array<{ name: string; value: string }>).map((e) => [e.name, e.value]))
     expect(env.get("DIOPTRA_SERVICE_URL")).toBe(`${the().server.url}/api/v1`)
     expect(env.get("DIOPTRA_JOB_ID")).toBe(String(job.id))
@@ -80,7 +81,7 @@ describe("jobs on a simulated cluster, over HTTP through KubeCluster", () => {
     scripted.set(String(job.id), { result: "Complete", afterMs: 600_000 })
     const running = await jobWhen(alice, job.id, (j) => j.status === "started")
     const workload = () =>
-      world.sim.system.list("workloads", "ml-team").find((o) => ((o.metadata?.["ownerReferences"] as Array<{ name: string }> | undefined) ?? []).some((r) => r.name === running.dispatch.trainJob.name))
+      world.sim.system.list("workloads", "ml-team").find((o) => ((o.metadata?.["ownerReferences"] as Array<{ name: string }> | undefined) ?? []).some((r) => r.name === trainJobName(running)))
     expect(workload()?.metadata?.["annotations"]).not.toHaveProperty(["kueue.x-k8s.io/admission-gated-by"])
     const check = () => ((workload()?.["status"] as { admissionChecks?: Array<{ name: string; state: string }> } | undefined)?.admissionChecks ?? []).find((c) => c.name === "dispatch-check")?.state
     expect((await alice("POST", `/jobs/${job.id}/hold`)).body).toMatchObject({ status: "deferred", dispatch: { state: "held" } })
@@ -89,7 +90,7 @@ describe("jobs on a simulated cluster, over HTTP through KubeCluster", () => {
     expect((await alice("POST", `/jobs/${job.id}/release`)).body).toMatchObject({ status: "started", dispatch: { state: "opened" } })
     expect(check()).toBe("Ready")
     await jobWhen(alice, job.id, (j) => j.status === "finished")
-    expect(trainJobCreates(world.calls).get(running.dispatch.trainJob.name)).toBe(1)
+    expect(trainJobCreates(world.calls).get(trainJobName(running))).toBe(1)
   })
 
   test("a run longer than the job's timeout ends failed with DeadlineExceeded", async () => {
@@ -115,7 +116,7 @@ describe("jobs on a simulated cluster, over HTTP through KubeCluster", () => {
     expect(cancelled.body).toMatchObject({ status: "failed", dispatch: { reason: "cancelled" } })
     const done = await jobWhen(alice, job.id, (j) => j.dispatch.state === "done")
     expect(done.dispatch.reason).toBe("cancelled: the TrainJob was stopped")
-    await eventually(async () => world.sim.system.list("trainjobs", "ml-team").filter((t) => t.metadata?.["name"] === running.dispatch.trainJob.name).length, (n) => n === 0)
+    await eventually(async () => world.sim.system.list("trainjobs", "ml-team").filter((t) => t.metadata?.["name"] === trainJobName(running)).length, (n) => n === 0)
     expect(await historyOf(alice, job.id)).toEqual(["queued", "started", "failed (cancelled)"])
     expect((await alice("POST", `/jobs/${job.id}/cancel`)).body).toMatchObject({ error: "JobNotControllable" })
     // Deleting a job that runs stops its TrainJob too.
@@ -123,7 +124,7 @@ describe("jobs on a simulated cluster, over HTTP through KubeCluster", () => {
     scripted.set(String(deleted.id), { result: "Complete", afterMs: 600_000 })
     const deletedRunning = await jobWhen(alice, deleted.id, (j) => j.status === "started")
     expect((await alice("DELETE", `/jobs/${deleted.id}`)).status).toBe(200)
-    await eventually(async () => world.sim.system.list("trainjobs", "ml-team").filter((t) => t.metadata?.["name"] === deletedRunning.dispatch.trainJob.name).length, (n) => n === 0)
+    await eventually(async () => world.sim.system.list("trainjobs", "ml-team").filter((t) => t.metadata?.["name"] === trainJobName(deletedRunning)).length, (n) => n === 0)
   })
 
   test("hold and release: deferred while held on the cluster, then started again, and it finishes", async () => {
@@ -135,7 +136,7 @@ describe("jobs on a simulated cluster, over HTTP through KubeCluster", () => {
     const running = await jobWhen(alice, job.id, (j) => j.status === "started")
     const held = await alice("POST", `/jobs/${job.id}/hold`)
     expect(held.body).toMatchObject({ status: "deferred", dispatch: { state: "held" } })
-    const trainJob = () => world.sim.system.get("trainjobs", "ml-team", running.dispatch.trainJob.name) as KubeObject
+    const trainJob = () => world.sim.system.get("trainjobs", "ml-team", trainJobName(running)) as KubeObject
     expect((trainJob()["spec"] as { suspend?: boolean }).suspend).toBe(true)
     scripted.set(String(job.id), { result: "Complete", afterMs: 3000 })
     const released = await alice("POST", `/jobs/${job.id}/release`)
@@ -167,8 +168,8 @@ describe("jobs on a simulated cluster, over HTTP through KubeCluster", () => {
     expect([snapshot, snapshotCreatedOn]).toEqual([id, createdOn])
     expect(dispatch).toMatchObject({ state: "pending", rerunOf: job.id, attempts: 0 })
     const second = await jobWhen(alice, id, (j) => j.status === "finished")
-    expect(second.dispatch.trainJob.name).not.toBe(first.dispatch.trainJob.name)
-    expect(trainJobCreates(world.calls).get(second.dispatch.trainJob.name)).toBe(1)
+    expect(trainJobName(second)).not.toBe(trainJobName(first))
+    expect(trainJobCreates(world.calls).get(trainJobName(second))).toBe(1)
   })
 
   test("a dropped answer to the TrainJob create: the job is found, opened and runs exactly once", async () => {
@@ -181,7 +182,7 @@ describe("jobs on a simulated cluster, over HTTP through KubeCluster", () => {
       const finished = await jobWhen(alice, job.id, (j) => j.status === "finished")
       expect(finished.dispatch.attempts).toBe(2)
       expect(finished.dispatch.error).toBeUndefined()
-      expect(trainJobCreates(world.calls).get(finished.dispatch.trainJob.name)).toBe(1)
+      expect(trainJobCreates(world.calls).get(trainJobName(finished))).toBe(1)
       expect(await historyOf(alice, job.id)).toEqual(["queued", "started", "finished (AllJobsCompleted)"])
     } finally {
       world.sim.setFaults([])
@@ -235,7 +236,7 @@ describe("jobs on a simulated cluster, over HTTP through KubeCluster", () => {
       const retried = await submit(alice, w)
       const finished = await jobWhen(alice, retried.id, (j) => j.status === "finished")
       expect(finished.dispatch.attempts).toBe(2)
-      expect(trainJobCreates(world.calls).get(finished.dispatch.trainJob.name)).toBe(1)
+      expect(trainJobCreates(world.calls).get(trainJobName(finished))).toBe(1)
     } finally {
       world.sim.setFaults([])
     }

@@ -9,7 +9,7 @@ import { DatabaseError, migrate, serve, type Database, type Sql } from "../src/i
 import { openPglite } from "../src/PgliteDatabase.ts"
 import { openPostgres } from "../src/PostgresDatabase.ts"
 import { openApi, routes } from "../src/Serve.ts"
-import { client, jobBody, registerWorld, started, tickingClock, tokenEntries, tokens } from "./Fixtures.ts"
+import { client, inProcess, jobBody, registerWorld, started, tickingClock, tokenEntries, tokens } from "./Fixtures.ts"
 import { backends, useService } from "./Service.ts"
 import { testPostgres, type TestPostgres } from "./TestPostgres.ts"
 
@@ -86,10 +86,10 @@ describe.each(backends)("a write that fails part-way leaves nothing behind on %s
     expect(await migrate(db)).toEqual([])
     const fault = faulty(db, /insert into job_status_history|insert into job_logs/)
     const env = { routes, openApi, tokens: tokenEntries, db: fault.db, now: () => new Date(tickingClock()()).toISOString(), baseUrl: "http://test" }
-    const call = async (method: string, url: string, body?: unknown) => {
+    const call = inProcess(async (method: string, url: string, body?: unknown) => {
       const answer = await handleApiRequest(env, { method, url: `/api/v1${url}`, authorization: `Bearer ${tokens.alice}`, body: body === undefined ? "" : JSON.stringify(body) })
       return { status: answer.status, body: answer.body as any }
-    }
+    })
     const world = await registerWorld(call, "faults")
     const job = (await call("POST", `/experiments/${world.experiment}/jobs`, jobBody(world.entrypoint, world.queue))).body
     const [jobs, history, logs] = [await count("jobs"), await count("job_status_history"), await count("job_logs")]

@@ -1,4 +1,7 @@
-import { Result } from "effect"
+import { Effect, Result } from "effect"
+import { HttpClient, HttpClientResponse } from "effect/http"
+// By path rather than by package name: @dispatch/client depends on @dispatch/server, not the other way round.
+import { makeClient, runWithFetch, type DispatchClient } from "../../client/src/index.ts"
 import { hashToken, serve, type JobServer, type ServeOptions } from "../src/index.ts"
 
 /** The tokens of the test world: two writers in different groups and a reader in the first group. */
@@ -32,22 +35,59 @@ export interface Answer {
   readonly body: any
 }
 
+/** A raw call of the API under `/api/v1`: any method, path and body (a string is sent as is), answered with status and JSON. */
+export type Call = (method: string, path: string, body?: unknown) => Promise<Answer>
+
+/** Runs a program over the typed client (@dispatch/client) to its answer; a refusal rejects naming the service's error body. */
+export type Typed = <A, E>(program: (client: DispatchClient) => Effect.Effect<A, E, HttpClient.HttpClient>) => Promise<A>
+
+/** A client of one service as one caller: `typed` calls for the declared endpoints, and raw calls for what the
+ * typed client cannot send (bad input, hostile requests) or tests of the wire's exact bytes and statuses. */
+export type Client = Call & { readonly typed: Typed }
+
+// A refusal is the service's error body (data, not an Error); a transport or decoding failure is an Error already.
+const refusedWith = <E>(failure: E) => (failure instanceof Error ? failure : new Error(`refused: ${JSON.stringify(failure)}`))
+
 /** A client of one service acting with one token (none when undefined). */
-export const client = (url: string, token: string | undefined) => async (method: string, path: string, body?: unknown): Promise<Answer> => {
-  const response = await fetch(`${url}/api/v1${path}`, {
-    method,
-    headers: {
-      ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
-      ...(body === undefined ? {} : { "content-type": "application/json" })
-    },
-    ...(body === undefined ? {} : { body: typeof body === "string" ? body : JSON.stringify(body) })
-  })
-  const text = await response.text()
-  return { status: response.status, body: text === "" ? undefined : JSON.parse(text) }
+export const client = (url: string, token: string | undefined): Client => {
+  const call: Call = async (method, path, body) => {
+    const response = await fetch(`${url}/api/v1${path}`, {
+      method,
+      headers: {
+        ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+        ...(body === undefined ? {} : { "content-type": "application/json" })
+      },
+      ...(body === undefined ? {} : { body: typeof body === "string" ? body : JSON.stringify(body) })
+    })
+    const text = await response.text()
+    return { status: response.status, body: text === "" ? undefined : JSON.parse(text) }
+  }
+  const typed: Typed = (program) =>
+    runWithFetch(Effect.flatMap(makeClient({ baseUrl: url, ...(token === undefined ? {} : { token }) }), (c) => Effect.mapError(program(c), refusedWith)))
+  return Object.assign(call, { typed })
 }
 
-/** A client. */
-export type Client = ReturnType<typeof client>
+const inProcessBase = "http://in-process"
+
+/** A client over an in-process call (a handler called directly, no socket): its typed calls travel through `call`,
+ * which names the caller itself. */
+export const inProcess = <C extends Call>(call: C): C & { readonly typed: Typed } => {
+  const transport = HttpClient.make((request, url) =>
+    Effect.promise(async () => {
+      const body: unknown = request.body._tag === "Uint8Array" ? JSON.parse(new TextDecoder().decode(request.body.body)) : undefined
+      const answer = await call(request.method, `${url.pathname.slice("/api/v1".length)}${url.search}`, body)
+      const text = answer.body === undefined ? null : JSON.stringify(answer.body)
+      return HttpClientResponse.fromWeb(request, new Response(text, { status: answer.status, headers: { "content-type": "application/json" } }))
+    })
+  )
+  const typed: Typed = (program) =>
+    Effect.runPromise(
+      Effect.flatMap(makeClient({ baseUrl: inProcessBase }), (c) => Effect.mapError(program(c), refusedWith)).pipe(
+        Effect.provideService(HttpClient.HttpClient, transport)
+      )
+    )
+  return Object.assign(call, { typed })
+}
 
 const runtime = { kind: "TrainingRuntime", name: "dioptra-torch" }
 
@@ -99,20 +139,19 @@ export interface World {
 }
 
 /** Registers a queue, an entrypoint on it and an experiment holding it, named with `tag` to stay unique. */
-export const registerWorld = async (call: Client, tag: string): Promise<World> => {
-  const queue = await call("POST", "/queues", queueBody(`q-${tag}`))
-  if (queue.status !== 200) throw new Error(`queue: ${JSON.stringify(queue.body)}`)
-  const entrypoint = await call("POST", "/entrypoints", entrypointBody(`ep-${tag}`, [queue.body.id]))
-  if (entrypoint.status !== 200) throw new Error(`entrypoint: ${JSON.stringify(entrypoint.body)}`)
-  const experiment = await call("POST", "/experiments", { name: `ex-${tag}`, entrypoints: [entrypoint.body.id] })
-  if (experiment.status !== 200) throw new Error(`experiment: ${JSON.stringify(experiment.body)}`)
-  return { queue: queue.body.id, entrypoint: entrypoint.body.id, experiment: experiment.body.id }
-}
+export const registerWorld = (call: Client, tag: string): Promise<World> =>
+  call.typed((c) =>
+    Effect.gen(function* () {
+      const queue = yield* c.queues.create({ payload: queueBody(`q-${tag}`) as never })
+      const entrypoint = yield* c.entrypoints.create({ payload: entrypointBody(`ep-${tag}`, [queue.id]) as never })
+      const experiment = yield* c.experiments.create({ payload: { name: `ex-${tag}`, entrypoints: [entrypoint.id] } })
+      return { queue: queue.id, entrypoint: entrypoint.id, experiment: experiment.id }
+    })
+  )
 
 /** Registers a world named with `tag` and creates a job in it; fails the test if either is refused. */
 export const newJob = async (call: Client, tag: string, extra: Record<string, unknown> = {}) => {
   const world = await registerWorld(call, tag)
-  const created = await call("POST", `/experiments/${world.experiment}/jobs`, jobBody(world.entrypoint, world.queue, extra))
-  if (created.status !== 200) throw new Error(`job: ${JSON.stringify(created.body)}`)
-  return { world, job: created.body as { readonly id: number } }
+  const job = await call.typed((c) => c.jobs.create({ params: { id: world.experiment }, payload: jobBody(world.entrypoint, world.queue, extra) as never }))
+  return { world, job }
 }

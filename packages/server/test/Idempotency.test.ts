@@ -13,7 +13,7 @@ import { DatabaseError, migrate, type Database, type Sql } from "../src/index.ts
 import { openPglite } from "../src/PgliteDatabase.ts"
 import { openPostgres } from "../src/PostgresDatabase.ts"
 import { openApi, routes } from "../src/Serve.ts"
-import { jobBody, registerWorld, tokenEntries, tokens } from "./Fixtures.ts"
+import { inProcess, jobBody, registerWorld, tokenEntries, tokens } from "./Fixtures.ts"
 import { backends, useService } from "./Service.ts"
 import { testPostgres, type TestPostgres } from "./TestPostgres.ts"
 
@@ -99,7 +99,7 @@ describe.each(backends)("Idempotency-Key on %s", (backend) => {
       return { status: answer.status, body: answer.body as any }
     }
   const current = () => envOf(db as Database)
-  const alice = caller(current)
+  const alice = inProcess(caller(current))
   const jobCount = async (database: Database) => (await database.query<{ n: number }>(`select count(*)::int as n from jobs`))[0]?.n ?? 0
 
   test("in-process requests are each answered from their own environment, by one handler made once", async () => {
