@@ -40,6 +40,8 @@ export interface StoreJournalOptions {
    * database cannot write does, rather than go on without keeping its state.
    */
   readonly onFailure?: (error: StoreJournalError) => void
+  /** Appends text to the journal's file (default `fs.writeSync`); a test stands a full disk in here. */
+  readonly write?: (fd: number, text: string) => void
 }
 
 /** A state directory that could not be opened or read, with every reason. */
@@ -144,6 +146,7 @@ export class StoreJournal {
   private readonly flushMs: number
   private readonly compactBytes: number
   private readonly onFailure: (error: StoreJournalError) => void
+  private readonly write: (fd: number, text: string) => void
 
   private constructor(
     /** The directory. */
@@ -161,6 +164,7 @@ export class StoreJournal {
     this.lastClock = restored?.clock ?? 0
     this.flushMs = options.flushMs ?? 200
     this.compactBytes = options.compactBytes ?? 4 * 1024 * 1024
+    this.write = options.write ?? ((fd, text) => void writeSync(fd, text))
     this.onFailure =
       options.onFailure ??
       ((error) =>
@@ -268,7 +272,7 @@ export class StoreJournal {
     if (this.fd < 0) return
     const text = `${JSON.stringify(line)}\n`
     // One write per line: a kill can tear only the line being written, which the next open cuts off.
-    this.guarded(() => writeSync(this.fd, text))
+    this.guarded(() => this.write(this.fd, text))
     this.journalBytes += Buffer.byteLength(text)
     this.lastClock = Math.max(this.lastClock, line.clock)
     this.dirty = true
