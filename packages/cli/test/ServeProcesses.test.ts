@@ -10,6 +10,7 @@ import { hashToken } from "@dispatch/server"
 import { testPostgres, type TestPostgres } from "../../server/test/TestPostgres.ts"
 import { background, ensureBuilt, example, kubectl, processTestMs, type Served } from "./DispatchBinary.ts"
 import { Effect } from "effect"
+import { withIdempotencyKey } from "../../client/src/index.ts"
 import { allJobs, exampleExperiment, serviceAt } from "./ServiceCalls.ts"
 import { readFileSync } from "node:fs"
 
@@ -46,9 +47,12 @@ describe("two dispatch serve processes on one PostgreSQL", () => {
 
     const config = JSON.parse(readFileSync(example("config.json"), "utf8"))
     const { experiment, job: body } = await exampleExperiment(at(a.url), at(b.url))
-    // Each creation rejects if it is refused.
+    // Each creation rejects if it is refused. Each carries its own Idempotency-Key, as a team submitting in bulk
+    // would send it: a creation whose connection breaks is resent by the client and still makes one job.
     const submitted = await Promise.all(
-      Array.from({ length: jobs }, (_, i) => at(i % 2 === 0 ? a.url : b.url).typed((c) => c.jobs.create({ params: { id: experiment }, payload: body as never })))
+      Array.from({ length: jobs }, (_, i) =>
+        at(i % 2 === 0 ? a.url : b.url).typed((c) => c.jobs.create({ params: { id: experiment }, payload: body as never }).pipe(withIdempotencyKey(`bulk-${i}`)))
+      )
     )
     expect(submitted.map((s) => s.status)).toEqual(Array(jobs).fill("queued"))
 

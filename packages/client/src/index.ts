@@ -3,8 +3,10 @@ import { Context, Effect } from "effect"
 import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
 import { HttpApiClient } from "effect/http-api"
 import { DispatchApi } from "@dispatch/server/api"
+import { defaultRetryPolicy, retriable, retrySchedule, type RetryPolicy } from "./Retry.ts"
 
 export { DispatchApi } from "@dispatch/server/api"
+export { defaultRetryPolicy, safeToRepeat, type RetryPolicy } from "./Retry.ts"
 
 /** Where the service is and who calls it. */
 export interface ClientOptions {
@@ -12,6 +14,9 @@ export interface ClientOptions {
   readonly baseUrl: string
   /** A bearer token (a user's, a group's or a job's report token); none sends no Authorization header. */
   readonly token?: string
+  /** How a request whose connection failed before an answer is resent (only requests safe to repeat: idempotent
+   * methods, and creations sent with an Idempotency-Key); `defaultRetryPolicy` unless given. */
+  readonly retry?: RetryPolicy
 }
 
 /** A client of every endpoint, grouped as declared (`client.jobs.create(...)`); needs an `HttpClient`. A refused
@@ -19,14 +24,19 @@ export interface ClientOptions {
 export const makeClient = (options: ClientOptions) => {
   const { token } = options
   const authorized = token === undefined ? (request: HttpClientRequest.HttpClientRequest) => request : HttpClientRequest.bearerToken(token)
+  const retry = options.retry ?? defaultRetryPolicy
   return HttpApiClient.make(DispatchApi, {
     baseUrl: options.baseUrl,
-    transformClient: HttpClient.mapRequestEffect((request) =>
-      Effect.gen(function* () {
-        const key = yield* IdempotencyKey
-        return authorized(key === undefined ? request : HttpClientRequest.setHeader(request, "idempotency-key", key))
-      })
-    )
+    transformClient: (client) =>
+      client.pipe(
+        HttpClient.retry({ while: retriable, times: retry.times, schedule: retrySchedule(retry) }),
+        HttpClient.mapRequestEffect((request) =>
+          Effect.gen(function* () {
+            const key = yield* IdempotencyKey
+            return authorized(key === undefined ? request : HttpClientRequest.setHeader(request, "idempotency-key", key))
+          })
+        )
+      )
   })
 }
 

@@ -468,7 +468,10 @@ export const listen = async (env: Omit<ApiEnvironment, "baseUrl">, host: string,
   let baseUrl = ""
   const current = { ...env, baseUrl }
   const getEnv = () => current
-  const server = createServer()
+  // Node's default keep-alive of 5 s closes an idle connection that a client on a busy machine, its own idle timer
+  // late, may be sending its next request on at that very moment: the request is lost ("other side closed"). A
+  // minute, as common proxies keep, makes that race rare; the client resends what is safe to resend.
+  const server = createServer({ keepAliveTimeout: 65_000 })
   server.on("clientError", answerClientError)
   const app = HttpRouter.serve(serviceLayer(getEnv), { disableLogger: true, disableListenLog: true }).pipe(
     Layer.provideMerge(NodeHttpServer.layer(() => server, { port, host }))

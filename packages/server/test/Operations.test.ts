@@ -1,4 +1,5 @@
 // The operations face: /healthz, /readyz, /metrics, X-Request-Id and the access log.
+import { Agent, get, type IncomingMessage } from "node:http"
 import { afterAll, beforeAll, describe, expect, test } from "vitest"
 import type { Database } from "../src/Database.ts"
 import type { JobServer } from "../src/index.ts"
@@ -33,6 +34,13 @@ describe("operations endpoints", () => {
     const logged = lines.map((l) => JSON.parse(l) as { requestId: string; status: number; route: string; method: string })
     expect(logged.find((l) => l.requestId === "trace-42")).toMatchObject({ method: "GET", status: 200, route: "/api/v1/experiments" })
     expect(logged.find((l) => l.requestId === id)).toMatchObject({ status: 404, route: "/api/v1/jobs/{id}" })
+  })
+
+  test("connections stay open 65 s between requests, and the answers say so", async () => {
+    const answer = await new Promise<IncomingMessage>((resolve, reject) => get(`${url()}/healthz`, { agent: new Agent({ keepAlive: true }) }, resolve).on("error", reject))
+    answer.resume()
+    expect(answer.headers["connection"]).toBe("keep-alive")
+    expect(answer.headers["keep-alive"]).toBe("timeout=65")
   })
 
   test("/metrics is Prometheus text: requests by route and status with a latency histogram, jobs by status, queue gates", async () => {

@@ -182,7 +182,8 @@ export const startSimServer = (options: SimServerOptions): Promise<SimServer> =>
   }
 
   return new Promise((resolve, reject) => {
-    const server = createServer({ keepAliveTimeout: 5_000 })
+    // As long as the job service keeps them: a client reusing a connection the server is closing loses its request.
+    const server = createServer({ keepAliveTimeout: 65_000 })
     let serverAddress = "127.0.0.1:0"
     server.on("request", (req: IncomingMessage, res: ServerResponse) => {
       serve(req, res, serverAddress).catch((error: unknown) => {
