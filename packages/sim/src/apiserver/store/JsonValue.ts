@@ -59,14 +59,19 @@ export const jsonCopyUnfrozen = <A>(value: A): A => cloneValue(value, true) as A
 /** A deep copy of a JSON value. */
 export const jsonClone = <A>(value: A): A => cloneValue(value, false) as A
 
+/** A deep copy of a JSON value that shares, wherever an object holds `key`, that key's value when it is
+ * deeply frozen (nothing can change it, so only a caller that must edit it needs its own). */
+export const jsonCloneSharing = <A>(value: A, key: string): A => cloneValue(value, false, key) as A
+
 // By hand rather than structuredClone: for the small objects the store holds this is several times
 // faster, and every answer the server gives is a copy.
-const cloneValue = (value: unknown, shareFrozen: boolean): unknown => {
+const cloneValue = (value: unknown, shareFrozen: boolean, sharedKey?: string): unknown => {
   if (typeof value !== "object" || value === null || (shareFrozen && isDeeplyFrozen(value))) return value
-  if (Array.isArray(value)) return value.map((item) => cloneValue(item, shareFrozen))
+  if (Array.isArray(value)) return value.map((item) => cloneValue(item, shareFrozen, sharedKey))
   const copy: Record<string, unknown> = {}
   for (const key of Object.keys(value)) {
-    const child = cloneValue((value as Record<string, unknown>)[key], shareFrozen)
+    const original = (value as Record<string, unknown>)[key]
+    const child = key === sharedKey && isDeeplyFrozen(original) ? original : cloneValue(original, shareFrozen, sharedKey)
     if (key === "__proto__") setOwn(copy, key, child)
     else copy[key] = child
   }
