@@ -13,6 +13,10 @@ process.once("message", async ({ simulatorOptions, tickMs }) => {
       calls++
       return simulator.handle(request)
     },
+    serve: (request) => {
+      calls++
+      return simulator.serve(request)
+    },
     watch: (request, onEvent) => simulator.watch(request, onEvent),
     now: () => simulator.now(),
     advanceTo: (ms) => simulator.advanceTo(ms)

@@ -60,8 +60,10 @@ export const readOnlyAuth = { tokens: { [readOnlyToken]: ["get", "list", "watch"
 export const anonymousActsAs = (simulator: ServedSimulator, token: string): ServedSimulator => {
   const identified = (request: ApiRequest): ApiRequest => (request.token === undefined ? { ...request, token } : request)
   const review = simulator.selfReview?.bind(simulator)
+  const serve = simulator.serve?.bind(simulator)
   return {
     handle: (request) => simulator.handle(identified(request)),
+    ...(serve === undefined ? {} : { serve: (request) => serve(identified(request)) }),
     watch: (request, onEvent) => simulator.watch(identified(request), onEvent),
     now: () => simulator.now(),
     advanceTo: (ms) => simulator.advanceTo(ms),

@@ -35,7 +35,7 @@ import { expired, injected, pathNotFound } from "./apiserver/StatusErrors.ts"
 import { parseResourceVersion } from "./apiserver/store/ResourceVersion.ts"
 import { Store } from "./apiserver/store/Store.ts"
 import type { StoreJournal } from "./apiserver/store/StoreJournal.ts"
-import { systemClient, targetNamespace } from "./apiserver/verbs/SystemAccess.ts"
+import { answerHandedOut, systemClient, targetNamespace } from "./apiserver/verbs/SystemAccess.ts"
 import { serveVerb } from "./apiserver/verbs/Verbs.ts"
 import { controllerManager } from "./apiserver/managed/FieldManagers.ts"
 import { openWatch } from "./apiserver/lists/Watch.ts"
@@ -133,8 +133,18 @@ export class Simulator implements ControllerHost {
     return selfReview(this.auth, kind, token, body)
   }
 
-  /** Serves one call (every verb but watch): auth, then the fault plan, then the verb. */
+  /** Serves one call (every verb but watch): auth, then the fault plan, then the verb. The answer's body is
+   * the caller's own copy. */
   handle(request: ApiRequest): Outcome {
+    const outcome = this.serve(request)
+    return outcome.kind === "answered" ? { ...outcome, response: answerHandedOut(outcome.response) } : outcome
+  }
+
+  /**
+   * Serves one call as `handle` does, but the answer's body shares the store's frozen objects: for a face
+   * that only serialises it (the HTTP face), which then skips a deep copy per answer.
+   */
+  serve(request: ApiRequest): Outcome {
     const resource = this.resolve(request)
     if (resource === undefined) return { kind: "answered", response: pathNotFound() }
     const refusal = authorize(this.auth, resource, request)

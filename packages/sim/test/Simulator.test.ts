@@ -49,6 +49,29 @@ describe("simulator", () => {
     expect(copy).toEqual(seen[0])
   })
 
+  it("answers its in-process callers with copies they may change, and serve (for a face that only serialises) with the stored parts", () => {
+    const sim = bareSimulator({ objects: [clusterRuntime("rt")] })
+    const request = { verb: "get", ...at("clustertrainingruntimes"), name: "rt" } as const
+    const served = sim.serve(request)
+    const handled = sim.handle(request)
+    if (served.kind !== "answered" || handled.kind !== "answered") throw new Error("not answered")
+    const shared = served.response.body as { spec: Record<string, unknown>; metadata: Record<string, unknown> }
+    const copy = handled.response.body as { spec: Record<string, unknown>; metadata: Record<string, unknown> }
+    expect(copy).toEqual(shared)
+    expect(JSON.stringify(copy)).toBe(JSON.stringify(shared))
+    expect(Object.isFrozen(shared.spec)).toBe(true)
+    expect(Object.isFrozen(copy.spec)).toBe(false)
+    // managedFields stay shared and frozen in a copy: no caller edits them in place.
+    expect(copy.metadata["managedFields"]).toBe(shared.metadata["managedFields"])
+    copy.spec["edited"] = true
+    expect(read(sim, "clustertrainingruntimes", "rt")?.spec).toEqual(clusterRuntime("rt").spec)
+    // So are the write answers of the users' system client.
+    const written = sim.system.create("clustertrainingruntimes", clusterRuntime("rt2")).body as { spec: Record<string, unknown> }
+    expect(Object.isFrozen(written.spec)).toBe(false)
+    written.spec["edited"] = true
+    expect(read(sim, "clustertrainingruntimes", "rt2")?.spec).toEqual(clusterRuntime("rt2").spec)
+  })
+
   it("seeds objects through validation, creating their namespaces, and reports refused seeds", () => {
     const sim = bareSimulator({
       objects: [clusterRuntime("torch-distributed"), trainJob("seeded", {}, { namespace: "team" }), clusterRuntime("Bad Name")]

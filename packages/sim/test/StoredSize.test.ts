@@ -3,7 +3,8 @@
 import { fc, test } from "@fast-check/vitest"
 import { describe, expect, it } from "vitest"
 import type { KubeObject } from "../src/Api.ts"
-import { maxStoredObjectBytes, storedSize, tooLargeToStore } from "../src/apiserver/store/StoredSize.ts"
+import { jsonLength, maxStoredObjectBytes, storedSize, tooLargeToStore } from "../src/apiserver/store/StoredSize.ts"
+import { freezeJson } from "../src/apiserver/store/JsonValue.ts"
 import { at, bareSimulator, call, clusterRuntime, created, meta, read, trainJob } from "./sim-fixture.ts"
 
 const etcdRefusal = { kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: "etcdserver: request is too large", code: 500 }
@@ -22,6 +23,20 @@ const jobOfSize = (sim: ReturnType<typeof bareSimulator>, name: string, bytes: n
 }
 
 describe("storedSize and tooLargeToStore", () => {
+  // Keys JSON escapes, and values that leave members out (undefined) or change (frozen parts measured once).
+  const key = fc.oneof(fc.constantFrom("__proto__", "a\"b", "é", "line\n", ""), fc.string({ maxLength: 4 }))
+  test.prop([fc.dictionary(key, fc.option(fc.jsonValue({ maxDepth: 3 }), { nil: undefined }), { maxKeys: 6, noNullPrototype: true }), fc.array(fc.boolean(), { maxLength: 6 })], { numRuns: 200 })(
+    "measures an object's JSON exactly, whichever of its parts are frozen, and again after they were measured",
+    (members, freezes) => {
+      const object: Record<string, unknown> = {}
+      Object.entries(members).forEach(([k, v], i) => Object.defineProperty(object, k, { value: freezes[i] === true ? freezeJson(v) : v, enumerable: true, writable: true, configurable: true }))
+      expect(jsonLength(object)).toBe(JSON.stringify(object).length)
+      // The same frozen parts under a new top level, as a status update keeps the stored spec.
+      const next = { ...object, extra: { n: 1 } }
+      expect(jsonLength(next)).toBe(JSON.stringify(next).length)
+    }
+  )
+
   test.prop(
     [
       fc.constantFrom("a", "é", "€", "😀"),

@@ -155,9 +155,10 @@ describe("closing the server", () => {
     const served = await serve()
     served.simulator.setFaults([{ verb: "get", action: { type: "drop" } }])
     let dropped = false
-    const handle = served.simulator.handle.bind(served.simulator)
-    served.simulator.handle = (request) => {
-      const outcome = handle(request)
+    // The HTTP face serves through `serve` (answers it only serialises are not copied).
+    const serveCall = served.simulator.serve.bind(served.simulator)
+    served.simulator.serve = (request) => {
+      const outcome = serveCall(request)
       if (outcome.kind === "unanswered") dropped = true
       return outcome
     }

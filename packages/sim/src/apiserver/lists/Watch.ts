@@ -4,14 +4,14 @@
 // watch handle, in order before any live event.
 import type { Resource, WatchEvent } from "../../Api.ts"
 import { type Selection, selects } from "./Selection.ts"
-import { present, type ServerContext } from "../store/ServerContext.ts"
+import { handedOut, present, type ServerContext } from "../store/ServerContext.ts"
 import type { StoredChange } from "../store/Store.ts"
 
 /** What one stored change looks like to a selection, if it sees it at all. */
 export const eventFor = (resource: Resource, selection: Selection, change: StoredChange, version: string): WatchEvent | undefined => {
   if (change.resource !== resource.plural) return undefined
   const now = selects(selection, change.object)
-  const object = present(resource, change.object, version)
+  const object = handedOut(present(resource, change.object, version))
   if (change.type !== "MODIFIED") return now ? { type: change.type, object } : undefined
   const before = change.previous !== undefined && selects(selection, change.previous)
   if (before && now) return { type: "MODIFIED", object }
@@ -40,7 +40,7 @@ export const openWatch = (
     backlog = context.store
       .list(resource.plural, selection.namespace)
       .filter((o) => selects(selection, o))
-      .map((o) => ({ type: "ADDED", object: present(resource, o, version) }))
+      .map((o) => ({ type: "ADDED", object: handedOut(present(resource, o, version)) }))
   }
   let stopped = false
   let flushed = false

@@ -27,18 +27,31 @@ export const jsonEqual = (a: unknown, b: unknown): boolean => {
  * version that shares structure with a frozen one costs only what is new.
  */
 export const freezeJson = <A>(value: A): A => {
-  if (typeof value !== "object" || value === null || deeplyFrozen.has(value)) return value
-  Object.freeze(value)
+  if (typeof value !== "object" || value === null || isDeeplyFrozen(value)) return value
   for (const child of Object.values(value)) freezeJson(child)
-  deeplyFrozen.add(value)
+  // Marked once its children are frozen, so a marked value is frozen all the way down.
+  if (Object.isExtensible(value)) Object.defineProperty(value, deeplyFrozen, { value: true })
+  else frozenElsewhere.add(value)
+  Object.freeze(value)
   return value
 }
 
-// What freezeJson froze, all the way down. Object.isFrozen would not do: it says nothing of the children.
-const deeplyFrozen = new WeakSet<object>()
+// What freezeJson froze, all the way down, carries this (non-enumerable, so no copy, key list or JSON
+// sees it). Object.isFrozen would not do: it says nothing of the children. A WeakSet of every frozen
+// part would, but with a large store it holds millions of entries, and its lookups and the garbage
+// collector's work on it cost more than the rest of a write.
+const deeplyFrozen: unique symbol = Symbol("deeplyFrozen")
+
+// The rare value someone else froze (or sealed) first, which can no longer take the mark.
+const frozenElsewhere = new WeakSet<object>()
 
 /** True for an object or array freezeJson froze: nothing in it can ever change. */
-export const isDeeplyFrozen = (value: unknown): boolean => typeof value === "object" && value !== null && deeplyFrozen.has(value)
+export const isDeeplyFrozen = (value: unknown): boolean =>
+  typeof value === "object" &&
+  value !== null &&
+  // Most values asked about are new and extensible: that answers first, before a property lookup that misses.
+  !Object.isExtensible(value) &&
+  ((value as { readonly [deeplyFrozen]?: true })[deeplyFrozen] === true || frozenElsewhere.has(value))
 
 /** A copy of a JSON value that shares only its deeply frozen parts (stored objects, which nothing can
  * change): for a body about to be stored, as safe as a deep copy at a fraction of the cost when the body is
@@ -48,14 +61,19 @@ export const jsonCopyUnfrozen = <A>(value: A): A => cloneValue(value, true) as A
 /** A deep copy of a JSON value. */
 export const jsonClone = <A>(value: A): A => cloneValue(value, false) as A
 
+/** A deep copy of a JSON value that shares, wherever an object holds `key`, that key's value when it is
+ * deeply frozen (nothing can change it, so only a caller that must edit it needs its own). */
+export const jsonCloneSharing = <A>(value: A, key: string): A => cloneValue(value, false, key) as A
+
 // By hand rather than structuredClone: for the small objects the store holds this is several times
 // faster, and every answer the server gives is a copy.
-const cloneValue = (value: unknown, shareFrozen: boolean): unknown => {
-  if (typeof value !== "object" || value === null || (shareFrozen && deeplyFrozen.has(value))) return value
-  if (Array.isArray(value)) return value.map((item) => cloneValue(item, shareFrozen))
+const cloneValue = (value: unknown, shareFrozen: boolean, sharedKey?: string): unknown => {
+  if (typeof value !== "object" || value === null || (shareFrozen && isDeeplyFrozen(value))) return value
+  if (Array.isArray(value)) return value.map((item) => cloneValue(item, shareFrozen, sharedKey))
   const copy: Record<string, unknown> = {}
   for (const key of Object.keys(value)) {
-    const child = cloneValue((value as Record<string, unknown>)[key], shareFrozen)
+    const original = (value as Record<string, unknown>)[key]
+    const child = key === sharedKey && isDeeplyFrozen(original) ? original : cloneValue(original, shareFrozen, sharedKey)
     if (key === "__proto__") setOwn(copy, key, child)
     else copy[key] = child
   }

@@ -1,7 +1,7 @@
 // What the API server's verbs share: the store, the clock, the seeded randomness for uids and names,
 // the registered admission webhooks, and how objects are presented at a requested version.
 import type { Admission, KubeObject, Resource, SystemClient } from "../../Api.ts"
-import { isDeeplyFrozen, isJsonObject, jsonClone } from "./JsonValue.ts"
+import { isJsonObject, jsonCloneSharing } from "./JsonValue.ts"
 import type { SeededRandom } from "../../Random.ts"
 import { apiVersionFor } from "../../kinds/ResourceTable.ts"
 import type { Store } from "./Store.ts"
@@ -51,17 +51,18 @@ export const timestamp = (ms: number): string => {
 }
 
 /**
- * A copy of a stored object as served at `version`. Its managedFields are the stored ones, shared and
- * frozen: they are often half an object, no caller edits them in place, and copying them on every
- * answer would double what an answer costs.
+ * A stored object as served at `version`: a new top level over the stored object's own (frozen) parts.
+ * The verbs answer with these; a face copies the answer (handedOut) before it reaches a caller that
+ * may edit it, and the HTTP face, which only serialises it, does not copy it at all.
  */
-export const present = (resource: Resource, object: KubeObject, version: string): KubeObject => {
-  const metadata = isJsonObject(object.metadata) ? object.metadata : undefined
-  const managed = metadata?.["managedFields"]
-  if (managed === undefined || !isDeeplyFrozen(managed)) return { ...jsonClone(object), apiVersion: apiVersionFor(resource, version) }
-  const copy = jsonClone({ ...object, metadata: { ...metadata, managedFields: [] } })
-  return { ...copy, apiVersion: apiVersionFor(resource, version), metadata: { ...copy.metadata, managedFields: managed } }
-}
+export const present = (resource: Resource, object: KubeObject, version: string): KubeObject => ({ ...object, apiVersion: apiVersionFor(resource, version) })
+
+/**
+ * A copy of an answer's body for a caller that may edit it. Its managedFields stay the stored ones,
+ * shared and frozen: they are often half an object, no caller edits them in place, and copying them on
+ * every answer would double what an answer costs.
+ */
+export const handedOut = <A>(body: A): A => jsonCloneSharing(body, "managedFields")
 
 /** A copy of the object with its metadata replaced. */
 export const withMetadata = (object: KubeObject, metadata: Record<string, unknown>): KubeObject => ({ ...object, metadata })

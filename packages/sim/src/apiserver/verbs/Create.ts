@@ -4,7 +4,7 @@ import type { ApiResponse, FieldValidation, KubeObject, Resource } from "../../A
 import { admit } from "../admission/AdmissionChain.ts"
 import { applyDefaults } from "../../kinds/Defaults.ts"
 import { decodeFields, withWarnings } from "../validation/FieldValidation.ts"
-import { isJsonObject, jsonClone } from "../store/JsonValue.ts"
+import { isJsonObject, jsonCopyUnfrozen } from "../store/JsonValue.ts"
 import { apiVersionFor as apiVersionOf, groupOf, resourceByPlural, versionOf } from "../../kinds/ResourceTable.ts"
 import { isDeleting, metadataOf, present, type ServerContext, timestamp } from "../store/ServerContext.ts"
 import { alreadyExists, badRequest, forbidden, invalid, notFound } from "../StatusErrors.ts"
@@ -80,8 +80,9 @@ const initialState = (resource: Resource, object: KubeObject): KubeObject => {
 
 /** Creates an object. */
 export const create = (context: ServerContext, resource: Resource, sentBody: unknown, options: CreateOptions): ApiResponse => {
-  // The store must never share structure with what the caller keeps.
-  const body = jsonClone(sentBody)
+  // The store must never share structure with what the caller keeps, unless it is frozen for good (a
+  // controller's new object built from stored parts).
+  const body = jsonCopyUnfrozen(sentBody)
   const typeProblem = checkTypeMeta(resource, body)
   if (typeProblem !== undefined || !isJsonObject(body)) return typeProblem ?? badRequest("invalid body")
   const decoded = decodeFields(resource, options.version, body, options.fieldValidation)

@@ -8,7 +8,7 @@ import { deleteObject } from "./Delete.ts"
 import { jsonClone } from "../store/JsonValue.ts"
 import { matchesLabels, parseLabelSelector } from "../lists/LabelSelector.ts"
 import { groupOf, resourceByPlural, versionOf } from "../../kinds/ResourceTable.ts"
-import { identityOf, metadataOf, type ServerContext } from "../store/ServerContext.ts"
+import { handedOut, identityOf, metadataOf, type ServerContext } from "../store/ServerContext.ts"
 import { pathNotFound } from "../StatusErrors.ts"
 import { update } from "./Update.ts"
 import { simulatorManager } from "../managed/FieldManagers.ts"
@@ -29,12 +29,17 @@ const on = (plural: string, call: (resource: Resource) => ApiResponse): ApiRespo
   return resource === undefined ? pathNotFound() : call(resource)
 }
 
+/** An answer whose body is the caller's own copy. */
+export const answerHandedOut = (response: ApiResponse): ApiResponse => ({ ...response, body: handedOut(response.body) })
+
 /** What reads hand out: a copy of the stored object, or the frozen stored object itself. */
 export type ReadMode = "copy" | "snapshot"
 
 /** A SystemClient over the simulator's store, whose writes are recorded in managedFields as `manager`'s. */
 export const systemClient = (context: ServerContext, mode: ReadMode, manager: string = simulatorManager): SystemClient => {
   const handOut: (object: KubeObject) => KubeObject = mode === "copy" ? jsonClone : (object) => object
+  // A write answers with the stored object's frozen parts (present): a copy for callers who may edit it.
+  const write = (plural: string, call: (resource: Resource) => ApiResponse): ApiResponse => (mode === "copy" ? answerHandedOut(on(plural, call)) : on(plural, call))
   return {
     now: () => context.now(),
     get: (resource, namespace, name) => {
@@ -50,14 +55,14 @@ export const systemClient = (context: ServerContext, mode: ReadMode, manager: st
       const selected = selector.selector.length === 0 ? stored : stored.filter((o) => matchesLabels(selector.selector, (metadataOf(o)["labels"] ?? {}) as Record<string, string>))
       return mode === "copy" ? selected.map(handOut) : selected
     },
-    create: (resource, object) => on(resource, (r) => create(context, r, object, { namespace: targetNamespace(r, object), version: servedVersion(r, object), dryRun: false, manager })),
+    create: (resource, object) => write(resource, (r) => create(context, r, object, { namespace: targetNamespace(r, object), version: servedVersion(r, object), dryRun: false, manager })),
     update: (resource, object) =>
-      on(resource, (r) => update(context, r, targetNamespace(r, object), identityOf(object).name, object, { version: servedVersion(r, object), dryRun: false, manager })),
+      write(resource, (r) => update(context, r, targetNamespace(r, object), identityOf(object).name, object, { version: servedVersion(r, object), dryRun: false, manager })),
     updateStatus: (resource, object) =>
-      on(resource, (r) =>
+      write(resource, (r) =>
         update(context, r, targetNamespace(r, object), identityOf(object).name, object, { version: servedVersion(r, object), dryRun: false, subresource: "status", manager })
       ),
     delete: (resource, namespace, name, policy?: PropagationPolicy) =>
-      on(resource, (r) => deleteObject(context, r, namespace, name, { version: r.versions[0] ?? "", dryRun: false, propagationPolicy: policy }))
+      write(resource, (r) => deleteObject(context, r, namespace, name, { version: r.versions[0] ?? "", dryRun: false, propagationPolicy: policy }))
   }
 }
