@@ -6,7 +6,7 @@ import uPlot from "uplot"
 import "uplot/dist/uPlot.min.css"
 import { call } from "./api.ts"
 import { formatMetric, formatTime } from "./format.ts"
-import { pollMs } from "./hooks.ts"
+import { pollMs, useRepeating } from "./hooks.ts"
 import { buildSeries, type Marker, type Series } from "./series.ts"
 import { mapLimited, windowsFrom } from "./windows.ts"
 
@@ -218,40 +218,26 @@ export const MetricCharts = ({ id, live }: { readonly id: number; readonly live:
   const [error, setError] = useState<string | undefined>(undefined)
   const [overlay, setOverlay] = useState<ReadonlyArray<string>>([])
   const counts = useRef(new Map<string, number>())
-  useEffect(() => {
-    let stopped = false
-    let busy = false
-    const refresh = async () => {
-      if (busy) return
-      busy = true
-      try {
-        const latest = await call((c) => c.jobs.metrics({ params: { id } }))
-        const names = [...new Set(latest.map((m) => m.name))].sort()
-        const totals = await Promise.all(
-          names.map((name) => call((c) => c.jobs.metricSnapshots({ params: { id, name }, query: { index: 0, pageLength: 1 } })).then((p) => p.totalNumResults))
-        )
-        const stale = names.filter((name, i) => counts.current.get(name) !== totals[i])
-        if (stale.length === 0) return
-        const read = await Promise.all(stale.map(async (name) => ({ name, points: await readSnapshots(id, name) })))
-        if (stopped) return
-        const arrived = performance.now()
-        const fresh = new Map(read.map(({ name, points }) => [name, { name, points, arrived, series: buildSeries([{ name, snapshots: points }]) }]))
-        for (const { name, points } of read) counts.current.set(name, points.length)
-        setMetrics((old) => names.map((name) => fresh.get(name) ?? old.find((m) => m.name === name)).filter((m): m is Loaded => m !== undefined))
-        setError(undefined)
-      } catch (cause) {
-        if (!stopped) setError(cause instanceof Error ? cause.message : String(cause))
-      } finally {
-        busy = false
-      }
-    }
-    void refresh()
-    const timer = live ? setInterval(() => void refresh(), pollMs) : undefined
-    return () => {
-      stopped = true
-      if (timer !== undefined) clearInterval(timer)
-    }
-  }, [id, live])
+  useRepeating(
+    async (current) => {
+      const latest = await call((c) => c.jobs.metrics({ params: { id } }))
+      const names = [...new Set(latest.map((m) => m.name))].sort()
+      const totals = await Promise.all(
+        names.map((name) => call((c) => c.jobs.metricSnapshots({ params: { id, name }, query: { index: 0, pageLength: 1 } })).then((p) => p.totalNumResults))
+      )
+      const stale = names.filter((name, i) => counts.current.get(name) !== totals[i])
+      if (stale.length === 0) return
+      const read = await Promise.all(stale.map(async (name) => ({ name, points: await readSnapshots(id, name) })))
+      if (!current()) return
+      const arrived = performance.now()
+      const fresh = new Map(read.map(({ name, points }) => [name, { name, points, arrived, series: buildSeries([{ name, snapshots: points }]) }]))
+      for (const { name, points } of read) counts.current.set(name, points.length)
+      setMetrics((old) => names.map((name) => fresh.get(name) ?? old.find((m) => m.name === name)).filter((m): m is Loaded => m !== undefined))
+    },
+    setError,
+    [id, live],
+    live ? pollMs : undefined
+  )
   const picked = metrics.filter((m) => overlay.includes(m.name))
   const [overlaid, setOverlaid] = useState<{ readonly series: Series; readonly arrived: number } | undefined>(undefined)
   useEffect(() => {

@@ -24,7 +24,10 @@ export const JobPage = ({ id }: { readonly id: number }) => {
         run().then(
           (answer) => {
             if (answer.id !== id) location.hash = routeHash({ page: "job", id: answer.id })
-            else void job.reload().then(() => status.reload())
+            else {
+              job.reload()
+              status.reload()
+            }
           },
           (cause: unknown) => setActionError(`${name}: ${cause instanceof Error ? cause.message : String(cause)}`)
         )

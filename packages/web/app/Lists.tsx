@@ -35,6 +35,10 @@ export const Pager = ({ index, shown, total, onIndex, size = pageLength }: { rea
   </nav>
 )
 
+/** Below a list: loading, or where its page is and the buttons to the others. */
+const ListEnd = ({ page, error, index, onIndex }: { readonly page: { readonly data: ReadonlyArray<unknown>; readonly totalNumResults: number } | undefined; readonly error: string | undefined; readonly index: number; readonly onIndex: (index: number) => void }) =>
+  page === undefined ? error === undefined ? <p class="muted">Loading…</p> : null : <Pager index={index} shown={page.data.length} total={page.totalNumResults} onIndex={onIndex} />
+
 /** A column header that sorts by its column: again to reverse. */
 const SortHeader = <C extends string>({ column, label, sort, onSort }: { readonly column: C; readonly label: string; readonly sort: { readonly by: C; readonly descending: boolean }; readonly onSort: (sort: { by: C; descending: boolean }) => void }) => (
   <th aria-sort={sort.by === column ? (sort.descending ? "descending" : "ascending") : "none"}>
@@ -43,6 +47,17 @@ const SortHeader = <C extends string>({ column, label, sort, onSort }: { readonl
     </button>
   </th>
 )
+
+/** A list's search, sort (newest first by default) and page, the query they make, and its sorting headers. */
+const useListQuery = <C extends string>() => {
+  const [search, setSearch] = useState("")
+  const [sort, setSort] = useState<{ by: C | "id"; descending: boolean }>({ by: "id", descending: true })
+  const [index, setIndex] = useState(0)
+  const query = { index, pageLength, sortBy: sort.by, descending: sort.descending ? ("true" as const) : ("false" as const), ...(search === "" ? {} : { search }) }
+  const header = (column: C, label: string) => <SortHeader column={column} label={label} sort={sort} onSort={(s) => (setSort(s), setIndex(0))} />
+  const onSearch = (text: string) => (setSearch(text), setIndex(0))
+  return { query, index, setIndex, header, onSearch }
+}
 
 type JobColumn = "id" | "status" | "createdOn" | "lastModifiedOn" | "description" | "queue" | "entrypoint"
 
@@ -55,19 +70,15 @@ export const StatusBadge = ({ status, testid }: { readonly status: string; reado
 
 /** The jobs of one experiment, or of every experiment: live, searchable, sortable, paged. */
 export const JobList = ({ experimentId }: { readonly experimentId?: number }) => {
-  const [search, setSearch] = useState("")
-  const [sort, setSort] = useState<{ by: JobColumn; descending: boolean }>({ by: "id", descending: true })
-  const [index, setIndex] = useState(0)
-  const query = { index, pageLength, sortBy: sort.by, descending: sort.descending ? ("true" as const) : ("false" as const), ...(search === "" ? {} : { search }) }
+  const { query, index, setIndex, header, onSearch } = useListQuery<JobColumn>()
   const { data, error } = usePoll(
     () => call((c) => (experimentId === undefined ? c.jobs.list({ query }) : c.jobs.listInExperiment({ params: { id: experimentId }, query }))),
-    [experimentId, search, sort.by, sort.descending, index]
+    [experimentId, JSON.stringify(query)]
   )
   const now = Date.now()
-  const header = (column: JobColumn, label: string) => <SortHeader column={column} label={label} sort={sort} onSort={(s) => (setSort(s), setIndex(0))} />
   return (
     <section aria-label="jobs">
-      <SearchBox testid="job-search" label="Search jobs" onSearch={(s) => (setSearch(s), setIndex(0))} />
+      <SearchBox testid="job-search" label="Search jobs" onSearch={onSearch} />
       {error !== undefined && <p class="error" role="alert">{error}</p>}
       <div class="table-wrap">
         <table class="list">
@@ -107,8 +118,7 @@ export const JobList = ({ experimentId }: { readonly experimentId?: number }) =>
           </tbody>
         </table>
       </div>
-      {data === undefined && error === undefined && <p class="muted">Loading…</p>}
-      {data !== undefined && <Pager index={index} shown={data.data.length} total={data.totalNumResults} onIndex={setIndex} />}
+      <ListEnd page={data} error={error} index={index} onIndex={setIndex} />
     </section>
   )
 }
@@ -117,17 +127,13 @@ type ResourceColumn = "id" | "name" | "createdOn" | "lastModifiedOn" | "descript
 
 /** The experiments: live, searchable, sortable, paged; each opens its jobs. */
 export const ExperimentList = () => {
-  const [search, setSearch] = useState("")
-  const [sort, setSort] = useState<{ by: ResourceColumn; descending: boolean }>({ by: "id", descending: true })
-  const [index, setIndex] = useState(0)
-  const query = { index, pageLength, sortBy: sort.by, descending: sort.descending ? ("true" as const) : ("false" as const), ...(search === "" ? {} : { search }) }
-  const { data, error } = usePoll(() => call((c) => c.experiments.list({ query })), [search, sort.by, sort.descending, index])
+  const { query, index, setIndex, header, onSearch } = useListQuery<ResourceColumn>()
+  const { data, error } = usePoll(() => call((c) => c.experiments.list({ query })), [JSON.stringify(query)])
   const now = Date.now()
-  const header = (column: ResourceColumn, label: string) => <SortHeader column={column} label={label} sort={sort} onSort={(s) => (setSort(s), setIndex(0))} />
   return (
     <section aria-label="experiments">
       <h1>Experiments</h1>
-      <SearchBox testid="experiment-search" label="Search experiments" onSearch={(s) => (setSearch(s), setIndex(0))} />
+      <SearchBox testid="experiment-search" label="Search experiments" onSearch={onSearch} />
       {error !== undefined && <p class="error" role="alert">{error}</p>}
       <div class="table-wrap">
         <table class="list">
@@ -155,8 +161,7 @@ export const ExperimentList = () => {
           </tbody>
         </table>
       </div>
-      {data === undefined && error === undefined && <p class="muted">Loading…</p>}
-      {data !== undefined && <Pager index={index} shown={data.data.length} total={data.totalNumResults} onIndex={setIndex} />}
+      <ListEnd page={data} error={error} index={index} onIndex={setIndex} />
     </section>
   )
 }
