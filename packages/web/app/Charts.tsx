@@ -218,6 +218,7 @@ export const MetricCharts = ({ id, live }: { readonly id: number; readonly live:
   const [error, setError] = useState<string | undefined>(undefined)
   const [overlay, setOverlay] = useState<ReadonlyArray<string>>([])
   const counts = useRef(new Map<string, number>())
+  const [loaded, setLoaded] = useState(false)
   useRepeating(
     async (current) => {
       const latest = await call((c) => c.jobs.metrics({ params: { id } }))
@@ -226,13 +227,14 @@ export const MetricCharts = ({ id, live }: { readonly id: number; readonly live:
         names.map((name) => call((c) => c.jobs.metricSnapshots({ params: { id, name }, query: { index: 0, pageLength: 1 } })).then((p) => p.totalNumResults))
       )
       const stale = names.filter((name, i) => counts.current.get(name) !== totals[i])
-      if (stale.length === 0) return
+      if (stale.length === 0) return setLoaded(true)
       const read = await Promise.all(stale.map(async (name) => ({ name, points: await readSnapshots(id, name) })))
       if (!current()) return
       const arrived = performance.now()
       const fresh = new Map(read.map(({ name, points }) => [name, { name, points, arrived, series: buildSeries([{ name, snapshots: points }]) }]))
       for (const { name, points } of read) counts.current.set(name, points.length)
       setMetrics((old) => names.map((name) => fresh.get(name) ?? old.find((m) => m.name === name)).filter((m): m is Loaded => m !== undefined))
+      setLoaded(true)
     },
     setError,
     [id, live],
@@ -248,7 +250,7 @@ export const MetricCharts = ({ id, live }: { readonly id: number; readonly live:
       <h2>Metrics</h2>
       {error !== undefined && <p class="error">{error}</p>}
       {metrics.length === 0 ? (
-        <p class="muted">no metrics posted</p>
+        <p class="muted">{loaded ? "no metrics posted" : "Loading metrics…"}</p>
       ) : (
         <>
           {metrics.length > 1 && (

@@ -101,6 +101,7 @@ export const JobPage = ({ id }: { readonly id: number }) => {
             <section class="panel" aria-label="status history">
               <h2>Status history</h2>
               {status.error !== undefined && <p class="error">{status.error}</p>}
+              <div class="table-wrap">
               <table data-testid="status-history">
                 <thead>
                   <tr>
@@ -121,6 +122,7 @@ export const JobPage = ({ id }: { readonly id: number }) => {
                   ))}
                 </tbody>
               </table>
+              </div>
             </section>
             <Artifacts id={id} produced={j.artifacts.map((a) => a.id)} />
           </div>
