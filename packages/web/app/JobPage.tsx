@@ -1,4 +1,5 @@
 // One job: what it runs, where it waits and why, its history, logs, metrics, and the actions on it.
+import { Fragment } from "preact"
 import { useState } from "preact/hooks"
 import { call } from "./api.ts"
 import { MetricCharts } from "./Charts.tsx"
@@ -141,10 +142,10 @@ const Pairs = ({ entries, testid }: { readonly entries: ReadonlyArray<readonly [
   ) : (
     <dl class="facts" data-testid={testid}>
       {entries.map(([k, v]) => (
-        <>
-          <dt key={`k${k}`}>{k}</dt>
-          <dd key={`v${k}`}>{formatValue(v)}</dd>
-        </>
+        <Fragment key={k}>
+          <dt>{k}</dt>
+          <dd>{formatValue(v)}</dd>
+        </Fragment>
       ))}
     </dl>
   )
@@ -220,12 +221,12 @@ const Artifacts = ({ id, produced }: { readonly id: number; readonly produced: R
       ) : (
         <dl class="facts">
           {Object.entries(inputs.data).map(([name, a]) => (
-            <>
+            <Fragment key={name}>
               <dt>{name}</dt>
               <dd>
                 #{a.artifact_id} {a.artifact_type} {a.artifact_uri ?? ""}
               </dd>
-            </>
+            </Fragment>
           ))}
         </dl>
       )}
