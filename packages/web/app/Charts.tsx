@@ -102,7 +102,7 @@ const Chart = ({ series, testid, metric, arrived, measure }: { readonly series: 
           width: 1.5,
           spanGaps: false,
           points: { show: series.steps.length <= 200 },
-          value: (_u: uPlot, v: number | null) => (v === null ? "—" : formatMetric(v))
+          value: (_u: uPlot, v: number | null | undefined) => (typeof v === "number" ? formatMetric(v) : "—")
         }))
       ],
       hooks: {
@@ -132,7 +132,7 @@ const Chart = ({ series, testid, metric, arrived, measure }: { readonly series: 
   const marks = series.markers.flatMap((ms, i) => ms.map((m) => ({ ...m, name: series.names[i] ?? "" })))
   return (
     <>
-      <div class="chart" ref={holder} data-testid={testid} data-metric={metric} data-points={series.values.reduce((n, ys) => n + ys.filter((y) => y !== null).length, 0)} data-markers={marks.length} role="img" aria-label={`${metric} over steps`} />
+      <div class="chart" ref={holder} data-testid={testid} data-metric={metric} data-points={series.values.reduce((n, ys) => n + ys.filter((y) => typeof y === "number").length, 0)} data-markers={marks.length} role="img" aria-label={`${metric} over steps`} />
       {marks.length > 0 && (
         <p class="markers">
           Not drawable as points:{" "}
