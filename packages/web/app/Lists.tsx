@@ -1,6 +1,6 @@
 // The experiments, their jobs and all jobs: searched with the API's search language, sorted, paged, kept live.
 import type { ComponentChildren } from "preact"
-import { useEffect, useState } from "preact/hooks"
+import { useEffect, useRef, useState } from "preact/hooks"
 import { call } from "./api.ts"
 import { formatAgo, formatTime } from "./format.ts"
 import { usePoll } from "./hooks.ts"
@@ -11,8 +11,15 @@ const pageLength = 20
 /** A search box whose value is handed on once typing pauses. */
 const SearchBox = ({ testid, label, onSearch }: { readonly testid: string; readonly label: string; readonly onSearch: (search: string) => void }) => {
   const [text, setText] = useState("")
+  // Only a change is handed on: the box's first render searches nothing new (and must not send the list back to its first page).
+  const handed = useRef("")
   useEffect(() => {
-    const timer = setTimeout(() => onSearch(text.trim()), 300)
+    const timer = setTimeout(() => {
+      const search = text.trim()
+      if (search === handed.current) return
+      handed.current = search
+      onSearch(search)
+    }, 300)
     return () => clearTimeout(timer)
   }, [text])
   return (

@@ -1,5 +1,5 @@
 // Live data without reloading: a call repeated every few seconds while the tab is visible, never two at once.
-import { useEffect, useState } from "preact/hooks"
+import { useEffect, useRef, useState } from "preact/hooks"
 
 /** How often lists and job pages ask again, in milliseconds. */
 export const pollMs = 2000
@@ -48,10 +48,15 @@ export const usePoll = <A>(load: () => Promise<A>, deps: ReadonlyArray<unknown>,
   const [data, setData] = useState<A | undefined>(undefined)
   const [error, setError] = useState<string | undefined>(undefined)
   const [asked, setAsked] = useState(0)
+  // An answer is kept only if what it was asked for is still what the page shows: a render that changed the
+  // question (another page, search or sort) drops the answers still on their way, even before its effects run.
+  const key = JSON.stringify([...deps, asked])
+  const shown = useRef(key)
+  shown.current = key
   useRepeating(
     async (current) => {
       const value = await load()
-      if (current()) setData(value)
+      if (current() && shown.current === key) setData(value)
     },
     setError,
     [...deps, asked],
