@@ -21,15 +21,21 @@ export const allJobs = (service: Client) =>
     })
   )
 
-/**
- * The example backend's queue and an entrypoint on it (made at `service`) and an experiment (made at
- * `experimentService`); returns the experiment's id and the body of a job submission to it.
- */
-export const exampleExperiment = async (service: Client, experimentService: Client = service) => {
+/** The example backend (examples/config.json's first runtime), as a queue carries it. */
+export const exampleBackend = () => {
   const config = JSON.parse(readFileSync(example("config.json"), "utf8"))
+  return { config, runtime: config.runtimes[0], image: "example/worker:1" }
+}
+
+/**
+ * The example backend's queue (or, `gated`, a queue without a backend, whose jobs wait until it gets one) and an
+ * entrypoint on it (made at `service`) and an experiment (made at `experimentService`); returns the experiment's
+ * id and the body of a job submission to it.
+ */
+export const exampleExperiment = async (service: Client, experimentService: Client = service, gated = false) => {
   const { queue, entrypoint } = await service.typed((c) =>
     Effect.gen(function* () {
-      const queue = yield* c.queues.create({ payload: { name: "gpu", description: "", backend: { config, runtime: config.runtimes[0], image: "example/worker:1" } } })
+      const queue = yield* c.queues.create({ payload: { name: "gpu", description: "", ...(gated ? {} : { backend: exampleBackend() }) } })
       const entrypoint = yield* c.entrypoints.create({
         payload: { name: "train", description: "", queues: [queue.id], parameters: [], artifactParameters: [], taskGraph: { train: { fit: {} } }, command: ["python", "-m", "train"] } as never
       })
