@@ -30,6 +30,8 @@ import type { Route } from "./Route.ts"
 import { findRoute } from "./Router.ts"
 import { groupIdOf } from "./Groups.ts"
 import { sessionTokenOf, sessionUser } from "./Sessions.ts"
+import { webAnswer, webAssetsPrefix, webFilesAt, webIndexPath } from "./WebApp.ts"
+import { webRoot } from "@dispatch/web"
 import {
   BodyTooLarge,
   FieldTooLarge,
@@ -79,6 +81,8 @@ export interface ApiEnvironment {
   readonly signupGroup?: string
   /** Where one line per answered request goes, and in which format; no access log when absent. */
   readonly accessLog?: { readonly format: LogFormat; readonly write: (line: string) => void }
+  /** The directory of the built web page served at `/`; @dispatch/web's build when absent. */
+  readonly webRoot?: string
 }
 
 /** A JSON answer with a status. */
@@ -357,9 +361,27 @@ const apiIndex = (env: () => ApiEnvironment) => ({
   endpoints: env().routes.map((r) => ({ method: r.method, path: r.path, summary: r.summary }))
 })
 
+// The web page and its assets (WebApp.ts); a name the build did not make is the service's JSON 404.
+const webPage = (env: () => ApiEnvironment) =>
+  Effect.gen(function* () {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const target = parseRequestTarget(request.originalUrl)
+    const path = Result.isSuccess(target) ? target.success.pathname : request.url
+    const files = yield* Effect.promise(() => webFilesAt(env().webRoot ?? webRoot))
+    if (files === undefined) {
+      return HttpServerResponse.text("The web page is not built: run `pnpm install` (or `pnpm --filter @dispatch/web build`) in the repository.\n", { status: 503 })
+    }
+    const file = files.get(path)
+    if (file === undefined) return refused(refusal(new RouteNotFound({ path })))
+    const { body, headers } = webAnswer(file, request.headers["accept-encoding"])
+    return HttpServerResponse.uint8Array(body, { contentType: file.contentType, headers })
+  })
+
 const publicRoutes = (env: () => ApiEnvironment) =>
   HttpRouter.use((router) =>
     Effect.gen(function* () {
+      yield* router.add("GET", webIndexPath, webPage(env))
+      yield* router.add("GET", `${webAssetsPrefix}*`, webPage(env))
       yield* router.add("GET", `${apiPrefix}/openapi.json`, Effect.sync(() => jsonAnswer(200, env().openApi)))
       yield* router.add("GET", apiPrefix, Effect.sync(() => jsonAnswer(200, apiIndex(env))))
       yield* router.add("GET", "/healthz", Effect.sync(() => jsonAnswer(200, { status: "ok" })))
@@ -382,7 +404,8 @@ const publicRoutes = (env: () => ApiEnvironment) =>
 /** The route template a request is counted under: the endpoint's path, or what else it reached. */
 const routeLabel = (env: ApiEnvironment, method: string, pathname: string): string => {
   if (pathname === apiPrefix || pathname === "/healthz" || pathname === "/readyz" || pathname === "/metrics") return pathname
-  if (pathname === `${apiPrefix}/openapi.json` || pathname === `${apiPrefix}/docs`) return pathname
+  if (pathname === `${apiPrefix}/openapi.json` || pathname === `${apiPrefix}/docs` || pathname === webIndexPath) return pathname
+  if (pathname.startsWith(webAssetsPrefix)) return webAssetsPrefix
   if (!pathname.startsWith(`${apiPrefix}/`)) return "unmatched"
   const found = findRoute(env.routes, method, pathname.slice(apiPrefix.length))
   return Result.isSuccess(found) ? `${apiPrefix}${found.success.route.path}` : "unmatched"

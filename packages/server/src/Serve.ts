@@ -51,6 +51,8 @@ export interface ServeOptions {
   readonly defaultBackend?: unknown
   /** Take jobs to the cluster: without it the service only stores jobs (their queues stay unproven). */
   readonly dispatch?: DispatchOptions
+  /** The directory of the built web page served at `/`; @dispatch/web's build when absent. */
+  readonly webRoot?: string
 }
 
 /** A running service. */
@@ -136,6 +138,7 @@ export const serve = async (options: ServeOptions): Promise<Result.Result<JobSer
       { routes, openApi, tokens: tokens.success, db, now: () => new Date(clock()).toISOString(), control: () => dispatcher?.control, reportSecret: secret,
         limits: { ...defaultLimits, ...options.limits },
         signup: options.signup ?? false,
+        ...(options.webRoot === undefined ? {} : { webRoot: options.webRoot }),
         ...(defaultBackend === undefined ? {} : { defaultBackend: defaultBackend.success }),
         dispatcher: () => (options.dispatch === undefined ? "off" : dispatcher === undefined || stopping ? "stopped" : "running"),
         ...(accessLog === undefined ? {} : { accessLog: { format: accessLog.format, write: accessLog.write ?? ((line: string) => void process.stderr.write(`${line}\n`)) } })
