@@ -29,19 +29,19 @@ export const exampleBackend = () => {
 
 /**
  * The example backend's queue (or, `gated`, a queue without a backend, whose jobs wait until it gets one) and an
- * entrypoint on it (made at `service`) and an experiment (made at `experimentService`); returns the experiment's
- * id and the body of a job submission to it.
+ * entrypoint on it (made at `service`) and an experiment (made at `experimentService`), their names suffixed with
+ * `tag` when one service holds several; returns the experiment's id and the body of a job submission to it.
  */
-export const exampleExperiment = async (service: Client, experimentService: Client = service, gated = false) => {
+export const exampleExperiment = async (service: Client, experimentService: Client = service, { gated = false, tag = "" } = {}) => {
   const { queue, entrypoint } = await service.typed((c) =>
     Effect.gen(function* () {
-      const queue = yield* c.queues.create({ payload: { name: "gpu", description: "", ...(gated ? {} : { backend: exampleBackend() }) } })
+      const queue = yield* c.queues.create({ payload: { name: `gpu${tag}`, description: "", ...(gated ? {} : { backend: exampleBackend() }) } })
       const entrypoint = yield* c.entrypoints.create({
-        payload: { name: "train", description: "", queues: [queue.id], parameters: [], artifactParameters: [], taskGraph: { train: { fit: {} } }, command: ["python", "-m", "train"] } as never
+        payload: { name: `train${tag}`, description: "", queues: [queue.id], parameters: [], artifactParameters: [], taskGraph: { train: { fit: {} } }, command: ["python", "-m", "train"] } as never
       })
       return { queue, entrypoint }
     })
   )
-  const experiment = await experimentService.typed((c) => c.experiments.create({ payload: { name: "e", entrypoints: [entrypoint.id] } }))
+  const experiment = await experimentService.typed((c) => c.experiments.create({ payload: { name: `e${tag}`, entrypoints: [entrypoint.id] } }))
   return { experiment: experiment.id, job: { entrypoint: entrypoint.id, queue: queue.id, values: {}, timeout: "1h", description: "" } }
 }
