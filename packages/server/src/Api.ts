@@ -35,7 +35,7 @@ import {
 } from "./ApiSchemas.ts"
 import type { Principal } from "./Auth.ts"
 import { ErrorBody } from "./ErrorBody.ts"
-import { PageQuery, pageOf } from "./Paging.ts"
+import { MetricPageQuery, pageOf } from "./Paging.ts"
 import { ResourceRef } from "./RefTypes.ts"
 import { AuthResponse, CurrentUserResponse, GroupResponse, LoginInput, UserInput, UserResponse } from "./AccountSchemas.ts"
 import { BooleanParam, DioptraPageQuery, dioptraListQuery } from "./DioptraPaging.ts"
@@ -240,10 +240,10 @@ export const JobsGroup = HttpApiGroup.make("jobs")
     ).annotateMerge(keyed),
     HttpApiEndpoint.get("metricSnapshots", "/jobs/:id/metrics/:name/snapshots", {
       params: { id: IdParam, name: MetricName },
-      query: PageQuery,
+      query: MetricPageQuery,
       success: pageOf(MetricResponse),
       error: refused
-    }).annotateMerge(summary("Read every value posted for one metric of a job, re-posts at a step included, by step then as posted, paged")),
+    }).annotateMerge(summary("Read every value posted for one metric of a job, re-posts at a step included, by step then as posted, paged (up to 10,000 a page)")),
     HttpApiEndpoint.get("mlflowRun", "/jobs/:id/mlflowRun", { params: Id, success: MlflowRunResponse, error: refused }).annotateMerge(
       summary("Read a job's MLflow run id (null until set)")
     ),

@@ -22,6 +22,15 @@ export const PageQuery = Schema.Struct({
 /** The paging part of a list's query string. */
 export type PageQuery = typeof PageQuery.Type
 
+/** The most values one page of a metric's snapshots holds: a chart reads thousands of small items at once. */
+export const maxMetricPageLength = 10_000
+
+/** The paging query of a metric's snapshots: as `PageQuery`, with pages up to `maxMetricPageLength` long. */
+export const MetricPageQuery = Schema.Struct({
+  index: PageQuery.fields.index,
+  pageLength: Schema.optionalKey(wholeNumber(1, maxMetricPageLength))
+})
+
 /** A query string that also sorts and searches: `sortBy` one of the list's columns, `descending`, `search`. */
 export const sortableQuery = <const Columns extends ReadonlyArray<string>>(columns: Columns) =>
   Schema.Struct({

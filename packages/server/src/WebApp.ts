@@ -2,7 +2,7 @@
 // once), the hashed assets cached for a year (their names change with their content), each with its content
 // type, gzipped once in memory for clients that take gzip. Only files the build made are served: the set is
 // read from the build's directory, so no request path reaches the file system.
-import { readFile, readdir } from "node:fs/promises"
+import { readFile, readdir, stat } from "node:fs/promises"
 import { extname, join } from "node:path"
 import { gzipSync } from "node:zlib"
 
@@ -64,18 +64,21 @@ export const loadWebFiles = async (root: string): Promise<WebFiles | undefined> 
   return new Map([[webIndexPath, fileOf("index.html", index, revalidate)], ...assets])
 }
 
-const loaded = new Map<string, Promise<WebFiles | undefined>>()
+const loaded = new Map<string, { readonly built: number; readonly files: Promise<WebFiles | undefined> }>()
 
-/** The web app built at `root`, read once; a root found unbuilt is looked at again on the next request. */
-export const webFilesAt = (root: string): Promise<WebFiles | undefined> => {
+/** The web app built at `root`, read once per build (a rebuild, seen by index.html's time, is read afresh); a root
+ * found unbuilt is looked at again on the next request. */
+export const webFilesAt = async (root: string): Promise<WebFiles | undefined> => {
+  const built = await stat(join(root, "index.html")).then((s) => s.mtimeMs, () => undefined)
+  if (built === undefined) {
+    loaded.delete(root)
+    return undefined
+  }
   const known = loaded.get(root)
-  if (known !== undefined) return known
-  const reading = loadWebFiles(root).then((files) => {
-    if (files === undefined) loaded.delete(root)
-    return files
-  })
-  loaded.set(root, reading)
-  return reading
+  if (known !== undefined && known.built === built) return known.files
+  const files = loadWebFiles(root)
+  loaded.set(root, { built, files })
+  return files
 }
 
 /** True when an `Accept-Encoding` header takes gzip (and does not refuse it with `q=0`). */

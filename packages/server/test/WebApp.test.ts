@@ -9,7 +9,8 @@ import fc from "fast-check"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { JobServer } from "../src/index.ts"
 import { acceptsGzip, contentTypeOf } from "../src/WebApp.ts"
-import { started } from "./Fixtures.ts"
+import { maxMetricPageLength } from "../src/Paging.ts"
+import { client, newJob, started, tokens } from "./Fixtures.ts"
 
 const script = `console.log(${JSON.stringify("x".repeat(4000))})\n`
 
@@ -96,6 +97,29 @@ describe("the web page at /", () => {
       expect(asset.status, src).toBe(200)
       expect(asset.headers.get("content-type"), src).toBe("text/javascript; charset=utf-8")
     }
+  })
+})
+
+describe("a chart's reads", () => {
+  let server: JobServer
+  beforeAll(async () => {
+    server = await started({})
+  })
+  afterAll(() => server.close())
+
+  it("take a metric's snapshots up to 10,000 a page, so a 100,000-point chart is ten requests; longer pages are refused", async () => {
+    const alice = client(server.url, tokens.alice)
+    const { job } = await newJob(alice, "chart-pages")
+    for (const [step, value] of [[0, 1], [1, "nan"], [2, "inf"]] as const) expect((await alice("POST", `/jobs/${job.id}/metrics`, { name: "loss", value, step })).status).toBe(200)
+    expect(maxMetricPageLength).toBe(10_000)
+    const whole = await alice("GET", `/jobs/${job.id}/metrics/loss/snapshots?pageLength=${maxMetricPageLength}`)
+    expect(whole.status).toBe(200)
+    expect(whole.body).toMatchObject({ totalNumResults: 3, isComplete: true })
+    expect(whole.body.data.map((m: { value: unknown }) => m.value)).toEqual([1, "nan", "inf"])
+    const tooLong = await alice("GET", `/jobs/${job.id}/metrics/loss/snapshots?pageLength=${maxMetricPageLength + 1}`)
+    expect(tooLong.status).toBe(400)
+    // Other lists keep their 100-item pages.
+    expect((await alice("GET", "/jobs?pageLength=101")).status).toBe(400)
   })
 })
 

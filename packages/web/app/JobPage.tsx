@@ -1,10 +1,12 @@
 // One job: what it runs, where it waits and why, its history, logs, metrics, and the actions on it.
 import { useState } from "preact/hooks"
 import { call } from "./api.ts"
+import { MetricCharts } from "./Charts.tsx"
 import { Confirm, type Asking } from "./Confirm.tsx"
 import { formatSeconds, formatTime, formatValue } from "./format.ts"
 import { usePoll } from "./hooks.ts"
 import { StatusBadge } from "./Lists.tsx"
+import { Logs } from "./Logs.tsx"
 import { routeHash } from "./route.ts"
 
 /** The job page. */
@@ -119,6 +121,8 @@ export const JobPage = ({ id }: { readonly id: number }) => {
             </section>
             <Artifacts id={id} produced={j.artifacts.map((a) => a.id)} />
           </div>
+          <Logs id={id} />
+          <MetricCharts id={id} live={live} />
         </>
       )}
       <Confirm asking={asking} done={() => setAsking(undefined)} />

@@ -38,8 +38,9 @@ export const formatSeconds = (seconds: number): string => {
 export const formatMetric = (value: number | string): string => {
   if (typeof value === "string") return value
   if (Number.isInteger(value) && Math.abs(value) < 1e15) return String(value)
-  const abs = Math.abs(value)
-  return abs !== 0 && (abs < 1e-4 || abs >= 1e9) ? value.toExponential(4) : String(Number(value.toPrecision(6)))
+  const rounded = Number(value.toPrecision(6))
+  const abs = Math.abs(rounded)
+  return abs !== 0 && (abs < 1e-4 || abs >= 1e9) ? rounded.toExponential() : String(rounded)
 }
 
 /** Any JSON value as a compact single-line text (strings unquoted). */

@@ -53,6 +53,7 @@ const App = () => {
     if (storedToken() !== undefined) storeToken(undefined)
     else await call((c) => c.auth.logout({ query: {} })).catch(() => undefined)
     setWho(undefined)
+    setReturnTo({ page: "experiments" })
     go({ page: "login" })
   }
   const link = (page: "experiments" | "jobs" | "queues", label: string) => (
@@ -85,7 +86,7 @@ const App = () => {
       </header>
       <main id="main" tabIndex={-1}>
         {route.page === "login" ? (
-          <Login done={() => (void learnWho(), go(returnTo.page === "login" ? { page: "experiments" } : returnTo))} />
+          <Login done={() => (void learnWho(), go(returnTo.page === "login" ? { page: "experiments" } : returnTo), setReturnTo({ page: "experiments" }))} />
         ) : route.page === "experiments" ? (
           <ExperimentList />
         ) : route.page === "experiment" ? (

@@ -142,7 +142,7 @@ const run = async (io: CliIo, args: ServeArgs, output: OutputFormat = "text"): P
   }
   const server = started.success
   // Notices first: the URL on stdout is what tells a caller the service is ready.
-  io.err(`dispatch serve: ${server.database === "postgres" ? "PostgreSQL (DATABASE_URL)" : `PGlite in ${args.dataDir}`}; OpenAPI at ${server.url}/api/v1/openapi.json`)
+  io.err(`dispatch serve: ${server.database === "postgres" ? "PostgreSQL (DATABASE_URL)" : `PGlite in ${args.dataDir}`}; OpenAPI at ${server.url}/api/v1/openapi.json; web page at ${server.url}/`)
   if (cluster.success === undefined) io.err("dispatch serve: no cluster given (--kubeconfig, --cluster or --sim): jobs are stored, not dispatched")
   const summary: ServeSummary = {
     url: `${server.url}/api/v1`,
