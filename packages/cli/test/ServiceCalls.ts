@@ -30,14 +30,15 @@ export const exampleBackend = () => {
 /**
  * The example backend's queue (or, `gated`, a queue without a backend, whose jobs wait until it gets one) and an
  * entrypoint on it (made at `service`) and an experiment (made at `experimentService`), their names suffixed with
- * `tag` when one service holds several; returns the experiment's id and the body of a job submission to it.
+ * `tag` when one service holds several, its entrypoint running `command` (what `dispatch serve --sim --exec` runs);
+ * returns the experiment's id and the body of a job submission to it.
  */
-export const exampleExperiment = async (service: Client, experimentService: Client = service, { gated = false, tag = "" } = {}) => {
+export const exampleExperiment = async (service: Client, experimentService: Client = service, { gated = false, tag = "", command = ["python", "-m", "train"] } = {}) => {
   const { queue, entrypoint } = await service.typed((c) =>
     Effect.gen(function* () {
       const queue = yield* c.queues.create({ payload: { name: `gpu${tag}`, description: "", ...(gated ? {} : { backend: exampleBackend() }) } })
       const entrypoint = yield* c.entrypoints.create({
-        payload: { name: `train${tag}`, description: "", queues: [queue.id], parameters: [], artifactParameters: [], taskGraph: { train: { fit: {} } }, command: ["python", "-m", "train"] } as never
+        payload: { name: `train${tag}`, description: "", queues: [queue.id], parameters: [], artifactParameters: [], taskGraph: { train: { fit: {} } }, command } as never
       })
       return { queue, entrypoint }
     })

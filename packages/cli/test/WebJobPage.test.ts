@@ -1,6 +1,9 @@
 // The web page in a real browser (headless Chromium): a user signed up through the API logs in through the page,
 // watches a job submitted through the API go queued -> started -> finished without reloading, reads its logs and
 // checks its chart's points against the metrics posted.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import type { Browser, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { launchBrowser, loggedInPage, pageBoundMs, recordedTexts, recordTexts } from "./Browser.ts"
@@ -13,17 +16,21 @@ let browser: Browser
 let page: Page
 let world: Awaited<ReturnType<typeof exampleExperiment>>
 let queue: number
+const dir = mkdtempSync(join(tmpdir(), "dispatch-web-job-"))
+const go = join(dir, "go")
 
 beforeAll(async () => {
-  ;[web, browser] = await Promise.all([startWebService(), launchBrowser()])
-  // The queue has no backend yet: its jobs wait, queued, until the test gives it one.
-  world = await exampleExperiment(web.service, web.service, { gated: true })
+  ;[web, browser] = await Promise.all([startWebService({ exec: true }), launchBrowser()])
+  // The queue has no backend yet: its jobs wait, queued, until the test gives it one; then each job's process runs
+  // until the test makes the file `go`.
+  world = await exampleExperiment(web.service, web.service, { gated: true, command: ["sh", "-c", `until [ -e ${go} ]; do sleep 0.1; done`] })
   queue = world.job.queue
   page = await loggedInPage(browser, web)
 }, processTestMs)
 afterAll(async () => {
   await browser?.close()
   await web?.stop()
+  rmSync(dir, { recursive: true, force: true })
 })
 
 const submit = () => web.service.typed((c) => c.jobs.create({ params: { id: world.experiment }, payload: world.job as never }))
@@ -51,9 +58,11 @@ describe("the web page in Chromium", { timeout: processTestMs }, () => {
     await page.goto(`${web.url}/#/jobs/${job.id}`)
     await page.getByTestId("job-status").filter({ hasText: "queued" }).waitFor()
     await recordTexts(page, "job-status")
-    // The gate opens once the queue has a backend: the dispatcher starts the job on the simulator, which runs it
-    // for a few seconds; the page follows it without being reloaded.
+    // The gate opens once the queue has a backend: the dispatcher starts the job on the simulator, whose process
+    // waits for the test; the page follows it without being reloaded.
     await web.service.typed((c) => c.queues.modify({ params: { id: queue }, payload: { name: "gpu", backend: exampleBackend() } }))
+    await page.getByTestId("job-status").filter({ hasText: "started" }).waitFor()
+    writeFileSync(go, "")
     await page.getByTestId("job-status").filter({ hasText: "finished" }).waitFor()
     expect(await recordedTexts(page, "job-status")).toEqual(["queued", "started", "finished"])
     await expect.poll(() => page.getByTestId("history-row").evaluateAll((rows) => rows.map((row) => row.getAttribute("data-status"))), { timeout: pageBoundMs }).toEqual(["queued", "started", "finished"])

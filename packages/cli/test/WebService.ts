@@ -74,15 +74,16 @@ export interface WebService {
   readonly stop: () => Promise<void>
 }
 
-/** Starts the job service on an embedded simulator and a fresh database, and signs up a user through the API. */
-export const startWebService = async (): Promise<WebService> => {
+/** Starts the job service on an embedded simulator (running each pod's command as a process with `exec`) and a
+ * fresh database, and signs up a user through the API. */
+export const startWebService = async ({ exec = false } = {}): Promise<WebService> => {
   await Promise.all([ensureBuilt(), ensureWebBuilt()])
   const dir = mkdtempSync(join(tmpdir(), "dispatch-web-"))
   const token = randomBytes(24).toString("base64url")
   const tokens = join(dir, "tokens.json")
   writeFileSync(tokens, JSON.stringify([{ name: "web-test", group: signupGroup, access: "write", tokenHash: hashToken(token, randomBytes(16)) }]))
   const database = await testPostgres()
-  const served = await background(["serve"], ["--sim", "--signup", "--data-dir", join(dir, "data"), "--tokens", tokens], undefined, { DATABASE_URL: database.url })
+  const served = await background(["serve"], ["--sim", ...(exec ? ["--exec"] : []), "--signup", "--data-dir", join(dir, "data"), "--tokens", tokens], undefined, { DATABASE_URL: database.url })
   const user = { username: "ada", password: "correct horse battery" }
   await client(served.url, undefined).typed((c) => c.users.create({ payload: { ...user, email: "ada@example.org", confirmPassword: user.password } }))
   return {
