@@ -41,6 +41,11 @@ export const webIndexPath = "/"
 /** The URL prefix of the web app's hashed assets. */
 export const webAssetsPrefix = "/assets/"
 
+/** What the page may load: only this origin's scripts, styles and API (inline style attributes for the charts);
+ * the browser itself then refuses any request that would leave the service. */
+export const webContentPolicy =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+
 const immutable = "public, max-age=31536000, immutable"
 const revalidate = "no-cache"
 
@@ -95,6 +100,12 @@ export const webAnswer = (file: WebFile, acceptEncoding: string | undefined): { 
   const gzip = file.gzipped !== undefined && acceptsGzip(acceptEncoding)
   return {
     body: gzip && file.gzipped !== undefined ? file.gzipped : file.body,
-    headers: { "cache-control": file.cacheControl, vary: "accept-encoding", "x-content-type-options": "nosniff", ...(gzip ? { "content-encoding": "gzip" } : {}) }
+    headers: {
+      "cache-control": file.cacheControl,
+      vary: "accept-encoding",
+      "x-content-type-options": "nosniff",
+      ...(file.contentType.startsWith("text/html") ? { "content-security-policy": webContentPolicy } : {}),
+      ...(gzip ? { "content-encoding": "gzip" } : {})
+    }
   }
 }

@@ -8,7 +8,7 @@ import { webRoot } from "@dispatch/web"
 import fc from "fast-check"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { JobServer } from "../src/index.ts"
-import { acceptsGzip, contentTypeOf } from "../src/WebApp.ts"
+import { acceptsGzip, contentTypeOf, webContentPolicy } from "../src/WebApp.ts"
 import { maxMetricPageLength } from "../src/Paging.ts"
 import { client, newJob, started, tokens } from "./Fixtures.ts"
 
@@ -40,6 +40,8 @@ describe("the web page at /", () => {
     expect(answer.status).toBe(200)
     expect(answer.headers.get("content-type")).toBe("text/html; charset=utf-8")
     expect(answer.headers.get("cache-control")).toBe("no-cache")
+    expect(answer.headers.get("content-security-policy")).toBe(webContentPolicy)
+    expect(webContentPolicy).toMatch(/default-src 'self'/)
     expect(await answer.text()).toContain("/assets/main-abc123.js")
   })
 

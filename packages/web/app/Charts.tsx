@@ -6,7 +6,7 @@ import uPlot from "uplot"
 import "uplot/dist/uPlot.min.css"
 import { call } from "./api.ts"
 import { formatMetric, formatTime } from "./format.ts"
-import { pollMs } from "./hooks.ts"
+import { pollMs, useRepeating } from "./hooks.ts"
 import { buildSeries, type Marker, type Series } from "./series.ts"
 import { mapLimited, windowsFrom } from "./windows.ts"
 
@@ -102,7 +102,7 @@ const Chart = ({ series, testid, metric, arrived, measure }: { readonly series: 
           width: 1.5,
           spanGaps: false,
           points: { show: series.steps.length <= 200 },
-          value: (_u: uPlot, v: number | null) => (v === null ? "—" : formatMetric(v))
+          value: (_u: uPlot, v: number | null | undefined) => (typeof v === "number" ? formatMetric(v) : "—")
         }))
       ],
       hooks: {
@@ -132,7 +132,7 @@ const Chart = ({ series, testid, metric, arrived, measure }: { readonly series: 
   const marks = series.markers.flatMap((ms, i) => ms.map((m) => ({ ...m, name: series.names[i] ?? "" })))
   return (
     <>
-      <div class="chart" ref={holder} data-testid={testid} data-metric={metric} data-points={series.values.reduce((n, ys) => n + ys.filter((y) => y !== null).length, 0)} data-markers={marks.length} role="img" aria-label={`${metric} over steps`} />
+      <div class="chart" ref={holder} data-testid={testid} data-metric={metric} data-points={series.values.reduce((n, ys) => n + ys.filter((y) => typeof y === "number").length, 0)} data-markers={marks.length} role="img" aria-label={`${metric} over steps`} />
       {marks.length > 0 && (
         <p class="markers">
           Not drawable as points:{" "}
@@ -218,40 +218,28 @@ export const MetricCharts = ({ id, live }: { readonly id: number; readonly live:
   const [error, setError] = useState<string | undefined>(undefined)
   const [overlay, setOverlay] = useState<ReadonlyArray<string>>([])
   const counts = useRef(new Map<string, number>())
-  useEffect(() => {
-    let stopped = false
-    let busy = false
-    const refresh = async () => {
-      if (busy) return
-      busy = true
-      try {
-        const latest = await call((c) => c.jobs.metrics({ params: { id } }))
-        const names = [...new Set(latest.map((m) => m.name))].sort()
-        const totals = await Promise.all(
-          names.map((name) => call((c) => c.jobs.metricSnapshots({ params: { id, name }, query: { index: 0, pageLength: 1 } })).then((p) => p.totalNumResults))
-        )
-        const stale = names.filter((name, i) => counts.current.get(name) !== totals[i])
-        if (stale.length === 0) return
-        const read = await Promise.all(stale.map(async (name) => ({ name, points: await readSnapshots(id, name) })))
-        if (stopped) return
-        const arrived = performance.now()
-        const fresh = new Map(read.map(({ name, points }) => [name, { name, points, arrived, series: buildSeries([{ name, snapshots: points }]) }]))
-        for (const { name, points } of read) counts.current.set(name, points.length)
-        setMetrics((old) => names.map((name) => fresh.get(name) ?? old.find((m) => m.name === name)).filter((m): m is Loaded => m !== undefined))
-        setError(undefined)
-      } catch (cause) {
-        if (!stopped) setError(cause instanceof Error ? cause.message : String(cause))
-      } finally {
-        busy = false
-      }
-    }
-    void refresh()
-    const timer = live ? setInterval(() => void refresh(), pollMs) : undefined
-    return () => {
-      stopped = true
-      if (timer !== undefined) clearInterval(timer)
-    }
-  }, [id, live])
+  const [loaded, setLoaded] = useState(false)
+  useRepeating(
+    async (current) => {
+      const latest = await call((c) => c.jobs.metrics({ params: { id } }))
+      const names = [...new Set(latest.map((m) => m.name))].sort()
+      const totals = await Promise.all(
+        names.map((name) => call((c) => c.jobs.metricSnapshots({ params: { id, name }, query: { index: 0, pageLength: 1 } })).then((p) => p.totalNumResults))
+      )
+      const stale = names.filter((name, i) => counts.current.get(name) !== totals[i])
+      if (stale.length === 0) return setLoaded(true)
+      const read = await Promise.all(stale.map(async (name) => ({ name, points: await readSnapshots(id, name) })))
+      if (!current()) return
+      const arrived = performance.now()
+      const fresh = new Map(read.map(({ name, points }) => [name, { name, points, arrived, series: buildSeries([{ name, snapshots: points }]) }]))
+      for (const { name, points } of read) counts.current.set(name, points.length)
+      setMetrics((old) => names.map((name) => fresh.get(name) ?? old.find((m) => m.name === name)).filter((m): m is Loaded => m !== undefined))
+      setLoaded(true)
+    },
+    setError,
+    [id, live],
+    live ? pollMs : undefined
+  )
   const picked = metrics.filter((m) => overlay.includes(m.name))
   const [overlaid, setOverlaid] = useState<{ readonly series: Series; readonly arrived: number } | undefined>(undefined)
   useEffect(() => {
@@ -262,7 +250,7 @@ export const MetricCharts = ({ id, live }: { readonly id: number; readonly live:
       <h2>Metrics</h2>
       {error !== undefined && <p class="error">{error}</p>}
       {metrics.length === 0 ? (
-        <p class="muted">no metrics posted</p>
+        <p class="muted">{loaded ? "no metrics posted" : "Loading metrics…"}</p>
       ) : (
         <>
           {metrics.length > 1 && (

@@ -1,4 +1,5 @@
 // One job: what it runs, where it waits and why, its history, logs, metrics, and the actions on it.
+import { Fragment } from "preact"
 import { useState } from "preact/hooks"
 import { call } from "./api.ts"
 import { MetricCharts } from "./Charts.tsx"
@@ -24,7 +25,10 @@ export const JobPage = ({ id }: { readonly id: number }) => {
         run().then(
           (answer) => {
             if (answer.id !== id) location.hash = routeHash({ page: "job", id: answer.id })
-            else void job.reload().then(() => status.reload())
+            else {
+              job.reload()
+              status.reload()
+            }
           },
           (cause: unknown) => setActionError(`${name}: ${cause instanceof Error ? cause.message : String(cause)}`)
         )
@@ -98,6 +102,7 @@ export const JobPage = ({ id }: { readonly id: number }) => {
             <section class="panel" aria-label="status history">
               <h2>Status history</h2>
               {status.error !== undefined && <p class="error">{status.error}</p>}
+              <div class="table-wrap">
               <table data-testid="status-history">
                 <thead>
                   <tr>
@@ -118,6 +123,7 @@ export const JobPage = ({ id }: { readonly id: number }) => {
                   ))}
                 </tbody>
               </table>
+              </div>
             </section>
             <Artifacts id={id} produced={j.artifacts.map((a) => a.id)} />
           </div>
@@ -136,10 +142,10 @@ const Pairs = ({ entries, testid }: { readonly entries: ReadonlyArray<readonly [
   ) : (
     <dl class="facts" data-testid={testid}>
       {entries.map(([k, v]) => (
-        <>
-          <dt key={`k${k}`}>{k}</dt>
-          <dd key={`v${k}`}>{formatValue(v)}</dd>
-        </>
+        <Fragment key={k}>
+          <dt>{k}</dt>
+          <dd>{formatValue(v)}</dd>
+        </Fragment>
       ))}
     </dl>
   )
@@ -215,12 +221,12 @@ const Artifacts = ({ id, produced }: { readonly id: number; readonly produced: R
       ) : (
         <dl class="facts">
           {Object.entries(inputs.data).map(([name, a]) => (
-            <>
+            <Fragment key={name}>
               <dt>{name}</dt>
               <dd>
                 #{a.artifact_id} {a.artifact_type} {a.artifact_uri ?? ""}
               </dd>
-            </>
+            </Fragment>
           ))}
         </dl>
       )}

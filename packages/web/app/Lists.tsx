@@ -1,4 +1,5 @@
 // The experiments, their jobs and all jobs: searched with the API's search language, sorted, paged, kept live.
+import type { ComponentChildren } from "preact"
 import { useEffect, useState } from "preact/hooks"
 import { call } from "./api.ts"
 import { formatAgo, formatTime } from "./format.ts"
@@ -35,6 +36,41 @@ export const Pager = ({ index, shown, total, onIndex, size = pageLength }: { rea
   </nav>
 )
 
+/** Below a list: loading, or where its page is and the buttons to the others. */
+const ListEnd = ({ page, error, index, onIndex }: { readonly page: { readonly data: ReadonlyArray<unknown>; readonly totalNumResults: number } | undefined; readonly error: string | undefined; readonly index: number; readonly onIndex: (index: number) => void }) =>
+  page === undefined ? error === undefined ? <p class="muted">Loading…</p> : null : <Pager index={index} shown={page.data.length} total={page.totalNumResults} onIndex={onIndex} />
+
+/** A list's frame: its search box, its error, its table (the head's cells and the body's rows given) and its pager. */
+const ListTable = (props: {
+  readonly label: string
+  readonly searchTestid: string
+  readonly onSearch: (search: string) => void
+  readonly error: string | undefined
+  readonly page: { readonly data: ReadonlyArray<unknown>; readonly totalNumResults: number } | undefined
+  readonly index: number
+  readonly onIndex: (index: number) => void
+  readonly head: ComponentChildren
+  readonly children: ComponentChildren
+}) => (
+  <section aria-label={props.label}>
+    <SearchBox testid={props.searchTestid} label={`Search ${props.label}`} onSearch={props.onSearch} />
+    {props.error !== undefined && (
+      <p class="error" role="alert">
+        {props.error}
+      </p>
+    )}
+    <div class="table-wrap">
+      <table class="list">
+        <thead>
+          <tr>{props.head}</tr>
+        </thead>
+        <tbody>{props.children}</tbody>
+      </table>
+    </div>
+    <ListEnd page={props.page} error={props.error} index={props.index} onIndex={props.onIndex} />
+  </section>
+)
+
 /** A column header that sorts by its column: again to reverse. */
 const SortHeader = <C extends string>({ column, label, sort, onSort }: { readonly column: C; readonly label: string; readonly sort: { readonly by: C; readonly descending: boolean }; readonly onSort: (sort: { by: C; descending: boolean }) => void }) => (
   <th aria-sort={sort.by === column ? (sort.descending ? "descending" : "ascending") : "none"}>
@@ -43,6 +79,17 @@ const SortHeader = <C extends string>({ column, label, sort, onSort }: { readonl
     </button>
   </th>
 )
+
+/** A list's search, sort (newest first by default) and page, the query they make, and its sorting headers. */
+const useListQuery = <C extends string>() => {
+  const [search, setSearch] = useState("")
+  const [sort, setSort] = useState<{ by: C | "id"; descending: boolean }>({ by: "id", descending: true })
+  const [index, setIndex] = useState(0)
+  const query = { index, pageLength, sortBy: sort.by, descending: sort.descending ? ("true" as const) : ("false" as const), ...(search === "" ? {} : { search }) }
+  const header = (column: C, label: string) => <SortHeader column={column} label={label} sort={sort} onSort={(s) => (setSort(s), setIndex(0))} />
+  const onSearch = (text: string) => (setSearch(text), setIndex(0))
+  return { query, index, setIndex, header, onSearch }
+}
 
 type JobColumn = "id" | "status" | "createdOn" | "lastModifiedOn" | "description" | "queue" | "entrypoint"
 
@@ -55,61 +102,47 @@ export const StatusBadge = ({ status, testid }: { readonly status: string; reado
 
 /** The jobs of one experiment, or of every experiment: live, searchable, sortable, paged. */
 export const JobList = ({ experimentId }: { readonly experimentId?: number }) => {
-  const [search, setSearch] = useState("")
-  const [sort, setSort] = useState<{ by: JobColumn; descending: boolean }>({ by: "id", descending: true })
-  const [index, setIndex] = useState(0)
-  const query = { index, pageLength, sortBy: sort.by, descending: sort.descending ? ("true" as const) : ("false" as const), ...(search === "" ? {} : { search }) }
+  const { query, index, setIndex, header, onSearch } = useListQuery<JobColumn>()
   const { data, error } = usePoll(
     () => call((c) => (experimentId === undefined ? c.jobs.list({ query }) : c.jobs.listInExperiment({ params: { id: experimentId }, query }))),
-    [experimentId, search, sort.by, sort.descending, index]
+    [experimentId, JSON.stringify(query)]
   )
   const now = Date.now()
-  const header = (column: JobColumn, label: string) => <SortHeader column={column} label={label} sort={sort} onSort={(s) => (setSort(s), setIndex(0))} />
+  const head = (
+    <>
+      {header("id", "Job")}
+      {header("status", "Status")}
+      {experimentId === undefined && <th>Experiment</th>}
+      {header("entrypoint", "Entrypoint")}
+      {header("queue", "Queue")}
+      {header("description", "Description")}
+      {header("createdOn", "Created")}
+      {header("lastModifiedOn", "Changed")}
+    </>
+  )
   return (
-    <section aria-label="jobs">
-      <SearchBox testid="job-search" label="Search jobs" onSearch={(s) => (setSearch(s), setIndex(0))} />
-      {error !== undefined && <p class="error" role="alert">{error}</p>}
-      <div class="table-wrap">
-        <table class="list">
-          <thead>
-            <tr>
-              {header("id", "Job")}
-              {header("status", "Status")}
-              {experimentId === undefined && <th>Experiment</th>}
-              {header("entrypoint", "Entrypoint")}
-              {header("queue", "Queue")}
-              {header("description", "Description")}
-              {header("createdOn", "Created")}
-              {header("lastModifiedOn", "Changed")}
-            </tr>
-          </thead>
-          <tbody>
-            {data?.data.map((job) => (
-              <tr key={job.id} data-testid="job-row" data-id={job.id} data-status={job.status}>
-                <td>
-                  <a href={routeHash({ page: "job", id: job.id })}>#{job.id}</a>
-                </td>
-                <td>
-                  <StatusBadge status={job.status} />
-                </td>
-                {experimentId === undefined && (
-                  <td>
-                    <a href={routeHash({ page: "experiment", id: job.experiment.id })}>{job.experiment.name}</a>
-                  </td>
-                )}
-                <td>{job.entrypoint.name}</td>
-                <td>{job.queue.name}</td>
-                <td class="wrap">{job.description ?? ""}</td>
-                <td title={formatTime(job.createdOn)}>{formatAgo(job.createdOn, now)}</td>
-                <td title={formatTime(job.lastModifiedOn)}>{formatAgo(job.lastModifiedOn, now)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-      {data === undefined && error === undefined && <p class="muted">Loading…</p>}
-      {data !== undefined && <Pager index={index} shown={data.data.length} total={data.totalNumResults} onIndex={setIndex} />}
-    </section>
+    <ListTable label="jobs" searchTestid="job-search" onSearch={onSearch} error={error} page={data} index={index} onIndex={setIndex} head={head}>
+      {data?.data.map((job) => (
+        <tr key={job.id} data-testid="job-row" data-id={job.id} data-status={job.status}>
+          <td>
+            <a href={routeHash({ page: "job", id: job.id })}>#{job.id}</a>
+          </td>
+          <td>
+            <StatusBadge status={job.status} />
+          </td>
+          {experimentId === undefined && (
+            <td>
+              <a href={routeHash({ page: "experiment", id: job.experiment.id })}>{job.experiment.name}</a>
+            </td>
+          )}
+          <td>{job.entrypoint.name}</td>
+          <td>{job.queue.name}</td>
+          <td class="wrap">{job.description ?? ""}</td>
+          <td title={formatTime(job.createdOn)}>{formatAgo(job.createdOn, now)}</td>
+          <td title={formatTime(job.lastModifiedOn)}>{formatAgo(job.lastModifiedOn, now)}</td>
+        </tr>
+      ))}
+    </ListTable>
   )
 }
 
@@ -117,47 +150,35 @@ type ResourceColumn = "id" | "name" | "createdOn" | "lastModifiedOn" | "descript
 
 /** The experiments: live, searchable, sortable, paged; each opens its jobs. */
 export const ExperimentList = () => {
-  const [search, setSearch] = useState("")
-  const [sort, setSort] = useState<{ by: ResourceColumn; descending: boolean }>({ by: "id", descending: true })
-  const [index, setIndex] = useState(0)
-  const query = { index, pageLength, sortBy: sort.by, descending: sort.descending ? ("true" as const) : ("false" as const), ...(search === "" ? {} : { search }) }
-  const { data, error } = usePoll(() => call((c) => c.experiments.list({ query })), [search, sort.by, sort.descending, index])
+  const { query, index, setIndex, header, onSearch } = useListQuery<ResourceColumn>()
+  const { data, error } = usePoll(() => call((c) => c.experiments.list({ query })), [JSON.stringify(query)])
   const now = Date.now()
-  const header = (column: ResourceColumn, label: string) => <SortHeader column={column} label={label} sort={sort} onSort={(s) => (setSort(s), setIndex(0))} />
+  const head = (
+    <>
+      {header("id", "Id")}
+      {header("name", "Name")}
+      {header("description", "Description")}
+      <th>Entrypoints</th>
+      {header("lastModifiedOn", "Changed")}
+    </>
+  )
   return (
-    <section aria-label="experiments">
+    <>
       <h1>Experiments</h1>
-      <SearchBox testid="experiment-search" label="Search experiments" onSearch={(s) => (setSearch(s), setIndex(0))} />
-      {error !== undefined && <p class="error" role="alert">{error}</p>}
-      <div class="table-wrap">
-        <table class="list">
-          <thead>
-            <tr>
-              {header("id", "Id")}
-              {header("name", "Name")}
-              {header("description", "Description")}
-              <th>Entrypoints</th>
-              {header("lastModifiedOn", "Changed")}
-            </tr>
-          </thead>
-          <tbody>
-            {data?.data.map((e) => (
-              <tr key={e.id} data-testid="experiment-row" data-id={e.id}>
-                <td>{e.id}</td>
-                <td>
-                  <a href={routeHash({ page: "experiment", id: e.id })}>{e.name}</a>
-                </td>
-                <td class="wrap">{e.description ?? ""}</td>
-                <td>{e.entrypoints.map((r) => r.name).join(", ")}</td>
-                <td title={formatTime(e.lastModifiedOn)}>{formatAgo(e.lastModifiedOn, now)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-      {data === undefined && error === undefined && <p class="muted">Loading…</p>}
-      {data !== undefined && <Pager index={index} shown={data.data.length} total={data.totalNumResults} onIndex={setIndex} />}
-    </section>
+      <ListTable label="experiments" searchTestid="experiment-search" onSearch={onSearch} error={error} page={data} index={index} onIndex={setIndex} head={head}>
+        {data?.data.map((e) => (
+          <tr key={e.id} data-testid="experiment-row" data-id={e.id}>
+            <td>{e.id}</td>
+            <td>
+              <a href={routeHash({ page: "experiment", id: e.id })}>{e.name}</a>
+            </td>
+            <td class="wrap">{e.description ?? ""}</td>
+            <td>{e.entrypoints.map((r) => r.name).join(", ")}</td>
+            <td title={formatTime(e.lastModifiedOn)}>{formatAgo(e.lastModifiedOn, now)}</td>
+          </tr>
+        ))}
+      </ListTable>
+    </>
   )
 }
 

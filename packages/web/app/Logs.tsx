@@ -2,7 +2,7 @@
 import { useEffect, useRef, useState } from "preact/hooks"
 import { call } from "./api.ts"
 import { formatTime } from "./format.ts"
-import { pollMs } from "./hooks.ts"
+import { pollMs, useRepeating } from "./hooks.ts"
 
 const severities = ["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] as const
 type Severity = (typeof severities)[number]
@@ -26,44 +26,28 @@ export const Logs = ({ id }: { readonly id: number }) => {
   const box = useRef<HTMLDivElement>(null)
   const kept = useRef<Array<LogLine>>([])
   const filter = useRef<Severity | "">("")
+  // A new filter starts the log afresh (this effect runs before the reading below).
   useEffect(() => {
-    // A new filter starts the log afresh.
-    if (filter.current !== severity) {
-      filter.current = severity
-      kept.current = []
-      setLines([])
-    }
-    let stopped = false
-    let busy = false
-    const pull = async () => {
-      if (busy) return
-      busy = true
-      try {
-        for (;;) {
-          const page = await call((c) =>
-            c.jobs.log({ params: { id }, query: { index: kept.current.length, pageLength: 100, ...(severity === "" ? {} : { severity }) } })
-          )
-          if (stopped || filter.current !== severity) return
-          if (page.data.length > 0) {
-            kept.current = [...kept.current, ...page.data]
-            setLines(kept.current)
-          }
-          setError(undefined)
-          if (page.isComplete || page.data.length === 0 || kept.current.length >= maxLines) return
+    filter.current = severity
+    kept.current = []
+    setLines([])
+  }, [id, severity])
+  useRepeating(
+    async (current) => {
+      for (;;) {
+        const page = await call((c) => c.jobs.log({ params: { id }, query: { index: kept.current.length, pageLength: 100, ...(severity === "" ? {} : { severity }) } }))
+        if (!current() || filter.current !== severity) return
+        if (page.data.length > 0) {
+          kept.current = [...kept.current, ...page.data]
+          setLines(kept.current)
         }
-      } catch (cause) {
-        if (!stopped) setError(cause instanceof Error ? cause.message : String(cause))
-      } finally {
-        busy = false
+        if (page.isComplete || page.data.length === 0 || kept.current.length >= maxLines) return
       }
-    }
-    void pull()
-    const timer = follow ? setInterval(() => void pull(), pollMs) : undefined
-    return () => {
-      stopped = true
-      if (timer !== undefined) clearInterval(timer)
-    }
-  }, [id, severity, follow])
+    },
+    setError,
+    [id, severity, follow],
+    follow ? pollMs : undefined
+  )
   useEffect(() => {
     const b = box.current
     if (follow && b !== null) b.scrollTop = b.scrollHeight

@@ -20,10 +20,12 @@ describe("chart series", () => {
       const finite = m.snapshots.filter((p) => Number.isFinite(wireNumber(p.value)))
       const others = m.snapshots.filter((p) => !Number.isFinite(wireNumber(p.value)))
       expect(s.markers[i]).toEqual(others.map((p) => ({ step: p.step, kind: p.value })))
-      // Each step shows the last finite value posted at it; a step with none is a gap.
+      // Each step shows the last finite value posted at it; one with only non-finite values is a break (null);
+      // one the metric was not posted at is undefined, for the line to run across.
       allSteps.forEach((step, j) => {
         const last = finite.filter((p) => p.step === step).at(-1)
-        expect(ys[j]).toBe(last === undefined ? null : last.value)
+        const posted = m.snapshots.some((p) => p.step === step)
+        expect(ys[j]).toBe(last !== undefined ? last.value : posted ? null : undefined)
       })
     })
   })
@@ -32,7 +34,18 @@ describe("chart series", () => {
     const s = buildSeries([{ name: "loss", snapshots: [{ step: 0, value: 1 }, { step: 1, value: "nan" }, { step: 2, value: "inf" }, { step: 3, value: "-inf" }, { step: 4, value: 0.5 }] }])
     expect([...s.steps]).toEqual([0, 1, 2, 3, 4])
     expect(s.values).toEqual([[1, null, null, null, 0.5]])
+    expect(s.values[0]?.[1]).toBeNull()
     expect(s.markers).toEqual([[{ step: 1, kind: "nan" }, { step: 2, kind: "inf" }, { step: 3, kind: "-inf" }]])
+  })
+
+  it("runs a line across the steps only another metric was posted at", () => {
+    const s = buildSeries([
+      { name: "a", snapshots: [{ step: 0, value: 1 }, { step: 2, value: 3 }] },
+      { name: "b", snapshots: [{ step: 1, value: 5 }, { step: 2, value: "nan" }] }
+    ])
+    expect([...s.steps]).toEqual([0, 1, 2])
+    expect(s.values[0]).toEqual([1, undefined, 3])
+    expect(s.values[1]).toEqual([undefined, 5, null])
   })
 
   it("reads every spelling of the non-finite values", () => {
