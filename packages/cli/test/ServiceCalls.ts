@@ -21,21 +21,28 @@ export const allJobs = (service: Client) =>
     })
   )
 
-/**
- * The example backend's queue and an entrypoint on it (made at `service`) and an experiment (made at
- * `experimentService`); returns the experiment's id and the body of a job submission to it.
- */
-export const exampleExperiment = async (service: Client, experimentService: Client = service) => {
+/** The example backend (examples/config.json's first runtime), as a queue carries it. */
+export const exampleBackend = () => {
   const config = JSON.parse(readFileSync(example("config.json"), "utf8"))
+  return { config, runtime: config.runtimes[0], image: "example/worker:1" }
+}
+
+/**
+ * The example backend's queue (or, `gated`, a queue without a backend, whose jobs wait until it gets one) and an
+ * entrypoint on it (made at `service`) and an experiment (made at `experimentService`), their names suffixed with
+ * `tag` when one service holds several, its entrypoint running `command` (what `dispatch serve --sim --exec` runs);
+ * returns the experiment's id and the body of a job submission to it.
+ */
+export const exampleExperiment = async (service: Client, experimentService: Client = service, { gated = false, tag = "", command = ["python", "-m", "train"] } = {}) => {
   const { queue, entrypoint } = await service.typed((c) =>
     Effect.gen(function* () {
-      const queue = yield* c.queues.create({ payload: { name: "gpu", description: "", backend: { config, runtime: config.runtimes[0], image: "example/worker:1" } } })
+      const queue = yield* c.queues.create({ payload: { name: `gpu${tag}`, description: "", ...(gated ? {} : { backend: exampleBackend() }) } })
       const entrypoint = yield* c.entrypoints.create({
-        payload: { name: "train", description: "", queues: [queue.id], parameters: [], artifactParameters: [], taskGraph: { train: { fit: {} } }, command: ["python", "-m", "train"] } as never
+        payload: { name: `train${tag}`, description: "", queues: [queue.id], parameters: [], artifactParameters: [], taskGraph: { train: { fit: {} } }, command } as never
       })
       return { queue, entrypoint }
     })
   )
-  const experiment = await experimentService.typed((c) => c.experiments.create({ payload: { name: "e", entrypoints: [entrypoint.id] } }))
+  const experiment = await experimentService.typed((c) => c.experiments.create({ payload: { name: `e${tag}`, entrypoints: [entrypoint.id] } }))
   return { experiment: experiment.id, job: { entrypoint: entrypoint.id, queue: queue.id, values: {}, timeout: "1h", description: "" } }
 }

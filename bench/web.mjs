@@ -1,0 +1,83 @@
+// The web page's two budgets, measured in headless Chromium against the built `dispatch serve`: the gzipped
+// JavaScript the first page load fetches (target <= 200 KB), and the time a job's chart of 100,000 metric points
+// takes to draw (target <= 1 s, the page's `performance.measure("chart:<metric>")`, from the points' arrival to the
+// end of the draw). Printed beside their targets, not asserted.
+import { readdirSync, readFileSync } from "node:fs"
+import { join } from "node:path"
+import { performance } from "node:perf_hooks"
+import { gzipSync } from "node:zlib"
+import { apiCaller } from "./lib/api.mjs"
+import { launchChromium } from "./lib/chromium.mjs"
+import { withPostgres } from "./lib/postgres.mjs"
+import { buildWebPage, logIn, startWebService, webBuild } from "./lib/web-service.mjs"
+
+// DISPATCH_BENCH_WEB_POINTS=2000 runs it quickly (the posts dominate); the target is for 100,000.
+const points = Number(process.env.DISPATCH_BENCH_WEB_POINTS ?? 100_000)
+// Metric posts in flight at once (the API takes one point per request).
+const concurrency = 32
+const jsTargetKb = 200
+const drawTargetMs = 1000
+
+// The metric posts are what takes long here (100,000 requests): on PostgreSQL (DATABASE_URL's server, or one of
+// its own) they go several times faster than on PGlite, which serves when there is no PostgreSQL.
+const measure = async (databaseUrl) => {
+  const service = await startWebService(databaseUrl)
+  const browser = await launchChromium()
+  try {
+    // 1. The first page load: every script response, its bytes as they travelled (gzipped by the service).
+    const page = await (await browser.newContext()).newPage()
+    const sized = []
+    page.on("requestfinished", (request) => {
+      if (request.resourceType() === "script") sized.push(request.sizes())
+    })
+    await page.goto(`${service.url}/`, { waitUntil: "networkidle" })
+    const scripts = (await Promise.all(sized)).map((sizes) => ({ bytes: sizes.responseBodySize }))
+    const loaded = scripts.reduce((sum, s) => sum + s.bytes, 0) / 1024
+    // The same from the built files: every JavaScript file of the build, gzipped at the service's level.
+    const assets = join(webBuild, "assets")
+    const built = readdirSync(assets).filter((name) => name.endsWith(".js")).reduce((sum, name) => sum + gzipSync(readFileSync(join(assets, name)), { level: 9 }).length, 0) / 1024
+    console.log(`first page load: ${scripts.length} script(s), ${loaded.toFixed(1)} KB gzipped as sent (target <= ${jsTargetKb} KB: ${loaded <= jsTargetKb ? "met" : "NOT met"})`)
+    console.log(`every JavaScript file of the build, gzipped -9: ${built.toFixed(1)} KB`)
+
+    // 2. A job with `points` points of one metric, posted through the API.
+    // Its queue has no backend: the job stays queued, only its metrics matter.
+    const queue = await service.typed((c) => c.queues.create({ payload: { name: "bench" } }))
+    const entrypoint = await service.typed((c) =>
+      c.entrypoints.create({ payload: { name: "train", queues: [queue.id], parameters: [], artifactParameters: [], taskGraph: { train: { fit: {} } }, command: ["python", "-m", "train"] } })
+    )
+    const experiment = await service.typed((c) => c.experiments.create({ payload: { name: "bench", entrypoints: [entrypoint.id] } }))
+    const job = (await service.typed((c) => c.jobs.create({ params: { id: experiment.id }, payload: { entrypoint: entrypoint.id, queue: queue.id, values: {}, timeout: "1h", description: "" } }))).id
+    const post = apiCaller(service.token)
+    const postStart = performance.now()
+    let next = 0
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        for (let step = next++; step < points; step = next++) {
+          await post(service.url, "POST", `/jobs/${job}/metrics`, { name: "loss", step, value: 2 / (1 + step / 1000) + 0.05 * Math.sin(step / 50) })
+        }
+      })
+    )
+    console.log(`posted ${points} points in ${((performance.now() - postStart) / 1000).toFixed(1)} s (${concurrency} in flight)`)
+
+    const jobPage = await (await browser.newContext()).newPage()
+    await logIn(jobPage, service.url, service.user)
+    const opened = performance.now()
+    await jobPage.goto(`${service.url}/#/jobs/${job}`)
+    await jobPage.locator(`[data-testid=metric-chart][data-metric=loss][data-drawn=true]`).waitFor({ timeout: 600_000 })
+    const shown = performance.now() - opened
+    const drawn = await jobPage.evaluate(() => performance.getEntriesByName("chart:loss", "measure").at(-1)?.duration)
+    if (drawn === undefined) throw new Error("the page drew the chart but made no performance.measure(\"chart:loss\")")
+    console.log(`chart of ${points} points: drawn in ${drawn.toFixed(0)} ms from the points' arrival (target <= ${drawTargetMs} ms: ${drawn <= drawTargetMs ? "met" : "NOT met"}); ${shown.toFixed(0)} ms from opening the job's page`)
+  } finally {
+    await browser.close()
+    await service.stop()
+  }
+}
+
+buildWebPage()
+let measured = false
+await withPostgres(async (databaseUrl) => {
+  measured = true
+  await measure(databaseUrl)
+})
+if (!measured) await measure("")
