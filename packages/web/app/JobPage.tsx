@@ -103,7 +103,7 @@ export const JobPage = ({ id }: { readonly id: number }) => {
               <h2>Status history</h2>
               {status.error !== undefined && <p class="error">{status.error}</p>}
               <div class="table-wrap">
-              <table data-testid="status-history">
+              <table class="history" data-testid="status-history">
                 <thead>
                   <tr>
                     <th>Status</th>
