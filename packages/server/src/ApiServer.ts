@@ -58,7 +58,8 @@ export const maxBodyBytes = 8 * 1024 * 1024
 /** Everything the service needs: the routes, the tokens, the database, the clock and the public base URL. */
 export interface ApiEnvironment {
   readonly routes: ReadonlyArray<Route>
-  readonly openApi: unknown
+  /** The OpenAPI document, made at its first use. */
+  readonly openApi: () => unknown
   readonly tokens: ReadonlyArray<TokenEntry>
   readonly db: Database
   readonly now: () => string
@@ -360,7 +361,7 @@ const apiIndex = (env: () => ApiEnvironment) => ({
 const publicRoutes = (env: () => ApiEnvironment) =>
   HttpRouter.use((router) =>
     Effect.gen(function* () {
-      yield* router.add("GET", `${apiPrefix}/openapi.json`, Effect.sync(() => jsonAnswer(200, env().openApi)))
+      yield* router.add("GET", `${apiPrefix}/openapi.json`, Effect.sync(() => jsonAnswer(200, env().openApi())))
       yield* router.add("GET", apiPrefix, Effect.sync(() => jsonAnswer(200, apiIndex(env))))
       yield* router.add("GET", "/healthz", Effect.sync(() => jsonAnswer(200, { status: "ok" })))
       yield* router.add(
