@@ -2,7 +2,8 @@
 // PGlite and on PostgreSQL 15 (DATABASE_URL's server, else one started with test/postgres/start.sh; skipped
 // with a note when there is none). On PostgreSQL the creation rate is set beside the raw INSERT rate of a
 // job-sized row into the same server (pgbench, as many clients as requests in flight): the target is >= 30%.
-// Beside it, the ceiling: a bare node:http server answering the same request with a constant, same client.
+// Beside it, the ceiling: a bare node:http server answering the same request with a constant, same client
+// (node:http with kept-alive connections, in this process like the service).
 import { randomBytes } from "node:crypto"
 import { createServer } from "node:http"
 import { performance } from "node:perf_hooks"

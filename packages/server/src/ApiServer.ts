@@ -60,7 +60,8 @@ export const maxBodyBytes = 8 * 1024 * 1024
 /** Everything the service needs: the routes, the tokens, the database, the clock and the public base URL. */
 export interface ApiEnvironment {
   readonly routes: ReadonlyArray<Route>
-  readonly openApi: unknown
+  /** The OpenAPI document, made at its first use. */
+  readonly openApi: () => unknown
   readonly tokens: ReadonlyArray<TokenEntry>
   readonly db: Database
   readonly now: () => string
@@ -382,7 +383,7 @@ const publicRoutes = (env: () => ApiEnvironment) =>
     Effect.gen(function* () {
       yield* router.add("GET", webIndexPath, webPage(env))
       yield* router.add("GET", `${webAssetsPrefix}*`, webPage(env))
-      yield* router.add("GET", `${apiPrefix}/openapi.json`, Effect.sync(() => jsonAnswer(200, env().openApi)))
+      yield* router.add("GET", `${apiPrefix}/openapi.json`, Effect.sync(() => jsonAnswer(200, env().openApi())))
       yield* router.add("GET", apiPrefix, Effect.sync(() => jsonAnswer(200, apiIndex(env))))
       yield* router.add("GET", "/healthz", Effect.sync(() => jsonAnswer(200, { status: "ok" })))
       yield* router.add(

@@ -8,7 +8,7 @@ import { defaultBackoff, type Backoff } from "./ErrorAction.ts"
 import { jobControl, type JobControl } from "./JobControl.ts"
 import { dispatchPass } from "./JobDispatch.ts"
 import { queueProver } from "./QueueProver.ts"
-import { stopPass, syncPass } from "./StatusSync.ts"
+import { StatusSyncService, statusSyncLayer } from "./StatusSync.ts"
 
 /** How the service takes jobs to the cluster. */
 export interface DispatchOptions {
@@ -66,6 +66,8 @@ export interface DispatcherParts {
   readonly entropy: (n: number) => ReadonlyArray<number>
   readonly secret: string
   readonly reportUrl: string
+  /** The status sync the passes call, over the dispatcher's context; `statusSyncLayer` when absent. */
+  readonly statusSync?: (context: DispatchContext) => Layer.Layer<StatusSyncService>
 }
 
 /** Starts a dispatcher; with `autorun` its first pass begins at once. */
@@ -95,6 +97,7 @@ export const startDispatcher = (options: DispatchOptions, parts: DispatcherParts
   let again = false
   // A queue just proven open may have jobs waiting: the next pass starts at once.
   const prover = queueProver(context, () => wake())
+  const statusSync = Effect.runSync(Effect.provide(Effect.service(StatusSyncService), (parts.statusSync ?? statusSyncLayer)(context)))
 
   const onePass = async (): Promise<PassReport> => {
     if (closed) return { proven: 0, dispatched: 0, followed: 0, stopped: 0, problems: [] }
@@ -108,8 +111,8 @@ export const startDispatcher = (options: DispatchOptions, parts: DispatcherParts
     // Dispatching is cheap to repeat; following lists every opened job, so it runs at most once per syncMs.
     const due = context.clock() - lastSync >= syncMs
     if (due) lastSync = context.clock()
-    const sync = due ? await syncPass(context) : { followed: 0, problems: [] }
-    const stopped = await stopPass(context)
+    const sync = due ? await statusSync.follow() : { followed: 0, problems: [] }
+    const stopped = await statusSync.stopCancelled()
     return { proven, dispatched: dispatch.claimed, followed: sync.followed, stopped, problems: [...dispatch.problems, ...sync.problems] }
   }
 

@@ -125,9 +125,8 @@ export const jobControlRoutes = [
         if (job === undefined) return Result.fail(notFound(params.id))
         // A stored job carries every field of the request it was accepted from, frozen at creation.
         const accepted: AcceptedJob = job
-        const id = await insertJob(sql, ownerOf(principal), accepted, now(), job.id)
-        const created = await readJob(sql, principal.group, id)
-        return created === undefined ? Result.fail(notFound(id)) : Result.succeed(jobWire(created, link))
+        const created = await insertJob(sql, ownerOf(principal), accepted, now(), job.id)
+        return created === undefined ? Result.fail(notFound(job.id)) : Result.succeed(jobWire(created, link))
       })
   })
 ]

@@ -69,22 +69,24 @@ const jobOf = (row: JobRow): NamedJob => {
   }
 }
 
-/** Inserts a new queued job and the first entry of its status history, in one statement (one round trip); returns
- * its id. `rerunOf` names the job it re-runs. */
+// A creation is one statement: the job, the first entry of its status history and the job read back with its
+// names and queue gate (the joins readJob makes), so creating costs one round trip instead of two.
+/** Inserts a new queued job and the first entry of its status history, and answers the job as stored, all in one
+ * statement; `rerunOf` names the job it re-runs. */
 export const insertJob = async (
   sql: Sql,
   owner: { readonly group: string; readonly user: string; readonly userId?: number },
   job: AcceptedJob,
   at: string,
   rerunOf?: number
-): Promise<number> => {
-  const [row] = await sql.query<{ id: number }>(
-    `with job as (
+): Promise<NamedJob | undefined> => {
+  const [row] = await sql.query<JobRow>(
+    `with j as (
        insert into jobs (grp, username, experiment, entrypoint, entrypoint_snapshot, queue, parameter_values, artifact_values, swaps,
          timeout_seconds, timeout, description, status, created_on, last_modified_on, rerun_of, user_id)
-       values ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9::jsonb, $10, $14, $11, 'queued', $12, $12, $13, $15) returning id),
-     history as (insert into job_status_history (job, status, changed_on) select id, 'queued', $12 from job)
-     select id from job`,
+       values ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9::jsonb, $10, $14, $11, 'queued', $12, $12, $13, $15) returning *),
+     history as (insert into job_status_history (job, status, changed_on) select id, 'queued', $12 from j)
+     select ${jobColumns} from ${jobTables.replace("jobs j ", "j ")}`,
     [
       owner.group,
       owner.user,
@@ -103,7 +105,7 @@ export const insertJob = async (
       owner.userId ?? null
     ]
   )
-  return row?.id ?? 0
+  return row === undefined ? undefined : jobOf(row)
 }
 
 /** Reads one job of a group; `lock` holds its row until the transaction ends, for read-modify-write. */

@@ -282,8 +282,11 @@ const migrationLock = 7_270_318
 /** Applies every migration the database lacks, each in its own transaction; returns the versions applied. */
 export const migrate = async (db: Database, steps: ReadonlyArray<Migration> = migrations): Promise<ReadonlyArray<number>> => {
   await db.query(`create table if not exists schema_migrations (version integer primary key, name text not null)`)
+  // One read skips what is applied already (a migration is never undone), so a restart on a current database costs
+  // one query, not a locked transaction per migration; what is missing is checked again under the lock.
+  const present = new Set((await db.query<{ version: number }>(`select version from schema_migrations`)).map((row) => Number(row.version)))
   const applied: Array<number> = []
-  for (const step of steps) {
+  for (const step of steps.filter((s) => !present.has(s.version))) {
     const done = await db.transaction(async (sql) => {
       await sql.query(`select pg_advisory_xact_lock($1)`, [migrationLock])
       const present = await sql.query(`select 1 from schema_migrations where version = $1`, [step.version])

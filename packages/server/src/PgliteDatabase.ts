@@ -78,13 +78,16 @@ export const openPglite = async (dataDir?: string): Promise<Database> => {
   } catch (cause) {
     throw databaseError(`open ${dataDir ?? "in-memory PGlite"}`, cause)
   }
-  return {
-    kind: "pglite",
-    ...sqlOf(db),
-    transaction: (body) => db.transaction((tx) => body(sqlOf(tx))),
-    close: () => db.close()
-  }
+  return pgliteDatabase(db)
 }
+
+/** An open PGlite as the service's database interface. */
+export const pgliteDatabase = (db: PGlite): Database => ({
+  kind: "pglite",
+  ...sqlOf(db),
+  transaction: (body) => db.transaction((tx) => body(sqlOf(tx))),
+  close: () => db.close()
+})
 
 /** The database service on PGlite in `dataDir` (in memory when absent), closed when the layer's scope closes. */
 export const pgliteLayer = (dataDir?: string) => databaseLayer(dataDir === undefined ? "in-memory PGlite" : `PGlite in ${dataDir}`, () => openPglite(dataDir))

@@ -21,8 +21,10 @@ import { accountRoutes } from "./AccountRoutes.ts"
 /** Every endpoint of the service. */
 export const routes = [...accountRoutes, ...resourceRoutes, ...jobRoutes, ...jobControlRoutes]
 
-/** The service's OpenAPI document (served at /api/v1/openapi.json). */
-export const openApi = openApiDocument()
+let document: ReturnType<typeof openApiDocument> | undefined
+/** The service's OpenAPI document (served at /api/v1/openapi.json), made when first asked for: generating it costs
+ * a good part of a second, which start-up does not wait for. */
+export const openApi = () => (document ??= openApiDocument())
 
 /** How to run the job service. */
 export interface ServeOptions {

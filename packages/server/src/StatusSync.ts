@@ -1,6 +1,6 @@
 import { findMany, stop, type JobStatus as FoundStatus } from "@dispatch/effects"
 import { stepsToward, type JobStatus } from "@dispatch/jobs"
-import { Result } from "effect"
+import { Context, Layer, Result } from "effect"
 import { backendOf, type DispatchContext } from "./DispatchContext.ts"
 import { lockActiveJob, openedJobs, queueConfigs, readGates, setDispatchState, stoppingJobs, type ActiveJob } from "./DispatchStore.ts"
 import { problemOf } from "./JobDispatch.ts"
@@ -63,7 +63,7 @@ const byQueue = (jobs: ReadonlyArray<ActiveJob>): ReadonlyMap<number, ReadonlyAr
 
 /** Follows every opened job: one Find for all of a queue's jobs (one labelled list), then each job moves through
  * the status machine as its TrainJob did. A queue whose Find fails is left for the next pass. */
-export const syncPass = async (context: DispatchContext): Promise<{ readonly followed: number; readonly problems: ReadonlyArray<string> }> => {
+export const syncPass = async (context: DispatchContext): Promise<SyncReport> => {
   const problems: Array<string> = []
   const jobs = (await openedJobs(context.db)).filter((j) => j.key !== null)
   const groups = byQueue(jobs)
@@ -106,3 +106,24 @@ export const stopPass = async (context: DispatchContext): Promise<number> => {
   }
   return stopped
 }
+
+/** What one follow pass did: how many opened jobs it followed, and what could not be recorded (one line per job). */
+export interface SyncReport {
+  readonly followed: number
+  readonly problems: ReadonlyArray<string>
+}
+
+/** The status sync inside a dispatcher: follows every opened job, and stops the TrainJobs of cancelled ones. */
+export interface StatusSync {
+  /** One Find per queue for its opened jobs, each moved through the status machine (see `syncPass`). */
+  readonly follow: () => Promise<SyncReport>
+  /** Stops every cancelled job's TrainJob no dispatcher holds; answers how many were stopped (see `stopPass`). */
+  readonly stopCancelled: () => Promise<number>
+}
+
+/** The status sync as an Effect service, which the dispatcher's passes call. */
+export class StatusSyncService extends Context.Service<StatusSyncService, StatusSync>()("dispatch/StatusSync") {}
+
+/** The status sync over one dispatcher's context (its database, cluster and clock). */
+export const statusSyncLayer = (context: DispatchContext): Layer.Layer<StatusSyncService> =>
+  Layer.succeed(StatusSyncService, { follow: () => syncPass(context), stopCancelled: () => stopPass(context) })

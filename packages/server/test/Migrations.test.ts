@@ -2,7 +2,8 @@
 // them as the same ISO-8601 strings; new writes read back as they were stamped.
 import { afterAll, beforeAll, describe, expect, test } from "vitest"
 import { migrate, migrations, type Database } from "../src/index.ts"
-import { openPglite } from "../src/PgliteDatabase.ts"
+import { PGlite } from "@electric-sql/pglite"
+import { pgliteDatabase, postgresqlconf } from "../src/PgliteDatabase.ts"
 import { openPostgres } from "../src/PostgresDatabase.ts"
 import { readExperiment } from "../src/ResourceStore.ts"
 import { backends } from "./Service.ts"
@@ -13,7 +14,8 @@ describe.each(backends)("migrating stored times to timestamptz on %s", (backend)
   let postgres: TestPostgres | undefined
   beforeAll(async () => {
     postgres = backend === "postgres" ? await testPostgres() : undefined
-    db = postgres === undefined ? await openPglite() : await openPostgres(postgres.url)
+    // Not openPglite: its data directory comes migrated, and this test migrates a database of the old schema.
+    db = postgres === undefined ? pgliteDatabase(await PGlite.create({ postgresqlconf })) : await openPostgres(postgres.url)
   })
   afterAll(async () => {
     await db?.close()

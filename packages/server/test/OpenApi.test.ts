@@ -1,6 +1,8 @@
 import { Schema } from "effect"
 import { describe, expect, test } from "vitest"
-import { openApi, routes } from "../src/Serve.ts"
+import { openApi as serviceOpenApi, routes } from "../src/Serve.ts"
+
+const openApi = serviceOpenApi()
 
 const refsIn = (value: unknown): Array<string> => {
   if (Array.isArray(value)) return value.flatMap(refsIn)

@@ -29,12 +29,24 @@ describe("the pre-initialised PGlite data directory", () => {
     }
   })
 
+  test("a new data directory made from it holds the service's schema, every migration applied, and no rows of a service (else rerun scripts/pglite-template.mjs)", async () => {
+    const db = await openPglite()
+    try {
+      const versions = await db.query<{ version: number }>(`select version from schema_migrations order by version`)
+      expect(versions.map((v) => v.version)).toEqual(migrations.map((m) => m.version))
+      expect(await db.query(`select name from service_keys`)).toEqual([])
+      expect(await db.query(`select name from groups`)).toEqual([])
+    } finally {
+      await db.close()
+    }
+  })
+
   test("a new data directory made from it migrates, keeps what is written, and reopens", async () => {
     const dir = await mkdtemp(join(tmpdir(), "dispatch-template-"))
     const dataDir = join(dir, "data")
     try {
       const db = await openPglite(dataDir)
-      expect(await migrate(db)).toEqual(migrations.map((m) => m.version))
+      expect(await migrate(db)).toEqual([])
       await db.query(`insert into experiments (grp, name, description, created_on, last_modified_on) values ('g', 'kept', '', now(), now())`)
       const [settings] = await db.query<{ shared_buffers: string }>(`show shared_buffers`)
       expect(settings?.shared_buffers).toBe("8MB")

@@ -1,0 +1,34 @@
+// The dispatcher's passes follow and stop jobs through the status sync service: a layer given in its place is the
+// one the passes call, and what it reports is what a pass reports.
+import { KubeCluster } from "@dispatch/effects"
+import { Layer } from "effect"
+import { expect, test } from "vitest"
+import { startDispatcher, type DispatchOptions } from "../src/Dispatcher.ts"
+import { migrate } from "../src/Migrations.ts"
+import { openPglite } from "../src/PgliteDatabase.ts"
+import { StatusSyncService } from "../src/StatusSync.ts"
+
+test("a pass follows and stops jobs through the status sync service it was given", async () => {
+  const db = await openPglite()
+  await migrate(db)
+  const calls: Array<string> = []
+  const statusSync = () =>
+    Layer.succeed(StatusSyncService, {
+      follow: async () => (calls.push("follow"), { followed: 3, problems: ["job 7: lost"] }),
+      stopCancelled: async () => (calls.push("stop"), 2)
+    })
+  // No queue is stored, so the cluster (an unreadable kubeconfig) is never reached.
+  const cluster = Layer.orDie(KubeCluster({ kubeconfigPath: "/nonexistent/kubeconfig", callMs: 1000 })) as DispatchOptions["cluster"]
+  const dispatcher = startDispatcher(
+    { cluster, autorun: false, syncMs: 0 },
+    { db, clock: () => 0, entropy: (n) => Array.from({ length: n }, () => 1), secret: "00", reportUrl: "http://127.0.0.1:1/api/v1", statusSync }
+  )
+  try {
+    const report = await dispatcher.pass()
+    expect(report).toMatchObject({ followed: 3, stopped: 2, problems: ["job 7: lost"] })
+    expect(calls).toEqual(["follow", "stop"])
+  } finally {
+    await dispatcher.close()
+    await db.close()
+  }
+})
