@@ -9,16 +9,19 @@ const scripts = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "test"
 
 const psql = join(process.env.PG_BIN ?? "/usr/lib/postgresql/15/bin", "psql")
 
+/** Runs one SQL statement with psql against `url` (a bench's own database). */
+export const psqlRun = (url, statement) => execFileSync(psql, ["-q", "-v", "ON_ERROR_STOP=1", "-c", statement, url], { stdio: ["ignore", "ignore", "inherit"] })
+
 // A database of its own on a shared server, dropped afterwards, so a bench's rows never meet a test's.
 const withDatabaseOn = async (serverUrl, use) => {
   const name = `dispatch_bench_${randomBytes(6).toString("hex")}`
-  execFileSync(psql, ["-q", "-c", `create database ${name}`, serverUrl], { stdio: ["ignore", "ignore", "inherit"] })
+  psqlRun(serverUrl, `create database ${name}`)
   const url = new URL(serverUrl)
   url.pathname = `/${name}`
   try {
     await use(url.toString())
   } finally {
-    execFileSync(psql, ["-q", "-c", `drop database ${name} with (force)`, serverUrl], { stdio: ["ignore", "ignore", "inherit"] })
+    psqlRun(serverUrl, `drop database ${name} with (force)`)
   }
 }
 
