@@ -35,9 +35,11 @@ const jobColumns = `j.id, j.grp as "group", j.username as "user", j.experiment, 
   coalesce((select jsonb_agg(a.id order by a.id) from artifacts a where a.job = j.id), '[]'::jsonb) as artifacts,
   e.name as "experimentName", ep.name as "entrypointName", q.name as "queueName", gr.id as "groupId", j.user_id as "userId"`
 
-// The queue's gate is joined in, so a job waiting on a queue that is not open says why at every read.
-const jobTables = `jobs j left join queue_gates g on g.queue = j.queue join experiments e on e.id = j.experiment
+// The queue's gate is joined in, so a job waiting on a queue that is not open says why at every read. `jobs` is the
+// relation the job rows come from, named `j`: the table, or the rows an INSERT has just returned.
+const jobTablesFrom = (jobs: string) => `${jobs} left join queue_gates g on g.queue = j.queue join experiments e on e.id = j.experiment
   join entrypoints ep on ep.id = j.entrypoint join queues q on q.id = j.queue join groups gr on gr.name = j.grp`
+const jobTables = jobTablesFrom("jobs j")
 
 // A pending job says why it waits: its last error if it has one, else its queue's gate when that is not open.
 const waitingReason = (row: JobRow): string | undefined => {
@@ -86,7 +88,7 @@ export const insertJob = async (
          timeout_seconds, timeout, description, status, created_on, last_modified_on, rerun_of, user_id)
        values ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9::jsonb, $10, $14, $11, 'queued', $12, $12, $13, $15) returning *),
      history as (insert into job_status_history (job, status, changed_on) select id, 'queued', $12 from j)
-     select ${jobColumns} from ${jobTables.replace("jobs j ", "j ")}`,
+     select ${jobColumns} from ${jobTablesFrom("j")}`,
     [
       owner.group,
       owner.user,
