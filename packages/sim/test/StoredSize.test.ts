@@ -4,7 +4,7 @@ import { fc, test } from "@fast-check/vitest"
 import { describe, expect, it } from "vitest"
 import type { KubeObject } from "../src/Api.ts"
 import { jsonLength, maxStoredObjectBytes, storedSize, tooLargeToStore } from "../src/apiserver/store/StoredSize.ts"
-import { freezeJson } from "../src/apiserver/store/JsonValue.ts"
+import { freezeJson, freezeParts, isDeeplyFrozen } from "../src/apiserver/store/JsonValue.ts"
 import { at, bareSimulator, call, clusterRuntime, created, meta, read, trainJob } from "./sim-fixture.ts"
 
 const etcdRefusal = { kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: "etcdserver: request is too large", code: 500 }
@@ -34,6 +34,23 @@ describe("storedSize and tooLargeToStore", () => {
       // The same frozen parts under a new top level, as a status update keeps the stored spec.
       const next = { ...object, extra: { n: 1 } }
       expect(jsonLength(next)).toBe(JSON.stringify(next).length)
+    }
+  )
+
+  // The bound that spares most writes the exact measure must never be under it, or an object over the
+  // limit would be stored: escapes, multi-byte characters, lone surrogates and long numbers included.
+  const text = fc.string({ unit: fc.constantFrom("a", "\"", "\\", "\n", "\u0001", "é", "€", "😀", "\ud800", "\udfff"), maxLength: 12 })
+  const part = fc.jsonValue({ maxDepth: 3 }).chain((v) => fc.oneof(fc.constant(v), text, fc.double(), fc.array(text, { maxLength: 4 })))
+  test.prop([fc.dictionary(text, part, { maxKeys: 6, noNullPrototype: true }), fc.array(fc.boolean(), { maxLength: 6 })], { numRuns: 300 })(
+    "bounds an object's JSON in UTF-8 from above, frozen on the way, whichever parts were frozen before",
+    (members, frozenBefore) => {
+      const object: Record<string, unknown> = {}
+      Object.entries(members).forEach(([k, v], i) => Object.defineProperty(object, k, { value: frozenBefore[i] === true ? freezeJson(v) : v, enumerable: true, writable: true, configurable: true }))
+      const bytes = Buffer.byteLength(JSON.stringify(object), "utf8")
+      expect(freezeParts(object)).toBeGreaterThanOrEqual(bytes)
+      for (const v of Object.values(object)) if (typeof v === "object" && v !== null) expect(isDeeplyFrozen(v)).toBe(true)
+      // Again, from the bounds the parts now carry.
+      expect(freezeParts(object)).toBeGreaterThanOrEqual(bytes)
     }
   )
 

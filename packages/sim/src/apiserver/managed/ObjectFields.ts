@@ -36,14 +36,16 @@ const isScalar = (value: unknown): boolean => value === null || typeof value !==
 /** The key element of a keyed list item (`k:{"name":"x"}`), or undefined when the item cannot be keyed. */
 export const keyElement = (item: unknown, keys: ReadonlyArray<string>): string | undefined => {
   if (!isJsonObject(item)) return undefined
-  const key: Record<string, unknown> = {}
-  for (const k of [...keys].sort()) {
+  // The JSON of an object of the key fields in sorted order, written member by member: this runs for
+  // every item of every keyed list a write holds.
+  let members = ""
+  for (const k of keys.length === 1 ? keys : [...keys].sort()) {
     const v = item[k]
     if (v === undefined) continue
     if (!isScalar(v)) return undefined
-    key[k] = v
+    members += `${members === "" ? "" : ","}${JSON.stringify(k)}:${JSON.stringify(v)}`
   }
-  return Object.keys(key).length === 0 ? undefined : `k:${JSON.stringify(key)}`
+  return members === "" ? undefined : `k:{${members}}`
 }
 
 /** The value element of a set item (`v:"x"`). */
@@ -80,28 +82,31 @@ export const valueFieldSet = (value: unknown, tree: FieldTree, field: string): F
   return set
 }
 
+// Children are gathered under a node that already holds "." when it is a member, as nodeOf would build it.
 const computeValueFieldSet = (value: object, tree: FieldTree, field: string): FieldSet => {
   if (Array.isArray(value)) {
     const elements = itemElements(value, listTypeOf(field))
-    if (elements === undefined) return leafSet
+    if (elements === undefined || elements.length === 0) return leafSet
     const children: Record<string, FieldSet> = {}
     const items = itemTree(tree)
-    elements.forEach((element, i) => {
-      children[element] = withMember(valueFieldSet(value[i], items, field))
-    })
-    return nodeOf(children, elements.length === 0) ?? leafSet
+    for (let i = 0; i < elements.length; i++) children[elements[i] ?? ""] = withMember(valueFieldSet(value[i], items, field))
+    return children
   }
   const object = value as Record<string, unknown>
-  const children: Record<string, FieldSet> = {}
+  const children: Record<string, FieldSet> = isMap(tree, field) ? { ".": leafSet } : {}
+  let count = 0
   for (const key of Object.keys(object)) {
-    if (object[key] === undefined) continue
-    children[fieldElement(key)] = valueFieldSet(object[key], childTree(tree, key), key)
+    const v = object[key]
+    if (v === undefined) continue
+    children[fieldElement(key)] = valueFieldSet(v, childTree(tree, key), key)
+    count++
   }
-  return nodeOf(children, isMap(tree, field) || Object.keys(children).length === 0) ?? leafSet
+  return count === 0 ? leafSet : children
 }
 
 // A keyed list item or set item is owned itself, whatever it holds.
-const withMember = (node: FieldSet): FieldSet => (Object.keys(node).length === 0 || Object.hasOwn(node, ".") ? node : { ".": leafSet, ...node })
+const withMember = (node: FieldSet): FieldSet =>
+  node === leafSet || Object.hasOwn(node, ".") || Object.keys(node).length === 0 ? node : { ".": leafSet, ...node }
 
 /** Every field an object sets (the object itself is not a path). */
 export const objectFieldSet = (object: Record<string, unknown>, tree: FieldTree): FieldSet => {

@@ -27,22 +27,58 @@ export const jsonEqual = (a: unknown, b: unknown): boolean => {
  * version that shares structure with a frozen one costs only what is new.
  */
 export const freezeJson = <A>(value: A): A => {
-  if (typeof value !== "object" || value === null || isDeeplyFrozen(value)) return value
-  for (const child of Object.values(value)) freezeJson(child)
-  // Marked once its children are frozen, so a marked value is frozen all the way down.
-  if (Object.isExtensible(value)) Object.defineProperty(value, deeplyFrozen, { value: true })
-  else frozenElsewhere.add(value)
-  Object.freeze(value)
+  if (typeof value === "object" && value !== null) freezeMeasured(value)
   return value
 }
 
+/**
+ * Freezes every part of an object (not the object itself, which a writer may still replace at the top)
+ * and returns an upper bound of the UTF-8 length of the object's JSON, from the bounds its frozen parts
+ * carry: the store's size limit needs the exact length only when this bound is over it.
+ */
+export const freezeParts = (object: Readonly<Record<string, unknown>>): number => {
+  let bound = 2
+  for (const key of Object.keys(object)) bound += memberBound(key, object[key])
+  return bound
+}
+
+// A UTF-16 unit is at most 6 bytes of JSON in UTF-8 (an escape such as \u001f; a character that is
+// written as it is takes at most 3), so a string's JSON is at most 6 bytes per unit and its quotes.
+const stringBound = (text: string): number => 6 * text.length + 2
+
+// The longest JSON number is 24 characters ("-1.2345678901234567e-308"); true, false and null are shorter.
+const valueBound = (value: unknown): number =>
+  typeof value === "string" ? stringBound(value) : typeof value === "object" && value !== null ? freezeMeasured(value) : 24
+
+// A member's key, colon, value and comma.
+const memberBound = (key: string, value: unknown): number => stringBound(key) + 2 + valueBound(value)
+
+// Freezes an object or array deeply; its JSON's bound (see freezeParts), which the mark keeps.
+const freezeMeasured = (value: object): number => {
+  const extensible = Object.isExtensible(value)
+  if (!extensible) {
+    const known = (value as { readonly [deeplyFrozen]?: number })[deeplyFrozen]
+    if (known !== undefined) return known
+    if (frozenElsewhere.has(value)) return Number.POSITIVE_INFINITY
+  }
+  let bound = 2
+  if (Array.isArray(value)) for (const item of value as ReadonlyArray<unknown>) bound += valueBound(item) + 1
+  else for (const key of Object.keys(value)) bound += memberBound(key, (value as Record<string, unknown>)[key])
+  // Marked once its children are frozen, so a marked value is frozen all the way down.
+  if (extensible) Object.defineProperty(value, deeplyFrozen, { value: bound })
+  else frozenElsewhere.add(value)
+  Object.freeze(value)
+  return extensible ? bound : Number.POSITIVE_INFINITY
+}
+
 // What freezeJson froze, all the way down, carries this (non-enumerable, so no copy, key list or JSON
-// sees it). Object.isFrozen would not do: it says nothing of the children. A WeakSet of every frozen
-// part would, but with a large store it holds millions of entries, and its lookups and the garbage
-// collector's work on it cost more than the rest of a write.
+// sees it): its value is the bound of the part's JSON length. Object.isFrozen would not do: it says
+// nothing of the children. A WeakSet of every frozen part would, but with a large store it holds
+// millions of entries, and its lookups and the garbage collector's work on it cost more than the rest
+// of a write.
 const deeplyFrozen: unique symbol = Symbol("deeplyFrozen")
 
-// The rare value someone else froze (or sealed) first, which can no longer take the mark.
+// The rare value someone else froze (or sealed) first, which can no longer take the mark (nor a bound).
 const frozenElsewhere = new WeakSet<object>()
 
 /** True for an object or array freezeJson froze: nothing in it can ever change. */
@@ -51,7 +87,7 @@ export const isDeeplyFrozen = (value: unknown): boolean =>
   value !== null &&
   // Most values asked about are new and extensible: that answers first, before a property lookup that misses.
   !Object.isExtensible(value) &&
-  ((value as { readonly [deeplyFrozen]?: true })[deeplyFrozen] === true || frozenElsewhere.has(value))
+  ((value as { readonly [deeplyFrozen]?: number })[deeplyFrozen] !== undefined || frozenElsewhere.has(value))
 
 /** A copy of a JSON value that shares only its deeply frozen parts (stored objects, which nothing can
  * change): for a body about to be stored, as safe as a deep copy at a fraction of the cost when the body is

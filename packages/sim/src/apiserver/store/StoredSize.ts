@@ -2,7 +2,7 @@
 // bodies up to 3 MiB, then etcd refuses to store an object whose encoding is over 1.5 MiB. Custom
 // resources are stored as JSON, so the measure is the UTF-8 length of the object's JSON.
 import type { ApiResponse, KubeObject } from "../../Api.ts"
-import { isDeeplyFrozen } from "./JsonValue.ts"
+import { freezeParts, isDeeplyFrozen } from "./JsonValue.ts"
 
 /** etcd's default --max-request-bytes: 1.5 MiB. */
 export const maxStoredObjectBytes = 1_572_864
@@ -38,7 +38,10 @@ export const jsonLength = (object: KubeObject): number => {
   return length + Math.max(0, members - 1)
 }
 
+// The object's parts are frozen here, as the store will freeze them: the bound they then carry settles
+// almost every write without serialising the object.
 const isTooLarge = (object: KubeObject): boolean => {
+  if (freezeParts(object) <= maxStoredObjectBytes) return false
   const length = jsonLength(object)
   // A UTF-16 unit takes one to three UTF-8 bytes: only a string near the limit needs encoding to tell.
   if (length > maxStoredObjectBytes) return true
@@ -49,7 +52,7 @@ const isTooLarge = (object: KubeObject): boolean => {
 /**
  * etcd's refusal of an object too large to store, or undefined when it fits. The API server passes
  * etcd's error through as a 500 Status with no reason (kubectl prints "Error from server: etcdserver:
- * request is too large").
+ * request is too large"). Only for an object about to be stored: its parts are frozen on the way.
  */
 export const tooLargeToStore = (object: KubeObject): ApiResponse | undefined =>
   isTooLarge(object)

@@ -37,25 +37,29 @@ export interface Pruned {
 }
 
 // `stored` is the same place in the stored object an update replaces: a part left as stored (frozen, so
-// unchanged since it was pruned by this same tree when written) has nothing to prune.
-const pruneAt = (tree: FieldTree, value: unknown, path: string, unknown: Array<string>, stored: unknown): unknown => {
+// unchanged since it was pruned by this same tree when written) has nothing to prune. Paths are spelled
+// out only for an unknown field: this runs on every write, and most bodies have none.
+const pruneAt = (tree: FieldTree, value: unknown, path: () => string, unknown: Array<string>, stored: unknown): unknown => {
   if (typeof tree === "string" || (value === stored && isDeeplyFrozen(value))) return value
   if ("items" in tree) {
     const storedItems = Array.isArray(stored) ? stored : []
-    return Array.isArray(value) ? value.map((item, i) => pruneAt(tree.items, item, `${path}[${i}]`, unknown, storedItems[i])) : value
+    return Array.isArray(value) ? value.map((item, i) => pruneAt(tree.items, item, () => `${path()}[${i}]`, unknown, storedItems[i])) : value
   }
   if (!isJsonObject(value)) return value
   const storedFields = isJsonObject(stored) ? stored : undefined
   const out: Record<string, unknown> = {}
-  for (const [key, v] of Object.entries(value)) {
+  for (const key of Object.keys(value)) {
+    const v = value[key]
     const sub = "values" in tree ? tree.values : Object.hasOwn(tree.fields, key) ? tree.fields[key] : undefined
     if (sub === undefined) {
-      unknown.push(child(path, key))
+      unknown.push(child(path(), key))
       continue
     }
     // A null where the schema does not allow one is dropped, as the API server does before defaulting.
     if (v === null && "fields" in tree) continue
-    setOwn(out, key, pruneAt(sub, v, child(path, key), unknown, storedFields !== undefined && Object.hasOwn(storedFields, key) ? storedFields[key] : undefined))
+    const pruned = pruneAt(sub, v, () => child(path(), key), unknown, storedFields !== undefined && Object.hasOwn(storedFields, key) ? storedFields[key] : undefined)
+    if (key === "__proto__") setOwn(out, key, pruned)
+    else out[key] = pruned
   }
   return out
 }
@@ -66,38 +70,54 @@ const pruneAt = (tree: FieldTree, value: unknown, path: string, unknown: Array<s
  */
 export const prune = (tree: FieldTree, value: unknown, stored?: unknown): Pruned => {
   const unknown: Array<string> = []
-  const pruned = pruneAt(tree, value, "", unknown, stored)
+  const pruned = pruneAt(tree, value, () => "", unknown, stored)
   return { value: pruned, unknown }
 }
 
-const leafErrors = (type: LeafType, value: unknown, path: string): ReadonlyArray<FieldError> => {
+// The error of a scalar field that does not hold its type, if any.
+const leafError = (type: LeafType, value: unknown, path: () => string): FieldError | undefined => {
   switch (type) {
     case "any":
-      return []
+      return undefined
     case "string":
-      return typeof value === "string" ? [] : [wrongType(path, value, "string")]
+      return typeof value === "string" ? undefined : wrongType(path(), value, "string")
     case "integer":
-      return typeof value === "number" && Number.isInteger(value) ? [] : [wrongType(path, value, "integer")]
+      return typeof value === "number" && Number.isInteger(value) ? undefined : wrongType(path(), value, "integer")
     case "boolean":
-      return typeof value === "boolean" ? [] : [wrongType(path, value, "boolean")]
+      return typeof value === "boolean" ? undefined : wrongType(path(), value, "boolean")
     case "quantity":
-      if (typeof value === "number" && Number.isInteger(value)) return []
-      if (typeof value !== "string") return [wrongType(path, value, "integer,string")]
-      return quantityPattern.test(value) ? [] : [invalidValue(path, value, `${path} in body should match '${quantityPattern.source}'`)]
+      if (typeof value === "number" && Number.isInteger(value)) return undefined
+      if (typeof value !== "string") return wrongType(path(), value, "integer,string")
+      return quantityPattern.test(value) ? undefined : invalidValue(path(), value, `${path()} in body should match '${quantityPattern.source}'`)
   }
 }
 
 /** Every field whose value does not have the type the tree gives it (open subtrees are not looked into). */
 export const typeErrors = (tree: FieldTree, value: unknown, path = ""): ReadonlyArray<FieldError> => {
-  if (value === undefined || tree === "open") return []
-  if (typeof tree === "string") return leafErrors(tree, value, path)
-  if ("items" in tree) {
-    if (!Array.isArray(value)) return [wrongType(path, value, "array")]
-    return value.flatMap((item, i) => typeErrors(tree.items, item, `${path}[${i}]`))
+  const errors: Array<FieldError> = []
+  typeErrorsAt(tree, value, () => path, errors)
+  return errors
+}
+
+// Into one list, depth first in key order, paths spelled out only for an error (see pruneAt).
+const typeErrorsAt = (tree: FieldTree, value: unknown, path: () => string, errors: Array<FieldError>): void => {
+  if (value === undefined || tree === "open") return
+  if (typeof tree === "string") {
+    const error = leafError(tree, value, path)
+    if (error !== undefined) errors.push(error)
+    return
   }
-  if (!isJsonObject(value)) return [wrongType(path, value, "object")]
-  return Object.entries(value).flatMap(([key, v]) => {
+  if ("items" in tree) {
+    if (!Array.isArray(value)) errors.push(wrongType(path(), value, "array"))
+    else value.forEach((item, i) => typeErrorsAt(tree.items, item, () => `${path()}[${i}]`, errors))
+    return
+  }
+  if (!isJsonObject(value)) {
+    errors.push(wrongType(path(), value, "object"))
+    return
+  }
+  for (const key of Object.keys(value)) {
     const sub = "values" in tree ? tree.values : Object.hasOwn(tree.fields, key) ? tree.fields[key] : undefined
-    return sub === undefined ? [] : typeErrors(sub, v, child(path, key))
-  })
+    if (sub !== undefined) typeErrorsAt(sub, value[key], () => child(path(), key), errors)
+  }
 }

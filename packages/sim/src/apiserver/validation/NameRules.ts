@@ -17,8 +17,12 @@ const labelValuePattern = full(labelValueFmt)
 
 const tooLongMessage = (max: number): string => `must be no more than ${max} characters`
 
+// What a check finds in a well-formed value, the usual case: one shared empty list.
+const none: ReadonlyArray<string> = []
+
 /** Problems with a DNS-1123 subdomain (most object names). */
-export const checkDns1123Subdomain = (value: string): ReadonlyArray<string> => [
+export const checkDns1123Subdomain = (value: string): ReadonlyArray<string> =>
+  value.length <= 253 && dns1123Subdomain.test(value) ? none : [
   ...(value.length > 253 ? [tooLongMessage(253)] : []),
   ...(dns1123Subdomain.test(value)
     ? []
@@ -28,7 +32,8 @@ export const checkDns1123Subdomain = (value: string): ReadonlyArray<string> => [
 ]
 
 /** Problems with a DNS-1123 label (namespace names, pod set names). */
-export const checkDns1123Label = (value: string): ReadonlyArray<string> => [
+export const checkDns1123Label = (value: string): ReadonlyArray<string> =>
+  value.length <= 63 && dns1123Label.test(value) ? none : [
   ...(value.length > 63 ? [tooLongMessage(63)] : []),
   ...(dns1123Label.test(value)
     ? []
@@ -40,8 +45,22 @@ export const checkDns1123Label = (value: string): ReadonlyArray<string> => [
 /** True for an RFC 1035 label of at most 63 characters (a TrainJob name). */
 export const isRfc1035Label = (value: string): boolean => rfc1035Label.test(value) && value.length <= 63
 
+// Label, annotation and finalizer keys repeat from object to object: each is checked once (the cache is
+// bounded, so keys made up by the million cannot grow it without end).
+const qualifiedNameProblems = new Map<string, ReadonlyArray<string>>()
+const qualifiedNameCacheSize = 4096
+
 /** Problems with a qualified name: an optional DNS subdomain prefix and `/`, then a name of <= 63. */
 export const checkQualifiedName = (value: string): ReadonlyArray<string> => {
+  const known = qualifiedNameProblems.get(value)
+  if (known !== undefined) return known
+  if (qualifiedNameProblems.size >= qualifiedNameCacheSize) qualifiedNameProblems.clear()
+  const problems = qualifiedNameProblemsOf(value)
+  qualifiedNameProblems.set(value, problems)
+  return problems
+}
+
+const qualifiedNameProblemsOf = (value: string): ReadonlyArray<string> => {
   const parts = value.split("/")
   if (parts.length > 2) {
     return [`a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '${qualifiedNameFmt}') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`]
@@ -67,7 +86,8 @@ export const checkQualifiedName = (value: string): ReadonlyArray<string> => {
 }
 
 /** Problems with a label value: <= 63 characters, alphanumeric ends, `-_.` inside. */
-export const checkLabelValue = (value: string): ReadonlyArray<string> => [
+export const checkLabelValue = (value: string): ReadonlyArray<string> =>
+  value.length <= 63 && labelValuePattern.test(value) ? none : [
   ...(value.length > 63 ? [tooLongMessage(63)] : []),
   ...(labelValuePattern.test(value)
     ? []

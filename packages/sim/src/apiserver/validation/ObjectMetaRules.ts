@@ -18,19 +18,27 @@ const checkName = (resource: Resource, name: unknown): ReadonlyArray<FieldError>
 const checkStringMap = (
   field: string,
   value: unknown,
-  checkValue: (v: string) => ReadonlyArray<string>
+  checkValue: ((v: string) => ReadonlyArray<string>) | undefined
 ): ReadonlyArray<FieldError> => {
   if (value === undefined || value === null) return []
   if (!isJsonObject(value)) return [wrongType(field, value, "object")]
-  return Object.entries(value).flatMap(([key, v]) => [
-    ...checkQualifiedName(key).map((p) => invalidValue(field, key, p)),
-    ...(typeof v === "string" ? checkValue(v).map((p) => invalidValue(field, v, p)) : [wrongType(`${field}.${key}`, v, "string")])
-  ])
+  const errors: Array<FieldError> = []
+  for (const key of Object.keys(value)) {
+    const v = value[key]
+    for (const p of checkQualifiedName(key)) errors.push(invalidValue(field, key, p))
+    if (typeof v !== "string") errors.push(wrongType(`${field}.${key}`, v, "string"))
+    else if (checkValue !== undefined) for (const p of checkValue(v)) errors.push(invalidValue(field, v, p))
+  }
+  return errors
 }
 
 const checkAnnotationSize = (value: unknown): ReadonlyArray<FieldError> => {
   if (!isJsonObject(value)) return []
-  const size = Object.entries(value).reduce((n, [k, v]) => n + Buffer.byteLength(k) + Buffer.byteLength(typeof v === "string" ? v : ""), 0)
+  let size = 0
+  for (const key of Object.keys(value)) {
+    const v = value[key]
+    size += Buffer.byteLength(key) + (typeof v === "string" ? Buffer.byteLength(v) : 0)
+  }
   return size > totalAnnotationSizeLimit
     ? [{ reason: "FieldValueTooLong", message: `Too long: must have at most ${totalAnnotationSizeLimit} bytes`, field: "metadata.annotations" }]
     : []
@@ -87,7 +95,7 @@ const checkOwnerReferences = (resource: Resource, value: unknown): ReadonlyArray
 export const checkObjectMeta = (resource: Resource, metadata: Record<string, unknown>): ReadonlyArray<FieldError> => [
   ...checkName(resource, metadata["name"]),
   ...checkStringMap("metadata.labels", metadata["labels"], checkLabelValue),
-  ...checkStringMap("metadata.annotations", metadata["annotations"], () => []),
+  ...checkStringMap("metadata.annotations", metadata["annotations"], undefined),
   ...checkAnnotationSize(metadata["annotations"]),
   ...checkFinalizers(metadata["finalizers"]),
   ...checkOwnerReferences(resource, metadata["ownerReferences"])

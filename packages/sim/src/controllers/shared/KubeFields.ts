@@ -60,5 +60,31 @@ export const isDeleting = (object: KubeObject): boolean => at(object, "metadata"
 /** A deep copy of a JSON value, so that edits never reach the store's own object. */
 export const copyJson = <A>(value: A): A => structuredClone(value)
 
-/** Structural equality of two JSON values (key order matters, as it does for values built the same way). */
-export const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b)
+/**
+ * Structural equality of two JSON values (key order matters, as it does for values built the same way):
+ * whether their JSON texts are equal, found without writing them, and without entering a part both share.
+ */
+export const sameJson = (a: unknown, b: unknown): boolean => {
+  if (a === b) return true
+  if (typeof a === "string" && typeof b === "string") return false
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null || !isPlain(a) || !isPlain(b)) return JSON.stringify(a) === JSON.stringify(b)
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i] ?? null, b[i] ?? null)) return false
+    return true
+  }
+  // Members JSON leaves out (undefined, functions, symbols) are skipped on both sides.
+  const ka = Object.keys(a).filter((k) => isWritten((a as JsonRecord)[k]))
+  const kb = Object.keys(b).filter((k) => isWritten((b as JsonRecord)[k]))
+  if (ka.length !== kb.length) return false
+  for (let i = 0; i < ka.length; i++) {
+    const key = ka[i] ?? ""
+    if (key !== kb[i] || !sameJson((a as JsonRecord)[key], (b as JsonRecord)[key])) return false
+  }
+  return true
+}
+
+const isWritten = (value: unknown): boolean => value !== undefined && typeof value !== "function" && typeof value !== "symbol"
+
+// An object JSON writes member by member: no toJSON of its own (a Date has one).
+const isPlain = (value: object): boolean => typeof (value as { readonly toJSON?: unknown }).toJSON !== "function"
