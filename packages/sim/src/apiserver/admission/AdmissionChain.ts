@@ -20,7 +20,8 @@ export const admit = (
   let changed = false
   for (const admission of context.admissions()) {
     if (admission.resource !== resource.plural) continue
-    const result = admission.admit(operation, jsonClone(current), old === undefined ? undefined : jsonClone(old), context.system())
+    const own = admission.readOnly === true
+    const result = admission.admit(operation, own ? current : jsonClone(current), old === undefined || own ? old : jsonClone(old), context.system())
     if ("denied" in result) return { refused: webhookDenied(resource, name, admission.name, result.denied) }
     changed ||= !jsonEqual(result.object, current)
     current = result.object

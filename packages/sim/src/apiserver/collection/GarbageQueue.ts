@@ -74,14 +74,19 @@ export class GarbageQueue {
   private observe(change: StoredChange): void {
     const address = addressOf(change.resource, change.object)
     const key = keyOf(address)
-    this.unindex(key)
-    const refs = change.type === "DELETED" ? [] : ownerReferencesOf(change.object)
-    if (refs.length > 0) this.index(key, address, refs)
     const m = metadataOf(change.object)
+    const refs = ownerReferencesOf(change.object)
+    // A write that kept the stored references (the same frozen list: a status update) leaves the index as it was.
+    const previousList = change.previous === undefined ? undefined : metadataOf(change.previous)["ownerReferences"]
+    const keptRefs = change.type === "MODIFIED" && previousList !== undefined && previousList === m["ownerReferences"]
+    if (!keptRefs) {
+      this.unindex(key)
+      if (change.type !== "DELETED" && refs.length > 0) this.index(key, address, refs)
+    }
     if (change.type !== "DELETED" && (m["ownerReferences"] !== undefined || m["deletionTimestamp"] !== undefined)) this.mark(address)
     const { uid } = identityOf(change.object)
-    for (const dependent of uid === undefined ? [] : this.dependentsOf(uid)) this.mark(dependent)
-    const named = [...ownerReferencesOf(change.object), ...(change.previous === undefined ? [] : ownerReferencesOf(change.previous))]
+    if (uid !== undefined) for (const dependent of this.dependents.get(uid)?.values() ?? []) this.mark(dependent)
+    const named = keptRefs || change.previous === undefined ? refs : [...refs, ...ownerReferencesOf(change.previous)]
     for (const ref of named) {
       const owner = ownerAddress(ref, address.namespace)
       if (owner !== undefined) this.mark(owner)

@@ -18,7 +18,19 @@ export interface Comparison {
 const noChange: Comparison = { added: undefined, removed: undefined, modified: undefined }
 
 /** The FieldsV1 element of an object field. */
-export const fieldElement = (name: string): string => `f:${name}`
+export const fieldElement = (name: string): string => {
+  const known = fieldElements.get(name)
+  if (known !== undefined) return known
+  if (fieldElements.size >= fieldElementCacheSize) fieldElements.clear()
+  const element = `f:${name}`
+  fieldElements.set(name, element)
+  return element
+}
+
+// Field names repeat from object to object: the element made once is reused, which spares building and
+// interning a new key string per field of every write (bounded, as names made up by the million could be).
+const fieldElements = new Map<string, string>()
+const fieldElementCacheSize = 8192
 
 const childTree = (tree: FieldTree, key: string): FieldTree => {
   if (typeof tree === "string") return "open"

@@ -109,9 +109,7 @@ const cloneValue = (value: unknown, shareFrozen: boolean, sharedKey?: string): u
   const copy: Record<string, unknown> = {}
   for (const key of Object.keys(value)) {
     const original = (value as Record<string, unknown>)[key]
-    const child = key === sharedKey && isDeeplyFrozen(original) ? original : cloneValue(original, shareFrozen, sharedKey)
-    if (key === "__proto__") setOwn(copy, key, child)
-    else copy[key] = child
+    putOwn(copy, key, key === sharedKey && isDeeplyFrozen(original) ? original : cloneValue(original, shareFrozen, sharedKey))
   }
   return copy
 }
@@ -129,4 +127,10 @@ export const valueAt = (value: unknown, path: ReadonlyArray<string>): unknown =>
 /** Sets an own property, even one named `__proto__` (plain assignment would change the prototype). */
 export const setOwn = (object: Record<string, unknown>, key: string, value: unknown): void => {
   Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true })
+}
+
+/** As setOwn, but by plain assignment for every other key: several times cheaper, for the loops that copy objects key by key. */
+export const putOwn = (object: Record<string, unknown>, key: string, value: unknown): void => {
+  if (key === "__proto__") setOwn(object, key, value)
+  else object[key] = value
 }

@@ -2,7 +2,7 @@
 // global revision counter (as etcd has) that stamps every write's resourceVersion, and a bounded log of
 // changes that watches replay from.
 import type { KubeObject } from "../../Api.ts"
-import { freezeJson, isJsonObject, setOwn } from "./JsonValue.ts"
+import { freezeJson, isJsonObject, putOwn } from "./JsonValue.ts"
 
 /** One stored change, as watches see it. */
 export interface StoredChange {
@@ -31,10 +31,7 @@ export const objectKey = (object: KubeObject): string => {
 // place. The top level is copied key by key: V8 makes a frozen copy of a spread object ~190 bytes larger.
 const stamped = (object: KubeObject, revision: number): KubeObject => {
   const out: Record<string, unknown> = {}
-  for (const key of Object.keys(object)) {
-    if (key === "__proto__") setOwn(out, key, object[key])
-    else out[key] = object[key]
-  }
+  for (const key of Object.keys(object)) putOwn(out, key, object[key])
   out["metadata"] = { ...metadataOf(object), resourceVersion: String(revision) }
   return freezeJson(out)
 }
@@ -60,6 +57,8 @@ export class Store {
   private readonly sorted = new Map<string, Array<string>>()
   private log: Array<StoredChange> = []
   private readonly listeners = new Set<(change: StoredChange) => void>()
+  // The listeners as they were at the last (un)subscription: each write calls those, whoever subscribes meanwhile.
+  private listenerList: ReadonlyArray<(change: StoredChange) => void> = []
 
   /** The latest revision (the resourceVersion a list reports). */
   currentRevision(): number {
@@ -187,7 +186,7 @@ export class Store {
       objects.set(objectKey(stored), stored)
       this.sorted.delete(resource)
       const change: StoredChange = { revision: Number(metadataOf(stored)["resourceVersion"] ?? revision), resource, type: "ADDED", object: stored }
-      for (const listener of [...this.listeners]) listener(change)
+      for (const listener of this.listenerList) listener(change)
     }
   }
 
@@ -202,7 +201,12 @@ export class Store {
   /** Calls `listener` with every change from now on, until the returned function is called. */
   subscribe(listener: (change: StoredChange) => void): () => void {
     this.listeners.add(listener)
-    return () => this.listeners.delete(listener)
+    this.listenerList = [...this.listeners]
+    return () => {
+      const removed = this.listeners.delete(listener)
+      this.listenerList = [...this.listeners]
+      return removed
+    }
   }
 
   /** Every stored object of a resource, in no particular (but a repeatable) order. */
@@ -222,6 +226,6 @@ export class Store {
   private record(change: StoredChange): void {
     this.log.push(change)
     if (this.log.length > 2 * changeLogCapacity) this.log = this.log.slice(-changeLogCapacity)
-    for (const listener of [...this.listeners]) listener(change)
+    for (const listener of this.listenerList) listener(change)
   }
 }

@@ -4,7 +4,7 @@
 // `x-kubernetes-preserve-unknown-fields` does; the simulator uses it for the deep core/v1 subtrees
 // (pod specs and the like) it does not describe.
 import { type FieldError, invalidValue, wrongType } from "./FieldErrors.ts"
-import { isDeeplyFrozen, isJsonObject, setOwn } from "../store/JsonValue.ts"
+import { isDeeplyFrozen, isJsonObject, jsonCopyUnfrozen, putOwn } from "../store/JsonValue.ts"
 
 /** A scalar field's type; "quantity" is a resource quantity (integer, or a string of Kubernetes' quantity form). */
 export type LeafType = "string" | "integer" | "boolean" | "quantity" | "any"
@@ -37,15 +37,17 @@ export interface Pruned {
 }
 
 // `stored` is the same place in the stored object an update replaces: a part left as stored (frozen, so
-// unchanged since it was pruned by this same tree when written) has nothing to prune. Paths are spelled
-// out only for an unknown field: this runs on every write, and most bodies have none.
+// unchanged since it was pruned by this same tree when written) has nothing to prune. What is kept is
+// copied (but for deeply frozen parts), so the result is the server's own and the body needs no copy
+// before. Paths are spelled out only for an unknown field: this runs on every write, and most bodies have none.
 const pruneAt = (tree: FieldTree, value: unknown, path: () => string, unknown: Array<string>, stored: unknown): unknown => {
-  if (typeof tree === "string" || (value === stored && isDeeplyFrozen(value))) return value
+  if (typeof tree === "string") return jsonCopyUnfrozen(value)
+  if (value === stored && isDeeplyFrozen(value)) return value
   if ("items" in tree) {
     const storedItems = Array.isArray(stored) ? stored : []
-    return Array.isArray(value) ? value.map((item, i) => pruneAt(tree.items, item, () => `${path()}[${i}]`, unknown, storedItems[i])) : value
+    return Array.isArray(value) ? value.map((item, i) => pruneAt(tree.items, item, () => `${path()}[${i}]`, unknown, storedItems[i])) : jsonCopyUnfrozen(value)
   }
-  if (!isJsonObject(value)) return value
+  if (!isJsonObject(value)) return jsonCopyUnfrozen(value)
   const storedFields = isJsonObject(stored) ? stored : undefined
   const out: Record<string, unknown> = {}
   for (const key of Object.keys(value)) {
@@ -58,14 +60,14 @@ const pruneAt = (tree: FieldTree, value: unknown, path: () => string, unknown: A
     // A null where the schema does not allow one is dropped, as the API server does before defaulting.
     if (v === null && "fields" in tree) continue
     const pruned = pruneAt(sub, v, () => child(path(), key), unknown, storedFields !== undefined && Object.hasOwn(storedFields, key) ? storedFields[key] : undefined)
-    if (key === "__proto__") setOwn(out, key, pruned)
-    else out[key] = pruned
+    putOwn(out, key, pruned)
   }
   return out
 }
 
 /**
- * Prunes a value by its tree: what a real API server stores, and what it would name under Strict. With
+ * Prunes a value by its tree: what a real API server stores, and what it would name under Strict; the
+ * pruned value shares nothing with `value` but deeply frozen parts. With
  * `stored` (the stored version an update replaces), parts the value shares with it are not entered again.
  */
 export const prune = (tree: FieldTree, value: unknown, stored?: unknown): Pruned => {

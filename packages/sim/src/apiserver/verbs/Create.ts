@@ -4,7 +4,7 @@ import type { ApiResponse, FieldValidation, KubeObject, Resource } from "../../A
 import { admit } from "../admission/AdmissionChain.ts"
 import { applyDefaults } from "../../kinds/Defaults.ts"
 import { decodeFields, withWarnings } from "../validation/FieldValidation.ts"
-import { isJsonObject, jsonCopyUnfrozen } from "../store/JsonValue.ts"
+import { isJsonObject, putOwn } from "../store/JsonValue.ts"
 import { apiVersionFor as apiVersionOf, groupOf, resourceByPlural, versionOf } from "../../kinds/ResourceTable.ts"
 import { isDeleting, metadataOf, present, type ServerContext, timestamp } from "../store/ServerContext.ts"
 import { alreadyExists, badRequest, forbidden, invalid, notFound } from "../StatusErrors.ts"
@@ -81,11 +81,10 @@ const initialState = (resource: Resource, object: KubeObject): KubeObject => {
 /** Creates an object. */
 export const create = (context: ServerContext, resource: Resource, sentBody: unknown, options: CreateOptions): ApiResponse => {
   // The store must never share structure with what the caller keeps, unless it is frozen for good (a
-  // controller's new object built from stored parts).
-  const body = jsonCopyUnfrozen(sentBody)
-  const typeProblem = checkTypeMeta(resource, body)
-  if (typeProblem !== undefined || !isJsonObject(body)) return typeProblem ?? badRequest("invalid body")
-  const decoded = decodeFields(resource, options.version, body, options.fieldValidation)
+  // controller's new object built from stored parts): decoding the fields copies the rest.
+  const typeProblem = checkTypeMeta(resource, sentBody)
+  if (typeProblem !== undefined || !isJsonObject(sentBody)) return typeProblem ?? badRequest("invalid body")
+  const decoded = decodeFields(resource, options.version, sentBody, options.fieldValidation)
   if ("refused" in decoded) return decoded.refused
   return withWarnings(createDecoded(context, resource, decoded.object, options), decoded.warnings)
 }
@@ -107,7 +106,8 @@ const createDecoded = (context: ServerContext, resource: Resource, body: KubeObj
     const refusal = namespaceRefusal(context, resource, namespace, name)
     if (refusal !== undefined) return refusal
   }
-  const metadata: Record<string, unknown> = Object.fromEntries(Object.entries(sent).filter(([k]) => !serverOwnedMetadata.includes(k)))
+  const metadata: Record<string, unknown> = {}
+  for (const key of Object.keys(sent)) if (!serverOwnedMetadata.includes(key)) putOwn(metadata, key, sent[key])
   // Defaults are the requester's, as the real server's defaulting is; what the registry then sets itself
   // (a Namespace's finalizer and phase) belongs to no manager.
   const defaulted = applyDefaults(resource.plural, {

@@ -7,7 +7,7 @@ import { admit } from "../admission/AdmissionChain.ts"
 import { applyDefaults } from "../../kinds/Defaults.ts"
 import { decodeFields, withWarnings } from "../validation/FieldValidation.ts"
 import { type FieldError, forbidden as forbiddenField } from "../validation/FieldErrors.ts"
-import { isJsonObject, jsonCopyUnfrozen, jsonEqual } from "../store/JsonValue.ts"
+import { isJsonObject, jsonEqual } from "../store/JsonValue.ts"
 import { finalizersOf, identityOf, isDeleting, metadataOf, present, type ServerContext, timestamp } from "../store/ServerContext.ts"
 import { badRequest, conflict, invalid, notFound, staleObject } from "../StatusErrors.ts"
 import { checkTypeMeta } from "./Create.ts"
@@ -162,6 +162,7 @@ export const update = (
   }
   const old = context.store.get(resource.plural, resource.namespaced ? namespace : undefined, name)
   if (old === undefined) return notFound(resource, name)
-  // The store must never share structure with what the caller keeps, unless no one can change it.
-  return commitUpdate(context, resource, old, jsonCopyUnfrozen(body), { ...options, requireResourceVersion: true })
+  // The store must never share structure with what the caller keeps, unless no one can change it:
+  // decoding the fields (commitUpdate) copies the rest.
+  return commitUpdate(context, resource, old, body, { ...options, requireResourceVersion: true })
 }

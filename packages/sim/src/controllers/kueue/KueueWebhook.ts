@@ -15,7 +15,7 @@ const gateRules = (operation: "create" | "update", object: KubeObject, old: Kube
     ? gateProblems(gatesPath, gatesOf(object))
     : gateUpdateProblems(gatesPath, gatesOf(old), gatesOf(object))
 
-// Webhooks are handed their own copy of the object, so a shallow change is enough.
+// Changes are made to new objects, never to the one handed in (the webhook is readOnly).
 const suspended = (job: KubeObject): KubeObject => {
   return { ...job, spec: { ...(asRecord(job["spec"]) ?? {}), suspend: true } }
 }
@@ -24,6 +24,7 @@ const suspended = (job: KubeObject): KubeObject => {
 export const kueueTrainJobWebhook: Admission = {
   name: "mtrainjob.kb.io",
   resource: "trainjobs",
+  readOnly: true,
   admit(operation: "create" | "update", object: KubeObject, old: KubeObject | undefined, _system: SystemClient) {
     if (labelsOf(object)[queueNameLabel] === undefined) return { object }
     const problems = gateRules(operation, object, old)
@@ -36,6 +37,7 @@ export const kueueTrainJobWebhook: Admission = {
 export const kueueWorkloadWebhook: Admission = {
   name: "vworkload.kb.io",
   resource: "workloads",
+  readOnly: true,
   admit(operation: "create" | "update", object: KubeObject, old: KubeObject | undefined, _system: SystemClient) {
     const problems = gateRules(operation, object, old)
     return problems.length > 0 ? { denied: problems } : { object }

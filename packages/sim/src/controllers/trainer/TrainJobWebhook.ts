@@ -28,7 +28,7 @@ const reservedEnvProblems = (job: KubeObject, runtime: KubeObject): ReadonlyArra
   })
 }
 
-// Webhooks are handed their own copy of the object, so a shallow change is enough.
+// Changes are made to new objects, never to the one handed in (the webhook is readOnly).
 const withPatches = (job: KubeObject, patches: ReadonlyArray<unknown>): KubeObject => {
   if (patches.length === 0) return job
   const spec = asRecord(job["spec"])
@@ -39,6 +39,7 @@ const withPatches = (job: KubeObject, patches: ReadonlyArray<unknown>): KubeObje
 export const trainJobWebhook: Admission = {
   name: "validate.trainjob.trainer.kubeflow.org",
   resource: "trainjobs",
+  readOnly: true,
   admit(operation: "create" | "update", object: KubeObject, old: KubeObject | undefined, system: SystemClient) {
     const patches = runtimePatchesOf(object)
     const oldPatches = runtimePatchesOf(old)
