@@ -55,39 +55,54 @@ const memberBound = (key: string, value: unknown): number => stringBound(key) + 
 
 // Freezes an object or array deeply; its JSON's bound (see freezeParts), which the mark keeps.
 const freezeMeasured = (value: object): number => {
-  const extensible = Object.isExtensible(value)
-  if (!extensible) {
-    const known = (value as { readonly [deeplyFrozen]?: number })[deeplyFrozen]
-    if (known !== undefined) return known
-    if (frozenElsewhere.has(value)) return Number.POSITIVE_INFINITY
-  }
+  const known = Object.isExtensible(value) ? undefined : FrozenMark.boundOf(value)
+  if (known !== undefined) return known
   let bound = 2
   if (Array.isArray(value)) for (const item of value as ReadonlyArray<unknown>) bound += valueBound(item) + 1
   else for (const key of Object.keys(value)) bound += memberBound(key, (value as Record<string, unknown>)[key])
-  // Marked once its children are frozen, so a marked value is frozen all the way down.
-  if (extensible) Object.defineProperty(value, deeplyFrozen, { value: bound })
-  else frozenElsewhere.add(value)
   Object.freeze(value)
-  return extensible ? bound : Number.POSITIVE_INFINITY
+  // Marked once it and its children are frozen, so a marked value is frozen all the way down.
+  FrozenMark.mark(value, bound)
+  return bound
 }
 
-// What freezeJson froze, all the way down, carries this (non-enumerable, so no copy, key list or JSON
-// sees it): its value is the bound of the part's JSON length. Object.isFrozen would not do: it says
-// nothing of the children. A WeakSet of every frozen part would, but with a large store it holds
-// millions of entries, and its lookups and the garbage collector's work on it cost more than the rest
-// of a write.
-const deeplyFrozen: unique symbol = Symbol("deeplyFrozen")
+// A class whose constructor returns the object it is handed, so that a subclass's private field is
+// added to that object (even a frozen one) as V8 adds any field.
+class Adopting {
+  constructor(object: object) {
+    return object as Adopting
+  }
+}
 
-// The rare value someone else froze (or sealed) first, which can no longer take the mark (nor a bound).
-const frozenElsewhere = new WeakSet<object>()
+// What freezeJson froze, all the way down, carries this mark: a private field, which no key list,
+// spread, copy or JSON sees, holding the bound of the part's JSON length. Object.isFrozen would not do:
+// it says nothing of the children. A WeakSet of every frozen part would, but with a large store it holds
+// millions of entries, and its lookups and the garbage collector's work on it cost more than the rest of
+// a write; a symbol property costs twice what this does to add.
+class FrozenMark extends Adopting {
+  readonly #bound: number
+
+  private constructor(object: object, bound: number) {
+    super(object)
+    this.#bound = bound
+  }
+
+  static mark(object: object, bound: number): void {
+    new FrozenMark(object, bound)
+  }
+
+  static boundOf(object: object): number | undefined {
+    return #bound in object ? (object as FrozenMark).#bound : undefined
+  }
+}
 
 /** True for an object or array freezeJson froze: nothing in it can ever change. */
 export const isDeeplyFrozen = (value: unknown): boolean =>
   typeof value === "object" &&
   value !== null &&
-  // Most values asked about are new and extensible: that answers first, before a property lookup that misses.
+  // Most values asked about are new and extensible: that answers first, before a field lookup that misses.
   !Object.isExtensible(value) &&
-  ((value as { readonly [deeplyFrozen]?: number })[deeplyFrozen] !== undefined || frozenElsewhere.has(value))
+  FrozenMark.boundOf(value) !== undefined
 
 /** A copy of a JSON value that shares only its deeply frozen parts (stored objects, which nothing can
  * change): for a body about to be stored, as safe as a deep copy at a fraction of the cost when the body is
