@@ -4,7 +4,7 @@ import type { ApiResponse, FieldValidation, KubeObject, Resource } from "../../A
 import { admit } from "../admission/AdmissionChain.ts"
 import { applyDefaults } from "../../kinds/Defaults.ts"
 import { decodeFields, withWarnings } from "../validation/FieldValidation.ts"
-import { isJsonObject, putOwn } from "../store/JsonValue.ts"
+import { isJsonObject, putOwn, withoutKey } from "../store/JsonValue.ts"
 import { apiVersionFor as apiVersionOf, groupOf, resourceByPlural, versionOf } from "../../kinds/ResourceTable.ts"
 import { isDeleting, metadataOf, present, type ServerContext, timestamp } from "../store/ServerContext.ts"
 import { alreadyExists, badRequest, forbidden, invalid, notFound } from "../StatusErrors.ts"
@@ -73,9 +73,7 @@ const initialState = (resource: Resource, object: KubeObject): KubeObject => {
     const spec = isJsonObject(object["spec"]) ? object["spec"] : {}
     return { ...object, spec: { finalizers: ["kubernetes"], ...spec }, status: { phase: "Active" } }
   }
-  if (!resource.hasStatus) return object
-  const { status: _dropped, ...rest } = object
-  return rest
+  return resource.hasStatus ? withoutKey(object, "status") : object
 }
 
 /** Creates an object. */

@@ -7,7 +7,7 @@ import { admit } from "../admission/AdmissionChain.ts"
 import { applyDefaults } from "../../kinds/Defaults.ts"
 import { decodeFields, withWarnings } from "../validation/FieldValidation.ts"
 import { type FieldError, forbidden as forbiddenField } from "../validation/FieldErrors.ts"
-import { isJsonObject, jsonEqual } from "../store/JsonValue.ts"
+import { isJsonObject, jsonEqual, putOwn, withoutKey } from "../store/JsonValue.ts"
 import { finalizersOf, identityOf, isDeleting, metadataOf, present, type ServerContext, timestamp } from "../store/ServerContext.ts"
 import { badRequest, conflict, invalid, notFound, staleObject } from "../StatusErrors.ts"
 import { checkTypeMeta } from "./Create.ts"
@@ -35,8 +35,19 @@ export interface UpdateOptions {
 // out after, from the stored ones or the ones the client sent).
 const serverKept = ["name", "namespace", "uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation", "resourceVersion", "managedFields"]
 
-const specOf = (object: KubeObject): Record<string, unknown> =>
-  Object.fromEntries(Object.entries(object).filter(([k]) => k !== "metadata" && k !== "status" && k !== "apiVersion" && k !== "kind"))
+const isSpecKey = (key: string): boolean => key !== "metadata" && key !== "status" && key !== "apiVersion" && key !== "kind"
+
+// Whether two versions hold the same fields outside metadata and status (jsonEqual on those parts, with no copy of them made).
+const sameSpec = (a: KubeObject, b: KubeObject): boolean => {
+  let unmatched = 0
+  for (const key of Object.keys(a)) {
+    if (!isSpecKey(key) || a[key] === undefined) continue
+    if (!Object.hasOwn(b, key) || !jsonEqual(a[key], b[key])) return false
+    unmatched++
+  }
+  for (const key of Object.keys(b)) if (isSpecKey(key) && b[key] !== undefined) unmatched--
+  return unmatched === 0
+}
 
 const missingResourceVersion: FieldError = {
   reason: "FieldValueInvalid",
@@ -47,17 +58,17 @@ const missingResourceVersion: FieldError = {
 // The object the update would store: status from the right place, server-owned metadata kept.
 const merged = (resource: Resource, old: KubeObject, candidate: KubeObject, subresource: "status" | undefined): KubeObject => {
   if (subresource === "status") {
-    const { status: _old, ...rest } = old
+    const rest = withoutKey(old, "status")
     return candidate["status"] === undefined ? rest : { ...rest, status: candidate["status"] }
   }
   const oldMeta = metadataOf(old)
   const sentMeta = metadataOf(candidate)
-  const metadata: Record<string, unknown> = Object.fromEntries(Object.entries(sentMeta).filter(([k]) => !serverKept.includes(k) && k !== "managedFields"))
+  const metadata: Record<string, unknown> = {}
+  for (const k of Object.keys(sentMeta)) if (!serverKept.includes(k)) putOwn(metadata, k, sentMeta[k])
   for (const k of serverKept) if (oldMeta[k] !== undefined) metadata[k] = oldMeta[k]
   // Without a status subresource, status is an ordinary field and the main endpoint writes it.
   if (!resource.hasStatus) return { ...candidate, apiVersion: old.apiVersion ?? "", kind: old.kind ?? resource.kind, metadata }
-  const { status: _sent, ...rest } = candidate
-  const next: KubeObject = { ...rest, apiVersion: old.apiVersion ?? "", kind: old.kind ?? resource.kind, metadata }
+  const next: KubeObject = { ...withoutKey(candidate, "status"), apiVersion: old.apiVersion ?? "", kind: old.kind ?? resource.kind, metadata }
   return old["status"] !== undefined ? { ...next, status: old["status"] } : next
 }
 
@@ -112,7 +123,7 @@ const commitDecoded = (context: ServerContext, resource: Resource, old: KubeObje
   }
   next = withEntries(next, managed)
   if (jsonEqual(next, old)) return { code: 200, body: present(resource, old, options.version) }
-  if (!jsonEqual(specOf(next), specOf(old))) {
+  if (!sameSpec(next, old)) {
     const generation = metadataOf(old)["generation"]
     next = { ...next, metadata: { ...metadataOf(next), generation: (typeof generation === "number" ? generation : 0) + 1 } }
   }
