@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { serveReadyLine } from "../../packages/cli/dist/commands/ServeReady.js"
 import { hashToken } from "../../packages/server/dist/index.js"
 import { typedCaller } from "./api.mjs"
 
@@ -29,14 +30,15 @@ export const startWebService = async (databaseUrl = "") => {
     env: { ...process.env, DATABASE_URL: databaseUrl }
   })
   let err = ""
-  child.stderr.on("data", (chunk) => (err += chunk))
+  // Its URL once it listens, used once it serves (its ready line on stderr: the database is open).
   const url = await new Promise((resolve, reject) => {
     let out = ""
-    child.stdout.on("data", (chunk) => {
-      out += chunk
+    const settle = () => {
       const found = /^(http:\/\/127\.0\.0\.1:\d+)\/api\/v1\n/.exec(out)?.[1]
-      if (found !== undefined) resolve(found)
-    })
+      if (found !== undefined && new RegExp(`^${serveReadyLine}`, "m").test(err)) resolve(found)
+    }
+    child.stderr.on("data", (chunk) => ((err += chunk), settle()))
+    child.stdout.on("data", (chunk) => ((out += chunk), settle()))
     child.once("exit", (code) => reject(new Error(`dispatch serve exited ${code}: ${err}`)))
   })
   const typed = (program) => typedCaller(token)(url, program)

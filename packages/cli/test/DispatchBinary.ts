@@ -4,6 +4,7 @@ import { execFile, spawn, type ChildProcess } from "node:child_process"
 import { existsSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { serveReadyLine } from "../src/commands/ServeReady.ts"
 
 /** The package directory and the repository root. */
 export const cliDir = fileURLToPath(new URL("..", import.meta.url))
@@ -89,7 +90,8 @@ export interface Served {
   readonly stop: () => Promise<number | null>
 }
 
-/** Starts `dispatch <words> --port 0 args...` and waits until it prints its URL (the job service adds `/api/v1`). */
+/** Starts `dispatch <words> --port 0 args...` and waits until it prints its URL (the job service adds `/api/v1`) and,
+ * for the job service, its ready line. */
 export const background = (
   words: ReadonlyArray<string>,
   args: ReadonlyArray<string>,
@@ -110,14 +112,22 @@ export const background = (
       child.kill("SIGKILL")
       reject(new Error(`${words.join(" ")} did not start within ${processBoundMs} ms: ${err}`))
     }, processBoundMs)
-    child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()))
+    // The job service prints its URL once it listens and its ready line once it serves (its database open): a
+    // test gets it serving. `sim serve` serves once it prints its URL.
+    const serving = words[0] !== "serve"
+    const settle = () => {
+      const url = /^(http:\/\/127\.0\.0\.1:\d+)(\/api\/v1)?\n/.exec(out)?.[1]
+      if (url === undefined || !(serving || new RegExp(`^${serveReadyLine}`, "m").test(err))) return
+      clearTimeout(timer)
+      resolve({ url, child, stderr: () => err, stop })
+    }
+    child.stderr.on("data", (chunk: Buffer) => {
+      err += chunk.toString()
+      settle()
+    })
     child.stdout.on("data", (chunk: Buffer) => {
       out += chunk.toString()
-      const url = /^(http:\/\/127\.0\.0\.1:\d+)(\/api\/v1)?\n/.exec(out)?.[1]
-      if (url !== undefined) {
-        clearTimeout(timer)
-        resolve({ url, child, stderr: () => err, stop })
-      }
+      settle()
     })
     child.once("exit", (code) => {
       clearTimeout(timer)

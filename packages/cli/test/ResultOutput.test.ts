@@ -7,6 +7,7 @@ import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { parse } from "yaml"
 import { runCli } from "../src/Cli.ts"
+import { serveReadyLine } from "../src/commands/ServeReady.ts"
 import type { CliIo } from "../src/CliIo.ts"
 import { ExitCode } from "../src/ExitCode.ts"
 import { processIo } from "../src/ProcessIo.ts"
@@ -84,6 +85,8 @@ describe("-o json|yaml on demo, sim serve and serve", { timeout: processBoundMs 
       expect(await until(() => /^token: /m.test(t.out.join("\n")))).toBe(true)
       const summary = parse(t.out.join("\n")) as { url: string; token: string }
       expect(summary).toMatchObject({ url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/api\/v1$/), openapi: `${summary.url}/openapi.json`, database: "pglite", dispatching: false })
+      // The summary is printed once the service listens; the API serves once the ready line follows.
+      expect(await until(() => t.err.some((line) => line.startsWith(serveReadyLine)))).toBe(true)
       expect((await fetch(`${summary.url}/queues`, { headers: { authorization: `Bearer ${summary.token}` } })).status).toBe(200)
     } finally {
       t.stop()

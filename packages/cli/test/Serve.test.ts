@@ -5,6 +5,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { ExitCode } from "../src/ExitCode.ts"
+import { serveReadyLine } from "../src/commands/ServeReady.ts"
 import { background, binary, dispatch, ensureBuilt, processTestMs } from "./DispatchBinary.ts"
 import { alive } from "./Processes.ts"
 import { client } from "../../server/test/Fixtures.ts"
@@ -13,13 +14,20 @@ const dir = mkdtempSync(join(tmpdir(), "dispatch-serve-"))
 beforeAll(() => ensureBuilt(), processTestMs)
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-// `dispatch serve` on PGlite in `dataDir` (whatever DATABASE_URL the test run has): ready once it prints its URL or
-// exits. A fresh PGlite directory takes seconds to initialise, many more on a busy machine, so the bound is wide.
-const serveOn = (dataDir: string) => {
-  const child = spawn("node", [binary, "serve", "--port", "0", "--data-dir", dataDir], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, DATABASE_URL: "" } })
+// `dispatch serve` on PGlite in `dataDir` (whatever DATABASE_URL the test run has): ready once it prints its URL (it
+// listens) or exits; served once it says it serves (its database open). A fresh PGlite directory takes seconds to initialise, many more on a busy machine, so the bound is wide.
+const readyLine = new RegExp(`^${serveReadyLine}`, "m")
+
+const serveOn = (dataDir: string, databaseUrl = "") => {
+  const child = spawn("node", [binary, "serve", "--port", "0", "--data-dir", dataDir], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, DATABASE_URL: databaseUrl } })
   let out = ""
   let err = ""
-  child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()))
+  let serving: () => void = () => undefined
+  const served = new Promise<void>((resolve) => (serving = resolve))
+  child.stderr.on("data", (chunk: Buffer) => {
+    err += chunk.toString()
+    if (readyLine.test(err)) serving()
+  })
   const ready = new Promise<{ readonly url?: string; readonly code?: number | null }>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`dispatch serve neither listened nor exited within 240 s: ${err}`)), 240_000)
     child.stdout.on("data", (chunk: Buffer) => {
@@ -35,7 +43,7 @@ const serveOn = (dataDir: string) => {
       resolve({ code })
     })
   })
-  return { child, ready, stderr: () => err }
+  return { child, ready, served, stderr: () => err }
 }
 
 const get = async (url: string, token?: string) =>
@@ -48,6 +56,8 @@ describe("dispatch serve", { timeout: processTestMs }, () => {
       const token = /write token for group "default" is (\S+)/.exec(served.stderr())?.[1]
       expect(token).toBeDefined()
       expect(served.stderr()).toContain("jobs are stored, not dispatched")
+      // It said it listens before it said it serves.
+      expect(served.stderr()).toMatch(/^dispatch serve: listening; [^]*^dispatch serve: ready: /m)
       expect(await get(`${served.url}/api/v1/openapi.json`)).toBe(200)
       expect(await get(`${served.url}/api/v1/jobs`)).toBe(401)
       expect(await get(`${served.url}/api/v1/jobs`, token)).toBe(200)
@@ -143,6 +153,8 @@ describe("dispatch serve", { timeout: processTestMs }, () => {
       const refused = await second.ready
       expect(refused).toMatchObject({ code: ExitCode.failure })
       expect(second.stderr()).toMatch(new RegExp(`data directory ${data} is in use by dispatch serve pid ${first.child.pid} on [^]*stop that process`))
+      // Killed once its data directory is made, so the next process opens an existing one.
+      await first.served
       const gone = new Promise((resolve) => first.child.once("exit", resolve))
       first.child.kill("SIGKILL")
       await gone
@@ -160,6 +172,16 @@ describe("dispatch serve", { timeout: processTestMs }, () => {
       }
     }
   }, 300_000)
+
+  it("prints its URL before its database is open; a database that does not open still ends it with the error, exit 1", async () => {
+    const served = serveOn(join(dir, "unused"), "postgres://nobody@127.0.0.1:1/none")
+    const listened = await served.ready
+    expect(listened).toMatchObject({ url: expect.stringMatching(/^http:/) })
+    const code = await new Promise((resolve) => (served.child.exitCode === null ? served.child.once("exit", resolve) : resolve(served.child.exitCode)))
+    expect(code).toBe(ExitCode.failure)
+    expect(served.stderr()).toContain("the job service did not start (database): database connect failed")
+    expect(served.stderr()).not.toMatch(readyLine)
+  })
 
   it("names every problem of a bad command line or tokens file, exit 2", async () => {
     const both = await dispatch(["serve", "--sim", "--kubeconfig", "k", "--port", "x", "--log-format", "xml"])

@@ -20,7 +20,7 @@ import { errorBody, refusalStatus } from "./ErrorBody.ts"
 import { answerOnce, type KeyedAnswer } from "./Idempotency.ts"
 import { idempotencyHeader, parseIdempotencyKey } from "./IdempotencyKey.ts"
 import type { JobControl } from "./JobControl.ts"
-import { accessLine, metricsText, readiness, recordRequest, requestIdOf, type DispatcherState, type LogFormat } from "./Operations.ts"
+import { accessLine, metricsText, readiness, recordRequest, requestIdOf, startingReadiness, startupReason, type DispatcherState, type LogFormat, type StartupStep } from "./Operations.ts"
 import { defaultLimits, oversizedFields, type AnswerLimits } from "./Limits.ts"
 import { isReportToken, reportTokenJob } from "./ReportToken.ts"
 import { isJsonContentType, jsonDepth, maxJsonDepth } from "./RequestBody.ts"
@@ -45,6 +45,7 @@ import {
   refusalOf,
   RouteNotFound,
   ResourceNotFound,
+  ServiceStarting,
   Unauthenticated,
   UnsupportedMediaType,
   WriteConflict,
@@ -84,6 +85,9 @@ export interface ApiEnvironment {
   readonly accessLog?: { readonly format: LogFormat; readonly write: (line: string) => void }
   /** The directory of the built web page served at `/`; @dispatch/web's build when absent. */
   readonly webRoot?: string
+  /** What the service is still doing before it serves its API (its database is not open yet, say); it serves
+   * when this is absent or answers undefined. Until then every request that needs the database answers 503. */
+  readonly starting?: () => StartupStep | undefined
 }
 
 /** A JSON answer with a status. */
@@ -390,7 +394,8 @@ const publicRoutes = (env: () => ApiEnvironment) =>
         "GET",
         "/readyz",
         Effect.promise(async () => {
-          const found = await readiness(env().db, env().dispatcher?.() ?? "off")
+          const step = env().starting?.()
+          const found = step === undefined ? await readiness(env().db, env().dispatcher?.() ?? "off") : startingReadiness(step, env().dispatcher?.() ?? "off")
           return jsonAnswer(found.ready ? 200 : 503, found)
         })
       )
@@ -400,6 +405,22 @@ const publicRoutes = (env: () => ApiEnvironment) =>
         Effect.map(Effect.suspend(() => metricsText(env().db)), (text) => HttpServerResponse.text(text, { contentType: "text/plain; version=0.0.4; charset=utf-8" }))
       )
     })
+  )
+
+// What a starting service answers without its database: the process's health, its readiness, the API's index,
+// document and docs page, and the web page (whose calls wait, as every API call does, for the service to serve).
+const answeredWhileStarting = (route: string) =>
+  route === "/healthz" || route === "/readyz" || route === apiPrefix || route === `${apiPrefix}/openapi.json` || route === `${apiPrefix}/docs` ||
+  route === webIndexPath || route === webAssetsPrefix || route === "unmatched"
+
+/** Seconds a client told the service is starting waits before asking again. */
+export const startingRetryAfterSeconds = 1
+
+// A starting service's answer to a request that needs the database: a 503 naming the step, with Retry-After. The
+// body is read first (within the size limit), so the client finishes sending before the answer.
+const whileStarting = (request: HttpServerRequest.HttpServerRequest, step: StartupStep) =>
+  Effect.ignore(request.text.pipe(Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(maxBodyBytes)))).pipe(
+    Effect.as(HttpServerResponse.setHeader(refused(refusal(new ServiceStarting({ step, reason: startupReason(step) }))), "retry-after", String(startingRetryAfterSeconds)))
   )
 
 /** The route template a request is counted under: the endpoint's path, or what else it reached. */
@@ -441,12 +462,13 @@ const answerEverything = (env: () => ApiEnvironment): Layer.Layer<never, never, 
         const request = yield* HttpServerRequest.HttpServerRequest
         const started = performance.now()
         const requestId = requestIdOf(request.headers["x-request-id"], randomUUID)
-        const response = yield* answerOf(env, request.method, request.originalUrl, httpEffect)
-        const ms = performance.now() - started
         const current = env()
         const target = parseRequestTarget(request.originalUrl)
         const path = Result.isSuccess(target) ? target.success.pathname : request.originalUrl
         const route = routeLabel(current, request.method, path)
+        const step = current.starting?.()
+        const response = yield* step === undefined || answeredWhileStarting(route) ? answerOf(env, request.method, request.originalUrl, httpEffect) : whileStarting(request, step)
+        const ms = performance.now() - started
         yield* recordRequest(route, response.status, ms / 1000)
         current.accessLog?.write(
           accessLine(current.accessLog.format, { time: new Date().toISOString(), requestId, method: request.method, path, route, status: response.status, ms })
@@ -482,6 +504,8 @@ const answerClientError = (error: Error & { readonly code?: string }, socket: Du
 export interface Listening {
   readonly server: Server
   readonly url: string
+  /** Gives the service what it lacked when it began to listen (its database, once open), or a new startup step. */
+  readonly update: (more: Partial<Omit<ApiEnvironment, "baseUrl">>) => void
   /** Stops listening, waits for open requests, and frees what the server holds. */
   readonly close: () => Promise<void>
 }
@@ -511,7 +535,7 @@ export const listen = async (env: Omit<ApiEnvironment, "baseUrl">, host: string,
   Object.assign(current, { baseUrl })
   let closing: Promise<void> | undefined
   const close = () => (closing ??= Effect.runPromise(Scope.close(scope, Exit.void)))
-  return { server, url: baseUrl, close }
+  return { server, url: baseUrl, update: (more) => void Object.assign(current, more), close }
 }
 
 /** A request given in process, without a socket: method, path with query string, Authorization and body text. */

@@ -7,8 +7,31 @@ import { PrometheusMetrics } from "effect/observability"
 import type { Database } from "./Database.ts"
 import { migrations } from "./Migrations.ts"
 
-/** Whether the dispatcher runs: `off` when the service was started without a cluster. */
-export type DispatcherState = "running" | "stopped" | "off"
+/** Whether the dispatcher runs: `off` when the service was started without a cluster; `starting` until the
+ * database it works on is open. */
+export type DispatcherState = "starting" | "running" | "stopped" | "off"
+
+/** What a service that already listens is still doing before it serves its API, in order. */
+export type StartupStep = "database opening" | "migrations" | "dispatcher starting"
+
+const startupReasons: Readonly<Record<StartupStep, string>> = {
+  "database opening": "the database is opening",
+  migrations: "the database's migrations are being checked and applied",
+  "dispatcher starting": "the dispatcher is starting"
+}
+
+/** Why a starting service does not serve its API yet, in words. */
+export const startupReason = (step: StartupStep): string => startupReasons[step]
+
+/** What `/readyz` answers while the service starts: not ready, naming the step it is at (no query is sent, the
+ * database may not be open). */
+export const startingReadiness = (step: StartupStep, dispatcher: DispatcherState): Readiness => ({
+  ready: false,
+  database: step === "database opening" ? "opening" : "reachable",
+  migrations: step === "database opening" ? "not checked yet" : step === "migrations" ? "being applied" : `all ${migrations.length} applied`,
+  dispatcher,
+  reasons: [startupReason(step)]
+})
 
 /** What `/readyz` checked and found; ready only when every check passed. */
 export interface Readiness {
@@ -39,6 +62,7 @@ export const readiness = async (db: Database, dispatcher: DispatcherState): Prom
     reasons.push(`the database is ${database}`)
   }
   if (dispatcher === "stopped") reasons.push("the dispatcher has stopped")
+  if (dispatcher === "starting") reasons.push(startupReason("dispatcher starting"))
   return { ready: reasons.length === 0, database, migrations: applied, dispatcher, reasons }
 }
 

@@ -59,18 +59,16 @@ export const pgliteTemplateBlob = (template: { readonly tarball: string; readonl
 
 // PGlite is one connection: its transactions already queue behind each other, so no pool is needed.
 // Opening a data directory takes seconds (creating one, tens of seconds on a slow machine) before the service
-// can print its URL; a line on stderr says what the silence is.
+// serves; a line on stderr says what the wait is.
 /** The stderr line while PGlite opens `dataDir`: creating it when it holds no database yet, else opening it. */
 export const pgliteOpeningNote = (dataDir: string): string =>
   existsSync(join(dataDir, "PG_VERSION"))
     ? `dispatch: opening the embedded database (PGlite) in ${dataDir}\n`
     : `dispatch: creating the embedded database (PGlite) in ${dataDir}; the first start takes several seconds\n`
 
-/** Opens embedded PostgreSQL (PGlite) in `dataDir`, or in memory when none is given; says on stderr that a data
- * directory is being opened or created. */
+/** Opens embedded PostgreSQL (PGlite) in `dataDir`, or in memory when none is given. */
 export const openPglite = async (dataDir?: string): Promise<Database> => {
   let db: PGlite
-  if (dataDir !== undefined) process.stderr.write(pgliteOpeningNote(dataDir))
   const fresh = dataDir === undefined || !existsSync(join(dataDir, "PG_VERSION"))
   const template = fresh ? pgliteTemplateBlob() : undefined
   try {

@@ -12,21 +12,34 @@ const segments = (path: string): ReadonlyArray<string> => path.split("/").filter
 
 const placeholder = /^\{([A-Za-z][A-Za-z0-9]*)\}$/
 
-/** Matches a path against a template like `/jobs/{id}/log`; the captured values are URI-decoded. */
-export const matchTemplate = (template: string, path: string): Readonly<Record<string, string>> | undefined => {
-  const want = segments(template)
-  const got = segments(path)
+/** One segment of a path template: a literal, or a named parameter. */
+type TemplatePart = { readonly literal: string; readonly param?: undefined } | { readonly param: string }
+
+// Templates are the routes' own, a fixed few: each is split once, not at every request it is tried against.
+const parsedTemplates = new Map<string, ReadonlyArray<TemplatePart>>()
+
+const templateParts = (template: string): ReadonlyArray<TemplatePart> => {
+  const known = parsedTemplates.get(template)
+  if (known !== undefined) return known
+  const parts = segments(template).map((part): TemplatePart => {
+    const name = placeholder.exec(part)?.[1]
+    return name === undefined ? { literal: part } : { param: name }
+  })
+  parsedTemplates.set(template, parts)
+  return parts
+}
+
+const matchParts = (want: ReadonlyArray<TemplatePart>, got: ReadonlyArray<string>): Readonly<Record<string, string>> | undefined => {
   if (want.length !== got.length) return undefined
   const params: Record<string, string> = {}
   for (const [i, part] of want.entries()) {
     const value = got[i] ?? ""
-    const name = placeholder.exec(part)?.[1]
-    if (name === undefined) {
-      if (part !== value) return undefined
+    if (part.param === undefined) {
+      if (part.literal !== value) return undefined
       continue
     }
     try {
-      params[name] = decodeURIComponent(value)
+      params[part.param] = decodeURIComponent(value)
     } catch {
       return undefined
     }
@@ -34,10 +47,14 @@ export const matchTemplate = (template: string, path: string): Readonly<Record<s
   return params
 }
 
+/** Matches a path against a template like `/jobs/{id}/log`; the captured values are URI-decoded. */
+export const matchTemplate = (template: string, path: string): Readonly<Record<string, string>> | undefined => matchParts(templateParts(template), segments(path))
+
 /** Finds the route for a method and path: 404 when no template matches the path, 405 when only other methods do. */
 export const findRoute = (routes: ReadonlyArray<Route>, method: string, path: string): Result.Result<Matched, RouteNotFound | MethodNotAllowed> => {
+  const got = segments(path)
   const candidates = routes.flatMap((route) => {
-    const params = matchTemplate(route.path, path)
+    const params = matchParts(templateParts(route.path), got)
     return params === undefined ? [] : [{ route, params }]
   })
   const hit = candidates.find((c) => c.route.method === (method as Method))

@@ -4,17 +4,17 @@ import { QueueBackend } from "@dispatch/jobs"
 import { TokenEntry } from "./Auth.ts"
 import { fillMissingBackends } from "./ResourceStore.ts"
 import { lockDataDir, type DataDirLock } from "./DataDirLock.ts"
-import { databaseError, DatabaseService, type Database } from "./Database.ts"
+import { DatabaseError, databaseError, DatabaseService, type Database } from "./Database.ts"
 import { dispatcherLayer, DispatcherService, type DispatchOptions, type Dispatcher } from "./Dispatcher.ts"
 import { serviceSecret } from "./DispatchStore.ts"
 import { jobControlRoutes } from "./JobControlRoutes.ts"
 import { jobRoutes } from "./JobRoutes.ts"
-import { apiPrefix, listen, openApiDocument } from "./ApiServer.ts"
+import { apiPrefix, listen, openApiDocument, type Listening } from "./ApiServer.ts"
 import { defaultLimits, type AnswerLimits } from "./Limits.ts"
 import { migrate } from "./Migrations.ts"
-import { pgliteLayer } from "./PgliteDatabase.ts"
+import { pgliteLayer, pgliteOpeningNote } from "./PgliteDatabase.ts"
 import { postgresLayer } from "./PostgresDatabase.ts"
-import type { LogFormat } from "./Operations.ts"
+import type { LogFormat, StartupStep } from "./Operations.ts"
 import { resourceRoutes } from "./ResourceRoutes.ts"
 import { accountRoutes } from "./AccountRoutes.ts"
 
@@ -55,6 +55,12 @@ export interface ServeOptions {
   readonly dispatch?: DispatchOptions
   /** The directory of the built web page served at `/`; @dispatch/web's build when absent. */
   readonly webRoot?: string
+  /** Called with the base URL as soon as the service listens, before its database is open (until then `/readyz`
+   * and the API answer 503 with Retry-After); `serve` itself resolves once the service serves. */
+  readonly onListening?: (url: string) => void
+  /** The database service's layer to open instead of the one `databaseUrl` or `dataDir` names (no data
+   * directory lock is taken): embedding the service over a database of one's own, or holding its opening in a test. */
+  readonly database?: Layer.Layer<DatabaseService, DatabaseError>
 }
 
 /** A running service. */
@@ -90,7 +96,16 @@ const decodeTokens = (tokens: ReadonlyArray<unknown>): Result.Result<ReadonlyArr
 
 const reasonOf = (cause: unknown) => (cause instanceof Error ? cause.message : String(cause))
 
-/** Opens the database (migrating it) and serves the API; resolves to the running service or why it did not start. */
+// Every request that needs the database is refused (503) through the environment's `starting` while the database
+// opens, so this one is never asked; it fails loudly if it is.
+const notOpenYet = (kind: Database["kind"]): Database => {
+  const refuse = () => Promise.reject(new DatabaseError({ operation: "query", reason: "the database is not open yet" }))
+  return { kind, query: refuse, exec: refuse, transaction: refuse, close: () => Promise.resolve() }
+}
+
+/** Listens at once, then opens the database (migrating it) and starts the dispatcher: `onListening` is called with
+ * the URL as soon as the service answers (`/healthz`; `/readyz` and the API answer 503 until it serves). Resolves to
+ * the serving service, or to why it did not start (having stopped listening and given the data directory back). */
 export const serve = async (options: ServeOptions): Promise<Result.Result<JobServer, ServeError>> => {
   const tokens = decodeTokens(options.tokens)
   if (Result.isFailure(tokens)) return Result.fail(tokens.failure)
@@ -98,69 +113,84 @@ export const serve = async (options: ServeOptions): Promise<Result.Result<JobSer
   if (defaultBackend !== undefined && Result.isFailure(defaultBackend)) {
     return Result.fail(new ServeError({ stage: "options", reasons: [`defaultBackend: ${defaultBackend.failure.message}`] }))
   }
+  // The data directory is taken before the service listens: a second process on it refuses before printing a URL.
+  const pglite = options.database === undefined && options.databaseUrl === undefined
   let lock: DataDirLock | undefined
-  if (options.databaseUrl === undefined && options.dataDir !== undefined) {
+  if (pglite && options.dataDir !== undefined) {
     const locked = await lockDataDir(options.dataDir).catch((cause: unknown) => Result.fail(`the data directory ${options.dataDir} cannot be locked: ${reasonOf(cause)}`))
     if (Result.isFailure(locked)) return Result.fail(new ServeError({ stage: "lock", reasons: [locked.failure] }))
     lock = locked.success
   }
   const unlock = () => lock?.release() ?? Promise.resolve()
-  // The database is the layer of the one database service that fits the options; its scope closes it.
-  const databaseScope = Effect.runSync(Scope.make())
-  const closeDatabase = () => Effect.runPromise(Scope.close(databaseScope, Exit.void))
-  const layer = options.databaseUrl === undefined ? pgliteLayer(options.dataDir) : postgresLayer(options.databaseUrl)
-  let opened: Database
-  try {
-    opened = Context.get(await Effect.runPromise(Layer.buildWithScope(layer, databaseScope)), DatabaseService)
-    await migrate(opened).catch((cause: unknown) => {
-      throw databaseError("migrate", cause)
-    })
-  } catch (cause) {
-    await closeDatabase()
-    await unlock()
-    return Result.fail(new ServeError({ stage: "database", reasons: [reasonOf(cause)] }))
-  }
-  // Closing the database also gives the data directory back.
-  const db: Database = { ...opened, close: () => closeDatabase().finally(unlock) }
   const clock = options.clock ?? defaultClock
   const random = options.random ?? defaultRandom
-  let secret: string
-  try {
-    secret = await serviceSecret(db, "report", Buffer.from(random(32)).toString("hex"))
-    if (defaultBackend !== undefined) await fillMissingBackends(db, defaultBackend.success, new Date(clock()).toISOString())
-  } catch (cause) {
-    await db.close()
-    return Result.fail(new ServeError({ stage: "database", reasons: [reasonOf(cause)] }))
-  }
+  let step: StartupStep | undefined = "database opening"
   let dispatcher: Dispatcher | undefined
   let stopping = false
   const accessLog = options.accessLog
+  // The line that explains the seconds PGlite takes to open, or to create, its data directory: before the URL.
+  if (pglite && options.dataDir !== undefined) process.stderr.write(pgliteOpeningNote(options.dataDir))
+  let listening: Listening
   try {
-    const listening = await listen(
-      { routes, openApi, tokens: tokens.success, db, now: () => new Date(clock()).toISOString(), control: () => dispatcher?.control, reportSecret: secret,
+    listening = await listen(
+      { routes, openApi, tokens: tokens.success, db: notOpenYet(options.databaseUrl === undefined ? "pglite" : "postgres"), now: () => new Date(clock()).toISOString(), control: () => dispatcher?.control,
         limits: { ...defaultLimits, ...options.limits },
         signup: options.signup ?? false,
+        starting: () => step,
         ...(options.webRoot === undefined ? {} : { webRoot: options.webRoot }),
         ...(defaultBackend === undefined ? {} : { defaultBackend: defaultBackend.success }),
-        dispatcher: () => (options.dispatch === undefined ? "off" : dispatcher === undefined || stopping ? "stopped" : "running"),
+        dispatcher: () => (options.dispatch === undefined ? "off" : stopping ? "stopped" : dispatcher === undefined ? "starting" : "running"),
         ...(accessLog === undefined ? {} : { accessLog: { format: accessLog.format, write: accessLog.write ?? ((line: string) => void process.stderr.write(`${line}\n`)) } })
       },
       options.host ?? "127.0.0.1",
       options.port ?? 0
     )
-    // The dispatcher runs in a scope of its own: it stops before the listener, which stops before the database.
-    const dispatcherScope = Effect.runSync(Scope.make())
-    if (options.dispatch !== undefined) {
-      const layer = dispatcherLayer(options.dispatch, { clock, entropy: random, secret, reportUrl: `${listening.url}${apiPrefix}` })
-      const built = Layer.buildWithScope(Layer.provide(layer, Layer.succeed(DatabaseService, db)), dispatcherScope)
-      dispatcher = Context.get(Effect.runSync(built), DispatcherService)
-    }
-    let closing: Promise<void> | undefined
-    const close = () =>
-      (closing ??= ((stopping = true), Effect.runPromise(Scope.close(dispatcherScope, Exit.void))).then(() => listening.close()).then(() => db.close()))
-    return Result.succeed({ url: listening.url, database: db.kind, ...(dispatcher === undefined ? {} : { dispatcher }), close })
   } catch (cause) {
-    await db.close()
+    await unlock()
     return Result.fail(new ServeError({ stage: "listen", reasons: [reasonOf(cause)] }))
   }
+  options.onListening?.(listening.url)
+  // The database is the layer of the one database service that fits the options; its scope closes it.
+  const databaseScope = Effect.runSync(Scope.make())
+  const closeDatabase = () => Effect.runPromise(Scope.close(databaseScope, Exit.void))
+  const stopStarting = async (cause: unknown) => {
+    await listening.close()
+    await closeDatabase()
+    await unlock()
+    return Result.fail(new ServeError({ stage: "database", reasons: [reasonOf(cause)] }))
+  }
+  const layer = options.database ?? (options.databaseUrl === undefined ? pgliteLayer(options.dataDir) : postgresLayer(options.databaseUrl))
+  let opened: Database
+  try {
+    opened = Context.get(await Effect.runPromise(Layer.buildWithScope(layer, databaseScope)), DatabaseService)
+    step = "migrations"
+    await migrate(opened).catch((cause: unknown) => {
+      throw databaseError("migrate", cause)
+    })
+  } catch (cause) {
+    return stopStarting(cause)
+  }
+  // Closing the database also gives the data directory back.
+  const db: Database = { ...opened, close: () => closeDatabase().finally(unlock) }
+  let secret: string
+  try {
+    secret = await serviceSecret(db, "report", Buffer.from(random(32)).toString("hex"))
+    if (defaultBackend !== undefined) await fillMissingBackends(db, defaultBackend.success, new Date(clock()).toISOString())
+  } catch (cause) {
+    return stopStarting(cause)
+  }
+  step = "dispatcher starting"
+  listening.update({ db, reportSecret: secret })
+  // The dispatcher runs in a scope of its own: it stops before the listener, which stops before the database.
+  const dispatcherScope = Effect.runSync(Scope.make())
+  if (options.dispatch !== undefined) {
+    const layer = dispatcherLayer(options.dispatch, { clock, entropy: random, secret, reportUrl: `${listening.url}${apiPrefix}` })
+    const built = Layer.buildWithScope(Layer.provide(layer, Layer.succeed(DatabaseService, db)), dispatcherScope)
+    dispatcher = Context.get(Effect.runSync(built), DispatcherService)
+  }
+  step = undefined
+  let closing: Promise<void> | undefined
+  const close = () =>
+    (closing ??= ((stopping = true), Effect.runPromise(Scope.close(dispatcherScope, Exit.void))).then(() => listening.close()).then(() => db.close()))
+  return Result.succeed({ url: listening.url, database: db.kind, ...(dispatcher === undefined ? {} : { dispatcher }), close })
 }

@@ -319,3 +319,17 @@ export class NotYourGroup extends Schema.TaggedError<NotYourGroup>()("NotYourGro
     return 403 as const
   }
 }
+
+/** The service listens but is still starting (its database opening, migrations, its dispatcher): retry after
+ * the Retry-After header's seconds (503). */
+export class ServiceStarting extends Schema.TaggedError<ServiceStarting>()("ServiceStarting", {
+  step: Schema.String,
+  reason: Schema.String
+}) {
+  override get message() {
+    return `the service is starting (${this.reason}); retry shortly, /readyz answers 200 once it serves`
+  }
+  get status() {
+    return 503 as const
+  }
+}

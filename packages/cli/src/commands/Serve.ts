@@ -15,6 +15,7 @@ import { type Failure, failed, usage } from "../Failure.ts"
 import { loadConfig, readDocument } from "../Inputs.ts"
 import { type ServeArgs, parseHashTokenArgs, parseServeArgs } from "../ServeArgs.ts"
 import { CommandSpecs, usageLine } from "../CommandSpec.ts"
+import { serveReadyLine } from "./ServeReady.ts"
 import { type OutputFormat, printResult, takeOutput } from "../Output.ts"
 import { type ArgList, type CommandImpl, problemsOf } from "../OptionReader.ts"
 
@@ -125,13 +126,30 @@ const run = async (io: CliIo, args: ServeArgs, output: OutputFormat = "text"): P
   const cluster = await clusterOf(io, args)
   if (Result.isFailure(cluster)) return cluster.failure
   const databaseUrl = process.env["DATABASE_URL"]
+  const postgres = databaseUrl !== undefined && databaseUrl !== ""
+  const where = postgres ? "PostgreSQL (DATABASE_URL)" : `PGlite in ${args.dataDir}`
+  // The URL is printed as soon as the service listens: /healthz answers at once, /readyz and the API answer 503 with
+  // Retry-After while the database opens. A database that does not open still ends the command with its error.
+  const printUrl = (url: string) => {
+    if (cluster.success === undefined) io.err("dispatch serve: no cluster given (--kubeconfig, --cluster or --sim): jobs are stored, not dispatched")
+    io.err(`dispatch serve: listening; ${where} opening; OpenAPI at ${url}/api/v1/openapi.json; web page at ${url}/; /readyz answers 200 once it serves`)
+    const summary: ServeSummary = {
+      url: `${url}/api/v1`,
+      openapi: `${url}/api/v1/openapi.json`,
+      database: postgres ? "postgres" : "pglite",
+      dispatching: cluster.success !== undefined,
+      ...(tokens.made === undefined ? {} : { token: tokens.made })
+    }
+    printResult(io, output, summary, [summary.url])
+  }
   const started = await serve({
     host: args.host,
     port: args.port,
-    ...(databaseUrl === undefined || databaseUrl === "" ? { dataDir: args.dataDir } : { databaseUrl }),
+    ...(postgres ? { databaseUrl } : { dataDir: args.dataDir }),
     tokens: tokens.success,
     accessLog: { format: args.logFormat, write: (line) => io.err(line) },
     signup: args.signup,
+    onListening: printUrl,
     ...(defaultBackend === undefined ? {} : { defaultBackend: defaultBackend.success }),
     ...(cluster.success === undefined ? {} : { dispatch: { cluster: cluster.success.layer, ...(args.instance === undefined ? {} : { instance: args.instance }) } })
   })
@@ -141,17 +159,7 @@ const run = async (io: CliIo, args: ServeArgs, output: OutputFormat = "text"): P
     return error.stage === "options" ? usage(error.reasons, usageLine(CommandSpecs.serve)) : failed([error.message])
   }
   const server = started.success
-  // Notices first: the URL on stdout is what tells a caller the service is ready.
-  io.err(`dispatch serve: ${server.database === "postgres" ? "PostgreSQL (DATABASE_URL)" : `PGlite in ${args.dataDir}`}; OpenAPI at ${server.url}/api/v1/openapi.json; web page at ${server.url}/`)
-  if (cluster.success === undefined) io.err("dispatch serve: no cluster given (--kubeconfig, --cluster or --sim): jobs are stored, not dispatched")
-  const summary: ServeSummary = {
-    url: `${server.url}/api/v1`,
-    openapi: `${server.url}/api/v1/openapi.json`,
-    database: server.database,
-    dispatching: cluster.success !== undefined,
-    ...(tokens.made === undefined ? {} : { token: tokens.made })
-  }
-  printResult(io, output, summary, [summary.url])
+  io.err(`${serveReadyLine}: ${where}`)
   await io.stopRequested
   await server.close()
   await cluster.success?.close()

@@ -1,0 +1,109 @@
+// A service listens before its database is open: /healthz answers at once, /readyz names the step it is at, and
+// every request that needs the database is a JSON 503 with Retry-After until it serves. The database's opening and
+// its first query (the migrations' check) are held on Deferreds the test releases, so each window is certain.
+import { Deferred, Effect, Result } from "effect"
+import { describe, expect, test } from "vitest"
+import { databaseLayer, type Database } from "../src/Database.ts"
+import { migrations } from "../src/Migrations.ts"
+import { openPglite } from "../src/PgliteDatabase.ts"
+import { serve, type ServeOptions } from "../src/index.ts"
+import { tickingClock, tokenEntries, tokens } from "./Fixtures.ts"
+
+const release = (gate: Deferred.Deferred<void>) => Effect.runSync(Deferred.succeed(gate, undefined))
+const awaited = (gate: Deferred.Deferred<void>) => Effect.runPromise(Deferred.await(gate))
+
+/** An in-memory PGlite whose opening waits for `opening`, whose queries wait for `querying`, and which says when it
+ * is first queried (`queried`). */
+const heldDatabase = () => {
+  const [opening, querying, queried] = [Deferred.makeUnsafe<void>(), Deferred.makeUnsafe<void>(), Deferred.makeUnsafe<void>()]
+  const held = (db: Database): Database => ({
+    ...db,
+    query: async (text, params) => {
+      release(queried)
+      await awaited(querying)
+      return db.query(text, params)
+    }
+  })
+  const layer = databaseLayer("held PGlite", async () => {
+    await awaited(opening)
+    return held(await openPglite())
+  })
+  return { layer, opening, querying, queried }
+}
+
+// Starts the service; answers its URL once it listens, and the promise of its start.
+const listening = (options: Pick<ServeOptions, "database">) => {
+  const url = Deferred.makeUnsafe<string>()
+  const start = serve({ tokens: tokenEntries, clock: tickingClock(), ...options, onListening: (at) => void Effect.runSync(Deferred.succeed(url, at)) })
+  return { url: Effect.runPromise(Deferred.await(url)), start }
+}
+
+const answer = async (url: string, init?: RequestInit) => {
+  const response = await fetch(url, init)
+  return { status: response.status, contentType: response.headers.get("content-type"), retryAfter: response.headers.get("retry-after"), body: (await response.json()) as any }
+}
+
+const authorized = { headers: { authorization: `Bearer ${tokens.alice}` } }
+
+describe("a starting service", () => {
+  test("answers /healthz at once, 503 with Retry-After to the API while its database opens and migrates, and serves after", async () => {
+    const held = heldDatabase()
+    const service = listening({ database: held.layer })
+    const url = await service.url
+    expect(await answer(`${url}/healthz`)).toMatchObject({ status: 200, body: { status: "ok" } })
+    expect(await answer(`${url}/readyz`)).toMatchObject({
+      status: 503,
+      body: { ready: false, database: "opening", migrations: "not checked yet", dispatcher: "off", reasons: ["the database is opening"] }
+    })
+    const list = await answer(`${url}/api/v1/jobs`, authorized)
+    expect(list).toMatchObject({ status: 503, contentType: "application/json", retryAfter: "1", body: { error: "ServiceStarting" } })
+    expect(list.body.message).toContain("the database is opening")
+    // A write with a body, an unauthenticated call and the metrics page get the same answer, not a reset nor a 500.
+    const write = await answer(`${url}/api/v1/experiments`, { method: "POST", headers: { ...authorized.headers, "content-type": "application/json" }, body: JSON.stringify({ name: "e" }) })
+    expect(write).toMatchObject({ status: 503, retryAfter: "1", body: { error: "ServiceStarting" } })
+    expect(await answer(`${url}/api/v1/jobs`)).toMatchObject({ status: 503, body: { error: "ServiceStarting" } })
+    expect(await answer(`${url}/metrics`)).toMatchObject({ status: 503, body: { error: "ServiceStarting" } })
+    // What needs no database is served: the API's document.
+    expect((await answer(`${url}/api/v1/openapi.json`)).status).toBe(200)
+
+    release(held.opening)
+    await awaited(held.queried)
+    expect(await answer(`${url}/readyz`)).toMatchObject({
+      status: 503,
+      body: { ready: false, database: "reachable", migrations: "being applied", reasons: ["the database's migrations are being checked and applied"] }
+    })
+    expect(await answer(`${url}/api/v1/jobs`, authorized)).toMatchObject({ status: 503, body: { error: "ServiceStarting", detail: [{ step: "migrations" }] } })
+
+    release(held.querying)
+    const started = await service.start
+    if (Result.isFailure(started)) throw new Error(started.failure.message)
+    try {
+      expect(started.success.url).toBe(url)
+      expect(await answer(`${url}/readyz`)).toEqual({
+        status: 200,
+        contentType: "application/json",
+        retryAfter: null,
+        body: { ready: true, database: "reachable", migrations: `all ${migrations.length} applied`, dispatcher: "off", reasons: [] }
+      })
+      expect(await answer(`${url}/api/v1/jobs`, authorized)).toMatchObject({ status: 200 })
+    } finally {
+      await started.success.close()
+    }
+  })
+
+  test("a database that fails to open ends the start with its error, and the service stops listening", async () => {
+    const opening = Deferred.makeUnsafe<void>()
+    const failing = databaseLayer("a database that will not open", async () => {
+      await awaited(opening)
+      throw new Error("disk on fire")
+    })
+    const service = listening({ database: failing })
+    const url = await service.url
+    expect(await answer(`${url}/api/v1/jobs`, authorized)).toMatchObject({ status: 503, retryAfter: "1" })
+    release(opening)
+    const started = await service.start
+    expect(Result.isFailure(started) && started.failure).toMatchObject({ stage: "database", reasons: [expect.stringContaining("disk on fire")] })
+    await expect(fetch(`${url}/healthz`)).rejects.toThrow()
+  })
+
+})
