@@ -5,9 +5,18 @@ import { type Agent, type ClientRequest, type IncomingMessage, request as httpRe
 import { request as httpsRequest } from "node:https"
 import type { KeepAliveAgents } from "./KeepAliveAgents.ts"
 
+/** The server a request goes to: node:http's options for its origin. */
+export interface HttpServer {
+  readonly protocol: string
+  readonly hostname: string
+  readonly port?: number
+}
+
 /** A request, authenticated already. */
 export interface HttpRequest {
-  readonly url: string
+  readonly server: HttpServer
+  /** The path and query. */
+  readonly path: string
   readonly method: string
   readonly headers: Readonly<Record<string, string>>
   readonly body?: string
@@ -38,8 +47,8 @@ export const sendRequest = (agents: KeepAliveAgents, callMs: number, request: Ht
       response.on("error", reject)
       response.on("end", () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }))
     }
-    const options = { method: request.method, headers, ...(agent === undefined ? {} : { agent }) }
-    const outgoing: ClientRequest = request.url.startsWith("https:") ? httpsRequest(request.url, options, onResponse) : httpRequest(request.url, options, onResponse)
+    const options = { ...request.server, path: request.path, method: request.method, headers, ...(agent === undefined ? {} : { agent }) }
+    const outgoing: ClientRequest = request.server.protocol === "https:" ? httpsRequest(options, onResponse) : httpRequest(options, onResponse)
     // A plain timer rather than AbortSignal.timeout: the same effect (the request is destroyed, and the
     // answer too if it is still arriving) for a fraction of the cost per call.
     const timer = setTimeout(() => outgoing.destroy(timedOut(callMs)), callMs)
@@ -73,8 +82,8 @@ export const streamRequest = (agents: KeepAliveAgents, callMs: number, request: 
       response.on("end", () => resolve({ status, text: Buffer.concat(chunks).toString("utf8") }))
       response.on("close", () => resolve({ status, text: Buffer.concat(chunks).toString("utf8") }))
     }
-    const options = { method: request.method, headers: { ...request.headers }, ...(agent === undefined ? {} : { agent }) }
-    const outgoing: ClientRequest = request.url.startsWith("https:") ? httpsRequest(request.url, options, onResponse) : httpRequest(request.url, options, onResponse)
+    const options = { ...request.server, path: request.path, method: request.method, headers: { ...request.headers }, ...(agent === undefined ? {} : { agent }) }
+    const outgoing: ClientRequest = request.server.protocol === "https:" ? httpsRequest(options, onResponse) : httpRequest(options, onResponse)
     const timer = setTimeout(() => outgoing.destroy(timedOut(callMs)), callMs)
     const abort = () => outgoing.destroy()
     if (signal.aborted) abort()
