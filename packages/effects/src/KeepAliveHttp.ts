@@ -1,12 +1,16 @@
-// One HTTP exchange over node:http and a pooled keep-alive agent. client-node's own library is node-fetch
-// with the per-request agent its KubeConfig builds: a new connection (and TLS handshake) per call, plus
-// node-fetch's stream and header machinery around a few hundred bytes of JSON.
+// One HTTP exchange over a pooled keep-alive undici dispatcher (node:http with client-node's agent when that
+// agent is a proxy's). client-node's own library is node-fetch with the per-request agent its KubeConfig
+// builds: a new connection (and TLS handshake) per call, plus node-fetch's stream and header machinery
+// around a few hundred bytes of JSON.
 import { type Agent, type ClientRequest, type IncomingMessage, request as httpRequest } from "node:http"
 import { request as httpsRequest } from "node:https"
+import type { Dispatcher } from "undici"
 import type { KeepAliveAgents } from "./KeepAliveAgents.ts"
 
-/** The server a request goes to: node:http's options for its origin. */
+/** The server a request goes to: its origin, and node:http's options for it. */
 export interface HttpServer {
+  /** `https://host:port`, as undici takes it. */
+  readonly origin: string
   readonly protocol: string
   readonly hostname: string
   readonly port?: number
@@ -33,13 +37,29 @@ export interface HttpAnswer {
 // What a call that outlives its timeout fails with; KubeCluster reads the name as "sent, unanswered".
 const timedOut = (callMs: number): Error => Object.assign(new Error(`no answer within ${callMs} ms`), { name: "TimeoutError" })
 
-/** Sends `request` and reads the whole answer. Fails with node's error (its `code`, such as ECONNREFUSED or
- * ECONNRESET, says how far it got), or a TimeoutError when no complete answer arrives within `callMs`. */
-export const sendRequest = (agents: KeepAliveAgents, callMs: number, request: HttpRequest): Promise<HttpAnswer> =>
+// The same exchange over undici. An abort (the timeout) fails the request, or the body if it is arriving.
+const sendOver = async (dispatcher: Dispatcher, callMs: number, request: HttpRequest): Promise<HttpAnswer> => {
+  const abort = new AbortController()
+  const timer = setTimeout(() => abort.abort(timedOut(callMs)), callMs)
+  try {
+    const { origin } = request.server
+    const { statusCode, body } = await dispatcher.request({ origin, path: request.path, method: request.method as Dispatcher.HttpMethod, headers: request.headers, body: request.body ?? null, signal: abort.signal })
+    const text = await body.text()
+    // undici frees the connection for the next request on a setImmediate after the answer ends (with one
+    // request per connection): answering after it lets a call that follows reuse the connection rather
+    // than open another.
+    await new Promise<void>((resolve) => setImmediate(resolve))
+    return { status: statusCode, text }
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+// Over node:http with the agent as given (a proxy's).
+const sendOverAgent = (callMs: number, request: HttpRequest): Promise<HttpAnswer> =>
   new Promise((resolve, reject) => {
     const headers: Record<string, string | number> = { ...request.headers }
     if (request.body !== undefined) headers["Content-Length"] = Buffer.byteLength(request.body)
-    const agent = agents.share(request.agent)
     const onResponse = (response: IncomingMessage): void => {
       const chunks: Array<Buffer> = []
       response.on("data", (chunk: Buffer) => chunks.push(chunk))
@@ -47,8 +67,7 @@ export const sendRequest = (agents: KeepAliveAgents, callMs: number, request: Ht
       response.on("error", reject)
       response.on("end", () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }))
     }
-    const options = { ...request.server, path: request.path, method: request.method, headers, ...(agent === undefined ? {} : { agent }) }
-    const outgoing: ClientRequest = request.server.protocol === "https:" ? httpsRequest(options, onResponse) : httpRequest(options, onResponse)
+    const outgoing = nodeRequest(request, headers, onResponse)
     // A plain timer rather than AbortSignal.timeout: the same effect (the request is destroyed, and the
     // answer too if it is still arriving) for a fraction of the cost per call.
     const timer = setTimeout(() => outgoing.destroy(timedOut(callMs)), callMs)
@@ -56,6 +75,20 @@ export const sendRequest = (agents: KeepAliveAgents, callMs: number, request: Ht
     outgoing.on("error", reject)
     outgoing.end(request.body)
   })
+
+const nodeRequest = (request: HttpRequest, headers: Record<string, string | number>, onResponse: (response: IncomingMessage) => void): ClientRequest => {
+  const { protocol, hostname, port } = request.server
+  const options = { protocol, hostname, ...(port === undefined ? {} : { port }), path: request.path, method: request.method, headers, ...(request.agent === undefined ? {} : { agent: request.agent }) }
+  return protocol === "https:" ? httpsRequest(options, onResponse) : httpRequest(options, onResponse)
+}
+
+/** Sends `request` and reads the whole answer. Fails with the transport's error (its `code`, such as
+ * ECONNREFUSED or UND_ERR_SOCKET, says how far it got), or a TimeoutError when no complete answer arrives
+ * within `callMs`. */
+export const sendRequest = (agents: KeepAliveAgents, callMs: number, request: HttpRequest): Promise<HttpAnswer> => {
+  const dispatcher = agents.share(request.agent)
+  return dispatcher === undefined ? sendOverAgent(callMs, request) : sendOver(dispatcher, callMs, request)
+}
 
 /** How a streamed exchange ended: a 2xx whose body went to `onChunk` (the text is empty), or any other
  * answer, read whole. */
@@ -67,11 +100,11 @@ export interface StreamedAnswer {
 /**
  * Sends `request` and hands a 2xx answer's body to `onChunk` as it arrives, until it ends or `signal`
  * aborts (then the answer is the one so far). `callMs` bounds the wait for the answer's head only: a
- * followed log may stream for hours. Fails as sendRequest does before the head arrives.
+ * followed log may stream for hours. Fails as sendRequest does before the head arrives. A stream holds its
+ * connection for as long as it lasts, so it goes over node:http with client-node's own agent, not the pool.
  */
-export const streamRequest = (agents: KeepAliveAgents, callMs: number, request: HttpRequest, onChunk: (chunk: string) => void, signal: AbortSignal): Promise<StreamedAnswer> =>
+export const streamRequest = (callMs: number, request: HttpRequest, onChunk: (chunk: string) => void, signal: AbortSignal): Promise<StreamedAnswer> =>
   new Promise((resolve, reject) => {
-    const agent = agents.share(request.agent)
     const onResponse = (response: IncomingMessage): void => {
       clearTimeout(timer)
       const status = response.statusCode ?? 0
@@ -82,8 +115,7 @@ export const streamRequest = (agents: KeepAliveAgents, callMs: number, request: 
       response.on("end", () => resolve({ status, text: Buffer.concat(chunks).toString("utf8") }))
       response.on("close", () => resolve({ status, text: Buffer.concat(chunks).toString("utf8") }))
     }
-    const options = { ...request.server, path: request.path, method: request.method, headers: { ...request.headers }, ...(agent === undefined ? {} : { agent }) }
-    const outgoing: ClientRequest = request.server.protocol === "https:" ? httpsRequest(options, onResponse) : httpRequest(options, onResponse)
+    const outgoing = nodeRequest(request, { ...request.headers }, onResponse)
     const timer = setTimeout(() => outgoing.destroy(timedOut(callMs)), callMs)
     const abort = () => outgoing.destroy()
     if (signal.aborted) abort()

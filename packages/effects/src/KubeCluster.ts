@@ -107,7 +107,10 @@ interface ServerAddress {
 const serverAddress = (server: string): ServerAddress => {
   const url = new URL(server)
   const { protocol, hostname, port } = urlToHttpOptions(url)
-  return { options: { protocol: protocol ?? "https:", hostname: hostname ?? "", ...(port === undefined || port === "" ? {} : { port: Number(port) }) }, prefix: server.slice(url.origin.length) }
+  return {
+    options: { origin: url.origin, protocol: protocol ?? "https:", hostname: hostname ?? "", ...(port === undefined || port === "" ? {} : { port: Number(port) }) },
+    prefix: server.slice(url.origin.length)
+  }
 }
 
 // The request for one call.
@@ -178,7 +181,7 @@ export const makeKubeCluster = (config: KubeConfig, callMs: number): ClusterShap
         const description = describeCall("get", Pods, key) + "/log"
         const lines = lineSplitter(onLine)
         return Effect.tryPromise({
-          try: (signal) => Promise.resolve().then(() => logRequestFor(config, server(), key, options)).then((request) => streamRequest(agents, callMs, request, lines.push, signal)),
+          try: (signal) => Promise.resolve().then(() => logRequestFor(config, server(), key, options)).then((request) => streamRequest(callMs, request, lines.push, signal)),
           catch: (thrown) => clusterErrorOfThrown(description, thrown)
         }).pipe(
           Effect.flatMap((answer) => (isSuccessCode(answer.status) || answer.status === 0 ? Effect.sync(lines.end) : Effect.fail(clusterErrorOf(description, answer.status, parseBody(answer.text)))))
