@@ -37,23 +37,53 @@ export interface HttpAnswer {
 // What a call that outlives its timeout fails with; KubeCluster reads the name as "sent, unanswered".
 const timedOut = (callMs: number): Error => Object.assign(new Error(`no answer within ${callMs} ms`), { name: "TimeoutError" })
 
-// The same exchange over undici. An abort (the timeout) fails the request, or the body if it is arriving.
-const sendOver = async (dispatcher: Dispatcher, callMs: number, request: HttpRequest): Promise<HttpAnswer> => {
-  const abort = new AbortController()
-  const timer = setTimeout(() => abort.abort(timedOut(callMs)), callMs)
-  try {
-    const { origin } = request.server
-    const { statusCode, body } = await dispatcher.request({ origin, path: request.path, method: request.method as Dispatcher.HttpMethod, headers: request.headers, body: request.body ?? null, signal: abort.signal })
-    const text = await body.text()
-    // undici frees the connection for the next request on a setImmediate after the answer ends (with one
-    // request per connection): answering after it lets a call that follows reuse the connection rather
-    // than open another.
-    await new Promise<void>((resolve) => setImmediate(resolve))
-    return { status: statusCode, text }
-  } finally {
-    clearTimeout(timer)
-  }
-}
+// The same exchange over undici, through its handler interface: the answer's bytes are collected as they
+// arrive, with no stream, signal or header object made per call. The timeout aborts the request (and the
+// answer if it is arriving); one that fires before the request reached a connection aborts it there.
+const sendOver = (dispatcher: Dispatcher, callMs: number, request: HttpRequest): Promise<HttpAnswer> =>
+  new Promise((resolve, reject) => {
+    let status = 0
+    const chunks: Array<Buffer> = []
+    let abort: ((reason: Error) => void) | undefined
+    let settled = false
+    const fail = (error: Error): void => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      reject(error)
+    }
+    const timer = setTimeout(() => {
+      const error = timedOut(callMs)
+      abort?.(error)
+      fail(error)
+    }, callMs)
+    const handler: Dispatcher.DispatchHandlers = {
+      onConnect: (abortRequest) => {
+        if (settled) abortRequest(timedOut(callMs))
+        else abort = abortRequest
+      },
+      onHeaders: (statusCode) => {
+        status = statusCode
+        return true
+      },
+      onData: (chunk) => {
+        chunks.push(chunk)
+        return true
+      },
+      onComplete: () => {
+        if (settled) return
+        settled = true
+        clearTimeout(timer)
+        const answer = { status, text: Buffer.concat(chunks).toString("utf8") }
+        // undici frees the connection for the next request on a setImmediate it schedules just after this
+        // callback (with one request per connection): answering after that one lets a call that follows
+        // reuse the connection rather than open another.
+        queueMicrotask(() => setImmediate(() => resolve(answer)))
+      },
+      onError: fail
+    }
+    dispatcher.dispatch({ origin: request.server.origin, path: request.path, method: request.method as Dispatcher.HttpMethod, headers: request.headers, body: request.body ?? null }, handler)
+  })
 
 // Over node:http with the agent as given (a proxy's).
 const sendOverAgent = (callMs: number, request: HttpRequest): Promise<HttpAnswer> =>
