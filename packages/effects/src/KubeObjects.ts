@@ -102,3 +102,91 @@ export const decodeKubeResource = (body: unknown): Option.Option<KubeResource> =
 
 /** Decodes an object into a Workload, or nothing when it is not one. */
 export const decodeWorkload = Schema.decodeUnknownOption(Workload)
+
+// An answer's metadata.managedFields is the server's bookkeeping of who set which field: half of a
+// TrainJob's bytes and most of the time JSON.parse spends on it (every "f:..." key is a new string), and
+// dispatch never reads it. It is parsed when something reads it, not with the answer.
+const managedFieldsKey = '"managedFields":['
+
+// What stands in for the array while the rest is parsed: a string no API server writes.
+const standIn = "\u0000dispatch: managedFields not yet parsed"
+
+// The index just past the string whose opening quote is at `at`.
+const stringEnd = (text: string, at: number): number => {
+  for (let i = at + 1; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c === 92) i++
+    else if (c === 34) return i + 1
+  }
+  return text.length
+}
+
+// How deep index `until` is in the JSON text's objects and arrays.
+const depthAt = (text: string, until: number): number => {
+  let depth = 0
+  for (let i = 0; i < until; i++) {
+    const c = text.charCodeAt(i)
+    if (c === 34) i = stringEnd(text, i) - 1
+    else if (c === 91 || c === 123) depth++
+    else if (c === 93 || c === 125) depth--
+  }
+  return depth
+}
+
+// The index just past the array or object opened at `from`; -1 when the text ends first.
+const closingIndex = (text: string, from: number): number => {
+  let depth = 0
+  for (let i = from; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c === 34) i = stringEnd(text, i) - 1
+    else if (c === 91 || c === 123) depth++
+    else if (c === 93 || c === 125) {
+      depth--
+      if (depth === 0) return i + 1
+    }
+  }
+  return -1
+}
+
+// metadata.managedFields, parsed from `raw` on first read and kept from then on (a write replaces it).
+const deferManagedFields = (metadata: Record<string, unknown>, raw: string): void => {
+  const settle = (value: unknown): void => {
+    // A frozen object keeps the accessor, which then parses on each read.
+    if (Object.getOwnPropertyDescriptor(metadata, "managedFields")?.configurable === true) {
+      Object.defineProperty(metadata, "managedFields", { value, writable: true, enumerable: true, configurable: true })
+    }
+  }
+  Object.defineProperty(metadata, "managedFields", {
+    enumerable: true,
+    configurable: true,
+    get: () => {
+      const value = JSON.parse(raw) as unknown
+      settle(value)
+      return value
+    },
+    set: settle
+  })
+}
+
+/**
+ * JSON.parse for an API server's answer, equal to it on every text (the same value, the same key order,
+ * the same error), except that an object's metadata.managedFields is parsed on first read.
+ */
+export const parseAnswer = (text: string): unknown => {
+  const key = text.indexOf(managedFieldsKey)
+  // Depth 2 is a field of a field of the answer; the parse below checks it is metadata's.
+  if (key === -1 || depthAt(text, key) !== 2) return JSON.parse(text)
+  const start = key + managedFieldsKey.length - 1
+  const end = closingIndex(text, start)
+  if (end === -1) return JSON.parse(text)
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(`${text.slice(0, start)}${JSON.stringify(standIn)}${text.slice(end)}`)
+  } catch {
+    return JSON.parse(text)
+  }
+  const metadata = isFields(parsed) ? parsed["metadata"] : undefined
+  if (!isFields(metadata) || metadata["managedFields"] !== standIn) return JSON.parse(text)
+  deferManagedFields(metadata as Record<string, unknown>, text.slice(start, end))
+  return parsed
+}
