@@ -7,7 +7,6 @@ import { Cluster, type ClusterShape, type PodLogOptions } from "./Cluster.ts"
 import { clusterOverTransport, type ClusterCall, malformed } from "./ClusterCall.ts"
 import { KeepAliveAgents } from "./KeepAliveAgents.ts"
 import { type HttpAnswer, type HttpRequest, type HttpServer, sendRequest, streamRequest } from "./KeepAliveHttp.ts"
-import { parseAnswer } from "./KubeObjects.ts"
 import { describeCall, type ObjectKey, Pods } from "./ResourceKind.ts"
 import { clusterErrorOf, isSuccessCode } from "./StatusMapping.ts"
 
@@ -155,7 +154,7 @@ export const lineSplitter = (onLine: (line: string) => void): { readonly push: (
 const answerOf = (call: ClusterCall, answer: HttpAnswer): Effect.Effect<unknown, ClusterError> => {
   if (!isSuccessCode(answer.status)) return Effect.fail(clusterErrorOf(call.description, answer.status, parseBody(answer.text)))
   try {
-    return Effect.succeed(parseAnswer(answer.text))
+    return Effect.succeed(JSON.parse(answer.text) as unknown)
   } catch {
     return Effect.fail(malformed(call))
   }
