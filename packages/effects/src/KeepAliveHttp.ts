@@ -1,13 +1,26 @@
-// One HTTP exchange over node:http and a pooled keep-alive agent. client-node's own library is node-fetch
-// with the per-request agent its KubeConfig builds: a new connection (and TLS handshake) per call, plus
-// node-fetch's stream and header machinery around a few hundred bytes of JSON.
+// One HTTP exchange over a pooled keep-alive undici dispatcher (node:http with client-node's agent when that
+// agent is a proxy's). client-node's own library is node-fetch with the per-request agent its KubeConfig
+// builds: a new connection (and TLS handshake) per call, plus node-fetch's stream and header machinery
+// around a few hundred bytes of JSON.
 import { type Agent, type ClientRequest, type IncomingMessage, request as httpRequest } from "node:http"
 import { request as httpsRequest } from "node:https"
+import type { Dispatcher } from "undici"
 import type { KeepAliveAgents } from "./KeepAliveAgents.ts"
+
+/** The server a request goes to: its origin, and node:http's options for it. */
+export interface HttpServer {
+  /** `https://host:port`, as undici takes it. */
+  readonly origin: string
+  readonly protocol: string
+  readonly hostname: string
+  readonly port?: number
+}
 
 /** A request, authenticated already. */
 export interface HttpRequest {
-  readonly url: string
+  readonly server: HttpServer
+  /** The path and query. */
+  readonly path: string
   readonly method: string
   readonly headers: Readonly<Record<string, string>>
   readonly body?: string
@@ -24,13 +37,59 @@ export interface HttpAnswer {
 // What a call that outlives its timeout fails with; KubeCluster reads the name as "sent, unanswered".
 const timedOut = (callMs: number): Error => Object.assign(new Error(`no answer within ${callMs} ms`), { name: "TimeoutError" })
 
-/** Sends `request` and reads the whole answer. Fails with node's error (its `code`, such as ECONNREFUSED or
- * ECONNRESET, says how far it got), or a TimeoutError when no complete answer arrives within `callMs`. */
-export const sendRequest = (agents: KeepAliveAgents, callMs: number, request: HttpRequest): Promise<HttpAnswer> =>
+// The same exchange over undici, through its handler interface: the answer's bytes are collected as they
+// arrive, with no stream, signal or header object made per call. The timeout aborts the request (and the
+// answer if it is arriving); one that fires before the request reached a connection aborts it there.
+const sendOver = (dispatcher: Dispatcher, callMs: number, request: HttpRequest): Promise<HttpAnswer> =>
+  new Promise((resolve, reject) => {
+    let status = 0
+    const chunks: Array<Buffer> = []
+    let abort: ((reason: Error) => void) | undefined
+    let settled = false
+    const fail = (error: Error): void => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      reject(error)
+    }
+    const timer = setTimeout(() => {
+      const error = timedOut(callMs)
+      abort?.(error)
+      fail(error)
+    }, callMs)
+    const handler: Dispatcher.DispatchHandlers = {
+      onConnect: (abortRequest) => {
+        if (settled) abortRequest(timedOut(callMs))
+        else abort = abortRequest
+      },
+      onHeaders: (statusCode) => {
+        status = statusCode
+        return true
+      },
+      onData: (chunk) => {
+        chunks.push(chunk)
+        return true
+      },
+      onComplete: () => {
+        if (settled) return
+        settled = true
+        clearTimeout(timer)
+        const answer = { status, text: Buffer.concat(chunks).toString("utf8") }
+        // undici frees the connection for the next request on a setImmediate it schedules just after this
+        // callback (with one request per connection): answering after that one lets a call that follows
+        // reuse the connection rather than open another.
+        queueMicrotask(() => setImmediate(() => resolve(answer)))
+      },
+      onError: fail
+    }
+    dispatcher.dispatch({ origin: request.server.origin, path: request.path, method: request.method as Dispatcher.HttpMethod, headers: request.headers, body: request.body ?? null }, handler)
+  })
+
+// Over node:http with the agent as given (a proxy's).
+const sendOverAgent = (callMs: number, request: HttpRequest): Promise<HttpAnswer> =>
   new Promise((resolve, reject) => {
     const headers: Record<string, string | number> = { ...request.headers }
     if (request.body !== undefined) headers["Content-Length"] = Buffer.byteLength(request.body)
-    const agent = agents.share(request.agent)
     const onResponse = (response: IncomingMessage): void => {
       const chunks: Array<Buffer> = []
       response.on("data", (chunk: Buffer) => chunks.push(chunk))
@@ -38,8 +97,7 @@ export const sendRequest = (agents: KeepAliveAgents, callMs: number, request: Ht
       response.on("error", reject)
       response.on("end", () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }))
     }
-    const options = { method: request.method, headers, ...(agent === undefined ? {} : { agent }) }
-    const outgoing: ClientRequest = request.url.startsWith("https:") ? httpsRequest(request.url, options, onResponse) : httpRequest(request.url, options, onResponse)
+    const outgoing = nodeRequest(request, headers, onResponse)
     // A plain timer rather than AbortSignal.timeout: the same effect (the request is destroyed, and the
     // answer too if it is still arriving) for a fraction of the cost per call.
     const timer = setTimeout(() => outgoing.destroy(timedOut(callMs)), callMs)
@@ -47,6 +105,20 @@ export const sendRequest = (agents: KeepAliveAgents, callMs: number, request: Ht
     outgoing.on("error", reject)
     outgoing.end(request.body)
   })
+
+const nodeRequest = (request: HttpRequest, headers: Record<string, string | number>, onResponse: (response: IncomingMessage) => void): ClientRequest => {
+  const { protocol, hostname, port } = request.server
+  const options = { protocol, hostname, ...(port === undefined ? {} : { port }), path: request.path, method: request.method, headers, ...(request.agent === undefined ? {} : { agent: request.agent }) }
+  return protocol === "https:" ? httpsRequest(options, onResponse) : httpRequest(options, onResponse)
+}
+
+/** Sends `request` and reads the whole answer. Fails with the transport's error (its `code`, such as
+ * ECONNREFUSED or UND_ERR_SOCKET, says how far it got), or a TimeoutError when no complete answer arrives
+ * within `callMs`. */
+export const sendRequest = (agents: KeepAliveAgents, callMs: number, request: HttpRequest): Promise<HttpAnswer> => {
+  const dispatcher = agents.share(request.agent)
+  return dispatcher === undefined ? sendOverAgent(callMs, request) : sendOver(dispatcher, callMs, request)
+}
 
 /** How a streamed exchange ended: a 2xx whose body went to `onChunk` (the text is empty), or any other
  * answer, read whole. */
@@ -58,11 +130,11 @@ export interface StreamedAnswer {
 /**
  * Sends `request` and hands a 2xx answer's body to `onChunk` as it arrives, until it ends or `signal`
  * aborts (then the answer is the one so far). `callMs` bounds the wait for the answer's head only: a
- * followed log may stream for hours. Fails as sendRequest does before the head arrives.
+ * followed log may stream for hours. Fails as sendRequest does before the head arrives. A stream holds its
+ * connection for as long as it lasts, so it goes over node:http with client-node's own agent, not the pool.
  */
-export const streamRequest = (agents: KeepAliveAgents, callMs: number, request: HttpRequest, onChunk: (chunk: string) => void, signal: AbortSignal): Promise<StreamedAnswer> =>
+export const streamRequest = (callMs: number, request: HttpRequest, onChunk: (chunk: string) => void, signal: AbortSignal): Promise<StreamedAnswer> =>
   new Promise((resolve, reject) => {
-    const agent = agents.share(request.agent)
     const onResponse = (response: IncomingMessage): void => {
       clearTimeout(timer)
       const status = response.statusCode ?? 0
@@ -73,8 +145,7 @@ export const streamRequest = (agents: KeepAliveAgents, callMs: number, request: 
       response.on("end", () => resolve({ status, text: Buffer.concat(chunks).toString("utf8") }))
       response.on("close", () => resolve({ status, text: Buffer.concat(chunks).toString("utf8") }))
     }
-    const options = { method: request.method, headers: { ...request.headers }, ...(agent === undefined ? {} : { agent }) }
-    const outgoing: ClientRequest = request.url.startsWith("https:") ? httpsRequest(request.url, options, onResponse) : httpRequest(request.url, options, onResponse)
+    const outgoing = nodeRequest(request, { ...request.headers }, onResponse)
     const timer = setTimeout(() => outgoing.destroy(timedOut(callMs)), callMs)
     const abort = () => outgoing.destroy()
     if (signal.aborted) abort()

@@ -1,10 +1,12 @@
 import { Clock, Effect, Layer } from "effect"
 import type { KubeConfig, RequestContext } from "@kubernetes/client-node"
+import type { Agent } from "node:http"
+import { urlToHttpOptions } from "node:url"
 import { ClusterError } from "./ClusterError.ts"
 import { Cluster, type ClusterShape, type PodLogOptions } from "./Cluster.ts"
 import { clusterOverTransport, type ClusterCall, malformed } from "./ClusterCall.ts"
 import { KeepAliveAgents } from "./KeepAliveAgents.ts"
-import { type HttpAnswer, type HttpRequest, sendRequest, streamRequest } from "./KeepAliveHttp.ts"
+import { type HttpAnswer, type HttpRequest, type HttpServer, sendRequest, streamRequest } from "./KeepAliveHttp.ts"
 import { describeCall, type ObjectKey, Pods } from "./ResourceKind.ts"
 import { clusterErrorOf, isSuccessCode } from "./StatusMapping.ts"
 
@@ -69,37 +71,66 @@ const methods = { get: "GET", list: "GET", create: "POST", patch: "PATCH", delet
 
 const contentTypes = { create: "application/json", patch: "application/merge-patch+json", delete: "application/json" } as const
 
-// A request authenticated by the KubeConfig exactly as client-node's generated clients are (bearer
-// tokens, exec and auth-provider plugins, client certificates and CA through the agent).
-const authenticated = async (config: KubeConfig, context: RequestContext, body: string | undefined): Promise<HttpRequest> => {
-  await config.applySecurityAuthentication(context)
-  const agent = context.getAgent()
-  return { url: context.getUrl(), method: context.getHttpMethod(), headers: context.getHeaders(), ...(body === undefined ? {} : { body }), ...(agent === undefined ? {} : { agent }) }
+// What applySecurityAuthentication writes into a request: its headers and the agent it chose. client-node's
+// RequestContext also parses the URL and keeps query parameters in a URLSearchParams, work this file does
+// once per cluster instead of once per call; the authentication is still client-node's, call by call
+// (bearer tokens, token files, exec and auth-provider plugins, client certificates and CA through the agent).
+interface Authentication {
+  readonly headers: Record<string, string>
+  agent: Agent | undefined
+}
+
+// The two methods of RequestContext that applySecurityAuthentication calls (client-node 1.4.0, pinned).
+const authenticationOf = async (config: KubeConfig, headers: Record<string, string>): Promise<Authentication> => {
+  const authentication: Authentication = { headers, agent: undefined }
+  const context = {
+    setHeaderParam: (key: string, value: string) => void (headers[key] = value),
+    setAgent: (agent: Agent) => void (authentication.agent = agent)
+  }
+  await config.applySecurityAuthentication(context as unknown as RequestContext)
+  return authentication
+}
+
+// An authenticated request to `path` (with its query) on the cluster's server.
+const authenticated = async (config: KubeConfig, server: ServerAddress, method: string, path: string, headers: Record<string, string>, body: string | undefined): Promise<HttpRequest> => {
+  const { agent } = await authenticationOf(config, headers)
+  return { server: server.options, path: server.prefix + path, method, headers, ...(body === undefined ? {} : { body }), ...(agent === undefined ? {} : { agent }) }
+}
+
+/** Where the cluster's server is: node:http's options for its origin, and the path its URL puts before every API path. */
+interface ServerAddress {
+  readonly options: HttpServer
+  readonly prefix: string
+}
+
+// Parsed once per cluster. The prefix is the URL's text after the origin, as client-node appends API paths to it.
+const serverAddress = (server: string): ServerAddress => {
+  const url = new URL(server)
+  const { protocol, hostname, port } = urlToHttpOptions(url)
+  return {
+    options: { origin: url.origin, protocol: protocol ?? "https:", hostname: hostname ?? "", ...(port === undefined || port === "" ? {} : { port: Number(port) }) },
+    prefix: server.slice(url.origin.length)
+  }
 }
 
 // The request for one call.
-const requestFor = async (config: KubeConfig, server: string, call: ClusterCall): Promise<HttpRequest> => {
-  const { HttpMethod, RequestContext } = await clientNode()
-  const context = new RequestContext(server + pathOf(call), HttpMethod[methods[call.verb]])
-  context.setHeaderParam("Accept", accept)
-  if (call.verb === "list" && call.labelSelector !== undefined && call.labelSelector !== "") context.setQueryParam("labelSelector", call.labelSelector)
-  const body = call.verb === "get" || call.verb === "list" ? undefined : JSON.stringify(call.body ?? {})
-  if (call.verb !== "get" && call.verb !== "list") context.setHeaderParam("Content-Type", contentTypes[call.verb])
-  return authenticated(config, context, body)
+const requestFor = (config: KubeConfig, server: ServerAddress, call: ClusterCall): Promise<HttpRequest> => {
+  const query = call.verb === "list" && call.labelSelector !== undefined && call.labelSelector !== "" ? `?${new URLSearchParams({ labelSelector: call.labelSelector }).toString()}` : ""
+  if (call.verb === "get" || call.verb === "list") return authenticated(config, server, methods[call.verb], pathOf(call) + query, { Accept: accept }, undefined)
+  return authenticated(config, server, methods[call.verb], pathOf(call), { Accept: accept, "Content-Type": contentTypes[call.verb] }, JSON.stringify(call.body ?? {}))
 }
 
 // GET .../pods/NAME/log with kubectl's query parameters.
-const logRequestFor = async (config: KubeConfig, server: string, key: ObjectKey, options: PodLogOptions): Promise<HttpRequest> => {
-  const { HttpMethod, RequestContext } = await clientNode()
+const logRequestFor = (config: KubeConfig, server: ServerAddress, key: ObjectKey, options: PodLogOptions): Promise<HttpRequest> => {
   const e = encodeURIComponent
-  const context = new RequestContext(`${server}/api/v1/namespaces/${e(key.namespace ?? "")}/pods/${e(key.name)}/log`, HttpMethod.GET)
-  context.setHeaderParam("Accept", "text/plain, */*")
-  if (options.container !== undefined) context.setQueryParam("container", options.container)
-  if (options.follow === true) context.setQueryParam("follow", "true")
-  if (options.previous === true) context.setQueryParam("previous", "true")
-  if (options.tailLines !== undefined) context.setQueryParam("tailLines", String(options.tailLines))
-  if (options.sinceSeconds !== undefined) context.setQueryParam("sinceSeconds", String(options.sinceSeconds))
-  return authenticated(config, context, undefined)
+  const query = new URLSearchParams()
+  if (options.container !== undefined) query.set("container", options.container)
+  if (options.follow === true) query.set("follow", "true")
+  if (options.previous === true) query.set("previous", "true")
+  if (options.tailLines !== undefined) query.set("tailLines", String(options.tailLines))
+  if (options.sinceSeconds !== undefined) query.set("sinceSeconds", String(options.sinceSeconds))
+  const search = query.size === 0 ? "" : `?${query.toString()}`
+  return authenticated(config, server, "GET", `/api/v1/namespaces/${e(key.namespace ?? "")}/pods/${e(key.name)}/log${search}`, { Accept: "text/plain, */*" }, undefined)
 }
 
 /** Splits streamed text into lines: each whole line goes to `onLine` as it completes, the last one when the text ends. */
@@ -134,12 +165,15 @@ const answerOf = (call: ClusterCall, answer: HttpAnswer): Effect.Effect<unknown,
  * keep-alive connections (KeepAliveHttp); idle ones close on their own and never keep the process alive.
  */
 export const makeKubeCluster = (config: KubeConfig, callMs: number): ClusterShape => {
-  const server = config.getCurrentCluster()?.server ?? ""
+  const url = config.getCurrentCluster()?.server ?? ""
+  // Parsed on first use, so a kubeconfig whose server is no URL fails its calls as before, not this constructor.
+  let parsed: ServerAddress | undefined
+  const server = (): ServerAddress => (parsed ??= serverAddress(url))
   const agents = new KeepAliveAgents()
   return clusterOverTransport(
     (call) =>
       Effect.tryPromise({
-        try: () => requestFor(config, server, call).then((request) => sendRequest(agents, callMs, request)),
+        try: () => Promise.resolve().then(() => requestFor(config, server(), call)).then((request) => sendRequest(agents, callMs, request)),
         catch: (thrown) => clusterErrorOfThrown(call.description, thrown)
       }).pipe(Effect.flatMap((answer) => answerOf(call, answer))),
     {
@@ -147,7 +181,7 @@ export const makeKubeCluster = (config: KubeConfig, callMs: number): ClusterShap
         const description = describeCall("get", Pods, key) + "/log"
         const lines = lineSplitter(onLine)
         return Effect.tryPromise({
-          try: (signal) => logRequestFor(config, server, key, options).then((request) => streamRequest(agents, callMs, request, lines.push, signal)),
+          try: (signal) => Promise.resolve().then(() => logRequestFor(config, server(), key, options)).then((request) => streamRequest(callMs, request, lines.push, signal)),
           catch: (thrown) => clusterErrorOfThrown(description, thrown)
         }).pipe(
           Effect.flatMap((answer) => (isSuccessCode(answer.status) || answer.status === 0 ? Effect.sync(lines.end) : Effect.fail(clusterErrorOf(description, answer.status, parseBody(answer.text)))))

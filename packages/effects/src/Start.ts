@@ -1,7 +1,7 @@
 // Start, as the seed lists it: one function per step, in order, then the failure paragraph. Every
 // decision about what to write or whether a read-back matches is render's; this file only calls the
 // cluster, in order, and says what each failure means.
-import { Clock, Effect, Result } from "effect"
+import { Clock, Effect, Result, Tracer } from "effect"
 import {
   type BackendConfig,
   type Manifests,
@@ -85,12 +85,23 @@ const fromResult = <A, E>(result: Result.Result<A, E>): Effect.Effect<A, E> =>
 const describeFailure = (error: unknown): string =>
   Array.isArray(error) ? String(error[0] ?? "") : String((error as { readonly _tag?: string })._tag ?? "")
 
+// Spans go to the tracer the caller installed. Without one, Effect's native tracer keeps them in memory for
+// no one (Effect documents that such work may be skipped), and a span per step costs more CPU than the
+// step's own API call: then Start makes none.
+const traced = <A, E, R>(effect: Effect.Effect<A, E, R>, name: string, attributes: Readonly<Record<string, unknown>> | undefined): Effect.Effect<A, E, R> =>
+  Effect.flatMap(Effect.tracer, (tracer) =>
+    tracer === Tracer.nativeTracer ? effect : effect.pipe(Effect.withSpan(name, attributes === undefined ? undefined : { attributes }, { captureStackTrace: false }))
+  )
+
 const step = (name: string, attributes: Readonly<Record<string, unknown>>) =>
   <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-    effect.pipe(
-      Effect.tap(() => libraryLog("Debug", `start: ${name} done`)),
-      Effect.tapError((error) => libraryLog("Info", `start: ${name} failed`).pipe(Effect.annotateLogs({ error: describeFailure(error) }))),
-      Effect.withSpan(`dispatch.start.${name}`, { attributes }, { captureStackTrace: false })
+    traced(
+      effect.pipe(
+        Effect.tap(() => libraryLog("Debug", `start: ${name} done`)),
+        Effect.tapError((error) => libraryLog("Info", `start: ${name} failed`).pipe(Effect.annotateLogs({ error: describeFailure(error) })))
+      ),
+      `dispatch.start.${name}`,
+      attributes
     )
 
 // 1. The Backend's gates.
@@ -416,7 +427,7 @@ const prepare = (config: BackendConfig, request: StartRequest, attributes: Reado
 /** Start: turns a StartRequest into a runtime copy and a TrainJob with its start gate closed. */
 export const start = (backend: Backend, input: unknown): Effect.Effect<StartResult, StartError, Cluster | InFlight> => {
   const rawJob = rawJobOf(input)
-  return Effect.gen(function* () {
+  const program = Effect.gen(function* () {
     const config = backend.config
     const first = rawJob === undefined ? {} : { "dispatch.job": rawJob }
     yield* step("checkGates", first)(checkGates(backend))
@@ -441,5 +452,6 @@ export const start = (backend: Backend, input: unknown): Effect.Effect<StartResu
     const done = job.adopted ? "start: the TrainJob an earlier Start created is this request's" : "start: TrainJob created with its start gate closed"
     yield* libraryLog("Info", done).pipe(Effect.annotateLogs({ uid, gateClosed }))
     return { ref: `${manifests.namespace}/${manifests.name}`, namespace: manifests.namespace, name: manifests.name, uid, created: !job.adopted, gateClosed }
-  }).pipe(Effect.annotateLogs(rawJob === undefined ? {} : { job: rawJob }), Effect.withSpan("dispatch.start", undefined, { captureStackTrace: false }))
+  })
+  return traced(program.pipe(Effect.annotateLogs(rawJob === undefined ? {} : { job: rawJob })), "dispatch.start", undefined)
 }

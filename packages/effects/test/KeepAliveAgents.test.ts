@@ -1,7 +1,8 @@
-// The agent pool behind KubeCluster's connection reuse: one agent per connection identity, never a
-// proxy agent swapped for a direct one.
+// The dispatcher pool behind KubeCluster's connection reuse: one dispatcher per connection identity, never
+// a proxy agent swapped for a direct one.
 import { Agent as HttpAgent } from "node:http"
 import { Agent as HttpsAgent } from "node:https"
+import { Agent as UndiciAgent } from "undici"
 import { afterEach, describe, expect, it } from "vitest"
 import { KeepAliveAgents } from "../src/KeepAliveAgents.ts"
 
@@ -16,16 +17,25 @@ afterEach(() => {
 })
 
 describe("KeepAliveAgents", () => {
-  it("hands out one keep-alive agent for the per-request agents of one kubeconfig", () => {
+  it("hands out one keep-alive dispatcher for the per-request agents of one kubeconfig", () => {
     const agents = pool()
     const tls = { ca: Buffer.from("ca"), cert: Buffer.from("cert"), key: Buffer.from("key"), servername: "api" }
     const first = agents.share(new HttpsAgent({ ...tls }))
     // client-node reads the files again for each request: equal bytes in a new Buffer are the same identity.
     const second = agents.share(new HttpsAgent({ ca: Buffer.from("ca"), cert: Buffer.from("cert"), key: Buffer.from("key"), servername: "api" }))
     expect(second).toBe(first)
-    expect(first).toBeInstanceOf(HttpsAgent)
-    expect((first as HttpAgent & { keepAlive: boolean }).keepAlive).toBe(true)
-    expect((first as HttpAgent & { options: Record<string, unknown> }).options["servername"]).toBe("api")
+    expect(first).toBeInstanceOf(UndiciAgent)
+  })
+
+  it("connects with the agent's TLS material and keeps idle connections open", () => {
+    const agents = pool()
+    const tls = { ca: Buffer.from("ca"), cert: Buffer.from("cert"), key: Buffer.from("key"), servername: "api", rejectUnauthorized: false }
+    const dispatcher = agents.share(new HttpsAgent(tls))
+    // undici keeps its options under a symbol: read them by its description rather than a private import.
+    const options = Object.getOwnPropertySymbols(dispatcher).map((symbol) => [symbol.description, (dispatcher as unknown as Record<symbol, unknown>)[symbol]] as const)
+    const factoryOptions = options.find(([name]) => name === "options")?.[1] as { readonly connect?: Record<string, unknown>; readonly keepAliveTimeout?: number } | undefined
+    expect(factoryOptions?.connect).toMatchObject(tls)
+    expect(factoryOptions?.keepAliveTimeout).toBe(30_000)
   })
 
   it("gives a rotated certificate, another CA check or another scheme its own agent", () => {
@@ -35,16 +45,14 @@ describe("KeepAliveAgents", () => {
     expect(agents.share(new HttpsAgent({ cert: Buffer.from("cert-1"), rejectUnauthorized: false }))).not.toBe(base)
     const plain = agents.share(new HttpAgent({}))
     expect(plain).not.toBe(base)
-    expect(plain).toBeInstanceOf(HttpAgent)
-    expect(plain).not.toBeInstanceOf(HttpsAgent)
+    expect(plain).toBeInstanceOf(UndiciAgent)
     expect(agents.share(new HttpsAgent({ cert: Buffer.from("cert-1") }))).toBe(base)
   })
 
-  it("leaves a proxy agent (any other agent class) and a missing agent as they are", () => {
+  it("stands in for no proxy agent (any other agent class) and no missing agent: those are used as they are", () => {
     class ProxyAgent extends HttpAgent {}
-    const proxy = new ProxyAgent()
     const agents = pool()
-    expect(agents.share(proxy)).toBe(proxy)
+    expect(agents.share(new ProxyAgent())).toBeUndefined()
     expect(agents.share(undefined)).toBeUndefined()
   })
 })
