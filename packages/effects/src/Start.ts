@@ -85,9 +85,8 @@ const fromResult = <A, E>(result: Result.Result<A, E>): Effect.Effect<A, E> =>
 const describeFailure = (error: unknown): string =>
   Array.isArray(error) ? String(error[0] ?? "") : String((error as { readonly _tag?: string })._tag ?? "")
 
-// Spans go to the tracer the caller installed. Without one, Effect's native tracer keeps them in memory for
-// no one (Effect documents that such work may be skipped), and a span per step costs more CPU than the
-// step's own API call: then Start makes none.
+// Spans go to the tracer the caller installed. Without one, Effect's native tracer would build spans that
+// nothing exports, and a span per step costs more CPU than the step's own API call: then Start makes none.
 const traced = <A, E, R>(effect: Effect.Effect<A, E, R>, name: string, attributes: Readonly<Record<string, unknown>> | undefined): Effect.Effect<A, E, R> =>
   Effect.flatMap(Effect.tracer, (tracer) =>
     tracer === Tracer.nativeTracer ? effect : effect.pipe(Effect.withSpan(name, attributes === undefined ? undefined : { attributes }, { captureStackTrace: false }))
