@@ -1,6 +1,6 @@
 import { test as propTest, fc } from "@fast-check/vitest"
 import { describe, expect, it } from "vitest"
-import { freezeJson, jsonClone, jsonCopyUnfrozen } from "../src/apiserver/store/JsonValue.ts"
+import { freezeJson, freezeParts, jsonClone, jsonCopyUnfrozen } from "../src/apiserver/store/JsonValue.ts"
 
 // Every object or array inside a JSON value, so a copy can be checked to share none of them.
 const containers = (value: unknown): Array<object> =>
@@ -75,5 +75,12 @@ describe("jsonCopyUnfrozen", () => {
     freezeJson({ value })
     expect(Object.isFrozen(child)).toBe(true)
     expect(jsonCopyUnfrozen({ value }).value).toBe(value)
+  })
+
+  it("bounds the JSON length of a part someone else froze as of any other part", () => {
+    const value = Object.freeze({ text: "é\u0001", list: Object.freeze([1.5, "x"]) })
+    const object = { value }
+    expect(freezeParts(object)).toBeGreaterThanOrEqual(Buffer.byteLength(JSON.stringify(object)))
+    expect(freezeParts(object)).toBe(freezeParts({ value }))
   })
 })

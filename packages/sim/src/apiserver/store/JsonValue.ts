@@ -60,19 +60,23 @@ const freezeMeasured = (value: object): number => {
   let bound = 2
   if (Array.isArray(value)) for (const item of value as ReadonlyArray<unknown>) bound += valueBound(item) + 1
   else for (const key of Object.keys(value)) bound += memberBound(key, (value as Record<string, unknown>)[key])
-  Object.freeze(value)
-  // Marked once it and its children are frozen, so a marked value is frozen all the way down.
+  // Its children are frozen by now; it is marked, then frozen at once, so a marked value that is not
+  // extensible is frozen all the way down.
   FrozenMark.mark(value, bound)
+  Object.freeze(value)
   return bound
 }
 
 // A class whose constructor returns the object it is handed, so that a subclass's private field is
-// added to that object (even a frozen one) as V8 adds any field.
+// added to that object as V8 adds any field.
 class Adopting {
   constructor(object: object) {
     return object as Adopting
   }
 }
+
+// The rare value frozen (or sealed) before freezeJson saw it.
+const frozenElsewhere = new WeakMap<object, number>()
 
 // What freezeJson froze, all the way down, carries this mark: a private field, which no key list,
 // spread, copy or JSON sees, holding the bound of the part's JSON length. Object.isFrozen would not do:
@@ -88,11 +92,14 @@ class FrozenMark extends Adopting {
   }
 
   static mark(object: object, bound: number): void {
-    new FrozenMark(object, bound)
+    // A value someone else froze first: the engines of today add a private field to it, but a TC39
+    // proposal would have them refuse, so such a value keeps its bound aside instead.
+    if (Object.isExtensible(object)) new FrozenMark(object, bound)
+    else frozenElsewhere.set(object, bound)
   }
 
   static boundOf(object: object): number | undefined {
-    return #bound in object ? (object as FrozenMark).#bound : undefined
+    return #bound in object ? (object as FrozenMark).#bound : frozenElsewhere.get(object)
   }
 }
 
