@@ -4,7 +4,8 @@
 import { Clock, Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import { openBackend } from "../../src/Backend.ts"
-import { Cluster } from "../../src/Cluster.ts"
+import { Cluster, type ClusterShape } from "../../src/Cluster.ts"
+import { ClusterError } from "../../src/ClusterError.ts"
 import { InFlight, inFlightKey } from "../../src/InFlight.ts"
 import { TrainJobs } from "../../src/ResourceKind.ts"
 import { stop } from "../../src/lifecycle/Stop.ts"
@@ -172,6 +173,56 @@ describe("what Stop reports", () => {
         expect(world.calls.slice(before)).toEqual([])
         const cluster = yield* Cluster
         expect(yield* cluster.get(TrainJobs, { namespace, name })).toBeDefined()
+      })
+    ))
+})
+
+describe("what Stop names", () => {
+  it("checks it cannot make name the object and every reason of the read's failure", () =>
+    inProcess.run({ mode: "plain" }, (_world, config) =>
+      Effect.gen(function* () {
+        const failure = (plural: string) =>
+          new ClusterError({ reason: "ServerError", call: `get ${plural} ${namespace}/${name}`, status: { code: 500, reason: "InternalError", message: "etcd is unavailable", causes: [{ message: "leader changed" }] } })
+        // Nothing to stop: Stop reads the TrainJob twice and the copy once, then checks what remains.
+        const reads = new Map<string, number>()
+        const lastReadsFail = Effect.map(Cluster, (cluster): ClusterShape => ({
+          ...cluster,
+          get: (kind, key) =>
+            Effect.suspend(() => {
+              const n = (reads.get(kind.plural) ?? 0) + 1
+              reads.set(kind.plural, n)
+              const checking = kind.plural === "trainjobs" ? n > 2 : n > 1
+              return checking ? Effect.fail(failure(kind.plural)) : cluster.get(kind, key)
+            })
+        }))
+        const result = yield* Effect.provideService(stop(openBackend(config), keyOf(1)), Cluster, yield* lastReadsFail)
+        expect(failure("trainjobs").reasons).toHaveLength(2)
+        expect(result).toEqual({
+          ref: { namespace, name },
+          remaining: [`TrainJob: not checked: ${failure("trainjobs").reasons.join("; ")}`, `TrainingRuntime: not checked: ${failure("trainingruntimes").reasons.join("; ")}`],
+          gone: false
+        })
+      })
+    ))
+
+  it("a delete that conflicts every time ends after five, naming the Stop and its job", () =>
+    inProcess.run({ mode: "plain", sim: { faults: [{ verb: "delete", resource: "trainjobs", action: { type: "status", code: 409 } }] } }, (_world, config) =>
+      Effect.gen(function* () {
+        yield* started(config, 1)
+        const error = yield* Effect.flip(stop(openBackend(config), keyOf(1)))
+        expect(error._tag).toBe("ErrRejected")
+        expect(error.reasons[0]).toBe(`stop ${namespace}/${name}: the change did not hold after 5 writes`)
+      })
+    ))
+
+  it("an unanswered create's age is measured from when it was sent, on a clock long past zero", () =>
+    inProcess.run({ mode: "plain" }, (_world, config) =>
+      Effect.gen(function* () {
+        yield* Effect.sleep(5 * config.timeouts.callBoundMs)
+        const inFlight = yield* InFlight
+        yield* inFlight.remember(inFlightKey({ namespace, name }), (yield* Clock.currentTimeMillis) - 1000)
+        const error = yield* Effect.flip(stop(openBackend(config), keyOf(1)))
+        expect(error.reasons[0]).toMatch(/ went unanswered 1000 ms ago /)
       })
     ))
 })
