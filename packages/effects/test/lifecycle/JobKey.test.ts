@@ -38,3 +38,10 @@ describe("selectorFor", () => {
     expect(matchesLabels(parsed.selector, { team: "x" })).toBe(false)
   })
 })
+
+describe("jobKeyProblems on a long job", () => {
+  it("quotes at most 80 characters of a job that is not a JobID", () => {
+    const problem = jobKeyProblems({ job: "x".repeat(500), submission: 1 })[0]!
+    expect(problem).toBe(`job: ${JSON.stringify("x".repeat(500)).slice(0, 80)} is not a JobID (a ULID: 26 upper-case Crockford base32 characters)`)
+  })
+})
