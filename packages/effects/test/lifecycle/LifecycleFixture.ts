@@ -205,3 +205,12 @@ export const traced = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<{
     const tracer = Tracer.make({ span: (options) => { const span = new Tracer.NativeSpan(options); opened.push(span); return span } })
     return Effect.map(Effect.withTracer(effect, tracer), (value) => ({ value, spans: opened.map((s) => ({ name: s.name, attributes: Object.fromEntries(s.attributes) })) }))
   })
+
+/** Creates a Workload in the test namespace by hand, as Kueue would make one for a TrainJob. */
+export const createWorkload = (world: World, name: string, jobUid: string, ownerReferences: ReadonlyArray<unknown>) =>
+  world.sim.system.create("workloads", {
+    apiVersion: "kueue.x-k8s.io/v1beta2",
+    kind: "Workload",
+    metadata: { namespace, name, labels: { "kueue.x-k8s.io/job-uid": jobUid }, ownerReferences },
+    spec: { active: true, queueName: "team-queue", podSets: [{ name: "node", count: 1, template: { spec: { containers: [{ name: "node", image: "registry.example/train:1" }] } } }] }
+  })

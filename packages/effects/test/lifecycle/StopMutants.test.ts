@@ -11,7 +11,7 @@ import { TrainJobs } from "../../src/ResourceKind.ts"
 import { stop } from "../../src/lifecycle/Stop.ts"
 import { backendOf, namespace, trainJobNameOf } from "../StartFixture.ts"
 import type { BackendConfig } from "@dispatch/render"
-import { inProcess, keyOf, started, storedNamed, type World, writesOf } from "./LifecycleFixture.ts"
+import { createWorkload, inProcess, keyOf, started, storedNamed, type World, writesOf } from "./LifecycleFixture.ts"
 
 const name = trainJobNameOf(1)
 
@@ -232,20 +232,13 @@ describe("Stop after the TrainJob is gone, in Kueue mode", () => {
     inProcess.run({ mode: "kueue" }, (world, config) =>
       Effect.gen(function* () {
         const trainJob = (ownerName: string, kind = "TrainJob") => ({ apiVersion: "trainer.kubeflow.org/v1alpha1", kind, name: ownerName, uid: `uid-${ownerName}` })
-        const workload = (workloadName: string, owners: ReadonlyArray<unknown>) =>
-          world.sim.system.create("workloads", {
-            apiVersion: "kueue.x-k8s.io/v1beta2",
-            kind: "Workload",
-            metadata: { namespace, name: workloadName, labels: { "kueue.x-k8s.io/job-uid": "some-uid" }, ownerReferences: owners },
-            spec: { active: true, queueName: "team-queue", podSets: [{ name: "node", count: 1, template: { spec: { containers: [{ name: "node", image: "registry.example/train:1" }] } } }] }
-          })
         // Left behind by a TrainJob of the job's name (among other owners), and Workloads of others.
         for (const [w, owners] of [
           ["ours", [{ apiVersion: "v1", kind: "ConfigMap", name: "cm", uid: "uid-cm" }, trainJob(name)]],
           ["another-job", [trainJob("dj-other-s1")]],
           ["not-a-trainjob", [trainJob(name, "Job")]],
           ["no-owner", []]
-        ] as const) expect(workload(w, owners).code).toBeLessThan(300)
+        ] as const) expect(createWorkload(world, w, "some-uid", owners).code).toBeLessThan(300)
         const result = yield* stop(openBackend(config), keyOf(1))
         expect(result).toEqual({ ref: { namespace, name }, remaining: [`Workload ${namespace}/ours`], gone: false })
       })

@@ -12,7 +12,7 @@ import { HOLD_MESSAGE, READY_MESSAGE, RETRY_MESSAGE } from "../../src/lifecycle/
 import { find } from "../../src/lifecycle/Find.ts"
 import { hold, open, release } from "../../src/lifecycle/Transitions.ts"
 import { backendOf, namespace, trainJobNameOf } from "../StartFixture.ts"
-import { awaitState, inProcess, keyOf, lifecycleConfig, started, type World, workloadsOf, writesOf } from "./LifecycleFixture.ts"
+import { awaitState, createWorkload, inProcess, keyOf, lifecycleConfig, started, type World, workloadsOf, writesOf } from "./LifecycleFixture.ts"
 
 const gateAnnotation = "kueue.x-k8s.io/admission-gated-by"
 
@@ -322,12 +322,7 @@ describe("Kueue mode: Workloads in other shapes", () => {
     inProcess.run({ mode: "plain" }, (world, plain) =>
       Effect.gen(function* () {
         const result = yield* started(plain, 1)
-        const created = world.sim.system.create("workloads", {
-          apiVersion: "kueue.x-k8s.io/v1beta2",
-          kind: "Workload",
-          metadata: { namespace, name: `trainjob-${result.name}`, labels: { "kueue.x-k8s.io/job-uid": result.uid }, ownerReferences: [{ apiVersion: "trainer.kubeflow.org/v1alpha1", kind: "TrainJob", name: result.name, uid: result.uid }] },
-          spec: { active: true, queueName: "team-queue", podSets: [{ name: "node", count: 1, template: { spec: { containers: [{ name: "node", image: "registry.example/train:1" }] } } }] }
-        })
+        const created = createWorkload(world, `trainjob-${result.name}`, result.uid, [{ apiVersion: "trainer.kubeflow.org/v1alpha1", kind: "TrainJob", name: result.name, uid: result.uid }])
         expect(created.code).toBeLessThan(300)
         const w = workloadsOf(world, result.name)[0]!
         const retry = [{ name: "dispatch-check", state: "Retry", message: RETRY_MESSAGE, lastTransitionTime: "2026-01-01T00:00:00Z" }]
