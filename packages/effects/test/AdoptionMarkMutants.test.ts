@@ -7,6 +7,7 @@ import type { Manifests } from "@dispatch/render"
 import type { SimulatorOptions } from "@dispatch/sim"
 import { adoptionMark, deleteUnusedCopy, revokeCopy } from "../src/AdoptionMark.ts"
 import { Cluster } from "../src/Cluster.ts"
+import { ClusterError } from "../src/ClusterError.ts"
 import type { KubeResource } from "../src/KubeObjects.ts"
 import { TrainingRuntimes } from "../src/ResourceKind.ts"
 import { SimCluster } from "../src/SimCluster.ts"
@@ -135,5 +136,19 @@ describe("revokeCopy: copies it must leave", () => {
       expect(recorded.calls).toEqual([])
       expect(stored(recorded)).toBeDefined()
     }
+  })
+})
+
+describe("revokeCopy: a re-read that fails", () => {
+  it("names every reason of the read's failure", async () => {
+    const recorded = withCopy()
+    const conflict = new ClusterError({ reason: "Conflict", call: `delete trainingruntimes ${namespace}/${name}` })
+    const unreadable = new ClusterError({ reason: "ServerError", call: `get trainingruntimes ${namespace}/${name}`, status: { code: 500, reason: "InternalError", message: "etcd is unavailable", causes: [{ message: "leader changed" }] } })
+    const failing = (seen: KubeResource) =>
+      Effect.flatMap(Cluster, (cluster) =>
+        Effect.provideService(revokeCopy(config, manifests, seen, jobUid), Cluster, { ...cluster, delete: () => Effect.fail(conflict), get: () => Effect.fail(unreadable) })
+      )
+    expect(unreadable.reasons).toHaveLength(2)
+    expect(await outcome(run(recorded, failing))).toEqual({ failure: [`the runtime copy could not be read: ${unreadable.reasons.join("; ")}`] })
   })
 })
