@@ -155,10 +155,13 @@ describe("Find and InFlight", () => {
 
 describe("Kueue mode: Find reads the Workload, findMany lists them once", () => {
   it("find reads the Workload: a started job is held by dispatch's gate on it", () =>
-    inProcess.run({ mode: "kueue" }, (_world, config) =>
+    inProcess.run({ mode: "kueue" }, (world, config) =>
       Effect.gen(function* () {
-        yield* started(config, 1)
+        const { uid } = yield* started(config, 1)
+        const before = world.calls.length
         expect(yield* find(openBackend(config), keyOf(1))).toMatchObject({ state: "Held", reason: `the Workload carries dispatch's gate ${startGateName(config)}: Open it` })
+        // The Workloads of that TrainJob only, by its UID.
+        expect(world.calls.slice(before).filter((c) => c.request.resource === "workloads").map((c) => c.request.labelSelector)).toEqual([`kueue.x-k8s.io/job-uid=${uid}`])
       })
     ))
 

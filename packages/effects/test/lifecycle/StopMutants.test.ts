@@ -11,7 +11,7 @@ import { TrainJobs } from "../../src/ResourceKind.ts"
 import { stop } from "../../src/lifecycle/Stop.ts"
 import { backendOf, namespace, trainJobNameOf } from "../StartFixture.ts"
 import type { BackendConfig } from "@dispatch/render"
-import { createWorkload, inProcess, keyOf, started, storedNamed, type World, writesOf } from "./LifecycleFixture.ts"
+import { createWorkload, inProcess, keyOf, started, storedNamed, type World, workloadsOf, writesOf } from "./LifecycleFixture.ts"
 
 const name = trainJobNameOf(1)
 
@@ -241,6 +241,20 @@ describe("Stop after the TrainJob is gone, in Kueue mode", () => {
         ] as const) expect(createWorkload(world, w, "some-uid", owners).code).toBeLessThan(300)
         const result = yield* stop(openBackend(config), keyOf(1))
         expect(result).toEqual({ ref: { namespace, name }, remaining: [`Workload ${namespace}/ours`], gone: false })
+      })
+    ))
+})
+
+describe("Stop's Workloads while the TrainJob is there, in Kueue mode", () => {
+  it("are its TrainJob's, by UID: a Workload left by an earlier TrainJob of the name is not reported", () =>
+    inProcess.run({ mode: "kueue" }, (world, config) =>
+      Effect.gen(function* () {
+        yield* startedKeptByFinalizer(world, config)
+        const ours = String(workloadsOf(world, name)[0]?.metadata?.["name"])
+        const earlier = { apiVersion: "trainer.kubeflow.org/v1alpha1", kind: "TrainJob", name, uid: "uid-of-an-earlier-trainjob" }
+        expect(createWorkload(world, "left-by-an-earlier-trainjob", earlier.uid, [earlier]).code).toBeLessThan(300)
+        const result = yield* stop(openBackend(config), keyOf(1))
+        expect(result.remaining).toEqual([`TrainJob ${namespace}/${name}`, `TrainingRuntime ${namespace}/${name}`, `Workload ${namespace}/${ours}`])
       })
     ))
 })
