@@ -189,6 +189,16 @@ describe("Kueue mode: Find reads the Workload, findMany lists them once", () => 
       })
     ))
 
+  it("in plain mode find reads the TrainJob alone", () =>
+    inProcess.run({ mode: "plain" }, (world, config) =>
+      Effect.gen(function* () {
+        yield* started(config, 1)
+        const before = world.calls.length
+        expect((yield* find(openBackend(config), keyOf(1))).state).toBe("Held")
+        expect(world.calls.slice(before).map((c) => `${c.request.verb} ${c.request.resource}`)).toEqual(["get trainjobs"])
+      })
+    ))
+
   it("in plain mode findMany lists no Workloads, even with TrainJobs found", () =>
     inProcess.run({ mode: "plain" }, (world, config) =>
       Effect.gen(function* () {
