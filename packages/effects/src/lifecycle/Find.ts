@@ -31,9 +31,9 @@ const statusOf = (
   Effect.gen(function* () {
     const inFlight = yield* InFlight
     const key = inFlightKey(objects)
-    // Once the TrainJob is seen, the unanswered create's outcome is known.
+    // Once the TrainJob is seen, the unanswered create's outcome is known: forgotten, so not looked up below.
     if (trainJob !== undefined) yield* inFlight.forget(key)
-    const since = trainJob === undefined ? Option.getOrUndefined(yield* inFlight.lookup(key)) : undefined
+    const since = Option.getOrUndefined(yield* inFlight.lookup(key))
     const state = jobState({
       mode: config.mode,
       trainJob,

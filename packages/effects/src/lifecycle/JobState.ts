@@ -59,9 +59,8 @@ const kueueHold = (observed: Observed, suspended: boolean): string | undefined =
   // a running one whose Workload is being deleted is not held by anything.
   if (observed.workload === undefined) return suspended ? "Kueue has not made the TrainJob's Workload yet; it is created with dispatch's gate" : undefined
   if (gatesOf(observed.workload).includes(observed.gate)) return `the Workload carries dispatch's gate ${observed.gate}: Open it`
-  const entry = observed.check === undefined ? undefined : checkEntry(observed.workload, observed.check)
-  if (isHeldEntry(entry)) return `dispatch holds the admission check ${observed.check ?? ""}: Release it`
-  return undefined
+  if (observed.check === undefined) return undefined
+  return isHeldEntry(checkEntry(observed.workload, observed.check)) ? `dispatch holds the admission check ${observed.check}: Release it` : undefined
 }
 
 const notAdmitted = (workload: unknown): string => {

@@ -121,7 +121,8 @@ const round = (config: BackendConfig, reach: GateProof): Effect.Effect<Round, ne
     const earlier = yield* removeProbe(config, makeInFlight(), false)
     if (Result.isFailure(earlier)) {
       const write = { proven: false, reasons: [`an earlier probe could not be removed`, ...earlier.failure.reasons] }
-      return { contended: false, gate: gateOf(reach, write, notTried("write")), reach, write, launch: notTried("write"), leftovers: leftoversOf(earlier) }
+      const launch = notTried("write")
+      return { contended: false, gate: gateOf(reach, write, launch), reach, write, launch, leftovers: leftoversOf(earlier) }
     }
     const log = emptyCreateLog()
     const cluster = yield* Cluster
@@ -171,7 +172,8 @@ const round = (config: BackendConfig, reach: GateProof): Effect.Effect<Round, ne
 export const probe = (config: BackendConfig): Effect.Effect<ProbeReport, never, Cluster> =>
   Effect.gen(function* () {
     const reach = yield* proveReach(config)
-    if (!reach.proven) return { gate: gateOf(reach, notTried("reach"), notTried("reach")), reach, write: notTried("reach"), launch: notTried("reach"), leftovers: [] }
+    const untried = notTried("reach")
+    if (!reach.proven) return { gate: gateOf(reach, untried, untried), reach, write: untried, launch: untried, leftovers: [] }
     let reasons: ReadonlyArray<string> = []
     for (let n = 1; n <= PROBE_ROUNDS; n++) {
       const result = yield* round(config, reach)
@@ -182,5 +184,6 @@ export const probe = (config: BackendConfig): Effect.Effect<ProbeReport, never, 
       reasons = result.reasons
     }
     const write: GateProof = { proven: false, reasons: [`other probes kept the probe's objects for ${PROBE_ROUNDS} rounds`, ...reasons] }
-    return { gate: gateOf(reach, write, notTried("write")), reach, write, launch: notTried("write"), leftovers: [] }
+    const launch = notTried("write")
+    return { gate: gateOf(reach, write, launch), reach, write, launch, leftovers: [] }
   }).pipe(Effect.withSpan("dispatch.probe"))

@@ -3,14 +3,16 @@
 // not make is not the job, and a create seen once is no longer InFlight.
 import { Effect, Layer } from "effect"
 import { describe, expect, it } from "vitest"
-import { labelKeys } from "@dispatch/render"
+import { labelKeys, startGateName } from "@dispatch/render"
+import { openBackend } from "../../src/Backend.ts"
 import { InFlight, inFlightKey, makeInFlight, type InFlightShape } from "../../src/InFlight.ts"
 import { SimCluster } from "../../src/SimCluster.ts"
-import { find, findMany, MAX_SELECTOR_JOBS, selectorFor, workloadSelectorFor } from "../../src/lifecycle/Find.ts"
+import { find, findMany, MAX_SELECTOR_JOBS, selectorFor, workloadSelectorFor, type JobStatus } from "../../src/lifecycle/Find.ts"
+import { hold, open } from "../../src/lifecycle/Transitions.ts"
 import type { Backend } from "../../src/Backend.ts"
 import type { Cluster } from "../../src/Cluster.ts"
 import { backendOf, configOf, errorOf, jobId, namespace, requestOf, runStart, runOnTestClock, simOf, trainJobNameOf, valueOf, type RecordedSim } from "../StartFixture.ts"
-import { keyOf } from "./LifecycleFixture.ts"
+import { inProcess, keyOf, started } from "./LifecycleFixture.ts"
 
 const plain = configOf("plain")
 const kueue = configOf("kueue")
@@ -149,4 +151,61 @@ describe("Find and InFlight", () => {
       expect(status).toMatchObject({ state: "InFlight", sinceMs: 0, untilMs: plain.timeouts.callBoundMs })
     })
   }
+})
+
+describe("Kueue mode: Find reads the Workload, findMany lists them once", () => {
+  it("find reads the Workload: a started job is held by dispatch's gate on it", () =>
+    inProcess.run({ mode: "kueue" }, (world, config) =>
+      Effect.gen(function* () {
+        const { uid } = yield* started(config, 1)
+        const before = world.calls.length
+        expect(yield* find(openBackend(config), keyOf(1))).toMatchObject({ state: "Held", reason: `the Workload carries dispatch's gate ${startGateName(config)}: Open it` })
+        // The Workloads of that TrainJob only, by its UID.
+        expect(world.calls.slice(before).filter((c) => c.request.resource === "workloads").map((c) => c.request.labelSelector)).toEqual([`kueue.x-k8s.io/job-uid=${uid}`])
+      })
+    ))
+
+  it("findMany answers each job as Find does, with one list of TrainJobs and one of their Workloads, selected by sorted UIDs", () =>
+    inProcess.run({ mode: "kueue" }, (world, config) =>
+      Effect.gen(function* () {
+        const backend = openBackend(config)
+        const uids: Array<string> = []
+        for (const n of [1, 2, 3, 4]) uids.push((yield* started(config, n)).uid)
+        yield* open(backend, keyOf(2))
+        yield* hold(backend, keyOf(3))
+        const keys = [keyOf(4), keyOf(2), keyOf(5), keyOf(1), keyOf(3)]
+        const one: Array<JobStatus> = []
+        for (const key of keys) one.push(yield* find(backend, key))
+        const before = world.calls.length
+        const many = yield* findMany(backend, keys)
+        expect(many).toEqual(one)
+        // The gate, the admission and a Hold are each read off a Workload.
+        expect(new Set(many.map((s) => ("reason" in s ? s.reason : s.state))).size).toBeGreaterThanOrEqual(3)
+        const calls = world.calls.slice(before).map((c) => [c.request.verb, c.request.resource, c.request.labelSelector])
+        expect(calls).toEqual([
+          ["list", "trainjobs", selectorFor(config, keys)],
+          ["list", "workloads", `kueue.x-k8s.io/job-uid in (${[...uids].sort().join(",")})`]
+        ])
+      })
+    ))
+
+  it("in plain mode find reads the TrainJob alone", () =>
+    inProcess.run({ mode: "plain" }, (world, config) =>
+      Effect.gen(function* () {
+        yield* started(config, 1)
+        const before = world.calls.length
+        expect((yield* find(openBackend(config), keyOf(1))).state).toBe("Held")
+        expect(world.calls.slice(before).map((c) => `${c.request.verb} ${c.request.resource}`)).toEqual(["get trainjobs"])
+      })
+    ))
+
+  it("in plain mode findMany lists no Workloads, even with TrainJobs found", () =>
+    inProcess.run({ mode: "plain" }, (world, config) =>
+      Effect.gen(function* () {
+        yield* started(config, 1)
+        const before = world.calls.length
+        expect((yield* findMany(openBackend(config), [keyOf(1)]))[0]?.state).toBe("Held")
+        expect(world.calls.slice(before).map((c) => `${c.request.verb} ${c.request.resource}`)).toEqual(["list trainjobs"])
+      })
+    ))
 })

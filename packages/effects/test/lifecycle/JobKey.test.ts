@@ -38,3 +38,17 @@ describe("selectorFor", () => {
     expect(matchesLabels(parsed.selector, { team: "x" })).toBe(false)
   })
 })
+
+describe("jobKeyProblems on a long job", () => {
+  it("quotes at most 80 characters of a job that is not a JobID", () => {
+    const problem = jobKeyProblems({ job: "x".repeat(500), submission: 1 })[0]!
+    expect(problem).toBe(`job: ${JSON.stringify("x".repeat(500)).slice(0, 80)} is not a JobID (a ULID: 26 upper-case Crockford base32 characters)`)
+  })
+})
+
+describe("jobKeyProblems at the submission's upper edge", () => {
+  it("accepts submission 999999 and refuses 1000000, whose name would be too long", () => {
+    expect(jobKeyProblems({ job: jobId(1), submission: 999_999 })).toEqual([])
+    expect(jobKeyProblems({ job: jobId(1), submission: 1_000_000 })).toEqual(["submission: must be a whole number from 1 to 999999, got 1000000"])
+  })
+})

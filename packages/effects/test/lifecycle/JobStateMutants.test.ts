@@ -54,6 +54,9 @@ describe("Find's reasons", () => {
     expect(jobState(observed({ trainJob: suspended, workload: otherCheck })).state).toBe("Queued")
     // Without an admission check in the config, no check entry holds the job.
     expect(jobState(observed({ trainJob: suspended, workload: workload({ entry: { state: "Retry" } }), check: undefined })).state).toBe("Queued")
+    // Not even an entry without a name, which a search for an unset name would find.
+    const nameless = { ...workload(), status: { conditions: [], admissionChecks: [{ state: "Pending", message: HOLD_MESSAGE }] } }
+    expect(jobState(observed({ trainJob: suspended, workload: nameless, check: undefined })).state).toBe("Queued")
   })
 
   it("kueue mode: Queued says why Kueue has not admitted it, preferring Admitted's message, then QuotaReserved's", () => {

@@ -4,7 +4,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { Effect, Exit, Layer, References, Result } from "effect"
+import { Effect, Exit, Layer, References, Result, Tracer } from "effect"
 import { type BackendConfig, decodeConfig } from "@dispatch/render"
 import { type ApiRequest, kubeconfigFor, type Outcome, Simulator, type SimulatorOptions, startSimServer } from "@dispatch/sim"
 import { type Backend, openBackend } from "../../src/Backend.ts"
@@ -191,3 +191,26 @@ export const workloadsOf = (world: World, name: string) =>
 
 /** Writes (anything but get and list) among the calls seen. */
 export const writesOf = (calls: ReadonlyArray<SeenCall>) => calls.filter((c) => c.request.verb !== "get" && c.request.verb !== "list")
+
+/** One span a program opened: its name and attributes. */
+export interface SeenSpan {
+  readonly name: string
+  readonly attributes: Readonly<Record<string, unknown>>
+}
+
+/** Runs `effect` with a tracer that records every span it opens, in the order they open. */
+export const traced = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<{ readonly value: A; readonly spans: ReadonlyArray<SeenSpan> }, E, R> =>
+  Effect.suspend(() => {
+    const opened: Array<Tracer.NativeSpan> = []
+    const tracer = Tracer.make({ span: (options) => { const span = new Tracer.NativeSpan(options); opened.push(span); return span } })
+    return Effect.map(Effect.withTracer(effect, tracer), (value) => ({ value, spans: opened.map((s) => ({ name: s.name, attributes: Object.fromEntries(s.attributes) })) }))
+  })
+
+/** Creates a Workload in the test namespace by hand, as Kueue would make one for a TrainJob. */
+export const createWorkload = (world: World, name: string, jobUid: string, ownerReferences: ReadonlyArray<unknown>) =>
+  world.sim.system.create("workloads", {
+    apiVersion: "kueue.x-k8s.io/v1beta2",
+    kind: "Workload",
+    metadata: { namespace, name, labels: { "kueue.x-k8s.io/job-uid": jobUid }, ownerReferences },
+    spec: { active: true, queueName: "team-queue", podSets: [{ name: "node", count: 1, template: { spec: { containers: [{ name: "node", image: "registry.example/train:1" }] } } }] }
+  })

@@ -23,6 +23,8 @@ describe("ObjectFields", () => {
     expect(valueAt(object, ["spec", "list"])).toEqual([1])
     expect(valueAt(object, ["spec", "missing"])).toBeUndefined()
     expect(valueAt(object, [])).toBeUndefined()
+    // Not even from an object with a key named "undefined", which indexing by a missing last key would read.
+    expect(valueAt({ undefined: "found" }, [])).toBeUndefined()
   })
 
   it("stringAt and arrayAt refuse other types", () => {

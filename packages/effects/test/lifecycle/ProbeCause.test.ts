@@ -156,6 +156,11 @@ describe("classifyWriteFailure and probeCause", () => {
     expect(cause.reasons.slice(1)).toEqual(error.reasons)
   })
 
+  it("a Start refused read-only says the probe may not write, then Start's reasons", () => {
+    const config = lifecycleConfig("plain", inProcess.timing)
+    expect(probeCause(config, undefined, new ErrReadOnly({ reasons: ["403 from the API server"] }))).toEqual({ state: "read-only", reasons: ["the probe may not write", "403 from the API server"] })
+  })
+
   it("without a refused create, Start's own failure decides: the runtime rules observe-only, a 403 read-only, the rest closed", () => {
     const config = lifecycleConfig("plain", inProcess.timing)
     const reasons = ["why"]

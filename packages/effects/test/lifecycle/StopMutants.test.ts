@@ -4,13 +4,14 @@
 import { Clock, Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import { openBackend } from "../../src/Backend.ts"
-import { Cluster } from "../../src/Cluster.ts"
+import { Cluster, type ClusterShape } from "../../src/Cluster.ts"
+import { ClusterError } from "../../src/ClusterError.ts"
 import { InFlight, inFlightKey } from "../../src/InFlight.ts"
 import { TrainJobs } from "../../src/ResourceKind.ts"
 import { stop } from "../../src/lifecycle/Stop.ts"
 import { backendOf, namespace, trainJobNameOf } from "../StartFixture.ts"
 import type { BackendConfig } from "@dispatch/render"
-import { inProcess, keyOf, started, storedNamed, type World, writesOf } from "./LifecycleFixture.ts"
+import { createWorkload, inProcess, keyOf, started, storedNamed, type World, workloadsOf, writesOf } from "./LifecycleFixture.ts"
 
 const name = trainJobNameOf(1)
 
@@ -172,6 +173,88 @@ describe("what Stop reports", () => {
         expect(world.calls.slice(before)).toEqual([])
         const cluster = yield* Cluster
         expect(yield* cluster.get(TrainJobs, { namespace, name })).toBeDefined()
+      })
+    ))
+})
+
+describe("what Stop names", () => {
+  it("checks it cannot make name the object and every reason of the read's failure", () =>
+    inProcess.run({ mode: "plain" }, (_world, config) =>
+      Effect.gen(function* () {
+        const failure = (plural: string) =>
+          new ClusterError({ reason: "ServerError", call: `get ${plural} ${namespace}/${name}`, status: { code: 500, reason: "InternalError", message: "etcd is unavailable", causes: [{ message: "leader changed" }] } })
+        // Nothing to stop: Stop reads the TrainJob twice and the copy once, then checks what remains.
+        const reads = new Map<string, number>()
+        const lastReadsFail = Effect.map(Cluster, (cluster): ClusterShape => ({
+          ...cluster,
+          get: (kind, key) =>
+            Effect.suspend(() => {
+              const n = (reads.get(kind.plural) ?? 0) + 1
+              reads.set(kind.plural, n)
+              const checking = kind.plural === "trainjobs" ? n > 2 : n > 1
+              return checking ? Effect.fail(failure(kind.plural)) : cluster.get(kind, key)
+            })
+        }))
+        const result = yield* Effect.provideService(stop(openBackend(config), keyOf(1)), Cluster, yield* lastReadsFail)
+        expect(failure("trainjobs").reasons).toHaveLength(2)
+        expect(result).toEqual({
+          ref: { namespace, name },
+          remaining: [`TrainJob: not checked: ${failure("trainjobs").reasons.join("; ")}`, `TrainingRuntime: not checked: ${failure("trainingruntimes").reasons.join("; ")}`],
+          gone: false
+        })
+      })
+    ))
+
+  it("a delete that conflicts every time ends after five, naming the Stop and its job", () =>
+    inProcess.run({ mode: "plain", sim: { faults: [{ verb: "delete", resource: "trainjobs", action: { type: "status", code: 409 } }] } }, (_world, config) =>
+      Effect.gen(function* () {
+        yield* started(config, 1)
+        const error = yield* Effect.flip(stop(openBackend(config), keyOf(1)))
+        expect(error._tag).toBe("ErrRejected")
+        expect(error.reasons[0]).toBe(`stop ${namespace}/${name}: the change did not hold after 5 writes`)
+      })
+    ))
+
+  it("an unanswered create's age is measured from when it was sent, on a clock long past zero", () =>
+    inProcess.run({ mode: "plain" }, (_world, config) =>
+      Effect.gen(function* () {
+        yield* Effect.sleep(5 * config.timeouts.callBoundMs)
+        const inFlight = yield* InFlight
+        yield* inFlight.remember(inFlightKey({ namespace, name }), (yield* Clock.currentTimeMillis) - 1000)
+        const error = yield* Effect.flip(stop(openBackend(config), keyOf(1)))
+        expect(error.reasons[0]).toMatch(/ went unanswered 1000 ms ago /)
+      })
+    ))
+})
+
+describe("Stop after the TrainJob is gone, in Kueue mode", () => {
+  it("reports the Workloads whose owner is a TrainJob of the job's name, and no other", () =>
+    inProcess.run({ mode: "kueue" }, (world, config) =>
+      Effect.gen(function* () {
+        const trainJob = (ownerName: string, kind = "TrainJob") => ({ apiVersion: "trainer.kubeflow.org/v1alpha1", kind, name: ownerName, uid: `uid-${ownerName}` })
+        // Left behind by a TrainJob of the job's name (among other owners), and Workloads of others.
+        for (const [w, owners] of [
+          ["ours", [{ apiVersion: "v1", kind: "ConfigMap", name: "cm", uid: "uid-cm" }, trainJob(name)]],
+          ["another-job", [trainJob("dj-other-s1")]],
+          ["not-a-trainjob", [trainJob(name, "Job")]],
+          ["no-owner", []]
+        ] as const) expect(createWorkload(world, w, "some-uid", owners).code).toBeLessThan(300)
+        const result = yield* stop(openBackend(config), keyOf(1))
+        expect(result).toEqual({ ref: { namespace, name }, remaining: [`Workload ${namespace}/ours`], gone: false })
+      })
+    ))
+})
+
+describe("Stop's Workloads while the TrainJob is there, in Kueue mode", () => {
+  it("are its TrainJob's, by UID: a Workload left by an earlier TrainJob of the name is not reported", () =>
+    inProcess.run({ mode: "kueue" }, (world, config) =>
+      Effect.gen(function* () {
+        yield* startedKeptByFinalizer(world, config)
+        const ours = String(workloadsOf(world, name)[0]?.metadata?.["name"])
+        const earlier = { apiVersion: "trainer.kubeflow.org/v1alpha1", kind: "TrainJob", name, uid: "uid-of-an-earlier-trainjob" }
+        expect(createWorkload(world, "left-by-an-earlier-trainjob", earlier.uid, [earlier]).code).toBeLessThan(300)
+        const result = yield* stop(openBackend(config), keyOf(1))
+        expect(result.remaining).toEqual([`TrainJob ${namespace}/${name}`, `TrainingRuntime ${namespace}/${name}`, `Workload ${namespace}/${ours}`])
       })
     ))
 })

@@ -12,7 +12,7 @@ import { HOLD_MESSAGE, READY_MESSAGE, RETRY_MESSAGE } from "../../src/lifecycle/
 import { find } from "../../src/lifecycle/Find.ts"
 import { hold, open, release } from "../../src/lifecycle/Transitions.ts"
 import { backendOf, namespace, trainJobNameOf } from "../StartFixture.ts"
-import { awaitState, inProcess, keyOf, lifecycleConfig, started, type World, workloadsOf } from "./LifecycleFixture.ts"
+import { awaitState, createWorkload, inProcess, keyOf, lifecycleConfig, started, type World, workloadsOf, writesOf } from "./LifecycleFixture.ts"
 
 const gateAnnotation = "kueue.x-k8s.io/admission-gated-by"
 
@@ -215,6 +215,121 @@ describe("plain mode: Open and Hold", () => {
         expect(patches.map((p) => p["spec"])).toEqual([{ suspend: false }, { suspend: true }])
         const job = world.sim.system.get("trainjobs", namespace, result.name) as Stored
         expect((job["spec"] as Record<string, unknown>)["suspend"]).toBe(true)
+      })
+    ))
+})
+
+/** Marks job `n`'s TrainJob finished with condition `type` (Complete or Failed), as the trainer would. */
+const finish = (world: World, n: number, type: "Complete" | "Failed") => {
+  const job = world.sim.system.get("trainjobs", namespace, trainJobNameOf(n))!
+  world.sim.system.updateStatus("trainjobs", { ...job, status: { conditions: [{ type, status: "True", reason: type, message: "", lastTransitionTime: "2026-01-01T00:00:00Z" }] } })
+}
+
+describe("a finished TrainJob", () => {
+  const name = trainJobNameOf(1)
+  for (const type of ["Complete", "Failed"] as const) {
+    it(`plain mode, ${type}: a change is refused naming the transition and the job, a state that already holds succeeds, nothing is written`, () =>
+      inProcess.run({ mode: "plain" }, (world, config) =>
+        Effect.gen(function* () {
+          const backend = openBackend(config)
+          yield* started(config, 1)
+          finish(world, 1, type)
+          const before = world.calls.length
+          for (const [which, transition] of [["open", open], ["release", release]] as const) {
+            const error = yield* Effect.flip(transition(backend, keyOf(1)))
+            expect(error._tag).toBe("ErrRejected")
+            expect(error.reasons).toEqual([`${which} ${namespace}/${name}: the TrainJob ${namespace}/${name} has finished`])
+          }
+          // Held already (spec.suspend is true): a retried Hold succeeds on the finished job.
+          expect((yield* hold(backend, keyOf(1))).name).toBe(name)
+          expect(writesOf(world.calls.slice(before))).toEqual([])
+        })
+      ))
+
+    it(`Kueue mode, ${type}: Open of a gated Workload is refused, a Workload already held succeeds, nothing is written`, () =>
+      inProcess.run({ mode: "kueue" }, (world, config) =>
+        Effect.gen(function* () {
+          const backend = openBackend(config)
+          yield* started(config, 1)
+          yield* hold(backend, keyOf(1))
+          finish(world, 1, type)
+          const before = world.calls.length
+          const error = yield* Effect.flip(open(backend, keyOf(1)))
+          expect(error.reasons).toEqual([`open ${namespace}/${name}: the TrainJob ${namespace}/${name} has finished`])
+          expect((yield* hold(backend, keyOf(1))).name).toBe(name)
+          expect(writesOf(world.calls.slice(before))).toEqual([])
+        })
+      ))
+  }
+})
+
+describe("Kueue mode: Workloads in other shapes", () => {
+  it("Open removes only dispatch's gate, keeping the gates of others in order", () =>
+    inProcess.run({ mode: "kueue" }, (world, config) =>
+      Effect.gen(function* () {
+        yield* started(config, 1)
+        // Gates may only be set when a Workload is created: the Workload is made again with three.
+        const w = workloadOf(world, 1)
+        const { uid: _uid, resourceVersion: _rv, creationTimestamp: _at, managedFields: _fields, ...metadata } = w.metadata ?? {}
+        expect(world.sim.system.delete("workloads", namespace, String(metadata["name"])).code).toBeLessThan(300)
+        const gates = `first.example/gate,${startGateName(config)},second.example/gate`
+        expect(world.sim.system.create("workloads", { ...w, metadata: { ...metadata, annotations: { [gateAnnotation]: gates } } }).code).toBeLessThan(300)
+        expect(annotationsOf(workloadOf(world, 1))[gateAnnotation]).toBe(gates)
+        yield* open(openBackend(config), keyOf(1))
+        expect(annotationsOf(workloadOf(world, 1))[gateAnnotation]).toBe("first.example/gate,second.example/gate")
+        expect(checkOf(workloadOf(world, 1), "dispatch-check")).toMatchObject({ state: "Ready", message: READY_MESSAGE })
+      })
+    ))
+
+  it("a Workload that does not list dispatch's check yet gets it from Hold, Release and Open", () =>
+    inProcess.run({ mode: "kueue" }, (world, config) =>
+      Effect.gen(function* () {
+        const backend = openBackend(config)
+        yield* started(config, 1)
+        const dropCheck = () => {
+          const w = workloadOf(world, 1)
+          world.sim.system.updateStatus("workloads", { ...w, status: { ...(w["status"] as object), admissionChecks: checksOf(w).filter((c) => c["name"] !== "dispatch-check") } })
+          expect(checkOf(workloadOf(world, 1), "dispatch-check")).toBeUndefined()
+        }
+        dropCheck()
+        yield* hold(backend, keyOf(1))
+        expect(checkOf(workloadOf(world, 1), "dispatch-check")).toMatchObject({ state: "Pending", message: HOLD_MESSAGE })
+        dropCheck()
+        yield* release(backend, keyOf(1))
+        expect(checkOf(workloadOf(world, 1), "dispatch-check")).toMatchObject({ state: "Ready", message: READY_MESSAGE })
+        const w = workloadOf(world, 1)
+        world.sim.system.update("workloads", { ...w, metadata: { ...w.metadata, annotations: {} } })
+        dropCheck()
+        yield* open(backend, keyOf(1))
+        expect(checkOf(workloadOf(world, 1), "dispatch-check")).toMatchObject({ state: "Ready", message: READY_MESSAGE })
+      })
+    ))
+
+  it("Hold of a check that is Ready but carries the hold message still sets it Pending", () =>
+    inProcess.run({ mode: "kueue" }, (world, config) =>
+      Effect.gen(function* () {
+        yield* started(config, 1)
+        const w = workloadOf(world, 1)
+        const checks = checksOf(w).map((c) => (c["name"] === "dispatch-check" ? { ...c, state: "Ready", message: HOLD_MESSAGE } : c))
+        world.sim.system.updateStatus("workloads", { ...w, status: { ...(w["status"] as object), admissionChecks: checks } })
+        yield* hold(openBackend(config), keyOf(1))
+        expect(checkOf(workloadOf(world, 1), "dispatch-check")).toMatchObject({ state: "Pending", message: HOLD_MESSAGE })
+      })
+    ))
+
+  it("Hold waits for Kueue to act on a Retry of the check, up to timeouts.workload, then refuses naming the check", () =>
+    // A Workload made by hand in a cluster where Kueue does not run: nothing ever acts on the Retry.
+    inProcess.run({ mode: "plain" }, (world, plain) =>
+      Effect.gen(function* () {
+        const result = yield* started(plain, 1)
+        const created = createWorkload(world, `trainjob-${result.name}`, result.uid, [{ apiVersion: "trainer.kubeflow.org/v1alpha1", kind: "TrainJob", name: result.name, uid: result.uid }])
+        expect(created.code).toBeLessThan(300)
+        const w = workloadsOf(world, result.name)[0]!
+        const retry = [{ name: "dispatch-check", state: "Retry", message: RETRY_MESSAGE, lastTransitionTime: "2026-01-01T00:00:00Z" }]
+        expect(world.sim.system.updateStatus("workloads", { ...w, status: { admissionChecks: retry } }).code).toBeLessThan(300)
+        const kueue: BackendConfig = lifecycleConfig("kueue", inProcess.timing)
+        const error = yield* Effect.flip(hold(openBackend(kueue), keyOf(1)))
+        expect(error.reasons).toEqual([`hold ${namespace}/${result.name}: still waiting after ${kueue.timeouts.workloadMs} ms: Kueue has not acted on the Retry of dispatch-check yet`])
       })
     ))
 })
