@@ -50,7 +50,9 @@ export const decodeWire = <S extends Schema.ConstraintDecoder<unknown>>(
   const decoded = Schema.decodeUnknownResult(schema)(input, { errors: "all", onExcessProperty: "error" })
   if (Result.isSuccess(decoded)) return Result.succeed(decoded.success)
   const reasons = formatter(decoded.failure.issue).issues.map((issue) => {
-    const keys = (issue.path ?? []).map((p) => (typeof p === "object" && p !== null && "key" in p ? p.key : p))
+    // effect's formatter gives every issue a path of plain keys, never Standard Schema's `{ key }`
+    // segments or a missing path (its DefaultIssue), so the path is read as it is.
+    const keys = issue.path as ReadonlyArray<PropertyKey>
     const path = formatPath(keys)
     return `${name(path)}: ${describe(issue.message, valueAt(input, keys))}`
   })
