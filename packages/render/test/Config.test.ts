@@ -85,6 +85,14 @@ describe("decodeConfig", () => {
     ])
   })
 
+  it("checks a probe runtime against the list only when the list decodes", () => {
+    const probeRuntime = { kind: "TrainingRuntime", name: "torch-a" }
+    expect(refused({ namespace: "ml", mode: "plain", probeRuntime }).reasons).toEqual(["config runtimes: required"])
+    expect(refused({ namespace: "ml", mode: "plain", probeRuntime, runtimes: "torch-a" }).reasons).toEqual([
+      expect.stringMatching(/^config runtimes: Expected array, got "torch-a"/)
+    ])
+  })
+
   const sloppyConfig = fc.record({
     namespace: fc.constantFrom("ml", "Bad_NS", ""),
     mode: fc.constantFrom("plain", "kueue"),
