@@ -28,6 +28,10 @@ describe("decodeWire", () => {
     const decoded = decodeWire(long, { a: 1 }, (path) => path)
     // `Expected "aaa…" | "bbb…"`: 10 + 150 + 5 characters, then 35 of the second literal.
     expect(Result.isFailure(decoded) && decoded.failure.reasons).toEqual([`a: Expected "${"a".repeat(150)}" | "${"b".repeat(35)}..., got 1`])
+    // Exactly 200 characters are kept whole.
+    const edge = Schema.Struct({ a: Schema.Literals(["a".repeat(150), "b".repeat(34)]) })
+    const whole = decodeWire(edge, { a: 1 }, (path) => path)
+    expect(Result.isFailure(whole) && whole.failure.reasons).toEqual([`a: Expected "${"a".repeat(150)}" | "${"b".repeat(34)}", got 1`])
   })
   it("names a missing field as required and an unknown one as unknown", () => {
     const decoded = decodeWire(Schema.Struct({ a: Schema.String }), { b: 1 }, (path) => (path === "" ? "input" : path))
