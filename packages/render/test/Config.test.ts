@@ -85,6 +85,11 @@ describe("decodeConfig", () => {
     ])
   })
 
+  it("names the config itself when it is not an object", () => {
+    expect(refused("plain").reasons).toEqual(['config: Expected object, got "plain"'])
+    expect(refused(null).reasons).toEqual(["config: Expected object, got null"])
+  })
+
   it("checks a probe runtime against the list only when the list decodes", () => {
     const probeRuntime = { kind: "TrainingRuntime", name: "torch-a" }
     expect(refused({ namespace: "ml", mode: "plain", probeRuntime }).reasons).toEqual(["config runtimes: required"])
