@@ -69,7 +69,7 @@ describe("decodeConfig", () => {
   })
 
   it("refuses an empty runtime list and wrong shapes", () => {
-    expect(refused({ namespace: "ml", mode: "plain", runtimes: [] }).reasons).toEqual(["config runtimes: must list at least one runtime"])
+    expect(refused({ namespace: "ml", mode: "plain", runtimes: [] })).toEqual({ error: "ErrInvalid", reasons: ["config runtimes: must list at least one runtime"] })
     expect(refused({ namespace: "ml", mode: "other", runtimes: [{ kind: "Pod", name: "x" }] }).reasons).toHaveLength(2)
   })
 
