@@ -8,9 +8,9 @@ const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/
 export const formatPath = (path: ReadonlyArray<PropertyKey>): string => {
   let out = ""
   for (const key of path) {
-    if (typeof key === "number") out += `[${key}]`
-    else if (typeof key === "string" && IDENTIFIER.test(key) && key.length <= 64) out += out === "" ? key : `.${key}`
+    if (typeof key === "string" && IDENTIFIER.test(key) && key.length <= 64) out += out === "" ? key : `.${key}`
     else if (typeof key === "string") out += `[${JSON.stringify(key.length > 64 ? `${key.slice(0, 64)}...` : key)}]`
+    // An index, or a symbol: `[2]`, `[Symbol(s)]`.
     else out += `[${String(key)}]`
   }
   return out
