@@ -11,6 +11,8 @@ describe("formatPath", () => {
   it("quotes a key of more than 64 characters cut at 64", () => {
     expect(formatPath(["a".repeat(64)])).toBe("a".repeat(64))
     expect(formatPath(["a".repeat(65)])).toBe(`["${"a".repeat(64)}..."]`)
+    expect(formatPath(["-".repeat(64)])).toBe(`["${"-".repeat(64)}"]`)
+    expect(formatPath(["-".repeat(65)])).toBe(`["${"-".repeat(64)}..."]`)
   })
 })
 
