@@ -18,21 +18,17 @@ export const formatPath = (path: ReadonlyArray<PropertyKey>): string => {
 
 const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
 
-const valueAt = (input: unknown, keys: ReadonlyArray<PropertyKey>): { found: boolean; value?: unknown } => {
-  let at: unknown = input
-  for (const key of keys) {
-    if (typeof at !== "object" || at === null || !Object.hasOwn(at, key)) return { found: false }
-    at = (at as Record<PropertyKey, unknown>)[key]
-  }
-  return { found: true, value: at }
-}
+// The value an issue is about. Every key but the last is one the schema walked into, so an object, and
+// the last is there unless it is missing, which describe reports as "required" without the value.
+const valueAt = (input: unknown, keys: ReadonlyArray<PropertyKey>): unknown =>
+  keys.reduce<unknown>((at, key) => (at as Record<PropertyKey, unknown>)[key], input)
 
 // effect's wording, made to read as a refusal, with the offending value shown (bounded).
-const describe = (message: string, at: { found: boolean; value?: unknown }): string => {
+const describe = (message: string, value: unknown): string => {
   if (message === "Missing key") return "required"
   if (message === "Expected no excess property") return "unknown field"
   const text = message.length > 200 ? `${message.slice(0, 200)}...` : message
-  return at.found ? `${text}, got ${preview(at.value)}` : text
+  return `${text}, got ${preview(value)}`
 }
 
 /** Appends a formatted path to a field that is itself a path: `a` + `b[1]` is `a.b[1]`, `a` + `[1]` is `a[1]`. */
