@@ -1,4 +1,5 @@
 import { Result, Schema, SchemaIssue } from "effect"
+import { isRecord } from "./Json.ts"
 import { preview } from "./Preview.ts"
 import { cappedRefusal, type Refusal } from "./Refusal.ts"
 
@@ -61,7 +62,7 @@ export const decodeWire = <S extends Schema.ConstraintDecoder<unknown>>(
  * problem, not just the shape ones.
  */
 export const decodableFields = <F extends Schema.Struct.Fields>(schema: Schema.Struct<F>, input: unknown): Partial<Schema.Struct<F>["Type"]> => {
-  if (typeof input !== "object" || input === null || Array.isArray(input)) return {}
+  if (!isRecord(input)) return {}
   const out: Record<string, unknown> = {}
   for (const [key, field] of Object.entries(schema.fields)) {
     if (!Object.hasOwn(input, key)) continue
