@@ -85,6 +85,13 @@ describe("decodeConfig", () => {
     ])
   })
 
+  it("checks the rules only on fields of the right shape: a nested unknown field makes its field the wrong shape", () => {
+    expect(refused({ namespace: 1, mode: "plain", runtimes, timeouts: { call: "0s", extra: 1 } }).reasons).toEqual([
+      "config namespace: Expected string, got 1",
+      "config timeouts.extra: unknown field"
+    ])
+  })
+
   it("names the config itself when it is not an object", () => {
     expect(refused("plain").reasons).toEqual(['config: Expected object, got "plain"'])
     expect(refused(null).reasons).toEqual(["config: Expected object, got null"])
