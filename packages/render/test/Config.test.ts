@@ -95,6 +95,7 @@ describe("decodeConfig", () => {
   it("names the config itself when it is not an object", () => {
     expect(refused("plain").reasons).toEqual(['config: Expected object, got "plain"'])
     expect(refused(null).reasons).toEqual(["config: Expected object, got null"])
+    expect(refused(undefined).reasons).toEqual(["config: Expected object, got nothing"])
   })
 
   it("checks a probe runtime against the list only when the list decodes", () => {
