@@ -25,7 +25,9 @@ export const mutationOptions = (name, dir, mutate) => ({
   // package's tests: a fifth of the mutants, half the run time. `pnpm mutate --ignoreStatic false`
   // includes them.
   ignoreStatic: true,
-  timeoutMS: 30_000,
+  // On a loaded machine a mutant's tests can take a minute; a shorter bound counts that slowness as a
+  // killed (timed-out) mutant.
+  timeoutMS: 90_000,
   // Reruns only mutants whose code or tests changed since the last run (the file is not committed).
   incremental: true,
   incrementalFile: `reports/mutation/${name}-incremental.json`,

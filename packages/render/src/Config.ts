@@ -2,7 +2,7 @@ import { Result } from "effect"
 import { ceilMillis } from "./Duration.ts"
 import { decodableFields, decodeWire } from "./Decode.ts"
 import { isDnsLabel, isDnsSubdomain, isLabelValue, isQualifiedName } from "./KubeRules.ts"
-import { DEFAULT_LABEL_DOMAIN, patchManager, startGateName } from "./Names.ts"
+import { DEFAULT_LABEL_DOMAIN, startGateName } from "./Names.ts"
 import { preview } from "./Preview.ts"
 import { cappedRefusal, type Refusal } from "./Refusal.ts"
 import { Config, type Duration, type RuntimeRef } from "./Wire.ts"
@@ -67,8 +67,9 @@ const ruleProblems = (wire: Partial<Config>): ReadonlyArray<string> => {
 
   const labelDomain = wire.labelDomain ?? ConfigDefaults.labelDomain
   if (!isDnsSubdomain(labelDomain)) reasons.push(`config labelDomain: ${preview(labelDomain)} is not a DNS-1123 subdomain`)
-  // Kueue caps each admission gate name at 63 characters, and the gate is `<labelDomain>/start`.
-  else if (startGateName({ labelDomain }).length > 63 || patchManager({ labelDomain }).length > 253) {
+  // Kueue caps each admission gate name at 63 characters, and the gate is `<labelDomain>/start`; the
+  // patch's manager, `<labelDomain>/dispatch`, is then at most 66, well within what the API server takes.
+  else if (startGateName({ labelDomain }).length > 63) {
     reasons.push(`config labelDomain: ${preview(labelDomain)} is too long: ${startGateName({ labelDomain })} must fit in 63 characters`)
   }
 
@@ -80,7 +81,8 @@ const ruleProblems = (wire: Partial<Config>): ReadonlyArray<string> => {
   if (wire.mode === "kueue" && wire.kueue === undefined) reasons.push("config kueue: required in kueue mode")
   if (wire.kueue !== undefined) {
     const { queue, admissionCheck } = wire.kueue
-    if (queue.length === 0 || !isLabelValue(queue) || !isDnsSubdomain(queue)) {
+    // An empty name is not a DNS subdomain.
+    if (!isLabelValue(queue) || !isDnsSubdomain(queue)) {
       reasons.push(`config kueue.queue: ${preview(queue)} is not a LocalQueue name usable as a label value`)
     }
     if (!isDnsSubdomain(admissionCheck)) reasons.push(`config kueue.admissionCheck: ${preview(admissionCheck)} is not a DNS-1123 subdomain`)
@@ -103,8 +105,9 @@ export const decodeConfig = (input: unknown): Result.Result<BackendConfig, Refus
   }
   const wire = decoded.success
   const reasons = ruleProblems(wire)
-  const probeRuntime = wire.probeRuntime ?? wire.runtimes[0]
-  if (reasons.length > 0 || probeRuntime === undefined) return Result.fail(cappedRefusal("ErrInvalid", reasons))
+  if (reasons.length > 0) return Result.fail(cappedRefusal("ErrInvalid", reasons))
+  // ruleProblems refuses an empty runtime list.
+  const probeRuntime = wire.probeRuntime ?? wire.runtimes[0]!
   const ms = (value: Duration | undefined, fallback: number) => (value === undefined ? fallback : (ceilMillis(value) ?? fallback))
   return Result.succeed({
     namespace: wire.namespace,

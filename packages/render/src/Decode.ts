@@ -1,4 +1,5 @@
 import { Result, Schema, SchemaIssue } from "effect"
+import { isRecord } from "./Json.ts"
 import { preview } from "./Preview.ts"
 import { cappedRefusal, type Refusal } from "./Refusal.ts"
 
@@ -8,9 +9,9 @@ const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/
 export const formatPath = (path: ReadonlyArray<PropertyKey>): string => {
   let out = ""
   for (const key of path) {
-    if (typeof key === "number") out += `[${key}]`
-    else if (typeof key === "string" && IDENTIFIER.test(key) && key.length <= 64) out += out === "" ? key : `.${key}`
+    if (typeof key === "string" && IDENTIFIER.test(key) && key.length <= 64) out += out === "" ? key : `.${key}`
     else if (typeof key === "string") out += `[${JSON.stringify(key.length > 64 ? `${key.slice(0, 64)}...` : key)}]`
+    // An index, or a symbol: `[2]`, `[Symbol(s)]`.
     else out += `[${String(key)}]`
   }
   return out
@@ -18,21 +19,17 @@ export const formatPath = (path: ReadonlyArray<PropertyKey>): string => {
 
 const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
 
-const valueAt = (input: unknown, keys: ReadonlyArray<PropertyKey>): { found: boolean; value?: unknown } => {
-  let at: unknown = input
-  for (const key of keys) {
-    if (typeof at !== "object" || at === null || !Object.hasOwn(at, key)) return { found: false }
-    at = (at as Record<PropertyKey, unknown>)[key]
-  }
-  return { found: true, value: at }
-}
+// The value an issue is about. Every key but the last is one the schema walked into, so an object, and
+// the last is there unless it is missing, which describe reports as "required" without the value.
+const valueAt = (input: unknown, keys: ReadonlyArray<PropertyKey>): unknown =>
+  keys.reduce<unknown>((at, key) => (at as Record<PropertyKey, unknown>)[key], input)
 
 // effect's wording, made to read as a refusal, with the offending value shown (bounded).
-const describe = (message: string, at: { found: boolean; value?: unknown }): string => {
+const describe = (message: string, value: unknown): string => {
   if (message === "Missing key") return "required"
   if (message === "Expected no excess property") return "unknown field"
   const text = message.length > 200 ? `${message.slice(0, 200)}...` : message
-  return at.found ? `${text}, got ${preview(at.value)}` : text
+  return `${text}, got ${preview(value)}`
 }
 
 /** Appends a formatted path to a field that is itself a path: `a` + `b[1]` is `a.b[1]`, `a` + `[1]` is `a[1]`. */
@@ -50,7 +47,9 @@ export const decodeWire = <S extends Schema.ConstraintDecoder<unknown>>(
   const decoded = Schema.decodeUnknownResult(schema)(input, { errors: "all", onExcessProperty: "error" })
   if (Result.isSuccess(decoded)) return Result.succeed(decoded.success)
   const reasons = formatter(decoded.failure.issue).issues.map((issue) => {
-    const keys = (issue.path ?? []).map((p) => (typeof p === "object" && p !== null && "key" in p ? p.key : p))
+    // effect's formatter gives every issue a path of plain keys, never Standard Schema's `{ key }`
+    // segments or a missing path (its DefaultIssue), so the path is read as it is.
+    const keys = issue.path as ReadonlyArray<PropertyKey>
     const path = formatPath(keys)
     return `${name(path)}: ${describe(issue.message, valueAt(input, keys))}`
   })
@@ -63,7 +62,7 @@ export const decodeWire = <S extends Schema.ConstraintDecoder<unknown>>(
  * problem, not just the shape ones.
  */
 export const decodableFields = <F extends Schema.Struct.Fields>(schema: Schema.Struct<F>, input: unknown): Partial<Schema.Struct<F>["Type"]> => {
-  if (typeof input !== "object" || input === null || Array.isArray(input)) return {}
+  if (!isRecord(input)) return {}
   const out: Record<string, unknown> = {}
   for (const [key, field] of Object.entries(schema.fields)) {
     if (!Object.hasOwn(input, key)) continue

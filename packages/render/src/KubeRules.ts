@@ -50,7 +50,8 @@ export const utf8Length = (s: string): number => {
     const unit = s.charCodeAt(i)
     if (unit < 0x80) bytes += 1
     else if (unit < 0x800) bytes += 2
-    else if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+    // Past the end charCodeAt is NaN, and NaN & 0xfc00 is 0: a high surrogate at the end stays alone.
+    else if (unit >= 0xd800 && unit <= 0xdbff && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
       bytes += 4
       i++
     } else bytes += 3

@@ -12,7 +12,7 @@ export const trainJobName = (job: string, submission: number): string => `dj-${j
 /** The job and submission a TrainJob name stands for (the inverse of trainJobName), or undefined. */
 export const jobKeyOfName = (name: string): { readonly job: string; readonly submission: number } | undefined => {
   const match = /^dj-([0-7][0-9a-hjkmnp-tv-z]{25})-s(0|[1-9]\d{0,8})$/.exec(name)
-  return match === null ? undefined : { job: (match[1] ?? "").toUpperCase(), submission: Number(match[2]) }
+  return match === null ? undefined : { job: match[1]!.toUpperCase(), submission: Number(match[2]) }
 }
 
 /** The label keys dispatch puts on both objects (and the trainer pods), for labelled lists. */

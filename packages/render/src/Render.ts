@@ -45,11 +45,12 @@ export const renderStart = (request: StartRequest, config: BackendConfig, runtim
   const refused = tableRefusal(request)
   if (refused !== undefined) return Result.fail(refused)
 
-  // checkRuntime has proved the spec is plain JSON and the trainer step exists.
+  // checkRuntime has proved the spec is plain JSON and the trainer step exists (so the list of
+  // replicated jobs does too).
   const sourceSpec = cloneJson(pathOf(runtime, ["spec"]))!
   const trainerStep = String(pathOf(trainerStepOf(runtime).step, ["name"]))
   const torch = mlPoliciesOf(runtime).includes("torch")
-  const steps = (replicatedJobsOf(runtime) ?? []).flatMap((job) => {
+  const steps = replicatedJobsOf(runtime)!.flatMap((job) => {
     const stepName = pathOf(job, ["name"])
     return typeof stepName === "string" ? [stepName] : []
   })

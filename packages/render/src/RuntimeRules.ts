@@ -44,9 +44,9 @@ const count = (u: unknown): number => (typeof u === "number" && Number.isSafeInt
 
 const digits = (n: number): number => String(Math.max(0, n)).length
 
-const podNameReasons = (runtime: unknown, trainerStep: unknown, nodes: number): Array<string> => {
+const podNameReasons = (jobs: ReadonlyArray<unknown>, trainerStep: unknown, nodes: number): Array<string> => {
   const reasons: Array<string> = []
-  for (const job of replicatedJobsOf(runtime) ?? []) {
+  for (const job of jobs) {
     const name = nameOf(job)
     if (name === undefined) continue
     const maxJobIndex = count(pathOf(job, ["replicas"])) - 1
@@ -106,9 +106,10 @@ const reservedEnvReasons = (trainerStep: unknown): Array<string> => {
 export const runtimeRuleReasons = (runtime: unknown, spec: JobSpec): Array<string> => {
   if (!isRecord(runtime) || !isRecord(runtime["spec"])) return ["has no spec"]
   if (cloneJson(runtime["spec"]) === undefined) return ["its spec is not plain JSON data"]
-  if (replicatedJobsOf(runtime) === undefined) return ["has no spec.template.spec.replicatedJobs list"]
+  const jobs = replicatedJobsOf(runtime)
+  if (jobs === undefined) return ["has no spec.template.spec.replicatedJobs list"]
   const { step, problems } = trainerStepOf(runtime)
-  return [...problems, ...podNameReasons(runtime, step, spec.nodes), ...mlPolicyReasons(runtime, spec), ...(step === undefined ? [] : reservedEnvReasons(step))]
+  return [...problems, ...podNameReasons(jobs, step, spec.nodes), ...mlPolicyReasons(runtime, spec), ...(step === undefined ? [] : reservedEnvReasons(step))]
 }
 
 /** Start step 2, before any read: a runtime outside the configured list is refused (ErrUnsupported)

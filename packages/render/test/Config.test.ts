@@ -69,7 +69,7 @@ describe("decodeConfig", () => {
   })
 
   it("refuses an empty runtime list and wrong shapes", () => {
-    expect(refused({ namespace: "ml", mode: "plain", runtimes: [] }).reasons).toEqual(["config runtimes: must list at least one runtime"])
+    expect(refused({ namespace: "ml", mode: "plain", runtimes: [] })).toEqual({ error: "ErrInvalid", reasons: ["config runtimes: must list at least one runtime"] })
     expect(refused({ namespace: "ml", mode: "other", runtimes: [{ kind: "Pod", name: "x" }] }).reasons).toHaveLength(2)
   })
 
@@ -82,6 +82,27 @@ describe("decodeConfig", () => {
       'config namespace: "Bad_NS" is not a DNS-1123 label',
       "config kueue: required in kueue mode",
       expect.stringMatching(/^config timeouts\.call: /)
+    ])
+  })
+
+  it("checks the rules only on fields of the right shape: a nested unknown field makes its field the wrong shape", () => {
+    expect(refused({ namespace: 1, mode: "plain", runtimes, timeouts: { call: "0s", extra: 1 } }).reasons).toEqual([
+      "config namespace: Expected string, got 1",
+      "config timeouts.extra: unknown field"
+    ])
+  })
+
+  it("names the config itself when it is not an object", () => {
+    expect(refused("plain").reasons).toEqual(['config: Expected object, got "plain"'])
+    expect(refused(null).reasons).toEqual(["config: Expected object, got null"])
+    expect(refused(undefined).reasons).toEqual(["config: Expected object, got nothing"])
+  })
+
+  it("checks a probe runtime against the list only when the list decodes", () => {
+    const probeRuntime = { kind: "TrainingRuntime", name: "torch-a" }
+    expect(refused({ namespace: "ml", mode: "plain", probeRuntime }).reasons).toEqual(["config runtimes: required"])
+    expect(refused({ namespace: "ml", mode: "plain", probeRuntime, runtimes: "torch-a" }).reasons).toEqual([
+      expect.stringMatching(/^config runtimes: Expected array, got "torch-a"/)
     ])
   })
 

@@ -44,11 +44,40 @@ describe("Kubernetes name rules", () => {
   it("names every bad key and value in a label map", () => {
     expect(labelProblems({ "ok/fine": "v", "-bad": "v", good: "bad value" })).toHaveLength(2)
   })
-  test.prop([fc.string()])("utf8Length matches the encoder", (s) => {
-    expect(utf8Length(s)).toBe(new TextEncoder().encode(s).length)
+  // "binary" draws every code unit, lone surrogates included; the default draws ASCII only.
+  test.prop([fc.oneof(fc.string(), fc.string({ unit: "binary" }), fc.string({ unit: fc.integer({ min: 0xd7f0, max: 0xe010 }).map((u) => String.fromCharCode(u)) }))])(
+    "utf8Length matches the encoder",
+    (s) => {
+      expect(utf8Length(s)).toBe(new TextEncoder().encode(s).length)
+    }
+  )
+  it.each([
+    ["\u007f", 1],
+    ["\u0080", 2],
+    ["\u07ff", 2],
+    ["\u0800", 3],
+    ["\ud7ff", 3],
+    ["\ud800\udc00", 4],
+    ["\udbff\udfff", 4],
+    ["\udc00", 3],
+    ["\ue000", 3],
+    ["\ud800", 3],
+    ["a\ud800", 4],
+    ["\ud800a", 4],
+    ["\ud800\ud800\udc00", 7],
+    ["\ud83d\ude00\ud83d\ude00", 8],
+    ["\udbff\ue000", 6]
+  ])("counts %j as %i UTF-8 bytes, as the API server does (a lone surrogate is U+FFFD, 3 bytes)", (s, bytes) => {
+    expect(utf8Length(s)).toBe(bytes)
+    expect(new TextEncoder().encode(s).length).toBe(bytes)
   })
   it("limits all annotations together to 256 KiB", () => {
     expect(annotationProblems({ a: "x".repeat(262_143) })).toEqual([])
     expect(annotationProblems({ a: "x".repeat(262_144) })).toEqual(["annotations take 262145 bytes, more than 262144"])
+    // Counted in UTF-8: 131,072 two-byte characters are 262,144 bytes.
+    expect(annotationProblems({ b: "é".repeat(131_072) })).toEqual(["annotations take 262145 bytes, more than 262144"])
+  })
+  it("names a bad annotation key", () => {
+    expect(annotationProblems({ "ok/fine": "v", "-bad": "v" })).toEqual(['annotation key "-bad" is not a qualified name'])
   })
 })

@@ -47,6 +47,18 @@ describe("checkRuntime", () => {
     expect(check(withJobs(job("node", { container: "main" })))?.reasons).toEqual([`${prefix}: trainer step "node" has no container named node`])
   })
 
+  it("names a labelled trainer step without a name, a spec that is not JSON data, and a missing list of replicated jobs", () => {
+    const nameless = job("x", { label: "trainer", container: "node" })
+    delete nameless["name"]
+    expect(check(withJobs(nameless))?.reasons).toEqual([`${prefix}: the trainer step has no name`])
+    const notJson = runtimeOf()
+    ;(notJson["spec"] as Job)["mlPolicy"] = { torch: {}, numNodes: Number.NaN }
+    expect(check(notJson)).toEqual({ error: "ErrUnsupported", reasons: [`${prefix}: its spec is not plain JSON data`] })
+    for (const template of [{}, { spec: {} }, { spec: { replicatedJobs: { node: {} } } }]) {
+      expect(check({ ...runtimeOf(), spec: { template } })).toEqual({ error: "ErrUnsupported", reasons: [`${prefix}: has no spec.template.spec.replicatedJobs list`] })
+    }
+  })
+
   it("counts the job's nodes for the step named node too (Trainer scales it, e.g. MPI's workers beside a launcher)", () => {
     // A DeepSpeed-style runtime: the launcher is the labelled trainer step, the workers are `node`.
     const runtime = withJobs(job("node", { replicas: 100_000, container: "node" }), job("launcher", { label: "trainer", container: "node" }))
