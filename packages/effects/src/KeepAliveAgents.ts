@@ -51,8 +51,9 @@ export class KeepAliveAgents {
     if (found !== undefined) return found.dispatcher
     const identity = identityOf(options)
     // undici takes the TLS options for its connections under `connect`; keepAliveMaxTimeout caps what a
-    // server's Keep-Alive hint may stretch the idle time to.
-    const dispatcher = new UndiciAgent({ connect: { ...identity }, keepAliveTimeout: idleConnectionMs, keepAliveMaxTimeout: idleConnectionMs })
+    // server's Keep-Alive hint may stretch the idle time to. Its own header and body timeouts (300 s) are
+    // off: each call's timeout (up to 24 h) bounds the wait, and fails as unanswered.
+    const dispatcher = new UndiciAgent({ connect: { ...identity }, keepAliveTimeout: idleConnectionMs, keepAliveMaxTimeout: idleConnectionMs, headersTimeout: 0, bodyTimeout: 0 })
     this.pool = [...this.pool.slice(-(maxAgents - 1)), { kind, identity, dispatcher }]
     return dispatcher
   }

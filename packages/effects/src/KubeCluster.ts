@@ -35,7 +35,7 @@ const parseBody = (body: unknown): unknown => {
 
 // Connection refused and name/route failures mean nothing reached the server; a reset or an abort means
 // the request may have been applied. Only codes and names are kept: messages carry URLs.
-const sentCodes = new Set(["ECONNRESET", "EPIPE", "ETIMEDOUT", "UND_ERR_SOCKET"])
+const sentCodes = new Set(["ECONNRESET", "EPIPE", "ETIMEDOUT", "UND_ERR_SOCKET", "UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT", "UND_ERR_ABORTED"])
 
 /** Classifies what a call threw before it had an answer (the connection, the timeout, or client-node's
  * authentication) into a ClusterError. */

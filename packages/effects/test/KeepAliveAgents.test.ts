@@ -33,9 +33,14 @@ describe("KeepAliveAgents", () => {
     const dispatcher = agents.share(new HttpsAgent(tls))
     // undici keeps its options under a symbol: read them by its description rather than a private import.
     const options = Object.getOwnPropertySymbols(dispatcher).map((symbol) => [symbol.description, (dispatcher as unknown as Record<symbol, unknown>)[symbol]] as const)
-    const factoryOptions = options.find(([name]) => name === "options")?.[1] as { readonly connect?: Record<string, unknown>; readonly keepAliveTimeout?: number } | undefined
+    const factoryOptions = options.find(([name]) => name === "options")?.[1] as
+      | { readonly connect?: Record<string, unknown>; readonly keepAliveTimeout?: number; readonly headersTimeout?: number; readonly bodyTimeout?: number }
+      | undefined
     expect(factoryOptions?.connect).toMatchObject(tls)
     expect(factoryOptions?.keepAliveTimeout).toBe(30_000)
+    // undici's own 300 s limits are off: a call's timeout, up to 24 h, is the only bound on an answer.
+    expect(factoryOptions?.headersTimeout).toBe(0)
+    expect(factoryOptions?.bodyTimeout).toBe(0)
   })
 
   it("gives a rotated certificate, another CA check or another scheme its own agent", () => {
