@@ -20,9 +20,10 @@ export const formatPath = (path: ReadonlyArray<PropertyKey>): string => {
 const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
 
 // The value an issue is about. Every key but the last is one the schema walked into, so an object, and
-// the last is there unless it is missing, which describe reports as "required" without the value.
+// the last is there unless it is missing, which describe reports as "required" without the value. The
+// guard is for a check of ours that names a path the input does not have: render never throws on input.
 const valueAt = (input: unknown, keys: ReadonlyArray<PropertyKey>): unknown =>
-  keys.reduce<unknown>((at, key) => (at as Record<PropertyKey, unknown>)[key], input)
+  keys.reduce<unknown>((at, key) => (typeof at === "object" && at !== null ? (at as Record<PropertyKey, unknown>)[key] : undefined), input)
 
 // effect's wording, made to read as a refusal, with the offending value shown (bounded).
 const describe = (message: string, value: unknown): string => {
@@ -49,7 +50,7 @@ export const decodeWire = <S extends Schema.ConstraintDecoder<unknown>>(
   const reasons = formatter(decoded.failure.issue).issues.map((issue) => {
     // effect's formatter gives every issue a path of plain keys, never Standard Schema's `{ key }`
     // segments or a missing path (its DefaultIssue), so the path is read as it is.
-    const keys = issue.path as ReadonlyArray<PropertyKey>
+    const keys = (issue.path ?? []) as ReadonlyArray<PropertyKey>
     const path = formatPath(keys)
     return `${name(path)}: ${describe(issue.message, valueAt(input, keys))}`
   })
