@@ -56,6 +56,16 @@ describe("Json", () => {
     const copy = cloneJson(v) as Record<string, unknown>
     expect(Object.keys(copy)).toEqual(["__proto__"])
     expect(Object.getPrototypeOf(copy)).toBe(Object.prototype)
+    // An ordinary own field, which the copy's users may change or delete like any other.
+    expect(Object.getOwnPropertyDescriptor(copy, "__proto__")).toEqual({ value: { x: 1 }, enumerable: true, writable: true, configurable: true })
+  })
+  it("copies an object without a prototype, and refuses an array met twice", () => {
+    expect(cloneJson(Object.assign(Object.create(null) as object, { a: 1 }))).toEqual({ a: 1 })
+    const shared = [1]
+    expect(cloneJson({ a: shared, b: shared })).toBeUndefined()
+    const cyclic: Array<unknown> = []
+    cyclic.push(cyclic)
+    expect(cloneJson(cyclic)).toBeUndefined()
   })
 })
 
