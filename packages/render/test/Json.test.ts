@@ -41,6 +41,17 @@ describe("Json", () => {
     expect(cloneJson({ a: new Date(0) })).toBeUndefined()
     expect(cloneJson({ a: undefined })).toBeUndefined()
   })
+  it("tells apart unequal scalars and arrays of equal length, at any depth", () => {
+    // The properties draw such pairs too, but not in every short run.
+    expect(jsonEqual(1, 2)).toBe(false)
+    expect(jsonEqual("a", "b")).toBe(false)
+    expect(jsonEqual(true, false)).toBe(false)
+    expect(jsonEqual({ a: 1 }, { a: 2 })).toBe(false)
+    expect(jsonEqual([1, 2], [1, 3])).toBe(false)
+    expect(jsonEqual([0], [1])).toBe(false)
+    expect(jsonEqual({ a: [[1]] }, { a: [[2]] })).toBe(false)
+    expect(jsonEqual([1, [2]], [1, [2]])).toBe(true)
+  })
   it("tells apart objects of as many keys that name different ones", () => {
     // fc.jsonValue() rarely draws two objects of the same size with other keys.
     expect(jsonEqual({ a: 1 }, { b: 1 })).toBe(false)
