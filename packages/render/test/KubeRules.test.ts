@@ -37,6 +37,8 @@ describe("Kubernetes name rules", () => {
   it("knows the boundaries", () => {
     expect(isLabelValue("a".repeat(63))).toBe(true)
     expect(isLabelValue("a".repeat(64))).toBe(false)
+    expect(isRfc1035Label(`a${"0".repeat(62)}`)).toBe(true)
+    expect(isRfc1035Label(`a${"0".repeat(63)}`)).toBe(false)
     expect(isQualifiedName(`${"a".repeat(253)}/b`)).toBe(false)
     expect(isQualifiedName(`${"a.".repeat(126)}a/${"b".repeat(63)}`)).toBe(true)
     expect(isQualifiedName("x".repeat(1_000_000))).toBe(false)
