@@ -1,6 +1,6 @@
 import { test } from "@fast-check/vitest"
 import fc from "fast-check"
-import { describe, expect } from "vitest"
+import { describe, expect, it } from "vitest"
 import { isJobId } from "../src/JobId.ts"
 import { jobKeyOfName, trainJobName } from "../src/Names.ts"
 
@@ -26,5 +26,11 @@ describe("jobKeyOfName", () => {
   test.prop([fc.string({ maxLength: 40 })])("refuses what trainJobName cannot make", (name) => {
     const key = jobKeyOfName(name)
     if (key !== undefined) expect(trainJobName(key.job, key.submission)).toBe(name)
+  })
+  it("refuses a name with anything before or after a TrainJob name", () => {
+    const name = trainJobName("01J00000000000000000000000", 3)
+    expect(jobKeyOfName(name)).toEqual({ job: "01J00000000000000000000000", submission: 3 })
+    expect(jobKeyOfName(`x${name}`)).toBeUndefined()
+    expect(jobKeyOfName(`${name}x`)).toBeUndefined()
   })
 })
