@@ -51,6 +51,10 @@ describe("Json", () => {
     expect(jsonEqual([0], [1])).toBe(false)
     expect(jsonEqual({ a: [[1]] }, { a: [[2]] })).toBe(false)
     expect(jsonEqual([1, [2]], [1, [2]])).toBe(true)
+    expect(jsonEqual({}, 0)).toBe(false)
+    expect(jsonEqual({}, [])).toBe(false)
+    // A key the other object only inherits is not one it has.
+    expect(jsonEqual(JSON.parse('{"__proto__":{}}'), { b: 1 })).toBe(false)
   })
   it("tells apart objects of as many keys that name different ones", () => {
     // fc.jsonValue() rarely draws two objects of the same size with other keys.
