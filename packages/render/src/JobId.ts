@@ -4,4 +4,4 @@
 const JOB_ID = /^[0-7][0-9A-HJKMNP-TV-Z]{25}$/
 
 /** True when `job` is a canonical ULID. */
-export const isJobId = (job: string): boolean => job.length === 26 && JOB_ID.test(job)
+export const isJobId = (job: string): boolean => JOB_ID.test(job)

@@ -1,6 +1,6 @@
 import { Result, Schema } from "effect"
 import { describe, expect, it } from "vitest"
-import { decodeWire, formatPath, underField } from "../src/Decode.ts"
+import { decodableFields, decodeWire, formatPath, underField } from "../src/Decode.ts"
 
 describe("formatPath", () => {
   it("writes a path as a reader would type it", () => {
@@ -38,5 +38,28 @@ describe("decodeWire", () => {
   it("names a missing field as required and an unknown one as unknown", () => {
     const decoded = decodeWire(Schema.Struct({ a: Schema.String }), { b: 1 }, (path) => (path === "" ? "input" : path))
     expect(Result.isFailure(decoded) && decoded.failure.reasons).toEqual(["b: unknown field", "a: required"])
+  })
+  it("reports a check that names a path through null, a missing field or a string, without throwing", () => {
+    const deep = (path: ReadonlyArray<PropertyKey>) =>
+      Schema.Struct({ a: Schema.Unknown }).check(Schema.makeFilter(() => ({ path, issue: "bad" })))
+    const reasons = (path: ReadonlyArray<PropertyKey>, input: unknown) => {
+      const decoded = decodeWire(deep(path), input, (p) => p)
+      return Result.isFailure(decoded) ? decoded.failure.reasons : []
+    }
+    expect(reasons(["a", "b"], { a: null })).toEqual(["a.b: bad, got nothing"])
+    expect(reasons(["x", "y"], { a: 1 })).toEqual(["x.y: bad, got nothing"])
+    // A string is not walked into: its characters are not the field's value.
+    expect(reasons(["a", 0], { a: "xyz" })).toEqual(["a[0]: bad, got nothing"])
+    expect(reasons(["a", "b"], { a: { b: 7 } })).toEqual(["a.b: bad, got 7"])
+  })
+})
+
+describe("decodableFields", () => {
+  const schema = Schema.Struct({ a: Schema.optional(Schema.String), b: Schema.Number })
+  it("keeps the fields of the input that decode alone, and no field the input does not have", () => {
+    expect(decodableFields(schema, { a: "x", b: "not a number" })).toEqual({ a: "x" })
+    const none = decodableFields(schema, {})
+    expect(Object.keys(none)).toEqual([])
+    expect(decodableFields(schema, "not an object")).toEqual({})
   })
 })

@@ -1,7 +1,7 @@
 import { test } from "@fast-check/vitest"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { checkRuntime, checkRuntimeListed } from "../src/index.ts"
+import { checkRuntime, checkRuntimeListed, trainerStepOf } from "../src/index.ts"
 import { exampleRequest, plainConfig, RUNTIME, runtimeOf } from "./Generators.ts"
 
 const spec = exampleRequest.spec
@@ -128,6 +128,15 @@ describe("checkRuntime", () => {
     const r = runtimeOf()
     ;(r["spec"] as Job)["template"] = { spec: { replicatedJobs: [value, job("node", { label: "trainer" })] } }
     expect(() => check(r)).not.toThrow()
+  })
+})
+
+describe("trainerStepOf", () => {
+  it("finds no step, and says why, in a runtime without replicated jobs or with none that qualifies", () => {
+    const none = "no replicated job is labelled trainer.kubeflow.org/trainjob-ancestor-step: trainer and none is named node"
+    expect(trainerStepOf({})).toEqual({ problems: [none] })
+    expect(trainerStepOf(withJobs(job("launcher")))).toEqual({ problems: [none] })
+    expect(trainerStepOf(withJobs(job("node"))).step).toEqual(job("node"))
   })
 })
 
