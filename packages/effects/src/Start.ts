@@ -338,7 +338,7 @@ export const awaitWorkload = (
   expectation: WorkloadExpectation = {}
 ): Effect.Effect<boolean, ReadonlyArray<string>, Cluster> =>
   Effect.gen(function* () {
-    if (config.mode !== "kueue" || config.kueue === undefined) return true
+    if (config.mode !== "kueue") return true
     const cluster = yield* Cluster
     const gate = startGateName(config)
     const check = config.kueue.admissionCheck

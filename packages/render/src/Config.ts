@@ -7,17 +7,28 @@ import { preview } from "./Preview.ts"
 import { cappedRefusal, type Refusal } from "./Refusal.ts"
 import { Config, type Duration, type RuntimeRef } from "./Wire.ts"
 
-/** A backend's configuration after decoding, with every default applied. */
-export interface BackendConfig {
+/** A backend's Kueue settings: the LocalQueue its jobs go to and the AdmissionCheck that is their start gate. */
+export interface KueueSettings {
+  readonly queue: string
+  readonly admissionCheck: string
+}
+
+interface ConfigFields {
   readonly namespace: string
-  readonly mode: "plain" | "kueue"
   readonly runtimes: ReadonlyArray<RuntimeRef>
   readonly gpuResource: string
   readonly probeRuntime: RuntimeRef
-  readonly kueue?: { readonly queue: string; readonly admissionCheck: string }
   readonly timeouts: { readonly callMs: number; readonly workloadMs: number; readonly callBoundMs: number }
   readonly labelDomain: string
 }
+
+/**
+ * A backend's configuration after decoding, with every default applied. Kueue mode always has its
+ * settings; plain mode may carry them unused.
+ */
+export type BackendConfig =
+  | (ConfigFields & { readonly mode: "plain"; readonly kueue?: KueueSettings })
+  | (ConfigFields & { readonly mode: "kueue"; readonly kueue: KueueSettings })
 
 /** The defaults decodeConfig applies; docs/names.md lists the same values. */
 export const ConfigDefaults = {
@@ -109,6 +120,7 @@ export const decodeConfig = (input: unknown): Result.Result<BackendConfig, Refus
   // ruleProblems refuses an empty runtime list.
   const probeRuntime = wire.probeRuntime ?? wire.runtimes[0]!
   const ms = (value: Duration | undefined, fallback: number) => (value === undefined ? fallback : (ceilMillis(value) ?? fallback))
+  // ruleProblems refuses Kueue mode without its settings, so the settings are there whenever the mode says so.
   return Result.succeed({
     namespace: wire.namespace,
     mode: wire.mode,
@@ -122,5 +134,5 @@ export const decodeConfig = (input: unknown): Result.Result<BackendConfig, Refus
       callBoundMs: ms(wire.timeouts?.callBound, ConfigDefaults.callBoundMs)
     },
     labelDomain: wire.labelDomain ?? ConfigDefaults.labelDomain
-  })
+  } as BackendConfig)
 }

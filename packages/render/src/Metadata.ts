@@ -29,7 +29,7 @@ const attemptAnnotations = (request: StartRequest, config: BackendConfig): Strin
 /** The TrainJob's labels: identity, plus Kueue's queue label in Kueue mode. */
 export const trainJobLabels = (request: StartRequest, config: BackendConfig): StringMap => ({
   ...identityLabels(request, config),
-  ...(config.mode === "kueue" && config.kueue !== undefined ? { [KUEUE_QUEUE_LABEL]: config.kueue.queue } : {})
+  ...(config.mode === "kueue" ? { [KUEUE_QUEUE_LABEL]: config.kueue.queue } : {})
 })
 
 /** The TrainJob's annotations: comment and attempt token, plus the closed start gate in Kueue mode. */

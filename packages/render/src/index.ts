@@ -2,7 +2,7 @@
 export { ErrorKinds, MAX_REASONS, cappedRefusal, refusal, type ErrorKind, type Refusal } from "./Refusal.ts"
 export { Config, Duration, ImageExtension, JobSpec, KueueConfig, RuntimeRef, StartRequest, Timeouts } from "./Wire.ts"
 export { decodeStartRequest } from "./StartRequest.ts"
-export { ConfigDefaults, MAX_TIMEOUT_MS, decodeConfig, runtimeLabel, sameRuntime, type BackendConfig } from "./Config.ts"
+export { ConfigDefaults, MAX_TIMEOUT_MS, decodeConfig, runtimeLabel, sameRuntime, type BackendConfig, type KueueSettings } from "./Config.ts"
 export { IMAGE_EXTENSION, RUNTIME_REF_EXTENSION, SHARED_CHECKPOINT_EXTENSION, runtimeRefOf } from "./Extensions.ts"
 export { checkRuntime, checkRuntimeListed, trainerStepOf } from "./RuntimeRules.ts"
 export { renderStart, tableRefusal, type Manifests } from "./Render.ts"

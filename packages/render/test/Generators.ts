@@ -92,16 +92,17 @@ export const configArb: fc.Arbitrary<BackendConfig> = fc
     labelDomain: fc.constantFrom("dispatch.phpboyscout.uk", "example.org", "a.b.c-d.example"),
     gpuResource: fc.constantFrom("nvidia.com/gpu", "amd.com/gpu")
   })
-  .map((c) => ({
-    namespace: "ml-team",
-    mode: c.mode,
-    runtimes: [{ ...RUNTIME }],
-    gpuResource: c.gpuResource,
-    probeRuntime: { ...RUNTIME },
-    ...(c.mode === "kueue" ? { kueue: { queue: "team-queue", admissionCheck: "dispatch-start" } } : {}),
-    timeouts: { callMs: 30_000, workloadMs: 120_000, callBoundMs: 300_000 },
-    labelDomain: c.labelDomain
-  }))
+  .map((c): BackendConfig => {
+    const fields = {
+      namespace: "ml-team",
+      runtimes: [{ ...RUNTIME }],
+      gpuResource: c.gpuResource,
+      probeRuntime: { ...RUNTIME },
+      timeouts: { callMs: 30_000, workloadMs: 120_000, callBoundMs: 300_000 },
+      labelDomain: c.labelDomain
+    }
+    return c.mode === "kueue" ? { ...fields, mode: "kueue", kueue: { queue: "team-queue", admissionCheck: "dispatch-start" } } : { ...fields, mode: "plain" }
+  })
 
 /** A fixed plain-mode config with every default. */
 export const plainConfig: BackendConfig = {

@@ -280,6 +280,17 @@ describe("the TrainJob's labels and annotations", () => {
     })
   })
 
+  it("the copy keeps only Trainer's labels whose values are label values: not a list, nor a number", () => {
+    const runtime = runtimeOf()
+    ;(runtime["metadata"] as Record<string, unknown>)["labels"] = {
+      "trainer.kubeflow.org/framework": ["torch"],
+      "trainer.kubeflow.org/size": 3,
+      "trainer.kubeflow.org/kept": "yes"
+    }
+    const labels = metadataOf(ok(renderStart(exampleRequest, plainConfig, runtime)).runtimeCopy)["labels"] as Record<string, unknown>
+    expect(Object.keys(labels).filter((key) => key.startsWith("trainer.kubeflow.org/"))).toEqual(["trainer.kubeflow.org/kept"])
+  })
+
   it("in Kueue mode adds the queue label and the gate, under the config's label domain", () => {
     const config = { ...plainConfig, mode: "kueue" as const, kueue: { queue: "team-q", admissionCheck: "ac" }, labelDomain: "example.org" }
     const { labels, annotations } = metadataOf(ok(renderStart(exampleRequest, config, runtimeOf())).trainJob)
