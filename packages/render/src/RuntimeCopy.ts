@@ -1,5 +1,5 @@
 import type { BackendConfig } from "./Config.ts"
-import { isRecord, jsonEqual, pathOf, type JsonValue, type KubeObject } from "./Json.ts"
+import { jsonEqual, pathOf, type JsonValue, type KubeObject } from "./Json.ts"
 import { copyAnnotations, copyLabels } from "./Metadata.ts"
 import { TRAINER_API_VERSION } from "./Upstream.ts"
 import type { RuntimeRef, StartRequest } from "./Wire.ts"
@@ -29,10 +29,10 @@ export const renderRuntimeCopy = (
  * and its spec equals the source runtime's.
  */
 export const copyMatchesSource = (existingCopy: unknown, source: unknown): boolean => {
-  if (!isRecord(existingCopy) || !isRecord(source)) return false
   const owners = pathOf(existingCopy, ["metadata", "ownerReferences"])
+  // No owner is an absent, null or empty list; anything else, even malformed, counts as owned.
   if (owners !== undefined && owners !== null && !(Array.isArray(owners) && owners.length === 0)) return false
+  // pathOf reads nothing from a value that is not an object, and a runtime without a spec matches nothing.
   const copySpec = pathOf(existingCopy, ["spec"])
-  const sourceSpec = pathOf(source, ["spec"])
-  return copySpec !== undefined && sourceSpec !== undefined && jsonEqual(copySpec, sourceSpec)
+  return copySpec !== undefined && jsonEqual(copySpec, pathOf(source, ["spec"]))
 }

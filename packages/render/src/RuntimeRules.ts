@@ -40,9 +40,10 @@ export const trainerStepOf = (runtime: unknown): { step?: Readonly<Record<string
   return hasNode ? { step, problems: [] } : { problems: [`trainer step ${preview(nameOf(step))} has no container named ${NODE}`] }
 }
 
-const count = (u: unknown): number => (typeof u === "number" && Number.isSafeInteger(u) && u >= 1 ? u : 1)
+// What is not a whole number of at least one counts as one, so an index is never negative.
+const count = (u: unknown): number => (Number.isSafeInteger(u) ? Math.max(1, u as number) : 1)
 
-const digits = (n: number): number => String(Math.max(0, n)).length
+const digits = (n: number): number => String(n).length
 
 const podNameReasons = (jobs: ReadonlyArray<unknown>, trainerStep: unknown, nodes: number): Array<string> => {
   const reasons: Array<string> = []

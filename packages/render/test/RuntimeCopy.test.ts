@@ -33,6 +33,21 @@ describe("copyMatchesSource", () => {
     expect(copyMatchesSource(found, source)).toBe(false)
     expect(copyMatchesSource(found, { ...source, spec: found["spec"] })).toBe(true)
   })
+  it("reads no owner in a null list, but an owner in a malformed one", () => {
+    const source = runtimeOf()
+    const found = rendered(source)
+    found["metadata"]["ownerReferences"] = null
+    expect(copyMatchesSource(found, source)).toBe(true)
+    found["metadata"]["ownerReferences"] = {}
+    expect(copyMatchesSource(found, source)).toBe(false)
+  })
+  it("matches nothing that is not an object, nor two runtimes without a spec", () => {
+    const source = runtimeOf()
+    expect(copyMatchesSource(null, source)).toBe(false)
+    expect(copyMatchesSource(rendered(source), "runtime")).toBe(false)
+    expect(copyMatchesSource({ metadata: {} }, { metadata: {} })).toBe(false)
+    expect(copyMatchesSource({ spec: {} }, {})).toBe(false)
+  })
   test.prop([fc.anything(), fc.anything()])("never throws", (a, b) => {
     expect(typeof copyMatchesSource(a, b)).toBe("boolean")
   })

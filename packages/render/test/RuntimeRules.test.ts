@@ -45,12 +45,40 @@ describe("checkRuntime", () => {
       `${prefix}: no replicated job is labelled trainer.kubeflow.org/trainjob-ancestor-step: trainer and none is named node`
     ])
     expect(check(withJobs(job("node", { container: "main" })))?.reasons).toEqual([`${prefix}: trainer step "node" has no container named node`])
+    const withSidecar = job("node")
+    ;((((withSidecar["template"] as Job)["spec"] as Job)["template"] as Job)["spec"] as Job)["containers"] = [{ name: "sidecar" }, { name: "node" }]
+    expect(check(withJobs(withSidecar))).toBeUndefined()
+  })
+
+  // A 15-character job name leaves 2 digits: pod names are 37 + 9 + 15 + digits(job index) + digits(pod index).
+  it("counts a job's pods at the edge of 63 characters from replicas, and the larger of parallelism and completions", () => {
+    const trainer = job("t", { label: "trainer", container: "node" })
+    const helper = (fields: Job) => {
+      const j = job("h".repeat(15))
+      const { replicas, ...spec } = fields
+      if (replicas !== undefined) j["replicas"] = replicas
+      Object.assign((j["template"] as Job)["spec"] as Job, spec)
+      return j
+    }
+    const refused = (fields: Job) => check(withJobs(trainer, helper(fields))) !== undefined
+    expect(refused({ replicas: 10, parallelism: 10, completions: 10 })).toBe(false)
+    expect(refused({ replicas: 11 })).toBe(true)
+    expect(refused({ parallelism: 11 })).toBe(true)
+    expect(refused({ completions: 11 })).toBe(true)
+    expect(refused({ parallelism: 1, completions: 11 })).toBe(true)
+    expect(refused({ parallelism: 11, completions: 1 })).toBe(true)
+    // What is not a whole number of at least one counts as one.
+    for (const odd of ["100", 10.5, 0, -100, Number.MAX_SAFE_INTEGER + 2, null]) {
+      expect(refused({ replicas: odd, parallelism: odd, completions: odd })).toBe(false)
+    }
+    expect(refused({ replicas: 100, parallelism: "100" })).toBe(true)
   })
 
   it("names a labelled trainer step without a name, a spec that is not JSON data, and a missing list of replicated jobs", () => {
     const nameless = job("x", { label: "trainer", container: "node" })
     delete nameless["name"]
     expect(check(withJobs(nameless))?.reasons).toEqual([`${prefix}: the trainer step has no name`])
+    expect(check(withJobs({ ...nameless, name: 5 }))?.reasons).toEqual([`${prefix}: the trainer step has no name`])
     const notJson = runtimeOf()
     ;(notJson["spec"] as Job)["mlPolicy"] = { torch: {}, numNodes: Number.NaN }
     expect(check(notJson)).toEqual({ error: "ErrUnsupported", reasons: [`${prefix}: its spec is not plain JSON data`] })
