@@ -68,7 +68,8 @@ const podNameReasons = (jobs: ReadonlyArray<unknown>, trainerStep: unknown, node
 /** The ML policies a runtime sets (present and not null). */
 export const mlPoliciesOf = (runtime: unknown): Array<(typeof ML_POLICIES)[number]> => {
   const policy = pathOf(runtime, ["spec", "mlPolicy"])
-  return ML_POLICIES.filter((name) => isRecord(policy) && Object.hasOwn(policy, name) && policy[name] !== undefined && policy[name] !== null)
+  // A policy set to null is not set, as Kubernetes reads it.
+  return ML_POLICIES.filter((name) => pathOf(policy, [name]) != null)
 }
 
 /** The env prefixes Trainer's ML-policy plugins set themselves, and refuse from a job. */

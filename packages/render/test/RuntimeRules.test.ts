@@ -2,6 +2,7 @@ import { test } from "@fast-check/vitest"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { checkRuntime, checkRuntimeListed, trainerStepOf } from "../src/index.ts"
+import { mlPoliciesOf } from "../src/RuntimeRules.ts"
 import { exampleRequest, plainConfig, RUNTIME, runtimeOf } from "./Generators.ts"
 
 const spec = exampleRequest.spec
@@ -130,6 +131,20 @@ describe("checkRuntime", () => {
   it("matches the facts: with one node, node and launcher fit, dataset-initializer and model-initializer do not", () => {
     const r = check(withJobs(job("node", { label: "trainer" }), job("launcher"), job("dataset-initializer"), job("model-initializer")))
     expect(r?.reasons.map((s) => s.split(":")[1])).toEqual([' replicated job "dataset-initializer"', ' replicated job "model-initializer"'])
+  })
+
+  it("reads a policy set to null as not set, and a mlPolicy that is not an object as none", () => {
+    const withPolicy = (mlPolicy: unknown) => {
+      const runtime = runtimeOf()
+      ;(runtime["spec"] as Job)["mlPolicy"] = mlPolicy
+      return runtime
+    }
+    expect(check(withPolicy({ torch: null, mpi: {} }))).toBeUndefined()
+    expect(mlPoliciesOf(withPolicy({ torch: null, mpi: {}, jax: undefined }))).toEqual(["mpi"])
+    for (const none of [null, "torch", ["torch"]]) {
+      expect(mlPoliciesOf(withPolicy(none))).toEqual([])
+      expect(check(withPolicy(none), { ...spec, procsPerNode: 2 })?.reasons).toEqual([`${prefix}: spec.procsPerNode is 2, which needs mlPolicy.torch; this runtime would ignore it`])
+    }
   })
 
   it("allows at most one mlPolicy and needs torch for procsPerNode", () => {
