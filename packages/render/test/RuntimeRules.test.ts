@@ -147,6 +147,19 @@ describe("checkRuntime", () => {
     }
   })
 
+  it("names each reserved env key in key order, and reserves nothing for a policy without a prefix", () => {
+    const withPolicy = (name: string) => {
+      const runtime = runtimeOf()
+      ;(runtime["spec"] as Job)["mlPolicy"] = { numNodes: 1, [name]: {} }
+      return runtime
+    }
+    expect(check(withPolicy("torch"), { ...spec, env: { PET_B: "1", PET_A: "1" } })?.reasons).toEqual([
+      `${prefix}: spec.env["PET_A"]: keys beginning PET_ are set by Trainer for mlPolicy.torch runtimes`,
+      `${prefix}: spec.env["PET_B"]: keys beginning PET_ are set by Trainer for mlPolicy.torch runtimes`
+    ])
+    expect(check(withPolicy("jax"), { ...spec, env: { undefined_X: "1", PET_A: "1" } })).toBeUndefined()
+  })
+
   it("allows at most one mlPolicy and needs torch for procsPerNode", () => {
     const two = runtimeOf()
     ;(two["spec"] as Job)["mlPolicy"] = { torch: {}, mpi: {} }
