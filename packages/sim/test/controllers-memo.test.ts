@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest"
 import type { KubeObject } from "../src/Api.ts"
 import type { TrainerOptions } from "../src/controllers/Options.ts"
 import { ReconcileMemo } from "../src/controllers/shared/ReconcileMemo.ts"
+import { RuntimeReaders, runtimeKey, runtimeKeyOf } from "../src/controllers/trainer/RuntimeReaders.ts"
 import { trainerController } from "../src/controllers/trainer/TrainerController.ts"
 import { trainJobWebhook } from "../src/controllers/trainer/TrainJobWebhook.ts"
 import { Simulator } from "../src/Simulator.ts"
@@ -22,6 +23,8 @@ const operation = fc.oneof(
   fc.record({ type: fc.constant("delete" as const), name: fc.constantFrom("j0", "j1", "j2", "j3") }),
   // the cluster runtime goes, or comes back with one or two replicated jobs
   fc.record({ type: fc.constant("runtime" as const), shape: fc.constantFrom("absent", "plain", "initializer") }),
+  // the namespaced runtime goes, or comes back with one or two replicated jobs (only its readers are looked at again)
+  fc.record({ type: fc.constant("namespacedRuntime" as const), shape: fc.constantFrom("absent", "plain", "initializer") }),
   fc.record({ type: fc.constant("advance" as const), ms: fc.integer({ min: 0, max: 2500 }) })
 )
 
@@ -55,6 +58,13 @@ const apply = (sim: Simulator, op: Operation): void => {
       sim.handle({ verb: "delete", ...runtimes, name: "torch-distributed" })
       if (op.shape === "plain") sim.handle({ verb: "create", ...runtimes, body: plainRuntime })
       if (op.shape === "initializer") sim.handle({ verb: "create", ...runtimes, body: { ...initializerRuntime, kind: "ClusterTrainingRuntime", metadata: { name: "torch-distributed" } } })
+      return
+    }
+    case "namespacedRuntime": {
+      const runtimes = { group: "trainer.kubeflow.org", version: "v1alpha1", resource: "trainingruntimes", namespace: "default" }
+      sim.handle({ verb: "delete", ...runtimes, name: "torch-with-cache" })
+      if (op.shape === "plain") sim.handle({ verb: "create", ...runtimes, body: { ...plainRuntime, kind: "TrainingRuntime", metadata: { name: "torch-with-cache", namespace: "default" } } })
+      if (op.shape === "initializer") sim.handle({ verb: "create", ...runtimes, body: initializerRuntime })
       return
     }
     case "advance":
@@ -100,6 +110,45 @@ describe("skipping settled TrainJobs", () => {
       { type: "runtime", shape: "initializer" },
       { type: "advance", ms: 500 }
     ])
+  })
+
+  it("looks again at the settled running jobs that read a replaced runtime, whichever kind it is", () => {
+    expectSameAsReference([
+      { type: "create", name: "j0", suspend: false, deadlineSeconds: undefined, fails: false, runtime: "cluster" },
+      { type: "create", name: "j1", suspend: false, deadlineSeconds: undefined, fails: false, runtime: "namespaced" },
+      { type: "advance", ms: 2000 },
+      { type: "namespacedRuntime", shape: "plain" },
+      { type: "advance", ms: 500 },
+      { type: "runtime", shape: "initializer" },
+      { type: "advance", ms: 500 },
+      { type: "namespacedRuntime", shape: "absent" },
+      { type: "advance", ms: 500 },
+      { type: "namespacedRuntime", shape: "initializer" },
+      { type: "advance", ms: 500 }
+    ])
+  })
+
+  it("knows which jobs read which runtime as each job's last change says", () => {
+    const readers = new RuntimeReaders()
+    const cluster = runtimeKey("clustertrainingruntimes", undefined, "torch")
+    const namespaced = runtimeKey("trainingruntimes", "team", "torch")
+    expect(runtimeKeyOf({ metadata: { name: "a", namespace: "team" }, spec: { runtimeRef: { name: "torch" } } })).toBe(cluster)
+    expect(runtimeKeyOf({ metadata: { name: "a", namespace: "team" }, spec: { runtimeRef: { name: "torch", kind: "TrainingRuntime" } } })).toBe(namespaced)
+    expect(runtimeKeyOf({ metadata: { name: "a" }, spec: { runtimeRef: { name: "torch", kind: "TrainingRuntime" } } })).toBe(runtimeKey("trainingruntimes", "default", "torch"))
+    expect(runtimeKeyOf({ metadata: { name: "a" }, spec: { runtimeRef: { name: "torch", kind: "Other" } } })).toBeUndefined()
+    expect(runtimeKeyOf({ metadata: { name: "a" }, spec: { runtimeRef: { name: "torch", apiGroup: "example.org" } } })).toBeUndefined()
+    readers.track("team/a", cluster)
+    readers.track("team/b", cluster)
+    expect([...readers.readersOf(cluster)]).toEqual(["team/a", "team/b"])
+    // a job that moves to another runtime leaves the first one's readers
+    readers.track("team/a", namespaced)
+    expect([...readers.readersOf(cluster)]).toEqual(["team/b"])
+    expect([...readers.readersOf(namespaced)]).toEqual(["team/a"])
+    // a job that is gone, or names no runtime, reads none
+    readers.track("team/a", undefined)
+    readers.track("team/b", undefined)
+    expect([...readers.readersOf(cluster)]).toEqual([])
+    expect([...readers.readersOf(namespaced)]).toEqual([])
   })
 
   it("looks again at a settled suspended job when it is resumed, and at a running one when its run ends", () => {

@@ -9,8 +9,15 @@ export type RuntimeLookup =
   | { readonly runtime: KubeObject }
   | { readonly problem: string }
 
-/** Looks up the runtime that `job` refers to. */
-export const lookUpRuntime = (system: SystemClient, job: KubeObject): RuntimeLookup => {
+/** Where a TrainJob's runtime is stored: its resource, namespace (none for a cluster runtime) and name. */
+export interface RuntimeAddress {
+  readonly resource: "trainingruntimes" | "clustertrainingruntimes"
+  readonly namespace: string | undefined
+  readonly name: string
+}
+
+/** Where the runtime that `job` refers to would be stored, or why its reference names none. */
+export const runtimeAddressOf = (job: KubeObject): RuntimeAddress | { readonly problem: string } => {
   const name = asString(at(job, "spec", "runtimeRef", "name"))
   const kind = asString(at(job, "spec", "runtimeRef", "kind")) ?? "ClusterTrainingRuntime"
   const group = asString(at(job, "spec", "runtimeRef", "apiGroup")) ?? trainerGroup
@@ -19,10 +26,18 @@ export const lookUpRuntime = (system: SystemClient, job: KubeObject): RuntimeLoo
   if (kind !== "TrainingRuntime" && kind !== "ClusterTrainingRuntime") {
     return { problem: `spec.runtimeRef.kind: Unsupported value: "${kind}"` }
   }
-  const found = kind === "TrainingRuntime"
-    ? system.get("trainingruntimes", namespaceOf(job) ?? "default", name)
-    : system.get("clustertrainingruntimes", undefined, name)
+  return kind === "TrainingRuntime"
+    ? { resource: "trainingruntimes", namespace: namespaceOf(job) ?? "default", name }
+    : { resource: "clustertrainingruntimes", namespace: undefined, name }
+}
+
+/** Looks up the runtime that `job` refers to. */
+export const lookUpRuntime = (system: SystemClient, job: KubeObject): RuntimeLookup => {
+  const address = runtimeAddressOf(job)
+  if ("problem" in address) return address
+  const found = system.get(address.resource, address.namespace, address.name)
+  const kind = address.resource === "trainingruntimes" ? "TrainingRuntime" : "ClusterTrainingRuntime"
   return found === undefined
-    ? { problem: `spec.runtimeRef: Not found: ${kind} "${name}"` }
+    ? { problem: `spec.runtimeRef: Not found: ${kind} "${address.name}"` }
     : { runtime: found }
 }

@@ -11,6 +11,7 @@ import { replicatedJobsOf, unschedulableJobs } from "./ReplicatedJobs.ts"
 import { defaultRunTimeMs, outcomeOf } from "./RunOutcomes.ts"
 import { ReconcileMemo } from "../shared/ReconcileMemo.ts"
 import { lookUpRuntime } from "./Runtimes.ts"
+import { RuntimeReaders, runtimeKey, runtimeKeyOf } from "./RuntimeReaders.ts"
 import { updateStatus } from "../shared/StoreWrites.ts"
 import { ensureJobSet } from "./TrainJobJobSets.ts"
 import { deriveTrainJob, isFinished, jobSetReport, stepTrainJob } from "./TrainJobLifecycle.ts"
@@ -63,14 +64,20 @@ export const trainerController = (
   const waiting = new Set<string>()
   const settledDue = new Map<string, number>()
   let everything = true
+  // A runtime's change sends only the jobs that read it to the next pass: the others' memo would skip them.
+  const readers = new RuntimeReaders()
+  const runtimesMoved = new Set<string>()
   onChange?.((change) => {
     // A JobSet is named as its TrainJob, so its key is the TrainJob's.
-    if (change.resource === "trainjobs") toVisit.add(keyOf(change.object))
-    else if (tree && change.resource === "jobsets") {
+    if (change.resource === "trainjobs") {
+      toVisit.add(keyOf(change.object))
+      readers.track(keyOf(change.object), change.type === "DELETED" ? undefined : runtimeKeyOf(change.object))
+    } else if (tree && change.resource === "jobsets") {
       toVisit.add(keyOf(change.object))
       jobSetMoved.add(keyOf(change.object))
+    } else if (change.resource === "trainingruntimes" || change.resource === "clustertrainingruntimes") {
+      runtimesMoved.add(runtimeKey(change.resource, namespaceOf(change.object), nameOf(change.object)))
     }
-    else if (change.resource === "trainingruntimes" || change.resource === "clustertrainingruntimes") everything = true
   })
   const jobsToVisit = (system: SystemClient, now: number): ReadonlyArray<KubeObject> => {
     if (onChange === undefined || everything) {
@@ -78,8 +85,11 @@ export const trainerController = (
       toVisit.clear()
       waiting.clear()
       settledDue.clear()
+      runtimesMoved.clear()
       return system.list("trainjobs")
     }
+    for (const runtime of runtimesMoved) for (const key of readers.readersOf(runtime)) toVisit.add(key)
+    runtimesMoved.clear()
     for (const [key, due] of settledDue) if (due <= now) toVisit.add(key)
     // In key order, as a full pass would meet them: writes (and the uids they draw) come in the same order.
     const keys = [...new Set([...toVisit, ...waiting])].sort()
