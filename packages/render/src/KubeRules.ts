@@ -25,9 +25,11 @@ export const isQualifiedName = (key: string): boolean => {
   if (key.length > 253 + 1 + 63) return false
   const slash = key.indexOf("/")
   const prefix = slash === -1 ? undefined : key.slice(0, slash)
-  const name = slash === -1 ? key : key.slice(slash + 1)
+  // Without a slash, -1 + 1 takes the whole key.
+  const name = key.slice(slash + 1)
   if (prefix !== undefined && !isDnsSubdomain(prefix)) return false
-  return name.length >= 1 && name.length <= 63 && QUALIFIED_NAME_PART.test(name)
+  // The pattern needs at least one character.
+  return name.length <= 63 && QUALIFIED_NAME_PART.test(name)
 }
 
 /** A label value: empty, or at most 63 alphanumerics, '-', '_' and '.', starting and ending alphanumeric. */

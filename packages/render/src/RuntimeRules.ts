@@ -111,7 +111,7 @@ export const runtimeRuleReasons = (runtime: unknown, spec: JobSpec): Array<strin
   const jobs = replicatedJobsOf(runtime)
   if (jobs === undefined) return ["has no spec.template.spec.replicatedJobs list"]
   const { step, problems } = trainerStepOf(runtime)
-  return [...problems, ...podNameReasons(jobs, step, spec.nodes), ...mlPolicyReasons(runtime, spec), ...(step === undefined ? [] : reservedEnvReasons(step))]
+  return [...problems, ...podNameReasons(jobs, step, spec.nodes), ...mlPolicyReasons(runtime, spec), ...reservedEnvReasons(step)]
 }
 
 /** Start step 2, before any read: a runtime outside the configured list is refused (ErrUnsupported)

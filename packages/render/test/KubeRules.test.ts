@@ -1,7 +1,7 @@
 import { test } from "@fast-check/vitest"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { annotationProblems, isDnsSubdomain, isLabelValue, isQualifiedName, isRfc1035Label, labelProblems, utf8Length } from "../src/KubeRules.ts"
+import { annotationProblems, isDnsLabel, isDnsSubdomain, isLabelValue, isQualifiedName, isRfc1035Label, labelProblems, utf8Length } from "../src/KubeRules.ts"
 
 // An independent, character-by-character statement of the rules, to check the regex-based checker against.
 const alnum = (c: string): boolean => /^[A-Za-z0-9]$/.test(c)
@@ -42,6 +42,20 @@ describe("Kubernetes name rules", () => {
     expect(isQualifiedName(`${"a".repeat(253)}/b`)).toBe(false)
     expect(isQualifiedName(`${"a.".repeat(126)}a/${"b".repeat(63)}`)).toBe(true)
     expect(isQualifiedName("x".repeat(1_000_000))).toBe(false)
+    expect(isDnsLabel("a".repeat(63))).toBe(true)
+    expect(isDnsLabel("a".repeat(64))).toBe(false)
+    const labels63 = (n: number) => Array.from({ length: n }, () => "a".repeat(63)).join(".")
+    // Four labels of 63 and their dots are 255 characters: cut to 253 and 254.
+    expect(isDnsSubdomain(labels63(4).slice(0, 253))).toBe(true)
+    expect(isDnsSubdomain(`${labels63(4).slice(0, 252)}ab`)).toBe(false)
+    expect(isDnsSubdomain(`b.${"a".repeat(63)}`)).toBe(true)
+    expect(isDnsSubdomain(`b.${"a".repeat(64)}`)).toBe(false)
+    expect(isQualifiedName("a/b")).toBe(true)
+    expect(isQualifiedName("a".repeat(63))).toBe(true)
+    expect(isQualifiedName("a".repeat(64))).toBe(false)
+    expect(isQualifiedName(`p/${"a".repeat(64)}`)).toBe(false)
+    expect(isQualifiedName("p/")).toBe(false)
+    expect(isQualifiedName("")).toBe(false)
   })
   it("names every bad key and value in a label map", () => {
     expect(labelProblems({ "ok/fine": "v", "-bad": "v", good: "bad value" })).toEqual([

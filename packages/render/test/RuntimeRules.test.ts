@@ -171,9 +171,20 @@ describe("checkRuntime", () => {
   })
 
   it("refuses a trainer container that already defines DISPATCH_ variables, naming each", () => {
-    const r = check(runtimeOf({ env: [{ name: "DISPATCH_JOB_ID", value: "x" }, { name: "OK", value: "" }, { name: "DISPATCH_X", value: "" }] }))
-    expect(r?.reasons).toHaveLength(2)
-    expect(r?.error).toBe("ErrUnsupported")
+    const r = check(runtimeOf({ env: [{ name: "DISPATCH_JOB_ID", value: "x" }, { name: "OK", value: "" }, { name: 5 }, { value: "" }, { name: "DISPATCH_X", value: "" }] }))
+    expect(r).toEqual({
+      error: "ErrUnsupported",
+      reasons: [
+        `${prefix}: trainer container node already defines "DISPATCH_JOB_ID"; keys beginning DISPATCH_ are dispatch's`,
+        `${prefix}: trainer container node already defines "DISPATCH_X"; keys beginning DISPATCH_ are dispatch's`
+      ]
+    })
+  })
+
+  it("refuses a runtime without a spec, or that is not an object", () => {
+    for (const runtime of [{ metadata: {} }, { spec: "x" }, "runtime", null]) {
+      expect(check(runtime)).toEqual({ error: "ErrUnsupported", reasons: [`${prefix}: has no spec`] })
+    }
   })
 
   test.prop([fc.anything()])("never throws on a runtime of any shape", (runtime) => {
@@ -197,6 +208,13 @@ describe("trainerStepOf", () => {
 })
 
 describe("checkRuntimeListed", () => {
+  it("accepts any runtime of the list, not only the first", () => {
+    const second = { kind: "ClusterTrainingRuntime" as const, name: "second" }
+    const config = { ...plainConfig, runtimes: [...plainConfig.runtimes, second] }
+    expect(checkRuntimeListed(config, second)).toBeUndefined()
+    expect(checkRuntimeListed(config, RUNTIME)).toBeUndefined()
+  })
+
   const refArb = fc.oneof(
     fc.constantFrom(...plainConfig.runtimes),
     fc.record({ kind: fc.constantFrom("TrainingRuntime" as const, "ClusterTrainingRuntime" as const), name: fc.stringMatching(/^[a-z][a-z0-9-]{0,12}$/) })

@@ -12,6 +12,11 @@ const failure = (input: unknown) => {
 }
 
 describe("decodeStartRequest", () => {
+  it("names the request itself when it is not an object, and a field by its path", () => {
+    expect(failure(5).reasons).toEqual(["request: Expected object, got 5"])
+    expect(failure({ ...exampleRequest, generation: "x" }).reasons).toEqual(['generation: Expected number, got "x"'])
+  })
+
   test.prop([requestArb()])("decodes every valid request to itself", (request) => {
     const r = decodeStartRequest(JSON.parse(JSON.stringify(request)))
     expect(Result.isSuccess(r) && r.success).toEqual(request)
