@@ -1,11 +1,11 @@
 import { Clock, Effect, Layer } from "effect"
-import type { KubeConfig, RequestContext } from "@kubernetes/client-node"
-import type { Agent } from "node:http"
+import type { KubeConfig } from "@kubernetes/client-node"
 import { urlToHttpOptions } from "node:url"
 import { ClusterError } from "./ClusterError.ts"
 import { Cluster, type ClusterShape, type PodLogOptions } from "./Cluster.ts"
 import { clusterOverTransport, type ClusterCall, malformed } from "./ClusterCall.ts"
 import { KeepAliveAgents } from "./KeepAliveAgents.ts"
+import { type Authentication, KubeCredentials } from "./KubeCredentials.ts"
 import { type HttpAnswer, type HttpRequest, type HttpServer, sendRequest, streamRequest } from "./KeepAliveHttp.ts"
 import { describeCall, type ObjectKey, Pods } from "./ResourceKind.ts"
 import { clusterErrorOf, isSuccessCode } from "./StatusMapping.ts"
@@ -71,30 +71,12 @@ const methods = { get: "GET", list: "GET", create: "POST", patch: "PATCH", delet
 
 const contentTypes = { create: "application/json", patch: "application/merge-patch+json", delete: "application/json" } as const
 
-// What applySecurityAuthentication writes into a request: its headers and the agent it chose. client-node's
-// RequestContext also parses the URL and keeps query parameters in a URLSearchParams, work this file does
-// once per cluster instead of once per call; the authentication is still client-node's, call by call
-// (bearer tokens, token files, exec and auth-provider plugins, client certificates and CA through the agent).
-interface Authentication {
-  readonly headers: Record<string, string>
-  agent: Agent | undefined
-}
-
-// The two methods of RequestContext that applySecurityAuthentication calls (client-node 1.4.0, pinned).
-const authenticationOf = async (config: KubeConfig, headers: Record<string, string>): Promise<Authentication> => {
-  const authentication: Authentication = { headers, agent: undefined }
-  const context = {
-    setHeaderParam: (key: string, value: string) => void (headers[key] = value),
-    setAgent: (agent: Agent) => void (authentication.agent = agent)
-  }
-  await config.applySecurityAuthentication(context as unknown as RequestContext)
-  return authentication
-}
-
-// An authenticated request to `path` (with its query) on the cluster's server.
-const authenticated = async (config: KubeConfig, server: ServerAddress, method: string, path: string, headers: Record<string, string>, body: string | undefined): Promise<HttpRequest> => {
-  const { agent } = await authenticationOf(config, headers)
-  return { server: server.options, path: server.prefix + path, method, headers, ...(body === undefined ? {} : { body }), ...(agent === undefined ? {} : { agent }) }
+// An authenticated request to `path` (with its query) on the cluster's server: the call's own headers, then
+// the credentials' (client-node's RequestContext also parses the URL and keeps query parameters in a
+// URLSearchParams, work this file does once per cluster instead of once per call).
+const authenticated = (authentication: Authentication, server: ServerAddress, method: string, path: string, headers: Record<string, string>, body: string | undefined): HttpRequest => {
+  const { agent } = authentication
+  return { server: server.options, path: server.prefix + path, method, headers: { ...headers, ...authentication.headers }, ...(body === undefined ? {} : { body }), ...(agent === undefined ? {} : { agent }) }
 }
 
 /** Where the cluster's server is: node:http's options for its origin, and the path its URL puts before every API path. */
@@ -114,14 +96,14 @@ const serverAddress = (server: string): ServerAddress => {
 }
 
 // The request for one call.
-const requestFor = (config: KubeConfig, server: ServerAddress, call: ClusterCall): Promise<HttpRequest> => {
+const requestFor = (authentication: Authentication, server: ServerAddress, call: ClusterCall): HttpRequest => {
   const query = call.verb === "list" && call.labelSelector !== undefined && call.labelSelector !== "" ? `?${new URLSearchParams({ labelSelector: call.labelSelector }).toString()}` : ""
-  if (call.verb === "get" || call.verb === "list") return authenticated(config, server, methods[call.verb], pathOf(call) + query, { Accept: accept }, undefined)
-  return authenticated(config, server, methods[call.verb], pathOf(call), { Accept: accept, "Content-Type": contentTypes[call.verb] }, JSON.stringify(call.body ?? {}))
+  if (call.verb === "get" || call.verb === "list") return authenticated(authentication, server, methods[call.verb], pathOf(call) + query, { Accept: accept }, undefined)
+  return authenticated(authentication, server, methods[call.verb], pathOf(call), { Accept: accept, "Content-Type": contentTypes[call.verb] }, JSON.stringify(call.body ?? {}))
 }
 
 // GET .../pods/NAME/log with kubectl's query parameters.
-const logRequestFor = (config: KubeConfig, server: ServerAddress, key: ObjectKey, options: PodLogOptions): Promise<HttpRequest> => {
+const logRequestFor = (authentication: Authentication, server: ServerAddress, key: ObjectKey, options: PodLogOptions): HttpRequest => {
   const e = encodeURIComponent
   const query = new URLSearchParams()
   if (options.container !== undefined) query.set("container", options.container)
@@ -130,7 +112,7 @@ const logRequestFor = (config: KubeConfig, server: ServerAddress, key: ObjectKey
   if (options.tailLines !== undefined) query.set("tailLines", String(options.tailLines))
   if (options.sinceSeconds !== undefined) query.set("sinceSeconds", String(options.sinceSeconds))
   const search = query.size === 0 ? "" : `?${query.toString()}`
-  return authenticated(config, server, "GET", `/api/v1/namespaces/${e(key.namespace ?? "")}/pods/${e(key.name)}/log${search}`, { Accept: "text/plain, */*" }, undefined)
+  return authenticated(authentication, server, "GET", `/api/v1/namespaces/${e(key.namespace ?? "")}/pods/${e(key.name)}/log${search}`, { Accept: "text/plain, */*" }, undefined)
 }
 
 /** Splits streamed text into lines: each whole line goes to `onLine` as it completes, the last one when the text ends. */
@@ -170,10 +152,18 @@ export const makeKubeCluster = (config: KubeConfig, callMs: number): ClusterShap
   let parsed: ServerAddress | undefined
   const server = (): ServerAddress => (parsed ??= serverAddress(url))
   const agents = new KeepAliveAgents()
+  const credentials = new KubeCredentials(config)
+  // Kept credentials send the request at once; client-node's are awaited first. The server's address is
+  // read before the credentials, so a kubeconfig wrong in both fails on its server, as client-node did.
+  const send = (address: ServerAddress, authentication: Authentication, call: ClusterCall): Promise<HttpAnswer> => sendRequest(agents, callMs, requestFor(authentication, address, call))
   return clusterOverTransport(
     (call) =>
       Effect.tryPromise({
-        try: () => Promise.resolve().then(() => requestFor(config, server(), call)).then((request) => sendRequest(agents, callMs, request)),
+        try: () => {
+          const address = server()
+          const authentication = credentials.current()
+          return authentication instanceof Promise ? authentication.then((asked) => send(address, asked, call)) : send(address, authentication, call)
+        },
         catch: (thrown) => clusterErrorOfThrown(call.description, thrown)
       }).pipe(Effect.flatMap((answer) => answerOf(call, answer))),
     {
@@ -181,7 +171,11 @@ export const makeKubeCluster = (config: KubeConfig, callMs: number): ClusterShap
         const description = describeCall("get", Pods, key) + "/log"
         const lines = lineSplitter(onLine)
         return Effect.tryPromise({
-          try: (signal) => Promise.resolve().then(() => logRequestFor(config, server(), key, options)).then((request) => streamRequest(callMs, request, lines.push, signal)),
+          try: (signal) =>
+            Promise.resolve().then(() => {
+              const address = server()
+              return Promise.resolve(credentials.current()).then((authentication) => streamRequest(callMs, logRequestFor(authentication, address, key, options), lines.push, signal))
+            }),
           catch: (thrown) => clusterErrorOfThrown(description, thrown)
         }).pipe(
           Effect.flatMap((answer) => (isSuccessCode(answer.status) || answer.status === 0 ? Effect.sync(lines.end) : Effect.fail(clusterErrorOf(description, answer.status, parseBody(answer.text)))))

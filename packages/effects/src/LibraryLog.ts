@@ -4,13 +4,15 @@
 // it provided References.MinimumLogLevel (any level) or its own loggers (Logger.layer and the like).
 import { Effect, LogLevel, References } from "effect"
 
-/** Whether the running fiber's caller chose a minimum log level or loggers of its own. */
-const askedForLogs: Effect.Effect<boolean> = Effect.map(Effect.context<never>(),
-  (context) => context.mapUnsafe.has(References.MinimumLogLevel.key) || context.mapUnsafe.has(References.CurrentLoggers.key)
-)
+// Start logs each step, and most callers log none of it: the decision is read off the running fiber in one
+// step, and a line below the caller's minimum level is dropped here rather than built for Effect to drop.
+const belowWarn = (level: LogLevel.Severity, message: string): Effect.Effect<void> =>
+  Effect.withFiber((fiber) => {
+    const chosen = fiber.context.mapUnsafe
+    const asked = chosen.has(References.MinimumLogLevel.key) || chosen.has(References.CurrentLoggers.key)
+    return asked && !LogLevel.isLessThan(level, fiber.getRef(References.MinimumLogLevel)) ? Effect.logWithLevel(level)(message) : Effect.void
+  })
 
 /** Logs `message` at `level` when the level is Warn or more severe, or the caller asked for logs; otherwise nothing. */
 export const libraryLog = (level: LogLevel.Severity, message: string): Effect.Effect<void> =>
-  LogLevel.isGreaterThanOrEqualTo(level, "Warn")
-    ? Effect.logWithLevel(level)(message)
-    : Effect.flatMap(askedForLogs, (asked) => (asked ? Effect.logWithLevel(level)(message) : Effect.void))
+  LogLevel.isGreaterThanOrEqualTo(level, "Warn") ? Effect.logWithLevel(level)(message) : belowWarn(level, message)

@@ -59,6 +59,17 @@ describe("KubeCluster's requests carry the KubeConfig's credentials", () => {
     expect((await getOnce(configWith({ token: "tok-1" }))).headers.authorization).toBe("Bearer tok-1")
   })
 
+  it("sends a changed token on the next call of the same cluster, the kept credentials notwithstanding", async () => {
+    const config = configWith({ token: "tok-1" })
+    const cluster = makeKubeCluster(config, 30_000)
+    const before = seen.length
+    await Effect.runPromise(cluster.get(TrainJobs, { namespace: "default", name: "a" }))
+    await Effect.runPromise(cluster.get(TrainJobs, { namespace: "default", name: "a" }))
+    ;(config.getCurrentUser() as { token: string }).token = "tok-2"
+    await Effect.runPromise(cluster.get(TrainJobs, { namespace: "default", name: "a" }))
+    expect(seen.slice(before).map((request) => request.headers.authorization)).toEqual(["Bearer tok-1", "Bearer tok-1", "Bearer tok-2"])
+  })
+
   it("sends the token an exec plugin prints, running the plugin as client-node does", async () => {
     const credential = JSON.stringify({ apiVersion: "client.authentication.k8s.io/v1", kind: "ExecCredential", status: { token: "from-exec" } })
     const exec = { apiVersion: "client.authentication.k8s.io/v1", command: process.execPath, args: ["-e", `process.stdout.write(${JSON.stringify(credential)})`], interactiveMode: "Never" }

@@ -1,0 +1,89 @@
+// Credentials written in the kubeconfig are asked of client-node once and kept; any change to the current
+// context, cluster or user is seen on the next call; credentials from files, plugins or added
+// authenticators are asked for on every call.
+import { KubeConfig } from "@kubernetes/client-node"
+import { describe, expect, it, vi } from "vitest"
+import { KubeCredentials } from "../src/KubeCredentials.ts"
+
+const configWith = (users: ReadonlyArray<Record<string, unknown>>, cluster: Record<string, unknown> = {}): KubeConfig => {
+  const config = new KubeConfig()
+  config.loadFromOptions({
+    clusters: [{ name: "c", server: "https://127.0.0.1:6443", skipTLSVerify: false, ...cluster }],
+    users: users.map((user, i) => ({ name: `u${i}`, ...user })),
+    contexts: users.map((_, i) => ({ name: `x${i}`, cluster: "c", user: `u${i}` })),
+    currentContext: "x0"
+  })
+  return config
+}
+
+// What the next call is sent with, and whether client-node was asked for it.
+const next = async (config: KubeConfig, credentials: KubeCredentials) => {
+  const asked = vi.spyOn(config, "applySecurityAuthentication")
+  try {
+    const authentication = await credentials.current()
+    return { authorization: authentication.headers["Authorization"], agent: authentication.agent, asked: asked.mock.calls.length }
+  } finally {
+    asked.mockRestore()
+  }
+}
+
+describe("KubeCredentials", () => {
+  it("asks client-node once for a token written in the kubeconfig, and keeps its answer and agent", async () => {
+    const config = configWith([{ token: "tok-1" }])
+    const credentials = new KubeCredentials(config)
+    const first = await next(config, credentials)
+    const second = await next(config, credentials)
+    expect(first).toMatchObject({ authorization: "Bearer tok-1", asked: 1 })
+    expect(second).toMatchObject({ authorization: "Bearer tok-1", asked: 0 })
+    expect(second.agent).toBe(first.agent)
+  })
+
+  it("asks again once the user's token, the current context or the cluster changes", async () => {
+    const config = configWith([{ token: "tok-1" }, { token: "tok-2" }])
+    const credentials = new KubeCredentials(config)
+    await next(config, credentials)
+    config.setCurrentContext("x1")
+    expect(await next(config, credentials)).toMatchObject({ authorization: "Bearer tok-2", asked: 1 })
+    // The same context, its user's token replaced in place.
+    ;(config.getCurrentUser() as { token: string }).token = "tok-3"
+    expect(await next(config, credentials)).toMatchObject({ authorization: "Bearer tok-3", asked: 1 })
+    // A field added to the user in place (impersonation), then removed.
+    ;(config.getCurrentUser() as { impersonateUser?: string }).impersonateUser = "bob"
+    const impersonating = await credentials.current()
+    expect(impersonating.headers["Impersonate-User"]).toBe("bob")
+    delete (config.getCurrentUser() as { impersonateUser?: string }).impersonateUser
+    expect((await credentials.current()).headers["Impersonate-User"]).toBeUndefined()
+    // The cluster's TLS settings change the agent, not the headers.
+    const before = (await next(config, credentials)).agent
+    ;(config.getCurrentCluster() as { skipTLSVerify: boolean }).skipTLSVerify = true
+    const after = await next(config, credentials)
+    expect(after.asked).toBe(1)
+    expect(after.agent).not.toBe(before)
+    expect((after.agent as unknown as { readonly options: unknown }).options).toMatchObject({ rejectUnauthorized: false })
+  })
+
+  it.each([
+    ["an exec plugin", { exec: { apiVersion: "client.authentication.k8s.io/v1", command: process.execPath, args: ["-e", `process.stdout.write(${JSON.stringify(JSON.stringify({ apiVersion: "client.authentication.k8s.io/v1", kind: "ExecCredential", status: { token: "from-exec" } }))})`], interactiveMode: "Never" } }, {}],
+    ["a token file", { authProvider: { name: "tokenFile", config: { tokenFile: "/nonexistent/token" } } }, {}],
+    ["a client certificate file", { certFile: "/nonexistent/cert", keyFile: "/nonexistent/key" }, {}],
+    ["a CA file", { token: "t" }, { caFile: "/nonexistent/ca" }],
+    ["a proxy", { token: "t" }, { proxyUrl: "http://127.0.0.1:3128" }]
+  ])("asks client-node on every call for credentials from %s", async (_, user, cluster) => {
+    const config = configWith([user], cluster)
+    const credentials = new KubeCredentials(config)
+    for (let i = 0; i < 2; i++) {
+      const asked = vi.spyOn(config, "applySecurityAuthentication").mockResolvedValue(undefined)
+      await credentials.current()
+      expect(asked.mock.calls.length).toBe(1)
+      asked.mockRestore()
+    }
+  })
+
+  it("asks client-node on every call once an authenticator has been added to the KubeConfig", async () => {
+    const config = configWith([{ token: "t" }])
+    config.addAuthenticator({ isAuthProvider: () => false, applyAuthentication: async () => undefined } as never)
+    const credentials = new KubeCredentials(config)
+    await next(config, credentials)
+    expect((await next(config, credentials)).asked).toBe(1)
+  })
+})
