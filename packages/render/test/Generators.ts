@@ -22,7 +22,7 @@ export const timeLimit: fc.Arbitrary<number | string> = fc.oneof(
 export const RUNTIME = { kind: "TrainingRuntime", name: "dispatch-torch" } as const
 
 /** A runtime like examples/runtime.yaml, torch or not. */
-export const runtimeOf = (options: { torch?: boolean; step?: string; env?: ReadonlyArray<{ name: string; value: string }> } = {}): Record<string, unknown> => ({
+export const runtimeOf = (options: { torch?: boolean; step?: string; env?: ReadonlyArray<unknown> } = {}): Record<string, unknown> => ({
   apiVersion: "trainer.kubeflow.org/v1alpha1",
   kind: "TrainingRuntime",
   metadata: { name: RUNTIME.name, namespace: "ml-team", labels: { "trainer.kubeflow.org/framework": options.torch === false ? "jax" : "torch" } },
