@@ -11,9 +11,10 @@ import type { StartError } from "./StartErrors.ts"
 
 /** The copy's single owner when it is a TrainJob of the copy's own name (as step 7 sets it). */
 export const ownerOfItsName = (copy: KubeResource): { readonly uid: string } | undefined => {
-  const owners = copy.metadata.ownerReferences ?? []
-  const owner = owners[0]
-  return owners.length === 1 && owner?.kind === "TrainJob" && owner.name === copy.metadata.name && owner.uid !== undefined ? { uid: owner.uid } : undefined
+  const owners = copy.metadata.ownerReferences
+  if (owners?.length !== 1) return undefined
+  const owner = owners[0]!
+  return owner.kind === "TrainJob" && owner.name === copy.metadata.name && owner.uid !== undefined ? { uid: owner.uid } : undefined
 }
 
 /** A job's frozen runtime: the request's reference and the copy that the live TrainJob of the request's
