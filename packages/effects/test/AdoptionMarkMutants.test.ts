@@ -64,6 +64,29 @@ for (const [which, guarded] of [
       expect(deletes(recorded)).toBe(1)
     })
 
+    it("deletes with the uid and resourceVersion it saw as preconditions", async () => {
+      const recorded = withCopy()
+      const seen = stored(recorded)!
+      expect(await outcome(run(recorded, guarded))).toEqual({ value: done })
+      const body = recorded.calls[0]?.request.body as Record<string, unknown>
+      expect(body["preconditions"]).toEqual({ uid: seen.metadata!["uid"], resourceVersion: seen.metadata!["resourceVersion"] })
+      expect(body["propagationPolicy"]).toBe("Background")
+    })
+
+    it("a copy deleted since it was seen is done: the delete's NotFound is not a failure", async () => {
+      const recorded = withCopy()
+      expect(await outcome(run(recorded, guarded, (r) => r.sim.system.delete("trainingruntimes", namespace, name)))).toEqual({ value: done })
+      expect(recorded.calls.map((c) => c.request.verb)).toEqual(["delete"])
+    })
+
+    it("a copy already going when seen is done without a call", async () => {
+      const recorded = withCopy()
+      touch(recorded, { finalizers: ["example.com/keep"] })
+      recorded.sim.system.delete("trainingruntimes", namespace, name)
+      expect(await outcome(run(recorded, guarded))).toEqual({ value: done })
+      expect(recorded.calls).toEqual([])
+    })
+
     it("a copy that moved since it was seen is read and deleted as it is now, with the read's resourceVersion", async () => {
       const recorded = withCopy()
       expect(await outcome(run(recorded, guarded, (r) => touch(r, { labels: { moved: "yes" } })))).toEqual({ value: done })
@@ -136,6 +159,32 @@ describe("revokeCopy: copies it must leave", () => {
       expect(recorded.calls).toEqual([])
       expect(stored(recorded)).toBeDefined()
     }
+  })
+})
+
+describe("revokeCopy: what the re-read finds", () => {
+  const replaceWith = (metadataOfNew: Record<string, unknown>) => (r: RecordedSim) => {
+    const old = stored(r)!
+    r.sim.system.delete("trainingruntimes", namespace, name)
+    const { uid: _uid, resourceVersion: _rv, creationTimestamp: _at, ...metadata } = old.metadata as Record<string, unknown>
+    r.sim.system.create("trainingruntimes", { ...old, metadata: { ...metadata, ...metadataOfNew } })
+    r.sim.setFaults([{ verb: "delete", resource: "trainingruntimes", nth: 1, action: { type: "status", code: 409 } }])
+  }
+  it("another copy of the name is not deleted: a failure naming its uid, or adopted when an adopter of this TrainJob marked it", async () => {
+    const replaced = withCopy()
+    const result = await outcome(run(replaced, (seen) => revokeCopy(config, manifests, seen, jobUid), replaceWith({})))
+    const other = stored(replaced)!.metadata!["uid"]
+    expect(result).toEqual({ failure: [`the runtime copy was replaced by another (uid ${String(other)})`] })
+    expect(deletes(replaced)).toBe(1)
+    const marked = withCopy()
+    expect(await outcome(run(marked, (seen) => revokeCopy(config, manifests, seen, jobUid), replaceWith({ annotations: { [adoptionMark(config)]: jobUid } })))).toEqual({ value: "adopted" })
+    expect(stored(marked)).toBeDefined()
+  })
+  it("a delete refused otherwise names it as the first delete's failure", async () => {
+    const recorded = withCopy([{ verb: "delete", resource: "trainingruntimes", action: { type: "status", code: 500 } }])
+    const result = (await outcome(run(recorded, (seen) => revokeCopy(config, manifests, seen, jobUid)))) as { failure: ReadonlyArray<string> }
+    expect(result.failure).toHaveLength(1)
+    expect(result.failure[0]).toMatch(/^the runtime copy could not be deleted first: delete trainingruntimes .*500/)
   })
 })
 
