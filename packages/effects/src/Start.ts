@@ -139,15 +139,9 @@ export const render = (config: BackendConfig, request: StartRequest, runtime: Re
   Effect.mapError(fromResult(renderStart(request, config, runtime.object)), (r) => errorOfRefusal(r))
 
 // 5. Create the runtime copy.
-/** The copy's owner when it is the TrainJob of the copy's name (and nothing else owns it). */
-const ourOwner = (copy: KubeResource, manifests: Manifests) => {
-  const owners = copy.metadata.ownerReferences ?? []
-  return owners.length === 1 && owners[0]?.kind === "TrainJob" && owners[0].name === manifests.name ? owners[0] : undefined
-}
-
 /** The copy's owner is the TrainJob of its name with one of these UIDs. */
-const ownedByOneOf = (copy: KubeResource, manifests: Manifests, uids: ReadonlyArray<string | undefined>): boolean => {
-  const owner = ourOwner(copy, manifests)?.uid
+const ownedByOneOf = (copy: KubeResource, uids: ReadonlyArray<string | undefined>): boolean => {
+  const owner = ownerOfItsName(copy)?.uid
   return owner !== undefined && uids.includes(owner)
 }
 
@@ -174,7 +168,7 @@ const reuseCopy = (manifests: Manifests, source: unknown, createAgain: Effect.Ef
       return yield* new ErrUnreachable({ reasons: [`the runtime copy ${manifests.namespace}/${manifests.name} is being deleted; retry once it is gone`] })
     }
     const owners = existing.metadata.ownerReferences ?? []
-    const ours = ourOwner(existing, manifests)
+    const ours = ownerOfItsName(existing)
     const problems = [
       // render's rule wants an unowned copy: the spec is judged alone, the owners below, so each problem is named once.
       ...(copyMatchesSource(withoutOwners(existing), source) ? [] : [`the runtime copy ${manifests.namespace}/${manifests.name} exists with a spec that differs from its source`]),
@@ -278,7 +272,7 @@ export const createTrainJob = (config: BackendConfig, manifests: Manifests, inUs
 export const setCopyOwner = (config: BackendConfig, manifests: Manifests, inUse: CopyInUse, job: TrainJobInUse): Effect.Effect<KubeResource, ReadonlyArray<string>, Cluster> =>
   Effect.gen(function* () {
     const uid = job.trainJob.metadata.uid ?? ""
-    const done = (copy: KubeResource) => ourOwner(copy, manifests)?.uid === uid && (!job.adopted || markedFor(config, copy, uid))
+    const done = (copy: KubeResource) => ownerOfItsName(copy)?.uid === uid && (!job.adopted || markedFor(config, copy, uid))
     if (done(inUse.copy)) return inUse.copy
     const cluster = yield* Cluster
     const key = { namespace: manifests.namespace, name: manifests.name }
@@ -297,7 +291,7 @@ export const setCopyOwner = (config: BackendConfig, manifests: Manifests, inUse:
         now.metadata.deletionTimestamp === undefined &&
         // An owner other than this TrainJob or the one the copy had when this Start found it is a newer
         // TrainJob of the name, which replaced ours: the copy is its runtime now.
-        ((now.metadata.ownerReferences ?? []).length === 0 || ownedByOneOf(now, manifests, [uid, inUse.ownerUid])) &&
+        ((now.metadata.ownerReferences ?? []).length === 0 || ownedByOneOf(now, [uid, inUse.ownerUid])) &&
         copyMatchesSource(withoutOwners(now), inUse.copy)
       if (!unchanged) return yield* Effect.fail([`the runtime copy ${manifests.namespace}/${manifests.name} changed since it was created`])
       if (done(now)) return now

@@ -1,6 +1,6 @@
 // pollUntil on TestClock: how many reads it makes, when it stops, and what it returns.
 import { fc, test } from "@fast-check/vitest"
-import { Effect, Exit } from "effect"
+import { Clock, Effect, Exit } from "effect"
 import { expect } from "vitest"
 import { POLL_INTERVAL_MS, pollUntil } from "../src/PollUntil.ts"
 import { runOnTestClock } from "./StartFixture.ts"
@@ -25,3 +25,13 @@ test.prop([fc.integer({ min: 1, max: 12 }), fc.integer({ min: 0, max: 10_000 })]
     expect(polled).toEqual({ value: reads, done: doneAfter <= fit })
   }
 )
+
+test.prop([fc.integer({ min: 1, max: 10_000 })], { numRuns: 20 })("reads last on the deadline, never after it", async (waitMs) => {
+  const times: Array<number> = []
+  const exit = await runOnTestClock(
+    pollUntil(Effect.map(Clock.currentTimeMillis, (t) => times.push(t)), () => false, waitMs),
+    waitMs + 10_000
+  )
+  expect(Exit.isSuccess(exit)).toBe(true)
+  expect(times.at(-1)! - times[0]!).toBe(waitMs)
+})
