@@ -14,8 +14,8 @@ import {
 // How Start reports what went wrong. Pure: which error a failed call becomes depends only on the call's
 // reason, so the table in docs/errors.md can be read off these functions.
 
-/** The error a render refusal stands for, with the object's reference when the refusal kind carries one. */
-export const errorOfRefusal = (refusal: Refusal, ref?: ObjectRef): StartError => {
+/** The error a render refusal stands for: a refusal is made before anything exists, so it names no object. */
+export const errorOfRefusal = (refusal: Refusal): StartError => {
   const reasons = refusal.reasons
   switch (refusal.error) {
     case "ErrInvalid":
@@ -23,13 +23,13 @@ export const errorOfRefusal = (refusal: Refusal, ref?: ObjectRef): StartError =>
     case "ErrUnsupported":
       return new ErrUnsupported({ reasons })
     case "ErrRejected":
-      return new ErrRejected({ reasons, ...(ref === undefined ? {} : { ref }) })
+      return new ErrRejected({ reasons })
     case "ErrUnreachable":
       return new ErrUnreachable({ reasons })
     case "ErrReadOnly":
       return new ErrReadOnly({ reasons })
     case "ErrOutcomeUnknown":
-      return new ErrOutcomeUnknown({ reasons, ...(ref === undefined ? {} : { ref }) })
+      return new ErrOutcomeUnknown({ reasons })
   }
 }
 
