@@ -1,7 +1,9 @@
 import { fc, test } from "@fast-check/vitest"
-import { describe, expect } from "vitest"
+import { Effect } from "effect"
+import { describe, expect, it } from "vitest"
+import { Cluster, type ClusterShape } from "../../src/Cluster.ts"
 import type { KubeResource } from "../../src/KubeObjects.ts"
-import { belongsTo, workloadFor } from "../../src/lifecycle/JobReads.ts"
+import { belongsTo, jobWorkloads, readWorkload, workloadFor } from "../../src/lifecycle/JobReads.ts"
 import { jobId } from "../StartFixture.ts"
 import { inProcess, lifecycleConfig } from "./LifecycleFixture.ts"
 
@@ -33,5 +35,16 @@ describe("belongsTo", () => {
     }
     const objects = { key: { job: jobId(b), submission: t }, namespace: "default", name: "x" }
     expect(belongsTo(config, objects, object)).toBe(a === b && s === t)
+  })
+})
+
+describe("jobWorkloads and readWorkload in plain mode", () => {
+  // A Cluster whose every call dies: plain mode has no Workloads to read, so it must not ask.
+  const noCalls = new Proxy({}, { get: () => () => Effect.die("plain mode read the cluster") }) as unknown as ClusterShape
+  const trainJob: KubeResource = { apiVersion: "trainer.kubeflow.org/v1alpha1", kind: "TrainJob", metadata: { name: "dj-x-s1", namespace: "default", uid: "u1" } }
+  it("reads nothing from the cluster", async () => {
+    const objects = { namespace: "default", name: "dj-x-s1" } as Parameters<typeof jobWorkloads>[1]
+    await expect(Effect.runPromise(Effect.provideService(jobWorkloads(config, objects, undefined), Cluster, noCalls))).resolves.toEqual([])
+    await expect(Effect.runPromise(Effect.provideService(readWorkload(config, trainJob), Cluster, noCalls))).resolves.toBeUndefined()
   })
 })
