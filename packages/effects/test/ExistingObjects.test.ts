@@ -2,11 +2,11 @@
 // known) and what it makes of the answer. The simulator's store is what is read.
 import { Effect, Exit, Layer } from "effect"
 import { describe, expect, it } from "vitest"
-import { gateRefusal } from "../src/Backend.ts"
+import { gateRefusal, openBackend } from "../src/Backend.ts"
 import { deleteIfExists } from "../src/ExistingObjects.ts"
 import { TrainingRuntimes } from "../src/ResourceKind.ts"
 import { SimCluster } from "../src/SimCluster.ts"
-import { namespace, type RecordedSim, runOnTestClock, simOf, torchRuntime } from "./StartFixture.ts"
+import { configOf, namespace, type RecordedSim, runOnTestClock, simOf, torchRuntime } from "./StartFixture.ts"
 
 const name = "dj-copy-s1"
 const key = { namespace, name }
@@ -46,6 +46,7 @@ describe("deleteIfExists", () => {
 describe("gateRefusal", () => {
   it("says what each closed gate stands for", () => {
     expect(gateRefusal({ state: "open" })).toBeUndefined()
+    expect(openBackend(configOf("plain")).gate).toEqual({ state: "open" })
     expect(gateRefusal({ state: "closed", reason: "probe unanswered" })).toEqual({ error: "ErrUnreachable", reason: "the reach gate is not proven: probe unanswered" })
   })
 })
