@@ -18,13 +18,17 @@ const readStdin = (): Promise<string> => {
   return stdin
 }
 
+// A reader that stops early (`dispatch render | head`) is not an error: stop writing, quietly.
+const onStdoutError = (error: NodeJS.ErrnoException): void => {
+  if (error.code !== "EPIPE") process.stderr.write(`dispatch: cannot write to standard output: ${error.message}\n`)
+  process.exit(error.code === "EPIPE" ? 0 : 1)
+}
+
 /** The running process as a CliIo. */
 export const processIo = (): CliIo => {
-  // A reader that stops early (`dispatch render | head`) is not an error: stop writing, quietly.
-  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
-    if (error.code !== "EPIPE") process.stderr.write(`dispatch: cannot write to standard output: ${error.message}\n`)
-    process.exit(error.code === "EPIPE" ? 0 : 1)
-  })
+  // Once per process, however many CliIos a program (or a test) makes: one more listener per call
+  // would pile up on the one stdout.
+  if (!process.stdout.listeners("error").includes(onStdoutError)) process.stdout.on("error", onStdoutError)
   const terminal = process.stdout.isTTY === true
   let shown = ""
   let stop: Promise<void> | undefined
