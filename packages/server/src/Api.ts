@@ -46,8 +46,34 @@ export const apiPrefix = "/api/v1"
 /** The statuses a refusal answers with, each with Dioptra's error body. */
 export const refusalStatuses = [400, 401, 403, 404, 409, 413, 415, 429] as const
 
-/** Every refusal an endpoint may answer: Dioptra's `{error, message, detail}` under each refusal status. */
-const refused = refusalStatuses.map((status) => ErrorBody.pipe(HttpApiSchema.status(status)))
+/** What every endpoint answers while the service starts (its database opens or migrates), with Retry-After. */
+export const startingStatus = 503
+
+/**
+ * Every refusal an endpoint may answer: Dioptra's `{error, message, detail}` under each refusal status, and
+ * under the starting service's 503.
+ */
+const refused = [...refusalStatuses, startingStatus].map((status) => ErrorBody.pipe(HttpApiSchema.status(status)))
+
+// The document says what a client does with a 503: every endpoint needs the database, so each may answer it.
+const startingResponse = {
+  description: "The service is starting (its database opens or its migrations run): ask again after Retry-After seconds",
+  headers: { "Retry-After": { description: "Seconds to wait before asking again", schema: { type: "integer", minimum: 0 } } }
+}
+const documentStarting = (spec: Record<string, any>): Record<string, any> => ({
+  ...spec,
+  paths: Object.fromEntries(
+    Object.entries(spec["paths"] as Record<string, Record<string, any>>).map(([path, item]) => [
+      path,
+      Object.fromEntries(
+        Object.entries(item).map(([method, operation]) => {
+          const answer = operation?.responses?.[String(startingStatus)]
+          return [method, answer === undefined ? operation : { ...operation, responses: { ...operation.responses, [startingStatus]: { ...answer, ...startingResponse } } }]
+        })
+      )
+    ])
+  )
+})
 
 /** A request that passed authorization and decoding: who asks and its decoded parts. */
 export class AdmittedRequest extends Context.Service<
@@ -313,7 +339,7 @@ export const DispatchApi = HttpApi.make("dispatch")
   .add(UsersGroup, AuthGroup, GroupsGroup, ExperimentsGroup, EntrypointsGroup, QueuesGroup, ArtifactsGroup, JobsGroup)
   .middleware(Authorization)
   .prefix(apiPrefix)
-  .annotateMerge(OpenApi.annotations({ title: "dispatch job service (Dioptra job API)", version: "1" }))
+  .annotateMerge(OpenApi.annotations({ title: "dispatch job service (Dioptra job API)", version: "1", transform: documentStarting }))
 
 /** The job service's API. */
 export type DispatchApi = typeof DispatchApi

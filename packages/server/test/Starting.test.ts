@@ -63,8 +63,15 @@ describe("a starting service", () => {
     expect(write).toMatchObject({ status: 503, retryAfter: "1", body: { error: "ServiceStarting" } })
     expect(await answer(`${url}/api/v1/jobs`)).toMatchObject({ status: 503, body: { error: "ServiceStarting" } })
     expect(await answer(`${url}/metrics`)).toMatchObject({ status: 503, body: { error: "ServiceStarting" } })
-    // What needs no database is served: the API's document.
-    expect((await answer(`${url}/api/v1/openapi.json`)).status).toBe(200)
+    // What needs no database is served: the API's document, which tells every operation's client of this 503.
+    const document = await answer(`${url}/api/v1/openapi.json`)
+    expect(document.status).toBe(200)
+    const operations = Object.values(document.body.paths as Record<string, Record<string, any>>).flatMap((item) => Object.values(item))
+    expect(operations.length).toBeGreaterThan(40)
+    for (const operation of operations) {
+      expect(operation.responses["503"].content["application/json"].schema.required).toEqual(["error", "message", "detail"])
+      expect(operation.responses["503"].headers["Retry-After"].schema.type).toBe("integer")
+    }
 
     release(held.opening)
     await awaited(held.queried)
