@@ -173,6 +173,30 @@ describe("dispatch serve", { timeout: processTestMs }, () => {
     }
   }, 300_000)
 
+  it("SIGTERM while its data directory is created stops listening, lets the database finish, exits 0; the next start opens it", async () => {
+    const data = join(dir, "stopped-early")
+    const first = serveOn(data)
+    const { url } = await first.ready
+    expect(url).toMatch(/^http:/)
+    // Sent as soon as it listens: creating a PGlite directory takes seconds, so the stop lands before it serves.
+    const exited = new Promise((resolve) => first.child.once("exit", resolve))
+    first.child.kill("SIGTERM")
+    expect(await exited).toBe(ExitCode.ok)
+    expect(first.stderr()).toContain("dispatch serve: stopped before it served (asked to stop while the database is opening)")
+    expect(first.stderr()).not.toMatch(readyLine)
+    const second = serveOn(data)
+    try {
+      const again = (await second.ready).url
+      await second.served
+      expect(second.stderr()).toContain(`opening the embedded database (PGlite) in ${data}`)
+      expect(await get(`${again}/readyz`)).toBe(200)
+    } finally {
+      const stopped = new Promise((resolve) => (second.child.exitCode === null ? second.child.once("exit", resolve) : resolve(second.child.exitCode)))
+      second.child.kill("SIGTERM")
+      expect(await stopped).toBe(ExitCode.ok)
+    }
+  }, 300_000)
+
   it("prints its URL before its database is open; a database that does not open still ends it with the error, exit 1", async () => {
     const served = serveOn(join(dir, "unused"), "postgres://nobody@127.0.0.1:1/none")
     const listened = await served.ready

@@ -14,7 +14,7 @@ import { defaultLimits, type AnswerLimits } from "./Limits.ts"
 import { migrate } from "./Migrations.ts"
 import { pgliteLayer, pgliteOpeningNote } from "./PgliteDatabase.ts"
 import { postgresLayer } from "./PostgresDatabase.ts"
-import type { LogFormat, StartupStep } from "./Operations.ts"
+import { startupReason, type LogFormat, type StartupStep } from "./Operations.ts"
 import { resourceRoutes } from "./ResourceRoutes.ts"
 import { accountRoutes } from "./AccountRoutes.ts"
 
@@ -61,6 +61,10 @@ export interface ServeOptions {
   /** The database service's layer to open instead of the one `databaseUrl` or `dataDir` names (no data
    * directory lock is taken): embedding the service over a database of one's own, or holding its opening in a test. */
   readonly database?: Layer.Layer<DatabaseService, DatabaseError>
+  /** Resolves when the process is asked to stop (SIGINT, SIGTERM). Asked while the service starts, it stops
+   * listening at once, lets the step under way finish (a database half created or half migrated is worse than
+   * a wait), starts nothing after it, and `serve` resolves to `ServeError` stage `stopped`. */
+  readonly stop?: Promise<void>
 }
 
 /** A running service. */
@@ -75,9 +79,9 @@ export interface JobServer {
   readonly close: () => Promise<void>
 }
 
-/** The service could not start: bad options, a data directory another process holds, a database it cannot open or migrate, or a port it cannot bind. */
+/** The service did not start: bad options, a data directory another process holds, a database it cannot open or migrate, a port it cannot bind, or a stop asked for while it started. */
 export class ServeError extends Schema.TaggedError<ServeError>()("ServeError", {
-  stage: Schema.Literals(["options", "lock", "database", "listen"]),
+  stage: Schema.Literals(["options", "lock", "database", "listen", "stopped"]),
   reasons: Schema.Array(Schema.String)
 }) {
   override get message() {
@@ -153,20 +157,41 @@ export const serve = async (options: ServeOptions): Promise<Result.Result<JobSer
   // The database is the layer of the one database service that fits the options; its scope closes it.
   const databaseScope = Effect.runSync(Scope.make())
   const closeDatabase = () => Effect.runPromise(Scope.close(databaseScope, Exit.void))
-  const stopStarting = async (cause: unknown) => {
+  const stopStarting = async (cause: unknown, stage: "database" | "stopped" = "database") => {
     await listening.close()
     await closeDatabase()
     await unlock()
-    return Result.fail(new ServeError({ stage: "database", reasons: [reasonOf(cause)] }))
+    return Result.fail(new ServeError({ stage, reasons: [reasonOf(cause)] }))
   }
+  // A stop asked for during a step: the listener closes at once, so clients stop waiting on 503s, while the step
+  // itself runs to its end (its failure, if it fails, no longer matters); true when the service must not go on.
+  let stopAsked = false
+  void options.stop?.then(() => {
+    stopAsked = true
+  })
+  const stoppedDuring = async (work: Promise<unknown>): Promise<boolean> => {
+    if (options.stop === undefined) return false
+    const settled = work.then(() => false, () => false)
+    if (await Promise.race([settled, options.stop.then(() => true)])) {
+      await listening.close()
+      await settled
+      return true
+    }
+    return stopAsked
+  }
+  const stoppedWhile = (step: StartupStep) => stopStarting(`asked to stop while ${startupReason(step)}`, "stopped")
   const layer = options.database ?? (options.databaseUrl === undefined ? pgliteLayer(options.dataDir) : postgresLayer(options.databaseUrl))
   let opened: Database
   try {
-    opened = Context.get(await Effect.runPromise(Layer.buildWithScope(layer, databaseScope)), DatabaseService)
+    const opening = Effect.runPromise(Layer.buildWithScope(layer, databaseScope))
+    if (await stoppedDuring(opening)) return stoppedWhile("database opening")
+    opened = Context.get(await opening, DatabaseService)
     step = "migrations"
-    await migrate(opened).catch((cause: unknown) => {
+    const migrating = migrate(opened).catch((cause: unknown) => {
       throw databaseError("migrate", cause)
     })
+    if (await stoppedDuring(migrating)) return stoppedWhile("migrations")
+    await migrating
   } catch (cause) {
     return stopStarting(cause)
   }
@@ -179,6 +204,7 @@ export const serve = async (options: ServeOptions): Promise<Result.Result<JobSer
   } catch (cause) {
     return stopStarting(cause)
   }
+  if (stopAsked) return stoppedWhile("migrations")
   step = "dispatcher starting"
   listening.update({ db, reportSecret: secret })
   // The dispatcher runs in a scope of its own: it stops before the listener, which stops before the database.

@@ -13,26 +13,32 @@ const release = (gate: Deferred.Deferred<void>) => Effect.runSync(Deferred.succe
 const awaited = (gate: Deferred.Deferred<void>) => Effect.runPromise(Deferred.await(gate))
 
 /** An in-memory PGlite whose opening waits for `opening`, whose queries wait for `querying`, and which says when it
- * is first queried (`queried`). */
+ * is first queried (`queried`) and when it is closed (`closed`). */
 const heldDatabase = () => {
-  const [opening, querying, queried] = [Deferred.makeUnsafe<void>(), Deferred.makeUnsafe<void>(), Deferred.makeUnsafe<void>()]
+  const [opening, querying, queried, closed] = [Deferred.makeUnsafe<void>(), Deferred.makeUnsafe<void>(), Deferred.makeUnsafe<void>(), Deferred.makeUnsafe<void>()]
   const held = (db: Database): Database => ({
     ...db,
     query: async (text, params) => {
       release(queried)
       await awaited(querying)
       return db.query(text, params)
+    },
+    close: async () => {
+      await db.close()
+      release(closed)
     }
   })
   const layer = databaseLayer("held PGlite", async () => {
     await awaited(opening)
     return held(await openPglite())
   })
-  return { layer, opening, querying, queried }
+  return { layer, opening, querying, queried, closed }
 }
 
+const isDone = (gate: Deferred.Deferred<void>) => Effect.runSync(Deferred.isDone(gate))
+
 // Starts the service; answers its URL once it listens, and the promise of its start.
-const listening = (options: Pick<ServeOptions, "database">) => {
+const listening = (options: Pick<ServeOptions, "database" | "stop">) => {
   const url = Deferred.makeUnsafe<string>()
   const start = serve({ tokens: tokenEntries, clock: tickingClock(), ...options, onListening: (at) => void Effect.runSync(Deferred.succeed(url, at)) })
   return { url: Effect.runPromise(Deferred.await(url)), start }
@@ -113,4 +119,48 @@ describe("a starting service", () => {
     await expect(fetch(`${url}/healthz`)).rejects.toThrow()
   })
 
+  // Waits for the event (the listener's close), however long a busy machine takes; the test's timeout bounds it.
+  const connectionsRefused = async (url: string) => {
+    for (;;) {
+      if (await fetch(`${url}/healthz`).then(() => false, () => true)) return
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+  }
+
+  test("a stop asked while the database opens stops listening at once, lets the opening finish, runs no migration, and closes it", async () => {
+    const held = heldDatabase()
+    const stop = Deferred.makeUnsafe<void>()
+    const service = listening({ database: held.layer, stop: awaited(stop) })
+    let settled = false
+    void service.start.then(() => (settled = true))
+    const url = await service.url
+    release(stop)
+    await connectionsRefused(url)
+    // The listener is gone while the opening is still held: the start waits for it rather than leaving it half done.
+    expect(settled).toBe(false)
+    release(held.opening)
+    const started = await service.start
+    expect(Result.isFailure(started) && started.failure).toMatchObject({ _tag: "ServeError", stage: "stopped", reasons: ["asked to stop while the database is opening"] })
+    expect(isDone(held.queried)).toBe(false)
+    expect(isDone(held.closed)).toBe(true)
+  })
+
+  test("a stop asked while the migrations run stops listening at once, lets them finish, and closes the database", async () => {
+    const held = heldDatabase()
+    const stop = Deferred.makeUnsafe<void>()
+    const service = listening({ database: held.layer, stop: awaited(stop) })
+    let settled = false
+    void service.start.then(() => (settled = true))
+    const url = await service.url
+    release(held.opening)
+    await awaited(held.queried)
+    release(stop)
+    await connectionsRefused(url)
+    expect(settled).toBe(false)
+    expect(isDone(held.closed)).toBe(false)
+    release(held.querying)
+    const started = await service.start
+    expect(Result.isFailure(started) && started.failure).toMatchObject({ stage: "stopped", reasons: ["asked to stop while the database's migrations are being checked and applied"] })
+    expect(isDone(held.closed)).toBe(true)
+  })
 })

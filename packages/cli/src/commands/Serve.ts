@@ -150,12 +150,18 @@ const run = async (io: CliIo, args: ServeArgs, output: OutputFormat = "text"): P
     accessLog: { format: args.logFormat, write: (line) => io.err(line) },
     signup: args.signup,
     onListening: printUrl,
+    // Ctrl-C or SIGTERM while the database opens stops listening at once and lets the database finish its step.
+    stop: io.stopRequested,
     ...(defaultBackend === undefined ? {} : { defaultBackend: defaultBackend.success }),
     ...(cluster.success === undefined ? {} : { dispatch: { cluster: cluster.success.layer, ...(args.instance === undefined ? {} : { instance: args.instance }) } })
   })
   if (Result.isFailure(started)) {
     await cluster.success?.close()
     const error = started.failure
+    if (error.stage === "stopped") {
+      io.err(`dispatch serve: stopped before it served (${error.reasons.join("; ")})`)
+      return undefined
+    }
     return error.stage === "options" ? usage(error.reasons, usageLine(CommandSpecs.serve)) : failed([error.message])
   }
   const server = started.success
