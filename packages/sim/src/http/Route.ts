@@ -146,6 +146,8 @@ export const routeOf = (path: string): Route => {
 }
 
 const decodeSegment = (segment: string): string | undefined => {
+  // Only an escape changes a segment (or makes it malformed): most have none, and decoding costs.
+  if (!segment.includes("%")) return segment
   try {
     return decodeURIComponent(segment)
   } catch {
