@@ -75,37 +75,41 @@ export const itemElements = (list: ReadonlyArray<unknown>, listType: ListType): 
     if (element === undefined) return undefined
     elements.push(element)
   }
-  return new Set(elements).size === elements.length ? elements : undefined
+  // Most lists hold one item, which cannot repeat: only longer ones need the set.
+  return elements.length < 2 || new Set(elements).size === elements.length ? elements : undefined
 }
 
 // Field sets of frozen parts, which never change: a value written again is not walked again.
 const memo = new WeakMap<object, { readonly tree: FieldTree; readonly field: string; readonly set: FieldSet }>()
 
 /** The node of the set a value at a field contributes (the value's own path included when it is owned itself). */
-export const valueFieldSet = (value: unknown, tree: FieldTree, field: string): FieldSet => {
+export const valueFieldSet = (value: unknown, tree: FieldTree, field: string): FieldSet => fieldSetOf(value, tree, field, false)
+
+// `member`: the value is a list item, owned itself (withMember's node). A value not frozen has its node
+// built with "." from the start, sparing the copy withMember would make; a frozen one's memo holds the
+// plain node, shared, so its member form is a copy.
+const fieldSetOf = (value: unknown, tree: FieldTree, field: string, member: boolean): FieldSet => {
   if (isScalar(value)) return leafSet
-  const frozen = isDeeplyFrozen(value)
-  if (frozen) {
-    const hit = memo.get(value as object)
-    if (hit !== undefined && hit.tree === tree && hit.field === field) return hit.set
-  }
-  const set = computeValueFieldSet(value as object, tree, field)
-  if (frozen) memo.set(value as object, { tree, field, set })
-  return set
+  if (!isDeeplyFrozen(value)) return computeValueFieldSet(value as object, tree, field, member)
+  const hit = memo.get(value as object)
+  if (hit !== undefined && hit.tree === tree && hit.field === field) return member ? withMember(hit.set) : hit.set
+  const set = computeValueFieldSet(value as object, tree, field, false)
+  memo.set(value as object, { tree, field, set })
+  return member ? withMember(set) : set
 }
 
 // Children are gathered under a node that already holds "." when it is a member, as nodeOf would build it.
-const computeValueFieldSet = (value: object, tree: FieldTree, field: string): FieldSet => {
+const computeValueFieldSet = (value: object, tree: FieldTree, field: string, member: boolean): FieldSet => {
   if (Array.isArray(value)) {
     const elements = itemElements(value, listTypeOf(field))
     if (elements === undefined || elements.length === 0) return leafSet
-    const children: Record<string, FieldSet> = {}
+    const children: Record<string, FieldSet> = member ? { ".": leafSet } : {}
     const items = itemTree(tree)
-    for (let i = 0; i < elements.length; i++) children[elements[i] ?? ""] = withMember(valueFieldSet(value[i], items, field))
+    for (let i = 0; i < elements.length; i++) children[elements[i] ?? ""] = fieldSetOf(value[i], items, field, true)
     return children
   }
   const object = value as Record<string, unknown>
-  const children: Record<string, FieldSet> = isMap(tree, field) ? { ".": leafSet } : {}
+  const children: Record<string, FieldSet> = member || isMap(tree, field) ? { ".": leafSet } : {}
   let count = 0
   for (const key of Object.keys(object)) {
     const v = object[key]
@@ -178,11 +182,11 @@ const compareValues = (old: unknown, next: unknown, tree: FieldTree, field: stri
     const after = new Map(nextElements.map((e, i) => [e, next[i]] as const))
     for (const [element, value] of after) {
       const was = before.get(element)
-      if (was === undefined) gathered.put(element, { added: withMember(valueFieldSet(value, items, field)), removed: undefined, modified: undefined })
+      if (was === undefined) gathered.put(element, { added: fieldSetOf(value, items, field, true), removed: undefined, modified: undefined })
       else if (listType.type === "map") gathered.put(element, compareValues(was, value, items, field))
     }
     for (const [element, value] of before) {
-      if (!after.has(element)) gathered.put(element, { added: undefined, removed: withMember(valueFieldSet(value, items, field)), modified: undefined })
+      if (!after.has(element)) gathered.put(element, { added: undefined, removed: fieldSetOf(value, items, field, true), modified: undefined })
     }
   } else {
     const a = old as Record<string, unknown>
