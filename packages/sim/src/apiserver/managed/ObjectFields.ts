@@ -124,14 +124,121 @@ const computeValueFieldSet = (value: object, tree: FieldTree, field: string, mem
 const withMember = (node: FieldSet): FieldSet =>
   node === leafSet || Object.hasOwn(node, ".") || Object.keys(node).length === 0 ? node : { ".": leafSet, ...node }
 
-/** Every field an object sets (the object itself is not a path). */
-export const objectFieldSet = (object: Record<string, unknown>, tree: FieldTree): FieldSet => {
+/**
+ * Every field an object sets (the object itself is not a path). `kind` names the objects this one is
+ * made like (its resource): their frozen parts' sets are told apart from the last one's by shape.
+ */
+export const objectFieldSet = (object: Record<string, unknown>, tree: FieldTree, kind?: string): FieldSet => {
   const children: Record<string, FieldSet> = {}
   for (const key of Object.keys(object)) {
     if (object[key] === undefined) continue
-    children[fieldElement(key)] = valueFieldSet(object[key], childTree(tree, key), key)
+    const sub = childTree(tree, key)
+    children[fieldElement(key)] = kind === undefined ? valueFieldSet(object[key], sub, key) : partFieldSet(object[key], sub, key, kind)
   }
   return nodeOf(children, false) ?? leafSet
+}
+
+// The last frozen top-level part whose set was built, per kind and field: objects of a kind are mostly
+// made alike (every Start's runtime copy, TrainJob, JobSet and Job have the same spec but for names and
+// values), and telling that a new part has the same shape as the last one costs a walk that builds
+// nothing, where building its set makes a node per field. Only frozen parts are kept or reused from, so
+// what is kept can never change under it; one part per kind and field is kept.
+interface RecentPart {
+  readonly value: object
+  readonly tree: FieldTree
+  readonly set: FieldSet
+}
+const recentParts = new Map<string, Map<string, RecentPart>>()
+
+const partFieldSet = (value: unknown, tree: FieldTree, field: string, kind: string): FieldSet => {
+  if (isScalar(value) || !isDeeplyFrozen(value)) return valueFieldSet(value, tree, field)
+  let byField = recentParts.get(kind)
+  if (byField === undefined) {
+    byField = new Map()
+    recentParts.set(kind, byField)
+  }
+  const recent = byField.get(field)
+  if (recent !== undefined && recent.tree === tree && sameFieldSet(value, recent.value, tree, field)) return recent.set
+  const set = valueFieldSet(value, tree, field)
+  byField.set(field, { value: value as object, tree, set })
+  return set
+}
+
+// The JSON of two scalars, which is what their elements are made of, is the same.
+const sameScalarJson = (a: unknown, b: unknown): boolean => a === b || JSON.stringify(a) === JSON.stringify(b)
+
+// How an item's element compares with another's, without building either (see keyElement and
+// valueElement): "same" element, both "none" (the list then has none, and is one value), or "differ"
+// (which includes cases that might in fact match: the answer is only ever used to skip work).
+type ElementMatch = "same" | "none" | "differ"
+
+const keyElementMatch = (a: unknown, b: unknown, keys: ReadonlyArray<string>): ElementMatch => {
+  const aObject = isJsonObject(a)
+  if (aObject !== isJsonObject(b)) return "differ"
+  if (!aObject) return "none"
+  let members = false
+  for (const k of keys.length === 1 ? keys : [...keys].sort()) {
+    const x = (a as Record<string, unknown>)[k]
+    const y = (b as Record<string, unknown>)[k]
+    if (x === undefined || y === undefined) {
+      if (x !== y) return "differ"
+      continue
+    }
+    const xScalar = isScalar(x)
+    if (xScalar !== isScalar(y)) return "differ"
+    if (!xScalar) return "none"
+    if (!sameScalarJson(x, y)) return "differ"
+    members = true
+  }
+  return members ? "same" : "none"
+}
+
+const valueElementMatch = (a: unknown, b: unknown): ElementMatch => {
+  const aScalar = isScalar(a)
+  if (aScalar !== isScalar(b)) return "differ"
+  if (!aScalar) return "none"
+  return sameScalarJson(a, b) ? "same" : "differ"
+}
+
+/**
+ * True when two values give the same field set at a field (valueFieldSet's): the same keys in the same
+ * order, the same list items' keys and set items' values, whatever their other scalars hold. It may say
+ * false of two that do (a list and an empty object both give a leaf), never true of two that do not.
+ */
+export const sameFieldSet = (a: unknown, b: unknown, tree: FieldTree, field: string): boolean => {
+  if (a === b) return true
+  const aScalar = isScalar(a)
+  if (aScalar || isScalar(b)) return aScalar && isScalar(b)
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b)) return false
+    const listType = listTypeOf(field)
+    if (listType.type === "atomic") return true
+    if (a.length !== b.length) return false
+    let unkeyed = false
+    for (let i = 0; i < a.length; i++) {
+      const match = listType.type === "map" ? keyElementMatch(a[i], b[i], listType.keys) : valueElementMatch(a[i], b[i])
+      if (match === "differ") return false
+      if (match === "none") unkeyed = true
+    }
+    // An item that cannot be keyed makes each list one value, a leaf, whatever its items hold.
+    if (unkeyed) return true
+    const items = itemTree(tree)
+    for (let i = 0; i < a.length; i++) if (!sameFieldSet(a[i], b[i], items, field)) return false
+    return true
+  }
+  const x = a as Record<string, unknown>
+  const y = b as Record<string, unknown>
+  const xKeys = Object.keys(x)
+  const yKeys = Object.keys(y)
+  let j = 0
+  for (const key of xKeys) {
+    if (x[key] === undefined) continue
+    while (j < yKeys.length && y[yKeys[j] ?? ""] === undefined) j++
+    if (yKeys[j] !== key || !sameFieldSet(x[key], y[key], childTree(tree, key), key)) return false
+    j++
+  }
+  while (j < yKeys.length && y[yKeys[j] ?? ""] === undefined) j++
+  return j === yKeys.length
 }
 
 // One level of a comparison: the children's results gathered under their elements.

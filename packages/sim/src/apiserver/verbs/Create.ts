@@ -4,7 +4,7 @@ import type { ApiResponse, FieldValidation, KubeObject, Resource } from "../../A
 import { admit } from "../admission/AdmissionChain.ts"
 import { applyDefaults } from "../../kinds/Defaults.ts"
 import { decodeFields, withWarnings } from "../validation/FieldValidation.ts"
-import { isJsonObject, putOwn, withoutKey } from "../store/JsonValue.ts"
+import { freezeParts, isJsonObject, putOwn, withoutKey } from "../store/JsonValue.ts"
 import { apiVersionFor as apiVersionOf, groupOf, resourceByPlural, versionOf } from "../../kinds/ResourceTable.ts"
 import { isDeleting, metadataOf, present, type ServerContext, timestamp } from "../store/ServerContext.ts"
 import { alreadyExists, badRequest, forbidden, invalid, notFound } from "../StatusErrors.ts"
@@ -123,6 +123,9 @@ const createDecoded = (context: ServerContext, resource: Resource, body: KubeObj
   const admitted = admit(context, resource, "create", candidate, undefined, name)
   if ("refused" in admitted) return admitted.refused
   const writer = { manager: options.manager, operation: options.applied === undefined ? ("Update" as const) : ("Apply" as const), apiVersion: apiVersionOf(resource, options.version), subresource: undefined }
+  // Frozen now, as the store would freeze them (nothing edits them from here on): a frozen part's field
+  // set can be told from the last one of its kind's by shape, without building it (ObjectFields).
+  freezeParts(defaulted)
   const object = withEntries(admitted.object, createdEntries(resource, fieldsOf(resource.plural), defaulted, writer, timestamp(context.now()), options.applied))
   if (options.dryRun) {
     return context.store.get(resource.plural, namespace, name) !== undefined ? alreadyExists(resource, name) : { code: 201, body: present(resource, object, options.version) }
