@@ -118,14 +118,16 @@ const createDecoded = (context: ServerContext, resource: Resource, body: KubeObj
   const defaulted = applyDefaults(resource.plural, { ...body, apiVersion: apiVersionOf(resource, options.version), metadata })
   const candidate = initialState(resource, defaulted)
   if (namespace === undefined) delete (candidate["metadata"] as Record<string, unknown>)["namespace"]
+  // Frozen now, as the store would freeze them (nothing edits them from here on): admission's second
+  // validation skips the parts its webhooks kept, and a frozen part's field set can be told from the
+  // last one of its kind's by shape, without building it (ObjectFields).
+  freezeParts(defaulted)
+  freezeParts(candidate)
   const errors = validate(resource, candidate, undefined)
   if (errors.length > 0) return invalid(resource, name, errors)
   const admitted = admit(context, resource, "create", candidate, undefined, name)
   if ("refused" in admitted) return admitted.refused
   const writer = { manager: options.manager, operation: options.applied === undefined ? ("Update" as const) : ("Apply" as const), apiVersion: apiVersionOf(resource, options.version), subresource: undefined }
-  // Frozen now, as the store would freeze them (nothing edits them from here on): a frozen part's field
-  // set can be told from the last one of its kind's by shape, without building it (ObjectFields).
-  freezeParts(defaulted)
   const object = withEntries(admitted.object, createdEntries(resource, fieldsOf(resource.plural), defaulted, writer, timestamp(context.now()), options.applied))
   if (options.dryRun) {
     return context.store.get(resource.plural, namespace, name) !== undefined ? alreadyExists(resource, name) : { code: 201, body: present(resource, object, options.version) }
