@@ -108,13 +108,18 @@ const computeValueFieldSet = (value: object, tree: FieldTree, field: string, mem
     for (let i = 0; i < elements.length; i++) children[elements[i] ?? ""] = fieldSetOf(value[i], items, field, true)
     return children
   }
-  const object = value as Record<string, unknown>
+  return objectNode(value as Record<string, unknown>, tree, field, member, undefined)
+}
+
+// An object's node: its members' sets under their elements. `kind`: its members are parts of objects
+// made alike (see partFieldSet), found under that path.
+const objectNode = (object: Record<string, unknown>, tree: FieldTree, field: string, member: boolean, kind: string | undefined): FieldSet => {
   const children: Record<string, FieldSet> = member || isMap(tree, field) ? { ".": leafSet } : {}
   let count = 0
   for (const key of Object.keys(object)) {
     const v = object[key]
     if (v === undefined) continue
-    children[fieldElement(key)] = valueFieldSet(v, childTree(tree, key), key)
+    children[fieldElement(key)] = kind === undefined ? valueFieldSet(v, childTree(tree, key), key) : partFieldSet(v, childTree(tree, key), key, kind)
     count++
   }
   return count === 0 ? leafSet : children
@@ -149,9 +154,14 @@ interface RecentPart {
   readonly set: FieldSet
 }
 const recentParts = new Map<string, Map<string, RecentPart>>()
+// Fields per kind kept at most (a kind whose schema is open may be sent any top-level field).
+const recentFieldsPerKind = 64
 
+// An object not frozen itself (the metadata a write manages, gathered anew) is built member by member,
+// each frozen member looked up as a part of its own, under the path that leads to it.
 const partFieldSet = (value: unknown, tree: FieldTree, field: string, kind: string): FieldSet => {
-  if (isScalar(value) || !isDeeplyFrozen(value)) return valueFieldSet(value, tree, field)
+  if (isScalar(value)) return leafSet
+  if (!isDeeplyFrozen(value)) return Array.isArray(value) ? valueFieldSet(value, tree, field) : objectNode(value as Record<string, unknown>, tree, field, false, `${kind}/${field}`)
   let byField = recentParts.get(kind)
   if (byField === undefined) {
     byField = new Map()
@@ -160,6 +170,7 @@ const partFieldSet = (value: unknown, tree: FieldTree, field: string, kind: stri
   const recent = byField.get(field)
   if (recent !== undefined && recent.tree === tree && sameFieldSet(value, recent.value, tree, field)) return recent.set
   const set = valueFieldSet(value, tree, field)
+  if (byField.size >= recentFieldsPerKind && !byField.has(field)) byField.clear()
   byField.set(field, { value: value as object, tree, set })
   return set
 }
