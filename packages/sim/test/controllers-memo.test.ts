@@ -25,6 +25,8 @@ const operation = fc.oneof(
   fc.record({ type: fc.constant("runtime" as const), shape: fc.constantFrom("absent", "plain", "initializer") }),
   // the namespaced runtime goes, or comes back with one or two replicated jobs (only its readers are looked at again)
   fc.record({ type: fc.constant("namespacedRuntime" as const), shape: fc.constantFrom("absent", "plain", "initializer") }),
+  // the namespaced runtime's metadata alone changes (as Start's owner reference does): its spec is the same
+  fc.record({ type: fc.constant("runtimeLabel" as const), value: fc.constantFrom("a", "b") }),
   fc.record({ type: fc.constant("advance" as const), ms: fc.integer({ min: 0, max: 2500 }) })
 )
 
@@ -67,6 +69,9 @@ const apply = (sim: Simulator, op: Operation): void => {
       if (op.shape === "initializer") sim.handle({ verb: "create", ...runtimes, body: initializerRuntime })
       return
     }
+    case "runtimeLabel":
+      mergePatch(sim, "trainingruntimes", "torch-with-cache", { metadata: { labels: { edited: op.value } } })
+      return
     case "advance":
       sim.advance(op.ms)
   }

@@ -30,9 +30,30 @@ const positiveInt = (value: unknown, fallback: number): number => {
   return n === undefined || n < 1 ? fallback : Math.floor(n)
 }
 
+// Replicated jobs by runtime spec, then by the job's own numNodes (the only part of the job they read).
+// Only a frozen spec (a stored runtime's, which the store never changes) is remembered, so the same
+// object always means the same content; a runtime's next version has a new spec and misses.
+const known = new WeakMap<object, Map<number | undefined, ReadonlyArray<ReplicatedJob>>>()
+
 /** The replicated jobs of `runtime` as `job` would run them. */
 export const replicatedJobsOf = (runtime: KubeObject, job: KubeObject): ReadonlyArray<ReplicatedJob> => {
-  const numNodes = positiveInt(at(job, "spec", "trainer", "numNodes") ?? at(runtime, "spec", "mlPolicy", "numNodes"), 1)
+  const spec = runtime["spec"]
+  const numNodes = at(job, "spec", "trainer", "numNodes")
+  if (typeof spec !== "object" || spec === null || !Object.isFrozen(spec) || (numNodes !== undefined && typeof numNodes !== "number")) return readReplicatedJobs(runtime, numNodes)
+  let byNodes = known.get(spec)
+  if (byNodes === undefined) {
+    byNodes = new Map()
+    known.set(spec, byNodes)
+  }
+  const hit = byNodes.get(numNodes)
+  if (hit !== undefined) return hit
+  const jobs = readReplicatedJobs(runtime, numNodes)
+  byNodes.set(numNodes, jobs)
+  return jobs
+}
+
+const readReplicatedJobs = (runtime: KubeObject, jobNumNodes: unknown): ReadonlyArray<ReplicatedJob> => {
+  const numNodes = positiveInt(jobNumNodes ?? at(runtime, "spec", "mlPolicy", "numNodes"), 1)
   return asArray(at(runtime, "spec", "template", "spec", "replicatedJobs")).flatMap((entry) => {
     const name = asString(asRecord(entry)?.["name"])
     if (name === undefined) return []
