@@ -14,8 +14,21 @@ export interface Condition {
 /** A condition to set: everything but the transition time, which setCondition decides. */
 export type ConditionUpdate = Omit<Condition, "lastTransitionTime">
 
+// Lists read from frozen arrays (a stored object's, which the store never changes, so the same array
+// always reads the same): every controller reads an object's conditions several times per look.
+const read = new WeakMap<object, ReadonlyArray<Condition>>()
+
 /** Reads a stored conditions list, skipping malformed entries. */
-export const readConditions = (value: unknown): ReadonlyArray<Condition> =>
+export const readConditions = (value: unknown): ReadonlyArray<Condition> => {
+  if (!Array.isArray(value) || !Object.isFrozen(value)) return parseConditions(value)
+  const known = read.get(value)
+  if (known !== undefined) return known
+  const conditions = Object.freeze(parseConditions(value))
+  read.set(value, conditions)
+  return conditions
+}
+
+const parseConditions = (value: unknown): ReadonlyArray<Condition> =>
   asArray(value).flatMap((entry) => {
     const record = asRecord(entry)
     const type = asString(record?.["type"])
