@@ -31,11 +31,26 @@ interface ReplicatedJobSpec {
   readonly template: JsonRecord
 }
 
-const replicatedJobsOf = (jobSet: KubeObject): ReadonlyArray<ReplicatedJobSpec> =>
-  asArray(at(jobSet, "spec", "replicatedJobs")).flatMap((entry) => {
+const readReplicatedJobs = (list: unknown): ReadonlyArray<ReplicatedJobSpec> =>
+  asArray(list).flatMap((entry) => {
     const name = asString(at(entry, "name"))
     return name === undefined ? [] : [{ name, replicas: Math.max(1, asNumber(at(entry, "replicas")) ?? 1), template: asRecord(at(entry, "template")) ?? {} }]
   })
+
+// Lists read from frozen arrays (a stored JobSet's, which the store never changes, so the same array
+// always reads the same, and a status write keeps it): a JobSet is looked at again after each write to
+// it or to one of its Jobs.
+const readLists = new WeakMap<object, ReadonlyArray<ReplicatedJobSpec>>()
+
+const replicatedJobsOf = (jobSet: KubeObject): ReadonlyArray<ReplicatedJobSpec> => {
+  const list = at(jobSet, "spec", "replicatedJobs")
+  if (!Array.isArray(list) || !Object.isFrozen(list)) return readReplicatedJobs(list)
+  const known = readLists.get(list)
+  if (known !== undefined) return known
+  const read = readReplicatedJobs(list)
+  readLists.set(list, read)
+  return read
+}
 
 /** The Job JobSet makes for replica `index` of `replicated`. */
 export const buildJob = (jobSet: KubeObject, replicated: ReplicatedJobSpec, index: number, globalIndex: number, globalReplicas: number): KubeObject => {
