@@ -84,7 +84,7 @@ export const indexRanges = (indexes: ReadonlyArray<number>): string => {
 
 const deadlineMessage = "Job was active longer than specified deadline"
 
-// What a Job's look found of its pods, and whether it wrote (or tried to), and until when its answer holds.
+// What a Job's look tells its memo: whether it wrote (or tried to), and until when by the clock its answer holds.
 interface JobLook {
   readonly wrote: boolean
   readonly dueAt: number
