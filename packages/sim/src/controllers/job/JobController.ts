@@ -11,7 +11,6 @@ import { findCondition, isConditionTrue, readConditions, setCondition, type Cond
 import type { EventRecorder } from "../shared/Events.ts"
 import { asArray, asNumber, asRecord, asString, at, isDeleting, nameOf, sameJson, uidOf, type JsonRecord } from "../shared/KubeFields.ts"
 import { createObject, updateStatus } from "../shared/StoreWrites.ts"
-import { ReconcileMemo } from "../shared/ReconcileMemo.ts"
 import { formatTimestamp, parseTimestamp } from "../shared/Timestamps.ts"
 import {
   completionIndexEnv,
@@ -84,26 +83,12 @@ export const indexRanges = (indexes: ReadonlyArray<number>): string => {
 
 const deadlineMessage = "Job was active longer than specified deadline"
 
-// What a Job's look tells its memo: whether it wrote (or tried to), and until when by the clock its answer holds.
-interface JobLook {
-  readonly wrote: boolean
-  readonly dueAt: number
-}
-
-// Brings a Job's pods and status in line, from the pods found by name (undefined where one is gone).
-const reconcileJob = (system: SystemClient, events: EventRecorder, queue: ChangeQueue, job: KubeObject, found: ReadonlyArray<KubeObject | undefined>): JobLook => {
+const reconcileJob = (system: SystemClient, events: EventRecorder, queue: ChangeQueue, job: KubeObject, podNames: ReadonlyArray<string>): void => {
   const namespace = asString(at(job, "metadata", "namespace")) ?? "default"
-  let pods = found.flatMap((pod) => (pod === undefined || isDeleting(pod) ? [] : [pod]))
-  let wrote = false
-  let dueAt = Number.POSITIVE_INFINITY
-  const record: EventRecorder["record"] = (...args) => {
-    wrote = true
-    events.record(...args)
-  }
-  const deletePod = (pod: KubeObject): boolean => {
-    wrote = true
-    return system.delete("pods", namespace, nameOf(pod)).code < 300
-  }
+  let pods = podNames.flatMap((name) => {
+    const pod = system.get("pods", namespace, name)
+    return pod === undefined || isDeleting(pod) ? [] : [pod]
+  })
   const status = asRecord(job["status"]) ?? {}
   const stamp = formatTimestamp(system.now())
   let conditions = readConditions(status["conditions"])
@@ -116,34 +101,31 @@ const reconcileJob = (system: SystemClient, events: EventRecorder, queue: Change
   let resumed = false
   if (!finished && suspended) {
     for (const pod of pods.filter((p) => !isTerminal(p))) {
-      if (deletePod(pod)) record(system, job, "Normal", "SuccessfulDelete", `Deleted pod: ${nameOf(pod)}`, component)
+      if (system.delete("pods", namespace, nameOf(pod)).code < 300) events.record(system, job, "Normal", "SuccessfulDelete", `Deleted pod: ${nameOf(pod)}`, component)
     }
     pods = pods.filter(isTerminal)
     if (!isConditionTrue(conditions, "Suspended")) {
       set("Suspended", "True", "JobSuspended", "Job suspended")
-      record(system, job, "Normal", "Suspended", "Job suspended", component)
+      events.record(system, job, "Normal", "Suspended", "Job suspended", component)
     }
   } else if (!finished) {
     if (findCondition(conditions, "Suspended")?.status === "True") {
       resumed = true
       set("Suspended", "False", "JobResumed", "Job resumed")
-      record(system, job, "Normal", "Resumed", "Job resumed", component)
+      events.record(system, job, "Normal", "Resumed", "Job resumed", component)
     }
     const deadlineSeconds = asNumber(at(job, "spec", "activeDeadlineSeconds"))
     const startedAt = resumed ? system.now() : parseTimestamp(asString(status["startTime"]))
     const deadlineAt = deadlineSeconds === undefined || startedAt === undefined ? Number.POSITIVE_INFINITY : startedAt + deadlineSeconds * 1000
     if (system.now() >= deadlineAt) {
       for (const pod of pods.filter((p) => !isTerminal(p))) {
-        if (deletePod(pod)) record(system, job, "Normal", "SuccessfulDelete", `Deleted pod: ${nameOf(pod)}`, component)
+        if (system.delete("pods", namespace, nameOf(pod)).code < 300) events.record(system, job, "Normal", "SuccessfulDelete", `Deleted pod: ${nameOf(pod)}`, component)
       }
       pods = pods.filter(isTerminal)
       set("FailureTarget", "True", "DeadlineExceeded", deadlineMessage)
       set("Failed", "True", "DeadlineExceeded", deadlineMessage)
-      record(system, job, "Warning", "DeadlineExceeded", deadlineMessage, component)
-    } else {
-      queue.addAt(keyOf(job), deadlineAt)
-      dueAt = deadlineAt
-    }
+      events.record(system, job, "Warning", "DeadlineExceeded", deadlineMessage, component)
+    } else queue.addAt(keyOf(job), deadlineAt)
   }
   const failedSoFar = pods.filter((p) => phaseOf(p) === "Failed").length
   const backoffLimit = asNumber(at(job, "spec", "backoffLimit")) ?? 0
@@ -152,11 +134,10 @@ const reconcileJob = (system: SystemClient, events: EventRecorder, queue: Change
     const taken = new Set(pods.filter((p) => phaseOf(p) !== "Failed").map(indexOf))
     for (let index = 0; index < completions; index++) {
       if (taken.has(index)) continue
-      wrote = true
       const created = createObject(system, "pods", buildPod(job, index))
       if (created === undefined) continue
       pods.push(created)
-      record(system, job, "Normal", "SuccessfulCreate", `Created pod: ${nameOf(created)}`, component)
+      events.record(system, job, "Normal", "SuccessfulCreate", `Created pod: ${nameOf(created)}`, component)
     }
   }
   const succeeded = pods.filter((p) => phaseOf(p) === "Succeeded")
@@ -165,11 +146,11 @@ const reconcileJob = (system: SystemClient, events: EventRecorder, queue: Change
   if (!finished && !isConditionTrue(conditions, "Failed") && failed.length > backoffLimit) {
     set("FailureTarget", "True", "BackoffLimitExceeded", "Job has reached the specified backoff limit")
     set("Failed", "True", "BackoffLimitExceeded", "Job has reached the specified backoff limit")
-    record(system, job, "Warning", "BackoffLimitExceeded", "Job has reached the specified backoff limit", component)
+    events.record(system, job, "Warning", "BackoffLimitExceeded", "Job has reached the specified backoff limit", component)
   } else if (!finished && new Set(succeeded.map(indexOf)).size >= completions) {
     set("SuccessCriteriaMet", "True", "CompletionsReached", "Reached expected number of succeeded pods")
     set("Complete", "True", "CompletionsReached", "Reached expected number of succeeded pods")
-    record(system, job, "Normal", "Completed", "Job completed", component)
+    events.record(system, job, "Normal", "Completed", "Job completed", component)
   }
   const done = isConditionTrue(conditions, "Complete") || isConditionTrue(conditions, "Failed")
   const next: JsonRecord = {
@@ -186,9 +167,7 @@ const reconcileJob = (system: SystemClient, events: EventRecorder, queue: Change
     ...(succeeded.length > 0 ? { completedIndexes: indexRanges(succeeded.map(indexOf)) } : {}),
     uncountedTerminatedPods: {}
   }
-  if (sameJson(next, status)) return { wrote, dueAt }
-  updateStatus(system, "jobs", { ...job, status: next })
-  return { wrote: true, dueAt }
+  if (!sameJson(next, status)) updateStatus(system, "jobs", { ...job, status: next })
 }
 
 /** The Job controller, fed by the simulator's change feed. */
@@ -203,16 +182,5 @@ export const jobController = (host: ControllerHost, events: EventRecorder): Cont
       queue.add(owner)
     }
   })
-  // A Job whose look wrote nothing is skipped until it or one of its pods is replaced, or its deadline
-  // comes: the look reads nothing else, and the clock enters its status only through a condition that
-  // flips or a start time first set, which are writes.
-  const memo = new ReconcileMemo()
-  return queuedController("batch/job-controller", "jobs", queue, (system, job, key) => {
-    const namespace = asString(at(job, "metadata", "namespace")) ?? "default"
-    const found = pods.of(key).map((name) => system.get("pods", namespace, name))
-    const now = system.now()
-    if (memo.settledUntil(job, now, () => found) !== undefined) return
-    const look = reconcileJob(system, events, queue, job, found)
-    if (!look.wrote) memo.settle(job, found, look.dueAt)
-  })
+  return queuedController("batch/job-controller", "jobs", queue, (system, job, key) => reconcileJob(system, events, queue, job, pods.of(key)))
 }

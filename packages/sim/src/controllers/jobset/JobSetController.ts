@@ -7,7 +7,6 @@ import { isConditionTrue, readConditions, setCondition, type Condition } from ".
 import { ChangeQueue, controllerKeyOf, keyOf, queuedController } from "../shared/ChangeQueue.ts"
 import { asArray, asNumber, asRecord, asString, at, isDeleting, nameOf, sameJson, uidOf, type JsonRecord } from "../shared/KubeFields.ts"
 import { createObject, updateObject, updateStatus } from "../shared/StoreWrites.ts"
-import { ReconcileMemo } from "../shared/ReconcileMemo.ts"
 import { formatTimestamp } from "../shared/Timestamps.ts"
 import { jobApiVersion } from "../../kinds/batch/JobNames.ts"
 import {
@@ -106,29 +105,19 @@ const countJobs = (name: string, jobs: ReadonlyArray<KubeObject>): JsonRecord =>
   return { name, ready, succeeded: complete, failed, active: live.filter((job) => (asNumber(at(job, "status", "active")) ?? 0) > 0).length, suspended }
 }
 
-// The Jobs a JobSet's look reads, in the order it reads them (undefined where one is absent).
-const jobsOf = (system: SystemClient, jobSet: KubeObject, replicated: ReadonlyArray<ReplicatedJobSpec>): Array<KubeObject | undefined> => {
+const reconcileJobSet = (system: SystemClient, jobSet: KubeObject): void => {
   const namespace = asString(at(jobSet, "metadata", "namespace")) ?? "default"
-  const jobs: Array<KubeObject | undefined> = []
-  for (const r of replicated) for (let index = 0; index < r.replicas; index++) jobs.push(system.get("jobs", namespace, jobNameFor(nameOf(jobSet), r.name, index)))
-  return jobs
-}
-
-// Brings a JobSet's Jobs and status in line; true when it wrote (or tried to).
-const reconcileJobSet = (system: SystemClient, jobSet: KubeObject, replicated: ReadonlyArray<ReplicatedJobSpec>, found: ReadonlyArray<KubeObject | undefined>): boolean => {
   const suspend = at(jobSet, "spec", "suspend") === true
-  let wrote = false
+  const replicated = replicatedJobsOf(jobSet)
   const globalReplicas = replicated.reduce((sum, r) => sum + r.replicas, 0)
   let globalIndex = 0
-  let position = 0
   const byReplicated: Array<{ name: string; jobs: Array<KubeObject> }> = []
   for (const r of replicated) {
     const jobs: Array<KubeObject> = []
     for (let index = 0; index < r.replicas; index++, globalIndex++) {
       // A Job is built only to be written: one that exists and is as suspended as the JobSet stays.
-      const existing = found[position++]
+      const existing = system.get("jobs", namespace, jobNameFor(nameOf(jobSet), r.name, index))
       if (existing === undefined) {
-        wrote = true
         const created = createObject(system, "jobs", buildJob(jobSet, r, index, globalIndex, globalReplicas))
         if (created !== undefined) jobs.push(created)
         continue
@@ -139,7 +128,6 @@ const reconcileJobSet = (system: SystemClient, jobSet: KubeObject, replicated: R
         continue
       }
       // Resuming takes the JobSet's current template (Kueue may have changed it while suspended).
-      wrote = true
       const spec = suspend ? { ...(asRecord(existing["spec"]) ?? {}), suspend } : asRecord(buildJob(jobSet, r, index, globalIndex, globalReplicas)["spec"]) ?? {}
       jobs.push(updateObject(system, "jobs", { ...existing, spec }) ?? existing)
     }
@@ -170,9 +158,7 @@ const reconcileJobSet = (system: SystemClient, jobSet: KubeObject, replicated: R
     ...(terminalState === undefined ? {} : { terminalState }),
     replicatedJobsStatus: byReplicated.map((r) => countJobs(r.name, r.jobs))
   }
-  if (sameJson(next, status)) return wrote
-  updateStatus(system, "jobsets", { ...jobSet, status: next })
-  return true
+  if (!sameJson(next, status)) updateStatus(system, "jobsets", { ...jobSet, status: next })
 }
 
 /** The JobSet controller, fed by the simulator's change feed. */
@@ -182,13 +168,5 @@ export const jobSetController = (host: ControllerHost): Controller => {
     if (change.resource === "jobsets") queue.add(keyOf(change.object))
     else if (change.resource === "jobs") queue.add(controllerKeyOf(change.object, "JobSet"))
   })
-  // A JobSet whose look wrote nothing is skipped until it or one of its Jobs is replaced: the look reads
-  // nothing else, and the clock enters its status only through a condition that flips, which is a write.
-  const memo = new ReconcileMemo()
-  return queuedController("jobset.x-k8s.io/jobset-controller", "jobsets", queue, (system, jobSet) => {
-    const replicated = replicatedJobsOf(jobSet)
-    const found = jobsOf(system, jobSet, replicated)
-    if (memo.settledUntil(jobSet, system.now(), () => found) !== undefined) return
-    if (!reconcileJobSet(system, jobSet, replicated, found)) memo.settle(jobSet, found, Number.POSITIVE_INFINITY)
-  })
+  return queuedController("jobset.x-k8s.io/jobset-controller", "jobsets", queue, reconcileJobSet)
 }
