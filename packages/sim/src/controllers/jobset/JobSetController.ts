@@ -7,6 +7,7 @@ import { isConditionTrue, readConditions, setCondition, type Condition } from ".
 import { ChangeQueue, controllerKeyOf, keyOf, queuedController } from "../shared/ChangeQueue.ts"
 import { asArray, asNumber, asRecord, asString, at, isDeleting, nameOf, sameJson, uidOf, type JsonRecord } from "../shared/KubeFields.ts"
 import { createObject, updateObject, updateStatus } from "../shared/StoreWrites.ts"
+import { readOnce } from "../shared/FrozenReads.ts"
 import { formatTimestamp } from "../shared/Timestamps.ts"
 import { jobApiVersion } from "../../kinds/batch/JobNames.ts"
 import {
@@ -36,20 +37,11 @@ const readReplicatedJobs = (list: unknown): ReadonlyArray<ReplicatedJobSpec> =>
     return name === undefined ? [] : [{ name, replicas: Math.max(1, asNumber(at(entry, "replicas")) ?? 1), template: asRecord(at(entry, "template")) ?? {} }]
   })
 
-// Lists read from frozen arrays (a stored JobSet's, which the store never changes, so the same array
-// always reads the same, and a status write keeps it): a JobSet is looked at again after each write to
-// it or to one of its Jobs.
-const readLists = new WeakMap<object, ReadonlyArray<ReplicatedJobSpec>>()
+// Read once per stored list: a JobSet is looked at again after each write to it or to one of its Jobs,
+// and a status write keeps its spec.
+const readStoredReplicatedJobs = readOnce(readReplicatedJobs)
 
-const replicatedJobsOf = (jobSet: KubeObject): ReadonlyArray<ReplicatedJobSpec> => {
-  const list = at(jobSet, "spec", "replicatedJobs")
-  if (!Array.isArray(list) || !Object.isFrozen(list)) return readReplicatedJobs(list)
-  const known = readLists.get(list)
-  if (known !== undefined) return known
-  const read = readReplicatedJobs(list)
-  readLists.set(list, read)
-  return read
-}
+const replicatedJobsOf = (jobSet: KubeObject): ReadonlyArray<ReplicatedJobSpec> => readStoredReplicatedJobs(at(jobSet, "spec", "replicatedJobs"))
 
 /** The Job JobSet makes for replica `index` of `replicated`. */
 export const buildJob = (jobSet: KubeObject, replicated: ReplicatedJobSpec, index: number, globalIndex: number, globalReplicas: number): KubeObject => {

@@ -1,5 +1,6 @@
 // metav1.Condition lists as controllers keep them: one entry per type, lastTransitionTime moving only
 // when the status flips, and a cap on the list (TrainJob allows 8, Workload 16).
+import { readOnce } from "./FrozenReads.ts"
 import { asArray, asRecord, asString } from "./KubeFields.ts"
 
 /** A metav1.Condition. */
@@ -14,20 +15,8 @@ export interface Condition {
 /** A condition to set: everything but the transition time, which setCondition decides. */
 export type ConditionUpdate = Omit<Condition, "lastTransitionTime">
 
-// Lists read from frozen arrays (a stored object's, which the store never changes, so the same array
-// always reads the same): every controller reads an object's conditions several times per look.
-const read = new WeakMap<object, ReadonlyArray<Condition>>()
-
-/** Reads a stored conditions list, skipping malformed entries. */
-export const readConditions = (value: unknown): ReadonlyArray<Condition> => {
-  if (!Array.isArray(value) || !Object.isFrozen(value)) return parseConditions(value)
-  const known = read.get(value)
-  if (known !== undefined) return known
-  // Not frozen: V8 searches a frozen array several times slower, and no reader edits what it is handed.
-  const conditions = parseConditions(value)
-  read.set(value, conditions)
-  return conditions
-}
+/** Reads a stored conditions list, skipping malformed entries (once per stored list: a look asks of it often). */
+export const readConditions: (value: unknown) => ReadonlyArray<Condition> = readOnce((value) => parseConditions(value))
 
 const parseConditions = (value: unknown): ReadonlyArray<Condition> =>
   asArray(value).flatMap((entry) => {

@@ -3,6 +3,7 @@
 // and needs that to be an RFC 1035 label; a runtime breaking this passes admission and never runs.
 import type { KubeObject } from "../../Api.ts"
 import { asArray, asNumber, asRecord, asString, at, labelsOf, type JsonRecord } from "../shared/KubeFields.ts"
+import { readOnce } from "../shared/FrozenReads.ts"
 import { ancestorStepLabel, trainerContainerName } from "../shared/WellKnown.ts"
 
 /** One replicated job of a runtime, as a TrainJob would run it. */
@@ -30,25 +31,19 @@ const positiveInt = (value: unknown, fallback: number): number => {
   return n === undefined || n < 1 ? fallback : Math.floor(n)
 }
 
-// Replicated jobs by runtime spec, then by the job's own numNodes (the only part of the job they read).
-// Only a frozen spec (a stored runtime's, which the store never changes) is remembered, so the same
-// object always means the same content; a runtime's next version has a new spec and misses.
-const known = new WeakMap<object, Map<number | undefined, ReadonlyArray<ReplicatedJob>>>()
+// Replicated jobs by runtime spec (read once per stored spec), then by the job's own numNodes (the only
+// part of the job they read).
+const byNumNodes = readOnce(() => new Map<number | undefined, ReadonlyArray<ReplicatedJob>>())
 
 /** The replicated jobs of `runtime` as `job` would run them. */
 export const replicatedJobsOf = (runtime: KubeObject, job: KubeObject): ReadonlyArray<ReplicatedJob> => {
-  const spec = runtime["spec"]
   const numNodes = at(job, "spec", "trainer", "numNodes")
-  if (typeof spec !== "object" || spec === null || !Object.isFrozen(spec) || (numNodes !== undefined && typeof numNodes !== "number")) return readReplicatedJobs(runtime, numNodes)
-  let byNodes = known.get(spec)
-  if (byNodes === undefined) {
-    byNodes = new Map()
-    known.set(spec, byNodes)
-  }
-  const hit = byNodes.get(numNodes)
+  if (numNodes !== undefined && typeof numNodes !== "number") return readReplicatedJobs(runtime, numNodes)
+  const known = byNumNodes(runtime["spec"])
+  const hit = known.get(numNodes)
   if (hit !== undefined) return hit
   const jobs = readReplicatedJobs(runtime, numNodes)
-  byNodes.set(numNodes, jobs)
+  known.set(numNodes, jobs)
   return jobs
 }
 
