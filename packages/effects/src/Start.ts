@@ -1,7 +1,7 @@
 // Start, as the seed lists it: one function per step, in order, then the failure paragraph. Every
 // decision about what to write or whether a read-back matches is render's; this file only calls the
 // cluster, in order, and says what each failure means.
-import { Clock, Effect, Result, Tracer } from "effect"
+import { Clock, Effect, type Fiber, Result, Tracer } from "effect"
 import {
   type BackendConfig,
   type Manifests,
@@ -26,7 +26,7 @@ import { deleteIfExists, getIfExists, getRuntimeIfExists } from "./ExistingObjec
 import { InFlight, inFlightKey } from "./InFlight.ts"
 import type { KubeResource } from "./KubeObjects.ts"
 import { pollUntil } from "./PollUntil.ts"
-import { libraryLog } from "./LibraryLog.ts"
+import { libraryLogWrites } from "./LibraryLog.ts"
 import { TrainJobs, TrainingRuntimes, Workloads } from "./ResourceKind.ts"
 import {
   ErrOutcomeUnknown,
@@ -85,23 +85,36 @@ const fromResult = <A, E>(result: Result.Result<A, E>): Effect.Effect<A, E> =>
 const describeFailure = (error: unknown): string =>
   Array.isArray(error) ? String(error[0] ?? "") : String((error as { readonly _tag?: string })._tag ?? "")
 
-// Spans go to the tracer the caller installed. Without one, Effect's native tracer would build spans that
-// nothing exports, and a span per step costs more CPU than the step's own API call: then Start makes none.
-const traced = <A, E, R>(effect: Effect.Effect<A, E, R>, name: string, attributes: Readonly<Record<string, unknown>> | undefined): Effect.Effect<A, E, R> =>
-  Effect.flatMap(Effect.tracer, (tracer) =>
-    tracer === Tracer.nativeTracer ? effect : effect.pipe(Effect.withSpan(name, attributes === undefined ? undefined : { attributes }, { captureStackTrace: false }))
-  )
+// What a Start reports besides its answer, decided once per Start from the fiber that runs it (nothing
+// inside a Start changes the caller's tracer or log settings): spans for a tracer the caller installed, and
+// the steps' log lines when libraryLog would write them. Without a tracer, Effect's native one would build
+// spans that nothing exports, and a span per step costs more CPU than the step's own API call; with neither
+// spans nor lines, a step runs bare rather than inside wrappers that would each do nothing.
+interface Reporting {
+  readonly spans: boolean
+  readonly debug: boolean
+  readonly info: boolean
+}
 
-const step = (name: string, attributes: Readonly<Record<string, unknown>>) =>
-  <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-    traced(
-      effect.pipe(
-        Effect.tap(() => libraryLog("Debug", `start: ${name} done`)),
-        Effect.tapError((error) => libraryLog("Info", `start: ${name} failed`).pipe(Effect.annotateLogs({ error: describeFailure(error) })))
-      ),
-      `dispatch.start.${name}`,
-      attributes
-    )
+const reportingOf = (fiber: Fiber.Fiber<unknown, unknown>): Reporting => ({
+  spans: fiber.getRef(Tracer.Tracer) !== Tracer.nativeTracer,
+  debug: libraryLogWrites(fiber, "Debug"),
+  info: libraryLogWrites(fiber, "Info")
+})
+
+const traced = <A, E, R>(reporting: Reporting, effect: Effect.Effect<A, E, R>, name: string, attributes: Readonly<Record<string, unknown>> | undefined): Effect.Effect<A, E, R> =>
+  reporting.spans ? effect.pipe(Effect.withSpan(name, attributes === undefined ? undefined : { attributes }, { captureStackTrace: false })) : effect
+
+/** Wraps one step of a Start in what the Start reports: its span, its "done" line and its "failed" line. */
+type Step = (name: string) => <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+
+const steps = (reporting: Reporting, attributes: Readonly<Record<string, unknown>>): Step => (name) => (effect) => {
+  const logged = reporting.debug ? Effect.tap(effect, () => Effect.logDebug(`start: ${name} done`)) : effect
+  const reported = reporting.info
+    ? Effect.tapError(logged, (error) => Effect.logInfo(`start: ${name} failed`).pipe(Effect.annotateLogs({ error: describeFailure(error) })))
+    : logged
+  return traced(reporting, reported, `dispatch.start.${name}`, attributes)
+}
 
 // 1. The Backend's gates.
 /** Step 1: refuses a backend whose gates are not all proven, naming the first one that is not. */
@@ -396,21 +409,21 @@ const attributesOf = (request: StartRequest): Readonly<Record<string, unknown>> 
  * deleted or dropped from the config), a copy that the live TrainJob of the request's name owns is the
  * job's frozen runtime: steps 4 and 5 are done again on it, and step 6 decides whether that TrainJob is
  * this request's. */
-const prepare = (config: BackendConfig, request: StartRequest, attributes: Readonly<Record<string, unknown>>) =>
+const prepare = (config: BackendConfig, request: StartRequest, step: Step) =>
   Effect.gen(function* () {
-    const runtime = yield* step("readRuntime", attributes)(readRuntime(config, request))
-    yield* step("checkRuntimeRules", attributes)(checkRuntimeRules(config, request, runtime))
-    const manifests = yield* step("render", attributes)(render(config, request, runtime))
-    const inUse = yield* step("createCopy", attributes)(createCopy(manifests, runtime.object))
+    const runtime = yield* step("readRuntime")(readRuntime(config, request))
+    yield* step("checkRuntimeRules")(checkRuntimeRules(config, request, runtime))
+    const manifests = yield* step("render")(render(config, request, runtime))
+    const inUse = yield* step("createCopy")(createCopy(manifests, runtime.object))
     return { manifests, inUse }
   }).pipe(
     Effect.catchIf(
       (error): error is ErrUnsupported | ErrRejected => error._tag === "ErrUnsupported" || error._tag === "ErrRejected",
       (refused) =>
         Effect.gen(function* () {
-          const frozen = yield* step("frozenRuntime", attributes)(frozenRuntime(config, request))
+          const frozen = yield* step("frozenRuntime")(frozenRuntime(config, request))
           if (frozen === undefined) return yield* Effect.fail(refused)
-          const manifests = yield* step("render", attributes)(render(configListing(config, frozen.ref), request, frozen))
+          const manifests = yield* step("render")(render(configListing(config, frozen.ref), request, frozen))
           const inUse: CopyInUse = { copy: frozen.object, ownerUid: ownerOfItsName(frozen.object)?.uid, created: false }
           return { manifests, inUse }
         })
@@ -418,33 +431,35 @@ const prepare = (config: BackendConfig, request: StartRequest, attributes: Reado
   )
 
 /** Start: turns a StartRequest into a runtime copy and a TrainJob with its start gate closed. */
-export const start = (backend: Backend, input: unknown): Effect.Effect<StartResult, StartError, Cluster | InFlight> => {
-  const rawJob = rawJobOf(input)
-  const program = Effect.gen(function* () {
-    const config = backend.config
-    const first = rawJob === undefined ? {} : { "dispatch.job": rawJob }
-    yield* step("checkGates", first)(checkGates(backend))
-    const request = yield* step("decodeRequest", first)(decodeRequest(input))
-    const attributes = attributesOf(request)
-    const { manifests, inUse } = yield* prepare(config, request, attributes)
-    const job = yield* step("createTrainJob", attributes)(createTrainJob(config, manifests, inUse))
-    const trainJob = job.trainJob
-    const gateClosed = yield* Effect.gen(function* () {
-      const copy = yield* step("setCopyOwner", attributes)(setCopyOwner(config, manifests, inUse, job)).pipe(
-        Effect.mapError((reasons) => ({ reasons, seen: inUse.copy }))
-      )
-      return yield* Effect.gen(function* () {
-        const read = yield* step("readBack", attributes)(readBack(config, manifests, { adopted: job.adopted }))
-        const gated = yield* step("awaitWorkload", attributes)(awaitWorkload(config, manifests, trainJob, { gateMayBeGone: job.adopted }))
-        return config.mode === "plain" ? (read["spec"] as { readonly suspend?: unknown } | undefined)?.suspend === true : gated
-      }).pipe(Effect.mapError((reasons) => ({ reasons, seen: copy })))
-    }).pipe(Effect.catch((failed) => step("stopAfterFailure", attributes)(stopAfterFailure(config, manifests, failed.seen, job, failed.reasons))))
-    const inFlight = yield* InFlight
-    yield* inFlight.forget(inFlightKey(manifests))
-    const uid = trainJob.metadata.uid ?? ""
-    const done = job.adopted ? "start: the TrainJob an earlier Start created is this request's" : "start: TrainJob created with its start gate closed"
-    yield* libraryLog("Info", done).pipe(Effect.annotateLogs({ uid, gateClosed }))
-    return { ref: `${manifests.namespace}/${manifests.name}`, namespace: manifests.namespace, name: manifests.name, uid, created: !job.adopted, gateClosed }
+export const start = (backend: Backend, input: unknown): Effect.Effect<StartResult, StartError, Cluster | InFlight> =>
+  Effect.withFiber((fiber) => {
+    const reporting = reportingOf(fiber)
+    const rawJob = rawJobOf(input)
+    const program = Effect.gen(function* () {
+      const config = backend.config
+      const first = steps(reporting, rawJob === undefined ? {} : { "dispatch.job": rawJob })
+      yield* first("checkGates")(checkGates(backend))
+      const request = yield* first("decodeRequest")(decodeRequest(input))
+      const step = steps(reporting, attributesOf(request))
+      const { manifests, inUse } = yield* prepare(config, request, step)
+      const job = yield* step("createTrainJob")(createTrainJob(config, manifests, inUse))
+      const trainJob = job.trainJob
+      const gateClosed = yield* Effect.gen(function* () {
+        const copy = yield* step("setCopyOwner")(setCopyOwner(config, manifests, inUse, job)).pipe(Effect.mapError((reasons) => ({ reasons, seen: inUse.copy })))
+        return yield* Effect.gen(function* () {
+          const read = yield* step("readBack")(readBack(config, manifests, { adopted: job.adopted }))
+          const gated = yield* step("awaitWorkload")(awaitWorkload(config, manifests, trainJob, { gateMayBeGone: job.adopted }))
+          return config.mode === "plain" ? (read["spec"] as { readonly suspend?: unknown } | undefined)?.suspend === true : gated
+        }).pipe(Effect.mapError((reasons) => ({ reasons, seen: copy })))
+      }).pipe(Effect.catch((failed) => step("stopAfterFailure")(stopAfterFailure(config, manifests, failed.seen, job, failed.reasons))))
+      const inFlight = yield* InFlight
+      yield* inFlight.forget(inFlightKey(manifests))
+      const uid = trainJob.metadata.uid ?? ""
+      if (reporting.info) {
+        const done = job.adopted ? "start: the TrainJob an earlier Start created is this request's" : "start: TrainJob created with its start gate closed"
+        yield* Effect.logInfo(done).pipe(Effect.annotateLogs({ uid, gateClosed }))
+      }
+      return { ref: `${manifests.namespace}/${manifests.name}`, namespace: manifests.namespace, name: manifests.name, uid, created: !job.adopted, gateClosed }
+    })
+    return traced(reporting, program.pipe(Effect.annotateLogs(rawJob === undefined ? {} : { job: rawJob })), "dispatch.start", undefined)
   })
-  return traced(program.pipe(Effect.annotateLogs(rawJob === undefined ? {} : { job: rawJob })), "dispatch.start", undefined)
-}
