@@ -23,8 +23,8 @@ const isPlainProto = (o: object): boolean => {
   return proto === Object.prototype || proto === null
 }
 
-// Own-property assignment that cannot be hijacked by a "__proto__" key arriving in JSON.
-const put = (target: Record<string, unknown>, key: string, value: unknown): void => {
+/** Sets an own property, as JSON.parse does: a "__proto__" key arriving in JSON cannot hijack the prototype. */
+export const putOwn = (target: Record<string, unknown>, key: string, value: unknown): void => {
   if (key === "__proto__") Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
   else target[key] = value
 }
@@ -55,8 +55,8 @@ export const cloneJson = (input: unknown): JsonValue | undefined => {
       const out: Record<string, unknown> = {}
       assign(out)
       for (const key of Object.keys(source)) {
-        put(out, key, undefined)
-        stack.push({ source: (source as Record<string, unknown>)[key], assign: (v) => put(out, key, v) })
+        putOwn(out, key, undefined)
+        stack.push({ source: (source as Record<string, unknown>)[key], assign: (v) => putOwn(out, key, v) })
       }
     } else return undefined
   }
