@@ -6,6 +6,7 @@ import {
   type BackendConfig,
   type Manifests,
   type ReadBackOptions,
+  type Refusal,
   type RuntimeRef,
   type StartRequest,
   checkRuntime,
@@ -26,7 +27,7 @@ import { deleteIfExists, getIfExists, getRuntimeIfExists } from "./ExistingObjec
 import { InFlight, inFlightKey } from "./InFlight.ts"
 import type { KubeResource } from "./KubeObjects.ts"
 import { pollUntil } from "./PollUntil.ts"
-import { libraryLogWrites } from "./LibraryLog.ts"
+import { libraryLog, libraryLogWrites } from "./LibraryLog.ts"
 import { TrainJobs, TrainingRuntimes, Workloads } from "./ResourceKind.ts"
 import {
   ErrOutcomeUnknown,
@@ -78,8 +79,9 @@ export interface TrainJobInUse {
 
 const trainJobApiVersion = `${TrainJobs.group}/${TrainJobs.version}`
 
-const fromResult = <A, E>(result: Result.Result<A, E>): Effect.Effect<A, E> =>
-  Result.isSuccess(result) ? Effect.succeed(result.success) : Effect.fail(result.failure)
+// A render result as a step's outcome: its value, or the error its refusal stands for.
+const unlessRefused = <A>(result: Result.Result<A, Refusal>): Effect.Effect<A, StartError> =>
+  Result.isSuccess(result) ? Effect.succeed(result.success) : Effect.fail(errorOfRefusal(result.failure))
 
 // Steps 7-9 fail with their reasons; the others with a tagged error. Either way the log names it.
 const describeFailure = (error: unknown): string =>
@@ -87,19 +89,18 @@ const describeFailure = (error: unknown): string =>
 
 // What a Start reports besides its answer, decided once per Start from the fiber that runs it (nothing
 // inside a Start changes the caller's tracer or log settings): spans for a tracer the caller installed, and
-// the steps' log lines when libraryLog would write them. Without a tracer, Effect's native one would build
-// spans that nothing exports, and a span per step costs more CPU than the step's own API call; with neither
-// spans nor lines, a step runs bare rather than inside wrappers that would each do nothing.
+// the steps' log lines when libraryLog would write Info ones (Debug ones only if the caller's level asks).
+// Without a tracer, Effect's native one would build spans that nothing exports, and a span per step costs
+// more CPU than the step's own API call; with neither spans nor lines, a step runs bare rather than inside
+// wrappers that would each do nothing.
 interface Reporting {
   readonly spans: boolean
-  readonly debug: boolean
-  readonly info: boolean
+  readonly lines: boolean
 }
 
 const reportingOf = (fiber: Fiber.Fiber<unknown, unknown>): Reporting => ({
   spans: fiber.getRef(Tracer.Tracer) !== Tracer.nativeTracer,
-  debug: libraryLogWrites(fiber, "Debug"),
-  info: libraryLogWrites(fiber, "Info")
+  lines: libraryLogWrites(fiber, "Info")
 })
 
 const traced = <A, E, R>(reporting: Reporting, effect: Effect.Effect<A, E, R>, name: string, attributes: Readonly<Record<string, unknown>> | undefined): Effect.Effect<A, E, R> =>
@@ -109,11 +110,13 @@ const traced = <A, E, R>(reporting: Reporting, effect: Effect.Effect<A, E, R>, n
 type Step = (name: string) => <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
 
 const steps = (reporting: Reporting, attributes: Readonly<Record<string, unknown>>): Step => (name) => (effect) => {
-  const logged = reporting.debug ? Effect.tap(effect, () => Effect.logDebug(`start: ${name} done`)) : effect
-  const reported = reporting.info
-    ? Effect.tapError(logged, (error) => Effect.logInfo(`start: ${name} failed`).pipe(Effect.annotateLogs({ error: describeFailure(error) })))
-    : logged
-  return traced(reporting, reported, `dispatch.start.${name}`, attributes)
+  const logged = reporting.lines
+    ? effect.pipe(
+        Effect.tap(() => libraryLog("Debug", `start: ${name} done`)),
+        Effect.tapError((error) => Effect.logInfo(`start: ${name} failed`).pipe(Effect.annotateLogs({ error: describeFailure(error) })))
+      )
+    : effect
+  return traced(reporting, logged, `dispatch.start.${name}`, attributes)
 }
 
 // 1. The Backend's gates.
@@ -125,14 +128,14 @@ export const checkGates = (backend: Backend): Effect.Effect<void, StartError> =>
 
 /** Before step 2: the request must have the wire shape, since step 2 reads its RuntimeRef. */
 export const decodeRequest = (input: unknown): Effect.Effect<StartRequest, StartError> =>
-  Effect.mapError(fromResult(decodeStartRequest(input)), (r) => errorOfRefusal(r))
+  unlessRefused(decodeStartRequest(input))
 
 // 2. Read the runtime.
 /** Step 2: reads the runtime that kubeflow/RuntimeRef names; one outside the configured list is refused
  * without a read; a missing one is left for step 3 to refuse. */
 export const readRuntime = (config: BackendConfig, request: StartRequest): Effect.Effect<ReadRuntime, StartError, Cluster> =>
   Effect.gen(function* () {
-    const ref = yield* Effect.mapError(fromResult(runtimeRefOf(request)), (r) => errorOfRefusal(r))
+    const ref = yield* unlessRefused(runtimeRefOf(request))
     const unlisted = checkRuntimeListed(config, ref)
     if (unlisted !== undefined) return yield* errorOfRefusal(unlisted)
     const object = yield* getRuntimeIfExists(config, ref)
@@ -149,7 +152,7 @@ export const checkRuntimeRules = (config: BackendConfig, request: StartRequest, 
 // 4. Render.
 /** Step 4: renders the runtime copy and the TrainJob; nothing has been created yet. */
 export const render = (config: BackendConfig, request: StartRequest, runtime: ReadRuntime): Effect.Effect<Manifests, StartError> =>
-  Effect.mapError(fromResult(renderStart(request, config, runtime.object)), (r) => errorOfRefusal(r))
+  unlessRefused(renderStart(request, config, runtime.object))
 
 // 5. Create the runtime copy.
 /** The copy's owner is the TrainJob of its name with one of these UIDs. */
@@ -455,7 +458,7 @@ export const start = (backend: Backend, input: unknown): Effect.Effect<StartResu
       const inFlight = yield* InFlight
       yield* inFlight.forget(inFlightKey(manifests))
       const uid = trainJob.metadata.uid ?? ""
-      if (reporting.info) {
+      if (reporting.lines) {
         const done = job.adopted ? "start: the TrainJob an earlier Start created is this request's" : "start: TrainJob created with its start gate closed"
         yield* Effect.logInfo(done).pipe(Effect.annotateLogs({ uid, gateClosed }))
       }
