@@ -134,12 +134,10 @@ export const decodeRequest = (input: unknown): Effect.Effect<StartRequest, Start
 /** Step 2: reads the runtime that kubeflow/RuntimeRef names; one outside the configured list is refused
  * without a read; a missing one is left for step 3 to refuse. */
 export const readRuntime = (config: BackendConfig, request: StartRequest): Effect.Effect<ReadRuntime, StartError, Cluster> =>
-  Effect.gen(function* () {
-    const ref = yield* unlessRefused(runtimeRefOf(request))
+  Effect.flatMap(unlessRefused(runtimeRefOf(request)), (ref) => {
     const unlisted = checkRuntimeListed(config, ref)
-    if (unlisted !== undefined) return yield* errorOfRefusal(unlisted)
-    const object = yield* getRuntimeIfExists(config, ref)
-    return { ref, object }
+    if (unlisted !== undefined) return Effect.fail(errorOfRefusal(unlisted))
+    return Effect.map(getRuntimeIfExists(config, ref), (object) => ({ ref, object }))
   })
 
 // 3. The runtime rules.
@@ -200,9 +198,8 @@ const reuseCopy = (manifests: Manifests, source: unknown, createAgain: Effect.Ef
 /** Step 5: creates the runtime copy, or reuses one a retried Start left. An unanswered create is
  * ErrUnreachable: the copy may exist, but no TrainJob will be created on it. */
 export const createCopy = (manifests: Manifests, source: unknown, attempts = 2): Effect.Effect<CopyInUse, StartError, Cluster> =>
-  Effect.gen(function* () {
-    const cluster = yield* Cluster
-    return yield* cluster.create(TrainingRuntimes, manifests.runtimeCopy).pipe(
+  Effect.flatMap(Cluster, (cluster) =>
+    cluster.create(TrainingRuntimes, manifests.runtimeCopy).pipe(
       Effect.map((copy): CopyInUse => ({ copy, ownerUid: undefined, created: true })),
       Effect.catchTag("ClusterError", (e) => {
         if (e.reason !== "AlreadyExists") return Effect.fail(definiteWriteFailure(e))
@@ -213,7 +210,7 @@ export const createCopy = (manifests: Manifests, source: unknown, attempts = 2):
         return reuseCopy(manifests, source, again)
       })
     )
-  })
+  )
 
 // 6. Create the TrainJob.
 /** A create that failed definitely: delete the copy this call created and return the cause; if the copy
@@ -264,33 +261,31 @@ const adoptExisting = (config: BackendConfig, manifests: Manifests, inUse: CopyI
 /** Step 6: creates the TrainJob. A retried Start finds its own TrainJob and compares it instead; an
  * unanswered create is ErrOutcomeUnknown and remembered for Find; a definite failure deletes the copy. */
 export const createTrainJob = (config: BackendConfig, manifests: Manifests, inUse: CopyInUse): Effect.Effect<TrainJobInUse, StartError, Cluster | InFlight> =>
-  Effect.gen(function* () {
-    const cluster = yield* Cluster
-    const inFlight = yield* InFlight
-    const key = inFlightKey(manifests)
-    return yield* cluster.create(TrainJobs, manifests.trainJob).pipe(
+  Effect.flatMap(Cluster, (cluster) =>
+    cluster.create(TrainJobs, manifests.trainJob).pipe(
       Effect.map((trainJob): TrainJobInUse => ({ trainJob, adopted: false })),
-      Effect.catchTag("ClusterError", (e) => {
+      Effect.catchTag("ClusterError", (e): Effect.Effect<TrainJobInUse, StartError, Cluster | InFlight> => {
         if (e.reason === "AlreadyExists") return adoptExisting(config, manifests, inUse)
         if (e.reason === "Unanswered") {
-          return Effect.flatMap(Clock.currentTimeMillis, (now) =>
-            Effect.andThen(inFlight.remember(key, now), Effect.fail(new ErrOutcomeUnknown({ reasons: e.reasons, ref: objectRef(manifests) })))
+          return Effect.flatMap(InFlight, (inFlight) =>
+            Effect.flatMap(Clock.currentTimeMillis, (now) =>
+              Effect.andThen(inFlight.remember(inFlightKey(manifests), now), Effect.fail(new ErrOutcomeUnknown({ reasons: e.reasons, ref: objectRef(manifests) })))
+            )
           )
         }
         return abandonCopy(manifests, inUse, definiteWriteFailure(e))
       })
     )
-  })
+  )
 
 // 7. Own the copy.
 /** Step 7: makes the TrainJob the copy's owner, so deleting the TrainJob collects the copy; an adopter
  * also marks the copy (see AdoptionMark). Returns the copy as it stands afterwards. */
 export const setCopyOwner = (config: BackendConfig, manifests: Manifests, inUse: CopyInUse, job: TrainJobInUse): Effect.Effect<KubeResource, ReadonlyArray<string>, Cluster> =>
-  Effect.gen(function* () {
+  Effect.flatMap(Cluster, (cluster) => {
     const uid = job.trainJob.metadata.uid ?? ""
     const done = (copy: KubeResource) => ownerOfItsName(copy)?.uid === uid && (!job.adopted || markedFor(config, copy, uid))
-    if (done(inUse.copy)) return inUse.copy
-    const cluster = yield* Cluster
+    if (done(inUse.copy)) return Effect.succeed(inUse.copy)
     const key = { namespace: manifests.namespace, name: manifests.name }
     const owner = { apiVersion: trainJobApiVersion, kind: "TrainJob", name: manifests.name, uid, controller: true }
     const body = { metadata: { ownerReferences: [owner], ...(job.adopted ? { annotations: { [adoptionMark(config)]: uid } } : {}) } }
@@ -313,7 +308,7 @@ export const setCopyOwner = (config: BackendConfig, manifests: Manifests, inUse:
       if (done(now)) return now
       return yield* Effect.mapError(patch(now.metadata.resourceVersion), reasonsOf)
     })
-    return yield* patch(inUse.copy.metadata.resourceVersion).pipe(
+    return patch(inUse.copy.metadata.resourceVersion).pipe(
       Effect.catchTag("ClusterError", (e) => (e.reason === "Conflict" || e.reason === "Unanswered" ? afterUnknown : Effect.fail(e.reasons))),
       Effect.mapError((reasons) => [`the runtime copy's owner could not be set`, ...reasons])
     )
@@ -322,20 +317,19 @@ export const setCopyOwner = (config: BackendConfig, manifests: Manifests, inUse:
 // 8. Read back.
 /** Step 8: reads the TrainJob back and compares what Start wrote; one being deleted fails too. */
 export const readBack = (config: BackendConfig, manifests: Manifests, options: ReadBackOptions = {}): Effect.Effect<KubeResource, ReadonlyArray<string>, Cluster> =>
-  Effect.gen(function* () {
-    const cluster = yield* Cluster
-    const read = yield* Effect.mapError(cluster.get(TrainJobs, { namespace: manifests.namespace, name: manifests.name }), (e) => [
-      "the TrainJob could not be read back",
-      ...e.reasons
-    ])
-    const changed = [
-      ...compareReadBack(manifests.trainJob, read, config, options),
-      // Someone deleted it meanwhile (a finalizer holds it): a job that is going is not started.
-      ...(read.metadata.deletionTimestamp === undefined ? [] : [`the TrainJob ${manifests.namespace}/${manifests.name} is being deleted`])
-    ]
-    if (changed.length > 0) return yield* Effect.fail(changed)
-    return read
-  })
+  Effect.flatMap(Cluster, (cluster) =>
+    cluster.get(TrainJobs, { namespace: manifests.namespace, name: manifests.name }).pipe(
+      Effect.mapError((e) => ["the TrainJob could not be read back", ...e.reasons]),
+      Effect.flatMap((read) => {
+        const changed = [
+          ...compareReadBack(manifests.trainJob, read, config, options),
+          // Someone deleted it meanwhile (a finalizer holds it): a job that is going is not started.
+          ...(read.metadata.deletionTimestamp === undefined ? [] : [`the TrainJob ${manifests.namespace}/${manifests.name} is being deleted`])
+        ]
+        return changed.length > 0 ? Effect.fail(changed) : Effect.succeed(read)
+      })
+    )
+  )
 
 // 9. Kueue: wait for the Workload.
 /** Step 9: in Kueue mode, polls every second up to timeouts.workload for the TrainJob's Workload to exist,
@@ -347,21 +341,22 @@ export const awaitWorkload = (
   trainJob: KubeResource,
   expectation: WorkloadExpectation = {}
 ): Effect.Effect<boolean, ReadonlyArray<string>, Cluster> =>
-  Effect.gen(function* () {
-    if (config.mode !== "kueue") return true
-    const cluster = yield* Cluster
-    const gate = startGateName(config)
-    const check = config.kueue.admissionCheck
-    const selector = `${jobUidLabel}=${trainJob.metadata.uid ?? ""}`
-    const problemsNow = Effect.map(Effect.result(cluster.list(Workloads, manifests.namespace, selector)), (listed) =>
-      Result.isSuccess(listed)
-        ? { problems: workloadProblems(listed.success, gate, check, expectation), gated: workloadProblems(listed.success, gate, check).length === 0 }
-        : { problems: listed.failure.reasons, gated: false }
-    )
-    const polled = yield* pollUntil(problemsNow, (now) => now.problems.length === 0, config.timeouts.workloadMs)
-    if (!polled.done) return yield* Effect.fail([`no ready Workload within ${config.timeouts.workloadMs} ms`, ...polled.value.problems])
-    return polled.value.gated
-  })
+  config.mode !== "kueue"
+    ? Effect.succeed(true)
+    : Effect.gen(function* () {
+        const cluster = yield* Cluster
+        const gate = startGateName(config)
+        const check = config.kueue.admissionCheck
+        const selector = `${jobUidLabel}=${trainJob.metadata.uid ?? ""}`
+        const problemsNow = Effect.map(Effect.result(cluster.list(Workloads, manifests.namespace, selector)), (listed) =>
+          Result.isSuccess(listed)
+            ? { problems: workloadProblems(listed.success, gate, check, expectation), gated: workloadProblems(listed.success, gate, check).length === 0 }
+            : { problems: listed.failure.reasons, gated: false }
+        )
+        const polled = yield* pollUntil(problemsNow, (now) => now.problems.length === 0, config.timeouts.workloadMs)
+        if (!polled.done) return yield* Effect.fail([`no ready Workload within ${config.timeouts.workloadMs} ms`, ...polled.value.problems])
+        return polled.value.gated
+      })
 
 // When 7, 8 or 9 fails.
 /** The failure paragraph: stops the TrainJob Start created and its copy, then returns ErrRejected; if
