@@ -37,6 +37,9 @@ export interface HttpAnswer {
 // What a call that outlives its timeout fails with; KubeCluster reads the name as "sent, unanswered".
 const timedOut = (callMs: number): Error => Object.assign(new Error(`no answer within ${callMs} ms`), { name: "TimeoutError" })
 
+// An answer's bytes as text. Most answers arrive in one chunk, which is decoded as it is rather than copied first.
+const textOf = (chunks: ReadonlyArray<Buffer>): string => (chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8"))
+
 /** Where an exchange's outcome goes: the whole answer, or what failed before one arrived. A call hands
  * these to the exchange rather than awaiting a promise: one promise and one turn of the microtask queue
  * less per call, on the path every API call takes. */
@@ -81,7 +84,7 @@ const sendOver = (dispatcher: Dispatcher, callMs: number, request: HttpRequest, 
       if (settled) return
       settled = true
       clearTimeout(timer)
-      const answer = { status, text: Buffer.concat(chunks).toString("utf8") }
+      const answer = { status, text: textOf(chunks) }
       // undici frees the connection for the next request on a setImmediate it schedules just after this
       // callback (with one request per connection): answering after that one lets a call that follows
       // reuse the connection rather than open another.
