@@ -11,10 +11,7 @@ import type { StartError } from "./StartErrors.ts"
 /** Reads an object, or undefined when it does not exist; any other failure is a read failure. */
 export const getIfExists = (kind: ResourceKind, key: ObjectKey): Effect.Effect<KubeResource | undefined, StartError, Cluster> =>
   Effect.flatMap(Cluster, (cluster) =>
-    cluster.get(kind, key).pipe(
-      Effect.map((o): KubeResource | undefined => o),
-      Effect.catchTag("ClusterError", (e) => (e.reason === "NotFound" ? Effect.succeed(undefined) : Effect.fail(readFailure(e))))
-    )
+    cluster.get(kind, key).pipe(Effect.catchTag("ClusterError", (e) => (e.reason === "NotFound" ? Effect.succeed(undefined) : Effect.fail(readFailure(e)))))
   )
 
 /** Reads the runtime a RuntimeRef names (namespaced in the config's namespace, or cluster-scoped). */

@@ -155,17 +155,29 @@ export const makeKubeCluster = (config: KubeConfig, callMs: number): ClusterShap
   const credentials = new KubeCredentials(config)
   // Kept credentials send the request at once; client-node's are awaited first. The server's address is
   // read before the credentials, so a kubeconfig wrong in both fails on its server, as client-node did.
-  const send = (address: ServerAddress, authentication: Authentication, call: ClusterCall): Promise<HttpAnswer> => sendRequest(agents, callMs, requestFor(authentication, address, call))
+  // The call resumes once, with the answer already classified: no promise, and no further step, per call.
+  const transport = (call: ClusterCall): Effect.Effect<unknown, ClusterError> =>
+    Effect.callback((resume) => {
+      const fail = (thrown: unknown): void => resume(Effect.fail(clusterErrorOfThrown(call.description, thrown)))
+      const outcome = { onAnswer: (answer: HttpAnswer) => resume(answerOf(call, answer)), onError: fail }
+      // Whatever throws before the request is sent (a body that is no JSON, a header undici refuses,
+      // client-node's authentication) fails the call as a thrown error would have.
+      const attempt = (send: () => void): void => {
+        try {
+          send()
+        } catch (thrown) {
+          fail(thrown)
+        }
+      }
+      attempt(() => {
+        const address = server()
+        const authentication = credentials.current()
+        if (authentication instanceof Promise) authentication.then((asked) => attempt(() => sendRequest(agents, callMs, requestFor(asked, address, call), outcome)), fail)
+        else sendRequest(agents, callMs, requestFor(authentication, address, call), outcome)
+      })
+    })
   return clusterOverTransport(
-    (call) =>
-      Effect.tryPromise({
-        try: () => {
-          const address = server()
-          const authentication = credentials.current()
-          return authentication instanceof Promise ? authentication.then((asked) => send(address, asked, call)) : send(address, authentication, call)
-        },
-        catch: (thrown) => clusterErrorOfThrown(call.description, thrown)
-      }).pipe(Effect.flatMap((answer) => answerOf(call, answer))),
+    transport,
     {
       podLog: (key, options, onLine) => {
         const description = describeCall("get", Pods, key) + "/log"

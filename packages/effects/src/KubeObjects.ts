@@ -78,7 +78,11 @@ const isString = (u: unknown): u is string => typeof u === "string"
 // Schema.optionalKey: absent, or present with the type (present and undefined is refused).
 const optional = (fields: Fields, key: string, is: (u: unknown) => boolean): boolean => !(key in fields) || is(fields[key])
 
-const isStringMap = (u: unknown): boolean => isFields(u) && Object.keys(u).every((key) => isString(u[key]))
+const isStringMap = (u: unknown): boolean => {
+  if (!isFields(u)) return false
+  for (const key of Object.keys(u)) if (!isString(u[key])) return false
+  return true
+}
 
 const isOwnerReference = (u: unknown): boolean =>
   isFields(u) && isString(u["apiVersion"]) && isString(u["kind"]) && isString(u["name"]) && isString(u["uid"]) && optional(u, "controller", (c) => typeof c === "boolean")

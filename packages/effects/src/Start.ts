@@ -1,11 +1,12 @@
 // Start, as the seed lists it: one function per step, in order, then the failure paragraph. Every
 // decision about what to write or whether a read-back matches is render's; this file only calls the
 // cluster, in order, and says what each failure means.
-import { Clock, Effect, Result, Tracer } from "effect"
+import { Clock, Effect, type Fiber, Result, Tracer } from "effect"
 import {
   type BackendConfig,
   type Manifests,
   type ReadBackOptions,
+  type Refusal,
   type RuntimeRef,
   type StartRequest,
   checkRuntime,
@@ -26,7 +27,7 @@ import { deleteIfExists, getIfExists, getRuntimeIfExists } from "./ExistingObjec
 import { InFlight, inFlightKey } from "./InFlight.ts"
 import type { KubeResource } from "./KubeObjects.ts"
 import { pollUntil } from "./PollUntil.ts"
-import { libraryLog } from "./LibraryLog.ts"
+import { libraryLog, libraryLogWrites } from "./LibraryLog.ts"
 import { TrainJobs, TrainingRuntimes, Workloads } from "./ResourceKind.ts"
 import {
   ErrOutcomeUnknown,
@@ -78,30 +79,45 @@ export interface TrainJobInUse {
 
 const trainJobApiVersion = `${TrainJobs.group}/${TrainJobs.version}`
 
-const fromResult = <A, E>(result: Result.Result<A, E>): Effect.Effect<A, E> =>
-  Result.isSuccess(result) ? Effect.succeed(result.success) : Effect.fail(result.failure)
+// A render result as a step's outcome: its value, or the error its refusal stands for.
+const unlessRefused = <A>(result: Result.Result<A, Refusal>): Effect.Effect<A, StartError> =>
+  Result.isSuccess(result) ? Effect.succeed(result.success) : Effect.fail(errorOfRefusal(result.failure))
 
 // Steps 7-9 fail with their reasons; the others with a tagged error. Either way the log names it.
 const describeFailure = (error: unknown): string =>
   Array.isArray(error) ? String(error[0] ?? "") : String((error as { readonly _tag?: string })._tag ?? "")
 
-// Spans go to the tracer the caller installed. Without one, Effect's native tracer would build spans that
-// nothing exports, and a span per step costs more CPU than the step's own API call: then Start makes none.
-const traced = <A, E, R>(effect: Effect.Effect<A, E, R>, name: string, attributes: Readonly<Record<string, unknown>> | undefined): Effect.Effect<A, E, R> =>
-  Effect.flatMap(Effect.tracer, (tracer) =>
-    tracer === Tracer.nativeTracer ? effect : effect.pipe(Effect.withSpan(name, attributes === undefined ? undefined : { attributes }, { captureStackTrace: false }))
-  )
+// What a Start reports besides its answer, decided once per Start from the fiber that runs it (nothing
+// inside a Start changes the caller's tracer or log settings): spans for a tracer the caller installed, and
+// the steps' log lines when libraryLog would write Info ones (Debug ones only if the caller's level asks).
+// Without a tracer, Effect's native one would build spans that nothing exports, and a span per step costs
+// more CPU than the step's own API call; with neither spans nor lines, a step runs bare rather than inside
+// wrappers that would each do nothing.
+interface Reporting {
+  readonly spans: boolean
+  readonly lines: boolean
+}
 
-const step = (name: string, attributes: Readonly<Record<string, unknown>>) =>
-  <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-    traced(
-      effect.pipe(
+const reportingOf = (fiber: Fiber.Fiber<unknown, unknown>): Reporting => ({
+  spans: fiber.getRef(Tracer.Tracer) !== Tracer.nativeTracer,
+  lines: libraryLogWrites(fiber, "Info")
+})
+
+const traced = <A, E, R>(reporting: Reporting, effect: Effect.Effect<A, E, R>, name: string, attributes: Readonly<Record<string, unknown>> | undefined): Effect.Effect<A, E, R> =>
+  reporting.spans ? effect.pipe(Effect.withSpan(name, attributes === undefined ? undefined : { attributes }, { captureStackTrace: false })) : effect
+
+/** Wraps one step of a Start in what the Start reports: its span, its "done" line and its "failed" line. */
+type Step = (name: string) => <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+
+const steps = (reporting: Reporting, attributes: Readonly<Record<string, unknown>>): Step => (name) => (effect) => {
+  const logged = reporting.lines
+    ? effect.pipe(
         Effect.tap(() => libraryLog("Debug", `start: ${name} done`)),
-        Effect.tapError((error) => libraryLog("Info", `start: ${name} failed`).pipe(Effect.annotateLogs({ error: describeFailure(error) })))
-      ),
-      `dispatch.start.${name}`,
-      attributes
-    )
+        Effect.tapError((error) => Effect.logInfo(`start: ${name} failed`).pipe(Effect.annotateLogs({ error: describeFailure(error) })))
+      )
+    : effect
+  return traced(reporting, logged, `dispatch.start.${name}`, attributes)
+}
 
 // 1. The Backend's gates.
 /** Step 1: refuses a backend whose gates are not all proven, naming the first one that is not. */
@@ -112,18 +128,16 @@ export const checkGates = (backend: Backend): Effect.Effect<void, StartError> =>
 
 /** Before step 2: the request must have the wire shape, since step 2 reads its RuntimeRef. */
 export const decodeRequest = (input: unknown): Effect.Effect<StartRequest, StartError> =>
-  Effect.mapError(fromResult(decodeStartRequest(input)), (r) => errorOfRefusal(r))
+  unlessRefused(decodeStartRequest(input))
 
 // 2. Read the runtime.
 /** Step 2: reads the runtime that kubeflow/RuntimeRef names; one outside the configured list is refused
  * without a read; a missing one is left for step 3 to refuse. */
 export const readRuntime = (config: BackendConfig, request: StartRequest): Effect.Effect<ReadRuntime, StartError, Cluster> =>
-  Effect.gen(function* () {
-    const ref = yield* Effect.mapError(fromResult(runtimeRefOf(request)), (r) => errorOfRefusal(r))
+  Effect.flatMap(unlessRefused(runtimeRefOf(request)), (ref) => {
     const unlisted = checkRuntimeListed(config, ref)
-    if (unlisted !== undefined) return yield* errorOfRefusal(unlisted)
-    const object = yield* getRuntimeIfExists(config, ref)
-    return { ref, object }
+    if (unlisted !== undefined) return Effect.fail(errorOfRefusal(unlisted))
+    return Effect.map(getRuntimeIfExists(config, ref), (object) => ({ ref, object }))
   })
 
 // 3. The runtime rules.
@@ -136,7 +150,7 @@ export const checkRuntimeRules = (config: BackendConfig, request: StartRequest, 
 // 4. Render.
 /** Step 4: renders the runtime copy and the TrainJob; nothing has been created yet. */
 export const render = (config: BackendConfig, request: StartRequest, runtime: ReadRuntime): Effect.Effect<Manifests, StartError> =>
-  Effect.mapError(fromResult(renderStart(request, config, runtime.object)), (r) => errorOfRefusal(r))
+  unlessRefused(renderStart(request, config, runtime.object))
 
 // 5. Create the runtime copy.
 /** The copy's owner is the TrainJob of its name with one of these UIDs. */
@@ -184,9 +198,8 @@ const reuseCopy = (manifests: Manifests, source: unknown, createAgain: Effect.Ef
 /** Step 5: creates the runtime copy, or reuses one a retried Start left. An unanswered create is
  * ErrUnreachable: the copy may exist, but no TrainJob will be created on it. */
 export const createCopy = (manifests: Manifests, source: unknown, attempts = 2): Effect.Effect<CopyInUse, StartError, Cluster> =>
-  Effect.gen(function* () {
-    const cluster = yield* Cluster
-    return yield* cluster.create(TrainingRuntimes, manifests.runtimeCopy).pipe(
+  Effect.flatMap(Cluster, (cluster) =>
+    cluster.create(TrainingRuntimes, manifests.runtimeCopy).pipe(
       Effect.map((copy): CopyInUse => ({ copy, ownerUid: undefined, created: true })),
       Effect.catchTag("ClusterError", (e) => {
         if (e.reason !== "AlreadyExists") return Effect.fail(definiteWriteFailure(e))
@@ -197,7 +210,7 @@ export const createCopy = (manifests: Manifests, source: unknown, attempts = 2):
         return reuseCopy(manifests, source, again)
       })
     )
-  })
+  )
 
 // 6. Create the TrainJob.
 /** A create that failed definitely: delete the copy this call created and return the cause; if the copy
@@ -248,33 +261,31 @@ const adoptExisting = (config: BackendConfig, manifests: Manifests, inUse: CopyI
 /** Step 6: creates the TrainJob. A retried Start finds its own TrainJob and compares it instead; an
  * unanswered create is ErrOutcomeUnknown and remembered for Find; a definite failure deletes the copy. */
 export const createTrainJob = (config: BackendConfig, manifests: Manifests, inUse: CopyInUse): Effect.Effect<TrainJobInUse, StartError, Cluster | InFlight> =>
-  Effect.gen(function* () {
-    const cluster = yield* Cluster
-    const inFlight = yield* InFlight
-    const key = inFlightKey(manifests)
-    return yield* cluster.create(TrainJobs, manifests.trainJob).pipe(
+  Effect.flatMap(Cluster, (cluster) =>
+    cluster.create(TrainJobs, manifests.trainJob).pipe(
       Effect.map((trainJob): TrainJobInUse => ({ trainJob, adopted: false })),
-      Effect.catchTag("ClusterError", (e) => {
+      Effect.catchTag("ClusterError", (e): Effect.Effect<TrainJobInUse, StartError, Cluster | InFlight> => {
         if (e.reason === "AlreadyExists") return adoptExisting(config, manifests, inUse)
         if (e.reason === "Unanswered") {
-          return Effect.flatMap(Clock.currentTimeMillis, (now) =>
-            Effect.andThen(inFlight.remember(key, now), Effect.fail(new ErrOutcomeUnknown({ reasons: e.reasons, ref: objectRef(manifests) })))
+          return Effect.flatMap(InFlight, (inFlight) =>
+            Effect.flatMap(Clock.currentTimeMillis, (now) =>
+              Effect.andThen(inFlight.remember(inFlightKey(manifests), now), Effect.fail(new ErrOutcomeUnknown({ reasons: e.reasons, ref: objectRef(manifests) })))
+            )
           )
         }
         return abandonCopy(manifests, inUse, definiteWriteFailure(e))
       })
     )
-  })
+  )
 
 // 7. Own the copy.
 /** Step 7: makes the TrainJob the copy's owner, so deleting the TrainJob collects the copy; an adopter
  * also marks the copy (see AdoptionMark). Returns the copy as it stands afterwards. */
 export const setCopyOwner = (config: BackendConfig, manifests: Manifests, inUse: CopyInUse, job: TrainJobInUse): Effect.Effect<KubeResource, ReadonlyArray<string>, Cluster> =>
-  Effect.gen(function* () {
+  Effect.flatMap(Cluster, (cluster) => {
     const uid = job.trainJob.metadata.uid ?? ""
     const done = (copy: KubeResource) => ownerOfItsName(copy)?.uid === uid && (!job.adopted || markedFor(config, copy, uid))
-    if (done(inUse.copy)) return inUse.copy
-    const cluster = yield* Cluster
+    if (done(inUse.copy)) return Effect.succeed(inUse.copy)
     const key = { namespace: manifests.namespace, name: manifests.name }
     const owner = { apiVersion: trainJobApiVersion, kind: "TrainJob", name: manifests.name, uid, controller: true }
     const body = { metadata: { ownerReferences: [owner], ...(job.adopted ? { annotations: { [adoptionMark(config)]: uid } } : {}) } }
@@ -297,7 +308,7 @@ export const setCopyOwner = (config: BackendConfig, manifests: Manifests, inUse:
       if (done(now)) return now
       return yield* Effect.mapError(patch(now.metadata.resourceVersion), reasonsOf)
     })
-    return yield* patch(inUse.copy.metadata.resourceVersion).pipe(
+    return patch(inUse.copy.metadata.resourceVersion).pipe(
       Effect.catchTag("ClusterError", (e) => (e.reason === "Conflict" || e.reason === "Unanswered" ? afterUnknown : Effect.fail(e.reasons))),
       Effect.mapError((reasons) => [`the runtime copy's owner could not be set`, ...reasons])
     )
@@ -306,20 +317,19 @@ export const setCopyOwner = (config: BackendConfig, manifests: Manifests, inUse:
 // 8. Read back.
 /** Step 8: reads the TrainJob back and compares what Start wrote; one being deleted fails too. */
 export const readBack = (config: BackendConfig, manifests: Manifests, options: ReadBackOptions = {}): Effect.Effect<KubeResource, ReadonlyArray<string>, Cluster> =>
-  Effect.gen(function* () {
-    const cluster = yield* Cluster
-    const read = yield* Effect.mapError(cluster.get(TrainJobs, { namespace: manifests.namespace, name: manifests.name }), (e) => [
-      "the TrainJob could not be read back",
-      ...e.reasons
-    ])
-    const changed = [
-      ...compareReadBack(manifests.trainJob, read, config, options),
-      // Someone deleted it meanwhile (a finalizer holds it): a job that is going is not started.
-      ...(read.metadata.deletionTimestamp === undefined ? [] : [`the TrainJob ${manifests.namespace}/${manifests.name} is being deleted`])
-    ]
-    if (changed.length > 0) return yield* Effect.fail(changed)
-    return read
-  })
+  Effect.flatMap(Cluster, (cluster) =>
+    cluster.get(TrainJobs, { namespace: manifests.namespace, name: manifests.name }).pipe(
+      Effect.mapError((e) => ["the TrainJob could not be read back", ...e.reasons]),
+      Effect.flatMap((read) => {
+        const changed = [
+          ...compareReadBack(manifests.trainJob, read, config, options),
+          // Someone deleted it meanwhile (a finalizer holds it): a job that is going is not started.
+          ...(read.metadata.deletionTimestamp === undefined ? [] : [`the TrainJob ${manifests.namespace}/${manifests.name} is being deleted`])
+        ]
+        return changed.length > 0 ? Effect.fail(changed) : Effect.succeed(read)
+      })
+    )
+  )
 
 // 9. Kueue: wait for the Workload.
 /** Step 9: in Kueue mode, polls every second up to timeouts.workload for the TrainJob's Workload to exist,
@@ -331,21 +341,22 @@ export const awaitWorkload = (
   trainJob: KubeResource,
   expectation: WorkloadExpectation = {}
 ): Effect.Effect<boolean, ReadonlyArray<string>, Cluster> =>
-  Effect.gen(function* () {
-    if (config.mode !== "kueue") return true
-    const cluster = yield* Cluster
-    const gate = startGateName(config)
-    const check = config.kueue.admissionCheck
-    const selector = `${jobUidLabel}=${trainJob.metadata.uid ?? ""}`
-    const problemsNow = Effect.map(Effect.result(cluster.list(Workloads, manifests.namespace, selector)), (listed) =>
-      Result.isSuccess(listed)
-        ? { problems: workloadProblems(listed.success, gate, check, expectation), gated: workloadProblems(listed.success, gate, check).length === 0 }
-        : { problems: listed.failure.reasons, gated: false }
-    )
-    const polled = yield* pollUntil(problemsNow, (now) => now.problems.length === 0, config.timeouts.workloadMs)
-    if (!polled.done) return yield* Effect.fail([`no ready Workload within ${config.timeouts.workloadMs} ms`, ...polled.value.problems])
-    return polled.value.gated
-  })
+  config.mode !== "kueue"
+    ? Effect.succeed(true)
+    : Effect.gen(function* () {
+        const cluster = yield* Cluster
+        const gate = startGateName(config)
+        const check = config.kueue.admissionCheck
+        const selector = `${jobUidLabel}=${trainJob.metadata.uid ?? ""}`
+        const problemsNow = Effect.map(Effect.result(cluster.list(Workloads, manifests.namespace, selector)), (listed) =>
+          Result.isSuccess(listed)
+            ? { problems: workloadProblems(listed.success, gate, check, expectation), gated: workloadProblems(listed.success, gate, check).length === 0 }
+            : { problems: listed.failure.reasons, gated: false }
+        )
+        const polled = yield* pollUntil(problemsNow, (now) => now.problems.length === 0, config.timeouts.workloadMs)
+        if (!polled.done) return yield* Effect.fail([`no ready Workload within ${config.timeouts.workloadMs} ms`, ...polled.value.problems])
+        return polled.value.gated
+      })
 
 // When 7, 8 or 9 fails.
 /** The failure paragraph: stops the TrainJob Start created and its copy, then returns ErrRejected; if
@@ -396,21 +407,21 @@ const attributesOf = (request: StartRequest): Readonly<Record<string, unknown>> 
  * deleted or dropped from the config), a copy that the live TrainJob of the request's name owns is the
  * job's frozen runtime: steps 4 and 5 are done again on it, and step 6 decides whether that TrainJob is
  * this request's. */
-const prepare = (config: BackendConfig, request: StartRequest, attributes: Readonly<Record<string, unknown>>) =>
+const prepare = (config: BackendConfig, request: StartRequest, step: Step) =>
   Effect.gen(function* () {
-    const runtime = yield* step("readRuntime", attributes)(readRuntime(config, request))
-    yield* step("checkRuntimeRules", attributes)(checkRuntimeRules(config, request, runtime))
-    const manifests = yield* step("render", attributes)(render(config, request, runtime))
-    const inUse = yield* step("createCopy", attributes)(createCopy(manifests, runtime.object))
+    const runtime = yield* step("readRuntime")(readRuntime(config, request))
+    yield* step("checkRuntimeRules")(checkRuntimeRules(config, request, runtime))
+    const manifests = yield* step("render")(render(config, request, runtime))
+    const inUse = yield* step("createCopy")(createCopy(manifests, runtime.object))
     return { manifests, inUse }
   }).pipe(
     Effect.catchIf(
       (error): error is ErrUnsupported | ErrRejected => error._tag === "ErrUnsupported" || error._tag === "ErrRejected",
       (refused) =>
         Effect.gen(function* () {
-          const frozen = yield* step("frozenRuntime", attributes)(frozenRuntime(config, request))
+          const frozen = yield* step("frozenRuntime")(frozenRuntime(config, request))
           if (frozen === undefined) return yield* Effect.fail(refused)
-          const manifests = yield* step("render", attributes)(render(configListing(config, frozen.ref), request, frozen))
+          const manifests = yield* step("render")(render(configListing(config, frozen.ref), request, frozen))
           const inUse: CopyInUse = { copy: frozen.object, ownerUid: ownerOfItsName(frozen.object)?.uid, created: false }
           return { manifests, inUse }
         })
@@ -418,33 +429,35 @@ const prepare = (config: BackendConfig, request: StartRequest, attributes: Reado
   )
 
 /** Start: turns a StartRequest into a runtime copy and a TrainJob with its start gate closed. */
-export const start = (backend: Backend, input: unknown): Effect.Effect<StartResult, StartError, Cluster | InFlight> => {
-  const rawJob = rawJobOf(input)
-  const program = Effect.gen(function* () {
-    const config = backend.config
-    const first = rawJob === undefined ? {} : { "dispatch.job": rawJob }
-    yield* step("checkGates", first)(checkGates(backend))
-    const request = yield* step("decodeRequest", first)(decodeRequest(input))
-    const attributes = attributesOf(request)
-    const { manifests, inUse } = yield* prepare(config, request, attributes)
-    const job = yield* step("createTrainJob", attributes)(createTrainJob(config, manifests, inUse))
-    const trainJob = job.trainJob
-    const gateClosed = yield* Effect.gen(function* () {
-      const copy = yield* step("setCopyOwner", attributes)(setCopyOwner(config, manifests, inUse, job)).pipe(
-        Effect.mapError((reasons) => ({ reasons, seen: inUse.copy }))
-      )
-      return yield* Effect.gen(function* () {
-        const read = yield* step("readBack", attributes)(readBack(config, manifests, { adopted: job.adopted }))
-        const gated = yield* step("awaitWorkload", attributes)(awaitWorkload(config, manifests, trainJob, { gateMayBeGone: job.adopted }))
-        return config.mode === "plain" ? (read["spec"] as { readonly suspend?: unknown } | undefined)?.suspend === true : gated
-      }).pipe(Effect.mapError((reasons) => ({ reasons, seen: copy })))
-    }).pipe(Effect.catch((failed) => step("stopAfterFailure", attributes)(stopAfterFailure(config, manifests, failed.seen, job, failed.reasons))))
-    const inFlight = yield* InFlight
-    yield* inFlight.forget(inFlightKey(manifests))
-    const uid = trainJob.metadata.uid ?? ""
-    const done = job.adopted ? "start: the TrainJob an earlier Start created is this request's" : "start: TrainJob created with its start gate closed"
-    yield* libraryLog("Info", done).pipe(Effect.annotateLogs({ uid, gateClosed }))
-    return { ref: `${manifests.namespace}/${manifests.name}`, namespace: manifests.namespace, name: manifests.name, uid, created: !job.adopted, gateClosed }
+export const start = (backend: Backend, input: unknown): Effect.Effect<StartResult, StartError, Cluster | InFlight> =>
+  Effect.withFiber((fiber) => {
+    const reporting = reportingOf(fiber)
+    const rawJob = rawJobOf(input)
+    const program = Effect.gen(function* () {
+      const config = backend.config
+      const first = steps(reporting, rawJob === undefined ? {} : { "dispatch.job": rawJob })
+      yield* first("checkGates")(checkGates(backend))
+      const request = yield* first("decodeRequest")(decodeRequest(input))
+      const step = steps(reporting, attributesOf(request))
+      const { manifests, inUse } = yield* prepare(config, request, step)
+      const job = yield* step("createTrainJob")(createTrainJob(config, manifests, inUse))
+      const trainJob = job.trainJob
+      const gateClosed = yield* Effect.gen(function* () {
+        const copy = yield* step("setCopyOwner")(setCopyOwner(config, manifests, inUse, job)).pipe(Effect.mapError((reasons) => ({ reasons, seen: inUse.copy })))
+        return yield* Effect.gen(function* () {
+          const read = yield* step("readBack")(readBack(config, manifests, { adopted: job.adopted }))
+          const gated = yield* step("awaitWorkload")(awaitWorkload(config, manifests, trainJob, { gateMayBeGone: job.adopted }))
+          return config.mode === "plain" ? (read["spec"] as { readonly suspend?: unknown } | undefined)?.suspend === true : gated
+        }).pipe(Effect.mapError((reasons) => ({ reasons, seen: copy })))
+      }).pipe(Effect.catch((failed) => step("stopAfterFailure")(stopAfterFailure(config, manifests, failed.seen, job, failed.reasons))))
+      const inFlight = yield* InFlight
+      yield* inFlight.forget(inFlightKey(manifests))
+      const uid = trainJob.metadata.uid ?? ""
+      if (reporting.lines) {
+        const done = job.adopted ? "start: the TrainJob an earlier Start created is this request's" : "start: TrainJob created with its start gate closed"
+        yield* Effect.logInfo(done).pipe(Effect.annotateLogs({ uid, gateClosed }))
+      }
+      return { ref: `${manifests.namespace}/${manifests.name}`, namespace: manifests.namespace, name: manifests.name, uid, created: !job.adopted, gateClosed }
+    })
+    return traced(reporting, program.pipe(Effect.annotateLogs(rawJob === undefined ? {} : { job: rawJob })), "dispatch.start", undefined)
   })
-  return traced(program.pipe(Effect.annotateLogs(rawJob === undefined ? {} : { job: rawJob })), "dispatch.start", undefined)
-}

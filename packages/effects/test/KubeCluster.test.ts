@@ -38,6 +38,14 @@ const answer = (req: IncomingMessage, res: ServerResponse, body: string): void =
   if (path.endsWith("/forbidden")) return json(403, statusBody(403, "Forbidden", "forbidden"))
   if (path.endsWith("/invalid")) return json(422, statusBody(422, "Invalid", "bad", { causes: [{ field: "spec.x", message: "required" }] }))
   if (path.endsWith("/broken")) return json(500, "not json at all")
+  if (path.endsWith("/chunked")) {
+    // The answer in two writes, split inside a two-byte character, so it arrives in more than one chunk.
+    const bytes = Buffer.from(JSON.stringify({ apiVersion: "v1", kind: "TrainJob", metadata: { name: "chunked", annotations: { note: "caf\u00e9" } } }))
+    const cut = bytes.indexOf(0xc3) + 1
+    res.writeHead(200, { "content-type": "application/json" })
+    res.write(bytes.subarray(0, cut))
+    return void setTimeout(() => res.end(bytes.subarray(cut)), 20)
+  }
   if (path.endsWith("/html")) {
     res.writeHead(200, { "content-type": "application/json" })
     return void res.end("<html>a proxy's page</html>")
@@ -83,6 +91,11 @@ describe("KubeCluster", () => {
     const object = await Effect.runPromise(cluster().get(TrainJobs, { namespace: "default", name: "a" }))
     expect(object.metadata.name).toBe("a")
     expect(object["extra"]).toBe(1)
+  })
+
+  it("reads an answer that arrives in several chunks, a character split between them", async () => {
+    const object = await Effect.runPromise(cluster().get(TrainJobs, { namespace: "default", name: "chunked" }))
+    expect(object.metadata.annotations).toEqual({ note: "caf\u00e9" })
   })
 
   it("sends merge patches as application/merge-patch+json, with the resourceVersion precondition", async () => {

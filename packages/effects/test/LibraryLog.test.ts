@@ -30,6 +30,15 @@ describe("dispatch's log lines", () => {
     expect(lines).toEqual([])
   })
 
+  it("are not written by a failing Start whose caller chose nothing about logs", async () => {
+    const lines: Array<string> = []
+    // A request of the wrong shape: the step that decodes it fails, and says so only to a caller who asked.
+    const program = start(backendOf(configOf("plain")), { job: 1 }).pipe(Effect.provide(Layer.merge(SimCluster(new Simulator({ objects: runtimes() }), { callMs: 30_000 }), InFlightMemory)))
+    const exit = await Effect.runPromiseExit(Effect.provideService(program, Console.Console, capturing(lines)))
+    expect(exit._tag).toBe("Failure")
+    expect(lines).toEqual([])
+  })
+
   it("are written at Info when the caller sets the minimum level", async () => {
     const lines: Array<string> = []
     await Effect.runPromise(startOnSimulator((e) => e.pipe(Effect.provideService(References.MinimumLogLevel, "Info"), Effect.provideService(Console.Console, capturing(lines)))))

@@ -23,44 +23,62 @@ const isPlainProto = (o: object): boolean => {
   return proto === Object.prototype || proto === null
 }
 
-// Own-property assignment that cannot be hijacked by a "__proto__" key arriving in JSON.
-const put = (target: Record<string, unknown>, key: string, value: unknown): void => {
+/** Sets an own property, as JSON.parse does: a "__proto__" key arriving in JSON cannot hijack the prototype. */
+export const putOwn = (target: Record<string, unknown>, key: string, value: unknown): void => {
   if (key === "__proto__") Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
   else target[key] = value
 }
 
+// What shellOf answers for a node that is not JSON data.
+const notJson: unique symbol = Symbol("not JSON")
+
+// The copy of one node: a scalar as it is, an object or an array as an empty one of its kind (filled when
+// its turn comes), or notJson: a non-finite number, undefined, a function, a class instance, a node met before.
+const shellOf = (source: unknown, seen: Set<object>): unknown => {
+  if (source === null || typeof source === "boolean" || typeof source === "string") return source
+  if (typeof source === "number") return Number.isFinite(source) ? source : notJson
+  if (typeof source !== "object" || seen.has(source)) return notJson
+  if (Array.isArray(source)) {
+    seen.add(source)
+    return new Array<unknown>(source.length)
+  }
+  if (!isPlainProto(source)) return notJson
+  seen.add(source)
+  return {}
+}
+
 /**
  * Copies plain JSON data, keeping key order; undefined when the input is not a JSON tree (cycles,
- * shared nodes, non-finite numbers, functions, class instances). Iterative, so depth cannot overflow.
+ * shared nodes, non-finite numbers, functions, class instances). Iterative, so depth cannot overflow;
+ * each node is placed in its parent's copy as it is met, so key order needs no second pass.
  */
 export const cloneJson = (input: unknown): JsonValue | undefined => {
   const seen = new Set<object>()
-  const root: { value?: unknown } = {}
-  const stack: Array<{ source: unknown; assign: (v: unknown) => void }> = [{ source: input, assign: (v) => { root.value = v } }]
-  while (stack.length > 0) {
-    const { source, assign } = stack.pop()!
-    if (source === null || typeof source === "boolean" || typeof source === "string") assign(source)
-    else if (typeof source === "number") {
-      if (!Number.isFinite(source)) return undefined
-      assign(source)
-    } else if (Array.isArray(source)) {
-      if (seen.has(source)) return undefined
-      seen.add(source)
-      const out: Array<unknown> = new Array(source.length)
-      assign(out)
-      for (let i = 0; i < source.length; i++) stack.push({ source: source[i], assign: (v) => { out[i] = v } })
-    } else if (typeof source === "object" && isPlainProto(source)) {
-      if (seen.has(source)) return undefined
-      seen.add(source)
-      const out: Record<string, unknown> = {}
-      assign(out)
-      for (const key of Object.keys(source)) {
-        put(out, key, undefined)
-        stack.push({ source: (source as Record<string, unknown>)[key], assign: (v) => put(out, key, v) })
+  const root = shellOf(input, seen)
+  if (root === notJson) return undefined
+  // Pairs of a source object or array and its copy, not yet filled.
+  const pending: Array<unknown> = typeof root === "object" && root !== null ? [input, root] : []
+  while (pending.length > 0) {
+    const into = pending.pop()
+    const source = pending.pop()
+    if (Array.isArray(source)) {
+      for (let i = 0; i < source.length; i++) {
+        const child = shellOf(source[i], seen)
+        if (child === notJson) return undefined
+        ;(into as Array<unknown>)[i] = child
+        if (typeof child === "object" && child !== null) pending.push(source[i], child)
       }
-    } else return undefined
+    } else {
+      for (const key of Object.keys(source as object)) {
+        const value = (source as Record<string, unknown>)[key]
+        const child = shellOf(value, seen)
+        if (child === notJson) return undefined
+        putOwn(into as Record<string, unknown>, key, child)
+        if (typeof child === "object" && child !== null) pending.push(value, child)
+      }
+    }
   }
-  return root.value as JsonValue
+  return root as JsonValue
 }
 
 /**

@@ -21,37 +21,53 @@ export const pathText = (segments: ReadonlyArray<string | number>): string =>
     .map((s) => (typeof s === "number" ? `[${s}]` : plainKey.test(s) ? `.${s}` : `[${JSON.stringify(s.length > 64 ? `${s.slice(0, 64)}...` : s)}]`))
     .join("")
 
+// One pair of values still to compare, and where it sits: its key under the pair it came from. The path is
+// spelled out only for the difference returned, so equal trees (every read-back that matches) allocate
+// no path per node.
+interface Pending {
+  readonly up: Pending | undefined
+  readonly key: string | number
+  readonly left: unknown
+  readonly right: unknown
+}
+
+const segmentsOf = (node: Pending): ReadonlyArray<string | number> => {
+  const segments: Array<string | number> = []
+  for (let at: Pending | undefined = node; at.up !== undefined; at = at.up) segments.push(at.key)
+  return segments.reverse()
+}
+
 /** The first place, in document order, where two JSON values differ (key order does not matter); undefined
  * when they are equal. A node reached twice (input that is not a tree) counts as a difference there. */
 export const firstDifference = (left: unknown, right: unknown): JsonDifference | undefined => {
   const seen = new Set<object>()
-  const stack: Array<{ readonly segments: ReadonlyArray<string | number>; readonly left: unknown; readonly right: unknown }> = [{ segments: [], left, right }]
+  const stack: Array<Pending> = [{ up: undefined, key: "", left, right }]
   while (stack.length > 0) {
     const node = stack.pop()!
-    const { left: x, right: y, segments } = node
+    const { left: x, right: y } = node
     if (x === y) continue
     const bothArrays = Array.isArray(x) && Array.isArray(y)
     const bothRecords = isRecord(x) && isRecord(y)
-    if (!bothArrays && !bothRecords) return node
-    if (seen.has(x as object)) return node
+    if ((!bothArrays && !bothRecords) || seen.has(x as object)) return { segments: segmentsOf(node), left: x, right: y }
     seen.add(x as object)
-    const children: Array<{ segments: ReadonlyArray<string | number>; left: unknown; right: unknown }> = []
+    // Children go on the stack last first, so the first child is examined first.
     if (bothArrays) {
       const xs = x as ReadonlyArray<unknown>
       const ys = y as ReadonlyArray<unknown>
       // Past the shorter array's end, only the first missing item is a difference worth naming.
       const upTo = Math.min(Math.max(xs.length, ys.length), Math.min(xs.length, ys.length) + 1)
-      for (let i = 0; i < upTo; i++) children.push({ segments: [...segments, i], left: xs[i], right: ys[i] })
+      for (let i = upTo - 1; i >= 0; i--) stack.push({ up: node, key: i, left: xs[i], right: ys[i] })
     } else {
       const xr = x as Readonly<Record<string, unknown>>
       const yr = y as Readonly<Record<string, unknown>>
-      const keys = [...Object.keys(xr), ...Object.keys(yr).filter((k) => !Object.hasOwn(xr, k)).sort()]
-      for (const key of keys) {
-        children.push({ segments: [...segments, key], left: Object.hasOwn(xr, key) ? xr[key] : undefined, right: Object.hasOwn(yr, key) ? yr[key] : undefined })
+      const keys = Object.keys(xr)
+      const extra = Object.keys(yr).filter((k) => !Object.hasOwn(xr, k))
+      if (extra.length > 0) keys.push(...extra.sort())
+      for (let i = keys.length - 1; i >= 0; i--) {
+        const key = keys[i]!
+        stack.push({ up: node, key, left: Object.hasOwn(xr, key) ? xr[key] : undefined, right: Object.hasOwn(yr, key) ? yr[key] : undefined })
       }
     }
-    // Reversed, so the first child is examined first.
-    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!)
   }
   return undefined
 }

@@ -1,5 +1,5 @@
 import type { BackendConfig } from "./Config.ts"
-import { isRecord, pathOf } from "./Json.ts"
+import { isRecord, pathOf, putOwn } from "./Json.ts"
 import { firstDifference, pathText } from "./JsonDifference.ts"
 import { patchManager } from "./Names.ts"
 import { preview } from "./Preview.ts"
@@ -32,11 +32,15 @@ const mapDifferences = (field: "labels" | "annotations", written: unknown, read:
   return out
 }
 
-// An env entry whose value is "" may come back without `value` after a round trip through Go's omitempty.
+// An env entry whose value is "" may come back without `value` after a round trip through Go's omitempty:
+// entries are compared with `value` last and "" for a missing one. Copied key by key: a rest-and-spread
+// copy cost more than the comparison it prepares.
 const envValue = (entry: unknown): unknown => {
   if (!isRecord(entry)) return entry
-  const { value, ...rest } = entry
-  return { ...rest, value: value ?? "" }
+  const out: Record<string, unknown> = {}
+  for (const key of Object.keys(entry)) if (key !== "value") putOwn(out, key, entry[key])
+  out["value"] = entry["value"] ?? ""
+  return out
 }
 
 const trainerDifferences = (written: unknown, read: unknown): Array<string> => {

@@ -1,7 +1,15 @@
 import { test as propTest, fc } from "@fast-check/vitest"
 import { describe, expect, it } from "vitest"
-import type { KubeObject } from "../src/Api.ts"
+import type { Controller, KubeObject } from "../src/Api.ts"
 import type { TrainerOptions } from "../src/controllers/Options.ts"
+import { jobController } from "../src/controllers/job/JobController.ts"
+import { jobSetController } from "../src/controllers/jobset/JobSetController.ts"
+import { clockRuntime } from "../src/controllers/kubelet/ContainerRuntime.ts"
+import { kubelet } from "../src/controllers/kubelet/Kubelet.ts"
+import { defaultNode } from "../src/controllers/scheduler/Nodes.ts"
+import { scheduler } from "../src/controllers/scheduler/Scheduler.ts"
+import { eventRecorder } from "../src/controllers/shared/Events.ts"
+import { inTurn } from "../src/controllers/shared/InTurn.ts"
 import { ReconcileMemo } from "../src/controllers/shared/ReconcileMemo.ts"
 import { RuntimeReaders, runtimeKey, runtimeKeyOf } from "../src/controllers/trainer/RuntimeReaders.ts"
 import { trainerController } from "../src/controllers/trainer/TrainerController.ts"
@@ -17,25 +25,50 @@ const operation = fc.oneof(
     suspend: fc.boolean(),
     deadlineSeconds: fc.option(fc.integer({ min: 1, max: 8 }), { nil: undefined }),
     fails: fc.boolean(),
-    runtime: fc.constantFrom("cluster", "namespaced", "missing")
+    runtime: fc.constantFrom("cluster", "namespaced", "missing", "deadline")
   }),
   fc.record({ type: fc.constant("suspend" as const), name: fc.constantFrom("j0", "j1", "j2", "j3"), suspend: fc.boolean() }),
-  fc.record({ type: fc.constant("delete" as const), name: fc.constantFrom("j0", "j1", "j2", "j3") }),
+  fc.record({ type: fc.constant("delete" as const), name: fc.constantFrom("j0", "j1", "j2", "j3"), foreground: fc.boolean() }),
   // the cluster runtime goes, or comes back with one or two replicated jobs
   fc.record({ type: fc.constant("runtime" as const), shape: fc.constantFrom("absent", "plain", "initializer") }),
   // the namespaced runtime goes, or comes back with one or two replicated jobs (only its readers are looked at again)
   fc.record({ type: fc.constant("namespacedRuntime" as const), shape: fc.constantFrom("absent", "plain", "initializer") }),
+  // the namespaced runtime's metadata alone changes (as Start's owner reference does): its spec is the same
+  fc.record({ type: fc.constant("runtimeLabel" as const), value: fc.constantFrom("a", "b") }),
   fc.record({ type: fc.constant("advance" as const), ms: fc.integer({ min: 0, max: 2500 }) })
 )
 
 type Operation = typeof operation extends fc.Arbitrary<infer A> ? A : never
 
-const runtimeRef = (runtime: "cluster" | "namespaced" | "missing") =>
+const deadlineRuntimeName = "torch-with-deadline"
+
+// A runtime whose Jobs fail by their own deadline (2 s), before the run's scripted end.
+const deadlineRuntime: KubeObject = {
+  apiVersion: "trainer.kubeflow.org/v1alpha1",
+  kind: "TrainingRuntime",
+  metadata: { name: deadlineRuntimeName, namespace: "default" },
+  spec: {
+    mlPolicy: { numNodes: 1, torch: {} },
+    template: { spec: { replicatedJobs: [{
+      name: "node",
+      template: {
+        metadata: { labels: { "trainer.kubeflow.org/trainjob-ancestor-step": "trainer" } },
+        spec: { activeDeadlineSeconds: 2, template: { spec: { containers: [{ name: "node", image: "example.org/node:1" }] } } }
+      }
+    }] } }
+  }
+}
+
+const seeds = [plainRuntime, initializerRuntime, deadlineRuntime]
+
+const runtimeRef = (runtime: "cluster" | "namespaced" | "missing" | "deadline") =>
   runtime === "cluster"
     ? { name: "torch-distributed" }
     : runtime === "namespaced"
       ? { name: "torch-with-cache", kind: "TrainingRuntime" }
-      : { name: "absent-runtime" }
+      : runtime === "deadline"
+        ? { name: deadlineRuntimeName, kind: "TrainingRuntime" }
+        : { name: "absent-runtime" }
 
 const apply = (sim: Simulator, op: Operation): void => {
   const where = { group: "trainer.kubeflow.org", version: "v1alpha1", namespace: "default" }
@@ -51,7 +84,7 @@ const apply = (sim: Simulator, op: Operation): void => {
       mergePatch(sim, "trainjobs", op.name, { spec: { suspend: op.suspend } })
       return
     case "delete":
-      sim.handle({ verb: "delete", ...where, resource: "trainjobs", name: op.name })
+      sim.handle({ verb: "delete", ...where, resource: "trainjobs", name: op.name, ...(op.foreground ? { propagationPolicy: "Foreground" as const } : {}) })
       return
     case "runtime": {
       const runtimes = { group: "trainer.kubeflow.org", version: "v1alpha1", resource: "clustertrainingruntimes" }
@@ -67,6 +100,9 @@ const apply = (sim: Simulator, op: Operation): void => {
       if (op.shape === "initializer") sim.handle({ verb: "create", ...runtimes, body: initializerRuntime })
       return
     }
+    case "runtimeLabel":
+      mergePatch(sim, "trainingruntimes", "torch-with-cache", { metadata: { labels: { edited: op.value } } })
+      return
     case "advance":
       sim.advance(op.ms)
   }
@@ -77,23 +113,33 @@ const options: TrainerOptions = {
   outcomes: [{ labels: { scenario: "fails" }, result: "Failed", afterMs: 1500, message: "scripted failure" }]
 }
 
-// The same controller handed copies: no object is ever the one it settled, so it never skips.
-const unskipping = (): Simulator => {
-  const sim = new Simulator({ seed: 7, objects: [plainRuntime, initializerRuntime], controllers: { trainer: { installed: false } } })
+// A controller handed copies: no object is ever the one it settled, so it never skips a look.
+const copies = (controller: Controller): Controller => ({ name: controller.name, reconcile: (system) => controller.reconcile(copying(system)) })
+
+// The same controllers as the simulator installs (Trainer alone, or with the object tree's), all handed copies.
+const unskipping = (tree: boolean): Simulator => {
+  const sim = new Simulator({ seed: 7, objects: seeds, controllers: { trainer: { installed: false } } })
   sim.addAdmission(trainJobWebhook)
-  const controller = trainerController(options)
-  sim.addController({ name: controller.name, reconcile: (system) => controller.reconcile(copying(system)) })
+  if (!tree) {
+    sim.addController(copies(trainerController(options)))
+    return sim
+  }
+  const events = eventRecorder()
+  const trainer = trainerController(options, true, (listener) => sim.onChange(listener))
+  const controllers = [trainer, jobSetController(sim), jobController(sim, events), scheduler(sim, events, defaultNode), kubelet(sim, events, defaultNode, clockRuntime, options)]
+  sim.addController(inTurn("workloads", sim, controllers.map(copies), [], () => trainer.afterStep(copying(sim.clientOf(trainer)))))
   return sim
 }
 
-// Runs the operations on both simulators, comparing the TrainJobs after each.
-const expectSameAsReference = (ops: ReadonlyArray<Operation>): void => {
-  const skipping = new Simulator({ seed: 7, objects: [plainRuntime, initializerRuntime], controllers: { trainer: options, workloads: { installed: false } } })
-  const reference = unskipping()
+// Runs the operations on both simulators, comparing the TrainJobs (and with the tree, every object of it) after each.
+const expectSameAsReference = (ops: ReadonlyArray<Operation>, tree = false): void => {
+  const skipping = new Simulator({ seed: 7, objects: seeds, controllers: { trainer: options, ...(tree ? {} : { workloads: { installed: false } }) } })
+  const reference = unskipping(tree)
+  const kinds = tree ? ["trainjobs", "jobsets", "jobs", "pods", "events"] : ["trainjobs"]
   for (const op of [...ops, { type: "advance" as const, ms: 10_000 }]) {
     apply(skipping, op)
     apply(reference, op)
-    expect(list(skipping, "trainjobs")).toEqual(list(reference, "trainjobs"))
+    for (const kind of kinds) expect(list(skipping, kind)).toEqual(list(reference, kind))
   }
 }
 
@@ -102,6 +148,19 @@ describe("skipping settled TrainJobs", () => {
     "Trainer writes exactly what it writes when it looks at every job on every step",
     expectSameAsReference
   )
+
+  propTest.prop([fc.array(operation, { maxLength: 25 })], { numRuns: 60 })(
+    "with the object tree, everything is written exactly as when every controller looks at every object on every step",
+    (ops) => expectSameAsReference(ops, true)
+  )
+
+  it("writes the object tree as controllers that never skip do when a Job hits its own deadline and another's run fails", () => {
+    expectSameAsReference([
+      { type: "create", name: "j0", suspend: false, deadlineSeconds: undefined, fails: false, runtime: "deadline" },
+      { type: "create", name: "j1", suspend: false, deadlineSeconds: undefined, fails: true, runtime: "namespaced" },
+      ...Array.from({ length: 8 }, () => ({ type: "advance" as const, ms: 400 }))
+    ], true)
+  })
 
   it("looks again at a settled running job when its runtime is replaced", () => {
     expectSameAsReference([

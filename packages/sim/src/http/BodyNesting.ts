@@ -10,22 +10,33 @@ const close = (c: number): boolean => c === 0x7d || c === 0x5d
 export const jsonTextDepth = (text: string, limit: number = Number.POSITIVE_INFINITY): number => {
   let depth = 0
   let deepest = 0
-  let inString = false
-  let escaped = false
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i)
-    if (inString) {
-      if (escaped) escaped = false
-      else if (c === 0x5c) escaped = true
-      else if (c === 0x22) inString = false
-    } else if (c === 0x22) inString = true
-    else if (open(c)) {
+    if (c === 0x22) {
+      // Most of a body is strings: jump to the closing quote (one not escaped) instead of reading them.
+      const end = closingQuote(text, i + 1)
+      if (end < 0) return deepest
+      i = end
+    } else if (open(c)) {
       depth++
       if (depth > deepest) deepest = depth
       if (deepest > limit) return deepest
     } else if (close(c)) depth--
   }
   return deepest
+}
+
+// The index of the quote that ends a string begun before `from`, or -1 when it never ends: a quote
+// after an odd run of backslashes is escaped.
+const closingQuote = (text: string, from: number): number => {
+  let at = text.indexOf('"', from)
+  while (at >= 0) {
+    let backslashes = 0
+    while (text.charCodeAt(at - 1 - backslashes) === 0x5c) backslashes++
+    if (backslashes % 2 === 0) return at
+    at = text.indexOf('"', at + 1)
+  }
+  return -1
 }
 
 /** An upper bound on the nesting depth of YAML text; counting stops once past `limit`. */

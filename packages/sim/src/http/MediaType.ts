@@ -1,6 +1,7 @@
 // Reading the two headers that change how a call is served: Content-Type picks the patch format, and
 // Accept may ask for a meta.k8s.io/v1 Table instead of the object (kubectl's `get` does).
 import type { PatchType } from "../Api.ts"
+import { memoizeText } from "./TextMemo.ts"
 
 /** How much of each object a Table row carries, from the `includeObject` query parameter. */
 export type IncludeObject = "None" | "Metadata" | "Object"
@@ -20,8 +21,10 @@ const parseMediaRange = (text: string): MediaRange => {
 }
 
 /** The patch format named by a Content-Type header, or undefined when it names none. */
-export const patchTypeOf = (contentType: string | undefined): PatchType | undefined => {
-  switch (parseMediaRange(contentType ?? "").type) {
+export const patchTypeOf = (contentType: string | undefined): PatchType | undefined => patchTypeOfText(contentType ?? "")
+
+const patchTypeOfText = memoizeText((contentType: string): PatchType | undefined => {
+  switch (parseMediaRange(contentType).type) {
     case "application/json-patch+json":
       return "json"
     case "application/merge-patch+json":
@@ -33,17 +36,21 @@ export const patchTypeOf = (contentType: string | undefined): PatchType | undefi
     default:
       return undefined
   }
-}
+})
 
 /** True when the body is to be read as YAML rather than JSON. */
-export const isYamlBody = (contentType: string | undefined): boolean => {
-  const type = parseMediaRange(contentType ?? "").type
+export const isYamlBody = (contentType: string | undefined): boolean => isYamlText(contentType ?? "")
+
+const isYamlText = memoizeText((contentType: string): boolean => {
+  const type = parseMediaRange(contentType).type
   return type === "application/apply-patch+yaml" || type === "application/yaml"
-}
+})
 
 /** True when the Accept header lists a meta.k8s.io/v1 Table among the JSON forms it takes. */
-export const acceptsTable = (accept: string | undefined): boolean =>
-  (accept ?? "")
+export const acceptsTable = (accept: string | undefined): boolean => acceptsTableText(accept ?? "")
+
+const acceptsTableText = memoizeText((accept: string): boolean =>
+  accept
     .split(",")
     .map(parseMediaRange)
     .some(
@@ -53,6 +60,7 @@ export const acceptsTable = (accept: string | undefined): boolean =>
         m.params["g"] === "meta.k8s.io" &&
         m.params["v"] === "v1"
     )
+)
 
 /** The includeObject query parameter, defaulting as the API server does. */
 export const includeObjectOf = (value: string | null): IncludeObject | undefined =>

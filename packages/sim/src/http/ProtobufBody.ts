@@ -5,6 +5,7 @@
 import { type ApiResponse, statusBody } from "../Api.ts"
 import { builtinMessages } from "../kinds/BuiltinMessages.ts"
 import { type WireField, WireError, readFields, readPackedVarints } from "./ProtobufWire.ts"
+import { memoizeText } from "./TextMemo.ts"
 
 /** One field of a message table. */
 export interface MessageField {
@@ -223,8 +224,9 @@ export const decodeMessage = (name: string, bytes: Uint8Array, path = ""): Recor
 export const protobufMagic = Uint8Array.of(0x6b, 0x38, 0x73, 0x00)
 
 /** True when a Content-Type header names Kubernetes' protobuf encoding. */
-export const isProtobufBody = (contentType: string | undefined): boolean =>
-  (contentType ?? "").split(";")[0]?.trim().toLowerCase() === "application/vnd.kubernetes.protobuf"
+export const isProtobufBody = (contentType: string | undefined): boolean => isProtobufText(contentType ?? "")
+
+const isProtobufText = memoizeText((contentType: string): boolean => contentType.split(";")[0]?.trim().toLowerCase() === "application/vnd.kubernetes.protobuf")
 
 /** A decoded body, or the answer to send instead. */
 export type ProtobufDecoded = { readonly ok: true; readonly object: Record<string, unknown> } | { readonly ok: false; readonly response: ApiResponse }

@@ -3,6 +3,7 @@
 import { STATUS_CODES, type ServerResponse } from "node:http"
 import type { Duplex } from "node:stream"
 import { type ApiResponse, type Outcome, statusBody } from "../Api.ts"
+import { jsonText } from "./JsonText.ts"
 
 /** Timers the server must cancel when it closes. */
 export interface Timers {
@@ -12,7 +13,7 @@ export interface Timers {
 /** Writes a JSON answer. */
 export const sendJson = (res: ServerResponse, response: ApiResponse): void => {
   if (res.destroyed || res.headersSent) return
-  const text = JSON.stringify(response.body)
+  const text = jsonText(response.body)
   res.writeHead(response.code, {
     ...response.headers,
     "Content-Type": "application/json",

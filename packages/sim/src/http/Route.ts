@@ -46,14 +46,25 @@ export const groupVersions = (): ReadonlyArray<{ readonly group: string; readonl
   return out.sort((a, b) => (a.group === "" ? -1 : b.group === "" ? 1 : 0))
 }
 
-const servesGroupVersion = (group: string, version: string): boolean =>
-  Resources.some((r) => serves(r, group, version))
+// The served resources by group, version and plural (the first in `Resources` order where two share
+// them), and the served group/version pairs: every request's path is looked up in these.
+const servedKey = (group: string, version: string, plural: string): string => `${group}\u0000${version}\u0000${plural}`
+const servedResources = new Map<string, Resource>()
+const servedGroupVersions = new Set<string>()
+for (const r of Resources) {
+  for (const version of r.versions) {
+    const key = servedKey(r.group, version, r.plural)
+    if (!servedResources.has(key)) servedResources.set(key, r)
+    servedGroupVersions.add(servedKey(r.group, version, ""))
+  }
+}
+
+const servesGroupVersion = (group: string, version: string): boolean => servedGroupVersions.has(servedKey(group, version, ""))
 
 // The segments after /api/v1 or /apis/{group}/{version}:
 //   {plural}[/{name}[/status]]  or  namespaces/{ns}/{plural}[/{name}[/status]]
 const resourceRoute = (group: string, version: string, rest: ReadonlyArray<string>): Route => {
-  const find = (plural: string | undefined): Resource | undefined =>
-    Resources.find((r) => r.plural === plural && serves(r, group, version))
+  const find = (plural: string | undefined): Resource | undefined => (plural === undefined ? undefined : servedResources.get(servedKey(group, version, plural)))
   const namespacedForm = rest[0] === "namespaces" && rest.length >= 3 && find(rest[2])?.namespaced === true
   if (namespacedForm) {
     const [, namespace, plural, name, sub, ...extra] = rest
@@ -146,6 +157,8 @@ export const routeOf = (path: string): Route => {
 }
 
 const decodeSegment = (segment: string): string | undefined => {
+  // Only an escape changes a segment (or makes it malformed): most have none, and decoding costs.
+  if (!segment.includes("%")) return segment
   try {
     return decodeURIComponent(segment)
   } catch {

@@ -103,16 +103,18 @@ const decodeCall = async (req: IncomingMessage, res: ServerResponse, callTarget:
     sendJson(res, protobuf.response)
     return undefined
   }
-  const decoded = decodeRestCall({
-    method: req.method ?? "GET",
-    target: callTarget,
-    query,
-    ...optional("authorization", header(req, "authorization")),
-    ...optional("contentType", protobuf === undefined ? header(req, "content-type") : "application/json"),
-    ...optional("accept", header(req, "accept")),
-    ...optional("userAgent", header(req, "user-agent")),
-    body: protobuf === undefined ? body.text : JSON.stringify(protobuf.object)
-  })
+  // Only the headers sent, set one by one: a spread per optional header costs an object each, per call.
+  const input: { -readonly [K in keyof RestInput]: RestInput[K] } = { method: req.method ?? "GET", target: callTarget, query, body: "" }
+  const authorization = header(req, "authorization")
+  if (authorization !== undefined) input.authorization = authorization
+  const contentType = protobuf === undefined ? header(req, "content-type") : "application/json"
+  if (contentType !== undefined) input.contentType = contentType
+  const accept = header(req, "accept")
+  if (accept !== undefined) input.accept = accept
+  const userAgent = header(req, "user-agent")
+  if (userAgent !== undefined) input.userAgent = userAgent
+  input.body = protobuf === undefined ? body.text : JSON.stringify(protobuf.object)
+  const decoded = decodeRestCall(input)
   if (!decoded.ok) {
     sendJson(res, decoded.response)
     return undefined
@@ -148,13 +150,11 @@ export const startSimServer = (options: SimServerOptions): Promise<SimServer> =>
       const token = /^Bearer\s+(\S+)\s*$/i.exec(header(req, "authorization") ?? "")?.[1]
       return servePodLog(res, simulator, { version: route.version, namespace: route.namespace ?? "default", name: route.name ?? "", query: target.query, token }, timers)
     }
-    const call = await decodeCall(req, res, {
-      resource: route.resource,
-      version: route.version,
-      ...(route.namespace === undefined ? {} : { namespace: route.namespace }),
-      ...(route.name === undefined ? {} : { name: route.name }),
-      ...(route.subresource === "status" ? { subresource: "status" as const } : {})
-    }, target.query)
+    const callTarget: { -readonly [K in keyof RestInput["target"]]: RestInput["target"][K] } = { resource: route.resource, version: route.version }
+    if (route.namespace !== undefined) callTarget.namespace = route.namespace
+    if (route.name !== undefined) callTarget.name = route.name
+    if (route.subresource === "status") callTarget.subresource = "status"
+    const call = await decodeCall(req, res, callTarget, target.query)
     if (call === undefined) return
     if (call.request.verb === "watch") {
       try {
@@ -223,6 +223,3 @@ export const startSimServer = (options: SimServerOptions): Promise<SimServer> =>
     })
   })
 }
-
-const optional = <K extends string>(key: K, value: string | undefined): { [P in K]?: string } =>
-  (value === undefined ? {} : { [key]: value }) as { [P in K]?: string }

@@ -4,6 +4,7 @@
 import type { ServerResponse } from "node:http"
 import type { Resource, WatchEvent } from "../Api.ts"
 import type { Simulator } from "../Simulator.ts"
+import { jsonText } from "./JsonText.ts"
 import { serveOutcome, sendJson, type Timers } from "./Reply.ts"
 import type { RestCall } from "./RestCall.ts"
 import { tableOf } from "./Table.ts"
@@ -25,7 +26,7 @@ export const serveWatch = (
       ? tableOf({ resource, body: event.object, now: simulator.now(), include: call.table ?? "Metadata", withColumns: !columnsSent })
       : event.object
     if (tabular) columnsSent = true
-    return `${JSON.stringify({ type: event.type, object })}\n`
+    return `${jsonText({ type: event.type, object })}\n`
   }
   const watch = simulator.watch(call.request, (event) => (sink === undefined ? pending.push(event) : sink(event)))
   res.on("close", () => watch.stop())

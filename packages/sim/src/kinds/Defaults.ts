@@ -1,20 +1,29 @@
 // The defaults the API server writes into objects before validation: those of the CRD schemas
 // (TrainJob runtimeRef, managedBy and suspend; Workload pod set name and count) and a Namespace's
 // name label.
-import { isJsonObject } from "../apiserver/store/JsonValue.ts"
+import { isJsonObject, putOwn } from "../apiserver/store/JsonValue.ts"
 import { trainerManager } from "./trainer/TrainJobRules.ts"
 
-const withDefaults = (value: unknown, defaults: Record<string, unknown>): unknown =>
-  isJsonObject(value) ? { ...defaults, ...Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) } : value
+// The defaults' keys first, then the value's own (a key of both keeps the defaults' place), as
+// `{ ...defaults, ...value }` orders them; built by a loop, as every TrainJob write runs this.
+const withDefaults = (value: unknown, defaults: Readonly<Record<string, unknown>>): unknown => {
+  if (!isJsonObject(value)) return value
+  const out: Record<string, unknown> = {}
+  for (const key of Object.keys(defaults)) out[key] = defaults[key]
+  for (const key of Object.keys(value)) if (value[key] !== undefined) putOwn(out, key, value[key])
+  return out
+}
+
+const runtimeRefDefaults = { apiGroup: "trainer.kubeflow.org", kind: "ClusterTrainingRuntime" }
+const trainJobSpecDefaults = { managedBy: trainerManager, suspend: false }
 
 const trainJob = (object: Record<string, unknown>): Record<string, unknown> => {
   const spec = object["spec"]
   if (!isJsonObject(spec)) return object
-  const runtimeRef = withDefaults(spec["runtimeRef"], { apiGroup: "trainer.kubeflow.org", kind: "ClusterTrainingRuntime" })
-  return {
-    ...object,
-    spec: { ...(withDefaults(spec, { managedBy: trainerManager, suspend: false }) as Record<string, unknown>), ...(runtimeRef === undefined ? {} : { runtimeRef }) }
-  }
+  const runtimeRef = withDefaults(spec["runtimeRef"], runtimeRefDefaults)
+  const defaulted = withDefaults(spec, trainJobSpecDefaults) as Record<string, unknown>
+  if (runtimeRef !== undefined) defaulted["runtimeRef"] = runtimeRef
+  return { ...object, spec: defaulted }
 }
 
 const workload = (object: Record<string, unknown>): Record<string, unknown> => {

@@ -27,6 +27,7 @@ export const admit = (
     current = result.object
   }
   if (!changed) return { object: current }
-  const errors = validate(resource, current, old)
+  // What went in passed validation (it is only ever admitted then): parts the webhooks kept need no second look.
+  const errors = validate(resource, current, old, object)
   return errors.length > 0 ? { refused: invalid(resource, name, errors) } : { object: current }
 }

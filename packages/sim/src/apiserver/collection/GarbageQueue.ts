@@ -4,7 +4,7 @@
 // (those written, the owners they name before and after, and the dependents of an owner written or
 // removed). An object none of whose inputs changed would get the same answer as last time: nothing.
 import type { KubeObject } from "../../Api.ts"
-import { isJsonObject } from "../store/JsonValue.ts"
+import { isDeeplyFrozen, isJsonObject } from "../store/JsonValue.ts"
 import { resourceByKind } from "../../kinds/ResourceTable.ts"
 import { identityOf, metadataOf } from "../store/ServerContext.ts"
 import type { Store, StoredChange } from "../store/Store.ts"
@@ -24,17 +24,26 @@ export const ownerReferencesOf = (object: KubeObject): ReadonlyArray<Record<stri
 
 const keyOf = (address: ObjectAddress): string => `${address.resource}|${address.namespace ?? ""}/${address.name}`
 
-const addressOf = (resource: string, object: KubeObject): ObjectAddress => {
-  const { namespace, name } = identityOf(object)
-  return { resource, namespace, name }
-}
-
 // The owner a reference names, if the server serves its kind (a namespaced owner is sought in the
 // dependent's namespace, as the collector resolves it).
 const ownerAddress = (ref: Record<string, unknown>, namespace: string | undefined): ObjectAddress | undefined => {
   const resource = resourceByKind(String(ref["apiVersion"] ?? ""), String(ref["kind"] ?? ""))
   if (resource === undefined || (resource.namespaced && namespace === undefined)) return undefined
   return { resource: resource.plural, namespace: resource.namespaced ? namespace : undefined, name: String(ref["name"] ?? "") }
+}
+
+// A reference's owner and its key, kept per stored (frozen, so unchanging) reference and the namespace
+// it was resolved in: every write of a dependent names the same reference objects again.
+const resolvedOwners = new WeakMap<object, { readonly namespace: string | undefined; readonly owner: { readonly address: ObjectAddress; readonly key: string } | undefined }>()
+
+const ownerOf = (ref: Record<string, unknown>, namespace: string | undefined): { readonly address: ObjectAddress; readonly key: string } | undefined => {
+  const frozen = isDeeplyFrozen(ref)
+  const known = frozen ? resolvedOwners.get(ref) : undefined
+  if (known !== undefined && known.namespace === namespace) return known.owner
+  const address = ownerAddress(ref, namespace)
+  const owner = address === undefined ? undefined : { address, key: keyOf(address) }
+  if (frozen) resolvedOwners.set(ref, { namespace, owner })
+  return owner
 }
 
 /** The owner index and the collector's pending objects over one store. */
@@ -72,7 +81,8 @@ export class GarbageQueue {
   }
 
   private observe(change: StoredChange): void {
-    const address = addressOf(change.resource, change.object)
+    const identity = identityOf(change.object)
+    const address: ObjectAddress = { resource: change.resource, namespace: identity.namespace, name: identity.name }
     const key = keyOf(address)
     const m = metadataOf(change.object)
     const refs = ownerReferencesOf(change.object)
@@ -83,13 +93,13 @@ export class GarbageQueue {
       this.unindex(key)
       if (change.type !== "DELETED" && refs.length > 0) this.index(key, address, refs)
     }
-    if (change.type !== "DELETED" && (m["ownerReferences"] !== undefined || m["deletionTimestamp"] !== undefined)) this.mark(address)
-    const { uid } = identityOf(change.object)
+    if (change.type !== "DELETED" && (m["ownerReferences"] !== undefined || m["deletionTimestamp"] !== undefined)) this.pending.set(key, address)
+    const uid = identity.uid
     if (uid !== undefined) for (const dependent of this.dependents.get(uid)?.values() ?? []) this.mark(dependent)
     const named = keptRefs || change.previous === undefined ? refs : [...refs, ...ownerReferencesOf(change.previous)]
     for (const ref of named) {
-      const owner = ownerAddress(ref, address.namespace)
-      if (owner !== undefined) this.mark(owner)
+      const owner = ownerOf(ref, address.namespace)
+      if (owner !== undefined) this.pending.set(owner.key, owner.address)
     }
   }
 

@@ -96,7 +96,7 @@ const byServerOrder = (a: ManagedEntry, b: ManagedEntry): number =>
 
 /** The entries of a new object: its writer owns every field it set. */
 export const createdEntries = (resource: Resource, tree: FieldTree, object: KubeObject, writer: Writer, time: string, applied?: FieldSet): ReadonlyArray<ManagedEntry> => {
-  const set = applied ?? objectFieldSet(scoped(resource, object, writer.subresource), tree)
+  const set = applied ?? objectFieldSet(scoped(resource, object, writer.subresource), tree, resource.plural)
   return isEmptySet(set) ? [] : [entryFor(writer, set, time)]
 }
 

@@ -75,42 +75,51 @@ export const itemElements = (list: ReadonlyArray<unknown>, listType: ListType): 
     if (element === undefined) return undefined
     elements.push(element)
   }
-  return new Set(elements).size === elements.length ? elements : undefined
+  // Most lists hold one item, which cannot repeat: only longer ones need the set.
+  return elements.length < 2 || new Set(elements).size === elements.length ? elements : undefined
 }
 
 // Field sets of frozen parts, which never change: a value written again is not walked again.
 const memo = new WeakMap<object, { readonly tree: FieldTree; readonly field: string; readonly set: FieldSet }>()
 
 /** The node of the set a value at a field contributes (the value's own path included when it is owned itself). */
-export const valueFieldSet = (value: unknown, tree: FieldTree, field: string): FieldSet => {
+export const valueFieldSet = (value: unknown, tree: FieldTree, field: string): FieldSet => fieldSetOf(value, tree, field, false)
+
+// `member`: the value is a list item, owned itself (withMember's node). A value not frozen has its node
+// built with "." from the start, sparing the copy withMember would make; a frozen one's memo holds the
+// plain node, shared, so its member form is a copy.
+const fieldSetOf = (value: unknown, tree: FieldTree, field: string, member: boolean): FieldSet => {
   if (isScalar(value)) return leafSet
-  const frozen = isDeeplyFrozen(value)
-  if (frozen) {
-    const hit = memo.get(value as object)
-    if (hit !== undefined && hit.tree === tree && hit.field === field) return hit.set
-  }
-  const set = computeValueFieldSet(value as object, tree, field)
-  if (frozen) memo.set(value as object, { tree, field, set })
-  return set
+  if (!isDeeplyFrozen(value)) return computeValueFieldSet(value as object, tree, field, member)
+  const hit = memo.get(value as object)
+  if (hit !== undefined && hit.tree === tree && hit.field === field) return member ? withMember(hit.set) : hit.set
+  const set = computeValueFieldSet(value as object, tree, field, false)
+  memo.set(value as object, { tree, field, set })
+  return member ? withMember(set) : set
 }
 
 // Children are gathered under a node that already holds "." when it is a member, as nodeOf would build it.
-const computeValueFieldSet = (value: object, tree: FieldTree, field: string): FieldSet => {
+const computeValueFieldSet = (value: object, tree: FieldTree, field: string, member: boolean): FieldSet => {
   if (Array.isArray(value)) {
     const elements = itemElements(value, listTypeOf(field))
     if (elements === undefined || elements.length === 0) return leafSet
-    const children: Record<string, FieldSet> = {}
+    const children: Record<string, FieldSet> = member ? { ".": leafSet } : {}
     const items = itemTree(tree)
-    for (let i = 0; i < elements.length; i++) children[elements[i] ?? ""] = withMember(valueFieldSet(value[i], items, field))
+    for (let i = 0; i < elements.length; i++) children[elements[i] ?? ""] = fieldSetOf(value[i], items, field, true)
     return children
   }
-  const object = value as Record<string, unknown>
-  const children: Record<string, FieldSet> = isMap(tree, field) ? { ".": leafSet } : {}
+  return objectNode(value as Record<string, unknown>, tree, field, member, undefined)
+}
+
+// An object's node: its members' sets under their elements. `kind`: its members are parts of objects
+// made alike (see partFieldSet), found under that path.
+const objectNode = (object: Record<string, unknown>, tree: FieldTree, field: string, member: boolean, kind: string | undefined): FieldSet => {
+  const children: Record<string, FieldSet> = member || isMap(tree, field) ? { ".": leafSet } : {}
   let count = 0
   for (const key of Object.keys(object)) {
     const v = object[key]
     if (v === undefined) continue
-    children[fieldElement(key)] = valueFieldSet(v, childTree(tree, key), key)
+    children[fieldElement(key)] = kind === undefined ? valueFieldSet(v, childTree(tree, key), key) : partFieldSet(v, childTree(tree, key), key, kind)
     count++
   }
   return count === 0 ? leafSet : children
@@ -120,14 +129,127 @@ const computeValueFieldSet = (value: object, tree: FieldTree, field: string): Fi
 const withMember = (node: FieldSet): FieldSet =>
   node === leafSet || Object.hasOwn(node, ".") || Object.keys(node).length === 0 ? node : { ".": leafSet, ...node }
 
-/** Every field an object sets (the object itself is not a path). */
-export const objectFieldSet = (object: Record<string, unknown>, tree: FieldTree): FieldSet => {
+/**
+ * Every field an object sets (the object itself is not a path). `kind` names the objects this one is
+ * made like (its resource): their frozen parts' sets are told apart from the last one's by shape.
+ */
+export const objectFieldSet = (object: Record<string, unknown>, tree: FieldTree, kind?: string): FieldSet => {
   const children: Record<string, FieldSet> = {}
   for (const key of Object.keys(object)) {
     if (object[key] === undefined) continue
-    children[fieldElement(key)] = valueFieldSet(object[key], childTree(tree, key), key)
+    const sub = childTree(tree, key)
+    children[fieldElement(key)] = kind === undefined ? valueFieldSet(object[key], sub, key) : partFieldSet(object[key], sub, key, kind)
   }
   return nodeOf(children, false) ?? leafSet
+}
+
+// The last frozen top-level part whose set was built, per kind and field: objects of a kind are mostly
+// made alike (every Start's runtime copy, TrainJob, JobSet and Job have the same spec but for names and
+// values), and telling that a new part has the same shape as the last one costs a walk that builds
+// nothing, where building its set makes a node per field. Only frozen parts are kept or reused from, so
+// what is kept can never change under it; one part per kind and field is kept.
+interface RecentPart {
+  readonly value: object
+  readonly tree: FieldTree
+  readonly set: FieldSet
+}
+const recentParts = new Map<string, Map<string, RecentPart>>()
+// Fields per kind kept at most (a kind whose schema is open may be sent any top-level field).
+const recentFieldsPerKind = 64
+
+// An object not frozen itself (the metadata a write manages, gathered anew) is built member by member,
+// each frozen member looked up as a part of its own, under the path that leads to it.
+const partFieldSet = (value: unknown, tree: FieldTree, field: string, kind: string): FieldSet => {
+  if (isScalar(value)) return leafSet
+  if (!isDeeplyFrozen(value)) return Array.isArray(value) ? valueFieldSet(value, tree, field) : objectNode(value as Record<string, unknown>, tree, field, false, `${kind}/${field}`)
+  let byField = recentParts.get(kind)
+  if (byField === undefined) {
+    byField = new Map()
+    recentParts.set(kind, byField)
+  }
+  const recent = byField.get(field)
+  if (recent !== undefined && recent.tree === tree && sameFieldSet(value, recent.value, tree, field)) return recent.set
+  const set = valueFieldSet(value, tree, field)
+  if (byField.size >= recentFieldsPerKind && !byField.has(field)) byField.clear()
+  byField.set(field, { value: value as object, tree, set })
+  return set
+}
+
+// The JSON of two scalars, which is what their elements are made of, is the same.
+const sameScalarJson = (a: unknown, b: unknown): boolean => a === b || JSON.stringify(a) === JSON.stringify(b)
+
+// How an item's element compares with another's, without building either (see keyElement and
+// valueElement): "same" element, both "none" (the list then has none, and is one value), or "differ"
+// (which includes cases that might in fact match: the answer is only ever used to skip work).
+type ElementMatch = "same" | "none" | "differ"
+
+const keyElementMatch = (a: unknown, b: unknown, keys: ReadonlyArray<string>): ElementMatch => {
+  const aObject = isJsonObject(a)
+  if (aObject !== isJsonObject(b)) return "differ"
+  if (!aObject) return "none"
+  let members = false
+  for (const k of keys.length === 1 ? keys : [...keys].sort()) {
+    const x = (a as Record<string, unknown>)[k]
+    const y = (b as Record<string, unknown>)[k]
+    if (x === undefined || y === undefined) {
+      if (x !== y) return "differ"
+      continue
+    }
+    const xScalar = isScalar(x)
+    if (xScalar !== isScalar(y)) return "differ"
+    if (!xScalar) return "none"
+    if (!sameScalarJson(x, y)) return "differ"
+    members = true
+  }
+  return members ? "same" : "none"
+}
+
+const valueElementMatch = (a: unknown, b: unknown): ElementMatch => {
+  const aScalar = isScalar(a)
+  if (aScalar !== isScalar(b)) return "differ"
+  if (!aScalar) return "none"
+  return sameScalarJson(a, b) ? "same" : "differ"
+}
+
+/**
+ * True when two values give the same field set at a field (valueFieldSet's): the same keys in the same
+ * order, the same list items' keys and set items' values, whatever their other scalars hold. It may say
+ * false of two that do (a list and an empty object both give a leaf), never true of two that do not.
+ */
+export const sameFieldSet = (a: unknown, b: unknown, tree: FieldTree, field: string): boolean => {
+  if (a === b) return true
+  const aScalar = isScalar(a)
+  if (aScalar || isScalar(b)) return aScalar && isScalar(b)
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b)) return false
+    const listType = listTypeOf(field)
+    if (listType.type === "atomic") return true
+    if (a.length !== b.length) return false
+    let unkeyed = false
+    for (let i = 0; i < a.length; i++) {
+      const match = listType.type === "map" ? keyElementMatch(a[i], b[i], listType.keys) : valueElementMatch(a[i], b[i])
+      if (match === "differ") return false
+      if (match === "none") unkeyed = true
+    }
+    // An item that cannot be keyed makes each list one value, a leaf, whatever its items hold.
+    if (unkeyed) return true
+    const items = itemTree(tree)
+    for (let i = 0; i < a.length; i++) if (!sameFieldSet(a[i], b[i], items, field)) return false
+    return true
+  }
+  const x = a as Record<string, unknown>
+  const y = b as Record<string, unknown>
+  const xKeys = Object.keys(x)
+  const yKeys = Object.keys(y)
+  let j = 0
+  for (const key of xKeys) {
+    if (x[key] === undefined) continue
+    while (j < yKeys.length && y[yKeys[j] ?? ""] === undefined) j++
+    if (yKeys[j] !== key || !sameFieldSet(x[key], y[key], childTree(tree, key), key)) return false
+    j++
+  }
+  while (j < yKeys.length && y[yKeys[j] ?? ""] === undefined) j++
+  return j === yKeys.length
 }
 
 // One level of a comparison: the children's results gathered under their elements.
@@ -178,11 +300,11 @@ const compareValues = (old: unknown, next: unknown, tree: FieldTree, field: stri
     const after = new Map(nextElements.map((e, i) => [e, next[i]] as const))
     for (const [element, value] of after) {
       const was = before.get(element)
-      if (was === undefined) gathered.put(element, { added: withMember(valueFieldSet(value, items, field)), removed: undefined, modified: undefined })
+      if (was === undefined) gathered.put(element, { added: fieldSetOf(value, items, field, true), removed: undefined, modified: undefined })
       else if (listType.type === "map") gathered.put(element, compareValues(was, value, items, field))
     }
     for (const [element, value] of before) {
-      if (!after.has(element)) gathered.put(element, { added: undefined, removed: withMember(valueFieldSet(value, items, field)), modified: undefined })
+      if (!after.has(element)) gathered.put(element, { added: undefined, removed: fieldSetOf(value, items, field, true), modified: undefined })
     }
   } else {
     const a = old as Record<string, unknown>

@@ -53,6 +53,10 @@ const firstAbove = (keys: ReadonlyArray<string>, bound: string, strict: boolean)
 export class Store {
   private revision = 0
   private readonly byResource = new Map<string, Map<string, KubeObject>>()
+  // The same objects by resource, then namespace ("" for none), then name: a read finds its object
+  // without building the namespace/name key string (reads outnumber writes many times over). Stored
+  // names and namespaces never hold a "/", so the two agree on every lookup.
+  private readonly byName = new Map<string, Map<string, Map<string, KubeObject>>>()
   // Keys in order, per resource, kept up to date on insert and removal once built.
   private readonly sorted = new Map<string, Array<string>>()
   private log: Array<StoredChange> = []
@@ -67,7 +71,7 @@ export class Store {
 
   /** The stored object (not a copy: it is deeply frozen). */
   get(resource: string, namespace: string | undefined, name: string): KubeObject | undefined {
-    return this.byResource.get(resource)?.get(keyOf(namespace, name))
+    return this.byName.get(resource)?.get(namespace ?? "")?.get(name)
   }
 
   /** Stored objects of a resource in key order, from `afterKey` on, optionally in one namespace. */
@@ -148,6 +152,7 @@ export class Store {
     const revision = ++this.revision
     const stored = stamped(object, revision)
     objects.set(key, stored)
+    this.index(resource, stored)
     if (previous === undefined) {
       const keys = this.sorted.get(resource)
       keys?.splice(firstAbove(keys, key, false), 0, key)
@@ -163,6 +168,7 @@ export class Store {
     const previous = objects?.get(key)
     if (objects === undefined || previous === undefined) return undefined
     objects.delete(key)
+    this.byName.get(resource)?.get(namespace ?? "")?.delete(name)
     const keys = this.sorted.get(resource)
     const at = keys === undefined ? -1 : firstAbove(keys, key, false)
     if (keys !== undefined && keys[at] === key) keys.splice(at, 1)
@@ -184,6 +190,7 @@ export class Store {
       this.byResource.set(resource, objects)
       const stored = freezeJson(object)
       objects.set(objectKey(stored), stored)
+      this.index(resource, stored)
       this.sorted.delete(resource)
       const change: StoredChange = { revision: Number(metadataOf(stored)["resourceVersion"] ?? revision), resource, type: "ADDED", object: stored }
       for (const listener of this.listenerList) listener(change)
@@ -212,6 +219,23 @@ export class Store {
   /** Every stored object of a resource, in no particular (but a repeatable) order. */
   all(resource: string): Iterable<KubeObject> {
     return this.byResource.get(resource)?.values() ?? []
+  }
+
+  // Files a stored object under its resource, namespace and name for get.
+  private index(resource: string, object: KubeObject): void {
+    const m = metadataOf(object)
+    const namespace = typeof m["namespace"] === "string" ? m["namespace"] : ""
+    let namespaces = this.byName.get(resource)
+    if (namespaces === undefined) {
+      namespaces = new Map()
+      this.byName.set(resource, namespaces)
+    }
+    let names = namespaces.get(namespace)
+    if (names === undefined) {
+      names = new Map()
+      namespaces.set(namespace, names)
+    }
+    names.set(String(m["name"]), object)
   }
 
   private sortedKeys(resource: string, objects: Map<string, KubeObject>): ReadonlyArray<string> {

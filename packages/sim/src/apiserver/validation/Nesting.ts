@@ -13,15 +13,22 @@ export const maxNestingDepth = 512
  * depth is measured; it stops counting once past `limit`.
  */
 export const nestingDepth = (value: unknown, limit: number = Number.POSITIVE_INFINITY): number => {
+  if (typeof value !== "object" || value === null) return 0
   let deepest = 0
-  const stack: Array<readonly [unknown, number]> = [[value, 0]]
-  for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
-    const [node, depth] = top
-    if (typeof node !== "object" || node === null) continue
-    const here = depth + 1
+  // Two parallel stacks rather than a pair per node: every write body is measured, and the pairs were
+  // most of what that cost.
+  const nodes: Array<object> = [value]
+  const depths: Array<number> = [1]
+  for (let node = nodes.pop(); node !== undefined; node = nodes.pop()) {
+    const here = depths.pop() as number
     if (here > deepest) deepest = here
     if (deepest > limit) return deepest
-    for (const child of Object.values(node)) if (typeof child === "object" && child !== null) stack.push([child, here])
+    for (const child of Object.values(node)) {
+      if (typeof child === "object" && child !== null) {
+        nodes.push(child)
+        depths.push(here + 1)
+      }
+    }
   }
   return deepest
 }

@@ -20,15 +20,24 @@ const resourceRules: Readonly<
   admissionchecks: checkAdmissionCheck
 }
 
+// A part that is, frozen, the very one an object that passed these checks holds (`old`, as stored, or
+// `checked`, what admission was handed) passed them then and cannot have changed since.
+const passed = (value: unknown, part: string, old: Record<string, unknown> | undefined, checked: Record<string, unknown> | undefined): boolean =>
+  ((old !== undefined && value === old[part]) || (checked !== undefined && value === checked[part])) && isDeeplyFrozen(value)
+
 // Metadata has its own rules (ObjectMetaRules); the schema's types are checked on the rest. A part an
-// update leaves as the stored object has it (the spec under a status update) is not checked again: every
-// stored object passed these checks, and stored objects are frozen.
-const fieldTypeErrors = (resource: Resource, object: Record<string, unknown>, old: Record<string, unknown> | undefined): ReadonlyArray<FieldError> => {
+// update leaves as the stored object has it (the spec under a status update) is not checked again.
+const fieldTypeErrors = (
+  resource: Resource,
+  object: Record<string, unknown>,
+  old: Record<string, unknown> | undefined,
+  checked: Record<string, unknown> | undefined
+): ReadonlyArray<FieldError> => {
   const tree = fieldsOf(resource.plural)
   if (typeof tree === "string" || !("fields" in tree)) return []
   return ["spec", "status"].flatMap((part) => {
     const sub = tree.fields[part]
-    if (sub === undefined || (old !== undefined && object[part] === old[part] && isDeeplyFrozen(old[part]))) return []
+    if (sub === undefined || passed(object[part], part, old, checked)) return []
     return typeErrors(sub, object[part], part)
   })
 }
@@ -44,11 +53,20 @@ const distinct = (errors: ReadonlyArray<FieldError>): ReadonlyArray<FieldError> 
   })
 }
 
-/** Every problem with an object about to be stored (`old` on update). */
-export const validate = (resource: Resource, object: Record<string, unknown>, old: Record<string, unknown> | undefined): ReadonlyArray<FieldError> => {
+/**
+ * Every problem with an object about to be stored (`old` on update). `checked`: an object that passed
+ * these same checks with no problem (what admission was handed, when a webhook changed it), whose frozen
+ * parts this one kept need no second look; the resource's own rules, which look across parts, still run.
+ */
+export const validate = (
+  resource: Resource,
+  object: Record<string, unknown>,
+  old: Record<string, unknown> | undefined,
+  checked?: Record<string, unknown>
+): ReadonlyArray<FieldError> => {
   const metadata = isJsonObject(object["metadata"]) ? object["metadata"] : {}
   // Metadata kept as stored (a status update's) passed these same checks when it was stored.
-  const kept = old !== undefined && metadata === old["metadata"] && isDeeplyFrozen(metadata)
-  const errors = [...(kept ? [] : checkObjectMeta(resource, metadata)), ...fieldTypeErrors(resource, object, old), ...(resourceRules[resource.plural]?.(object, old) ?? [])]
+  const kept = passed(object["metadata"], "metadata", old, checked)
+  const errors = [...(kept ? [] : checkObjectMeta(resource, metadata)), ...fieldTypeErrors(resource, object, old, checked), ...(resourceRules[resource.plural]?.(object, old) ?? [])]
   return errors.length === 0 ? errors : distinct(errors)
 }

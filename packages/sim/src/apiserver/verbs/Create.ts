@@ -4,7 +4,7 @@ import type { ApiResponse, FieldValidation, KubeObject, Resource } from "../../A
 import { admit } from "../admission/AdmissionChain.ts"
 import { applyDefaults } from "../../kinds/Defaults.ts"
 import { decodeFields, withWarnings } from "../validation/FieldValidation.ts"
-import { isJsonObject, putOwn, withoutKey } from "../store/JsonValue.ts"
+import { freezeParts, isJsonObject, putOwn, withoutKey } from "../store/JsonValue.ts"
 import { apiVersionFor as apiVersionOf, groupOf, resourceByPlural, versionOf } from "../../kinds/ResourceTable.ts"
 import { isDeleting, metadataOf, present, type ServerContext, timestamp } from "../store/ServerContext.ts"
 import { alreadyExists, badRequest, forbidden, invalid, notFound } from "../StatusErrors.ts"
@@ -33,7 +33,7 @@ export interface CreateOptions {
 }
 
 // Fields the server owns: whatever the client sent is dropped.
-const serverOwnedMetadata = ["resourceVersion", "uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation", "selfLink", "managedFields"]
+const serverOwnedMetadata: ReadonlySet<string> = new Set(["resourceVersion", "uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation", "selfLink", "managedFields"])
 
 /** Checks that a request body is an object of the resource's kind and a served apiVersion. */
 export const checkTypeMeta = (resource: Resource, body: unknown): ApiResponse | undefined => {
@@ -104,24 +104,25 @@ const createDecoded = (context: ServerContext, resource: Resource, body: KubeObj
     const refusal = namespaceRefusal(context, resource, namespace, name)
     if (refusal !== undefined) return refusal
   }
+  // The sent metadata but the server's own, then what the server sets, each in its place when sent (as
+  // a spread would place it), else after: built in place, as every create runs this.
   const metadata: Record<string, unknown> = {}
-  for (const key of Object.keys(sent)) if (!serverOwnedMetadata.includes(key)) putOwn(metadata, key, sent[key])
+  for (const key of Object.keys(sent)) if (!serverOwnedMetadata.has(key)) putOwn(metadata, key, sent[key])
+  metadata["name"] = name
+  if (namespace !== undefined) metadata["namespace"] = namespace
+  metadata["uid"] = context.random.uuid()
+  metadata["creationTimestamp"] = timestamp(context.now())
+  metadata["generation"] = 1
   // Defaults are the requester's, as the real server's defaulting is; what the registry then sets itself
   // (a Namespace's finalizer and phase) belongs to no manager.
-  const defaulted = applyDefaults(resource.plural, {
-    ...body,
-    apiVersion: apiVersionOf(resource, options.version),
-    metadata: {
-      ...metadata,
-      name,
-      ...(namespace === undefined ? {} : { namespace }),
-      uid: context.random.uuid(),
-      creationTimestamp: timestamp(context.now()),
-      generation: 1
-    }
-  })
+  const defaulted = applyDefaults(resource.plural, { ...body, apiVersion: apiVersionOf(resource, options.version), metadata })
   const candidate = initialState(resource, defaulted)
   if (namespace === undefined) delete (candidate["metadata"] as Record<string, unknown>)["namespace"]
+  // Frozen now, as the store would freeze them (nothing edits them from here on): admission's second
+  // validation skips the parts its webhooks kept, and a frozen part's field set can be told from the
+  // last one of its kind's by shape, without building it (ObjectFields).
+  freezeParts(defaulted)
+  freezeParts(candidate)
   const errors = validate(resource, candidate, undefined)
   if (errors.length > 0) return invalid(resource, name, errors)
   const admitted = admit(context, resource, "create", candidate, undefined, name)

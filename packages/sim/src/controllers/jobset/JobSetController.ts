@@ -7,6 +7,7 @@ import { isConditionTrue, readConditions, setCondition, type Condition } from ".
 import { ChangeQueue, controllerKeyOf, keyOf, queuedController } from "../shared/ChangeQueue.ts"
 import { asArray, asNumber, asRecord, asString, at, isDeleting, nameOf, sameJson, uidOf, type JsonRecord } from "../shared/KubeFields.ts"
 import { createObject, updateObject, updateStatus } from "../shared/StoreWrites.ts"
+import { readOnce } from "../shared/FrozenReads.ts"
 import { formatTimestamp } from "../shared/Timestamps.ts"
 import { jobApiVersion } from "../../kinds/batch/JobNames.ts"
 import {
@@ -30,11 +31,17 @@ interface ReplicatedJobSpec {
   readonly template: JsonRecord
 }
 
-const replicatedJobsOf = (jobSet: KubeObject): ReadonlyArray<ReplicatedJobSpec> =>
-  asArray(at(jobSet, "spec", "replicatedJobs")).flatMap((entry) => {
+const readReplicatedJobs = (list: unknown): ReadonlyArray<ReplicatedJobSpec> =>
+  asArray(list).flatMap((entry) => {
     const name = asString(at(entry, "name"))
     return name === undefined ? [] : [{ name, replicas: Math.max(1, asNumber(at(entry, "replicas")) ?? 1), template: asRecord(at(entry, "template")) ?? {} }]
   })
+
+// Read once per stored list: a JobSet is looked at again after each write to it or to one of its Jobs,
+// and a status write keeps its spec.
+const readStoredReplicatedJobs = readOnce(readReplicatedJobs)
+
+const replicatedJobsOf = (jobSet: KubeObject): ReadonlyArray<ReplicatedJobSpec> => readStoredReplicatedJobs(at(jobSet, "spec", "replicatedJobs"))
 
 /** The Job JobSet makes for replica `index` of `replicated`. */
 export const buildJob = (jobSet: KubeObject, replicated: ReplicatedJobSpec, index: number, globalIndex: number, globalReplicas: number): KubeObject => {

@@ -1,5 +1,6 @@
 // metav1.Condition lists as controllers keep them: one entry per type, lastTransitionTime moving only
 // when the status flips, and a cap on the list (TrainJob allows 8, Workload 16).
+import { readOnce } from "./FrozenReads.ts"
 import { asArray, asRecord, asString } from "./KubeFields.ts"
 
 /** A metav1.Condition. */
@@ -14,8 +15,10 @@ export interface Condition {
 /** A condition to set: everything but the transition time, which setCondition decides. */
 export type ConditionUpdate = Omit<Condition, "lastTransitionTime">
 
-/** Reads a stored conditions list, skipping malformed entries. */
-export const readConditions = (value: unknown): ReadonlyArray<Condition> =>
+/** Reads a stored conditions list, skipping malformed entries (once per stored list: a look asks of it often). */
+export const readConditions: (value: unknown) => ReadonlyArray<Condition> = readOnce((value) => parseConditions(value))
+
+const parseConditions = (value: unknown): ReadonlyArray<Condition> =>
   asArray(value).flatMap((entry) => {
     const record = asRecord(entry)
     const type = asString(record?.["type"])

@@ -3,6 +3,7 @@
 // and needs that to be an RFC 1035 label; a runtime breaking this passes admission and never runs.
 import type { KubeObject } from "../../Api.ts"
 import { asArray, asNumber, asRecord, asString, at, labelsOf, type JsonRecord } from "../shared/KubeFields.ts"
+import { readOnce } from "../shared/FrozenReads.ts"
 import { ancestorStepLabel, trainerContainerName } from "../shared/WellKnown.ts"
 
 /** One replicated job of a runtime, as a TrainJob would run it. */
@@ -30,9 +31,24 @@ const positiveInt = (value: unknown, fallback: number): number => {
   return n === undefined || n < 1 ? fallback : Math.floor(n)
 }
 
+// Replicated jobs by runtime spec (read once per stored spec), then by the job's own numNodes (the only
+// part of the job they read).
+const byNumNodes = readOnce(() => new Map<number | undefined, ReadonlyArray<ReplicatedJob>>())
+
 /** The replicated jobs of `runtime` as `job` would run them. */
 export const replicatedJobsOf = (runtime: KubeObject, job: KubeObject): ReadonlyArray<ReplicatedJob> => {
-  const numNodes = positiveInt(at(job, "spec", "trainer", "numNodes") ?? at(runtime, "spec", "mlPolicy", "numNodes"), 1)
+  const numNodes = at(job, "spec", "trainer", "numNodes")
+  if (numNodes !== undefined && typeof numNodes !== "number") return readReplicatedJobs(runtime, numNodes)
+  const known = byNumNodes(runtime["spec"])
+  const hit = known.get(numNodes)
+  if (hit !== undefined) return hit
+  const jobs = readReplicatedJobs(runtime, numNodes)
+  known.set(numNodes, jobs)
+  return jobs
+}
+
+const readReplicatedJobs = (runtime: KubeObject, jobNumNodes: unknown): ReadonlyArray<ReplicatedJob> => {
+  const numNodes = positiveInt(jobNumNodes ?? at(runtime, "spec", "mlPolicy", "numNodes"), 1)
   return asArray(at(runtime, "spec", "template", "spec", "replicatedJobs")).flatMap((entry) => {
     const name = asString(asRecord(entry)?.["name"])
     if (name === undefined) return []

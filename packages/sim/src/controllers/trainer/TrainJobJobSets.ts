@@ -51,14 +51,15 @@ export const buildJobSet = (job: KubeObject, runtime: KubeObject, jobs: Readonly
   }
 }
 
-// Stored JobSet specs known to be what `ensureJobSet` wants for a TrainJob's spec and runtime (both
-// frozen stored objects, so the same object means the same content): a TrainJob looked at again with
-// nothing changed costs a lookup, not a JobSet's rendering and comparison.
-const upToDate = new WeakMap<object, { readonly jobSpec: unknown; readonly runtime: KubeObject }>()
+// Stored JobSet specs known to be what `ensureJobSet` wants for a TrainJob's spec and runtime spec (both
+// frozen stored parts, so the same object means the same content; the JobSet reads nothing else of the
+// runtime, whose metadata Start rewrites): a TrainJob looked at again with nothing changed costs a lookup,
+// not a JobSet's rendering and comparison.
+const upToDate = new WeakMap<object, { readonly jobSpec: unknown; readonly runtimeSpec: unknown }>()
 
 const remember = (stored: KubeObject | undefined, job: KubeObject, runtime: KubeObject): boolean => {
   const spec = stored?.["spec"]
-  if (typeof spec === "object" && spec !== null) upToDate.set(spec, { jobSpec: job["spec"], runtime })
+  if (typeof spec === "object" && spec !== null) upToDate.set(spec, { jobSpec: job["spec"], runtimeSpec: runtime["spec"] })
   return stored !== undefined
 }
 
@@ -69,7 +70,7 @@ export const ensureJobSet = (system: SystemClient, job: KubeObject, runtime: Kub
   const owned = (at(existing, "metadata", "ownerReferences") as ReadonlyArray<JsonRecord> | undefined)?.some((owner) => owner["uid"] === uidOf(job)) === true
   if (!owned) return false
   const known = typeof existing["spec"] === "object" && existing["spec"] !== null ? upToDate.get(existing["spec"]) : undefined
-  if (known !== undefined && known.jobSpec === job["spec"] && known.runtime === runtime) return false
+  if (known !== undefined && known.jobSpec === job["spec"] && known.runtimeSpec === runtime["spec"]) return false
   const spec = asRecord(existing["spec"]) ?? {}
   const wantedSpec = asRecord(buildJobSet(job, runtime, jobs)["spec"]) ?? {}
   // A suspended JobSet takes the TrainJob's whole template; a running one only its suspend flag.

@@ -17,9 +17,16 @@ import { ensureJobSet } from "./TrainJobJobSets.ts"
 import { deriveTrainJob, isFinished, jobSetReport, stepTrainJob } from "./TrainJobLifecycle.ts"
 import { trainerManager } from "../shared/WellKnown.ts"
 
-const runtimeOf = (system: SystemClient, job: KubeObject): KubeObject | undefined => {
+// What a job's look reads of its runtime: only its spec (a frozen stored part, replaced when the spec
+// changes), so a write to the runtime's metadata alone (Start's owner reference) settles nothing anew.
+const runtimeInput = (runtime: KubeObject): object => {
+  const spec = runtime["spec"]
+  return typeof spec === "object" && spec !== null ? spec : runtime
+}
+
+const runtimeOf = (system: SystemClient, job: KubeObject): object | undefined => {
   const lookup = lookUpRuntime(system, job)
-  return "runtime" in lookup ? lookup.runtime : undefined
+  return "runtime" in lookup ? runtimeInput(lookup.runtime) : undefined
 }
 
 /**
@@ -152,7 +159,7 @@ export const trainerController = (
         if (step.phase === "running" && current !== undefined) running.add(keyOf(job))
         else running.delete(keyOf(job))
         if (unchanged && !wroteJobSet && (step.phase !== "running" || runningMaySettle)) {
-          memo.settle(job, lookup.runtime, step.dueAt)
+          memo.settle(job, runtimeInput(lookup.runtime), step.dueAt)
           settledAt(job, step.dueAt)
         } else {
           unsettled(job, toVisit)
