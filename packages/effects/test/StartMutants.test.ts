@@ -440,6 +440,13 @@ describe("Start's spans and log lines", () => {
     expect(done?.annotations).toMatchObject({ uid: result.uid, gateClosed: true, job: requestOf(1).job })
   })
 
+  it("a Start whose read-back fails spans the stop that follows, after the failed step", async () => {
+    const { spans, exit } = await startRecorded(simOf({ faults: [{ verb: "get", resource: "trainjobs", action: { type: "status", code: 503, message: "try later" } }] }), requestOf(1))
+    expect(errorOf(exit)._tag).toBe("ErrRejected")
+    const names = spans.map((s) => s.name).filter((n) => n === "dispatch.start.readBack" || n === "dispatch.start.stopAfterFailure")
+    expect(names).toEqual(["dispatch.start.readBack", "dispatch.start.stopAfterFailure"])
+  })
+
   it("a retry on the job's frozen runtime spans the look for it and the render on it", async () => {
     const recorded = simOf()
     valueOf(await runStart(recorded, open, requestOf(1)))
