@@ -127,39 +127,39 @@ describe("a starting service", () => {
     }
   }
 
-  test("a stop asked while the database opens stops listening at once, lets the opening finish, runs no migration, and closes it", async () => {
+  // A service on a held database with a stop the test gives; `settled` says whether its start has resolved.
+  const stoppable = async () => {
     const held = heldDatabase()
     const stop = Deferred.makeUnsafe<void>()
     const service = listening({ database: held.layer, stop: awaited(stop) })
-    let settled = false
-    void service.start.then(() => (settled = true))
-    const url = await service.url
-    release(stop)
+    const state = { settled: false }
+    void service.start.then(() => (state.settled = true))
+    return { held, stop: () => release(stop), start: service.start, url: await service.url, state }
+  }
+
+  test("a stop asked while the database opens stops listening at once, lets the opening finish, runs no migration, and closes it", async () => {
+    const { held, stop, start, url, state } = await stoppable()
+    stop()
     await connectionsRefused(url)
     // The listener is gone while the opening is still held: the start waits for it rather than leaving it half done.
-    expect(settled).toBe(false)
+    expect(state.settled).toBe(false)
     release(held.opening)
-    const started = await service.start
+    const started = await start
     expect(Result.isFailure(started) && started.failure).toMatchObject({ _tag: "ServeError", stage: "stopped", reasons: ["asked to stop while the database is opening"] })
     expect(isDone(held.queried)).toBe(false)
     expect(isDone(held.closed)).toBe(true)
   })
 
   test("a stop asked while the migrations run stops listening at once, lets them finish, and closes the database", async () => {
-    const held = heldDatabase()
-    const stop = Deferred.makeUnsafe<void>()
-    const service = listening({ database: held.layer, stop: awaited(stop) })
-    let settled = false
-    void service.start.then(() => (settled = true))
-    const url = await service.url
+    const { held, stop, start, url, state } = await stoppable()
     release(held.opening)
     await awaited(held.queried)
-    release(stop)
+    stop()
     await connectionsRefused(url)
-    expect(settled).toBe(false)
+    expect(state.settled).toBe(false)
     expect(isDone(held.closed)).toBe(false)
     release(held.querying)
-    const started = await service.start
+    const started = await start
     expect(Result.isFailure(started) && started.failure).toMatchObject({ stage: "stopped", reasons: ["asked to stop while the database's migrations are being checked and applied"] })
     expect(isDone(held.closed)).toBe(true)
   })
