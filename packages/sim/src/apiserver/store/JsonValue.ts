@@ -111,6 +111,13 @@ export const isDeeplyFrozen = (value: unknown): boolean =>
   !Object.isExtensible(value) &&
   FrozenMark.boundOf(value) !== undefined
 
+/**
+ * True when `object` holds `part` as the very frozen value `before` holds (the stored object, or one that
+ * passed checks): whatever `before`'s part passed, this one passes, since it cannot have changed since.
+ */
+export const keepsFrozenPart = (object: Record<string, unknown>, before: Record<string, unknown> | undefined, part: string): boolean =>
+  before !== undefined && object[part] === before[part] && isDeeplyFrozen(object[part])
+
 /** A copy of a JSON value that shares only its deeply frozen parts (stored objects, which nothing can
  * change): for a body about to be stored, as safe as a deep copy at a fraction of the cost when the body is
  * mostly a stored object, as a controller's status update is. */

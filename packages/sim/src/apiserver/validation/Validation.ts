@@ -3,7 +3,7 @@
 import type { Resource } from "../../Api.ts"
 import type { FieldError } from "./FieldErrors.ts"
 import { typeErrors } from "./FieldTree.ts"
-import { isDeeplyFrozen, isJsonObject } from "../store/JsonValue.ts"
+import { isJsonObject, keepsFrozenPart } from "../store/JsonValue.ts"
 import { fieldsOf } from "../../kinds/KindFields.ts"
 import { checkAdmissionCheck, checkWorkload } from "../../kinds/kueue/KueueRules.ts"
 import { checkObjectMeta } from "./ObjectMetaRules.ts"
@@ -22,8 +22,8 @@ const resourceRules: Readonly<
 
 // A part that is, frozen, the very one an object that passed these checks holds (`old`, as stored, or
 // `checked`, what admission was handed) passed them then and cannot have changed since.
-const passed = (value: unknown, part: string, old: Record<string, unknown> | undefined, checked: Record<string, unknown> | undefined): boolean =>
-  ((old !== undefined && value === old[part]) || (checked !== undefined && value === checked[part])) && isDeeplyFrozen(value)
+const passed = (object: Record<string, unknown>, part: string, old: Record<string, unknown> | undefined, checked: Record<string, unknown> | undefined): boolean =>
+  keepsFrozenPart(object, old, part) || keepsFrozenPart(object, checked, part)
 
 // Metadata has its own rules (ObjectMetaRules); the schema's types are checked on the rest. A part an
 // update leaves as the stored object has it (the spec under a status update) is not checked again.
@@ -37,7 +37,7 @@ const fieldTypeErrors = (
   if (typeof tree === "string" || !("fields" in tree)) return []
   return ["spec", "status"].flatMap((part) => {
     const sub = tree.fields[part]
-    if (sub === undefined || passed(object[part], part, old, checked)) return []
+    if (sub === undefined || passed(object, part, old, checked)) return []
     return typeErrors(sub, object[part], part)
   })
 }
@@ -66,7 +66,7 @@ export const validate = (
 ): ReadonlyArray<FieldError> => {
   const metadata = isJsonObject(object["metadata"]) ? object["metadata"] : {}
   // Metadata kept as stored (a status update's) passed these same checks when it was stored.
-  const kept = passed(object["metadata"], "metadata", old, checked)
+  const kept = passed(object, "metadata", old, checked)
   const errors = [...(kept ? [] : checkObjectMeta(resource, metadata)), ...fieldTypeErrors(resource, object, old, checked), ...(resourceRules[resource.plural]?.(object, old) ?? [])]
   return errors.length === 0 ? errors : distinct(errors)
 }

@@ -2,7 +2,7 @@
 // the RFC 1035 name, runtimeRef, trainer limits, runtimePatches keyed by manager, managedBy values,
 // activeDeadlineSeconds, the immutable fields, and runtimePatches changing only while suspended.
 import { duplicate, type FieldError, forbidden, invalidValue, notSupported, requiredValue, wrongType } from "../../apiserver/validation/FieldErrors.ts"
-import { isDeeplyFrozen, isJsonObject, jsonEqual, valueAt } from "../../apiserver/store/JsonValue.ts"
+import { isJsonObject, jsonEqual, keepsFrozenPart, valueAt } from "../../apiserver/store/JsonValue.ts"
 import { isRfc1035Label } from "../../apiserver/validation/NameRules.ts"
 import { checkArray, checkBoolean, checkInteger, checkString } from "../../apiserver/validation/SchemaChecks.ts"
 
@@ -103,7 +103,7 @@ export const checkTrainJob = (object: Record<string, unknown>, old: Record<strin
   const spec = object["spec"]
   // A spec kept as stored (a status write's, under a name the server keeps) passed these checks when it
   // was stored, and being frozen it cannot have changed since: nothing to look at again.
-  if (old !== undefined && spec === old["spec"] && isDeeplyFrozen(spec) && valueAt(object, ["metadata", "name"]) === valueAt(old, ["metadata", "name"])) return []
+  if (old !== undefined && keepsFrozenPart(object, old, "spec") && valueAt(object, ["metadata", "name"]) === valueAt(old, ["metadata", "name"])) return []
   const nameErrors = checkName(valueAt(object, ["metadata", "name"]))
   if (spec === undefined) return [...nameErrors, requiredValue("spec")]
   if (!isJsonObject(spec)) return [...nameErrors, wrongType("spec", spec, "object")]
