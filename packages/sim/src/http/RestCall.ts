@@ -6,6 +6,7 @@ import { type ApiRequest, type ApiResponse, type FieldValidation, type Propagati
 import { maxNestingDepth, tooDeeplyNested } from "../apiserver/validation/Nesting.ts"
 import { jsonTextDepth, yamlTextDepth } from "./BodyNesting.ts"
 import { type IncludeObject, acceptsTable, includeObjectOf, isYamlBody, patchTypeOf } from "./MediaType.ts"
+import type { Writable } from "../Writable.ts"
 
 /** The parts of an HTTP request a REST call is decoded from. */
 export interface RestInput {
@@ -171,7 +172,7 @@ export const decodeRestCall = (input: RestInput): DecodedCall => {
 
   // Built key by key in this order, only the keys that have a value: a spread per optional key costs
   // an object each, and every call is decoded here.
-  const request: { -readonly [K in keyof ApiRequest]: ApiRequest[K] } = { verb, group: target.resource.group, version: target.version, resource: target.resource.plural }
+  const request: Writable<ApiRequest> = { verb, group: target.resource.group, version: target.version, resource: target.resource.plural }
   if (target.namespace !== undefined) request.namespace = target.namespace
   if (target.name !== undefined && verb !== "watch") request.name = target.name
   if (target.subresource !== undefined) request.subresource = target.subresource

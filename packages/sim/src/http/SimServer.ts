@@ -18,6 +18,7 @@ import { serverTimers } from "./ServerTimers.ts"
 import { SimServerError } from "./SimServerError.ts"
 import { tableOf } from "./Table.ts"
 import { serveWatch } from "./WatchStream.ts"
+import type { Writable } from "../Writable.ts"
 
 /** The part of a Simulator the HTTP face uses. */
 export type ServedSimulator = Pick<Simulator, "handle" | "watch" | "now" | "advanceTo"> & Partial<Pick<Simulator, "serve" | "containerLog" | "selfReview">>
@@ -104,7 +105,7 @@ const decodeCall = async (req: IncomingMessage, res: ServerResponse, callTarget:
     return undefined
   }
   // Only the headers sent, set one by one: a spread per optional header costs an object each, per call.
-  const input: { -readonly [K in keyof RestInput]: RestInput[K] } = { method: req.method ?? "GET", target: callTarget, query, body: "" }
+  const input: Writable<RestInput> = { method: req.method ?? "GET", target: callTarget, query, body: "" }
   const authorization = header(req, "authorization")
   if (authorization !== undefined) input.authorization = authorization
   const contentType = protobuf === undefined ? header(req, "content-type") : "application/json"
@@ -150,7 +151,7 @@ export const startSimServer = (options: SimServerOptions): Promise<SimServer> =>
       const token = /^Bearer\s+(\S+)\s*$/i.exec(header(req, "authorization") ?? "")?.[1]
       return servePodLog(res, simulator, { version: route.version, namespace: route.namespace ?? "default", name: route.name ?? "", query: target.query, token }, timers)
     }
-    const callTarget: { -readonly [K in keyof RestInput["target"]]: RestInput["target"][K] } = { resource: route.resource, version: route.version }
+    const callTarget: Writable<RestInput["target"]> = { resource: route.resource, version: route.version }
     if (route.namespace !== undefined) callTarget.namespace = route.namespace
     if (route.name !== undefined) callTarget.name = route.name
     if (route.subresource === "status") callTarget.subresource = "status"

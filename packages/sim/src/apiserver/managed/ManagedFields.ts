@@ -7,6 +7,7 @@ import { isDeeplyFrozen, isJsonObject, jsonEqual } from "../store/JsonValue.ts"
 import type { FieldTree } from "../validation/FieldTree.ts"
 import { type FieldSet, difference, intersection, isEmptySet, isFieldSet, union } from "./FieldSet.ts"
 import { type Comparison, changedOrAdded, compareObjects, objectFieldSet } from "./ObjectFields.ts"
+import type { Writable } from "../../Writable.ts"
 
 /** A manager's operation. */
 export type Operation = "Apply" | "Update"
@@ -80,7 +81,7 @@ export const scoped = (resource: Resource, object: KubeObject, subresource: "sta
 
 // Built key by key in the real server's field order: this runs on most writes, and conditional spreads cost more.
 const entryFor = (writer: Writer, set: FieldSet, time: string): ManagedEntry => {
-  const entry: { -readonly [K in keyof ManagedEntry]: ManagedEntry[K] } = { operation: writer.operation, apiVersion: writer.apiVersion, time, fieldsType: "FieldsV1", fieldsV1: set }
+  const entry: Writable<ManagedEntry> = { operation: writer.operation, apiVersion: writer.apiVersion, time, fieldsType: "FieldsV1", fieldsV1: set }
   if (writer.manager !== undefined && writer.manager !== "") entry.manager = writer.manager
   if (writer.subresource !== undefined) entry.subresource = writer.subresource
   return entry
