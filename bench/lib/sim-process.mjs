@@ -2,7 +2,8 @@
 // the Effect runtime, client-node) and the server do not share one JavaScript thread. The parent talks to
 // it over the IPC channel: it sends the options, gets the URL back, and asks for the count of API calls
 // served (every verb but watch), so "API calls per second" is what the server saw, not what we think
-// we sent.
+// we sent. "settle" runs the simulator's controllers at once, step after step, until a step writes
+// nothing: the work a burst of calls left them is then done, not waiting for the next tick.
 //
 // SIM_CPU_PROF=<dir> writes a V8 CPU profile of this process, from the first message to "close", to
 // <dir>/sim-<pid>.cpuprofile (open it in Chrome's DevTools, or sum self time per function from its nodes).
@@ -43,8 +44,21 @@ process.once("message", async ({ simulatorOptions, tickMs }) => {
     advanceTo: (ms) => simulator.advanceTo(ms)
   }
   const server = await startSimServer({ simulator: counted, tickMs })
+  let writes = 0
+  simulator.onChange(() => writes++)
+  const settle = () => {
+    for (let step = 0; step < 10; step++) {
+      const before = writes
+      simulator.advance(1)
+      if (writes === before) return
+    }
+  }
   process.on("message", async (message) => {
     if (message === "calls") process.send({ calls, cpu: process.cpuUsage() })
+    if (message === "settle") {
+      settle()
+      process.send({ settled: true })
+    }
     if (message === "close") {
       await server.close()
       await writeProfile()
