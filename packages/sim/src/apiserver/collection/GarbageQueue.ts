@@ -6,7 +6,7 @@
 import type { KubeObject } from "../../Api.ts"
 import { isDeeplyFrozen, isJsonObject } from "../store/JsonValue.ts"
 import { resourceByKind } from "../../kinds/ResourceTable.ts"
-import { identityOf, metadataOf } from "../store/ServerContext.ts"
+import { metadataOf } from "../store/ServerContext.ts"
 import type { Store, StoredChange } from "../store/Store.ts"
 
 /** Where a stored object lives. */
@@ -17,9 +17,13 @@ export interface ObjectAddress {
 }
 
 /** The owner references of an object (those that are objects). */
-export const ownerReferencesOf = (object: KubeObject): ReadonlyArray<Record<string, unknown>> => {
-  const refs = metadataOf(object)["ownerReferences"]
-  return Array.isArray(refs) ? refs.filter(isJsonObject) : []
+export const ownerReferencesOf = (object: KubeObject): ReadonlyArray<Record<string, unknown>> => referencesIn(metadataOf(object)["ownerReferences"])
+
+// The list itself when every item is an object (always, for a stored object that passed validation):
+// every write the queue observes asks, and a copy would be made only to be thrown away.
+const referencesIn = (refs: unknown): ReadonlyArray<Record<string, unknown>> => {
+  if (!Array.isArray(refs)) return []
+  return refs.every(isJsonObject) ? (refs as ReadonlyArray<Record<string, unknown>>) : refs.filter(isJsonObject)
 }
 
 const keyOf = (address: ObjectAddress): string => `${address.resource}|${address.namespace ?? ""}/${address.name}`
@@ -81,30 +85,34 @@ export class GarbageQueue {
   }
 
   private observe(change: StoredChange): void {
-    const identity = identityOf(change.object)
-    const address: ObjectAddress = { resource: change.resource, namespace: identity.namespace, name: identity.name }
-    const key = keyOf(address)
     const m = metadataOf(change.object)
-    const refs = ownerReferencesOf(change.object)
+    const namespace = typeof m["namespace"] === "string" ? m["namespace"] : undefined
+    const address: ObjectAddress = { resource: change.resource, namespace, name: typeof m["name"] === "string" ? m["name"] : "" }
+    const key = keyOf(address)
+    const list = m["ownerReferences"]
+    const refs = referencesIn(list)
     // A write that kept the stored references (the same frozen list: a status update) leaves the index as it was.
     const previousList = change.previous === undefined ? undefined : metadataOf(change.previous)["ownerReferences"]
-    const keptRefs = change.type === "MODIFIED" && previousList !== undefined && previousList === m["ownerReferences"]
+    const keptRefs = change.type === "MODIFIED" && previousList !== undefined && previousList === list
     if (!keptRefs) {
       this.unindex(key)
       if (change.type !== "DELETED" && refs.length > 0) this.index(key, address, refs)
     }
-    if (change.type !== "DELETED" && (m["ownerReferences"] !== undefined || m["deletionTimestamp"] !== undefined)) this.pending.set(key, address)
-    const uid = identity.uid
-    if (uid !== undefined) for (const dependent of this.dependents.get(uid)?.values() ?? []) this.mark(dependent)
+    if (change.type !== "DELETED" && (list !== undefined || m["deletionTimestamp"] !== undefined)) this.pending.set(key, address)
+    const uid = m["uid"]
+    // The index keeps each dependent's key beside its address: marking one builds no key again.
+    const dependents = typeof uid === "string" ? this.dependents.get(uid) : undefined
+    if (dependents !== undefined) for (const [dependentKey, dependent] of dependents) this.pending.set(dependentKey, dependent)
     const named = keptRefs || change.previous === undefined ? refs : [...refs, ...ownerReferencesOf(change.previous)]
     for (const ref of named) {
-      const owner = ownerOf(ref, address.namespace)
+      const owner = ownerOf(ref, namespace)
       if (owner !== undefined) this.pending.set(owner.key, owner.address)
     }
   }
 
   private index(key: string, address: ObjectAddress, refs: ReadonlyArray<Record<string, unknown>>): void {
-    const uids = [...new Set(refs.map((ref) => String(ref["uid"] ?? "")))]
+    // Most objects name one owner, whose uid needs no set to be told apart from the others'.
+    const uids = refs.length === 1 ? [String(refs[0]?.["uid"] ?? "")] : [...new Set(refs.map((ref) => String(ref["uid"] ?? "")))]
     for (const uid of uids) {
       const byKey = this.dependents.get(uid) ?? new Map<string, ObjectAddress>()
       byKey.set(key, address)
@@ -120,9 +128,5 @@ export class GarbageQueue {
       if (byKey?.size === 0) this.dependents.delete(uid)
     }
     this.indexedUids.delete(key)
-  }
-
-  private mark(address: ObjectAddress): void {
-    this.pending.set(keyOf(address), address)
   }
 }
