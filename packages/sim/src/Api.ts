@@ -129,7 +129,11 @@ export interface SystemClient {
   get(resource: string, namespace: string | undefined, name: string): KubeObject | undefined
   /** The objects selected, in key order (frozen, as get's, for controllers and webhooks). */
   list(resource: string, namespace?: string, labelSelector?: string): ReadonlyArray<KubeObject>
-  /** Creates through validation and admission, as a client would; the answer says what happened. */
+  /**
+   * Creates through validation and admission, as a client would; the answer says what happened. The client
+   * given to controllers and webhooks keeps the object it is handed (frozen, whatever the answer), as its
+   * writes do: they must not change it afterwards.
+   */
   create(resource: string, object: KubeObject): ApiResponse
   /** Updates the main resource (status ignored); the object must carry its resourceVersion. */
   update(resource: string, object: KubeObject): ApiResponse

@@ -227,3 +227,44 @@ describe("prune", () => {
     expect(prune(tree, once.value)).toEqual({ value: shaped.clean, unknown: [] })
   })
 })
+
+// A controller's object is handed over: what is kept of it is stored as it is, not copied first.
+describe("prune of a handed-over value", () => {
+  test.prop([shapedKind])("keeps the same fields and names the same unknown ones as the copying prune, in the same order", ([plural, shaped]) => {
+    const tree = fieldsOf(plural)
+    const copied = prune(tree, structuredClone(shaped.polluted))
+    const kept = prune(tree, structuredClone(shaped.polluted), undefined, true)
+    expect(kept).toEqual(copied)
+    expect(JSON.stringify(kept.value)).toBe(JSON.stringify(copied.value))
+  })
+
+  test.prop([shapedKind])("hands back a value with nothing to prune itself", ([plural, shaped]) => {
+    expect(prune(fieldsOf(plural), shaped.clean, undefined, true).value).toBe(shaped.clean)
+  })
+
+  it("builds anew only the levels that lose a field, in their order, keeping every other part itself", () => {
+    const trainer = { image: "example.org/train:1", bogus: 1, numNodes: 2 }
+    const runtimeRef = { name: "torch-distributed" }
+    const body = { apiVersion: "trainer.kubeflow.org/v1alpha1", kind: "TrainJob", metadata: { name: "j" }, spec: { runtimeRef, trainer, suspend: null } }
+    const { value, unknown } = prune(fieldsOf("trainjobs"), body, undefined, true)
+    const spec = (value as { spec: Record<string, unknown> }).spec
+    expect(unknown).toEqual(["spec.trainer.bogus"])
+    expect(JSON.stringify(spec)).toBe(JSON.stringify({ runtimeRef: { name: "torch-distributed" }, trainer: { image: "example.org/train:1", numNodes: 2 } }))
+    expect(spec["runtimeRef"]).toBe(runtimeRef)
+    expect(body.spec.trainer).toEqual({ image: "example.org/train:1", bogus: 1, numNodes: 2 })
+    expect((value as { metadata: unknown }).metadata).toBe(body.metadata)
+  })
+
+  it("stores a controller's object pruned, its kept parts frozen in place", () => {
+    const sim = bareSimulator()
+    const client = sim.clientOf({ name: "test-controller", reconcile: () => {} })
+    const labels = { team: "a" }
+    const response = client.create("trainjobs", trainJob("handed", { trainer: { image: "example.org/train:1", bogus: 1 } }, { labels }))
+    expect(response.code).toBe(201)
+    const stored = sim.system.get("trainjobs", "default", "handed")
+    expect(specOf(stored)["trainer"]).toEqual({ image: "example.org/train:1" })
+    expect(stored?.metadata?.["labels"]).toEqual({ team: "a" })
+    expect(Object.isFrozen(labels)).toBe(true)
+    expect(response.headers?.["Warning"]).toContain('unknown field \\"spec.trainer.bogus\\"')
+  })
+})

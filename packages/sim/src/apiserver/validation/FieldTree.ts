@@ -65,14 +65,63 @@ const pruneAt = (tree: FieldTree, value: unknown, path: () => string, unknown: A
   return out
 }
 
+// A level of an object built anew (a field below it was dropped or replaced): its first `count` members as they are.
+const membersBefore = (value: Record<string, unknown>, keys: ReadonlyArray<string>, count: number): Record<string, unknown> => {
+  const out: Record<string, unknown> = {}
+  for (let i = 0; i < count; i++) {
+    const key = keys[i] ?? ""
+    putOwn(out, key, value[key])
+  }
+  return out
+}
+
+// As pruneAt, for a value handed over to the server (its maker keeps no hold on it): what is kept is
+// kept as it is, and only a level that loses a field below it is built anew, so a value with nothing to
+// prune comes back itself, copied nowhere.
+const pruneHandedOverAt = (tree: FieldTree, value: unknown, path: () => string, unknown: Array<string>, stored: unknown): unknown => {
+  if (typeof tree === "string") return value
+  if (value === stored && isDeeplyFrozen(value)) return value
+  if ("items" in tree) {
+    if (!Array.isArray(value)) return value
+    const storedItems = Array.isArray(stored) ? stored : []
+    let out: Array<unknown> | undefined
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i]
+      const pruned = pruneHandedOverAt(tree.items, item, () => `${path()}[${i}]`, unknown, storedItems[i])
+      if (pruned !== item && out === undefined) out = value.slice(0, i)
+      out?.push(pruned)
+    }
+    return out ?? value
+  }
+  if (!isJsonObject(value)) return value
+  const storedFields = isJsonObject(stored) ? stored : undefined
+  const keys = Object.keys(value)
+  let out: Record<string, unknown> | undefined
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] ?? ""
+    const v = value[key]
+    const sub = "values" in tree ? tree.values : Object.hasOwn(tree.fields, key) ? tree.fields[key] : undefined
+    if (sub === undefined || (v === null && "fields" in tree)) {
+      if (sub === undefined) unknown.push(child(path(), key))
+      out ??= membersBefore(value, keys, i)
+      continue
+    }
+    const pruned = pruneHandedOverAt(sub, v, () => child(path(), key), unknown, storedFields !== undefined && Object.hasOwn(storedFields, key) ? storedFields[key] : undefined)
+    if (pruned !== v) out ??= membersBefore(value, keys, i)
+    if (out !== undefined) putOwn(out, key, pruned)
+  }
+  return out ?? value
+}
+
 /**
  * Prunes a value by its tree: what a real API server stores, and what it would name under Strict; the
- * pruned value shares nothing with `value` but deeply frozen parts. With
+ * pruned value shares nothing with `value` but deeply frozen parts, unless `handedOver` (its maker keeps
+ * no hold on it: the simulator's controllers), when it shares whatever it keeps. With
  * `stored` (the stored version an update replaces), parts the value shares with it are not entered again.
  */
-export const prune = (tree: FieldTree, value: unknown, stored?: unknown): Pruned => {
+export const prune = (tree: FieldTree, value: unknown, stored?: unknown, handedOver = false): Pruned => {
   const unknown: Array<string> = []
-  const pruned = pruneAt(tree, value, () => "", unknown, stored)
+  const pruned = (handedOver ? pruneHandedOverAt : pruneAt)(tree, value, () => "", unknown, stored)
   return { value: pruned, unknown }
 }
 

@@ -14,9 +14,19 @@ export const defaultFieldValidation: FieldValidation = "Warn"
 /** A body as the server keeps it (unknown fields dropped) with the warnings to send, or the refusal of a strict request. */
 export type DecodedFields = { readonly object: KubeObject; readonly warnings: ReadonlyArray<string> } | { readonly refused: ApiResponse }
 
-/** Applies a directive to a request body of a resource, read in `version` (`stored`: the version an update replaces). */
-export const decodeFields = (resource: Resource, version: string, body: KubeObject, directive: FieldValidation | undefined, stored?: KubeObject): DecodedFields => {
-  const { value, unknown } = prune(fieldsOf(resource.plural), body, stored)
+/**
+ * Applies a directive to a request body of a resource, read in `version` (`stored`: the version an update
+ * replaces; `handedOver`: the body is the server's to keep, so what is kept of it is not copied).
+ */
+export const decodeFields = (
+  resource: Resource,
+  version: string,
+  body: KubeObject,
+  directive: FieldValidation | undefined,
+  stored?: KubeObject,
+  handedOver = false
+): DecodedFields => {
+  const { value, unknown } = prune(fieldsOf(resource.plural), body, stored, handedOver)
   const object = isJsonObject(value) ? value : body
   const mode = directive ?? defaultFieldValidation
   if (unknown.length === 0 || mode === "Ignore") return { object, warnings: [] }

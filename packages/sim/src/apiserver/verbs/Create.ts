@@ -30,6 +30,8 @@ export interface CreateOptions {
   readonly manager?: string | undefined
   /** A create by server-side apply: the fields its configuration sets, which its manager owns. */
   readonly applied?: FieldSet | undefined
+  /** The body is the server's to keep (its maker holds on to none of it): what is stored of it is not copied first. */
+  readonly handedOver?: boolean | undefined
 }
 
 // Fields the server owns: whatever the client sent is dropped.
@@ -79,10 +81,10 @@ const initialState = (resource: Resource, object: KubeObject): KubeObject => {
 /** Creates an object. */
 export const create = (context: ServerContext, resource: Resource, sentBody: unknown, options: CreateOptions): ApiResponse => {
   // The store must never share structure with what the caller keeps, unless it is frozen for good (a
-  // controller's new object built from stored parts): decoding the fields copies the rest.
+  // controller's new object built from stored parts) or handed over: decoding the fields copies the rest.
   const typeProblem = checkTypeMeta(resource, sentBody)
   if (typeProblem !== undefined || !isJsonObject(sentBody)) return typeProblem ?? badRequest("invalid body")
-  const decoded = decodeFields(resource, options.version, sentBody, options.fieldValidation)
+  const decoded = decodeFields(resource, options.version, sentBody, options.fieldValidation, undefined, options.handedOver)
   if ("refused" in decoded) return decoded.refused
   return withWarnings(createDecoded(context, resource, decoded.object, options), decoded.warnings)
 }

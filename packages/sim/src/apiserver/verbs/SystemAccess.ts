@@ -32,12 +32,15 @@ const on = (plural: string, call: (resource: Resource) => ApiResponse): ApiRespo
 /** An answer whose body is the caller's own copy. */
 export const answerHandedOut = (response: ApiResponse): ApiResponse => ({ ...response, body: handedOut(response.body) })
 
-/** What reads hand out: a copy of the stored object, or the frozen stored object itself. */
+/** What reads hand out: a copy of the stored object, or the frozen stored object itself (whose client's writes keep what they are handed). */
 export type ReadMode = "copy" | "snapshot"
 
 /** A SystemClient over the simulator's store, whose writes are recorded in managedFields as `manager`'s. */
 export const systemClient = (context: ServerContext, mode: ReadMode, manager: string = simulatorManager): SystemClient => {
   const handOut: (object: KubeObject) => KubeObject = mode === "copy" ? jsonClone : (object) => object
+  // The controllers and webhooks build each object they write for that write alone and keep no hold on
+  // it: the store keeps (and freezes) it as it is, where a caller outside the simulator gets it copied.
+  const handedOver = mode === "snapshot"
   // A write answers with the stored object's frozen parts (present): a copy for callers who may edit it.
   const write = (plural: string, call: (resource: Resource) => ApiResponse): ApiResponse => (mode === "copy" ? answerHandedOut(on(plural, call)) : on(plural, call))
   return {
@@ -55,12 +58,12 @@ export const systemClient = (context: ServerContext, mode: ReadMode, manager: st
       const selected = selector.selector.length === 0 ? stored : stored.filter((o) => matchesLabels(selector.selector, (metadataOf(o)["labels"] ?? {}) as Record<string, string>))
       return mode === "copy" ? selected.map(handOut) : selected
     },
-    create: (resource, object) => write(resource, (r) => create(context, r, object, { namespace: targetNamespace(r, object), version: servedVersion(r, object), dryRun: false, manager })),
+    create: (resource, object) => write(resource, (r) => create(context, r, object, { namespace: targetNamespace(r, object), version: servedVersion(r, object), dryRun: false, manager, handedOver })),
     update: (resource, object) =>
-      write(resource, (r) => update(context, r, targetNamespace(r, object), identityOf(object).name, object, { version: servedVersion(r, object), dryRun: false, manager })),
+      write(resource, (r) => update(context, r, targetNamespace(r, object), identityOf(object).name, object, { version: servedVersion(r, object), dryRun: false, manager, handedOver })),
     updateStatus: (resource, object) =>
       write(resource, (r) =>
-        update(context, r, targetNamespace(r, object), identityOf(object).name, object, { version: servedVersion(r, object), dryRun: false, subresource: "status", manager })
+        update(context, r, targetNamespace(r, object), identityOf(object).name, object, { version: servedVersion(r, object), dryRun: false, subresource: "status", manager, handedOver })
       ),
     delete: (resource, namespace, name, policy?: PropagationPolicy) =>
       write(resource, (r) => deleteObject(context, r, namespace, name, { version: r.versions[0] ?? "", dryRun: false, propagationPolicy: policy }))

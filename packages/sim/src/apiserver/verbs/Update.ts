@@ -29,6 +29,8 @@ export interface UpdateOptions {
   readonly manager?: string | undefined
   /** A server-side apply's own managedFields for the new version (an Update's are worked out here). */
   readonly managed?: ((next: KubeObject) => ReadonlyArray<ManagedEntry> | ApiResponse) | undefined
+  /** The object sent is the server's to keep (its maker holds on to none of it): what is stored of it is not copied first. */
+  readonly handedOver?: boolean | undefined
 }
 
 // Metadata the server keeps from the stored object whatever the client sends (managedFields are worked
@@ -89,7 +91,7 @@ export const commitUpdate = (
   sentCandidate: KubeObject,
   options: UpdateOptions
 ): ApiResponse => {
-  const decoded = decodeFields(resource, options.version, sentCandidate, options.fieldValidation, old)
+  const decoded = decodeFields(resource, options.version, sentCandidate, options.fieldValidation, old, options.handedOver)
   if ("refused" in decoded) return decoded.refused
   return withWarnings(commitDecoded(context, resource, old, decoded.object, options), decoded.warnings)
 }
