@@ -36,16 +36,46 @@ export interface Pruned {
   readonly unknown: ReadonlyArray<string>
 }
 
+// Where a walk is below its base path: object keys and list indexes pushed on the way down and popped on
+// the way up, so that entering a field allocates nothing (a closure per field made most of a write's
+// garbage); the path is spelled out only for an error or an unknown field, as level-by-level joins would.
+class WalkPath {
+  private readonly steps: Array<string | number> = []
+
+  constructor(private readonly base: string) {}
+
+  push(step: string | number): void {
+    this.steps.push(step)
+  }
+
+  pop(): void {
+    this.steps.pop()
+  }
+
+  text(): string {
+    let path = this.base
+    for (const step of this.steps) path = typeof step === "number" ? `${path}[${step}]` : child(path, step)
+    return path
+  }
+}
+
 // `stored` is the same place in the stored object an update replaces: a part left as stored (frozen, so
 // unchanged since it was pruned by this same tree when written) has nothing to prune. What is kept is
 // copied (but for deeply frozen parts), so the result is the server's own and the body needs no copy
 // before. Paths are spelled out only for an unknown field: this runs on every write, and most bodies have none.
-const pruneAt = (tree: FieldTree, value: unknown, path: () => string, unknown: Array<string>, stored: unknown): unknown => {
+const pruneAt = (tree: FieldTree, value: unknown, path: WalkPath, unknown: Array<string>, stored: unknown): unknown => {
   if (typeof tree === "string") return jsonCopyUnfrozen(value)
   if (value === stored && isDeeplyFrozen(value)) return value
   if ("items" in tree) {
+    if (!Array.isArray(value)) return jsonCopyUnfrozen(value)
     const storedItems = Array.isArray(stored) ? stored : []
-    return Array.isArray(value) ? value.map((item, i) => pruneAt(tree.items, item, () => `${path()}[${i}]`, unknown, storedItems[i])) : jsonCopyUnfrozen(value)
+    const out: Array<unknown> = []
+    for (let i = 0; i < value.length; i++) {
+      path.push(i)
+      out.push(pruneAt(tree.items, value[i], path, unknown, storedItems[i]))
+      path.pop()
+    }
+    return out
   }
   if (!isJsonObject(value)) return jsonCopyUnfrozen(value)
   const storedFields = isJsonObject(stored) ? stored : undefined
@@ -54,12 +84,14 @@ const pruneAt = (tree: FieldTree, value: unknown, path: () => string, unknown: A
     const v = value[key]
     const sub = "values" in tree ? tree.values : Object.hasOwn(tree.fields, key) ? tree.fields[key] : undefined
     if (sub === undefined) {
-      unknown.push(child(path(), key))
+      unknown.push(child(path.text(), key))
       continue
     }
     // A null where the schema does not allow one is dropped, as the API server does before defaulting.
     if (v === null && "fields" in tree) continue
-    const pruned = pruneAt(sub, v, () => child(path(), key), unknown, storedFields !== undefined && Object.hasOwn(storedFields, key) ? storedFields[key] : undefined)
+    path.push(key)
+    const pruned = pruneAt(sub, v, path, unknown, storedFields !== undefined && Object.hasOwn(storedFields, key) ? storedFields[key] : undefined)
+    path.pop()
     putOwn(out, key, pruned)
   }
   return out
@@ -78,7 +110,7 @@ const membersBefore = (value: Record<string, unknown>, keys: ReadonlyArray<strin
 // As pruneAt, for a value handed over to the server (its maker keeps no hold on it): what is kept is
 // kept as it is, and only a level that loses a field below it is built anew, so a value with nothing to
 // prune comes back itself, copied nowhere.
-const pruneHandedOverAt = (tree: FieldTree, value: unknown, path: () => string, unknown: Array<string>, stored: unknown): unknown => {
+const pruneHandedOverAt = (tree: FieldTree, value: unknown, path: WalkPath, unknown: Array<string>, stored: unknown): unknown => {
   if (typeof tree === "string") return value
   if (value === stored && isDeeplyFrozen(value)) return value
   if ("items" in tree) {
@@ -87,7 +119,9 @@ const pruneHandedOverAt = (tree: FieldTree, value: unknown, path: () => string, 
     let out: Array<unknown> | undefined
     for (let i = 0; i < value.length; i++) {
       const item: unknown = value[i]
-      const pruned = pruneHandedOverAt(tree.items, item, () => `${path()}[${i}]`, unknown, storedItems[i])
+      path.push(i)
+      const pruned = pruneHandedOverAt(tree.items, item, path, unknown, storedItems[i])
+      path.pop()
       if (pruned !== item && out === undefined) out = value.slice(0, i)
       out?.push(pruned)
     }
@@ -102,11 +136,13 @@ const pruneHandedOverAt = (tree: FieldTree, value: unknown, path: () => string, 
     const v = value[key]
     const sub = "values" in tree ? tree.values : Object.hasOwn(tree.fields, key) ? tree.fields[key] : undefined
     if (sub === undefined || (v === null && "fields" in tree)) {
-      if (sub === undefined) unknown.push(child(path(), key))
+      if (sub === undefined) unknown.push(child(path.text(), key))
       out ??= membersBefore(value, keys, i)
       continue
     }
-    const pruned = pruneHandedOverAt(sub, v, () => child(path(), key), unknown, storedFields !== undefined && Object.hasOwn(storedFields, key) ? storedFields[key] : undefined)
+    path.push(key)
+    const pruned = pruneHandedOverAt(sub, v, path, unknown, storedFields !== undefined && Object.hasOwn(storedFields, key) ? storedFields[key] : undefined)
+    path.pop()
     if (pruned !== v) out ??= membersBefore(value, keys, i)
     if (out !== undefined) putOwn(out, key, pruned)
   }
@@ -121,37 +157,40 @@ const pruneHandedOverAt = (tree: FieldTree, value: unknown, path: () => string, 
  */
 export const prune = (tree: FieldTree, value: unknown, stored?: unknown, handedOver = false): Pruned => {
   const unknown: Array<string> = []
-  const pruned = (handedOver ? pruneHandedOverAt : pruneAt)(tree, value, () => "", unknown, stored)
+  const pruned = (handedOver ? pruneHandedOverAt : pruneAt)(tree, value, new WalkPath(""), unknown, stored)
   return { value: pruned, unknown }
 }
 
 // The error of a scalar field that does not hold its type, if any.
-const leafError = (type: LeafType, value: unknown, path: () => string): FieldError | undefined => {
+const leafError = (type: LeafType, value: unknown, path: WalkPath): FieldError | undefined => {
   switch (type) {
     case "any":
       return undefined
     case "string":
-      return typeof value === "string" ? undefined : wrongType(path(), value, "string")
+      return typeof value === "string" ? undefined : wrongType(path.text(), value, "string")
     case "integer":
-      return typeof value === "number" && Number.isInteger(value) ? undefined : wrongType(path(), value, "integer")
+      return typeof value === "number" && Number.isInteger(value) ? undefined : wrongType(path.text(), value, "integer")
     case "boolean":
-      return typeof value === "boolean" ? undefined : wrongType(path(), value, "boolean")
-    case "quantity":
+      return typeof value === "boolean" ? undefined : wrongType(path.text(), value, "boolean")
+    case "quantity": {
       if (typeof value === "number" && Number.isInteger(value)) return undefined
-      if (typeof value !== "string") return wrongType(path(), value, "integer,string")
-      return quantityPattern.test(value) ? undefined : invalidValue(path(), value, `${path()} in body should match '${quantityPattern.source}'`)
+      if (typeof value !== "string") return wrongType(path.text(), value, "integer,string")
+      if (quantityPattern.test(value)) return undefined
+      const at = path.text()
+      return invalidValue(at, value, `${at} in body should match '${quantityPattern.source}'`)
+    }
   }
 }
 
 /** Every field whose value does not have the type the tree gives it (open subtrees are not looked into). */
 export const typeErrors = (tree: FieldTree, value: unknown, path = ""): ReadonlyArray<FieldError> => {
   const errors: Array<FieldError> = []
-  typeErrorsAt(tree, value, () => path, errors)
+  typeErrorsAt(tree, value, new WalkPath(path), errors)
   return errors
 }
 
-// Into one list, depth first in key order, paths spelled out only for an error (see pruneAt).
-const typeErrorsAt = (tree: FieldTree, value: unknown, path: () => string, errors: Array<FieldError>): void => {
+// Into one list, depth first in key order, paths spelled out only for an error (see WalkPath).
+const typeErrorsAt = (tree: FieldTree, value: unknown, path: WalkPath, errors: Array<FieldError>): void => {
   if (value === undefined || tree === "open") return
   if (typeof tree === "string") {
     const error = leafError(tree, value, path)
@@ -159,16 +198,28 @@ const typeErrorsAt = (tree: FieldTree, value: unknown, path: () => string, error
     return
   }
   if ("items" in tree) {
-    if (!Array.isArray(value)) errors.push(wrongType(path(), value, "array"))
-    else value.forEach((item, i) => typeErrorsAt(tree.items, item, () => `${path()}[${i}]`, errors))
+    if (!Array.isArray(value)) {
+      errors.push(wrongType(path.text(), value, "array"))
+      return
+    }
+    // An index loop visits every item, as forEach did but for holes, which JSON has none of and which
+    // hold undefined, where the check stops at once.
+    for (let i = 0; i < value.length; i++) {
+      path.push(i)
+      typeErrorsAt(tree.items, value[i], path, errors)
+      path.pop()
+    }
     return
   }
   if (!isJsonObject(value)) {
-    errors.push(wrongType(path(), value, "object"))
+    errors.push(wrongType(path.text(), value, "object"))
     return
   }
   for (const key of Object.keys(value)) {
     const sub = "values" in tree ? tree.values : Object.hasOwn(tree.fields, key) ? tree.fields[key] : undefined
-    if (sub !== undefined) typeErrorsAt(sub, value[key], () => child(path(), key), errors)
+    if (sub === undefined) continue
+    path.push(key)
+    typeErrorsAt(sub, value[key], path, errors)
+    path.pop()
   }
 }
