@@ -1,5 +1,5 @@
 import { test as propTest, fc } from "@fast-check/vitest"
-import { describe, expect } from "vitest"
+import { describe, expect, it } from "vitest"
 import { freezeJson } from "../src/apiserver/store/JsonValue.ts"
 import { objectFieldSet, sameFieldSet, valueFieldSet } from "../src/apiserver/managed/ObjectFields.ts"
 import { fieldsOf } from "../src/kinds/KindFields.ts"
@@ -30,6 +30,13 @@ const text = (x: unknown): string => JSON.stringify(x)
 describe("sameFieldSet", () => {
   propTest.prop([anyValue, anyValue, trees, field])("says two values give the same set only when they do", (a, b, tree, at) => {
     if (sameFieldSet(a, b, tree, at)) expect(text(valueFieldSet(b, tree, at))).toBe(text(valueFieldSet(a, tree, at)))
+  })
+
+  it("never takes a key an object inherits for one it owns", () => {
+    const inheriting = Object.assign(Object.create({ extra: { deep: 1 } }) as Record<string, unknown>, { name: "a" })
+    expect(sameFieldSet(inheriting, { name: "b" }, "open", "spec")).toBe(false)
+    expect(sameFieldSet({ name: "b" }, inheriting, "open", "spec")).toBe(true)
+    expect(text(valueFieldSet(inheriting, "open", "spec"))).toBe(text(valueFieldSet({ name: "b" }, "open", "spec")))
   })
 
   // The value with some of its scalars replaced (list keys and set items among them), in turn.

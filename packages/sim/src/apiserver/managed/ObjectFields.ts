@@ -239,10 +239,12 @@ export const sameFieldSet = (a: unknown, b: unknown, tree: FieldTree, field: str
   }
   const x = a as Record<string, unknown>
   const y = b as Record<string, unknown>
-  const xKeys = Object.keys(x)
   const yKeys = Object.keys(y)
   let j = 0
-  for (const key of xKeys) {
+  // for-in lists an object's own keys in Object.keys' order without making the list, which this walk made
+  // for every node of every part it compared; a key it lists that y does not own (one inherited, if
+  // anyone made Object.prototype's enumerable) can only answer false, which is always safe.
+  for (const key in x) {
     if (x[key] === undefined) continue
     while (j < yKeys.length && y[yKeys[j] ?? ""] === undefined) j++
     if (yKeys[j] !== key || !sameFieldSet(x[key], y[key], childTree(tree, key), key)) return false
@@ -252,20 +254,24 @@ export const sameFieldSet = (a: unknown, b: unknown, tree: FieldTree, field: str
   return j === yKeys.length
 }
 
-// One level of a comparison: the children's results gathered under their elements.
+// One level of a comparison: the children's results gathered under their elements. Each record is made
+// on its first child: most levels a write compares change one kind of thing, or nothing.
 class Gathered {
-  private readonly added: Record<string, FieldSet> = {}
-  private readonly removed: Record<string, FieldSet> = {}
-  private readonly modified: Record<string, FieldSet> = {}
+  private added: Record<string, FieldSet> | undefined
+  private removed: Record<string, FieldSet> | undefined
+  private modified: Record<string, FieldSet> | undefined
 
   put(element: string, c: Comparison): void {
-    if (c.added !== undefined) this.added[element] = c.added
-    if (c.removed !== undefined) this.removed[element] = c.removed
-    if (c.modified !== undefined) this.modified[element] = c.modified
+    if (c.added !== undefined) (this.added ??= {})[element] = c.added
+    if (c.removed !== undefined) (this.removed ??= {})[element] = c.removed
+    if (c.modified !== undefined) (this.modified ??= {})[element] = c.modified
   }
 
   result(memberAdded: boolean, memberRemoved: boolean): Comparison {
-    return { added: nodeOf(this.added, memberAdded), removed: nodeOf(this.removed, memberRemoved), modified: nodeOf(this.modified, false) }
+    const added = this.added === undefined ? (memberAdded ? leafSet : undefined) : nodeOf(this.added, memberAdded)
+    const removed = this.removed === undefined ? (memberRemoved ? leafSet : undefined) : nodeOf(this.removed, memberRemoved)
+    const modified = this.modified === undefined ? undefined : nodeOf(this.modified, false)
+    return added === undefined && removed === undefined && modified === undefined ? noChange : { added, removed, modified }
   }
 }
 
