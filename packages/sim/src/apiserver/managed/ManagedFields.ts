@@ -55,7 +55,18 @@ export const entriesOf = (object: unknown): ReadonlyArray<ManagedEntry> | undefi
 }
 
 // Metadata no manager owns: the server sets it, or it names the object.
-const serverMetadata = ["name", "namespace", "uid", "resourceVersion", "generation", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "managedFields", "selfLink"]
+const serverMetadata: ReadonlySet<string> = new Set([
+  "name",
+  "namespace",
+  "uid",
+  "resourceVersion",
+  "generation",
+  "creationTimestamp",
+  "deletionTimestamp",
+  "deletionGracePeriodSeconds",
+  "managedFields",
+  "selfLink"
+])
 
 /**
  * The part of an object a write through `subresource` manages: never apiVersion, kind or the server's
@@ -73,8 +84,14 @@ export const scoped = (resource: Resource, object: KubeObject, subresource: "sta
     }
     const metadata = isJsonObject(object.metadata) ? object.metadata : {}
     const kept: Record<string, unknown> = {}
-    for (const k of Object.keys(metadata)) if (!serverMetadata.includes(k)) kept[k] = metadata[k]
-    if (Object.keys(kept).length > 0) out["metadata"] = kept
+    let count = 0
+    for (const k of Object.keys(metadata)) {
+      if (serverMetadata.has(k)) continue
+      kept[k] = metadata[k]
+      // As Object.keys would count them: an assignment to __proto__ sets no own key.
+      if (k !== "__proto__") count++
+    }
+    if (count > 0) out["metadata"] = kept
   }
   return out
 }
