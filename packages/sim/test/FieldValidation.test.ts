@@ -4,6 +4,7 @@ import { fc, test } from "@fast-check/vitest"
 import { describe, expect, it } from "vitest"
 import type { ApiRequest, ApiResponse, FieldValidation, KubeObject } from "../src/Api.ts"
 import { type FieldTree, prune, quantityPattern, typeErrors } from "../src/apiserver/validation/FieldTree.ts"
+import { freezeJson } from "../src/apiserver/store/JsonValue.ts"
 import { fieldsOf } from "../src/kinds/KindFields.ts"
 import { at, bareSimulator, call, clusterRuntime, created, read, status, trainJob, workload } from "./sim-fixture.ts"
 
@@ -266,5 +267,36 @@ describe("prune of a handed-over value", () => {
     expect(stored?.metadata?.["labels"]).toEqual({ team: "a" })
     expect(Object.isFrozen(labels)).toBe(true)
     expect(response.headers?.["Warning"]).toContain('unknown field \\"spec.trainer.bogus\\"')
+  })
+})
+
+describe("type checks of values that passed before", () => {
+  const tree = fieldsOf("trainjobs")
+  const specTree = typeof tree === "object" && "fields" in tree ? (tree.fields["spec"] ?? "open") : "open"
+
+  it("skip only frozen parts held in the same place by a value that passed, and check everything else", () => {
+    const trainer = freezeJson({ image: "example.org/train:1", numNodes: 2 })
+    const before = { runtimeRef: { name: "r" }, trainer }
+    // A bad field beside the kept part is still named.
+    expect(typeErrors(specTree, { runtimeRef: { name: 7 }, trainer }, "spec", [before]).map((e) => e.field)).toEqual(["spec.runtimeRef.name"])
+    // The same fields, not frozen, or frozen but another value, are checked again (and would be named if bad).
+    const badTrainer = { image: 1, numNodes: "two" }
+    expect(typeErrors(specTree, { trainer: badTrainer }, "spec", [{ trainer: badTrainer }]).map((e) => e.field)).toEqual(["spec.trainer.image", "spec.trainer.numNodes"])
+    const frozenBad = freezeJson({ image: 1 })
+    expect(typeErrors(specTree, { trainer: frozenBad }, "spec", [before]).map((e) => e.field)).toEqual(["spec.trainer.image"])
+    // A frozen part another value holds in a different place is no proof for this one.
+    expect(typeErrors(specTree, { trainer: frozenBad }, "spec", [{ runtimeRef: frozenBad }]).map((e) => e.field)).toEqual(["spec.trainer.image"])
+  })
+
+  test.prop([shapedKind])("find what a check with nothing passed finds, whatever passed value is given beside", ([plural, shaped]) => {
+    const kindTree = fieldsOf(plural)
+    if (typeof kindTree !== "object" || !("fields" in kindTree)) return
+    for (const part of ["spec", "status"]) {
+      const sub = kindTree.fields[part]
+      const value = (shaped.clean as Record<string, unknown> | undefined)?.[part]
+      if (sub === undefined || value === undefined) continue
+      const frozen = freezeJson(structuredClone(value))
+      expect(typeErrors(sub, frozen, part, [structuredClone(value), undefined])).toEqual(typeErrors(sub, frozen, part))
+    }
   })
 })

@@ -182,21 +182,31 @@ const leafError = (type: LeafType, value: unknown, path: WalkPath): FieldError |
   }
 }
 
-/** Every field whose value does not have the type the tree gives it (open subtrees are not looked into). */
-export const typeErrors = (tree: FieldTree, value: unknown, path = ""): ReadonlyArray<FieldError> => {
+/**
+ * Every field whose value does not have the type the tree gives it (open subtrees are not looked into).
+ * `passed`: values at the same place in objects that passed this same check (the stored version, what
+ * admission was handed), whose deeply frozen parts this value still holds need no second look.
+ */
+export const typeErrors = (tree: FieldTree, value: unknown, path = "", passed: ReadonlyArray<unknown> = []): ReadonlyArray<FieldError> => {
   const errors: Array<FieldError> = []
-  typeErrorsAt(tree, value, new WalkPath(path), errors)
+  typeErrorsAt(tree, value, new WalkPath(path), errors, passed[0], passed[1])
   return errors
 }
 
-// Into one list, depth first in key order, paths spelled out only for an error (see WalkPath).
-const typeErrorsAt = (tree: FieldTree, value: unknown, path: WalkPath, errors: Array<FieldError>): void => {
+// The same place in a value that passed, one level down.
+const memberOf = (passed: unknown, key: string): unknown => (isJsonObject(passed) && Object.hasOwn(passed, key) ? passed[key] : undefined)
+const itemOf = (passed: unknown, i: number): unknown => (Array.isArray(passed) ? passed[i] : undefined)
+
+// Into one list, depth first in key order, paths spelled out only for an error (see WalkPath). A value
+// that is, deeply frozen, the very one a passed value holds in its place passed then and has not changed.
+const typeErrorsAt = (tree: FieldTree, value: unknown, path: WalkPath, errors: Array<FieldError>, first: unknown, second: unknown): void => {
   if (value === undefined || tree === "open") return
   if (typeof tree === "string") {
     const error = leafError(tree, value, path)
     if (error !== undefined) errors.push(error)
     return
   }
+  if ((value === first || value === second) && isDeeplyFrozen(value)) return
   if ("items" in tree) {
     if (!Array.isArray(value)) {
       errors.push(wrongType(path.text(), value, "array"))
@@ -206,7 +216,7 @@ const typeErrorsAt = (tree: FieldTree, value: unknown, path: WalkPath, errors: A
     // hold undefined, where the check stops at once.
     for (let i = 0; i < value.length; i++) {
       path.push(i)
-      typeErrorsAt(tree.items, value[i], path, errors)
+      typeErrorsAt(tree.items, value[i], path, errors, itemOf(first, i), itemOf(second, i))
       path.pop()
     }
     return
@@ -219,7 +229,7 @@ const typeErrorsAt = (tree: FieldTree, value: unknown, path: WalkPath, errors: A
     const sub = "values" in tree ? tree.values : Object.hasOwn(tree.fields, key) ? tree.fields[key] : undefined
     if (sub === undefined) continue
     path.push(key)
-    typeErrorsAt(sub, value[key], path, errors)
+    typeErrorsAt(sub, value[key], path, errors, memberOf(first, key), memberOf(second, key))
     path.pop()
   }
 }

@@ -26,7 +26,8 @@ const passed = (object: Record<string, unknown>, part: string, old: Record<strin
   keepsFrozenPart(object, old, part) || keepsFrozenPart(object, checked, part)
 
 // Metadata has its own rules (ObjectMetaRules); the schema's types are checked on the rest. A part an
-// update leaves as the stored object has it (the spec under a status update) is not checked again.
+// update leaves as the stored object has it (the spec under a status update) is not checked again, nor
+// is any frozen value below that an object that passed holds in the same place (what a webhook kept).
 const fieldTypeErrors = (
   resource: Resource,
   object: Record<string, unknown>,
@@ -38,7 +39,7 @@ const fieldTypeErrors = (
   return ["spec", "status"].flatMap((part) => {
     const sub = tree.fields[part]
     if (sub === undefined || passed(object, part, old, checked)) return []
-    return typeErrors(sub, object[part], part)
+    return typeErrors(sub, object[part], part, [old?.[part], checked?.[part]])
   })
 }
 
