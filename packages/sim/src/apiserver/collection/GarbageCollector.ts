@@ -57,16 +57,18 @@ const collect = (context: ServerContext, queue: GarbageQueue, entry: Entry): voi
   const m = metadataOf(entry.object)
   if (m["ownerReferences"] === undefined && m["deletionTimestamp"] === undefined) return
   const { uid, namespace } = identityOf(entry.object)
-  const deps = queue.dependentsOf(uid ?? "").flatMap((address) => entryAt(context, address) ?? [])
+  // Only a deletion that waits on its dependents looks them up: most objects the queue marks are not being deleted.
+  const dependents = (): ReadonlyArray<Entry> => queue.dependentsOf(uid ?? "").flatMap((address) => entryAt(context, address) ?? [])
   const finalizers = finalizersOf(entry.object)
   if (isDeleting(entry.object) && finalizers.includes(orphanFinalizer)) {
-    for (const dep of deps) {
+    for (const dep of dependents()) {
       updateMetadata(context, dep, { ownerReferences: ownerReferencesOf(dep.object).filter((r) => r["uid"] !== uid) })
     }
     updateMetadata(context, entry, withoutFinalizer(entry.object, orphanFinalizer))
     return
   }
   if (isDeleting(entry.object) && finalizers.includes(foregroundFinalizer)) {
+    const deps = dependents()
     for (const dep of deps) if (!isDeleting(dep.object)) remove(context, dep, "Foreground")
     const blocking = deps.some((dep) => {
       const { namespace: ns, name } = identityOf(dep.object)
