@@ -88,13 +88,26 @@ export const buildJob = (jobSet: KubeObject, replicated: ReplicatedJobSpec, inde
 
 const jobConditions = (job: KubeObject): ReadonlyArray<Condition> => readConditions(at(job, "status", "conditions"))
 
+// One walk over the Jobs, each Job's conditions read once (a JobSet is counted on every look at it).
 const countJobs = (name: string, jobs: ReadonlyArray<KubeObject>): JsonRecord => {
-  const complete = jobs.filter((job) => isConditionTrue(jobConditions(job), "Complete")).length
-  const failed = jobs.filter((job) => isConditionTrue(jobConditions(job), "Failed")).length
-  const suspended = jobs.filter((job) => at(job, "spec", "suspend") === true).length
-  const live = jobs.filter((job) => !isConditionTrue(jobConditions(job), "Complete") && !isConditionTrue(jobConditions(job), "Failed") && at(job, "spec", "suspend") !== true)
-  const ready = live.filter((job) => (asNumber(at(job, "status", "ready")) ?? 0) >= (asNumber(at(job, "spec", "parallelism")) ?? 1)).length
-  return { name, ready, succeeded: complete, failed, active: live.filter((job) => (asNumber(at(job, "status", "active")) ?? 0) > 0).length, suspended }
+  let complete = 0
+  let failed = 0
+  let suspended = 0
+  let ready = 0
+  let active = 0
+  for (const job of jobs) {
+    const conditions = jobConditions(job)
+    const isComplete = isConditionTrue(conditions, "Complete")
+    const isFailed = isConditionTrue(conditions, "Failed")
+    const isSuspended = at(job, "spec", "suspend") === true
+    if (isComplete) complete++
+    if (isFailed) failed++
+    if (isSuspended) suspended++
+    if (isComplete || isFailed || isSuspended) continue
+    if ((asNumber(at(job, "status", "ready")) ?? 0) >= (asNumber(at(job, "spec", "parallelism")) ?? 1)) ready++
+    if ((asNumber(at(job, "status", "active")) ?? 0) > 0) active++
+  }
+  return { name, ready, succeeded: complete, failed, active, suspended }
 }
 
 const reconcileJobSet = (system: SystemClient, jobSet: KubeObject): void => {

@@ -8,7 +8,9 @@ export const readOnce = <A>(read: (value: unknown) => A): ((value: unknown) => A
   const known = new WeakMap<object, A>()
   return (value) => {
     if (typeof value !== "object" || value === null || !Object.isFrozen(value)) return read(value)
-    if (known.has(value)) return known.get(value) as A
+    // One lookup on a hit: a look asks the same few parts many times, and most answers are objects.
+    const hit = known.get(value)
+    if (hit !== undefined || known.has(value)) return hit as A
     const result = read(value)
     known.set(value, result)
     return result

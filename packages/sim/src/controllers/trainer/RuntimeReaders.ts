@@ -35,6 +35,11 @@ export class RuntimeReaders {
     else readers.add(jobKey)
   }
 
+  /** Whether the job at `jobKey` is recorded as reading a runtime. */
+  knows(jobKey: string): boolean {
+    return this.byJob.has(jobKey)
+  }
+
   /** The keys of the jobs that read the runtime at `runtime`. */
   readersOf(runtime: string): ReadonlySet<string> {
     return this.byRuntime.get(runtime) ?? noReaders

@@ -77,11 +77,15 @@ export const trainerController = (
   onChange?.((change) => {
     // A JobSet is named as its TrainJob, so its key is the TrainJob's.
     if (change.resource === "trainjobs") {
-      toVisit.add(keyOf(change.object))
-      readers.track(keyOf(change.object), change.type === "DELETED" ? undefined : runtimeKeyOf(change.object))
+      const key = keyOf(change.object)
+      toVisit.add(key)
+      // A write that kept the stored spec (a status write) reads the runtime its last change named.
+      const keptSpec = change.type === "MODIFIED" && change.previous?.["spec"] === change.object["spec"] && readers.knows(key)
+      if (!keptSpec) readers.track(key, change.type === "DELETED" ? undefined : runtimeKeyOf(change.object))
     } else if (tree && change.resource === "jobsets") {
-      toVisit.add(keyOf(change.object))
-      jobSetMoved.add(keyOf(change.object))
+      const key = keyOf(change.object)
+      toVisit.add(key)
+      jobSetMoved.add(key)
     } else if (change.resource === "trainingruntimes" || change.resource === "clustertrainingruntimes") {
       runtimesMoved.add(runtimeKey(change.resource, namespaceOf(change.object), nameOf(change.object)))
     }
@@ -109,8 +113,11 @@ export const trainerController = (
       return job === undefined ? [] : [job]
     })
   }
+  // A job settled for good is not kept: no pass visits it by time, and the scans over settledDue at
+  // every pass then cost the jobs that are due some day, not every job stored.
   const settledAt = (job: KubeObject, due: number): void => {
-    settledDue.set(keyOf(job), due)
+    if (due === Number.POSITIVE_INFINITY) settledDue.delete(keyOf(job))
+    else settledDue.set(keyOf(job), due)
   }
   const unsettled = (job: KubeObject, into: Set<string>): void => {
     settledDue.delete(keyOf(job))
