@@ -210,6 +210,16 @@ describe("skipping settled TrainJobs", () => {
     expect([...readers.readersOf(namespaced)]).toEqual([])
   })
 
+  it("knows a job only while its last change named a runtime", () => {
+    const readers = new RuntimeReaders()
+    const cluster = runtimeKey("clustertrainingruntimes", undefined, "torch")
+    expect(readers.knows("team/a")).toBe(false)
+    readers.track("team/a", cluster)
+    expect(readers.knows("team/a")).toBe(true)
+    readers.track("team/a", undefined)
+    expect(readers.knows("team/a")).toBe(false)
+  })
+
   it("looks again at a settled suspended job when it is resumed, and at a running one when its run ends", () => {
     expectSameAsReference([
       { type: "create", name: "j1", suspend: true, deadlineSeconds: 6, fails: true, runtime: "namespaced" },

@@ -13,11 +13,16 @@ import { completionIndexKey } from "../../kinds/batch/JobNames.ts"
 /** The port torchrun's rendezvous listens on in Trainer's torch plugin. */
 export const torchMasterPort = 29400
 
-const records = (value: unknown): ReadonlyArray<JsonRecord> =>
-  asArray(value).flatMap((entry) => {
+// By a loop rather than flatMap, which makes an array per entry: every JobSet Trainer renders reads its
+// containers, env lists and patches through this.
+const records = (value: unknown): ReadonlyArray<JsonRecord> => {
+  const out: Array<JsonRecord> = []
+  for (const entry of asArray(value)) {
     const record = asRecord(entry)
-    return record === undefined ? [] : [record]
-  })
+    if (record !== undefined) out.push(record)
+  }
+  return out
+}
 
 // PET_* variables Trainer's torch plugin gives the trainer container (the node rank is the pod's
 // completion index, read through the downward API as Trainer does).

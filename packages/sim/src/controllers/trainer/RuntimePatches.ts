@@ -5,11 +5,14 @@ import type { ReplicatedJob } from "./ReplicatedJobs.ts"
 import { trainerContainerName } from "../shared/WellKnown.ts"
 
 /** The runtimePatches list of a TrainJob. */
-export const runtimePatchesOf = (job: unknown): ReadonlyArray<JsonRecord> =>
-  asArray(at(job, "spec", "runtimePatches")).flatMap((entry) => {
+export const runtimePatchesOf = (job: unknown): ReadonlyArray<JsonRecord> => {
+  const out: Array<JsonRecord> = []
+  for (const entry of asArray(at(job, "spec", "runtimePatches"))) {
     const record = asRecord(entry)
-    return record === undefined ? [] : [record]
-  })
+    if (record !== undefined) out.push(record)
+  }
+  return out
+}
 
 /** The manager of a runtime patch entry. */
 export const managerOf = (patch: JsonRecord): string => asString(patch["manager"]) ?? ""

@@ -41,6 +41,8 @@ export const trainJobWebhook: Admission = {
   resource: "trainjobs",
   readOnly: true,
   admit(operation: "create" | "update", object: KubeObject, old: KubeObject | undefined, system: SystemClient) {
+    // A write that keeps the very spec it replaces (Trainer's own status writes) keeps its patches too.
+    if (operation === "update" && old !== undefined && object["spec"] === old["spec"]) return { object }
     const patches = runtimePatchesOf(object)
     const oldPatches = runtimePatchesOf(old)
     // Updates that leave the patches alone need no runtime: everything else here is checked at creation.

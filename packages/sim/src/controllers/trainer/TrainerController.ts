@@ -103,15 +103,18 @@ export const trainerController = (
     runtimesMoved.clear()
     for (const [key, due] of settledDue) if (due <= now) toVisit.add(key)
     // In key order, as a full pass would meet them: writes (and the uids they draw) come in the same order.
-    const keys = [...new Set([...toVisit, ...waiting])].sort()
+    for (const key of waiting) toVisit.add(key)
+    const keys = [...toVisit].sort()
     toVisit.clear()
     waiting.clear()
-    return keys.flatMap((key) => {
+    const jobs: Array<KubeObject> = []
+    for (const key of keys) {
       const { namespace, name } = splitKey(key)
       const job = system.get("trainjobs", namespace, name)
       if (job === undefined) settledDue.delete(key)
-      return job === undefined ? [] : [job]
-    })
+      else jobs.push(job)
+    }
+    return jobs
   }
   // A job settled for good is not kept: no pass visits it by time, and the scans over settledDue at
   // every pass then cost the jobs that are due some day, not every job stored.
