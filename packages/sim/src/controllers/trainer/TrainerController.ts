@@ -118,13 +118,13 @@ export const trainerController = (
   }
   // A job settled for good is not kept: no pass visits it by time, and the scans over settledDue at
   // every pass then cost the jobs that are due some day, not every job stored.
-  const settledAt = (job: KubeObject, due: number): void => {
-    if (due === Number.POSITIVE_INFINITY) settledDue.delete(keyOf(job))
-    else settledDue.set(keyOf(job), due)
+  const settledAt = (key: string, due: number): void => {
+    if (due === Number.POSITIVE_INFINITY) settledDue.delete(key)
+    else settledDue.set(key, due)
   }
-  const unsettled = (job: KubeObject, into: Set<string>): void => {
-    settledDue.delete(keyOf(job))
-    into.add(keyOf(job))
+  const unsettled = (key: string, into: Set<string>): void => {
+    settledDue.delete(key)
+    into.add(key)
   }
   return {
     name: "trainer.kubeflow.org/trainjob-controller",
@@ -133,30 +133,32 @@ export const trainerController = (
       const now = system.now()
       let revisit = false
       for (const job of jobsToVisit(system, now)) {
-        const settled = jobSetMoved.delete(keyOf(job)) ? undefined : memo.settledUntil(job, now, () => runtimeOf(system, job))
+        // Its key, made once: a look files the job under it several times.
+        const key = keyOf(job)
+        const settled = jobSetMoved.delete(key) ? undefined : memo.settledUntil(job, now, () => runtimeOf(system, job))
         if (settled !== undefined) {
-          settledAt(job, settled)
+          settledAt(key, settled)
           continue
         }
         if (isDeleting(job) || (isFinished(job) && !tree) || (asString(at(job, "spec", "managedBy")) ?? trainerManager) !== trainerManager) {
           memo.settle(job, undefined, Number.POSITIVE_INFINITY)
-          settledAt(job, Number.POSITIVE_INFINITY)
+          settledAt(key, Number.POSITIVE_INFINITY)
           continue
         }
         const lookup = lookUpRuntime(system, job)
         if ("problem" in lookup && isFinished(job)) {
           // A finished job whose runtime is gone keeps the status it has.
           memo.settle(job, undefined, Number.POSITIVE_INFINITY)
-          settledAt(job, Number.POSITIVE_INFINITY)
+          settledAt(key, Number.POSITIVE_INFINITY)
           continue
         }
         if ("problem" in lookup) {
-          unsettled(job, waiting)
+          unsettled(key, waiting)
           continue
         }
         const jobs = replicatedJobsOf(lookup.runtime, job)
         if (unschedulableJobs(nameOf(job), jobs).length > 0) {
-          unsettled(job, waiting)
+          unsettled(key, waiting)
           continue
         }
         const wroteJobSet = tree && !isFinished(job) && ensureJobSet(system, job, lookup.runtime, jobs)
@@ -166,13 +168,13 @@ export const trainerController = (
           : stepTrainJob(job, jobs, outcome, now)
         const unchanged = sameJson(step.status, job["status"] ?? {})
         const current = unchanged ? job : updateStatus(system, "trainjobs", { ...job, status: step.status })
-        if (step.phase === "running" && current !== undefined) running.add(keyOf(job))
-        else running.delete(keyOf(job))
+        if (step.phase === "running" && current !== undefined) running.add(key)
+        else running.delete(key)
         if (unchanged && !wroteJobSet && (step.phase !== "running" || runningMaySettle)) {
           memo.settle(job, runtimeInput(lookup.runtime), step.dueAt)
-          settledAt(job, step.dueAt)
+          settledAt(key, step.dueAt)
         } else {
-          unsettled(job, toVisit)
+          unsettled(key, toVisit)
           revisit = true
         }
       }
