@@ -56,16 +56,21 @@ export const firstDifference = (left: unknown, right: unknown): JsonDifference |
       const ys = y as ReadonlyArray<unknown>
       // Past the shorter array's end, only the first missing item is a difference worth naming.
       const upTo = Math.min(Math.max(xs.length, ys.length), Math.min(xs.length, ys.length) + 1)
-      for (let i = upTo - 1; i >= 0; i--) stack.push({ up: node, key: i, left: xs[i], right: ys[i] })
+      // A pair already equal would be skipped when popped: it is not pushed, which spares a node per
+      // equal leaf (most of them, in a read-back that matches).
+      for (let i = upTo - 1; i >= 0; i--) if (xs[i] !== ys[i]) stack.push({ up: node, key: i, left: xs[i], right: ys[i] })
     } else {
       const xr = x as Readonly<Record<string, unknown>>
       const yr = y as Readonly<Record<string, unknown>>
       const keys = Object.keys(xr)
-      const extra = Object.keys(yr).filter((k) => !Object.hasOwn(xr, k))
-      if (extra.length > 0) keys.push(...extra.sort())
+      let extra: Array<string> | undefined
+      for (const k of Object.keys(yr)) if (!Object.hasOwn(xr, k)) (extra ??= []).push(k)
+      if (extra !== undefined) keys.push(...extra.sort())
       for (let i = keys.length - 1; i >= 0; i--) {
         const key = keys[i]!
-        stack.push({ up: node, key, left: Object.hasOwn(xr, key) ? xr[key] : undefined, right: Object.hasOwn(yr, key) ? yr[key] : undefined })
+        const l = Object.hasOwn(xr, key) ? xr[key] : undefined
+        const r = Object.hasOwn(yr, key) ? yr[key] : undefined
+        if (l !== r) stack.push({ up: node, key, left: l, right: r })
       }
     }
   }
