@@ -81,6 +81,31 @@ export const cloneJson = (input: unknown): JsonValue | undefined => {
   return root as JsonValue
 }
 
+/** Whether cloneJson would copy `input` (it is a JSON tree), answered without copying it: the runtime
+ * rules ask this of a runtime's spec twice per Start, and only render keeps a copy. */
+export const isJsonTree = (input: unknown): boolean => {
+  const seen = new Set<object>()
+  const pending: Array<unknown> = [input]
+  while (pending.length > 0) {
+    const node = pending.pop()
+    if (node === null || typeof node === "boolean" || typeof node === "string") continue
+    if (typeof node === "number") {
+      if (!Number.isFinite(node)) return false
+      continue
+    }
+    // A node met before is shared or a cycle: not a tree, as shellOf says.
+    if (typeof node !== "object" || seen.has(node)) return false
+    seen.add(node)
+    if (Array.isArray(node)) {
+      for (let i = 0; i < node.length; i++) pending.push(node[i])
+    } else {
+      if (!isPlainProto(node)) return false
+      for (const key of Object.keys(node)) pending.push((node as Record<string, unknown>)[key])
+    }
+  }
+  return true
+}
+
 /**
  * Deep equality of JSON data; key order does not matter. Iterative; input that is not a tree (a node
  * reached twice) compares unequal rather than looping.

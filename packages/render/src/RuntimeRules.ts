@@ -1,5 +1,5 @@
 import { runtimeLabel, sameRuntime, type BackendConfig } from "./Config.ts"
-import { cloneJson, isRecord, pathOf } from "./Json.ts"
+import { isJsonTree, isRecord, pathOf } from "./Json.ts"
 import { MAX_TRAINJOB_NAME, RESERVED_ENV_PREFIX } from "./Names.ts"
 import { preview } from "./Preview.ts"
 import { cappedRefusal, type Refusal } from "./Refusal.ts"
@@ -107,7 +107,7 @@ const reservedEnvReasons = (trainerStep: unknown): Array<string> => {
 /** The runtime rules of docs/runtime-requirements.md applied to a source runtime; every reason, prefixed by nothing. */
 export const runtimeRuleReasons = (runtime: unknown, spec: JobSpec): Array<string> => {
   if (!isRecord(runtime) || !isRecord(runtime["spec"])) return ["has no spec"]
-  if (cloneJson(runtime["spec"]) === undefined) return ["its spec is not plain JSON data"]
+  if (!isJsonTree(runtime["spec"])) return ["its spec is not plain JSON data"]
   const jobs = replicatedJobsOf(runtime)
   if (jobs === undefined) return ["has no spec.template.spec.replicatedJobs list"]
   const { step, problems } = trainerStepOf(runtime)
