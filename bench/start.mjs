@@ -3,8 +3,9 @@
 // 1,000 Starts with bounded concurrency over HTTP: p50, p99, peak memory, and the API calls per second
 // they drive against the simulator's own GET rate on the same server in the same run. That ratio is the
 // bench's target (at least 0.5: Start's throughput is bound by the API server, not by the client side);
-// below it the bench exits 1. Last, the same five calls per Start from a raw node:http client: the
-// ratio's ceiling on this server, whatever the client costs.
+// below it the bench exits 1. Each round also sends the same five calls per Start from a raw node:http
+// client: the ratio's ceiling on this server, whatever the client costs, and Start's rate as a share of it
+// (1 when Start is bound by the server alone).
 //
 // Over HTTP the simulator runs in its own process (bench/lib/sim-process.mjs), as an API server would: in
 // one process the client and the server would share one JavaScript thread, and every microsecond of
@@ -191,104 +192,9 @@ try {
     return answer
   }
 
-  let peakHeap = 0
-  let peakRss = 0
-  // The heap is sampled often and cheaply (V8's own figures); the RSS, which the OS is asked for, ten times less
-  // often: the sampler runs on the measured thread, and must not add to the CPU per call it measures.
-  let samples = 0
-  const sample = () => {
-    peakHeap = Math.max(peakHeap, getHeapStatistics().used_heap_size)
-    if (samples++ % 10 === 0) peakRss = Math.max(peakRss, process.memoryUsage.rss())
-  }
-  globalThis.gc?.()
-  const baseHeap = getHeapStatistics().used_heap_size
-
-  // One round: the GET rate, `total` Starts, the GET rate again. The Starts' time runs until the
-  // simulator's controllers have done the work the Starts gave them (a plain Start needs none of it, but
-  // the simulator does it in the same process, on the same core): that work counts against the Starts,
-  // and the GETs after them are measured on a simulator with nothing left over, as the GETs before.
-  // The machine may be busy with other work: the ratio uses the mean of the GET rates just before and
-  // just after the Starts.
-  const round = async (first) => {
-    await settleNow()
-    const getsBefore = await simGets(getCount)
-    const latencies = []
-    let failures = 0
-    const sampler = setInterval(sample, 20)
-    const served0 = await serverCount()
-    const cpu0 = cpuNow()
-    const t0 = performance.now()
-    await run(
-      Effect.forEach(
-        Array.from({ length: total }, (_, i) => first + i),
-        (n) =>
-          Effect.gen(function* () {
-            const started = performance.now()
-            yield* start(openBackend(config), requestOf(n)).pipe(
-              Effect.catch((error) =>
-                Effect.sync(() => {
-                  failures++
-                  if (process.env.BENCH_DEBUG !== undefined) console.log(error._tag, error.reasons)
-                })
-              )
-            )
-            latencies.push(performance.now() - started)
-          }),
-        { concurrency, discard: true }
-      )
-    )
-    const clientCpu = cpuNow() - cpu0
-    await settleNow()
-    const wall = performance.now() - t0
-    const served = await serverCount()
-    clearInterval(sampler)
-    const getsAfter = await simGets(getCount)
-    const calls = served.calls - served0.calls
-    const callsPerSecond = calls / (wall / 1000)
-    const getPerSecond = (getsBefore.perSecond + getsAfter.perSecond) / 2
-    return {
-      wall, failures, latencies, calls, callsPerSecond, getsBefore, getsAfter, getPerSecond,
-      ratio: callsPerSecond / getPerSecond,
-      clientCpu: clientCpu / calls,
-      serverCpu: (served.cpu - served0.cpu) / calls
-    }
-  }
-
-  // A warm-up round first, unmeasured: a service runs Start many times, so what is measured is Start's steady
-  // state, with both the GET path and Start's path compiled by the JIT (the first 1,000 Starts of a process run
-  // at about half the later rate). Then `rounds` measured rounds; the ratio is their median.
-  await simGets(getCount)
-  await round(100_000)
-  const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
-  const measured = []
-  for (let r = 0; r < rounds; r++) measured.push(await round(200_000 + r * total))
-  samples = 0
-  sample()
-  const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
-  const latencies = measured.flatMap((m) => m.latencies).sort((a, b) => a - b)
-  const failures = measured.reduce((sum, m) => sum + m.failures, 0)
-  const wall = median(measured.map((m) => m.wall))
-  const ratio = median(measured.map((m) => m.ratio))
-  const per = (f, digits = 0) => measured.map((m) => f(m).toFixed(digits)).join(" / ")
-  console.log(
-    `${total} Starts over HTTP (simulator ticker ${tickMs} ms), concurrency ${concurrency}, ${rounds} rounds after a warm-up round: median ${(wall / 1000).toFixed(2)} s, ` +
-      `${(total / (wall / 1000)).toFixed(0)} Starts/s, p50 ${ms(quantile(latencies, 0.5))}, p99 ${ms(quantile(latencies, 0.99))}, failures ${failures}`
-  )
-  console.log(`peak heap ${(peakHeap / 2 ** 20).toFixed(1)} MiB (${((peakHeap - baseHeap) / 2 ** 20).toFixed(1)} MiB above the start, client side), peak rss ${(peakRss / 2 ** 20).toFixed(1)} MiB`)
-  console.log(
-    `cpu per API call: Starts ${per((m) => m.clientCpu)} µs client + ${per((m) => m.serverCpu)} µs server; ` +
-      `raw GETs ${per((m) => m.getsBefore.clientCpu)} µs client + ${per((m) => m.getsBefore.serverCpu)} µs server`
-  )
-  console.log(
-    `api calls/s ${per((m) => m.callsPerSecond)} (${(measured[0].calls / total).toFixed(2)} calls per Start); sim GET/s ${per((m) => m.getPerSecond)} ` +
-      `(raw node:http, concurrency ${concurrency}, mean of before and after: ${per((m) => m.getsBefore.perSecond)} before, ${per((m) => m.getsAfter.perSecond)} after)`
-  )
-  console.log(`ratio per round ${per((m) => m.ratio, 2)}; median ${ratio.toFixed(2)} (target >= 0.5)`)
-
   // The ratio's ceiling on this server: Start's five calls of a plain Start (read the runtime, create the
   // copy and the TrainJob, own the copy, read back), rendered beforehand and sent in order by raw node:http
-  // from the same `concurrency` loops, so next to nothing is spent on the client side. Measured after the
-  // Starts, so it does not change the figures above; below 0.5 here, no client reaches the target.
+  // from the same `concurrency` loops, so next to nothing is spent on the client side.
   const rawCall = (method, path, body) =>
     new Promise((resolve, reject) => {
       const headers = { Accept: "application/json, */*;q=0.8", ...(body === undefined ? {} : { "Content-Type": method === "PATCH" ? "application/merge-patch+json" : "application/json" }) }
@@ -309,29 +215,121 @@ try {
     await rawCall("PATCH", `${namespacePath}/trainingruntimes/${manifests.name}`, { metadata: { ownerReferences: [owner], resourceVersion: copy.metadata.resourceVersion } })
     await rawCall("GET", `${namespacePath}/trainjobs/${manifests.name}`)
   }
-  const rendered = Array.from({ length: total }, (_, i) => {
-    const manifests = renderStart(decodeStartRequest(requestOf(900_000 + i)).success, config, runtime)
-    if (manifests._tag !== "Success") throw new Error(JSON.stringify(manifests))
-    return manifests.success
-  })
-  await settleNow()
-  const rawGetsBefore = await simGets(getCount)
-  const rawServed0 = await serverCount()
-  const rawT0 = performance.now()
-  let next = 0
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < total) await fiveCalls(rendered[next++])
-  }))
-  await settleNow()
-  const rawSeconds = (performance.now() - rawT0) / 1000
-  const rawServed = await serverCount()
-  const rawCalls = rawServed.calls - rawServed0.calls
-  const rawGetsAfter = await simGets(getCount)
-  const rawPerSecond = rawCalls / rawSeconds
+  const renderedFrom = (first) =>
+    Array.from({ length: total }, (_, i) => {
+      const manifests = renderStart(decodeStartRequest(requestOf(first + i)).success, config, runtime)
+      if (manifests._tag !== "Success") throw new Error(JSON.stringify(manifests))
+      return manifests.success
+    })
+
+  let peakHeap = 0
+  let peakRss = 0
+  // The heap is sampled often and cheaply (V8's own figures); the RSS, which the OS is asked for, ten times less
+  // often: the sampler runs on the measured thread, and must not add to the CPU per call it measures.
+  let samples = 0
+  const sample = () => {
+    peakHeap = Math.max(peakHeap, getHeapStatistics().used_heap_size)
+    if (samples++ % 10 === 0) peakRss = Math.max(peakRss, process.memoryUsage.rss())
+  }
+  globalThis.gc?.()
+  const baseHeap = getHeapStatistics().used_heap_size
+
+  // A burst of calls on the server: its wall time runs until the simulator's controllers have done the work
+  // the burst gave them (a plain Start needs none of it, but the simulator does it in the same process, on the
+  // same core), so that work counts against the burst, and what is measured next starts from a simulator with
+  // nothing left over.
+  const burst = async (send) => {
+    await settleNow()
+    const served0 = await serverCount()
+    const cpu0 = cpuNow()
+    const t0 = performance.now()
+    await send()
+    const clientCpu = cpuNow() - cpu0
+    await settleNow()
+    const wall = performance.now() - t0
+    const served = await serverCount()
+    const calls = served.calls - served0.calls
+    return { wall, calls, perSecond: calls / (wall / 1000), clientCpu: clientCpu / calls, serverCpu: (served.cpu - served0.cpu) / calls }
+  }
+
+  // One round: the GET rate, `total` Starts through our client, the same calls from raw node:http, the GET
+  // rate again. The machine may be busy with other work: the ratio uses the mean of the GET rates just before
+  // and just after.
+  const round = async (first) => {
+    await settleNow()
+    const getsBefore = await simGets(getCount)
+    const latencies = []
+    let failures = 0
+    const sampler = setInterval(sample, 20)
+    const starts = await burst(() =>
+      run(
+        Effect.forEach(
+          Array.from({ length: total }, (_, i) => first + i),
+          (n) =>
+            Effect.gen(function* () {
+              const started = performance.now()
+              yield* start(openBackend(config), requestOf(n)).pipe(
+                Effect.catch((error) =>
+                  Effect.sync(() => {
+                    failures++
+                    if (process.env.BENCH_DEBUG !== undefined) console.log(error._tag, error.reasons)
+                  })
+                )
+              )
+              latencies.push(performance.now() - started)
+            }),
+          { concurrency, discard: true }
+        )
+      )
+    )
+    clearInterval(sampler)
+    const rendered = renderedFrom(first + total)
+    let next = 0
+    const raw = await burst(() =>
+      Promise.all(Array.from({ length: concurrency }, async () => {
+        while (next < total) await fiveCalls(rendered[next++])
+      }))
+    )
+    const getsAfter = await simGets(getCount)
+    const getPerSecond = (getsBefore.perSecond + getsAfter.perSecond) / 2
+    return { starts, raw, failures, latencies, getsBefore, getsAfter, getPerSecond, ratio: starts.perSecond / getPerSecond, ceiling: raw.perSecond / getPerSecond, ofCeiling: starts.perSecond / raw.perSecond }
+  }
+
+  // A warm-up round first, unmeasured: a service runs Start many times, so what is measured is Start's steady
+  // state, with the GET path, Start's path and the server's write path compiled by the JIT (the first 1,000
+  // Starts of a process run at about half the later rate). Then `rounds` measured rounds, each figure their median.
+  await simGets(getCount)
+  await round(100_000)
+  const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
+  const measured = []
+  for (let r = 0; r < rounds; r++) measured.push(await round(200_000 + r * 2 * total))
+  samples = 0
+  sample()
+  const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
+  const latencies = measured.flatMap((m) => m.latencies).sort((a, b) => a - b)
+  const failures = measured.reduce((sum, m) => sum + m.failures, 0)
+  const wall = median(measured.map((m) => m.starts.wall))
+  const ratio = median(measured.map((m) => m.ratio))
+  const per = (f, digits = 0) => measured.map((m) => f(m).toFixed(digits)).join(" / ")
   console.log(
-    `ceiling: Start's five calls from raw node:http ${rawPerSecond.toFixed(0)}/s (${((rawServed.cpu - rawServed0.cpu) / rawCalls).toFixed(0)} µs server per call) ` +
-      `against sim GET/s ${((rawGetsBefore.perSecond + rawGetsAfter.perSecond) / 2).toFixed(0)}: ratio ${(rawPerSecond / ((rawGetsBefore.perSecond + rawGetsAfter.perSecond) / 2)).toFixed(2)}, the most any client reaches on this server`
+    `${total} Starts over HTTP (simulator ticker ${tickMs} ms), concurrency ${concurrency}, ${rounds} rounds after a warm-up round: median ${(wall / 1000).toFixed(2)} s, ` +
+      `${(total / (wall / 1000)).toFixed(0)} Starts/s, p50 ${ms(quantile(latencies, 0.5))}, p99 ${ms(quantile(latencies, 0.99))}, failures ${failures}`
   )
+  console.log(`peak heap ${(peakHeap / 2 ** 20).toFixed(1)} MiB (${((peakHeap - baseHeap) / 2 ** 20).toFixed(1)} MiB above the start, client side), peak rss ${(peakRss / 2 ** 20).toFixed(1)} MiB`)
+  console.log(
+    `cpu per API call: Starts ${per((m) => m.starts.clientCpu)} µs client + ${per((m) => m.starts.serverCpu)} µs server; ` +
+      `the same calls from raw node:http ${per((m) => m.raw.clientCpu)} µs client + ${per((m) => m.raw.serverCpu)} µs server; ` +
+      `raw GETs ${per((m) => m.getsBefore.clientCpu)} µs client + ${per((m) => m.getsBefore.serverCpu)} µs server`
+  )
+  console.log(
+    `api calls/s ${per((m) => m.starts.perSecond)} (${(measured[0].starts.calls / total).toFixed(2)} calls per Start); the same calls from raw node:http ${per((m) => m.raw.perSecond)}; ` +
+      `sim GET/s ${per((m) => m.getPerSecond)} (raw node:http, concurrency ${concurrency}, mean of ${per((m) => m.getsBefore.perSecond)} before and ${per((m) => m.getsAfter.perSecond)} after)`
+  )
+  console.log(
+    `Start's calls/s ÷ the raw client's on the same server ${per((m) => m.ofCeiling, 2)}: median ${median(measured.map((m) => m.ofCeiling)).toFixed(2)} (1 = bound by the server alone)`
+  )
+  console.log(`ceiling: the raw client's calls/s ÷ sim GET/s ${per((m) => m.ceiling, 2)}: median ${median(measured.map((m) => m.ceiling)).toFixed(2)}, the most any client reaches on this server`)
+  console.log(`ratio: Start's calls/s ÷ sim GET/s ${per((m) => m.ratio, 2)}: median ${ratio.toFixed(2)} (target >= 0.5)`)
   getAgent.destroy()
   if (failures > 0 || ratio < 0.5) process.exitCode = 1
 } finally {
