@@ -112,6 +112,24 @@ describe("Trainer controller", () => {
     sim.advance(10_000)
     expect(seen).toEqual([`runs@${start + 1000}`, `runs@${start + 2000}`])
   })
+
+  it("lets onRun reuse an object it wrote: its writes keep a copy, not the object itself", () => {
+    const onRun = (job: KubeObject, system: SystemClient) => {
+      const name = (job["metadata"] as { name: string }).name
+      if (system.get("events", "default", `${name}.1`) !== undefined) return
+      // One body, filled again for each write, as a hook posting metrics may keep it.
+      const body = { apiVersion: "v1", kind: "Event", metadata: { name: `${name}.1`, namespace: "default" }, involvedObject: { kind: "TrainJob", name }, source: { component: "step-1" } }
+      expect(system.create("events", body).code).toBe(201)
+      body.metadata.name = `${name}.2`
+      body.source.component = "step-2"
+      expect(system.create("events", body).code).toBe(201)
+    }
+    const sim = simulator({ trainer: { runTimeMs: 3000, onRun } })
+    create(sim, "trainjobs", trainJob("runs"))
+    sim.advance(2_000)
+    expect(get(sim, "events", "runs.1")?.["source"]).toEqual({ component: "step-1" })
+    expect(get(sim, "events", "runs.2")?.["source"]).toEqual({ component: "step-2" })
+  })
 })
 
 describe("Trainer webhook", () => {

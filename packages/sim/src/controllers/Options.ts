@@ -32,7 +32,7 @@ export interface TrainerOptions {
   /** How long a run lasts when no script says otherwise (default 5000 ms); it then completes. */
   readonly runTimeMs?: number
   readonly outcomes?: OutcomeScript
-  /** Called on every clock step for each running TrainJob (for jobs that post logs or metrics). */
+  /** Called on every clock step for each running TrainJob (for jobs that post logs or metrics); its writes store copies of what they are handed. */
   readonly onRun?: (job: KubeObject, system: SystemClient) => void
 }
 

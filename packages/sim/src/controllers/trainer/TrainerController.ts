@@ -29,6 +29,15 @@ const runtimeOf = (system: SystemClient, job: KubeObject): object | undefined =>
   return "runtime" in lookup ? runtimeInput(lookup.runtime) : undefined
 }
 
+// The client the controllers write through keeps (and freezes) the object each write is handed: they build
+// one per write. A user's hook may fill one object again for each write, so its writes hand over copies.
+const copyingWrites = (system: SystemClient): SystemClient => ({
+  ...system,
+  create: (resource, object) => system.create(resource, structuredClone(object)),
+  update: (resource, object) => system.update(resource, structuredClone(object)),
+  updateStatus: (resource, object) => system.updateStatus(resource, structuredClone(object))
+})
+
 /**
  * Trainer's controller, configured by `options`; with `tree`, it runs each TrainJob as a JobSet and
  * derives the TrainJob's status from the JobSet's; without, the TrainJob's status moves by the clock and
@@ -51,8 +60,9 @@ export const trainerController = (
   const jobSetMoved = new Set<string>()
   // The jobs running at their last look, for onRun once the step is over.
   const running = new Set<string>()
-  const callOnRun = (system: SystemClient): void => {
+  const callOnRun = (controllerClient: SystemClient): void => {
     if (options.onRun === undefined) return
+    const system = copyingWrites(controllerClient)
     for (const key of [...running].sort()) {
       const { namespace, name } = splitKey(key)
       const job = system.get("trainjobs", namespace, name)
