@@ -111,7 +111,10 @@ const dir = mkdtempSync(join(tmpdir(), "dispatch-bench-"))
 const tickMs = Number(process.env.BENCH_TICK_MS ?? 1_000)
 const simProcess = fork(new URL("./lib/sim-process.mjs", import.meta.url))
 const fromSim = (wanted) => new Promise((resolve) => simProcess.once("message", resolve)).then((message) => message[wanted])
-simProcess.send({ simulatorOptions: { seed: 2, objects: [runtime] }, tickMs })
+// BENCH_CONTROLLERS=off runs the simulator without Trainer's webhook and controllers (nor the JobSet and Job
+// controllers under them), to tell their share of the server's cost from the API server's own.
+const controllersOff = process.env.BENCH_CONTROLLERS === "off"
+simProcess.send({ simulatorOptions: { seed: 2, objects: [runtime], ...(controllersOff ? { controllers: { trainer: { installed: false } } } : {}) }, tickMs })
 const server = { url: await fromSim("url") }
 // The API calls the server has served so far, and its CPU time (µs).
 const serverCount = () => {
@@ -312,7 +315,7 @@ try {
   const ratio = median(measured.map((m) => m.ratio))
   const per = (f, digits = 0) => measured.map((m) => f(m).toFixed(digits)).join(" / ")
   console.log(
-    `${total} Starts over HTTP (simulator ticker ${tickMs} ms), concurrency ${concurrency}, ${rounds} rounds after a warm-up round: median ${(wall / 1000).toFixed(2)} s, ` +
+    `${total} Starts over HTTP (simulator ticker ${tickMs} ms${controllersOff ? ", no controllers" : ""}), concurrency ${concurrency}, ${rounds} rounds after a warm-up round: median ${(wall / 1000).toFixed(2)} s, ` +
       `${(total / (wall / 1000)).toFixed(0)} Starts/s, p50 ${ms(quantile(latencies, 0.5))}, p99 ${ms(quantile(latencies, 0.99))}, failures ${failures}`
   )
   console.log(`peak heap ${(peakHeap / 2 ** 20).toFixed(1)} MiB (${((peakHeap - baseHeap) / 2 ** 20).toFixed(1)} MiB above the start, client side), peak rss ${(peakRss / 2 ** 20).toFixed(1)} MiB`)
