@@ -8,6 +8,17 @@ import type { WebService } from "./WebService.ts"
 export const launchBrowser = (): Promise<Browser> => launchChromium()
 
 /**
+ * Waits for both to settle and hands `keep` whatever started, then throws the first failure: with Promise.all,
+ * a browser that fails to launch leaves the service it was started beside running, unseen by afterAll.
+ */
+export const startSideBySide = async <A, B>(a: Promise<A>, b: Promise<B>, keep: (a: A | undefined, b: B | undefined) => void): Promise<void> => {
+  const [x, y] = await Promise.allSettled([a, b])
+  keep(x.status === "fulfilled" ? x.value : undefined, y.status === "fulfilled" ? y.value : undefined)
+  if (x.status === "rejected") throw x.reason
+  if (y.status === "rejected") throw y.reason
+}
+
+/**
  * How long a page may take to show what the service did: the embedded simulator runs a job for seconds, the page
  * follows within a few more; this bound holds on a machine far more than 5x slower, the rest of the suite beside it.
  */

@@ -3,7 +3,7 @@
 // open; and the actions work from the keyboard alone.
 import type { Browser, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { launchBrowser, loggedInPage, pageBoundMs } from "./Browser.ts"
+import { launchBrowser, loggedInPage, startSideBySide, pageBoundMs } from "./Browser.ts"
 import { processTestMs } from "./DispatchBinary.ts"
 import { allJobs, exampleExperiment } from "./ServiceCalls.ts"
 import { startWebService, type WebService } from "./WebService.ts"
@@ -16,7 +16,10 @@ let gated: Awaited<ReturnType<typeof exampleExperiment>>
 let open: Awaited<ReturnType<typeof exampleExperiment>>
 
 beforeAll(async () => {
-  ;[web, browser] = await Promise.all([startWebService(), launchBrowser()])
+  await startSideBySide(startWebService(), launchBrowser(), (started, launched) => {
+    if (started !== undefined) web = started
+    if (launched !== undefined) browser = launched
+  })
   gated = await exampleExperiment(web.service, web.service, { gated: true, tag: "-gated" })
   open = await exampleExperiment(web.service, web.service)
   page = await loggedInPage(browser, web)

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { Browser, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { launchBrowser, loggedInPage, pageBoundMs, recordedTexts, recordTexts } from "./Browser.ts"
+import { launchBrowser, loggedInPage, startSideBySide, pageBoundMs, recordedTexts, recordTexts } from "./Browser.ts"
 import { processTestMs } from "./DispatchBinary.ts"
 import { exampleBackend, exampleExperiment } from "./ServiceCalls.ts"
 import { startWebService, type WebService } from "./WebService.ts"
@@ -20,7 +20,10 @@ const dir = mkdtempSync(join(tmpdir(), "dispatch-web-job-"))
 const go = join(dir, "go")
 
 beforeAll(async () => {
-  ;[web, browser] = await Promise.all([startWebService({ exec: true }), launchBrowser()])
+  await startSideBySide(startWebService({ exec: true }), launchBrowser(), (started, launched) => {
+    if (started !== undefined) web = started
+    if (launched !== undefined) browser = launched
+  })
   // The queue has no backend yet: its jobs wait, queued, until the test gives it one; then each job's process runs
   // until the test makes the file `go`.
   world = await exampleExperiment(web.service, web.service, { gated: true, command: ["sh", "-c", `until [ -e ${go} ]; do sleep 0.1; done`] })
