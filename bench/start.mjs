@@ -188,9 +188,8 @@ try {
   }
   const getCount = Number(process.env.BENCH_GETS ?? 5_000)
   // Runs the simulator's controllers until they have caught up (see bench/lib/sim-process.mjs).
-  const settle = () => fromSim("settled")
   const settleNow = () => {
-    const answer = settle()
+    const answer = fromSim("settled")
     simProcess.send("settle")
     return answer
   }
