@@ -12,6 +12,17 @@ export const asRecord = (value: unknown): JsonRecord | undefined =>
 /** The value as an array (empty when it is not one). */
 export const asArray = (value: unknown): ReadonlyArray<unknown> => (Array.isArray(value) ? value : [])
 
+/** The entries of a list that are records (none when it is not a list). By a loop rather than flatMap, which
+ * makes an array per entry: Trainer reads every container, env list and patch of a JobSet it renders through this. */
+export const asRecords = (value: unknown): ReadonlyArray<JsonRecord> => {
+  const out: Array<JsonRecord> = []
+  for (const entry of asArray(value)) {
+    const record = asRecord(entry)
+    if (record !== undefined) out.push(record)
+  }
+  return out
+}
+
 /** The value as a string, or undefined. */
 export const asString = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined)
 

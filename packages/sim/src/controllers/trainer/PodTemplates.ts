@@ -3,7 +3,7 @@
 // args, env and resources and the variables the torch ML policy injects, then every runtime patch's
 // labels, annotations, node selector, tolerations and container fields for that replicated job.
 import type { KubeObject } from "../../Api.ts"
-import { asArray, asNumber, asRecord, asString, at, nameOf, type JsonRecord } from "../shared/KubeFields.ts"
+import { asArray, asNumber, asRecord, asRecords, asString, at, nameOf, type JsonRecord } from "../shared/KubeFields.ts"
 import { withTrainerOverrides } from "../kueue/PodSets.ts"
 import type { ReplicatedJob } from "./ReplicatedJobs.ts"
 import { runtimePatchesOf } from "./RuntimePatches.ts"
@@ -12,17 +12,6 @@ import { completionIndexKey } from "../../kinds/batch/JobNames.ts"
 
 /** The port torchrun's rendezvous listens on in Trainer's torch plugin. */
 export const torchMasterPort = 29400
-
-// By a loop rather than flatMap, which makes an array per entry: every JobSet Trainer renders reads its
-// containers, env lists and patches through this.
-const records = (value: unknown): ReadonlyArray<JsonRecord> => {
-  const out: Array<JsonRecord> = []
-  for (const entry of asArray(value)) {
-    const record = asRecord(entry)
-    if (record !== undefined) out.push(record)
-  }
-  return out
-}
 
 // PET_* variables Trainer's torch plugin gives the trainer container (the node rank is the pod's
 // completion index, read through the downward API as Trainer does).
@@ -42,9 +31,9 @@ const torchEnv = (job: KubeObject, runtime: KubeObject, replicated: ReplicatedJo
 const withTrainerCommand = (template: JsonRecord, job: KubeObject, extraEnv: ReadonlyArray<JsonRecord>): JsonRecord => {
   const trainer = asRecord(at(job, "spec", "trainer")) ?? {}
   const spec = asRecord(template["spec"]) ?? {}
-  const containers = records(spec["containers"]).map((container) => {
+  const containers = asRecords(spec["containers"]).map((container) => {
     if (container["name"] !== trainerContainerName) return container
-    const env = [...records(container["env"]), ...extraEnv, ...records(trainer["env"])]
+    const env = [...asRecords(container["env"]), ...extraEnv, ...asRecords(trainer["env"])]
     return {
       ...container,
       ...(trainer["command"] === undefined ? {} : { command: trainer["command"] }),
@@ -59,7 +48,7 @@ const mergeContainers = (base: ReadonlyArray<JsonRecord>, patch: ReadonlyArray<J
   base.map((container) => {
     const update = patch.find((candidate) => candidate["name"] === container["name"])
     if (update === undefined) return container
-    const env = [...records(container["env"]), ...records(update["env"])]
+    const env = [...asRecords(container["env"]), ...asRecords(update["env"])]
     return { ...container, ...update, ...(env.length === 0 ? {} : { env }) }
   })
 
@@ -80,8 +69,8 @@ const applyPatch = (template: JsonRecord, patchTemplate: JsonRecord): JsonRecord
       ...spec,
       ...merged(patchSpec, spec, "nodeSelector"),
       ...(tolerations.length === 0 ? {} : { tolerations }),
-      containers: mergeContainers(records(spec["containers"]), records(patchSpec["containers"])),
-      ...(spec["initContainers"] === undefined ? {} : { initContainers: mergeContainers(records(spec["initContainers"]), records(patchSpec["initContainers"])) })
+      containers: mergeContainers(asRecords(spec["containers"]), asRecords(patchSpec["containers"])),
+      ...(spec["initContainers"] === undefined ? {} : { initContainers: mergeContainers(asRecords(spec["initContainers"]), asRecords(patchSpec["initContainers"])) })
     }
   }
 }
@@ -92,7 +81,7 @@ export const renderedPodTemplate = (job: KubeObject, runtime: KubeObject, replic
   const base = replicated.podTemplate
   const trained = replicated.isTrainerStep ? withTrainerCommand(withTrainerOverrides(base, job), job, torchEnv(job, runtime, replicated)) : base
   return runtimePatchesOf(job).reduce<JsonRecord>((template, patch) => {
-    const entries = records(at(patch, "trainingRuntimeSpec", "template", "spec", "replicatedJobs")).filter((entry) => entry["name"] === replicated.name)
+    const entries = asRecords(at(patch, "trainingRuntimeSpec", "template", "spec", "replicatedJobs")).filter((entry) => entry["name"] === replicated.name)
     return entries.reduce<JsonRecord>((t, entry) => applyPatch(t, asRecord(at(entry, "template", "spec", "template")) ?? {}), template)
   }, trained)
 }
@@ -104,7 +93,7 @@ export const renderedPodTemplate = (job: KubeObject, runtime: KubeObject, replic
  */
 export const admittedNodeLabels = (job: KubeObject, replicatedJob: string): Readonly<Record<string, string>> => {
   const patch = runtimePatchesOf(job).find((candidate) => candidate["manager"] === kueueManager)
-  const entry = records(at(patch, "trainingRuntimeSpec", "template", "spec", "replicatedJobs")).find((candidate) => candidate["name"] === replicatedJob)
+  const entry = asRecords(at(patch, "trainingRuntimeSpec", "template", "spec", "replicatedJobs")).find((candidate) => candidate["name"] === replicatedJob)
   const selector = asRecord(at(entry, "template", "spec", "template", "spec", "nodeSelector")) ?? {}
   return Object.fromEntries(Object.entries(selector).filter((pair): pair is [string, string] => typeof pair[1] === "string"))
 }

@@ -1,18 +1,11 @@
 // spec.runtimePatches: what a patch may target (only replicated jobs and containers the runtime has, and
 // never env on the trainer container), and the time stamp Trainer's webhook puts on new or changed entries.
-import { asArray, asRecord, asString, at, sameJson, type JsonRecord } from "../shared/KubeFields.ts"
+import { asArray, asRecord, asRecords, asString, at, sameJson, type JsonRecord } from "../shared/KubeFields.ts"
 import type { ReplicatedJob } from "./ReplicatedJobs.ts"
 import { trainerContainerName } from "../shared/WellKnown.ts"
 
 /** The runtimePatches list of a TrainJob. */
-export const runtimePatchesOf = (job: unknown): ReadonlyArray<JsonRecord> => {
-  const out: Array<JsonRecord> = []
-  for (const entry of asArray(at(job, "spec", "runtimePatches"))) {
-    const record = asRecord(entry)
-    if (record !== undefined) out.push(record)
-  }
-  return out
-}
+export const runtimePatchesOf = (job: unknown): ReadonlyArray<JsonRecord> => asRecords(at(job, "spec", "runtimePatches"))
 
 /** The manager of a runtime patch entry. */
 export const managerOf = (patch: JsonRecord): string => asString(patch["manager"]) ?? ""
