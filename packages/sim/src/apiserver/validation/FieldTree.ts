@@ -59,44 +59,6 @@ class WalkPath {
   }
 }
 
-// `stored` is the same place in the stored object an update replaces: a part left as stored (frozen, so
-// unchanged since it was pruned by this same tree when written) has nothing to prune. What is kept is
-// copied (but for deeply frozen parts), so the result is the server's own and the body needs no copy
-// before. Paths are spelled out only for an unknown field: this runs on every write, and most bodies have none.
-const pruneAt = (tree: FieldTree, value: unknown, path: WalkPath, unknown: Array<string>, stored: unknown): unknown => {
-  if (typeof tree === "string") return jsonCopyUnfrozen(value)
-  if (value === stored && isDeeplyFrozen(value)) return value
-  if ("items" in tree) {
-    if (!Array.isArray(value)) return jsonCopyUnfrozen(value)
-    const storedItems = Array.isArray(stored) ? stored : []
-    const out: Array<unknown> = []
-    for (let i = 0; i < value.length; i++) {
-      path.push(i)
-      out.push(pruneAt(tree.items, value[i], path, unknown, storedItems[i]))
-      path.pop()
-    }
-    return out
-  }
-  if (!isJsonObject(value)) return jsonCopyUnfrozen(value)
-  const storedFields = isJsonObject(stored) ? stored : undefined
-  const out: Record<string, unknown> = {}
-  for (const key of Object.keys(value)) {
-    const v = value[key]
-    const sub = "values" in tree ? tree.values : Object.hasOwn(tree.fields, key) ? tree.fields[key] : undefined
-    if (sub === undefined) {
-      unknown.push(child(path.text(), key))
-      continue
-    }
-    // A null where the schema does not allow one is dropped, as the API server does before defaulting.
-    if (v === null && "fields" in tree) continue
-    path.push(key)
-    const pruned = pruneAt(sub, v, path, unknown, storedFields !== undefined && Object.hasOwn(storedFields, key) ? storedFields[key] : undefined)
-    path.pop()
-    putOwn(out, key, pruned)
-  }
-  return out
-}
-
 // A level of an object built anew (a field below it was dropped or replaced): its first `count` members as they are.
 const membersBefore = (value: Record<string, unknown>, keys: ReadonlyArray<string>, count: number): Record<string, unknown> => {
   const out: Record<string, unknown> = {}
@@ -107,41 +69,49 @@ const membersBefore = (value: Record<string, unknown>, keys: ReadonlyArray<strin
   return out
 }
 
-// As pruneAt, for a value handed over to the server (its maker keeps no hold on it): what is kept is
-// kept as it is, and only a level that loses a field below it is built anew, so a value with nothing to
-// prune comes back itself, copied nowhere.
-const pruneHandedOverAt = (tree: FieldTree, value: unknown, path: WalkPath, unknown: Array<string>, stored: unknown): unknown => {
-  if (typeof tree === "string") return value
+// A value kept whole: copied (but for deeply frozen parts) when the result must share nothing with the body.
+const kept = (value: unknown, copy: boolean): unknown => (copy ? jsonCopyUnfrozen(value) : value)
+
+// `stored` is the same place in the stored object an update replaces: a part left as stored (frozen, so
+// unchanged since it was pruned by this same tree when written) has nothing to prune. With `copy`, what is
+// kept is copied (but for deeply frozen parts), so the result is the server's own and the body needs no copy
+// before. Without (a value handed over: its maker keeps no hold on it), what is kept is kept as it is, and
+// only a level that loses a field below it is built anew, so a value with nothing to prune comes back
+// itself. Paths are spelled out only for an unknown field: this runs on every write, and most bodies have none.
+const pruneAt = (tree: FieldTree, value: unknown, path: WalkPath, unknown: Array<string>, stored: unknown, copy: boolean): unknown => {
+  if (typeof tree === "string") return kept(value, copy)
   if (value === stored && isDeeplyFrozen(value)) return value
   if ("items" in tree) {
-    if (!Array.isArray(value)) return value
+    if (!Array.isArray(value)) return kept(value, copy)
     const storedItems = Array.isArray(stored) ? stored : []
-    let out: Array<unknown> | undefined
+    let out: Array<unknown> | undefined = copy ? [] : undefined
     for (let i = 0; i < value.length; i++) {
       const item: unknown = value[i]
       path.push(i)
-      const pruned = pruneHandedOverAt(tree.items, item, path, unknown, storedItems[i])
+      const pruned = pruneAt(tree.items, item, path, unknown, storedItems[i], copy)
       path.pop()
       if (pruned !== item && out === undefined) out = value.slice(0, i)
       out?.push(pruned)
     }
     return out ?? value
   }
-  if (!isJsonObject(value)) return value
+  if (!isJsonObject(value)) return kept(value, copy)
   const storedFields = isJsonObject(stored) ? stored : undefined
   const keys = Object.keys(value)
-  let out: Record<string, unknown> | undefined
+  let out: Record<string, unknown> | undefined = copy ? {} : undefined
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i] ?? ""
     const v = value[key]
     const sub = "values" in tree ? tree.values : Object.hasOwn(tree.fields, key) ? tree.fields[key] : undefined
+    // An unknown field is named; a null where the schema does not allow one is dropped, as the API server does
+    // before defaulting.
     if (sub === undefined || (v === null && "fields" in tree)) {
       if (sub === undefined) unknown.push(child(path.text(), key))
       out ??= membersBefore(value, keys, i)
       continue
     }
     path.push(key)
-    const pruned = pruneHandedOverAt(sub, v, path, unknown, storedFields !== undefined && Object.hasOwn(storedFields, key) ? storedFields[key] : undefined)
+    const pruned = pruneAt(sub, v, path, unknown, storedFields !== undefined && Object.hasOwn(storedFields, key) ? storedFields[key] : undefined, copy)
     path.pop()
     if (pruned !== v) out ??= membersBefore(value, keys, i)
     if (out !== undefined) putOwn(out, key, pruned)
@@ -157,7 +127,7 @@ const pruneHandedOverAt = (tree: FieldTree, value: unknown, path: WalkPath, unkn
  */
 export const prune = (tree: FieldTree, value: unknown, stored?: unknown, handedOver = false): Pruned => {
   const unknown: Array<string> = []
-  const pruned = (handedOver ? pruneHandedOverAt : pruneAt)(tree, value, new WalkPath(""), unknown, stored)
+  const pruned = pruneAt(tree, value, new WalkPath(""), unknown, stored, !handedOver)
   return { value: pruned, unknown }
 }
 
