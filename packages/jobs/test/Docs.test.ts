@@ -26,3 +26,15 @@ describe("docs/jobs.md", () => {
     for (const [from, changes] of Object.entries(Jobs.allowedChanges)) expect(doc).toContain(`${from} -> ${changes.join(", ")}`)
   })
 })
+
+describe("docs/jobs.md, the dispatch state machine", () => {
+  it("shows the machine's own table", () => {
+    const start = doc.indexOf("<!-- dispatch-table: start -->\n")
+    const end = doc.indexOf("\n<!-- dispatch-table: end -->")
+    expect(start).toBeGreaterThan(0)
+    expect(doc.slice(start + "<!-- dispatch-table: start -->\n".length, end)).toBe(Jobs.dispatchTable(Jobs.defaultRetryPolicy))
+  })
+  it("names every state", () => {
+    for (const kind of Jobs.dispatchStateKinds) expect(doc).toContain(`| \`${kind}\` |`)
+  })
+})
