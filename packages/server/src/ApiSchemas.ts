@@ -187,8 +187,8 @@ export type TrainJobRef = typeof TrainJobRef.Type
 
 /** How far the service has taken a job to the cluster (see docs/jobs.md, "Jobs on the cluster"). */
 export const JobDispatch = Schema.Struct({
-  /** pending, starting, opened, held, stopping or done. */
-  state: Schema.Literals(["pending", "starting", "opened", "held", "stopping", "done"]),
+  /** pending, claimed, starting, unknown, owned, opened, held, stopping or done (see docs/jobs.md). */
+  state: Schema.Literals(["pending", "claimed", "starting", "unknown", "owned", "opened", "held", "stopping", "done"]),
   /** Why the job waits or ended as it did: a gate not proven, the last error, a cancel. */
   reason: Schema.optionalKey(Schema.String),
   /** The TrainJob, once Start has made it. */
@@ -197,6 +197,9 @@ export const JobDispatch = Schema.Struct({
   error: Schema.optionalKey(Schema.Struct({ error: Schema.String, reasons: Schema.Array(Schema.String), ref: Schema.optionalKey(TrainJobRef) })),
   /** How many times a dispatcher has claimed the job. */
   attempts: Schema.Number,
+  /** When the service comes back to the job by itself: its next attempt, the end of an unanswered create's bound,
+   * or its next Stop (ISO-8601). */
+  nextRetryAt: Schema.optionalKey(Schema.String),
   /** The job this one re-runs. */
   rerunOf: Schema.optionalKey(ResourceId)
 })

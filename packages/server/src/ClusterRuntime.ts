@@ -21,9 +21,14 @@ const startErrorTags = new Set(["ErrInvalid", "ErrUnsupported", "ErrRejected", "
 const errorOf = (failure: StartError | ClusterError): StartError =>
   startErrorTags.has(failure._tag) ? (failure as StartError) : new ErrUnreachable({ reasons: [`the cluster client could not be made: ${(failure as ClusterError).message}`] })
 
-/** A runtime over `cluster`; operations log at Warn and above only, unless `logLevel` says otherwise. */
-export const makeClusterRuntime = (cluster: Layer.Layer<Cluster, ClusterError>, logLevel: "Warn" | "Info" | "Debug" = "Warn"): ClusterRuntime => {
-  const runtime = ManagedRuntime.make(Layer.merge(cluster, InFlightMemory))
+/** A runtime over `cluster` and an InFlight memory (this process's own unless given); operations log at Warn and
+ * above only, unless `logLevel` says otherwise. */
+export const makeClusterRuntime = (
+  cluster: Layer.Layer<Cluster, ClusterError>,
+  logLevel: "Warn" | "Info" | "Debug" = "Warn",
+  inFlight: Layer.Layer<InFlight> = InFlightMemory
+): ClusterRuntime => {
+  const runtime = ManagedRuntime.make(Layer.merge(cluster, inFlight))
   const stopping = new AbortController()
   // Every operation in flight listens for the close; there are as many as the dispatcher's concurrency.
   setMaxListeners(0, stopping.signal)

@@ -4,7 +4,7 @@ import { Result } from "effect"
 import type { ClusterRuntime } from "./ClusterRuntime.ts"
 import type { Database } from "./Database.ts"
 import type { GateRow } from "./DispatchStore.ts"
-import type { Backoff } from "./ErrorAction.ts"
+import type { DispatchInput, RetryPolicy } from "@dispatch/jobs"
 
 /** What every part of the dispatcher shares: the database, the cluster, who this process is, its clock and settings. */
 export interface DispatchContext {
@@ -23,7 +23,14 @@ export interface DispatchContext {
   /** The job API's base URL the workloads post to (`.../api/v1`). */
   readonly reportUrl: string
   readonly leaseMs: number
-  readonly backoff: Backoff
+  /** How retries are spaced and bounded. */
+  readonly policy: RetryPolicy
+}
+
+/** What the dispatch machine judges an event with, now: the clock, the policy and a fresh draw for a retry's jitter. */
+export const machineInput = (context: DispatchContext): DispatchInput => {
+  const [a = 0, b = 0, c = 0] = context.entropy(3)
+  return { nowMs: context.clock(), policy: context.policy, draw: (a * 65_536 + b * 256 + c) / 16_777_216 }
 }
 
 /** The gate a stored row says; closed when the queue was never proven or is being proven. */

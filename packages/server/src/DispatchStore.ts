@@ -1,8 +1,8 @@
 import type { Gate } from "@dispatch/effects"
-import type { JobStatus } from "@dispatch/jobs"
-import type { JobDispatch, TrainJobRef } from "./ApiSchemas.ts"
+import { step, type DispatchCommand, type DispatchInput, type DispatchState } from "@dispatch/jobs"
+import type { TrainJobRef } from "./ApiSchemas.ts"
 import type { Database, Sql } from "./Database.ts"
-import { updateJobStatus } from "./JobStore.ts"
+import { dispatchColumns, dispatchRowOf, isClaimed, rowAfter, stateOf, writeAnswer, type DispatchRow } from "./DispatchRow.ts"
 
 // Every query the dispatcher sends. Rows are claimed with FOR UPDATE SKIP LOCKED and a lease, so two service
 // processes on one PostgreSQL never hold the same job, and a process that dies mid-dispatch frees its jobs
@@ -91,114 +91,66 @@ export const serviceSecret = async (sql: Sql, name: string, fresh: string): Prom
   return row?.secret ?? fresh
 }
 
-/** A job a dispatcher claimed. */
+/** A job a dispatcher claimed: its row as the claim left it, the machine's state and what it asked for. */
 export interface ClaimedJob {
-  readonly id: number
-  readonly group: string
-  /** Claims so far, this one included. */
-  readonly attempts: number
+  readonly row: DispatchRow
+  readonly state: DispatchState
+  readonly commands: ReadonlyArray<DispatchCommand>
   /** The StartRequest, once a claim has made it (it is then reused by every attempt). */
   readonly startRequest: unknown
-  readonly trainJob: TrainJobRef | null
 }
 
-/** Claims up to `limit` queued jobs, oldest first, on open queues: pending ones that are due, and ones whose
- * claim expired (their dispatcher died). Rows another transaction holds are skipped, not waited for. */
-export const claimJobs = (db: Database, holder: string, nowMs: number, leaseMs: number, limit: number): Promise<ReadonlyArray<ClaimedJob>> =>
+/** Claims up to `limit` jobs on open queues, oldest first, that the machine takes a claim for: queued ones whose
+ * retry time came, unanswered creates whose bound passed, and claims whose lease expired (their dispatcher died).
+ * Rows another transaction holds are skipped, not waited for. */
+export const claimJobs = (db: Database, holder: string, input: DispatchInput, leaseMs: number, limit: number, at: string): Promise<ReadonlyArray<ClaimedJob>> =>
   db.transaction(async (sql) => {
-    const rows = await sql.query<{ id: number }>(
-      `select j.id from jobs j join queue_gates g on g.queue = j.queue and g.state = 'open'
-       where not j.deleted and j.status = 'queued'
-         and ((j.dispatch_state = 'pending' and j.next_attempt_at <= $1) or (j.dispatch_state = 'starting' and j.claim_until < $1))
+    const rows = await sql.query<DispatchRow & { startRequest: unknown }>(
+      `select ${dispatchColumns}, start_request as "startRequest" from jobs j where not j.deleted and j.status = 'queued'
+         and exists (select 1 from queue_gates g where g.queue = j.queue and g.state = 'open')
+         and ((j.dispatch_state in ('pending', 'unknown') and j.next_attempt_at <= $1) or (j.dispatch_state in ('claimed', 'starting', 'owned') and j.claim_until < $1))
        order by j.id limit $2 for update of j skip locked`,
-      [nowMs, limit]
+      [input.nowMs, limit]
     )
-    if (rows.length === 0) return []
-    return sql.query<ClaimedJob>(
-      `update jobs set dispatch_state = 'starting', claimed_by = $2, claim_until = $3, attempts = attempts + 1
-       where id = any($1::int[])
-       returning id, grp as "group", attempts, start_request as "startRequest", trainjob as "trainJob"`,
-      [rows.map((r) => r.id), holder, nowMs + leaseMs]
-    )
-  }).then((claimed) => [...claimed].sort((a, b) => a.id - b.id))
+    const claimed: Array<ClaimedJob> = []
+    for (const found of rows) {
+      const row = dispatchRowOf(found)
+      const answer = step(stateOf(row), { type: "claim" }, input)
+      if (!isClaimed(answer.state)) continue
+      if (await writeAnswer(sql, row, answer, at, { claim: { holder, untilMs: input.nowMs + leaseMs } })) {
+        claimed.push({ row: rowAfter(row, answer.state, holder), state: answer.state, commands: answer.commands, startRequest: found.startRequest })
+      }
+    }
+    return claimed
+  })
 
 /** Keeps the StartRequest a claim made, so every later attempt (in any process) starts the same TrainJob. */
 export const saveStartRequest = async (sql: Sql, id: number, request: unknown): Promise<void> => {
   await sql.query(`update jobs set start_request = $2::jsonb where id = $1 and start_request is null`, [id, JSON.stringify(request)])
 }
 
-/** Records the TrainJob Start made (the job stays claimed until it is opened). */
+/** Records the TrainJob an attempt made or found. */
 export const saveTrainJob = async (sql: Sql, id: number, ref: TrainJobRef): Promise<void> => {
   await sql.query(`update jobs set trainjob = $2::jsonb where id = $1`, [id, JSON.stringify(ref)])
 }
 
-/** Ends a claim with the job opened on the cluster; a job cancelled meanwhile keeps its stopping state. */
-export const recordOpened = async (sql: Sql, id: number, holder: string): Promise<void> => {
-  await sql.query(
-    `update jobs set dispatch_state = case when dispatch_state = 'starting' then 'opened' else dispatch_state end,
-       claimed_by = null, claim_until = null, dispatch_reason = null, last_error = null
-     where id = $1 and claimed_by = $2`,
-    [id, holder]
-  )
+/** Gives a claim back without a state change (its answer was dropped: the job moved on meanwhile). */
+export const releaseClaim = async (sql: Sql, id: number, holder: string): Promise<void> => {
+  await sql.query(`update jobs set claimed_by = null, claim_until = null where id = $1 and claimed_by = $2`, [id, holder])
 }
-
-/** Ends a claim with a retry at `nextAtMs`, keeping the reason and the typed error (null when none) for the job's readers. */
-export const recordRetry = async (sql: Sql, id: number, holder: string, nextAtMs: number, reason: string, error: unknown): Promise<void> => {
-  await sql.query(
-    `update jobs set dispatch_state = case when dispatch_state = 'starting' then 'pending' else dispatch_state end,
-       claimed_by = null, claim_until = null, next_attempt_at = $3, dispatch_reason = $4, last_error = $5::jsonb
-     where id = $1 and claimed_by = $2`,
-    [id, holder, nextAtMs, reason, error === null ? null : JSON.stringify(error)]
-  )
-}
-
-/** Ends a claim by failing the job with the reason and the typed error (null when none); false when the job was
- * cancelled or changed meanwhile. */
-export const recordFailed = (db: Database, id: number, holder: string, reason: string, error: unknown, at: string): Promise<boolean> =>
-  db.transaction(async (sql) => {
-    const rows = await sql.query(
-      `update jobs set dispatch_state = 'done', claimed_by = null, claim_until = null, dispatch_reason = $3, last_error = $4::jsonb
-       where id = $1 and claimed_by = $2 and dispatch_state = 'starting' and status = 'queued' returning id`,
-      [id, holder, reason, error === null ? null : JSON.stringify(error)]
-    )
-    if (rows.length === 0) return false
-    await updateJobStatus(sql, id, "failed", at, reason)
-    return true
-  })
-
-/** A job on the cluster, as status sync and the job controls need it. */
-export interface ActiveJob {
-  readonly id: number
-  readonly group: string
-  readonly queue: number
-  readonly status: JobStatus
-  readonly dispatchState: JobDispatch["state"]
-  /** The JobID of its StartRequest (submission 1). */
-  readonly key: string | null
-  readonly heldFrom: JobStatus | null
-}
-
-const activeColumns = `id, grp as "group", queue, status, dispatch_state as "dispatchState", start_request->>'job' as key, held_from as "heldFrom"`
 
 /** Every job opened on the cluster that status sync follows. */
-export const openedJobs = (sql: Sql) =>
-  sql.query<ActiveJob>(`select ${activeColumns} from jobs where not deleted and dispatch_state = 'opened' order by id`)
+export const openedJobs = async (sql: Sql): Promise<ReadonlyArray<DispatchRow>> =>
+  (await sql.query<DispatchRow>(`select ${dispatchColumns} from jobs where not deleted and dispatch_state = 'opened' order by id`)).map(dispatchRowOf)
 
-/** Every cancelled job whose TrainJob still has to be stopped, once no dispatcher holds it. */
-export const stoppingJobs = (sql: Sql, nowMs: number) =>
-  sql.query<ActiveJob>(
-    `select ${activeColumns} from jobs where dispatch_state = 'stopping' and (claim_until is null or claim_until < $1) order by id`,
-    [nowMs]
-  )
-
-/** Reads one job's dispatch row, locked for the rest of the transaction. */
-export const lockActiveJob = async (sql: Sql, id: number): Promise<ActiveJob | undefined> =>
-  (await sql.query<ActiveJob>(`select ${activeColumns} from jobs where id = $1 for update`, [id]))[0]
-
-/** Sets a job's dispatch state (and clears or keeps the reason). */
-export const setDispatchState = async (sql: Sql, id: number, state: JobDispatch["state"], reason: string | null, heldFrom: JobStatus | null = null): Promise<void> => {
-  await sql.query(`update jobs set dispatch_state = $2, dispatch_reason = $3, held_from = $4 where id = $1`, [id, state, reason, heldFrom])
-}
+/** Every job whose cluster objects are to be stopped now: due, and held by no dispatcher (deleted ones too). */
+export const stoppingJobs = async (sql: Sql, nowMs: number): Promise<ReadonlyArray<DispatchRow>> =>
+  (
+    await sql.query<DispatchRow>(
+      `select ${dispatchColumns} from jobs where dispatch_state = 'stopping' and next_attempt_at <= $1 and (claim_until is null or claim_until < $1) order by id`,
+      [nowMs]
+    )
+  ).map(dispatchRowOf)
 
 /** The stored backend config of queues, by id, whatever their group (the dispatcher serves every group). */
 export const queueConfigs = async (sql: Sql, ids: ReadonlyArray<number>): Promise<ReadonlyMap<number, unknown>> => {

@@ -1,14 +1,16 @@
 import type { Cluster, ClusterError } from "@dispatch/effects"
+import { defaultRetryPolicy } from "@dispatch/jobs"
 import { Context, Effect, Layer } from "effect"
 import { makeClusterRuntime } from "./ClusterRuntime.ts"
 import { DatabaseService, type Database } from "./Database.ts"
 import type { DispatchContext } from "./DispatchContext.ts"
 import { releaseOwnClaims } from "./DispatchStore.ts"
-import { defaultBackoff, type Backoff } from "./ErrorAction.ts"
+import { defaultBackoff, retryPolicyOf, type Backoff } from "./ErrorAction.ts"
 import { jobControl, type JobControl } from "./JobControl.ts"
 import { dispatchPass } from "./JobDispatch.ts"
 import { queueProver } from "./QueueProver.ts"
 import { StatusSyncService, statusSyncLayer } from "./StatusSync.ts"
+import { unansweredCreates } from "./UnansweredCreates.ts"
 
 /** How the service takes jobs to the cluster. */
 export interface DispatchOptions {
@@ -24,8 +26,11 @@ export interface DispatchOptions {
   readonly syncMs?: number
   /** How often a queue that is not open is proven again, in service-clock ms (default 60 s). */
   readonly reproveMs?: number
-  /** Retry spacing after a transient error (default 1 s doubling to 5 min). */
+  /** Retry spacing after a passing fault: each delay a uniform draw below a cap of 1 s doubling to 5 min (default). */
   readonly backoff?: Backoff
+  /** The retry budget: a job that meets a passing fault after this many attempts, or this long after its first,
+   * fails with every attempt's reason (default 12 attempts, 24 h). */
+  readonly retry?: { readonly maxAttempts?: number; readonly maxElapsedMs?: number }
   /** The job API's base URL as the workloads reach it; the service's own `<url>/api/v1` when absent. */
   readonly reportUrl?: string
   /** This process's name on claims (default: random). Give a restarted service the name it had, and the claims
@@ -72,7 +77,8 @@ export interface DispatcherParts {
 
 /** Starts a dispatcher; with `autorun` its first pass begins at once. */
 export const startDispatcher = (options: DispatchOptions, parts: DispatcherParts): Dispatcher => {
-  const cluster = makeClusterRuntime(options.cluster)
+  // Unanswered creates are remembered in the database, so every process and every restart honours them.
+  const cluster = makeClusterRuntime(options.cluster, "Warn", unansweredCreates(parts.db))
   const instance = options.instance ?? Buffer.from(parts.entropy(8)).toString("hex")
   const context: DispatchContext = {
     db: parts.db,
@@ -84,7 +90,7 @@ export const startDispatcher = (options: DispatchOptions, parts: DispatcherParts
     secret: parts.secret,
     reportUrl: options.reportUrl ?? parts.reportUrl,
     leaseMs: options.leaseMs ?? 600_000,
-    backoff: options.backoff ?? defaultBackoff
+    policy: retryPolicyOf(options.backoff ?? defaultBackoff, options.retry ?? {}, defaultRetryPolicy)
   }
   const concurrency = Math.max(1, options.concurrency ?? 8)
   const reproveMs = options.reproveMs ?? 60_000

@@ -1,43 +1,59 @@
 import type { StartError } from "@dispatch/effects"
+import type { Fault, RetryPolicy, Verdict } from "@dispatch/jobs"
 
-/** How the dispatcher spaces retries: the first delay, doubled each attempt, up to a ceiling. */
+/** How the dispatcher spaces retries: the first delay's cap, doubled each attempt, up to a ceiling. */
 export interface Backoff {
   readonly baseMs: number
   readonly maxMs: number
 }
 
-/** The default spacing of retries: 1 s, doubling, at most 5 min. */
+/** The default spacing of retries: capped at 1 s, doubling, at most 5 min. */
 export const defaultBackoff: Backoff = { baseMs: 1000, maxMs: 300_000 }
 
-/** The delay before attempt `attempt + 1` after `attempt` failed attempts (attempt >= 1). */
-export const backoffMs = (backoff: Backoff, attempt: number): number => {
-  const exponent = Math.max(0, Math.min(attempt - 1, 52))
-  return Math.min(backoff.maxMs, backoff.baseMs * 2 ** exponent)
+/** What a typed error says of the cause Start found, when it says one (a refusal, or a fault a retry may pass). */
+interface Cause {
+  readonly kind: "Refused" | "Passing"
+  readonly retryAfterMs?: number
 }
 
-/** What the service does with a job after one of Start's (or Open's) typed errors, as docs/errors.md says. */
-export type ErrorAction =
-  /** The job is wrong for this backend or the cluster refused it: the job fails with the reasons. */
-  | { readonly kind: "fail"; readonly reasons: ReadonlyArray<string> }
-  /** Transient: try again after the delay (the next attempt looks with Find first). */
-  | { readonly kind: "retry"; readonly delayMs: number; readonly reasons: ReadonlyArray<string> }
-  /** The backend lost its write gate: the job stays queued and the queue's gate is proven again. */
-  | { readonly kind: "reprove"; readonly delayMs: number; readonly reasons: ReadonlyArray<string> }
+const causeOf = (error: StartError): Cause | undefined => (error as { readonly cause?: Cause }).cause
 
-/** The action for an error after `attempt` attempts: ErrInvalid, ErrUnsupported and ErrRejected fail the job;
- * ErrUnreachable and ErrOutcomeUnknown retry with backoff (the retry begins with Find, so a job whose create
- * may have landed is never started twice); ErrReadOnly sends the queue back to its Factory. */
-export const errorAction = (error: StartError, attempt: number, backoff: Backoff): ErrorAction => {
-  const reasons = [`${error._tag}: ${error.reasons.join("; ")}`]
+// By the error's tag and the cause Start recorded, never by its reasons' text: a refusal the same request would get
+// again fails the job; a fault that a retry may pass is retried as a new attempt.
+/** The verdict on one of Start's (or Open's, Find's, Stop's) typed errors. */
+export const verdictOf = (error: StartError): Verdict => {
   switch (error._tag) {
     case "ErrInvalid":
     case "ErrUnsupported":
+      return "refused"
     case "ErrRejected":
-      return { kind: "fail", reasons }
+      return causeOf(error)?.kind === "Passing" ? "passing" : "refused"
     case "ErrUnreachable":
+      return "passing"
     case "ErrOutcomeUnknown":
-      return { kind: "retry", delayMs: backoffMs(backoff, attempt), reasons }
+      return "unknown"
     case "ErrReadOnly":
-      return { kind: "reprove", delayMs: backoffMs(backoff, attempt), reasons }
+      return "readOnly"
   }
 }
+
+/** A typed error as the dispatch machine takes it: its verdict, its reasons, the server's Retry-After, and for an
+ * unanswered create the time it may land until (`callBoundMs` after now). */
+export const faultOf = (error: StartError, nowMs: number, callBoundMs: number): Fault => {
+  const verdict = verdictOf(error)
+  const retryAfterMs = causeOf(error)?.retryAfterMs
+  return {
+    verdict,
+    reason: `${error._tag}: ${error.reasons.join("; ")}`,
+    ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+    ...(verdict === "unknown" ? { landsBy: nowMs + callBoundMs } : {})
+  }
+}
+
+/** The retry policy of a dispatcher's options: its backoff, and the machine's default budget unless given. */
+export const retryPolicyOf = (backoff: Backoff, budget: Partial<Pick<RetryPolicy, "maxAttempts" | "maxElapsedMs">>, defaults: RetryPolicy): RetryPolicy => ({
+  baseMs: backoff.baseMs,
+  maxMs: backoff.maxMs,
+  maxAttempts: budget.maxAttempts ?? defaults.maxAttempts,
+  maxElapsedMs: budget.maxElapsedMs ?? defaults.maxElapsedMs
+})

@@ -1,9 +1,11 @@
 import { Result } from "effect"
-import { formatTimeout, NoBackend, wireMetricValue, type InvalidSearch, type AcceptedJob, type JobStatus, type LogRecord, type MetricRecord, type Severity } from "@dispatch/jobs"
+import { defaultRetryPolicy, formatTimeout, NoBackend, step, wireMetricValue, type InvalidSearch, type AcceptedJob, type JobStatus, type LogRecord, type MetricRecord, type Severity } from "@dispatch/jobs"
 import type { JobDispatch, MetricResponse, StoredJob, TrainJobRef } from "./ApiSchemas.ts"
 import type { Sql } from "./Database.ts"
 import { searchCondition } from "./DioptraPaging.ts"
+import { dispatchColumns, dispatchRowOf, stateOf, writeAnswer, type DispatchRow } from "./DispatchRow.ts"
 import type { NamedJob } from "./JobWire.ts"
+import { insertHistory } from "./StatusHistory.ts"
 
 // Every query takes the caller's group and skips deleted jobs: both answer exactly like a missing job.
 
@@ -20,6 +22,7 @@ interface JobRow extends Omit<StoredJob, "timeout" | "mlflowRunId" | "dispatch">
   readonly trainJob: TrainJobRef | null
   readonly lastError: NonNullable<JobDispatch["error"]> | null
   readonly attempts: number
+  readonly nextAttemptAt: number | null
   readonly rerunOf: number | null
   readonly gateState: string | null
   readonly gateReason: string | null
@@ -30,7 +33,8 @@ const jobColumns = `j.id, j.grp as "group", j.username as "user", j.experiment, 
   j.entrypoint_snapshot as "entrypointSnapshot", j.queue, j.parameter_values as "values", j.artifact_values as "artifactValues",
   j.swaps, j.timeout_seconds as "timeoutSeconds", j.timeout, j.description, j.status, j.created_on as "createdOn",
   j.last_modified_on as "lastModifiedOn", j.mlflow_run_id as "mlflowRunId", j.dispatch_state as "dispatchState",
-  j.dispatch_reason as "dispatchReason", j.trainjob as "trainJob", j.last_error as "lastError", j.attempts, j.rerun_of as "rerunOf",
+  j.dispatch_reason as "dispatchReason", j.trainjob as "trainJob", j.last_error as "lastError", j.attempts,
+  case when j.dispatch_state in ('pending', 'unknown', 'stopping') and j.status <> 'deferred' then j.next_attempt_at end as "nextAttemptAt", j.rerun_of as "rerunOf",
   g.state as "gateState", g.reason as "gateReason", q.backend is not null as "queueHasBackend",
   coalesce((select jsonb_agg(a.id order by a.id) from artifacts a where a.job = j.id), '[]'::jsonb) as artifacts,
   e.name as "experimentName", ep.name as "entrypointName", q.name as "queueName", gr.id as "groupId", j.user_id as "userId"`
@@ -51,13 +55,15 @@ const waitingReason = (row: JobRow): string | undefined => {
 }
 
 const jobOf = (row: JobRow): NamedJob => {
-  const { mlflowRunId, dispatchState, dispatchReason: _, trainJob, lastError, attempts, rerunOf, gateState: _s, gateReason: _r, queueHasBackend: _b, ...withNames } = row
+  const { mlflowRunId, dispatchState, dispatchReason: _, trainJob, lastError, attempts, nextAttemptAt, rerunOf, gateState: _s, gateReason: _r, queueHasBackend: _b, ...withNames } = row
   const { experimentName, entrypointName, queueName, groupId, userId, ...rest } = withNames
   const timeoutSeconds = Number(row.timeoutSeconds)
   const reason = waitingReason(row)
   const dispatch: JobDispatch = {
     state: dispatchState,
     attempts: Number(attempts),
+    // A job never tried is due at once: it has no retry time to show.
+    ...(nextAttemptAt === null || Number(nextAttemptAt) <= 0 ? {} : { nextRetryAt: new Date(Number(nextAttemptAt)).toISOString() }),
     ...(reason === undefined ? {} : { reason }),
     ...(trainJob === null ? {} : { trainJob }),
     ...(lastError === null ? {} : { error: lastError }),
@@ -182,8 +188,9 @@ export const listJobs = async (
 /** Records a job's new status, its time and why (when the service changed it), keeping the old one in the history. */
 export const updateJobStatus = async (sql: Sql, id: number, status: JobStatus, at: string, reason?: string): Promise<void> => {
   await sql.query(`update jobs set status = $2, last_modified_on = $3 where id = $1`, [id, status, at])
-  await sql.query(`insert into job_status_history (job, status, changed_on, reason) values ($1, $2, $3, $4)`, [id, status, at, reason ?? null])
+  await insertHistory(sql, id, status, at, reason)
 }
+
 
 /** Every status a job has had, oldest first, with the reason the service gave for it. */
 export const statusHistory = async (sql: Sql, id: number): Promise<ReadonlyArray<{ status: JobStatus; changedOn: string; reason?: string }>> =>
@@ -194,16 +201,20 @@ export const statusHistory = async (sql: Sql, id: number): Promise<ReadonlyArray
     )
   ).map(({ reason, ...entry }) => (reason === null ? entry : { ...entry, reason }))
 
-/** Marks a job deleted; its rows stay, as upstream keeps a deleted job's history. A job on the cluster is stopped. */
-export const deleteJob = async (sql: Sql, group: string, id: number, at: string): Promise<boolean> =>
-  (
-    await sql.query(
-      `update jobs set deleted = true, last_modified_on = $3,
-         dispatch_state = case when dispatch_state in ('starting', 'opened', 'held') then 'stopping' else dispatch_state end
-       where id = $1 and grp = $2 and not deleted returning id`,
-      [id, group, at]
-    )
-  ).length > 0
+/** Deletes a job as the dispatch machine says: its rows stay, as upstream keeps a deleted job's history, and a job
+ * an attempt was made for stays `stopping` (hidden from the API) until Stop left nothing of it on the cluster. A
+ * dispatcher's claim is kept, so the stop waits for its Start to end. False when there is no such job. */
+export const deleteJob = async (sql: Sql, group: string, id: number, at: string): Promise<boolean> => {
+  // Read, decided and written against what was read: a row that moved meanwhile (a dispatcher's answer) is read again.
+  for (;;) {
+    const [found] = await sql.query<DispatchRow>(`select ${dispatchColumns} from jobs where id = $1 and grp = $2 and not deleted`, [id, group])
+    if (found === undefined) return false
+    const row = dispatchRowOf(found)
+    const answer = step(stateOf(row), { type: "delete" }, { nowMs: Date.parse(at), policy: defaultRetryPolicy, draw: 0 })
+    if (answer.refused !== undefined) return false
+    if (await writeAnswer(sql, row, answer, at, { claim: "keep", modified: true })) return true
+  }
+}
 
 /** Appends log records to a job. */
 export const insertLogs = async (sql: Sql, records: ReadonlyArray<LogRecord>): Promise<void> => {

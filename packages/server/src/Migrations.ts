@@ -273,6 +273,20 @@ alter table experiments add column creator text, add column creator_id integer r
 alter table queues add column creator text, add column creator_id integer references users (id);
 alter table entrypoints add column creator text, add column creator_id integer references users (id);
 `
+  },
+  {
+    version: 9,
+    name: "the dispatch state machine's state, kept whole",
+    // dispatch_state gains claimed (an attempt reading back what earlier ones left), unknown (a create went
+    // unanswered and may land until lands_by) and owned (Start done, Open in flight). faults keeps each failed
+    // attempt's reason, for the failure that ends a spent budget; stop_ends says what a stopping job becomes.
+    // unanswered_creates is every process's memory of creates that may still land, by `<namespace>/<name>`.
+    sql: `
+alter table jobs add column lands_by float8, add column first_attempt_at float8, add column faults jsonb not null default '[]'::jsonb,
+  add column stop_ends text, add column stop_tries integer not null default 0;
+update jobs set stop_ends = case when deleted then 'deleted' else 'cancelled' end where dispatch_state = 'stopping';
+create table unanswered_creates (key text primary key, at_ms float8 not null);
+`
   }
 ]
 

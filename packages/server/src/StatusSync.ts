@@ -1,68 +1,47 @@
 import { findMany, stop, type JobStatus as FoundStatus } from "@dispatch/effects"
-import { stepsToward, type JobStatus } from "@dispatch/jobs"
+import { step, type DispatchAnswer, type DispatchEvent } from "@dispatch/jobs"
 import { Context, Layer, Result } from "effect"
-import { backendOf, type DispatchContext } from "./DispatchContext.ts"
-import { lockActiveJob, openedJobs, queueConfigs, readGates, setDispatchState, stoppingJobs, type ActiveJob } from "./DispatchStore.ts"
+import { backendOf, machineInput, type DispatchContext } from "./DispatchContext.ts"
+import { stateOf, writeAnswer, type DispatchRow } from "./DispatchRow.ts"
+import { openedJobs, queueConfigs, readGates, stoppingJobs } from "./DispatchStore.ts"
+import { faultOf } from "./ErrorAction.ts"
 import { problemOf } from "./JobDispatch.ts"
-import { updateJobStatus } from "./JobStore.ts"
 
-/** What Find's answer does to a job: the statuses it passes through, the reason of the last, and whether it ended. */
-export interface StatusMove {
-  readonly steps: ReadonlyArray<JobStatus>
-  readonly reason?: string
-  readonly ended: boolean
-}
-
-// Dioptra's machine fails only a started job; a job that never ran is failed directly, with the reason kept.
-const failedWith = (reason: string): StatusMove => ({ steps: ["failed"], reason, ended: true })
-
-/** The move Find's answer makes for a job with this status: pure, so it is tested on its own. */
-export const statusMove = (from: JobStatus, found: FoundStatus): StatusMove => {
+/** Find's answer about a followed job as the machine's event, with the reason the job keeps when it ends. */
+export const foundEvent = (found: FoundStatus): DispatchEvent => {
   const where = `${found.ref.namespace}/${found.ref.name}`
   switch (found.state) {
     case "Absent":
-      return failedWith(`the TrainJob ${where} no longer exists`)
+      return { type: "found", found: "Absent", reason: `the TrainJob ${where} no longer exists` }
     case "Stopping":
-      return failedWith(`the TrainJob ${where} is being deleted`)
-    case "Held":
-      // Opened by the dispatcher, held by someone else: nothing to record until it moves.
-      return { steps: [], ended: false }
-    case "InFlight":
-    case "Queued":
-    case "Running":
+      return { type: "found", found: "Stopping", reason: `the TrainJob ${where} is being deleted` }
+    case "Failed":
+      return { type: "found", found: "Failed", reason: `${found.reason}: ${found.message}` }
     case "Succeeded":
-    case "Failed": {
-      const steps = stepsToward(from, found.state)
-      // A started job seen Queued again (Kueue requeued it) stays started: only a reset goes back.
-      const path = Result.isSuccess(steps) ? steps.success : []
-      const ended = found.state === "Succeeded" || found.state === "Failed"
-      const reason = found.state === "Failed" ? `${found.reason}: ${found.message}` : found.state === "Succeeded" ? found.reason : undefined
-      return { steps: path, ended, ...(reason === undefined ? {} : { reason }) }
-    }
+      return { type: "found", found: "Succeeded", reason: found.reason }
+    case "InFlight":
+      return { type: "found", found: "InFlight", untilMs: found.untilMs }
+    default:
+      return { type: "found", found: found.state }
   }
 }
 
-const apply = async (context: DispatchContext, job: ActiveJob, found: FoundStatus): Promise<void> => {
-  const move = statusMove(job.status, found)
-  if (move.steps.length === 0 && !move.ended) return
-  await context.db.transaction(async (sql) => {
-    const now = await lockActiveJob(sql, job.id)
-    // Changed since it was listed (cancelled, held): this answer is about a job that is no longer there.
-    if (now === undefined || now.dispatchState !== "opened" || now.status !== job.status) return
-    const at = context.now()
-    for (const [i, step] of move.steps.entries()) await updateJobStatus(sql, job.id, step, at, i === move.steps.length - 1 ? move.reason : undefined)
-    if (move.ended) await setDispatchState(sql, job.id, "done", move.reason ?? null)
-  })
+/** Feeds one answer about a job to the machine and writes what it answers, unless the job moved meanwhile. */
+const feed = async (context: DispatchContext, row: DispatchRow, event: DispatchEvent): Promise<DispatchAnswer | undefined> => {
+  const answer = step(stateOf(row), event, machineInput(context))
+  if (answer.commands.length === 0 && JSON.stringify(answer.state) === JSON.stringify(stateOf(row))) return answer
+  const at = context.now()
+  return (await context.db.transaction((sql) => writeAnswer(sql, row, answer, at))) ? answer : undefined
 }
 
-const byQueue = (jobs: ReadonlyArray<ActiveJob>): ReadonlyMap<number, ReadonlyArray<ActiveJob>> => {
-  const groups = new Map<number, Array<ActiveJob>>()
+const byQueue = (jobs: ReadonlyArray<DispatchRow>): ReadonlyMap<number, ReadonlyArray<DispatchRow>> => {
+  const groups = new Map<number, Array<DispatchRow>>()
   for (const job of jobs) groups.set(job.queue, [...(groups.get(job.queue) ?? []), job])
   return groups
 }
 
-/** Follows every opened job: one Find for all of a queue's jobs (one labelled list), then each job moves through
- * the status machine as its TrainJob did. A queue whose Find fails is left for the next pass. */
+/** Follows every opened job: one Find for all of a queue's jobs (one labelled list), each answer fed to the
+ * machine. A queue whose Find fails is left for the next pass. */
 export const syncPass = async (context: DispatchContext): Promise<SyncReport> => {
   const problems: Array<string> = []
   const jobs = (await openedJobs(context.db)).filter((j) => j.key !== null)
@@ -76,33 +55,37 @@ export const syncPass = async (context: DispatchContext): Promise<SyncReport> =>
     if (found.kind !== "ok") continue
     for (const [i, job] of members.entries()) {
       const status = found.value[i]
-      if (status !== undefined) await apply(context, job, status).catch((cause: unknown) => void problems.push(problemOf(job.id, cause)))
+      if (status !== undefined) await feed(context, job, foundEvent(status)).catch((cause: unknown) => void problems.push(problemOf(job.id, cause)))
     }
   }
   return { followed: jobs.length, problems }
 }
 
-/** Stops the TrainJob of every cancelled job that no dispatcher holds; a Stop that cannot finish yet (its create
- * may still land, the cluster is unreachable) is tried again next pass. */
+/** What Stop did, as the machine's event: nothing left, something still going, or a fault. */
+const stopOf = async (context: DispatchContext, job: DispatchRow, configs: ReadonlyMap<number, unknown>, gates: Awaited<ReturnType<typeof readGates>>): Promise<DispatchEvent | undefined> => {
+  // No StartRequest was ever made: nothing of the job can be on the cluster.
+  if (job.key === null) return { type: "stopped", gone: true }
+  const backend = backendOf(configs.get(job.queue), gates.get(job.queue))
+  if (Result.isFailure(backend)) return { type: "stopFailed", fault: { verdict: "refused", reason: `the queue's config does not decode: ${backend.failure.join("; ")}` } }
+  const result = await context.cluster.run(stop(backend.success, { job: job.key, submission: 1 }))
+  if (result.kind === "abandoned") return undefined
+  if (result.kind === "ok") return { type: "stopped", gone: result.value.gone }
+  return { type: "stopFailed", fault: faultOf(result.error, context.clock(), backend.success.config.timeouts.callBoundMs) }
+}
+
+/** Stops every job the machine has stopping, that is due and no dispatcher holds; one whose Stop is not done yet
+ * (its create may still land, something is still going, the cluster is unreachable) comes back at the time the
+ * machine says. Answers how many stops are done. */
 export const stopPass = async (context: DispatchContext): Promise<number> => {
   const jobs = await stoppingJobs(context.db, context.clock())
   const configs = await queueConfigs(context.db, [...new Set(jobs.map((j) => j.queue))])
   const gates = await readGates(context.db)
   let stopped = 0
   for (const job of jobs) {
-    if (job.key === null) {
-      await setDispatchState(context.db, job.id, "done", "cancelled before it reached the cluster")
-      continue
-    }
-    const backend = backendOf(configs.get(job.queue), gates.get(job.queue))
-    if (Result.isFailure(backend)) continue
-    const result = await context.cluster.run(stop(backend.success, { job: job.key, submission: 1 }))
-    if (result.kind === "ok") {
-      await setDispatchState(context.db, job.id, "done", "cancelled: the TrainJob was stopped")
-      stopped++
-    } else if (result.kind === "error" && (result.error._tag === "ErrRejected" || result.error._tag === "ErrInvalid")) {
-      await setDispatchState(context.db, job.id, "done", `cancelled; Stop refused: ${result.error.reasons.join("; ")}`)
-    }
+    const event = await stopOf(context, job, configs, gates)
+    if (event === undefined) continue
+    const answer = await feed(context, job, event)
+    if (answer !== undefined && answer.state.kind !== "stopping") stopped++
   }
   return stopped
 }
@@ -113,11 +96,12 @@ export interface SyncReport {
   readonly problems: ReadonlyArray<string>
 }
 
-/** The status sync inside a dispatcher: follows every opened job, and stops the TrainJobs of cancelled ones. */
+/** The status sync inside a dispatcher: follows every opened job, and stops every stopping one. */
 export interface StatusSync {
   /** One Find per queue for its opened jobs, each moved through the status machine (see `syncPass`). */
   readonly follow: () => Promise<SyncReport>
-  /** Stops every cancelled job's TrainJob no dispatcher holds; answers how many were stopped (see `stopPass`). */
+  /** Stops every stopping job (cancelled, deleted, or failed after something may have landed) that is due and no
+   * dispatcher holds; answers how many stops are done (see `stopPass`). */
   readonly stopCancelled: () => Promise<number>
 }
 
