@@ -45,8 +45,16 @@ export class ClusterError extends Schema.TaggedError<ClusterError>()("ClusterErr
   status: Schema.optionalKey(Status),
   /** For transport failures: the error code (`ECONNREFUSED`, `AbortError`), never a message that could
    * carry a URL with credentials. */
-  detail: Schema.optionalKey(Schema.String)
+  detail: Schema.optionalKey(Schema.String),
+  /** How long the server asked the caller to wait before trying again (its Retry-After, or the Status's
+   * details.retryAfterSeconds), in ms; absent when it did not say. */
+  retryAfterMs: Schema.optionalKey(Schema.Number)
 }) {
+  /** The HTTP code the server answered with; undefined when no answer arrived. */
+  get code(): number | undefined {
+    return this.status?.code
+  }
+
   /** Every reason in one line each: the Status message and each cause, or the transport failure. */
   get reasons(): ReadonlyArray<string> {
     if (this.status === undefined) return [`${this.call}: ${this.reason}${this.detail === undefined ? "" : ` (${this.detail})`}`]

@@ -32,7 +32,20 @@ export interface HttpRequest {
 export interface HttpAnswer {
   readonly status: number
   readonly text: string
+  /** The Retry-After header of a failed answer (429, 503), when the server sent one. */
+  readonly retryAfter?: string
 }
+
+// The Retry-After value among undici's raw headers (name, value, name, value...); only a failure's are searched.
+const retryAfterIn = (raw: ReadonlyArray<Buffer | string> | null | undefined): string | undefined => {
+  if (raw === null || raw === undefined) return undefined
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    if (String(raw[i]).toLowerCase() === "retry-after") return String(raw[i + 1])
+  }
+  return undefined
+}
+
+const isFailureCode = (status: number): boolean => status < 200 || status >= 300
 
 // What a call that outlives its timeout fails with; KubeCluster reads the name as "sent, unanswered".
 const timedOut = (callMs: number): Error => Object.assign(new Error(`no answer within ${callMs} ms`), { name: "TimeoutError" })
@@ -53,6 +66,7 @@ export interface HttpOutcome {
 // answer if it is arriving); one that fires before the request reached a connection aborts it there.
 const sendOver = (dispatcher: Dispatcher, callMs: number, request: HttpRequest, outcome: HttpOutcome): void => {
   let status = 0
+  let retryAfter: string | undefined
   const chunks: Array<Buffer> = []
   let abort: ((reason: Error) => void) | undefined
   let settled = false
@@ -72,8 +86,9 @@ const sendOver = (dispatcher: Dispatcher, callMs: number, request: HttpRequest, 
       if (settled) abortRequest(timedOut(callMs))
       else abort = abortRequest
     },
-    onHeaders: (statusCode) => {
+    onHeaders: (statusCode, rawHeaders) => {
       status = statusCode
+      if (isFailureCode(statusCode)) retryAfter = retryAfterIn(rawHeaders)
       return true
     },
     onData: (chunk) => {
@@ -84,7 +99,7 @@ const sendOver = (dispatcher: Dispatcher, callMs: number, request: HttpRequest, 
       if (settled) return
       settled = true
       clearTimeout(timer)
-      const answer = { status, text: textOf(chunks) }
+      const answer: HttpAnswer = retryAfter === undefined ? { status, text: textOf(chunks) } : { status, text: textOf(chunks), retryAfter }
       // undici frees the connection for the next request on a setImmediate it schedules just after this
       // callback (with one request per connection): answering after that one lets a call that follows
       // reuse the connection rather than open another.
@@ -116,7 +131,12 @@ const sendOverAgent = (callMs: number, request: HttpRequest, outcome: HttpOutcom
     response.on("data", (chunk: Buffer) => chunks.push(chunk))
     // An answer cut off mid-body (a reset, the timeout) fails like a request that got none.
     response.on("error", fail)
-    response.on("end", () => answer({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }))
+    response.on("end", () => {
+      const status = response.statusCode ?? 0
+      const retryAfter = isFailureCode(status) ? response.headers["retry-after"] : undefined
+      const text = Buffer.concat(chunks).toString("utf8")
+      answer(retryAfter === undefined ? { status, text } : { status, text, retryAfter })
+    })
   }
   const outgoing = nodeRequest(request, headers, onResponse)
   // A plain timer rather than AbortSignal.timeout: the same effect (the request is destroyed, and the

@@ -134,7 +134,7 @@ export const lineSplitter = (onLine: (line: string) => void): { readonly push: (
 
 // A 2xx answer is the body, parsed; anything else the ClusterError it stands for.
 const answerOf = (call: ClusterCall, answer: HttpAnswer): Effect.Effect<unknown, ClusterError> => {
-  if (!isSuccessCode(answer.status)) return Effect.fail(clusterErrorOf(call.description, answer.status, parseBody(answer.text)))
+  if (!isSuccessCode(answer.status)) return Effect.fail(clusterErrorOf(call.description, answer.status, parseBody(answer.text), answer.retryAfter))
   try {
     return Effect.succeed(JSON.parse(answer.text) as unknown)
   } catch {

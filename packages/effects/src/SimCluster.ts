@@ -70,8 +70,8 @@ export const makeSimCluster = (simulator: SimulatorFace, options: SimClusterOpti
           return yield* unanswered(call)
         }
         if (delay > 0) yield* Effect.sleep(delay)
-        const { code, body } = outcome.response
-        return isSuccessCode(code) ? body : yield* clusterErrorOf(call.description, code, body)
+        const { code, body, headers } = outcome.response
+        return isSuccessCode(code) ? body : yield* clusterErrorOf(call.description, code, body, headers?.["Retry-After"])
       })
     const now = Effect.map(Clock.currentTimeMillis, (ms) => {
       simulator.advanceTo(ms + offset)

@@ -22,11 +22,13 @@ import {
 } from "@dispatch/render"
 import { type Backend, gateRefusal } from "./Backend.ts"
 import { Cluster } from "./Cluster.ts"
+import { causeOf, type ClusterCause } from "./ClusterCause.ts"
 import type { ClusterError } from "./ClusterError.ts"
 import { deleteIfExists, getIfExists, getRuntimeIfExists } from "./ExistingObjects.ts"
 import { InFlight, inFlightKey } from "./InFlight.ts"
 import type { KubeResource } from "./KubeObjects.ts"
 import { pollUntil } from "./PollUntil.ts"
+import { RETRY_POLICY, retryByCause, retryCall, type RetryPolicy } from "./RetryPolicy.ts"
 import { libraryLog, libraryLogWrites } from "./LibraryLog.ts"
 import { TrainJobs, TrainingRuntimes, Workloads } from "./ResourceKind.ts"
 import {
@@ -77,6 +79,17 @@ export interface TrainJobInUse {
   readonly adopted: boolean
 }
 
+/** Why step 7, 8 or 9 failed: every reason, and the cluster answer that decided it when a call did (none
+ * when what the cluster holds differs from what Start wrote). */
+export interface StepFailure {
+  readonly reasons: ReadonlyArray<string>
+  readonly cause?: ClusterCause
+}
+
+const stepFailureOf = (error: ClusterError, ...before: ReadonlyArray<string>): StepFailure => ({ reasons: [...before, ...error.reasons], cause: causeOf(error) })
+
+const withCause = (cause: ClusterCause | undefined): { readonly cause?: ClusterCause } => (cause === undefined ? {} : { cause })
+
 const trainJobApiVersion = `${TrainJobs.group}/${TrainJobs.version}`
 
 // A render result as a step's outcome: its value, or the error its refusal stands for.
@@ -84,8 +97,10 @@ const unlessRefused = <A>(result: Result.Result<A, Refusal>): Effect.Effect<A, S
   Result.isSuccess(result) ? Effect.succeed(result.success) : Effect.fail(errorOfRefusal(result.failure))
 
 // Steps 7-9 fail with their reasons; the others with a tagged error. Either way the log names it.
-const describeFailure = (error: unknown): string =>
-  Array.isArray(error) ? String(error[0] ?? "") : String((error as { readonly _tag?: string })._tag ?? "")
+const describeFailure = (error: unknown): string => {
+  const record = error as { readonly _tag?: string; readonly reasons?: ReadonlyArray<string> }
+  return record._tag ?? String(record.reasons?.[0] ?? "")
+}
 
 // What a Start reports besides its answer, decided once per Start from the fiber that runs it (nothing
 // inside a Start changes the caller's tracer or log settings): spans for a tracer the caller installed, and
@@ -236,7 +251,7 @@ const refuseAdoption = (config: BackendConfig, manifests: Manifests, inUse: Copy
   return setCopyOwner(config, manifests, inUse, { trainJob: existing, adopted: false }).pipe(
     Effect.matchEffect({
       onSuccess: () => Effect.fail(refused),
-      onFailure: (reasons) => Effect.fail(new ErrRejected({ reasons: [...problems, ...reasons], ref: refused.ref ?? objectRef(manifests) }))
+      onFailure: (failure) => Effect.fail(new ErrRejected({ reasons: [...problems, ...failure.reasons], ref: refused.ref ?? objectRef(manifests), ...withCause(failure.cause) }))
     })
   )
 }
@@ -246,7 +261,7 @@ const adoptExisting = (config: BackendConfig, manifests: Manifests, inUse: CopyI
     const cluster = yield* Cluster
     const existing = yield* cluster.get(TrainJobs, { namespace: manifests.namespace, name: manifests.name }).pipe(
       // It exists but cannot be read: whether it is this request's is unknown.
-      Effect.mapError((e) => new ErrOutcomeUnknown({ reasons: e.reasons, ref: objectRef(manifests) }))
+      Effect.mapError((e) => new ErrOutcomeUnknown({ reasons: e.reasons, ref: objectRef(manifests), cause: causeOf(e) }))
     )
     const problems = [
       ...compareReadBack(manifests.trainJob, existing, config, { adopted: true }),
@@ -280,23 +295,26 @@ export const createTrainJob = (config: BackendConfig, manifests: Manifests, inUs
 
 // 7. Own the copy.
 /** Step 7: makes the TrainJob the copy's owner, so deleting the TrainJob collects the copy; an adopter
- * also marks the copy (see AdoptionMark). Returns the copy as it stands afterwards. */
-export const setCopyOwner = (config: BackendConfig, manifests: Manifests, inUse: CopyInUse, job: TrainJobInUse): Effect.Effect<KubeResource, ReadonlyArray<string>, Cluster> =>
-  Effect.flatMap(Cluster, (cluster) => {
+ * also marks the copy (see AdoptionMark). Returns the copy as it stands afterwards. A passing fault is
+ * tried again (RetryPolicy); every try after the first reads the copy afresh, since the failed patch may
+ * have landed and Trainer's finalizer or a concurrent Start may have moved the copy. */
+export const setCopyOwner = (
+  config: BackendConfig,
+  manifests: Manifests,
+  inUse: CopyInUse,
+  job: TrainJobInUse,
+  policy: RetryPolicy = RETRY_POLICY
+): Effect.Effect<KubeResource, StepFailure, Cluster> =>
+  Effect.gen(function* () {
+    const cluster = yield* Cluster
     const uid = job.trainJob.metadata.uid ?? ""
     const done = (copy: KubeResource) => ownerOfItsName(copy)?.uid === uid && (!job.adopted || markedFor(config, copy, uid))
-    if (done(inUse.copy)) return Effect.succeed(inUse.copy)
     const key = { namespace: manifests.namespace, name: manifests.name }
     const owner = { apiVersion: trainJobApiVersion, kind: "TrainJob", name: manifests.name, uid, controller: true }
     const body = { metadata: { ownerReferences: [owner], ...(job.adopted ? { annotations: { [adoptionMark(config)]: uid } } : {}) } }
-    const patch = (resourceVersion: string | undefined) => cluster.mergePatch(TrainingRuntimes, key, body, resourceVersion === undefined ? {} : { resourceVersion })
-    const reasonsOf = (e: ClusterError): ReadonlyArray<string> => e.reasons
-    // The copy moved (Conflict), or the patch went unanswered and may have landed: read it and decide
-    // again. Trainer (v2.0-2.2) adds its resource-in-use finalizer to the runtime right after the TrainJob
-    // is created, which moves the copy's resourceVersion; a concurrent Start of the request may have set
-    // the owner. Patch once more only if nothing but those changed.
-    const afterUnknown = Effect.gen(function* () {
-      const now = yield* Effect.mapError(cluster.get(TrainingRuntimes, key), reasonsOf)
+    // Patch once more only if nothing but the owner, the resourceVersion or a finalizer changed.
+    const readAgain = Effect.gen(function* () {
+      const now = yield* Effect.mapError(cluster.get(TrainingRuntimes, key), (e) => stepFailureOf(e))
       const unchanged =
         now.metadata.uid === inUse.copy.metadata.uid &&
         now.metadata.deletionTimestamp === undefined &&
@@ -304,43 +322,49 @@ export const setCopyOwner = (config: BackendConfig, manifests: Manifests, inUse:
         // TrainJob of the name, which replaced ours: the copy is its runtime now.
         ((now.metadata.ownerReferences ?? []).length === 0 || ownedByOneOf(now, [uid, inUse.ownerUid])) &&
         copyMatchesSource(withoutOwners(now), inUse.copy)
-      if (!unchanged) return yield* Effect.fail([`the runtime copy ${manifests.namespace}/${manifests.name} changed since it was created`])
-      if (done(now)) return now
-      return yield* Effect.mapError(patch(now.metadata.resourceVersion), reasonsOf)
+      if (!unchanged) return yield* Effect.fail<StepFailure>({ reasons: [`the runtime copy ${manifests.namespace}/${manifests.name} changed since it was created`] })
+      return now
     })
-    return patch(inUse.copy.metadata.resourceVersion).pipe(
-      Effect.catchTag("ClusterError", (e) => (e.reason === "Conflict" || e.reason === "Unanswered" ? afterUnknown : Effect.fail(e.reasons))),
-      Effect.mapError((reasons) => [`the runtime copy's owner could not be set`, ...reasons])
-    )
-  })
+    let seen: KubeResource | undefined = inUse.copy
+    const attempt = Effect.gen(function* () {
+      const copy = seen ?? (yield* readAgain)
+      seen = undefined
+      if (done(copy)) return copy
+      const resourceVersion = copy.metadata.resourceVersion
+      return yield* Effect.mapError(cluster.mergePatch(TrainingRuntimes, key, body, resourceVersion === undefined ? {} : { resourceVersion }), (e) => stepFailureOf(e))
+    })
+    return yield* retryByCause(attempt, (failure) => failure.cause, policy)
+  }).pipe(Effect.mapError((failure) => ({ ...failure, reasons: [`the runtime copy's owner could not be set`, ...failure.reasons] })))
 
 // 8. Read back.
-/** Step 8: reads the TrainJob back and compares what Start wrote; one being deleted fails too. */
-export const readBack = (config: BackendConfig, manifests: Manifests, options: ReadBackOptions = {}): Effect.Effect<KubeResource, ReadonlyArray<string>, Cluster> =>
+/** Step 8: reads the TrainJob back and compares what Start wrote; one being deleted fails too. A read that
+ * meets a passing fault is tried again (RetryPolicy). */
+export const readBack = (config: BackendConfig, manifests: Manifests, options: ReadBackOptions = {}, policy: RetryPolicy = RETRY_POLICY): Effect.Effect<KubeResource, StepFailure, Cluster> =>
   Effect.flatMap(Cluster, (cluster) =>
-    cluster.get(TrainJobs, { namespace: manifests.namespace, name: manifests.name }).pipe(
-      Effect.mapError((e) => ["the TrainJob could not be read back", ...e.reasons]),
+    retryCall(cluster.get(TrainJobs, { namespace: manifests.namespace, name: manifests.name }), policy).pipe(
+      Effect.mapError((e) => stepFailureOf(e, "the TrainJob could not be read back")),
       Effect.flatMap((read) => {
         const changed = [
           ...compareReadBack(manifests.trainJob, read, config, options),
           // Someone deleted it meanwhile (a finalizer holds it): a job that is going is not started.
           ...(read.metadata.deletionTimestamp === undefined ? [] : [`the TrainJob ${manifests.namespace}/${manifests.name} is being deleted`])
         ]
-        return changed.length > 0 ? Effect.fail(changed) : Effect.succeed(read)
+        return changed.length > 0 ? Effect.fail({ reasons: changed }) : Effect.succeed(read)
       })
     )
   )
 
 // 9. Kueue: wait for the Workload.
 /** Step 9: in Kueue mode, polls every second up to timeouts.workload for the TrainJob's Workload to exist,
- * carry dispatch's gate and list the admission check. Says whether a ready Workload carries the gate
- * (always in plain mode, where step 9 has nothing to wait for). */
+ * carry dispatch's gate and list the admission check; a failed list is read again at the next poll (never
+ * sooner than its Retry-After). Says whether a ready Workload carries the gate (always in plain mode, where
+ * step 9 has nothing to wait for). Timing out after a failed list carries that list's cause. */
 export const awaitWorkload = (
   config: BackendConfig,
   manifests: Manifests,
   trainJob: KubeResource,
   expectation: WorkloadExpectation = {}
-): Effect.Effect<boolean, ReadonlyArray<string>, Cluster> =>
+): Effect.Effect<boolean, StepFailure, Cluster> =>
   config.mode !== "kueue"
     ? Effect.succeed(true)
     : Effect.gen(function* () {
@@ -350,17 +374,17 @@ export const awaitWorkload = (
         const selector = `${jobUidLabel}=${trainJob.metadata.uid ?? ""}`
         const problemsNow = Effect.map(Effect.result(cluster.list(Workloads, manifests.namespace, selector)), (listed) =>
           Result.isSuccess(listed)
-            ? { problems: workloadProblems(listed.success, gate, check, expectation), gated: workloadProblems(listed.success, gate, check).length === 0 }
-            : { problems: listed.failure.reasons, gated: false }
+            ? { problems: workloadProblems(listed.success, gate, check, expectation), gated: workloadProblems(listed.success, gate, check).length === 0, cause: undefined }
+            : { problems: listed.failure.reasons, gated: false, cause: causeOf(listed.failure) }
         )
-        const polled = yield* pollUntil(problemsNow, (now) => now.problems.length === 0, config.timeouts.workloadMs)
-        if (!polled.done) return yield* Effect.fail([`no ready Workload within ${config.timeouts.workloadMs} ms`, ...polled.value.problems])
+        const polled = yield* pollUntil(problemsNow, (now) => now.problems.length === 0, config.timeouts.workloadMs, (now) => now.cause?.retryAfterMs ?? 0)
+        if (!polled.done) return yield* Effect.fail<StepFailure>({ reasons: [`no ready Workload within ${config.timeouts.workloadMs} ms`, ...polled.value.problems], ...withCause(polled.value.cause) })
         return polled.value.gated
       })
 
 // When 7, 8 or 9 fails.
 /** The failure paragraph: stops the TrainJob Start created and its copy, then returns ErrRejected; if
- * stopping fails too, ErrOutcomeUnknown. Both carry the reference. The copy goes first, with the
+ * stopping fails too, ErrOutcomeUnknown. Both carry the reference, and the cause that decided the step. The copy goes first, with the
  * resourceVersion `seen` as precondition, so a concurrent Start of the request that adopted the TrainJob
  * (and marked the copy) keeps it: then this Start leaves it and says ErrOutcomeUnknown. An adopted
  * TrainJob is left as it is (ErrRejected): this call did not create it, and Open may have started it. */
@@ -369,24 +393,26 @@ export const stopAfterFailure = (
   manifests: Manifests,
   seen: KubeResource,
   job: TrainJobInUse,
-  reasons: ReadonlyArray<string>
+  failure: StepFailure
 ): Effect.Effect<never, StartError, Cluster> =>
   Effect.gen(function* () {
+    const { reasons } = failure
     const uid = job.trainJob.metadata.uid ?? ""
     const ref = objectRef(manifests, uid)
-    if (job.adopted) return yield* new ErrRejected({ reasons: [...reasons, `the TrainJob existed before this Start, so it was left as it is`], ref })
+    const cause = withCause(failure.cause)
+    if (job.adopted) return yield* new ErrRejected({ reasons: [...reasons, `the TrainJob existed before this Start, so it was left as it is`], ref, ...cause })
     const revoked = yield* Effect.result(revokeCopy(config, manifests, seen, uid))
     if (Result.isFailure(revoked)) {
-      return yield* new ErrOutcomeUnknown({ reasons: [...reasons, `stopping the TrainJob failed: ${revoked.failure.join("; ")}`], ref })
+      return yield* new ErrOutcomeUnknown({ reasons: [...reasons, `stopping the TrainJob failed: ${revoked.failure.join("; ")}`], ref, ...cause })
     }
     if (revoked.success === "adopted") {
-      return yield* new ErrOutcomeUnknown({ reasons: [...reasons, `a concurrent Start of this request adopted the TrainJob, so it was left as it is`], ref })
+      return yield* new ErrOutcomeUnknown({ reasons: [...reasons, `a concurrent Start of this request adopted the TrainJob, so it was left as it is`], ref, ...cause })
     }
-    const stopped = yield* Effect.result(deleteIfExists(TrainJobs, { namespace: manifests.namespace, name: manifests.name }, uid))
+    const stopped = yield* Effect.result(retryCall(deleteIfExists(TrainJobs, { namespace: manifests.namespace, name: manifests.name }, uid)))
     if (Result.isFailure(stopped)) {
-      return yield* new ErrOutcomeUnknown({ reasons: [...reasons, `stopping the TrainJob failed: ${stopped.failure.reasons.join("; ")}`], ref })
+      return yield* new ErrOutcomeUnknown({ reasons: [...reasons, `stopping the TrainJob failed: ${stopped.failure.reasons.join("; ")}`], ref, ...cause })
     }
-    return yield* new ErrRejected({ reasons, ref })
+    return yield* new ErrRejected({ reasons, ref, ...cause })
   })
 
 /** The job id of a request not yet decoded, when it has one: for the first steps' spans and the logs. */
@@ -443,13 +469,13 @@ export const start = (backend: Backend, input: unknown): Effect.Effect<StartResu
       const job = yield* step("createTrainJob")(createTrainJob(config, manifests, inUse))
       const trainJob = job.trainJob
       const gateClosed = yield* Effect.gen(function* () {
-        const copy = yield* step("setCopyOwner")(setCopyOwner(config, manifests, inUse, job)).pipe(Effect.mapError((reasons) => ({ reasons, seen: inUse.copy })))
+        const copy = yield* step("setCopyOwner")(setCopyOwner(config, manifests, inUse, job)).pipe(Effect.mapError((failure) => ({ failure, seen: inUse.copy })))
         return yield* Effect.gen(function* () {
           const read = yield* step("readBack")(readBack(config, manifests, { adopted: job.adopted }))
           const gated = yield* step("awaitWorkload")(awaitWorkload(config, manifests, trainJob, { gateMayBeGone: job.adopted }))
           return config.mode === "plain" ? (read["spec"] as { readonly suspend?: unknown } | undefined)?.suspend === true : gated
-        }).pipe(Effect.mapError((reasons) => ({ reasons, seen: copy })))
-      }).pipe(Effect.catch((failed) => step("stopAfterFailure")(stopAfterFailure(config, manifests, failed.seen, job, failed.reasons))))
+        }).pipe(Effect.mapError((failure) => ({ failure, seen: copy })))
+      }).pipe(Effect.catch((failed) => step("stopAfterFailure")(stopAfterFailure(config, manifests, failed.seen, job, failed.failure))))
       const inFlight = yield* InFlight
       yield* inFlight.forget(inFlightKey(manifests))
       const uid = trainJob.metadata.uid ?? ""

@@ -1,4 +1,5 @@
 import type { Refusal } from "@dispatch/render"
+import { causeOf } from "./ClusterCause.ts"
 import type { ClusterError } from "./ClusterError.ts"
 import {
   ErrInvalid,
@@ -35,26 +36,30 @@ export const errorOfRefusal = (refusal: Refusal): StartError => {
 
 /** A read that failed before anything was written (steps 2 and 5's look at an existing copy). Nothing
  * exists because of this Start, so transport and server failures are retryable; a forbidden read means
- * the backend cannot serve this runtime. */
-export const readFailure = (error: ClusterError): StartError =>
-  error.reason === "Forbidden" ? new ErrUnsupported({ reasons: error.reasons }) : new ErrUnreachable({ reasons: error.reasons })
+ * the backend cannot serve this runtime. Either carries the call's cause. */
+export const readFailure = (error: ClusterError): StartError => {
+  const fields = { reasons: error.reasons, cause: causeOf(error) }
+  return error.reason === "Forbidden" ? new ErrUnsupported(fields) : new ErrUnreachable(fields)
+}
 
 /** A write that failed: forbidden means the backend cannot write; transport and server failures are
- * transient; the rest are the cluster refusing the change (ErrRejected, with `ref` when given). An
+ * transient; the rest are the cluster refusing the change (ErrRejected, with `ref` when given). Each
+ * carries the call's cause (a Conflict's is passing: the object moved, and a re-read may settle it). An
  * unanswered write is transient here: the callers to whom it may have landed (a TrainJob create, a
  * lifecycle patch or delete) handle Unanswered before calling this. */
 export const definiteWriteFailure = (error: ClusterError, ref?: ObjectRef): StartError => {
+  const fields = { reasons: error.reasons, cause: causeOf(error) }
   switch (error.reason) {
     case "Forbidden":
-      return new ErrReadOnly({ reasons: error.reasons })
+      return new ErrReadOnly(fields)
     case "Unreachable":
     case "ServerError":
     case "Unanswered":
-      return new ErrUnreachable({ reasons: error.reasons })
+      return new ErrUnreachable(fields)
     case "NotFound":
     case "AlreadyExists":
     case "Conflict":
     case "Invalid":
-      return new ErrRejected({ reasons: error.reasons, ...(ref === undefined ? {} : { ref }) })
+      return new ErrRejected({ ...fields, ...(ref === undefined ? {} : { ref }) })
   }
 }

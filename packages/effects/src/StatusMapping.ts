@@ -52,10 +52,24 @@ export const reasonOfStatus = (status: Status): ClusterErrorReason => {
   return "ServerError"
 }
 
-/** Turns a non-2xx answer into a ClusterError carrying the parsed Status. */
-export const clusterErrorOf = (call: string, code: number, body: unknown): ClusterError => {
+// Retry-After as delta-seconds, the form the API server sends (an HTTP date is not read: no API server
+// sends one, and reading it would take a clock).
+const secondsHeader = /^\s*(\d{1,9})\s*$/
+
+/** How long an answer asks the caller to wait, in ms: its Retry-After header (delta-seconds), else the
+ * Status's details.retryAfterSeconds; undefined when it names neither. */
+export const retryAfterMsOf = (body: unknown, retryAfterHeader: string | undefined): number | undefined => {
+  const fromHeader = retryAfterHeader === undefined ? undefined : secondsHeader.exec(retryAfterHeader)?.[1]
+  if (fromHeader !== undefined) return Number(fromHeader) * 1000
+  const seconds = asRecord(asRecord(body)?.["details"])?.["retryAfterSeconds"]
+  return typeof seconds === "number" && Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : undefined
+}
+
+/** Turns a non-2xx answer into a ClusterError carrying the parsed Status and the wait the server asked for. */
+export const clusterErrorOf = (call: string, code: number, body: unknown, retryAfterHeader?: string): ClusterError => {
   const status = parseStatus(code, body)
-  return new ClusterError({ reason: reasonOfStatus(status), call, status })
+  const retryAfterMs = retryAfterMsOf(body, retryAfterHeader)
+  return new ClusterError({ reason: reasonOfStatus(status), call, status, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) })
 }
 
 /** True for a 2xx code. */

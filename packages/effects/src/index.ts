@@ -1,6 +1,7 @@
 /** @dispatch/effects: Start as an Effect program over a pluggable Cluster. */
 export * from "./Backend.ts"
 export * from "./Cluster.ts"
+export * from "./ClusterCause.ts"
 export * from "./ClusterError.ts"
 export * from "./ExistingObjects.ts"
 export * from "./InFlight.ts"

@@ -215,6 +215,13 @@ describe.each([inProcess, overHttp])("Cluster conformance: $name", (face) => {
     expect([reasonOf(exit), applied]).toEqual(expected[label])
   })
 
+  it("keeps the code of a 429 and the wait its Retry-After asks for", async () => {
+    const faults: ReadonlyArray<FaultRule> = [{ verb: "get", resource: "trainingruntimes", action: { type: "status", code: 429, retryAfterSeconds: 3 } }]
+    const { exit } = await face.run({ faults }, withCluster((c) => Effect.flip(c.get(TrainingRuntimes, { namespace, name: "a" }))))
+    const error = valueOf(exit)
+    expect([error.reason, error.code, error.retryAfterMs]).toEqual(["ServerError", 429, 3000])
+  })
+
   it("lists a cluster-scoped kind cluster-wide, whatever namespace it is asked for", async () => {
     const objects = [torchRuntime("torch-a"), torchRuntime("torch-b"), copy("namespaced")]
     const { exit } = await face.run({ objects }, withCluster((c) => c.list(ClusterTrainingRuntimes, namespace, "")))

@@ -38,6 +38,11 @@ const answer = (req: IncomingMessage, res: ServerResponse, body: string): void =
   if (path.endsWith("/forbidden")) return json(403, statusBody(403, "Forbidden", "forbidden"))
   if (path.endsWith("/invalid")) return json(422, statusBody(422, "Invalid", "bad", { causes: [{ field: "spec.x", message: "required" }] }))
   if (path.endsWith("/broken")) return json(500, "not json at all")
+  if (path.endsWith("/busy")) {
+    // A proxy's 503: a Retry-After header, and a body that is no Status.
+    res.writeHead(503, { "content-type": "text/plain", "retry-after": "7" })
+    return void res.end("upstream busy")
+  }
   if (path.endsWith("/chunked")) {
     // The answer in two writes, split inside a two-byte character, so it arrives in more than one chunk.
     const bytes = Buffer.from(JSON.stringify({ apiVersion: "v1", kind: "TrainJob", metadata: { name: "chunked", annotations: { note: "caf\u00e9" } } }))
@@ -134,6 +139,13 @@ describe("KubeCluster", () => {
     const broken = await failure(cluster().get(TrainJobs, { namespace: "default", name: "broken" }))
     expect(broken.reason).toBe("ServerError")
     expect(broken.status?.code).toBe(500)
+  })
+
+  it("keeps the code and the Retry-After header of a failed answer", async () => {
+    const busy = await failure(cluster().get(TrainJobs, { namespace: "default", name: "busy" }))
+    expect([busy.reason, busy.code, busy.retryAfterMs]).toEqual(["ServerError", 503, 7000])
+    const missing = await failure(cluster().get(TrainJobs, { namespace: "default", name: "missing" }))
+    expect([missing.code, missing.retryAfterMs]).toEqual([404, undefined])
   })
 
   it("fails an answer that is not a Kubernetes object as a ServerError", async () => {

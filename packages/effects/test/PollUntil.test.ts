@@ -35,3 +35,16 @@ test.prop([fc.integer({ min: 1, max: 10_000 })], { numRuns: 20 })("reads last on
   expect(Exit.isSuccess(exit)).toBe(true)
   expect(times.at(-1)! - times[0]!).toBe(waitMs)
 })
+
+test.prop([fc.integer({ min: 0, max: 4000 }), fc.integer({ min: 5000, max: 20_000 })], { numRuns: 20 })(
+  "after a read that asks for a wait, reads again no sooner than it; a wait past the deadline ends the poll",
+  async (askMs, waitMs) => {
+    const times: Array<number> = []
+    const read = Effect.map(Clock.currentTimeMillis, (now) => (times.push(now), times.length))
+    const exit = await runOnTestClock(pollUntil(read, (n) => n >= 3, waitMs, () => askMs), waitMs + 10_000)
+    expect(Exit.isSuccess(exit)).toBe(true)
+    for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(Math.max(POLL_INTERVAL_MS, askMs))
+    const past = await runOnTestClock(pollUntil(read, () => false, 1000, () => 1001), 20_000)
+    expect(Exit.isSuccess(past) && past.value.done).toBe(false)
+  }
+)

@@ -3,6 +3,7 @@
 import { Exit } from "effect"
 import { describe, expect, it } from "vitest"
 import type { KubeObject } from "@dispatch/sim"
+import { RETRY_POLICY } from "../src/RetryPolicy.ts"
 import { backendOf, configOf, namespace, requestOf, runStartsTogether, simOf, stored, trainJobNameOf } from "./StartFixture.ts"
 
 const name1 = trainJobNameOf(1)
@@ -28,12 +29,13 @@ describe("two Starts of one request at once", () => {
   it.each(["plain", "kueue"] as const)("in %s mode: the creator fails its read-back after the other adopted and succeeded; the TrainJob stays", async (mode) => {
     const config = configOf(mode)
     // The creator's owner patch is answered after 2 s, within the call timeout: meanwhile the second
-    // Start adopts the TrainJob and succeeds (two GETs of it). The third GET, the creator's read-back, fails.
+    // Start adopts the TrainJob and succeeds (two GETs of it). The third GET on, the creator's read-back and
+    // its retries, fail.
     const recorded = simOf({
       ...(mode === "kueue" ? { controllers: kueueQueues } : {}),
       faults: [
         { verb: "patch", resource: "trainingruntimes", nth: 1, action: { type: "delay", ms: 2_000 } },
-        { verb: "get", resource: "trainjobs", nth: 3, action: { type: "status", code: 500 } }
+        { verb: "get", resource: "trainjobs", nth: 3, times: RETRY_POLICY.tries, action: { type: "status", code: 500 } }
       ]
     })
     const exits = await runStartsTogether(recorded, backendOf(config), [requestOf(1), requestOf(1)])

@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest"
 import type { FaultRule, KubeObject } from "@dispatch/sim"
 import { adoptionMark } from "../src/AdoptionMark.ts"
 import { InFlight, makeInFlight } from "../src/InFlight.ts"
+import { RETRY_POLICY } from "../src/RetryPolicy.ts"
 import { SimCluster } from "../src/SimCluster.ts"
 import { start } from "../src/Start.ts"
 import {
@@ -220,8 +221,8 @@ describe("Start, step 7: the copy's owner", () => {
   })
 
   it("an owner patch refused by the server names it and is not retried: ErrRejected, the TrainJob and copy stopped", async () => {
-    // Only the first patch fails: a definite answer ends step 7 (only a Conflict or no answer reads the copy again).
-    const recorded = simOf({ faults: [{ verb: "patch", resource: "trainingruntimes", nth: 1, action: { type: "status", code: 500, message: "patch broke" } }] })
+    // Only the first patch fails: a refusal ends step 7 (only a passing fault tries again).
+    const recorded = simOf({ faults: [{ verb: "patch", resource: "trainingruntimes", nth: 1, action: { type: "status", code: 422, message: "patch broke" } }] })
     const error = errorOf(await runStart(recorded, open, requestOf(1)))
     expect(error._tag).toBe("ErrRejected")
     expect(error.reasons[0]).toBe("the runtime copy's owner could not be set")
@@ -235,7 +236,8 @@ describe("Start, step 7: the copy's owner", () => {
     const recorded = simOf({
       faults: [
         { verb: "patch", resource: "trainingruntimes", nth: 1, action: { type: "drop" } },
-        { verb: "get", resource: "trainingruntimes", name: trainJobNameOf(1), nth: 1, action: { type: "status", code: 500, message: "copy unreadable" } }
+        // Every read of the retries that follow the lost patch fails; the clean-up's read does not.
+        { verb: "get", resource: "trainingruntimes", name: trainJobNameOf(1), nth: 1, times: RETRY_POLICY.tries - 1, action: { type: "status", code: 500, message: "copy unreadable" } }
       ]
     })
     const error = errorOf(await runStart(recorded, open, requestOf(1)))
@@ -327,7 +329,7 @@ describe("Start, steps 8 and 9, and the failure paragraph: what each failure say
   })
 
   it("a creator that must stop its TrainJob leaves it when a concurrent Start adopted it first (marked the copy): ErrOutcomeUnknown", async () => {
-    const base = simOf({ faults: [{ verb: "get", resource: "trainjobs", nth: 1, action: { type: "status", code: 500, message: "read-back broke" } }] })
+    const base = simOf({ faults: [{ verb: "get", resource: "trainjobs", nth: 1, times: RETRY_POLICY.tries, action: { type: "status", code: 500, message: "read-back broke" } }] })
     // Between the creator's owner patch and its read-back, another Start of the request adopts the TrainJob.
     const recorded = afterCall(base, "patch", "trainingruntimes", () => {
       const copy = copyOf(base)!

@@ -4,7 +4,7 @@ import { Schema } from "effect"
 import { describe, expect, it } from "vitest"
 import { statusBody } from "@dispatch/sim"
 import { ClusterError } from "../src/ClusterError.ts"
-import { clusterErrorOf, isSuccessCode, parseStatus, reasonOfStatus } from "../src/StatusMapping.ts"
+import { clusterErrorOf, isSuccessCode, parseStatus, reasonOfStatus, retryAfterMsOf } from "../src/StatusMapping.ts"
 
 const failureCode = fc.integer({ min: 300, max: 599 })
 const cause = fc.record({ reason: fc.string(), message: fc.string(), field: fc.string() })
@@ -20,6 +20,28 @@ describe("StatusMapping", () => {
 
   test.prop([failureCode, fc.anything()])("never throws on an arbitrary body and keeps the code", (code, body) => {
     expect(parseStatus(code, body).code).toBe(code)
+  })
+
+  test.prop([fc.integer({ min: 0, max: 86_400 }), fc.option(fc.integer({ min: 0, max: 86_400 }), { nil: undefined })])(
+    "reads the wait from Retry-After's seconds, else from the Status's retryAfterSeconds",
+    (header, details) => {
+      const body = details === undefined ? statusBody(429, "TooManyRequests", "slow down") : statusBody(429, "TooManyRequests", "slow down", { retryAfterSeconds: details })
+      expect(retryAfterMsOf(body, String(header))).toBe(header * 1000)
+      expect(retryAfterMsOf(body, undefined)).toBe(details === undefined ? undefined : details * 1000)
+      expect(clusterErrorOf("get x", 429, body, ` ${header} `).retryAfterMs).toBe(header * 1000)
+    }
+  )
+
+  it("ignores a Retry-After it cannot read as seconds, and a retryAfterSeconds that is no wait", () => {
+    expect(retryAfterMsOf({}, "Wed, 21 Oct 2026 07:28:00 GMT")).toBeUndefined()
+    expect(retryAfterMsOf({ details: { retryAfterSeconds: 2 } }, "soon")).toBe(2000)
+    expect(retryAfterMsOf({ details: { retryAfterSeconds: -1 } }, undefined)).toBeUndefined()
+    expect(retryAfterMsOf({ details: { retryAfterSeconds: "2" } }, undefined)).toBeUndefined()
+    expect(retryAfterMsOf({ details: { retryAfterSeconds: Number.POSITIVE_INFINITY } }, undefined)).toBeUndefined()
+    expect(retryAfterMsOf("not a status", undefined)).toBeUndefined()
+    expect("retryAfterMs" in clusterErrorOf("get x", 500, {})).toBe(false)
+    expect(clusterErrorOf("get x", 503, {}).code).toBe(503)
+    expect(new ClusterError({ reason: "Unanswered", call: "get x" }).code).toBeUndefined()
   })
 
   it("maps each code family to its reason", () => {

@@ -1,3 +1,4 @@
+import { causeOf } from "../ClusterCause.ts"
 import type { ClusterError } from "../ClusterError.ts"
 import { definiteWriteFailure } from "../StartFailure.ts"
 import { ErrOutcomeUnknown, StartError, type ObjectRef } from "../StartErrors.ts"
@@ -11,4 +12,4 @@ export const LifecycleError = StartError
 /** A write (patch or delete) of an existing object that failed: unanswered may have been applied, so
  * Find before retrying; otherwise as a definite write failure, with the object's reference. */
 export const writeFailure = (error: ClusterError, ref: ObjectRef): LifecycleError =>
-  error.reason === "Unanswered" ? new ErrOutcomeUnknown({ reasons: error.reasons, ref }) : definiteWriteFailure(error, ref)
+  error.reason === "Unanswered" ? new ErrOutcomeUnknown({ reasons: error.reasons, ref, cause: causeOf(error) }) : definiteWriteFailure(error, ref)
