@@ -136,8 +136,8 @@ describe("the dispatch machine", () => {
     }
   })
 
-  propTest.prop([reachable, anyEvent])("terminal states absorb every event but delete (done) and a status write (done)", ({ state, now }, event) => {
-    fc.pre(state.kind === "done" || state.kind === "deleted")
+  propTest.prop([reachable, anyEvent])("terminal states (ended finished or failed, or deleted) absorb every event but delete and a status write", ({ state, now }, event) => {
+    fc.pre((state.kind === "done" && (state.status === "finished" || state.status === "failed")) || state.kind === "deleted")
     const answer = step(state, event, input(now))
     if (state.kind === "deleted" || (event.type !== "delete" && event.type !== "setStatus")) {
       expect(answer.state).toEqual(state)

@@ -1,4 +1,4 @@
-import type { StartError } from "@dispatch/effects"
+import { isPassing, retryAfterOf, type StartError } from "@dispatch/effects"
 import type { Fault, RetryPolicy, Verdict } from "@dispatch/jobs"
 
 /** How the dispatcher spaces retries: the first delay's cap, doubled each attempt, up to a ceiling. */
@@ -10,38 +10,20 @@ export interface Backoff {
 /** The default spacing of retries: capped at 1 s, doubling, at most 5 min. */
 export const defaultBackoff: Backoff = { baseMs: 1000, maxMs: 300_000 }
 
-/** What a typed error says of the cause Start found, when it says one (a refusal, or a fault a retry may pass). */
-interface Cause {
-  readonly kind: "Refused" | "Passing"
-  readonly retryAfterMs?: number
-}
-
-const causeOf = (error: StartError): Cause | undefined => (error as { readonly cause?: Cause }).cause
-
-// By the error's tag and the cause Start recorded, never by its reasons' text: a refusal the same request would get
-// again fails the job; a fault that a retry may pass is retried as a new attempt.
+// By the error's tag and the cause Start recorded (`isPassing`), never by its reasons' text: a refusal the same
+// request would get again fails the job; a fault that a retry may pass is retried as a new attempt.
 /** The verdict on one of Start's (or Open's, Find's, Stop's) typed errors. */
 export const verdictOf = (error: StartError): Verdict => {
-  switch (error._tag) {
-    case "ErrInvalid":
-    case "ErrUnsupported":
-      return "refused"
-    case "ErrRejected":
-      return causeOf(error)?.kind === "Passing" ? "passing" : "refused"
-    case "ErrUnreachable":
-      return "passing"
-    case "ErrOutcomeUnknown":
-      return "unknown"
-    case "ErrReadOnly":
-      return "readOnly"
-  }
+  if (error._tag === "ErrOutcomeUnknown") return "unknown"
+  if (error._tag === "ErrReadOnly") return "readOnly"
+  return isPassing(error) ? "passing" : "refused"
 }
 
 /** A typed error as the dispatch machine takes it: its verdict, its reasons, the server's Retry-After, and for an
  * unanswered create the time it may land until (`callBoundMs` after now). */
 export const faultOf = (error: StartError, nowMs: number, callBoundMs: number): Fault => {
   const verdict = verdictOf(error)
-  const retryAfterMs = causeOf(error)?.retryAfterMs
+  const retryAfterMs = retryAfterOf(error)
   return {
     verdict,
     reason: `${error._tag}: ${error.reasons.join("; ")}`,

@@ -30,6 +30,16 @@ describe("the verdict on a typed error", () => {
   )
 })
 
+describe("the verdict on a typed error, by its cause", () => {
+  test("a refusal or a passing fault is told by the cause Start recorded, never by the reasons' text", () => {
+    const passing = new ErrRejected({ reasons: ["the copy's owner could not be set"], cause: { kind: "Passing", reason: "ServerError", code: 503, retryAfterMs: 2000 } })
+    expect(faultOf(passing, 10, 5)).toEqual({ verdict: "passing", reason: "ErrRejected: the copy's owner could not be set", retryAfterMs: 2000 })
+    const refused = new ErrRejected({ reasons: ["ServerError (503)"], cause: { kind: "Refused", reason: "Invalid", code: 422 } })
+    expect(faultOf(refused, 10, 5).verdict).toBe("refused")
+    expect(faultOf(new ErrUnsupported({ reasons: ["x"], cause: { kind: "Passing", reason: "ServerError", code: 503 } }), 10, 5).verdict).toBe("passing")
+  })
+})
+
 describe("report tokens", () => {
   const secret = fc.uint8Array({ minLength: 16, maxLength: 32 }).map((bytes) => Buffer.from(bytes).toString("hex"))
   const job = fc.integer({ min: 1, max: 2 ** 31 })

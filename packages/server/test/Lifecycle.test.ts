@@ -1,7 +1,7 @@
 // A job's dispatch life under faults, end to end over HTTP through KubeCluster: whatever the cluster did, a cancel,
 // a delete or a refusal leaves nothing of the job on the cluster, and a passing fault never fails a job. Every check
 // is on what the simulator stores.
-import type { KubeObject } from "@dispatch/sim"
+import type { ApiRequest, KubeObject } from "@dispatch/sim"
 import { afterAll, beforeAll, describe, expect, test } from "vitest"
 import type { JobResponse } from "../src/ApiSchemas.ts"
 import {
@@ -45,13 +45,19 @@ const historyOf = async (call: Client, id: number): Promise<ReadonlyArray<string
 
 const readJob = (call: Client, id: number): Promise<JobResponse> => call.typed((c) => c.jobs.read({ params: { id } }))
 
+/** Looks at every call before the simulator serves it (a test arms it to change the faults at a given call). */
+let watch: (request: ApiRequest) => void = () => undefined
+
 describe("a job's dispatch life under faults", () => {
   let world: SimWorld | undefined
   let service: DispatchingService | undefined
   let registered: World | undefined
   beforeAll(async () => {
     // Runs long enough that a job is still running when the test acts on it.
-    world = await simWorld({ controllers: { trainer: { runTimeMs: 600_000 } } })
+    world = await simWorld({ controllers: { trainer: { runTimeMs: 600_000 } } }, (request) => {
+      watch(request)
+      return undefined
+    })
     service = await dispatchingService(world)
     registered = await registerSimWorld(service.alice, "life")
     await eventually(async () => (await service?.alice("GET", `/queues/${registered?.queue}`))?.body.gate?.state, (s) => s === "open")
@@ -109,13 +115,18 @@ describe("a job's dispatch life under faults", () => {
 
   test("Open's patch landed unanswered and its read-back got 503: the TrainJob runs while the job waits, and cancel stops it", async () => {
     const { world } = the()
-    const { job, name } = await faulted(
-      [
+    // Open's patch (the first patch of a TrainJob) is applied and never answered; from then on every read of a
+    // TrainJob gets 503, so Open cannot tell it ran.
+    watch = (request) => {
+      if (request.verb !== "patch" || request.resource !== "trainjobs" || (request.name ?? "").startsWith(probeNamePrefix)) return
+      watch = () => undefined
+      world.sim.setFaults([
         { verb: "patch", resource: "trainjobs", nth: 1, action: { type: "drop" } },
         { verb: "get", resource: "trainjobs", action: { type: "status", code: 503, message: "read-back unavailable" } }
-      ],
-      (j) => j.dispatch.attempts >= 1 && j.dispatch.state !== "starting" && j.dispatch.state !== "owned"
-    )
+      ])
+    }
+    const { job, name } = await faulted([], (j) => j.dispatch.attempts >= 1 && j.dispatch.state !== "starting" && j.dispatch.state !== "owned")
+    expect(job.status).toBe("queued")
     // The TrainJob was let run (its suspend lifted) though the job never learnt it.
     await eventually(async () => (world.sim.system.get("trainjobs", namespace, name)?.["spec"] as { suspend?: boolean } | undefined)?.suspend, (s) => s === false)
     await cancelFrees(job, name)
