@@ -95,7 +95,8 @@ describe("two service processes on one PostgreSQL", { timeout: 300_000 }, () => 
     if (postgres === undefined || world === undefined) throw new Error("not started")
     const front = await started({ databaseUrl: postgres.url })
     const db = await openPostgres(postgres.url)
-    const fault = faulty(db, /then 'opened' else dispatch_state end/)
+    // The write of the job opened (the only write that sets held_from is the machine's running or holding state).
+    const fault = faulty(db, /update jobs set dispatch_state = .*held_from = /)
     const clock = skippingClock()
     const dispatcher = startDispatcher(
       { cluster: world.cluster, autorun: false, leaseMs: 30_000, syncMs: 0 },
@@ -111,7 +112,7 @@ describe("two service processes on one PostgreSQL", { timeout: 300_000 }, () => 
       await dispatcher.proven()
       if (first.dispatched === 0) first = await eventually(() => dispatcher.pass(), (pass) => pass.dispatched > 0)
       expect(first.problems).toEqual([`job ${job.id}: database query failed: injected fault`])
-      expect((await alice("GET", `/jobs/${job.id}`)).body.dispatch).toMatchObject({ state: "starting", attempts: 1 })
+      expect((await alice("GET", `/jobs/${job.id}`)).body.dispatch).toMatchObject({ state: "owned", attempts: 1 })
       clock.skip(60_000)
       const ended = await eventually(
         async () => {

@@ -1,0 +1,122 @@
+// Two service processes on one PostgreSQL, racing on the same jobs through faults: an unanswered create is
+// remembered in the database, so no replica (nor a restart) creates again while it may still land; every job ends
+// where it should, and a cancelled one leaves nothing on the cluster. Checked on what the simulator stores.
+import type { ApiRequest, KubeObject } from "@dispatch/sim"
+import { afterAll, beforeAll, describe, expect, test } from "vitest"
+import { dispatchingService, eventually, jobWhen, namespace, probeNamePrefix, registerSimWorld, simWorld, submit, trainJobCreates, type Intercept, type SimWorld } from "./ClusterWorld.ts"
+import { testPostgres, type TestPostgres } from "./TestPostgres.ts"
+
+const jobIdOf = (body: unknown) =>
+  (((body as KubeObject)["spec"] as { trainer?: { env?: ReadonlyArray<{ name: string; value?: string }> } } | undefined)?.trainer?.env ?? []).find((e) => e.name === "DIOPTRA_JOB_ID")?.value ?? ""
+
+const isTrainJobCreate = (request: ApiRequest) =>
+  request.verb === "create" && request.resource === "trainjobs" && !String((request.body as KubeObject | undefined)?.metadata?.["name"] ?? "").startsWith(probeNamePrefix)
+
+describe("two service processes on one PostgreSQL, racing through faults", { timeout: 300_000 }, () => {
+  let postgres: TestPostgres | undefined
+  let world: SimWorld | undefined
+  /** Decides a call before the simulator sees it (undefined: serve it). */
+  let intercept: Intercept = () => undefined
+  /** Each TrainJob create sent, with when (ms since the epoch). */
+  const creates: Array<{ readonly request: ApiRequest; readonly atMs: number }> = []
+  beforeAll(async () => {
+    postgres = await testPostgres()
+    world = await simWorld({ controllers: { trainer: { runTimeMs: 2000 } } }, (request) => {
+      if (isTrainJobCreate(request)) creates.push({ request, atMs: Date.now() })
+      return intercept(request)
+    })
+  })
+  afterAll(async () => {
+    await world?.close()
+    await postgres?.release()
+  })
+
+  test("a create left unanswered by one replica is not sent again by the other until it can no longer land", async () => {
+    if (postgres === undefined || world === undefined) throw new Error("not started")
+    const sim = world.sim
+    const options = { databaseUrl: postgres.url }
+    const a = await dispatchingService(world, { ...options, dispatch: { instance: "replica-a" } })
+    let b: Awaited<ReturnType<typeof dispatchingService>> | undefined
+    try {
+      const w = await registerSimWorld(a.alice, "unanswered")
+      await eventually(async () => (await a.alice("GET", `/queues/${w.queue}`)).body.gate.state, (s) => s === "open")
+      // The first create of the job is neither applied nor answered: it is still on its way.
+      let late: ApiRequest | undefined
+      intercept = (request) => {
+        if (!isTrainJobCreate(request) || late !== undefined) return undefined
+        late = request
+        return { kind: "unanswered" }
+      }
+      const job = await submit(a.alice, w)
+      const waiting = await jobWhen(a.alice, job.id, (j) => j.dispatch.state === "unknown")
+      const landsBy = Date.parse(waiting.dispatch.nextRetryAt ?? "")
+      expect(landsBy).toBeGreaterThan(Date.now())
+      // A is killed; B, another process on the same database, takes over. Meanwhile the create lands.
+      await a.server.close()
+      b = await dispatchingService(world, { ...options, dispatch: { instance: "replica-b" } })
+      if (late === undefined) throw new Error("no create was held back")
+      const landed = sim.handle(late)
+      expect(landed).toMatchObject({ kind: "answered", response: { code: 201 } })
+      const finished = await jobWhen(b.alice, job.id, (j) => j.status === "finished", 60_000)
+      const name = finished.dispatch.trainJob?.name ?? ""
+      const sentAgain = creates.filter((c) => jobIdOf(c.request.body) === String(job.id) && c.request !== late)
+      for (const c of sentAgain) expect(c.atMs).toBeGreaterThanOrEqual(landsBy)
+      expect(finished.dispatch.attempts).toBeGreaterThanOrEqual(2)
+      expect(sim.system.list("trainjobs", namespace).filter((t) => jobIdOf(t) === String(job.id)).map((t) => t.metadata?.["name"])).toEqual([name])
+    } finally {
+      intercept = () => undefined
+      await a.server.close()
+      await b?.server.close()
+    }
+  })
+
+  test("both replicas dispatch, under dropped and refused creates, while jobs are cancelled: each finishes or leaves nothing, no TrainJob is made twice", async () => {
+    if (postgres === undefined || world === undefined) throw new Error("not started")
+    const sim = world.sim
+    const options = { databaseUrl: postgres.url, dispatch: { concurrency: 4 } }
+    const a = await dispatchingService(world, options)
+    const b = await dispatchingService(world, options)
+    try {
+      const w = await registerSimWorld(a.alice, "race")
+      await eventually(async () => (await a.alice("GET", `/queues/${w.queue}`)).body.gate.state, (s) => s === "open")
+      // Every third create is applied and never answered, every fifth answered 503 and not applied.
+      let n = 0
+      intercept = (request) => {
+        if (!isTrainJobCreate(request)) return undefined
+        n++
+        if (n % 5 === 0) return { kind: "answered", response: { code: 503, body: { kind: "Status", apiVersion: "v1", status: "Failure", reason: "ServiceUnavailable", code: 503, message: "busy" } } }
+        if (n % 3 === 0) {
+          sim.handle(request)
+          return { kind: "unanswered" }
+        }
+        return undefined
+      }
+      const ids = (await Promise.all(Array.from({ length: 12 }, (_, i) => submit(i % 2 === 0 ? a.alice : b.alice, w)))).map((j) => j.id)
+      const cancelled = ids.filter((_, i) => i % 4 === 1)
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      for (const id of cancelled) expect((await (id % 2 === 0 ? b : a).alice("POST", `/jobs/${id}/cancel`)).status).toBe(200)
+      for (const id of ids) {
+        const ended = await jobWhen(a.alice, id, (j) => j.dispatch.state === "done", 120_000)
+        expect(ended.status, JSON.stringify(ended.dispatch)).toBe(cancelled.includes(id) ? "failed" : "finished")
+      }
+      intercept = () => undefined
+      const made = trainJobCreates(world.calls)
+      for (const id of ids) {
+        const objects = sim.system.list("trainjobs", namespace).filter((t) => jobIdOf(t) === String(id))
+        if (cancelled.includes(id)) {
+          expect(objects).toEqual([])
+          // The copy is named as its TrainJob, whose name every create of the job carried.
+          const names = new Set(creates.filter((c) => jobIdOf(c.request.body) === String(id)).map((c) => String((c.request.body as KubeObject).metadata?.["name"])))
+          expect(sim.system.list("trainingruntimes", namespace).filter((r) => names.has(String(r.metadata?.["name"])))).toEqual([])
+        } else {
+          expect(objects).toHaveLength(1)
+          expect(made.get(String(objects[0]?.metadata?.["name"]))).toBe(1)
+        }
+      }
+    } finally {
+      intercept = () => undefined
+      await a.server.close()
+      await b.server.close()
+    }
+  })
+})
