@@ -3,7 +3,6 @@ import {
   recordMetric,
   setMlflowRunId,
   stampLog,
-  transition,
   wireMetricValue,
   validateJobRequest
 } from "@dispatch/jobs"
@@ -25,8 +24,8 @@ import {
   readJob,
   readLogs,
   statusHistory,
-  updateJobStatus,
-  updateMlflowRun
+  updateMlflowRun,
+  writeStatus
 } from "./JobStore.ts"
 import { listPage } from "./ListPage.ts"
 import type { PageQuery, Page } from "./Paging.ts"
@@ -216,9 +215,8 @@ export const jobRoutes = [
           principal.group,
           params,
           async (job) => {
-            const next = transition(job.status, body.status)
+            const next = await writeStatus(sql, job.id, body.status, now())
             if (Result.isFailure(next)) return Result.fail(refusal(next.failure))
-            await updateJobStatus(sql, job.id, next.success, now())
             return Result.succeed(await statusOf(sql, { ...job, status: next.success }))
           },
           true

@@ -1,11 +1,11 @@
 import { Result } from "effect"
-import { defaultRetryPolicy, formatTimeout, NoBackend, step, wireMetricValue, type InvalidSearch, type AcceptedJob, type JobStatus, type LogRecord, type MetricRecord, type Severity } from "@dispatch/jobs"
+import { defaultRetryPolicy, formatTimeout, NoBackend, statusOf, step, transition, type InvalidTransition, type StatusChange, wireMetricValue, type InvalidSearch, type AcceptedJob, type JobStatus, type LogRecord, type MetricRecord, type Severity } from "@dispatch/jobs"
 import type { JobDispatch, MetricResponse, StoredJob, TrainJobRef } from "./ApiSchemas.ts"
 import type { Sql } from "./Database.ts"
 import { searchCondition } from "./DioptraPaging.ts"
 import { dispatchColumns, dispatchRowOf, stateOf, writeAnswer, type DispatchRow } from "./DispatchRow.ts"
 import type { NamedJob } from "./JobWire.ts"
-import { insertHistory } from "./StatusHistory.ts"
+import { JobNotControllable } from "./ServiceProblem.ts"
 
 // Every query takes the caller's group and skips deleted jobs: both answer exactly like a missing job.
 
@@ -185,13 +185,6 @@ export const listJobs = async (
   return Result.succeed({ jobs: rows.map(jobOf), total: count?.n ?? 0 })
 }
 
-/** Records a job's new status, its time and why (when the service changed it), keeping the old one in the history. */
-export const updateJobStatus = async (sql: Sql, id: number, status: JobStatus, at: string, reason?: string): Promise<void> => {
-  await sql.query(`update jobs set status = $2, last_modified_on = $3 where id = $1`, [id, status, at])
-  await insertHistory(sql, id, status, at, reason)
-}
-
-
 /** Every status a job has had, oldest first, with the reason the service gave for it. */
 export const statusHistory = async (sql: Sql, id: number): Promise<ReadonlyArray<{ status: JobStatus; changedOn: string; reason?: string }>> =>
   (
@@ -214,6 +207,21 @@ export const deleteJob = async (sql: Sql, group: string, id: number, at: string)
     if (answer.refused !== undefined) return false
     if (await writeAnswer(sql, row, answer, at, { claim: "keep", modified: true })) return true
   }
+}
+
+/** A status write (Dioptra's `PUT .../status`) as the dispatch machine allows it: a change Dioptra's transitions
+ * refuse is `InvalidTransition`; one on a job the service drives on the cluster is `JobNotControllable`. The job's
+ * row must be locked by the caller. Answers the job's new status. */
+export const writeStatus = async (sql: Sql, id: number, change: StatusChange, at: string): Promise<Result.Result<JobStatus, InvalidTransition | JobNotControllable>> => {
+  const [found] = await sql.query<DispatchRow>(`select ${dispatchColumns} from jobs where id = $1`, [id])
+  if (found === undefined) return Result.fail(new JobNotControllable({ action: "set the status of", job: id, jobStatus: "deleted", dispatch: "done" }))
+  const row = dispatchRowOf(found)
+  const next = transition(row.status, change)
+  if (Result.isFailure(next)) return next
+  const answer = step(stateOf(row), { type: "setStatus", change }, { nowMs: Date.parse(at), policy: defaultRetryPolicy, draw: 0 })
+  if (answer.refused !== undefined) return Result.fail(new JobNotControllable({ action: "set the status of", job: id, jobStatus: row.status, dispatch: row.dispatchState }))
+  await writeAnswer(sql, row, answer, at, { claim: "keep" })
+  return Result.succeed(statusOf(answer.state))
 }
 
 /** Appends log records to a job. */
