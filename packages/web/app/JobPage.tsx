@@ -172,11 +172,16 @@ const Dispatch = ({ job }: { readonly job: JobData }) => {
           {queue.data?.gate.checkedOn !== undefined && <div class="muted">proven {formatTime(queue.data.gate.checkedOn)}</div>}
         </dd>
         <dt>State</dt>
-        <dd data-testid="dispatch-state">{d.state}</dd>
+        <dd data-testid="dispatch-state">
+          {d.state}
+          {d.state === "stopping" && <div class="muted">removing its TrainJob and runtime copy from the cluster; tried again until nothing is left</div>}
+        </dd>
         <dt>Reason</dt>
         <dd data-testid="dispatch-reason">{d.reason ?? <span class="muted">none</span>}</dd>
         <dt>Attempts</dt>
-        <dd>{d.attempts}</dd>
+        <dd data-testid="dispatch-attempts">{d.attempts}</dd>
+        <dt>Next retry</dt>
+        <dd data-testid="next-retry">{d.nextRetryAt === undefined ? <span class="muted">none</span> : formatTime(d.nextRetryAt)}</dd>
         <dt>TrainJob</dt>
         <dd data-testid="trainjob">{d.trainJob === undefined ? <span class="muted">not made yet</span> : `${d.trainJob.namespace}/${d.trainJob.name}${d.trainJob.uid === undefined ? "" : ` (uid ${d.trainJob.uid})`}`}</dd>
         {d.error !== undefined && (
