@@ -142,6 +142,25 @@ describe("a job's dispatch life under faults", () => {
     expect(await historyOf(alice, job.id)).toEqual(["queued", "failed"])
   })
 
+  test("a copy whose create landed unanswered, then a TrainJob create refused (422): the job fails and the copy is removed, not left without an owner", async () => {
+    const { world, alice, w } = the()
+    world.sim.setFaults([
+      { verb: "create", resource: "trainingruntimes", nth: 1, action: { type: "drop" } },
+      { verb: "create", resource: "trainjobs", action: { type: "status", code: 422, message: "spec.trainer is invalid" } }
+    ])
+    try {
+      const job = await submit(alice, w)
+      const failed = await jobWhen(alice, job.id, (j) => j.status === "failed" && j.dispatch.state === "done")
+      expect(failed.dispatch.reason).toMatch(/spec\.trainer is invalid/)
+      const name = createdName(world, job.id) ?? ""
+      expect(name).not.toBe("")
+      expect(leftOf(world, name)).toEqual([])
+      expect(await historyOf(alice, job.id)).toEqual(["queued", "failed"])
+    } finally {
+      world.sim.setFaults([])
+    }
+  })
+
   test("delete of a running job stops it; the job is gone from the API at once and its row stays until the stop is done", async () => {
     const { world, alice, w } = the()
     const job = await submit(alice, w)

@@ -70,6 +70,34 @@ describe("two service processes on one PostgreSQL, racing through faults", { tim
     }
   })
 
+  test("a stop that cannot finish while the cluster refuses deletes goes on in the next process until nothing is left", async () => {
+    if (postgres === undefined || world === undefined) throw new Error("not started")
+    const sim = world.sim
+    const a = await dispatchingService(world, { databaseUrl: postgres.url })
+    let b: Awaited<ReturnType<typeof dispatchingService>> | undefined
+    try {
+      const w = await registerSimWorld(a.alice, "stop-restart")
+      const job = await submit(a.alice, w)
+      const opened = await jobWhen(a.alice, job.id, (j) => j.dispatch.state === "opened")
+      const name = opened.dispatch.trainJob?.name ?? ""
+      sim.setFaults([{ verb: "delete", action: { type: "status", code: 503, message: "deletes unavailable" } }])
+      expect((await a.alice("POST", `/jobs/${job.id}/cancel`)).body).toMatchObject({ status: "failed", dispatch: { state: "stopping" } })
+      await eventually(async () => world?.calls.filter((c) => c.request.verb === "delete" && c.request.name === name).length ?? 0, (n) => n >= 1)
+      const stopping = (await a.alice("GET", `/jobs/${job.id}`)).body
+      expect(stopping.dispatch).toMatchObject({ state: "stopping", nextRetryAt: expect.any(String) })
+      await a.server.close()
+      sim.setFaults([])
+      expect(sim.system.get("trainjobs", namespace, name)).toBeDefined()
+      b = await dispatchingService(world, { databaseUrl: postgres.url })
+      await eventually(async () => [sim.system.get("trainjobs", namespace, name), sim.system.get("trainingruntimes", namespace, name)].filter((o) => o !== undefined).length, (n) => n === 0)
+      expect((await jobWhen(b.alice, job.id, (j) => j.dispatch.state === "done")).status).toBe("failed")
+    } finally {
+      sim.setFaults([])
+      await a.server.close()
+      await b?.server.close()
+    }
+  })
+
   test("both replicas dispatch, under dropped and refused creates, while jobs are cancelled: each finishes or leaves nothing, no TrainJob is made twice", async () => {
     if (postgres === undefined || world === undefined) throw new Error("not started")
     const sim = world.sim
