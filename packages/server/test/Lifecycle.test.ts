@@ -108,9 +108,13 @@ describe("a job's dispatch life under faults", () => {
   })
 
   test("a TrainJob create that landed unanswered, then cancel: the stop waits out the call bound and removes it", async () => {
-    const { job, name } = await faulted([{ verb: "create", resource: "trainjobs", nth: 1, action: { type: "drop" } }], (j) => j.dispatch.attempts >= 1 && j.dispatch.state === "unknown")
-    expect(job.dispatch).toMatchObject({ state: "unknown", nextRetryAt: expect.any(String) })
+    const { job, name } = await faulted(
+      [{ verb: "create", resource: "trainjobs", nth: 1, action: { type: "drop" } }],
+      (j) => j.dispatch.error?.error === "ErrOutcomeUnknown" && j.dispatch.state !== "starting" && j.dispatch.state !== "claimed"
+    )
     await cancelFrees(job, name)
+    // Before the cancel it waited out the create's bound, saying until when.
+    expect(job.dispatch).toMatchObject({ state: "unknown", nextRetryAt: expect.any(String) })
   })
 
   test("Open's patch landed unanswered and its read-back got 503: the TrainJob runs while the job waits, and cancel stops it", async () => {
