@@ -16,7 +16,7 @@ import {
   type RetryPolicy
 } from "../src/index.ts"
 
-const policy: RetryPolicy = { baseMs: 100, maxMs: 10_000, maxAttempts: 6, maxElapsedMs: 1_000_000 }
+const policy: RetryPolicy = { baseMs: 100, maxMs: 10_000, maxAttempts: 3, maxElapsedMs: 1_000_000 }
 const reason = fc.constantFrom("503 Service Unavailable", "429 Too Many Requests", "denied by webhook", "timeout")
 const fault = (verdicts: ReadonlyArray<Fault["verdict"]> = ["refused", "passing", "unknown", "readOnly"]) =>
   fc.record(
@@ -184,7 +184,7 @@ describe("the dispatch machine", () => {
     }
   )
 
-  propTest.prop([fc.integer({ min: 1, max: 5 }), fault(["passing", "readOnly"]), fc.integer({ min: 0, max: 1_000_000 }), fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true })])(
+  propTest.prop([fc.integer({ min: 1, max: policy.maxAttempts - 1 }), fault(["passing", "readOnly"]), fc.integer({ min: 0, max: 1_000_000 }), fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true })])(
     "retries a passing fault at a time the policy allows, honouring Retry-After",
     (attempts, f, now, draw) => {
       const state: DispatchState = { kind: "owned", attempts, firstAt: now, faults: [] }
@@ -261,5 +261,130 @@ describe("the dispatch machine", () => {
 
   test("names every state", () => {
     expect(new Set(dispatchStateKinds).size).toBe(10)
+  })
+})
+
+describe("the dispatch machine, answer by answer", () => {
+  const at = (nowMs: number, draw = 0.5): DispatchInput => ({ nowMs, policy, draw })
+  const queued: DispatchState = { kind: "queued", attempts: 1, retryAt: 40, firstAt: 5, faults: ["f1"] }
+  const running: DispatchState = { kind: "running", attempts: 1, status: "started" }
+  const stopping: DispatchState = { kind: "stopping", attempts: 2, ends: "cancelled", status: "failed", reason: "cancelled", retryAt: 0, tries: 0 }
+  const samples: ReadonlyArray<DispatchState> = [
+    queued,
+    { kind: "claimed", attempts: 2, firstAt: 5, faults: [] },
+    { kind: "starting", attempts: 1, firstAt: 5, faults: [] },
+    { kind: "unknown", attempts: 1, landsBy: 77, firstAt: 5, faults: [] },
+    { kind: "owned", attempts: 1, firstAt: 5, faults: [] },
+    running,
+    { kind: "holding", attempts: 1, from: "started", onCluster: true, retryAt: 0, firstAt: null, faults: [] },
+    { kind: "holding", attempts: 0, from: "queued", onCluster: false, retryAt: 0, firstAt: null, faults: [] },
+    stopping,
+    { kind: "done", attempts: 1, status: "finished", reason: null },
+    { kind: "deleted", attempts: 1, status: "started" }
+  ]
+
+  test("the status, whether it wants the cluster and when it comes back, for every state", () => {
+    expect(samples.map((s) => [statusOf(s), wantsCluster(s), nextRetryAt(s)])).toStrictEqual([
+      ["queued", false, 40],
+      ["queued", true, undefined],
+      ["queued", true, undefined],
+      ["queued", true, 77],
+      ["queued", true, undefined],
+      ["started", true, undefined],
+      ["deferred", true, undefined],
+      ["deferred", false, undefined],
+      ["failed", false, 0],
+      ["finished", false, undefined],
+      ["started", false, undefined]
+    ])
+  })
+
+  test("the history's edges are Dioptra's changes and the service's three", () => {
+    const edges = ["queued->started", "queued->deferred", "queued->queued", "started->finished", "started->failed", "started->queued", "deferred->started", "deferred->queued", "finished->queued", "failed->queued", "queued->failed", "started->deferred", "deferred->failed"]
+    const statuses = ["queued", "started", "deferred", "finished", "failed"] as const
+    for (const from of statuses) for (const to of statuses) expect(allowedEdge(from, to), `${from}->${to}`).toBe(edges.includes(`${from}->${to}`))
+  })
+
+  test("user actions: exact answers and refusals", () => {
+    expect(step({ kind: "deleted", attempts: 1, status: "failed" }, { type: "delete" }, at(1))).toStrictEqual({ state: { kind: "deleted", attempts: 1, status: "failed" }, commands: [], refused: "the job is deleted" })
+    expect(step(stopping, { type: "delete" }, at(1))).toStrictEqual({ state: { ...stopping, ends: "deleted" }, commands: [{ type: "stop" }] })
+    expect(step(running, { type: "delete" }, at(9))).toStrictEqual({ state: { kind: "stopping", attempts: 1, ends: "deleted", status: "started", reason: "deleted", retryAt: 9, tries: 0 }, commands: [{ type: "stop" }] })
+    expect(step(running, { type: "cancel" }, at(9))).toStrictEqual({
+      state: { kind: "stopping", attempts: 1, ends: "cancelled", status: "failed", reason: "cancelled", retryAt: 9, tries: 0 },
+      commands: [{ type: "record", status: "failed", reason: "cancelled" }, { type: "stop" }]
+    })
+    expect(step({ kind: "done", attempts: 1, status: "finished", reason: null }, { type: "cancel" }, at(1)).refused).toBe("a finished job cannot be cancelled")
+    expect(step(stopping, { type: "cancel" }, at(1)).refused).toBe("a failed job cannot be cancelled")
+    expect(step({ kind: "deleted", attempts: 0, status: "queued" }, { type: "cancel" }, at(1)).refused).toBe("a queued job cannot be cancelled")
+    expect(step(queued, { type: "hold" }, at(1))).toStrictEqual({
+      state: { kind: "holding", attempts: 1, from: "queued", onCluster: false, retryAt: 40, firstAt: 5, faults: ["f1"] },
+      commands: [{ type: "record", status: "deferred", reason: "held" }]
+    })
+    expect(step(stopping, { type: "hold" }, at(1)).refused).toBe("a job that is stopping cannot be held")
+    expect(step(queued, { type: "release" }, at(1)).refused).toBe("a job that is queued cannot be released")
+    const held = step(queued, { type: "hold" }, at(1)).state
+    expect(step(held, { type: "release" }, at(1))).toStrictEqual({ state: queued, commands: [{ type: "record", status: "queued", reason: "released" }] })
+    expect(step(running, { type: "holdOk" }, at(1))).toStrictEqual({
+      state: { kind: "holding", attempts: 1, from: "started", onCluster: true, retryAt: 0, firstAt: null, faults: [] },
+      commands: [{ type: "record", status: "deferred", reason: "held" }]
+    })
+    expect(step(running, { type: "setStatus", change: "finished" }, at(1)).refused).toBe("the service drives this job's status while it is running")
+    expect(step(newDispatch, { type: "setStatus", change: "deferred" }, at(1))).toStrictEqual({
+      state: { kind: "holding", attempts: 0, from: "queued", onCluster: false, retryAt: 0, firstAt: null, faults: [] },
+      commands: [{ type: "record", status: "deferred" }]
+    })
+    expect(step(newDispatch, { type: "setStatus", change: "started" }, at(1))).toStrictEqual({ state: { kind: "done", attempts: 0, status: "started", reason: null }, commands: [{ type: "record", status: "started" }] })
+    expect(step({ kind: "holding", attempts: 0, from: "queued", onCluster: false, retryAt: 0, firstAt: null, faults: [] }, { type: "setStatus", change: "reset" }, at(1))).toStrictEqual({
+      state: newDispatch,
+      commands: [{ type: "record", status: "queued" }]
+    })
+    expect(step(newDispatch, { type: "setStatus", change: "finished" }, at(1)).refused).toBe("a queued job cannot become finished; allowed: started, deferred, reset")
+  })
+
+  test("claims: the first starts, a later one (or a claim taken over) looks first, keeping when the first attempt was", () => {
+    expect(step(newDispatch, { type: "claim" }, at(3))).toStrictEqual({ state: { kind: "starting", attempts: 1, firstAt: 3, faults: [] }, commands: [{ type: "start" }] })
+    expect(step({ ...queued, firstAt: null }, { type: "claim" }, at(50))).toStrictEqual({ state: { kind: "claimed", attempts: 2, firstAt: 50, faults: ["f1"] }, commands: [{ type: "look" }] })
+    expect(step(queued, { type: "claim" }, at(50)).state).toMatchObject({ firstAt: 5 })
+    expect(step({ kind: "starting", attempts: 1, firstAt: 5, faults: [] }, { type: "claim" }, at(50))).toStrictEqual({
+      state: { kind: "claimed", attempts: 2, firstAt: 5, faults: [] },
+      commands: [{ type: "look" }]
+    })
+  })
+
+  test("what a look finds: an unanswered create waits, a TrainJob being deleted is a passing fault", () => {
+    const claimed: DispatchState = { kind: "claimed", attempts: 2, firstAt: 5, faults: [] }
+    expect(step(claimed, { type: "found", found: "InFlight", untilMs: 90 }, at(10))).toStrictEqual({
+      state: { kind: "unknown", attempts: 2, landsBy: 90, firstAt: 5, faults: ["a create of the TrainJob went unanswered and may still land"] },
+      commands: [{ type: "retryAt", at: 90 }]
+    })
+    expect(step(claimed, { type: "found", found: "InFlight" }, at(10)).state).toMatchObject({ kind: "unknown", landsBy: 10 })
+    expect(step(claimed, { type: "found", found: "Stopping" }, at(10, 0)).state).toStrictEqual({ kind: "queued", attempts: 2, retryAt: 10, firstAt: 5, faults: ["the TrainJob is being deleted"] })
+    expect(step(claimed, { type: "found", found: "Stopping", reason: "going" }, at(10, 0)).state).toMatchObject({ faults: ["going"] })
+  })
+
+  test("a spent budget fails with every reason; a read-only queue does not spend it", () => {
+    const spent: DispatchState = { kind: "owned", attempts: policy.maxAttempts, firstAt: 0, faults: ["a", "b"] }
+    expect(step(spent, { type: "openFailed", fault: { verdict: "passing", reason: "c" } }, at(10))).toStrictEqual({
+      state: { kind: "stopping", attempts: policy.maxAttempts, ends: "failed", status: "failed", reason: "gave up after 3 attempts: a; b; c", retryAt: 10, tries: 0 },
+      commands: [{ type: "record", status: "failed", reason: "gave up after 3 attempts: a; b; c" }, { type: "stop" }]
+    })
+    expect(step(spent, { type: "openFailed", fault: { verdict: "readOnly", reason: "c" } }, at(10, 0))).toStrictEqual({
+      state: { kind: "queued", attempts: policy.maxAttempts, retryAt: 10, firstAt: 0, faults: ["a", "b", "c"] },
+      commands: [{ type: "reprove", reason: "c" }, { type: "retryAt", at: 10 }]
+    })
+  })
+
+  test("a stop not done comes back after the policy's delay, a refused one at the longest, an unanswered create's at its bound", () => {
+    expect(step(stopping, { type: "stopped", gone: false }, at(100, 0.5))).toStrictEqual({ state: { ...stopping, tries: 1, retryAt: 150 }, commands: [{ type: "retryAt", at: 150 }] })
+    const tried = { ...stopping, tries: 2 }
+    expect(step(tried, { type: "stopFailed", fault: { verdict: "passing", reason: "503", retryAfterMs: 900 } }, at(100, 0.5))).toStrictEqual({ state: { ...tried, tries: 3, retryAt: 1000 }, commands: [{ type: "retryAt", at: 1000 }] })
+    expect(step(tried, { type: "stopFailed", fault: { verdict: "passing", reason: "503" } }, at(100, 0.5)).state).toMatchObject({ retryAt: 100 + 200 })
+    expect(step(tried, { type: "stopFailed", fault: { verdict: "refused", reason: "denied" } }, at(100, 0.5)).state).toMatchObject({ tries: 3, retryAt: 100 + policy.maxMs / 2 })
+    expect(step(tried, { type: "stopFailed", fault: { verdict: "unknown", reason: "in flight", landsBy: 700 } }, at(100, 0.5)).state).toMatchObject({ retryAt: 700 })
+    expect(step(tried, { type: "stopFailed", fault: { verdict: "unknown", reason: "in flight", landsBy: 50 } }, at(100, 0.5)).state).toMatchObject({ retryAt: 100 })
+    expect(step(tried, { type: "stopFailed", fault: { verdict: "unknown", reason: "in flight" } }, at(100, 0.5)).state).toMatchObject({ retryAt: 100 + 200 })
+    expect(step(stopping, { type: "stopped", gone: true }, at(1))).toStrictEqual({ state: { kind: "done", attempts: 2, status: "failed", reason: "cancelled" }, commands: [] })
+    expect(step({ ...stopping, ends: "deleted", status: "started" }, { type: "stopped", gone: true }, at(1))).toStrictEqual({ state: { kind: "deleted", attempts: 2, status: "started" }, commands: [] })
+    expect(step(stopping, { type: "startOk" }, at(1))).toStrictEqual({ state: stopping, commands: [] })
   })
 })

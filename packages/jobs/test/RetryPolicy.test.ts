@@ -44,3 +44,8 @@ describe("the retry policy", () => {
     }
   )
 })
+
+test("the budget ends exactly at its last attempt and its last millisecond", () => {
+  const p: RetryPolicy = { baseMs: 1, maxMs: 1, maxAttempts: 3, maxElapsedMs: 1000 }
+  expect([withinBudget(p, 2, 0, 999), withinBudget(p, 3, 0, 0), withinBudget(p, 2, 0, 1000)]).toEqual([true, false, false])
+})
