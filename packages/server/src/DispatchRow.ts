@@ -52,6 +52,7 @@ const heldFrom = (row: DispatchRow): "queued" | "started" => (row.heldFrom === "
 /** The machine's state a row holds. */
 export const stateOf = (row: DispatchRow): DispatchState => {
   const { attempts, faults } = row
+  // A row claimed before the first attempt's time was kept has none: its last retry time stands in for it.
   const firstAt = row.firstAttemptAt ?? row.nextAttemptAt
   switch (row.dispatchState) {
     case "pending":

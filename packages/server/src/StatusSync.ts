@@ -28,8 +28,10 @@ export const foundEvent = (found: FoundStatus): DispatchEvent => {
 
 /** Feeds one answer about a job to the machine and writes what it answers, unless the job moved meanwhile. */
 const feed = async (context: DispatchContext, row: DispatchRow, event: DispatchEvent): Promise<DispatchAnswer | undefined> => {
-  const answer = step(stateOf(row), event, machineInput(context))
-  if (answer.commands.length === 0 && JSON.stringify(answer.state) === JSON.stringify(stateOf(row))) return answer
+  const state = stateOf(row)
+  const answer = step(state, event, machineInput(context))
+  // The machine answers an event that changes nothing with the very state it was given: nothing to write.
+  if (answer.commands.length === 0 && answer.state === state) return answer
   const at = context.now()
   return (await context.db.transaction((sql) => writeAnswer(sql, row, answer, at))) ? answer : undefined
 }
