@@ -2,7 +2,7 @@
 // a delete or a refusal leaves nothing of the job on the cluster, and a passing fault never fails a job. Every check
 // is on what the simulator stores.
 import type { ApiRequest, KubeObject } from "@dispatch/sim"
-import { afterAll, beforeAll, describe, expect, test } from "vitest"
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest"
 import type { JobResponse } from "../src/ApiSchemas.ts"
 import {
   dispatchingService,
@@ -67,6 +67,10 @@ describe("a job's dispatch life under faults", () => {
     await service?.server.close()
     await world?.close()
   })
+  afterEach(() => {
+    world?.sim.setFaults([])
+    watch = () => undefined
+  })
   const the = () => {
     if (world === undefined || service === undefined || registered === undefined) throw new Error("not started")
     return { world, alice: service.alice, w: registered }
@@ -101,7 +105,7 @@ describe("a job's dispatch life under faults", () => {
   }
 
   test("the copy's owner patch answered 503 again and again: the job waits queued with its TrainJob, and cancel removes the TrainJob and its copy", async () => {
-    const { job, name } = await faulted([{ verb: "patch", resource: "trainingruntimes", action: { type: "status", code: 503, message: "owner patch unavailable" } }], (j) => j.dispatch.attempts >= 1 && j.dispatch.state !== "starting")
+    const { job, name } = await faulted([{ verb: "patch", resource: "trainingruntimes", action: { type: "status", code: 503, message: "owner patch unavailable" } }], (j) => j.dispatch.attempts >= 1 && j.dispatch.state === "pending")
     expect(job.status).toBe("queued")
     expect(job.dispatch).toMatchObject({ attempts: expect.any(Number), error: { error: expect.any(String) }, nextRetryAt: expect.any(String) })
     await cancelFrees(job, name)
@@ -129,7 +133,7 @@ describe("a job's dispatch life under faults", () => {
         { verb: "get", resource: "trainjobs", action: { type: "status", code: 503, message: "read-back unavailable" } }
       ])
     }
-    const { job, name } = await faulted([], (j) => j.dispatch.attempts >= 1 && j.dispatch.state !== "starting" && j.dispatch.state !== "owned")
+    const { job, name } = await faulted([], (j) => j.dispatch.attempts >= 1 && (j.dispatch.state === "pending" || j.dispatch.state === "unknown"))
     expect(job.status).toBe("queued")
     // The TrainJob was let run (its suspend lifted) though the job never learnt it.
     await eventually(async () => (world.sim.system.get("trainjobs", namespace, name)?.["spec"] as { suspend?: boolean } | undefined)?.suspend, (s) => s === false)
