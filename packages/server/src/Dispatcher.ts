@@ -56,7 +56,8 @@ export interface Dispatcher {
   readonly control: JobControl
   /** One pass: starts proving queues that need it (all of them on the first pass) without waiting for their probes,
    * claims and starts due jobs on open queues, follows every opened job with Find (at most once per syncMs) and stops
-   * cancelled ones. Passes never overlap: a call during one waits for it. */
+   * every stopping one (cancelled, deleted, or failed after something may have landed). Passes never overlap: a call
+   * during one waits for it. */
   readonly pass: () => Promise<PassReport>
   /** Resolves once every probe started so far has stored its gate. */
   readonly proven: () => Promise<void>

@@ -9,7 +9,7 @@ import { launchedAnyway } from "./LaunchCheck.ts"
 export interface JobControl {
   /** Holds or releases the TrainJob of the job with this JobID on its queue's backend. */
   readonly transition: (queue: number, jobKey: string, which: "hold" | "release") => Promise<ClusterRun<unknown>>
-  /** Asks the dispatcher to stop cancelled jobs now rather than at its next pass. */
+  /** Asks the dispatcher to stop cancelled and deleted jobs now rather than at its next pass. */
   readonly wake: () => void
 }
 
