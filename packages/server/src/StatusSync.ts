@@ -1,6 +1,6 @@
-import { findMany, stop, type JobStatus as FoundStatus } from "@dispatch/effects"
+import { findMany, InFlight, makeInFlight, stop, type JobStatus as FoundStatus } from "@dispatch/effects"
 import { step, type DispatchAnswer, type DispatchEvent } from "@dispatch/jobs"
-import { Context, Layer, Result } from "effect"
+import { Context, Effect, Layer, Result } from "effect"
 import { backendOf, machineInput, type DispatchContext } from "./DispatchContext.ts"
 import { stateOf, writeAnswer, type DispatchRow } from "./DispatchRow.ts"
 import { openedJobs, queueConfigs, readGates, stoppingJobs } from "./DispatchStore.ts"
@@ -53,7 +53,10 @@ export const syncPass = async (context: DispatchContext): Promise<SyncReport> =>
   for (const [queue, members] of groups) {
     const backend = backendOf(configs.get(queue), gates.get(queue))
     if (Result.isFailure(backend)) continue
-    const found = await context.cluster.run(findMany(backend.success, members.map((j) => ({ job: j.key ?? "", submission: 1 }))))
+    // An opened job's create is known to have landed: the shared memory of unanswered creates (a database read and
+    // write per job) has nothing to say about it, so its Find runs on a memory of its own.
+    const keys = members.map((j) => ({ job: j.key ?? "", submission: 1 }))
+    const found = await context.cluster.run(Effect.provideService(findMany(backend.success, keys), InFlight, makeInFlight()))
     if (found.kind !== "ok") continue
     for (const [i, job] of members.entries()) {
       const status = found.value[i]
