@@ -19,6 +19,7 @@ import { factory, factoryOf } from "../../src/lifecycle/Factory.ts"
 import { find, findMany } from "../../src/lifecycle/Find.ts"
 import { stop } from "../../src/lifecycle/Stop.ts"
 import { hold, open, release } from "../../src/lifecycle/Transitions.ts"
+import { RETRY_POLICY } from "../../src/RetryPolicy.ts"
 import { jobId, namespace, requestOf, torchRuntime } from "../StartFixture.ts"
 import { awaitState, inProcess, keyOf, started, type World, type WorldOptions } from "./LifecycleFixture.ts"
 
@@ -148,7 +149,7 @@ const cases: Readonly<Record<string, readonly [WorldOptions, Provoke]>> = {
       sim: {
         faults: [
           { verb: "patch", resource: "trainingruntimes", nth: 1, action: { type: "delay", ms: 2_000 } as never },
-          { verb: "get", resource: "trainjobs", nth: 3, action: { type: "status", code: 500 } as never }
+          { verb: "get", resource: "trainjobs", nth: 3, times: RETRY_POLICY.tries, action: { type: "status", code: 500 } as never }
         ]
       }
     },
