@@ -40,7 +40,7 @@ import {
   objectRef,
   type StartError
 } from "./StartErrors.ts"
-import { definiteWriteFailure, errorOfRefusal } from "./StartFailure.ts"
+import { definiteWriteFailure, errorOfRefusal, refusalDespiteUnreadFrozen } from "./StartFailure.ts"
 import { adoptionMark, deleteUnusedCopy, markedFor, revokeCopy } from "./AdoptionMark.ts"
 import { configListing, frozenRuntime, ownerOfItsName } from "./FrozenRuntime.ts"
 import { jobUidLabel, type WorkloadExpectation, workloadProblems } from "./WorkloadReadiness.ts"
@@ -446,7 +446,7 @@ const attributesOf = (request: StartRequest): Readonly<Record<string, unknown>> 
 /** Steps 2 to 5, and the runtime copy they settle on. When they refuse (the source runtime edited,
  * deleted or dropped from the config), a copy that the live TrainJob of the request's name owns is the
  * job's frozen runtime: steps 4 and 5 are done again on it, and step 6 decides whether that TrainJob is
- * this request's. */
+ * this request's. A fallback read that fails (after its retries) leaves the refusal, with its reasons. */
 const prepare = (config: BackendConfig, request: StartRequest, step: Step) =>
   Effect.gen(function* () {
     const runtime = yield* step("readRuntime")(readRuntime(config, request))
@@ -459,7 +459,10 @@ const prepare = (config: BackendConfig, request: StartRequest, step: Step) =>
       (error): error is ErrUnsupported | ErrRejected => error._tag === "ErrUnsupported" || error._tag === "ErrRejected",
       (refused) =>
         Effect.gen(function* () {
-          const frozen = yield* step("frozenRuntime")(frozenRuntime(config, request))
+          // The fallback's read never replaces the refusal: it is added to it (refusalDespiteUnreadFrozen).
+          const read = yield* Effect.result(step("frozenRuntime")(retryRead(frozenRuntime(config, request))))
+          if (Result.isFailure(read)) return yield* Effect.fail(refusalDespiteUnreadFrozen(refused, read.failure))
+          const frozen = read.success
           if (frozen === undefined) return yield* Effect.fail(refused)
           const manifests = yield* step("render")(render(configListing(config, frozen.ref), request, frozen))
           const inUse: CopyInUse = { copy: frozen.object, ownerUid: ownerOfItsName(frozen.object)?.uid, created: false }

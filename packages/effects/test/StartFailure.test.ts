@@ -3,7 +3,8 @@ import fc from "fast-check"
 import { describe, expect } from "vitest"
 import { ErrorKinds } from "@dispatch/render"
 import { ClusterError, ClusterErrorReason } from "../src/ClusterError.ts"
-import { definiteWriteFailure, errorOfRefusal, readFailure } from "../src/StartFailure.ts"
+import { ErrRejected, ErrUnsupported, isPassing } from "../src/StartErrors.ts"
+import { definiteWriteFailure, errorOfRefusal, readFailure, refusalDespiteUnreadFrozen } from "../src/StartFailure.ts"
 
 const clusterError = fc
   .record({
@@ -43,4 +44,21 @@ describe("StartFailure", () => {
     expect(definiteWriteFailure(error)._tag).toBe(expected)
     expect(definiteWriteFailure(error).reasons).toEqual(error.reasons)
   })
+
+  test.prop([fc.boolean(), fc.array(fc.string(), { minLength: 1, maxLength: 3 }), clusterError])(
+    "a refusal whose frozen-runtime read failed keeps its class, reasons and reference, adds the read's reasons, and passes exactly when the read did",
+    (unsupported, reasons, readError) => {
+      const ref = { namespace: "default", name: "dj-x-s1" }
+      const refused = unsupported ? new ErrUnsupported({ reasons }) : new ErrRejected({ reasons, ref })
+      const read = readFailure(readError)
+      const kept = refusalDespiteUnreadFrozen(refused, read)
+      expect(kept._tag).toBe(refused._tag)
+      expect(kept.reasons.slice(0, reasons.length)).toEqual(reasons)
+      expect(kept.reasons).toHaveLength(reasons.length + read.reasons.length)
+      for (const [i, r] of read.reasons.entries()) expect(kept.reasons[reasons.length + i]).toContain(r)
+      if (kept._tag === "ErrRejected") expect(kept.ref).toEqual(ref)
+      expect(isPassing(kept)).toBe(isPassing(read))
+      expect(kept.cause).toEqual(isPassing(read) ? { ...(read as ErrUnsupported).cause, kind: "Passing" } : undefined)
+    }
+  )
 })
