@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest"
 import type { KubeObject } from "@dispatch/sim"
 import { isPassing } from "../src/StartErrors.ts"
 import { RETRY_POLICY } from "../src/RetryPolicy.ts"
-import { backendOf, configOf, errorOf, namespace, type RecordedSim, requestOf, runStart, simOf, stored, trainJobNameOf, valueOf } from "./StartFixture.ts"
+import { backendOf, configOf, errorOf, intercepted, namespace, type RecordedSim, requestOf, runStart, simOf, stored, trainJobNameOf, valueOf } from "./StartFixture.ts"
 
 const open = backendOf(configOf("plain"))
 const name1 = trainJobNameOf(1)
@@ -51,18 +51,11 @@ describe("Start leaves no runtime copy behind a refusal", () => {
     const recorded = simOf({ faults: [{ verb: "create", resource: "trainingruntimes", nth: 1, action: { type: "drop" } }] })
     errorOf(await runStart(recorded, open, requestOf(1)))
     // The TrainJob create is refused, but a TrainJob of the name (another writer's) is there by then.
-    const face = recorded.face
-    const refusing: RecordedSim = {
-      ...recorded,
-      face: {
-        ...face,
-        handle: (request) => {
-          if (request.verb !== "create" || request.resource !== "trainjobs") return face.handle(request)
-          recorded.sim.system.create("trainjobs", { ...(request.body as KubeObject), metadata: { name: name1, namespace } })
-          return { kind: "answered", response: { code: 422, body: { kind: "Status", code: 422, reason: "Invalid", message: "refused" } } }
-        }
-      }
-    }
+    const refusing = intercepted(recorded, (request, next) => {
+      if (request.verb !== "create" || request.resource !== "trainjobs") return next(request)
+      recorded.sim.system.create("trainjobs", { ...(request.body as KubeObject), metadata: { name: name1, namespace } })
+      return { kind: "answered", response: { code: 422, body: { kind: "Status", code: 422, reason: "Invalid", message: "refused" } } }
+    })
     const error = errorOf(await runStart(refusing, open, requestOf(1)))
     expect(error._tag).toBe("ErrRejected")
     expect(copyOf(recorded)).toBeDefined()
