@@ -8,6 +8,7 @@ import {
   ErrRejected,
   ErrUnreachable,
   ErrUnsupported,
+  causeOfError,
   isPassing,
   type ObjectRef,
   type StartError
@@ -73,8 +74,7 @@ export const refusalDespiteUnreadFrozen = (refused: ErrUnsupported | ErrRejected
   const passing = isPassing(read)
   const why = passing ? "the job's frozen runtime could not be read, so this may change on retry" : "the job's frozen runtime could not be read"
   const reasons = [...refused.reasons, ...read.reasons.map((r) => `${why}: ${r}`)]
-  const readCause = read._tag === "ErrInvalid" ? undefined : read.cause
-  const cause = passing ? asPassing(readCause ?? { kind: "Passing", reason: "Unreachable" }) : refused.cause
+  const cause = passing ? asPassing(causeOfError(read) ?? { kind: "Passing", reason: "Unreachable" }) : refused.cause
   const fields = { reasons, ...(cause === undefined ? {} : { cause }) }
   return refused._tag === "ErrUnsupported" ? new ErrUnsupported(fields) : new ErrRejected({ ...fields, ...(refused.ref === undefined ? {} : { ref: refused.ref }) })
 }

@@ -1,9 +1,9 @@
 import { test } from "@fast-check/vitest"
 import fc from "fast-check"
-import { describe, expect } from "vitest"
+import { describe, expect, it } from "vitest"
 import { ErrorKinds } from "@dispatch/render"
 import { ClusterError, ClusterErrorReason } from "../src/ClusterError.ts"
-import { ErrRejected, ErrUnsupported, isPassing } from "../src/StartErrors.ts"
+import { ErrRejected, ErrUnreachable, ErrUnsupported, isPassing } from "../src/StartErrors.ts"
 import { definiteWriteFailure, errorOfRefusal, readFailure, refusalDespiteUnreadFrozen } from "../src/StartFailure.ts"
 
 const clusterError = fc
@@ -61,4 +61,17 @@ describe("StartFailure", () => {
       expect(kept.cause).toEqual(isPassing(read) ? { ...(read as ErrUnsupported).cause, kind: "Passing" } : undefined)
     }
   )
+
+  it("a passing read failure without a cause of its own still makes the refusal's cause passing", () => {
+    const kept = refusalDespiteUnreadFrozen(new ErrUnsupported({ reasons: ["torch: does not exist"] }), new ErrUnreachable({ reasons: ["get x: Unreachable"] }))
+    expect(kept._tag).toBe("ErrUnsupported")
+    expect(kept.cause).toEqual({ kind: "Passing", reason: "Unreachable" })
+    const ref = { namespace: "default", name: "dj-x-s1" }
+    const rejected = refusalDespiteUnreadFrozen(new ErrRejected({ reasons: ["the copy differs"], ref }), new ErrUnreachable({ reasons: ["get x: Unreachable"] }))
+    expect(rejected).toMatchObject({ _tag: "ErrRejected", ref, cause: { kind: "Passing" } })
+    expect(kept.reasons).toEqual(["torch: does not exist", "the job's frozen runtime could not be read, so this may change on retry: get x: Unreachable"])
+    const refusedRead = refusalDespiteUnreadFrozen(new ErrUnsupported({ reasons: ["torch: does not exist"] }), readFailure(new ClusterError({ reason: "Forbidden", call: "get x" })))
+    expect(refusedRead.reasons).toEqual(["torch: does not exist", "the job's frozen runtime could not be read: get x: Forbidden"])
+    expect(refusedRead.cause).toBeUndefined()
+  })
 })
