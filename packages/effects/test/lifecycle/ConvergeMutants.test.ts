@@ -101,6 +101,10 @@ describe("converge after MAX_WRITES writes that did not hold", () => {
     expect(errorOf(neverHolds(["Unanswered", "Unanswered", "Unanswered", "Unanswered", "ok"]).exit)._tag).toBe("ErrRejected")
     const conflicts = errorOf(neverHolds(Array(MAX_WRITES).fill("Conflict")).exit)
     expect(conflicts._tag).toBe("ErrRejected")
+    // The last failed write's cause: a conflict passes (a fresh read may settle it).
+    expect(conflicts).toMatchObject({ cause: { kind: "Passing", reason: "Conflict" } })
+    // A last write that went through (and did not hold) leaves no cause.
+    expect("cause" in errorOf(neverHolds(["Conflict", "Conflict", "Conflict", "Conflict", "ok"]).exit)).toBe(false)
     expect(conflicts.reasons.slice(1)).toEqual(Array.from({ length: MAX_WRITES }, (_, i) => `patch #${i + 1}: Conflict`))
   })
 
@@ -128,6 +132,32 @@ describe("converge on a definite write failure", () => {
       expect(error, reason).toMatchObject({ cause: { kind: "Passing", reason } })
       for (let i = 1; i < writtenAt.length; i++) expect(writtenAt[i]! - writtenAt[i - 1]!).toBeLessThanOrEqual(backoffCeiling(RETRY_POLICY, i - 1))
     }
+  })
+
+  it("a Retry-After longer than the policy allows ends it at once, with the wait in its cause; one of exactly maxWaitMs is waited out", async () => {
+    const busy = (retryAfterMs: number) => {
+      let writes = 0
+      const writtenAt: Array<number> = []
+      const program = converge({
+        what: "hold n/dj-x-s1",
+        ref,
+        read: Effect.succeed("unchanged"),
+        decide: () => ({
+          kind: "write",
+          write: Effect.flatMap(Clock.currentTimeMillis, (now) => (writtenAt.push(now), ++writes === 1) ? Effect.fail(new ClusterError({ reason: "ServerError", call: "patch #1", status: { code: 429, reason: "TooManyRequests", message: "", causes: [] }, retryAfterMs })) : Effect.fail(new ClusterError({ reason: "Invalid", call: `patch #${writes}` })))
+        }),
+        waitMs: 0
+      })
+      return { program, writes: () => writes, writtenAt }
+    }
+    const tooLong = busy(RETRY_POLICY.maxWaitMs + 1)
+    const error = errorOf(await runOnTestClock(tooLong.program))
+    expect(tooLong.writes()).toBe(1)
+    expect(error).toMatchObject({ _tag: "ErrUnreachable", cause: { kind: "Passing", code: 429, retryAfterMs: RETRY_POLICY.maxWaitMs + 1 } })
+    const longest = busy(RETRY_POLICY.maxWaitMs)
+    expect(errorOf(await runOnTestClock(longest.program))._tag).toBe("ErrRejected")
+    expect(longest.writes()).toBe(2)
+    expect(longest.writtenAt[1]! - longest.writtenAt[0]!).toBeGreaterThanOrEqual(RETRY_POLICY.maxWaitMs)
   })
 
   it("a passing fault once is written again, and converges", async () => {
