@@ -69,6 +69,7 @@ describe("StartFailure", () => {
     const ref = { namespace: "default", name: "dj-x-s1" }
     const rejected = refusalDespiteUnreadFrozen(new ErrRejected({ reasons: ["the copy differs"], ref }), new ErrUnreachable({ reasons: ["get x: Unreachable"] }))
     expect(rejected).toMatchObject({ _tag: "ErrRejected", ref, cause: { kind: "Passing" } })
+    expect("ref" in refusalDespiteUnreadFrozen(new ErrRejected({ reasons: ["the copy differs"] }), new ErrUnreachable({ reasons: [] }))).toBe(false)
     expect(kept.reasons).toEqual(["torch: does not exist", "the job's frozen runtime could not be read, so this may change on retry: get x: Unreachable"])
     const refusedRead = refusalDespiteUnreadFrozen(new ErrUnsupported({ reasons: ["torch: does not exist"] }), readFailure(new ClusterError({ reason: "Forbidden", call: "get x" })))
     expect(refusedRead.reasons).toEqual(["torch: does not exist", "the job's frozen runtime could not be read: get x: Forbidden"])
