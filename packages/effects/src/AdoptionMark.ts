@@ -9,6 +9,7 @@ import type { BackendConfig, Manifests } from "@dispatch/render"
 import { Cluster } from "./Cluster.ts"
 import type { KubeResource } from "./KubeObjects.ts"
 import { TrainingRuntimes } from "./ResourceKind.ts"
+import { retryCall } from "./RetryPolicy.ts"
 
 /** The copy's annotation naming the UID of the TrainJob a Start adopted. */
 export const adoptionMark = (config: Pick<BackendConfig, "labelDomain">): string => `${config.labelDomain}/adopted-trainjob`
@@ -29,7 +30,8 @@ const unchangedSince = (seen: KubeResource) => ({
 })
 
 /** Deletes the copy unless an adopter of TrainJob `uid` marked it; `seen` is the copy as this Start last
- * saw it. A Conflict means the copy moved: read it and decide again (Trainer's finalizer moves it too). */
+ * saw it. A Conflict means the copy moved: read it and decide again (Trainer's finalizer moves it too).
+ * Other passing faults are tried again in place (RetryPolicy). */
 export const revokeCopy = (
   config: BackendConfig,
   manifests: Manifests,
@@ -44,12 +46,12 @@ export const revokeCopy = (
     if ((seen.metadata.ownerReferences ?? []).some((o) => o.uid !== uid)) return "revoked" as const
     const cluster = yield* Cluster
     const key = { namespace: manifests.namespace, name: manifests.name }
-    return yield* cluster.delete(TrainingRuntimes, key, { propagation: "Background", preconditions: unchangedSince(seen) }).pipe(
+    return yield* retryCall(cluster.delete(TrainingRuntimes, key, { propagation: "Background", preconditions: unchangedSince(seen) })).pipe(
       Effect.as("revoked" as const),
       Effect.catchTag("ClusterError", (e) => {
         if (e.reason === "NotFound") return Effect.succeed("revoked" as const)
         if (e.reason !== "Conflict" || attempts <= 1) return Effect.fail([`the runtime copy could not be deleted first: ${e.reasons.join("; ")}`])
-        return cluster.get(TrainingRuntimes, key).pipe(
+        return retryCall(cluster.get(TrainingRuntimes, key)).pipe(
           Effect.matchEffect({
             onFailure: (read) => (read.reason === "NotFound" ? Effect.succeed("revoked" as const) : Effect.fail([`the runtime copy could not be read: ${read.reasons.join("; ")}`])),
             // Another copy of the name (the UID differs) was made by someone else: the TrainJob runs on it
@@ -68,19 +70,20 @@ export const revokeCopy = (
 
 /** Deletes a copy this Start created and no longer needs, unless something has come to use it: an owner
  * (another Start of the request created or adopted a TrainJob on it). The resourceVersion precondition
- * makes "unused" hold at the moment of the delete; a Conflict means the copy moved: read it, decide again. */
+ * makes "unused" hold at the moment of the delete; a Conflict means the copy moved: read it, decide again.
+ * Other passing faults are tried again in place (RetryPolicy). */
 export const deleteUnusedCopy = (manifests: Manifests, seen: KubeResource, attempts = 3): Effect.Effect<"deleted" | "in-use", ReadonlyArray<string>, Cluster> =>
   Effect.gen(function* () {
     if (seen.metadata.deletionTimestamp !== undefined) return "deleted" as const
     if ((seen.metadata.ownerReferences ?? []).length > 0) return "in-use" as const
     const cluster = yield* Cluster
     const key = { namespace: manifests.namespace, name: manifests.name }
-    return yield* cluster.delete(TrainingRuntimes, key, { propagation: "Background", preconditions: unchangedSince(seen) }).pipe(
+    return yield* retryCall(cluster.delete(TrainingRuntimes, key, { propagation: "Background", preconditions: unchangedSince(seen) })).pipe(
       Effect.as("deleted" as const),
       Effect.catchTag("ClusterError", (e) => {
         if (e.reason === "NotFound") return Effect.succeed("deleted" as const)
         if (e.reason !== "Conflict" || attempts <= 1) return Effect.fail(e.reasons)
-        return cluster.get(TrainingRuntimes, key).pipe(
+        return retryCall(cluster.get(TrainingRuntimes, key)).pipe(
           Effect.matchEffect({
             onFailure: (read) => (read.reason === "NotFound" ? Effect.succeed("deleted" as const) : Effect.fail(read.reasons)),
             // A copy of another UID is someone else's: the one this Start created is gone.

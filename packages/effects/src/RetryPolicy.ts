@@ -7,7 +7,7 @@ import { Effect, Random, Result } from "effect"
 import { causeOf, type ClusterCause } from "./ClusterCause.ts"
 import type { ClusterError } from "./ClusterError.ts"
 import { libraryLog } from "./LibraryLog.ts"
-import type { StartError } from "./StartErrors.ts"
+import { causeOfError, type StartError } from "./StartErrors.ts"
 
 /** How often and how long a step retries a passing fault before it fails. */
 export interface RetryPolicy {
@@ -62,4 +62,4 @@ export const retryCall = <A, R>(call: Effect.Effect<A, ClusterError, R>, policy:
 
 /** A read already mapped to a StartError, retried while its cause is passing. */
 export const retryRead = <A, R>(read: Effect.Effect<A, StartError, R>, policy: RetryPolicy = RETRY_POLICY): Effect.Effect<A, StartError, R> =>
-  retryByCause(read, (e) => (e._tag === "ErrInvalid" ? undefined : e.cause), policy)
+  retryByCause(read, causeOfError, policy)

@@ -28,7 +28,7 @@ import { deleteIfExists, getIfExists, getRuntimeIfExists } from "./ExistingObjec
 import { InFlight, inFlightKey } from "./InFlight.ts"
 import type { KubeResource } from "./KubeObjects.ts"
 import { pollUntil } from "./PollUntil.ts"
-import { RETRY_POLICY, retryByCause, retryCall, type RetryPolicy } from "./RetryPolicy.ts"
+import { RETRY_POLICY, retryByCause, retryCall, retryRead, type RetryPolicy } from "./RetryPolicy.ts"
 import { libraryLog, libraryLogWrites } from "./LibraryLog.ts"
 import { TrainJobs, TrainingRuntimes, Workloads } from "./ResourceKind.ts"
 import {
@@ -36,10 +36,11 @@ import {
   ErrRejected,
   ErrUnreachable,
   type ErrUnsupported,
+  isPassing,
   objectRef,
   type StartError
 } from "./StartErrors.ts"
-import { definiteWriteFailure, errorOfRefusal } from "./StartFailure.ts"
+import { definiteWriteFailure, errorOfRefusal, refusalDespiteUnreadFrozen } from "./StartFailure.ts"
 import { adoptionMark, deleteUnusedCopy, markedFor, revokeCopy } from "./AdoptionMark.ts"
 import { configListing, frozenRuntime, ownerOfItsName } from "./FrozenRuntime.ts"
 import { jobUidLabel, type WorkloadExpectation, workloadProblems } from "./WorkloadReadiness.ts"
@@ -228,20 +229,33 @@ export const createCopy = (manifests: Manifests, source: unknown, attempts = 2):
   )
 
 // 6. Create the TrainJob.
-/** A create that failed definitely: delete the copy this call created and return the cause; if the copy
- * stays, say so and make it retryable, since a retry reuses it. A copy an earlier Start left is kept: a
- * TrainJob of its name (owner or not yet: an unanswered create lands without step 7) may run on it. So
- * is a copy this call created that a concurrent Start of the request has since put a TrainJob on (it
- * has an owner, or moved: see deleteUnusedCopy). */
-const abandonCopy = (manifests: Manifests, inUse: CopyInUse, cause: StartError): Effect.Effect<never, StartError, Cluster> =>
-  !inUse.created
-    ? Effect.fail(cause)
-    : deleteUnusedCopy(manifests, inUse.copy).pipe(
-        Effect.matchEffect({
-          onSuccess: () => Effect.fail(cause),
-          onFailure: (reasons) => Effect.fail(new ErrUnreachable({ reasons: [...cause.reasons, `the runtime copy could not be deleted: ${reasons.join("; ")}`] }))
-        })
-      )
+/** Deletes a copy an earlier Start left, once this Start has ended in a refusal: unless a TrainJob of its
+ * name is there (it runs on the copy, or an earlier create of it landed) or the copy has an owner (it goes
+ * with its owner). The create this Start was refused would be refused again, so no earlier create of the
+ * same request can still land and want the copy. */
+const deleteLeftCopy = (manifests: Manifests, copy: KubeResource): Effect.Effect<"deleted" | "in-use", ReadonlyArray<string>, Cluster> =>
+  Effect.gen(function* () {
+    const job = yield* retryRead(getIfExists(TrainJobs, { namespace: manifests.namespace, name: manifests.name })).pipe(Effect.mapError((e) => e.reasons))
+    if (job !== undefined) return "in-use" as const
+    return yield* deleteUnusedCopy(manifests, copy)
+  })
+
+/** A create that failed definitely: delete the copy and return the cause; if the copy stays, say so and
+ * make it retryable, since a retry reuses it. A copy this call created goes unless a concurrent Start of
+ * the request has since put a TrainJob on it (it has an owner, or moved: see deleteUnusedCopy). A copy an
+ * earlier Start left goes too when the failure is a refusal (nothing will use it: see deleteLeftCopy);
+ * after a passing failure it is kept for the retry, since a TrainJob of its name (owner or not yet: an
+ * unanswered create lands without step 7) may run on it. */
+const abandonCopy = (manifests: Manifests, inUse: CopyInUse, cause: StartError): Effect.Effect<never, StartError, Cluster> => {
+  if (!inUse.created && isPassing(cause)) return Effect.fail(cause)
+  const remove = inUse.created ? deleteUnusedCopy(manifests, inUse.copy) : deleteLeftCopy(manifests, inUse.copy)
+  return remove.pipe(
+    Effect.matchEffect({
+      onSuccess: () => Effect.fail(cause),
+      onFailure: (reasons) => Effect.fail(new ErrUnreachable({ reasons: [...cause.reasons, `the runtime copy could not be deleted: ${reasons.join("; ")}`] }))
+    })
+  )
+}
 
 /** An existing TrainJob that is not this request's keeps the copy of its name, which it runs on: a copy
  * this call created goes (the state before the call); one it found is handed to that TrainJob. */
@@ -432,7 +446,7 @@ const attributesOf = (request: StartRequest): Readonly<Record<string, unknown>> 
 /** Steps 2 to 5, and the runtime copy they settle on. When they refuse (the source runtime edited,
  * deleted or dropped from the config), a copy that the live TrainJob of the request's name owns is the
  * job's frozen runtime: steps 4 and 5 are done again on it, and step 6 decides whether that TrainJob is
- * this request's. */
+ * this request's. A fallback read that fails (after its retries) leaves the refusal, with its reasons. */
 const prepare = (config: BackendConfig, request: StartRequest, step: Step) =>
   Effect.gen(function* () {
     const runtime = yield* step("readRuntime")(readRuntime(config, request))
@@ -445,7 +459,10 @@ const prepare = (config: BackendConfig, request: StartRequest, step: Step) =>
       (error): error is ErrUnsupported | ErrRejected => error._tag === "ErrUnsupported" || error._tag === "ErrRejected",
       (refused) =>
         Effect.gen(function* () {
-          const frozen = yield* step("frozenRuntime")(frozenRuntime(config, request))
+          // The fallback's read never replaces the refusal: it is added to it (refusalDespiteUnreadFrozen).
+          const read = yield* Effect.result(step("frozenRuntime")(retryRead(frozenRuntime(config, request))))
+          if (Result.isFailure(read)) return yield* Effect.fail(refusalDespiteUnreadFrozen(refused, read.failure))
+          const frozen = read.success
           if (frozen === undefined) return yield* Effect.fail(refused)
           const manifests = yield* step("render")(render(configListing(config, frozen.ref), request, frozen))
           const inUse: CopyInUse = { copy: frozen.object, ownerUid: ownerOfItsName(frozen.object)?.uid, created: false }

@@ -59,7 +59,10 @@ export const StartError = Schema.Union([ErrInvalid, ErrUnsupported, ErrRejected,
  * ErrOutcomeUnknown (Find first), and for any error a passing cluster fault decided. Everything else is a
  * refusal the same request would get again. */
 export const isPassing = (error: StartError): boolean =>
-  error._tag === "ErrUnreachable" || error._tag === "ErrOutcomeUnknown" || (error._tag !== "ErrInvalid" && error.cause?.kind === "Passing")
+  error._tag === "ErrUnreachable" || error._tag === "ErrOutcomeUnknown" || causeOfError(error)?.kind === "Passing"
+
+/** The cluster answer that decided an error, if one did (ErrInvalid never has one). */
+export const causeOfError = (error: StartError): ClusterCause | undefined => (error as { readonly cause?: ClusterCause }).cause
 
 /** The wait, in ms, the server asked for before the request is tried again (its Retry-After), if it did. */
-export const retryAfterOf = (error: StartError): number | undefined => (error._tag === "ErrInvalid" ? undefined : error.cause?.retryAfterMs)
+export const retryAfterOf = (error: StartError): number | undefined => causeOfError(error)?.retryAfterMs

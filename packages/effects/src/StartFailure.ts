@@ -1,5 +1,5 @@
 import type { Refusal } from "@dispatch/render"
-import { causeOf } from "./ClusterCause.ts"
+import { asPassing, causeOf } from "./ClusterCause.ts"
 import type { ClusterError } from "./ClusterError.ts"
 import {
   ErrInvalid,
@@ -8,6 +8,8 @@ import {
   ErrRejected,
   ErrUnreachable,
   ErrUnsupported,
+  causeOfError,
+  isPassing,
   type ObjectRef,
   type StartError
 } from "./StartErrors.ts"
@@ -62,4 +64,17 @@ export const definiteWriteFailure = (error: ClusterError, ref?: ObjectRef): Star
     case "Invalid":
       return new ErrRejected({ ...fields, ...(ref === undefined ? {} : { ref }) })
   }
+}
+
+/** A refusal from steps 2, 3 or 5 whose frozen-runtime fallback could not be read. The refusal stands,
+ * with the read's reasons after its own. When the read met a passing fault, the refusal may be wrong (the
+ * job's frozen copy may exist), so its cause becomes that passing fault: a supervisor tries again rather
+ * than failing the job. A read that was itself refused (a 403) leaves the refusal's cause as it was. */
+export const refusalDespiteUnreadFrozen = (refused: ErrUnsupported | ErrRejected, read: StartError): ErrUnsupported | ErrRejected => {
+  const passing = isPassing(read)
+  const why = passing ? "the job's frozen runtime could not be read, so this may change on retry" : "the job's frozen runtime could not be read"
+  const reasons = [...refused.reasons, ...read.reasons.map((r) => `${why}: ${r}`)]
+  const cause = passing ? asPassing(causeOfError(read) ?? { kind: "Passing", reason: "Unreachable" }) : refused.cause
+  const fields = { reasons, ...(cause === undefined ? {} : { cause }) }
+  return refused._tag === "ErrUnsupported" ? new ErrUnsupported(fields) : new ErrRejected({ ...fields, ...(refused.ref === undefined ? {} : { ref: refused.ref }) })
 }

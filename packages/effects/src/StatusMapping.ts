@@ -59,10 +59,11 @@ const secondsHeader = /^\s*(\d{1,9})\s*$/
 /** How long an answer asks the caller to wait, in ms: its Retry-After header (delta-seconds), else the
  * Status's details.retryAfterSeconds; undefined when it names neither. */
 export const retryAfterMsOf = (body: unknown, retryAfterHeader: string | undefined): number | undefined => {
-  const fromHeader = retryAfterHeader === undefined ? undefined : secondsHeader.exec(retryAfterHeader)?.[1]
+  const fromHeader = secondsHeader.exec(retryAfterHeader ?? "")?.[1]
   if (fromHeader !== undefined) return Number(fromHeader) * 1000
   const seconds = asRecord(asRecord(body)?.["details"])?.["retryAfterSeconds"]
-  return typeof seconds === "number" && Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : undefined
+  // Number.isFinite is false for anything but a finite number, so no typeof test is needed.
+  return Number.isFinite(seconds) && (seconds as number) >= 0 ? (seconds as number) * 1000 : undefined
 }
 
 /** Turns a non-2xx answer into a ClusterError carrying the parsed Status and the wait the server asked for. */

@@ -103,10 +103,17 @@ for (const [which, guarded] of [
     })
 
     it("a delete refused otherwise is not retried", async () => {
-      const recorded = withCopy([{ verb: "delete", resource: "trainingruntimes", action: { type: "status", code: 500 } }])
+      const recorded = withCopy([{ verb: "delete", resource: "trainingruntimes", action: { type: "status", code: 422 } }])
       const result = await outcome(run(recorded, guarded))
       expect(result).toHaveProperty("failure")
       expect(recorded.calls.map((c) => c.request.verb)).toEqual(["delete"])
+    })
+
+    it("a delete meeting a passing fault (503) is tried again in place, and the copy goes", async () => {
+      const recorded = withCopy([{ verb: "delete", resource: "trainingruntimes", nth: 1, action: { type: "status", code: 503 } }])
+      expect(await outcome(run(recorded, guarded))).toEqual({ value: done })
+      expect(recorded.calls.map((c) => c.request.verb)).toEqual(["delete", "delete"])
+      expect(stored(recorded)).toBeUndefined()
     })
 
     it("after a Conflict, a copy gone by the re-read is done; a re-read that fails names its reasons", async () => {

@@ -3,11 +3,13 @@
 // Starts; here each condition is turned on and off alone, and the simulator's store is what is read.
 import { Effect, Exit, Layer } from "effect"
 import { describe, expect, it } from "vitest"
-import type { KubeObject } from "@dispatch/sim"
+import type { FaultRule, KubeObject } from "@dispatch/sim"
 import { configListing, frozenRuntime, ownerOfItsName } from "../src/FrozenRuntime.ts"
 import type { KubeResource } from "../src/KubeObjects.ts"
+import { RETRY_POLICY } from "../src/RetryPolicy.ts"
 import { SimCluster } from "../src/SimCluster.ts"
-import { backendOf, configOf, namespace, type RecordedSim, requestOf, runOnTestClock, runStart, simOf, trainJobNameOf, valueOf } from "./StartFixture.ts"
+import { isPassing, type StartError } from "../src/StartErrors.ts"
+import { backendOf, configOf, errorOf, namespace, type RecordedSim, requestOf, runOnTestClock, runStart, simOf, trainJobNameOf, valueOf } from "./StartFixture.ts"
 
 const plain = configOf("plain")
 const name1 = trainJobNameOf(1)
@@ -109,5 +111,67 @@ describe("frozenRuntime", () => {
     jobGoing.recorded.sim.system.delete("trainjobs", namespace, name1, "Orphan")
     expect(stored(jobGoing.recorded, "trainjobs")["metadata"]!["deletionTimestamp"]).toBeDefined()
     expect(valueOfExit(await frozen(jobGoing.recorded, requestOf(1)))).toBeUndefined()
+  })
+})
+
+describe("Start's frozen-runtime fallback never hides a refusal", () => {
+  /** A simulator whose source runtime is missing, the fallback's read of the copy failing with `action`. */
+  const missingSource = (action: FaultRule["action"], times?: number): RecordedSim => {
+    const recorded = simOf({ faults: [{ verb: "get", resource: "trainingruntimes", name: name1, ...(times === undefined ? {} : { nth: 1, times }), action }] })
+    recorded.sim.system.delete("clustertrainingruntimes", undefined, "torch-distributed", "Background")
+    return recorded
+  }
+  const expectDoesNotExistFirst = (error: StartError) => {
+    expect(error._tag).toBe("ErrUnsupported")
+    expect(error.reasons[0]).toContain("does not exist")
+  }
+
+  it("without a fault, a missing source runtime is ErrUnsupported 'does not exist', a refusal with no cause", async () => {
+    const recorded = simOf()
+    recorded.sim.system.delete("clustertrainingruntimes", undefined, "torch-distributed", "Background")
+    const error = errorOf(await runStart(recorded, backendOf(plain), requestOf(1)))
+    expectDoesNotExistFirst(error)
+    expect(error.reasons).toHaveLength(1)
+    expect(isPassing(error)).toBe(false)
+  })
+
+  it("a 403 on the fallback's GET keeps the refusal and adds the read's reason; still a refusal", async () => {
+    const error = errorOf(await runStart(missingSource({ type: "status", code: 403, message: "no reading copies" }), backendOf(plain), requestOf(1)))
+    expectDoesNotExistFirst(error)
+    expect(error.reasons.slice(1).join(" ")).toContain("no reading copies")
+    expect(error.reasons.slice(1).join(" ")).toContain("the job's frozen runtime could not be read")
+    expect(isPassing(error)).toBe(false)
+  })
+
+  it("a 503 on every try of the fallback's GET keeps the refusal, with the passing cause: the service tries again", async () => {
+    const recorded = missingSource({ type: "status", code: 503, message: "etcd is busy" })
+    const error = errorOf(await runStart(recorded, backendOf(plain), requestOf(1)))
+    expectDoesNotExistFirst(error)
+    expect(error.reasons.slice(1).join(" ")).toContain("etcd is busy")
+    expect(error).toMatchObject({ cause: { kind: "Passing", reason: "ServerError", code: 503 } })
+    expect(isPassing(error)).toBe(true)
+    expect(recorded.calls.filter((c) => c.request.verb === "get" && c.request.name === name1)).toHaveLength(RETRY_POLICY.tries)
+  })
+
+  it("a 503 once on the fallback's GET is tried again, and the plain refusal follows", async () => {
+    const error = errorOf(await runStart(missingSource({ type: "status", code: 503 }, 1), backendOf(plain), requestOf(1)))
+    expectDoesNotExistFirst(error)
+    expect(error.reasons).toHaveLength(1)
+    expect(isPassing(error)).toBe(false)
+  })
+
+  it("a refusal from step 5 (the copy's spec differs) stays ErrRejected, with its reference, when the fallback's read of the TrainJob fails", async () => {
+    const recorded = simOf()
+    valueOf(await runStart(recorded, backendOf(plain), requestOf(1)))
+    // Someone edits the job's copy, which its live TrainJob owns; then the TrainJob cannot be read.
+    const copy = recorded.sim.system.get("trainingruntimes", namespace, name1)!
+    recorded.sim.system.update("trainingruntimes", { ...copy, spec: { ...(copy["spec"] as Record<string, unknown>), mlPolicy: { numNodes: 7 } } })
+    recorded.sim.setFaults([{ verb: "get", resource: "trainjobs", name: name1, action: { type: "status", code: 503 } }])
+    const before = recorded.calls.length
+    const error = errorOf(await runStart(recorded, backendOf(plain), requestOf(1)))
+    expect(error._tag).toBe("ErrRejected")
+    expect(error.reasons[0]).toContain("differs from its source")
+    expect(error).toMatchObject({ ref: { namespace, name: name1 }, cause: { kind: "Passing", code: 503 } })
+    expect(recorded.calls.slice(before).filter((c) => c.request.verb === "get" && c.request.resource === "trainjobs")).toHaveLength(RETRY_POLICY.tries)
   })
 })

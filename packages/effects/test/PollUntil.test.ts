@@ -48,3 +48,16 @@ test.prop([fc.integer({ min: 0, max: 4000 }), fc.integer({ min: 5000, max: 20_00
     expect(Exit.isSuccess(past) && past.value.done).toBe(false)
   }
 )
+
+test("a wait that reaches exactly the deadline is honoured with one more read there; one past it ends the poll at once", async () => {
+  const count = async (waitMs: number, askMs: number) => {
+    const times: Array<number> = []
+    const read = Effect.map(Clock.currentTimeMillis, (now) => (times.push(now), times.length))
+    const exit = await runOnTestClock(pollUntil(read, () => false, waitMs, () => askMs), 20_000)
+    expect(Exit.isSuccess(exit) && exit.value.done).toBe(false)
+    return times.map((t) => t - times[0]!)
+  }
+  expect(await count(3000, 3000)).toEqual([0, 3000])
+  expect(await count(3000, 3001)).toEqual([0])
+  expect(await count(3000, 1500)).toEqual([0, 1500, 3000])
+})

@@ -1,7 +1,7 @@
 // The retry policy: the backoff's law (pure), and retryByCause on TestClock with a seeded Random: what it
 // retries, how often, and how long it waits.
 import { fc, test } from "@fast-check/vitest"
-import { Clock, Effect, Exit, Random } from "effect"
+import { Clock, Effect, Exit, Logger, Random, References } from "effect"
 import { describe, expect, it } from "vitest"
 import type { ClusterCause } from "../src/ClusterCause.ts"
 import { ClusterError } from "../src/ClusterError.ts"
@@ -123,5 +123,18 @@ describe("retryByCause", () => {
     expect(await count(new ErrUnreachable({ reasons: [], cause: passing() }))).toBe(RETRY_POLICY.tries)
     expect(await count(new ErrRejected({ reasons: [], cause: { kind: "Refused", reason: "Forbidden", code: 403 } }))).toBe(1)
     expect(await count(new ErrInvalid({ reasons: [] }))).toBe(1)
+  })
+})
+
+describe("retryByCause's log", () => {
+  it("says, at Debug, each passing fault it tries again: its reason, its code, and the wait", async () => {
+    const lines: Array<unknown> = []
+    const logger = Logger.make((options) => void lines.push(options.message))
+    const { effect } = scripted([passing(1500), { kind: "Passing", reason: "Unanswered" }])
+    const program = retryByCause(effect, (e) => e.cause).pipe(Effect.provideService(References.MinimumLogLevel, "Debug"), Effect.provide(Logger.layer([logger])))
+    expect(Exit.isSuccess(await run(program))).toBe(true)
+    expect(lines).toHaveLength(2)
+    expect(lines[0]).toEqual(["passing fault (ServerError 503): trying again in 1500 ms"])
+    expect(String(lines[1])).toMatch(/^passing fault \(Unanswered\): trying again in \d+ ms$/)
   })
 })

@@ -5,6 +5,7 @@ import { adoptionMark } from "../src/AdoptionMark.ts"
 import { describe, expect, it } from "vitest"
 import type { KubeObject } from "@dispatch/sim"
 import { makeInFlight } from "../src/InFlight.ts"
+import { RETRY_POLICY } from "../src/RetryPolicy.ts"
 import { StartError } from "../src/StartErrors.ts"
 import { backendOf, configOf, errorOf, namespace, requestOf, runStart, simOf, stored, torchRuntime, trainJobNameOf, valueOf, writes } from "./StartFixture.ts"
 
@@ -229,7 +230,7 @@ describe("Start, step 6: the TrainJob", () => {
     const recorded = simOf({
       faults: [
         { verb: "create", resource: "trainjobs", nth: 1, action: { type: "status", code: 500 } },
-        { verb: "delete", resource: "trainingruntimes", nth: 1, action: { type: "refuse" } }
+        { verb: "delete", resource: "trainingruntimes", nth: 1, times: RETRY_POLICY.tries, action: { type: "refuse" } }
       ]
     })
     const error = errorOf(await runStart(recorded, open, requestOf(1)))

@@ -98,6 +98,13 @@ export const simOf = (options: SimulatorOptions = {}): RecordedSim => {
   return { sim, face, calls }
 }
 
+/** The same recorded simulator, its calls passed through `handle`, which may answer them itself or
+ * change what the simulator answers (`next`). */
+export const intercepted = (recorded: RecordedSim, handle: (request: ApiRequest, next: (request: ApiRequest) => Outcome) => Outcome): RecordedSim => {
+  const face = recorded.face
+  return { ...recorded, face: { ...face, handle: (request) => handle(request, (r) => face.handle(r)) } }
+}
+
 /** Acts on the store right after a successful (2xx) call of `verb` on `resource`, as a concurrent writer
  * would: after each such call, or only the first with `once`. */
 export const afterCall = (recorded: RecordedSim, verb: string, resource: string, act: () => void, once = false): RecordedSim => {

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest"
 import type { FaultRule, KubeObject } from "@dispatch/sim"
 import { RETRY_POLICY } from "../src/RetryPolicy.ts"
 import { isPassing, retryAfterOf } from "../src/StartErrors.ts"
-import { backendOf, configOf, errorOf, namespace, type RecordedSim, requestOf, runStart, simOf, stored, trainJobNameOf, valueOf } from "./StartFixture.ts"
+import { backendOf, configOf, errorOf, intercepted, namespace, type RecordedSim, requestOf, runStart, simOf, stored, trainJobNameOf, valueOf } from "./StartFixture.ts"
 
 const plain = backendOf(configOf("plain"))
 const kueue = backendOf(configOf("kueue"))
@@ -21,8 +21,7 @@ const copyOf = (recorded: RecordedSim): KubeObject | undefined => recorded.sim.s
 const timedSimOf = (faults: ReadonlyArray<FaultRule>, controllers?: object): RecordedSim & { readonly times: Array<{ verb: string; resource: string; at: number }> } => {
   const recorded = simOf({ faults, ...(controllers === undefined ? {} : { controllers }) })
   const times: Array<{ verb: string; resource: string; at: number }> = []
-  const face = { ...recorded.face, handle: (request: Parameters<typeof recorded.face.handle>[0]) => (times.push({ verb: request.verb, resource: request.resource, at: recorded.sim.now() }), recorded.face.handle(request)) }
-  return { ...recorded, face, times }
+  return { ...intercepted(recorded, (request, next) => (times.push({ verb: request.verb, resource: request.resource, at: recorded.sim.now() }), next(request))), times }
 }
 
 const callsOf = (recorded: RecordedSim, verb: string, resource: string) => recorded.calls.filter((c) => c.request.verb === verb && c.request.resource === resource)
@@ -121,19 +120,12 @@ describe("Start retries a passing fault inside steps 7, 8 and 9", () => {
   it("a read-back that differs from what Start wrote carries no cause: a refusal", async () => {
     // The TrainJob is read back unsuspended, as if someone else had opened it.
     const recorded = simOf()
-    const face = recorded.face
-    const unsuspended: RecordedSim = {
-      ...recorded,
-      face: {
-        ...face,
-        handle: (request) => {
-          const outcome = face.handle(request)
-          if (request.verb !== "get" || request.resource !== "trainjobs" || outcome.kind !== "answered") return outcome
-          const body = outcome.response.body as KubeObject
-          return { ...outcome, response: { ...outcome.response, body: { ...body, spec: { ...(body["spec"] as object), suspend: false } } } }
-        }
-      }
-    }
+    const unsuspended = intercepted(recorded, (request, next) => {
+      const outcome = next(request)
+      if (request.verb !== "get" || request.resource !== "trainjobs" || outcome.kind !== "answered") return outcome
+      const body = outcome.response.body as KubeObject
+      return { ...outcome, response: { ...outcome.response, body: { ...body, spec: { ...(body["spec"] as object), suspend: false } } } }
+    })
     const error = errorOf(await runStart(unsuspended, plain, requestOf(1)))
     expect(error._tag).toBe("ErrRejected")
     expect("cause" in error && error.cause !== undefined).toBe(false)

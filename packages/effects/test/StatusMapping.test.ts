@@ -36,6 +36,8 @@ describe("StatusMapping", () => {
     expect(retryAfterMsOf({}, "Wed, 21 Oct 2026 07:28:00 GMT")).toBeUndefined()
     expect(retryAfterMsOf({ details: { retryAfterSeconds: 2 } }, "soon")).toBe(2000)
     expect(retryAfterMsOf({ details: { retryAfterSeconds: -1 } }, undefined)).toBeUndefined()
+    expect(retryAfterMsOf({ details: { retryAfterSeconds: 0 } }, undefined)).toBe(0)
+    expect(retryAfterMsOf({}, "0")).toBe(0)
     expect(retryAfterMsOf({ details: { retryAfterSeconds: "2" } }, undefined)).toBeUndefined()
     expect(retryAfterMsOf({ details: { retryAfterSeconds: Number.POSITIVE_INFINITY } }, undefined)).toBeUndefined()
     expect(retryAfterMsOf("not a status", undefined)).toBeUndefined()

@@ -1,8 +1,11 @@
 // How Open, Hold and Release change an object: read it, decide, write one change with the read's
 // resourceVersion as precondition, and read again, until a read shows the wanted state. A read that
-// shows it is the verification; a conflict or an unanswered write is followed by a fresh read.
-import { Clock, Effect } from "effect"
+// shows it is the verification; a conflict or an unanswered write is followed by a fresh read, and any
+// other passing fault (429, 5xx, a refused connection) by a fresh read after the retry policy's wait.
+import { Clock, Effect, Random } from "effect"
+import { causeOf, type ClusterCause, kindOfClusterError } from "../ClusterCause.ts"
 import type { ClusterError } from "../ClusterError.ts"
+import { RETRY_POLICY, retryWait } from "../RetryPolicy.ts"
 import { POLL_INTERVAL_MS } from "../PollUntil.ts"
 import { libraryLog } from "../LibraryLog.ts"
 import { ErrOutcomeUnknown, ErrRejected, type ObjectRef } from "../StartErrors.ts"
@@ -34,13 +37,16 @@ export interface Convergence<S, R> {
 export const MAX_WRITES = 5
 
 /** Reads, writes and reads again until the read shows the wanted state; bounded by MAX_WRITES writes
- * and `waitMs` of waiting. Ending unconverged is ErrRejected, or ErrOutcomeUnknown when the last write
- * went unanswered. */
+ * and `waitMs` of waiting, and by the retry policy's tries for writes that met a passing fault other than
+ * a Conflict or no answer. Ending unconverged is ErrRejected (with the last failed write's cause), or
+ * ErrOutcomeUnknown when the last write went unanswered. */
 export const converge = <S, R>(c: Convergence<S, R>): Effect.Effect<S, LifecycleError, R> =>
   Effect.gen(function* () {
     const deadline = (yield* Clock.currentTimeMillis) + c.waitMs
     let writes = 0
     let lastUnanswered = false
+    let lastCause: ClusterCause | undefined
+    let passingFaults = 0
     const why: Array<string> = []
     // Bounded: every pass either returns, writes (at most MAX_WRITES), or sleeps towards the deadline.
     for (;;) {
@@ -57,19 +63,29 @@ export const converge = <S, R>(c: Convergence<S, R>): Effect.Effect<S, Lifecycle
       }
       if (writes >= MAX_WRITES) {
         const reasons = [`${c.what}: the change did not hold after ${MAX_WRITES} writes`, ...why]
-        return yield* lastUnanswered ? new ErrOutcomeUnknown({ reasons, ref: c.ref }) : new ErrRejected({ reasons, ref: c.ref })
+        const cause = lastCause === undefined ? {} : { cause: lastCause }
+        return yield* lastUnanswered ? new ErrOutcomeUnknown({ reasons, ref: c.ref, ...cause }) : new ErrRejected({ reasons, ref: c.ref, ...cause })
       }
       writes++
       const written = yield* Effect.result(decision.write)
       if (written._tag === "Success") {
         yield* libraryLog("Debug", `${c.what}: wrote a change`)
         lastUnanswered = false
+        lastCause = undefined
         continue
       }
       const error = written.failure
-      if (error.reason !== "Conflict" && error.reason !== "Unanswered") return yield* writeFailure(error, c.ref)
+      const rereads = error.reason === "Conflict" || error.reason === "Unanswered"
+      if (!rereads) {
+        // Not applied ("not now"): wait as the policy says, then read and decide again.
+        passingFaults++
+        const after = error.retryAfterMs ?? 0
+        if (kindOfClusterError(error) !== "Passing" || passingFaults >= RETRY_POLICY.tries || after > RETRY_POLICY.maxWaitMs) return yield* writeFailure(error, c.ref)
+        yield* Effect.sleep(retryWait(RETRY_POLICY, passingFaults - 1, yield* Random.next, error.retryAfterMs))
+      }
       yield* libraryLog("Info", `${c.what}: write not confirmed, reading again`).pipe(Effect.annotateLogs({ reason: error.reason }))
       lastUnanswered = error.reason === "Unanswered"
+      lastCause = causeOf(error)
       why.push(...error.reasons)
     }
   })

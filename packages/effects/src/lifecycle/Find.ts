@@ -6,6 +6,7 @@ import { Cluster } from "../Cluster.ts"
 import { InFlight, inFlightKey } from "../InFlight.ts"
 import type { KubeResource } from "../KubeObjects.ts"
 import { TrainJobs, Workloads } from "../ResourceKind.ts"
+import { retryCall } from "../RetryPolicy.ts"
 import { readFailure } from "../StartFailure.ts"
 import { ErrInvalid, type ObjectRef, objectRef } from "../StartErrors.ts"
 import { jobUidLabel } from "../WorkloadReadiness.ts"
@@ -82,11 +83,11 @@ export const findMany = (backend: Backend, keys: ReadonlyArray<JobKey>): Effect.
     if (problems.length > 0) return yield* new ErrInvalid({ reasons: problems })
     if (keys.length === 0) return []
     const cluster = yield* Cluster
-    const listed = yield* Effect.mapError(cluster.list(TrainJobs, config.namespace, selectorFor(config, keys)), readFailure)
+    const listed = yield* Effect.mapError(retryCall(cluster.list(TrainJobs, config.namespace, selectorFor(config, keys))), readFailure)
     const byName = new Map(listed.map((job) => [job.metadata.name, job]))
     const uids = [...new Set(listed.map((job) => job.metadata.uid).filter((uid): uid is string => uid !== undefined))].sort()
     const workloads = config.mode === "kueue" && uids.length > 0
-      ? yield* Effect.mapError(cluster.list(Workloads, config.namespace, workloadSelectorFor(uids)), readFailure)
+      ? yield* Effect.mapError(retryCall(cluster.list(Workloads, config.namespace, workloadSelectorFor(uids))), readFailure)
       : []
     return yield* Effect.forEach(keys, (key) =>
       Effect.gen(function* () {

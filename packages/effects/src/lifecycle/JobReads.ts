@@ -6,6 +6,7 @@ import { Cluster } from "../Cluster.ts"
 import { getIfExists } from "../ExistingObjects.ts"
 import type { KubeResource } from "../KubeObjects.ts"
 import { TrainJobs, TrainingRuntimes, Workloads, type ResourceKind } from "../ResourceKind.ts"
+import { retryCall, retryRead } from "../RetryPolicy.ts"
 import { readFailure } from "../StartFailure.ts"
 import { ErrRejected, objectRef } from "../StartErrors.ts"
 import { jobUidLabel } from "../WorkloadReadiness.ts"
@@ -13,9 +14,10 @@ import type { JobObjects } from "./JobKey.ts"
 import {} from "./JobKey.ts"
 import type { LifecycleError } from "./LifecycleErrors.ts"
 
-/** Reads one of the job's objects by name; NotFound is undefined, other failures are Start's read errors. */
+/** Reads one of the job's objects by name; NotFound is undefined, a passing fault is tried again
+ * (RetryPolicy), other failures are Start's read errors. */
 export const readObject = (kind: ResourceKind, objects: JobObjects): Effect.Effect<KubeResource | undefined, LifecycleError, Cluster> =>
-  getIfExists(kind, { namespace: objects.namespace, name: objects.name })
+  retryRead(getIfExists(kind, { namespace: objects.namespace, name: objects.name }))
 
 /** The job's TrainJob, or undefined when it does not exist. */
 export const readTrainJob = (objects: JobObjects): Effect.Effect<KubeResource | undefined, LifecycleError, Cluster> => readObject(TrainJobs, objects)
@@ -48,9 +50,9 @@ export const workloadFor = (workloads: ReadonlyArray<KubeResource>, uid: string 
     ? undefined
     : workloads.find((w) => w.metadata.labels?.[jobUidLabel] === uid && w.metadata.deletionTimestamp === undefined)
 
-/** Every Workload Kueue made for the TrainJob of that UID (one list call). */
+/** Every Workload Kueue made for the TrainJob of that UID (one list call, tried again on a passing fault). */
 export const listWorkloads = (namespace: string, uid: string): Effect.Effect<ReadonlyArray<KubeResource>, LifecycleError, Cluster> =>
-  Effect.flatMap(Cluster, (cluster) => Effect.mapError(cluster.list(Workloads, namespace, `${jobUidLabel}=${uid}`), readFailure))
+  Effect.flatMap(Cluster, (cluster) => Effect.mapError(retryCall(cluster.list(Workloads, namespace, `${jobUidLabel}=${uid}`)), readFailure))
 
 /** Whether a Workload's owner is the job's TrainJob, by kind and name: what is left to know it by once
  * the TrainJob, and with it its UID, is gone. */
@@ -63,7 +65,7 @@ export const jobWorkloads = (config: BackendConfig, objects: JobObjects, uid: st
   if (uid !== undefined) return listWorkloads(objects.namespace, uid)
   if (config.mode !== "kueue") return Effect.succeed([])
   return Effect.flatMap(Cluster, (cluster) =>
-    cluster.list(Workloads, objects.namespace, jobUidLabel).pipe(
+    retryCall(cluster.list(Workloads, objects.namespace, jobUidLabel)).pipe(
       Effect.mapError(readFailure),
       Effect.map((all) => all.filter((w) => ownedByTrainJob(objects, w)))
     )

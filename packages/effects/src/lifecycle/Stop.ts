@@ -65,8 +65,11 @@ const refuseInFlight = (config: BackendConfig, objects: JobObjects): Effect.Effe
     })
   })
 
-/** Stop: deletes the job's TrainJob and its runtime copy when the copy has no owner. Idempotent: a job
- * already gone is success. Returns which objects remain (after waiting up to `waitMs` for them to go). */
+/** Stop: deletes the job's TrainJob and its runtime copy when the copy has no owner (one with an owner goes
+ * with it, by garbage collection). Idempotent: a job already gone is success. A passing fault on a read
+ * or a delete is tried again (RetryPolicy). With no TrainJob but a create of it unanswered less than
+ * timeouts.callBound ago, Stop deletes nothing and is ErrOutcomeUnknown: Stop again after callBound.
+ * Returns which objects remain (after waiting up to `waitMs` for them to go). */
 export const stop = (backend: Backend, key: JobKey, options: StopOptions = {}): Effect.Effect<StopResult, LifecycleError, Cluster | InFlight> =>
   Effect.gen(function* () {
     yield* requireAccess(backend, "write")
@@ -74,6 +77,7 @@ export const stop = (backend: Backend, key: JobKey, options: StopOptions = {}): 
     const objects = yield* jobObjects(config, key)
     const what = `stop ${objects.namespace}/${objects.name}`
     const first = yield* readTrainJob(objects)
+    // A create that may still land would run on the copy: both stay until it no longer can.
     if (first === undefined) yield* refuseInFlight(config, objects)
     const uid = first?.metadata.uid
     const ref = objectRef(objects, uid)

@@ -5,6 +5,7 @@ import { Clock, Effect, Exit, Logger, References } from "effect"
 import { describe, expect, it } from "vitest"
 import { ClusterError, type ClusterErrorReason } from "../../src/ClusterError.ts"
 import { converge, type Decision, MAX_WRITES } from "../../src/lifecycle/Converge.ts"
+import { backoffCeiling, RETRY_POLICY } from "../../src/RetryPolicy.ts"
 import { errorOf, runOnTestClock } from "../StartFixture.ts"
 
 const ref = { namespace: "n", name: "dj-x-s1" }
@@ -100,6 +101,10 @@ describe("converge after MAX_WRITES writes that did not hold", () => {
     expect(errorOf(neverHolds(["Unanswered", "Unanswered", "Unanswered", "Unanswered", "ok"]).exit)._tag).toBe("ErrRejected")
     const conflicts = errorOf(neverHolds(Array(MAX_WRITES).fill("Conflict")).exit)
     expect(conflicts._tag).toBe("ErrRejected")
+    // The last failed write's cause: a conflict passes (a fresh read may settle it).
+    expect(conflicts).toMatchObject({ cause: { kind: "Passing", reason: "Conflict" } })
+    // A last write that went through (and did not hold) leaves no cause.
+    expect("cause" in errorOf(neverHolds(["Conflict", "Conflict", "Conflict", "Conflict", "ok"]).exit)).toBe(false)
     expect(conflicts.reasons.slice(1)).toEqual(Array.from({ length: MAX_WRITES }, (_, i) => `patch #${i + 1}: Conflict`))
   })
 
@@ -109,11 +114,69 @@ describe("converge after MAX_WRITES writes that did not hold", () => {
 })
 
 describe("converge on a definite write failure", () => {
-  it("stops at once, classed as Start classes a failed write, with the object's reference where it names one", () => {
+  it("a passing fault (5xx, refused connection) is written again after the retry policy's wait, then classed as Start classes it, with its cause", async () => {
+    for (const reason of ["ServerError", "Unreachable"] as const) {
+      let writes = 0
+      const writtenAt: Array<number> = []
+      const program = converge({
+        what: "hold n/dj-x-s1",
+        ref,
+        read: Effect.succeed("unchanged"),
+        decide: () => ({ kind: "write", write: Effect.suspend(() => (writes++, Effect.flatMap(Clock.currentTimeMillis, (now) => (writtenAt.push(now), failingWrite(reason, `patch #${writes}`))))) }),
+        waitMs: 0
+      })
+      const error = errorOf(await runOnTestClock(program))
+      expect(writes, reason).toBe(RETRY_POLICY.tries)
+      expect(error._tag, reason).toBe("ErrUnreachable")
+      expect(error.reasons, reason).toEqual([`patch #${RETRY_POLICY.tries}: ${reason}`])
+      expect(error, reason).toMatchObject({ cause: { kind: "Passing", reason } })
+      for (let i = 1; i < writtenAt.length; i++) expect(writtenAt[i]! - writtenAt[i - 1]!).toBeLessThanOrEqual(backoffCeiling(RETRY_POLICY, i - 1))
+    }
+  })
+
+  it("a Retry-After longer than the policy allows ends it at once, with the wait in its cause; one of exactly maxWaitMs is waited out", async () => {
+    const busy = (retryAfterMs: number) => {
+      let writes = 0
+      const writtenAt: Array<number> = []
+      const program = converge({
+        what: "hold n/dj-x-s1",
+        ref,
+        read: Effect.succeed("unchanged"),
+        decide: () => ({
+          kind: "write",
+          write: Effect.flatMap(Clock.currentTimeMillis, (now) => (writtenAt.push(now), ++writes === 1) ? Effect.fail(new ClusterError({ reason: "ServerError", call: "patch #1", status: { code: 429, reason: "TooManyRequests", message: "", causes: [] }, retryAfterMs })) : Effect.fail(new ClusterError({ reason: "Invalid", call: `patch #${writes}` })))
+        }),
+        waitMs: 0
+      })
+      return { program, writes: () => writes, writtenAt }
+    }
+    const tooLong = busy(RETRY_POLICY.maxWaitMs + 1)
+    const error = errorOf(await runOnTestClock(tooLong.program))
+    expect(tooLong.writes()).toBe(1)
+    expect(error).toMatchObject({ _tag: "ErrUnreachable", cause: { kind: "Passing", code: 429, retryAfterMs: RETRY_POLICY.maxWaitMs + 1 } })
+    const longest = busy(RETRY_POLICY.maxWaitMs)
+    expect(errorOf(await runOnTestClock(longest.program))._tag).toBe("ErrRejected")
+    expect(longest.writes()).toBe(2)
+    expect(longest.writtenAt[1]! - longest.writtenAt[0]!).toBeGreaterThanOrEqual(RETRY_POLICY.maxWaitMs)
+  })
+
+  it("a passing fault once is written again, and converges", async () => {
+    let value = 0
+    let writes = 0
+    const program = converge({
+      what: "hold n/dj-x-s1",
+      ref,
+      read: Effect.sync(() => value),
+      decide: (v) => (v === 1 ? { kind: "done" } : { kind: "write", write: Effect.suspend(() => (++writes === 1 ? failingWrite("ServerError") : Effect.sync(() => void (value = 1)))) }),
+      waitMs: 0
+    })
+    expect(await runOnTestClock(program)).toEqual(Exit.succeed(1))
+    expect(writes).toBe(2)
+  })
+
+  it("a refusal stops at once, classed as Start classes a failed write, with the object's reference where it names one", () => {
     const cases: ReadonlyArray<readonly [ClusterErrorReason, string]> = [
       ["Forbidden", "ErrReadOnly"],
-      ["ServerError", "ErrUnreachable"],
-      ["Unreachable", "ErrUnreachable"],
       ["Invalid", "ErrRejected"],
       ["NotFound", "ErrRejected"]
     ]

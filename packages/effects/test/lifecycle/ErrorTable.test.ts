@@ -8,6 +8,8 @@ import { type BackendConfig, trainJobName } from "@dispatch/render"
 import { type Backend, type Gate, openBackend } from "../../src/Backend.ts"
 import { Cluster } from "../../src/Cluster.ts"
 import { ClusterError, ClusterErrorReason } from "../../src/ClusterError.ts"
+import { kindOfClusterError } from "../../src/ClusterCause.ts"
+import { isPassing, type StartError } from "../../src/StartErrors.ts"
 import { definiteWriteFailure, readFailure } from "../../src/StartFailure.ts"
 import { reasonOfStatus } from "../../src/StatusMapping.ts"
 import type { InFlight } from "../../src/InFlight.ts"
@@ -19,6 +21,7 @@ import { factory, factoryOf } from "../../src/lifecycle/Factory.ts"
 import { find, findMany } from "../../src/lifecycle/Find.ts"
 import { stop } from "../../src/lifecycle/Stop.ts"
 import { hold, open, release } from "../../src/lifecycle/Transitions.ts"
+import { RETRY_POLICY } from "../../src/RetryPolicy.ts"
 import { jobId, namespace, requestOf, torchRuntime } from "../StartFixture.ts"
 import { awaitState, inProcess, keyOf, started, type World, type WorldOptions } from "./LifecycleFixture.ts"
 
@@ -47,6 +50,17 @@ type Provoke = (world: World, config: BackendConfig) => Effect.Effect<Outcome, u
 const outcomeWith = <A>(reason: string, effect: Effect.Effect<A, { readonly _tag: string; readonly reasons: ReadonlyArray<string> }, Cluster | InFlight>): Effect.Effect<Outcome, never, Cluster | InFlight> =>
   Effect.match(effect, {
     onFailure: (e) => (e.reasons.some((r) => r.includes(reason)) ? e._tag : `${e._tag} without "${reason}" in ${JSON.stringify(e.reasons)}`),
+    onSuccess: () => "success"
+  })
+
+/** The tag of the error an operation fails with, or "success"; a failure whose cause is not of `kind` (or
+ * absent, for "none") says so, since the cause is what tells a refusal from a passing fault. */
+const outcomeWithCause = <A>(kind: "Passing" | "Refused" | "none", effect: Effect.Effect<A, StartError, Cluster | InFlight>): Effect.Effect<Outcome, never, Cluster | InFlight> =>
+  Effect.match(effect, {
+    onFailure: (e) => {
+      const cause = e._tag === "ErrInvalid" ? undefined : e.cause
+      return (cause?.kind ?? "none") === kind && isPassing(e) === (kind === "Passing") ? e._tag : `${e._tag} with cause ${JSON.stringify(cause)}`
+    },
     onSuccess: () => "success"
   })
 
@@ -100,6 +114,13 @@ const cases: Readonly<Record<string, readonly [WorldOptions, Provoke]>> = {
   "start-observe-only": [{ mode: "plain" }, (_w, config) => outcomeOf(startOne(config, requestOf(1), gated(config, "observe-only")))],
   "start-invalid": [{ mode: "plain" }, (_w, config) => outcomeOf(startOne(config, { ...requestOf(1), job: "not-a-ulid" }))],
   "start-unsupported": [{ mode: "plain" }, (_w, config) => outcomeOf(startOne(config, requestOf(1, { runtime: "not-configured" })))],
+  // The source runtime is gone, and the job's frozen runtime cannot be read: the refusal stands, passing.
+  "start-frozen-unreadable": [{ mode: "plain", ...faultsOn("get", "trainingruntimes", { type: "status", code: 503 }) }, (world, config) =>
+    Effect.gen(function* () {
+      world.sim.system.delete("clustertrainingruntimes", undefined, "torch-distributed", "Background")
+      return yield* outcomeWithCause("Passing", startOne(config))
+    })
+  ],
   "start-runtime-unreachable": [{ mode: "plain", ...faultsOn("get", "clustertrainingruntimes", { type: "status", code: 503 }) }, (_w, config) => outcomeOf(startOne(config))],
   "start-copy-unreachable": [{ mode: "plain", ...faultsOn("create", "trainingruntimes", { type: "status", code: 503 }) }, (_w, config) => outcomeOf(startOne(config))],
   "start-forbidden": [{ mode: "plain", ...faultsOn("create", "trainjobs", { type: "status", code: 403 }) }, (_w, config) => outcomeOf(startOne(config))],
@@ -130,8 +151,10 @@ const cases: Readonly<Record<string, readonly [WorldOptions, Provoke]>> = {
   "start-trainjob-differs": [{ mode: "plain" }, (_w, config) =>
     Effect.andThen(startOne(config), outcomeOf(startOne(config, { ...requestOf(1), attempt: 2 })))
   ],
-  "start-owner-not-set": [{ mode: "plain", ...faultsOn("patch", "trainingruntimes", { type: "status", code: 500 }) }, (_w, config) => outcomeOf(startOne(config))],
-  "start-readback-differs": [{ mode: "plain", ...faultsOn("get", "trainjobs", { type: "status", code: 500 }) }, (_w, config) => outcomeOf(startOne(config))],
+  "start-owner-not-set": [{ mode: "plain", ...faultsOn("patch", "trainingruntimes", { type: "status", code: 422 }) }, (_w, config) => outcomeWithCause("Refused", startOne(config))],
+  "start-owner-passing": [{ mode: "plain", ...faultsOn("patch", "trainingruntimes", { type: "status", code: 500 }) }, (_w, config) => outcomeWithCause("Passing", startOne(config))],
+  "start-readback-differs": [{ mode: "plain", ...faultsOn("get", "trainjobs", { type: "status", code: 403 }) }, (_w, config) => outcomeWithCause("Refused", startOne(config))],
+  "start-readback-passing": [{ mode: "plain", ...faultsOn("get", "trainjobs", { type: "drop" }) }, (_w, config) => outcomeWithCause("Passing", startOne(config))],
   // Kueue's queue lists its own admission check, not the one this config names: the Workload lacks it.
   "start-no-workload": [{ mode: "kueue" }, (_w, config) =>
     outcomeWith("no ready Workload", startOne({ ...config, kueue: { queue: config.kueue?.queue ?? "", admissionCheck: "another-check" } }))
@@ -148,7 +171,7 @@ const cases: Readonly<Record<string, readonly [WorldOptions, Provoke]>> = {
       sim: {
         faults: [
           { verb: "patch", resource: "trainingruntimes", nth: 1, action: { type: "delay", ms: 2_000 } as never },
-          { verb: "get", resource: "trainjobs", nth: 3, action: { type: "status", code: 500 } as never }
+          { verb: "get", resource: "trainjobs", nth: 3, times: RETRY_POLICY.tries, action: { type: "status", code: 500 } as never }
         ]
       }
     },
@@ -317,7 +340,7 @@ const clusterRows = (page.split("## The Cluster layer's reasons")[1] ?? "")
   .split("\n## ")[0]!
   .split("\n")
   .filter((line) => line.startsWith("| ") && !line.startsWith("| ClusterError") && !line.startsWith("|---"))
-  .map((line) => line.split("|").map((c) => c.trim()).slice(1, 6))
+  .map((line) => line.split("|").map((c) => c.trim()).slice(1, 7))
 
 const errorTag = /^Err[A-Za-z]+$/
 
@@ -337,6 +360,22 @@ describe("docs/errors.md, the Cluster layer's table", () => {
       // A 404 on a read is the runtime missing, not an error; AlreadyExists on a create is compared.
       if (reason === "NotFound") expect(inRead).toContain("missing")
       if (reason === "AlreadyExists") expect(inCreate).toContain("compare")
+    })
+
+    it(`${reason}: its Cause kind column is what the cause says`, () => {
+      const cell = clusterRows.find((r) => r[0] === reason)?.[5] ?? ""
+      const of = (code: number | undefined) =>
+        kindOfClusterError(new ClusterError({ reason: reason as ClusterErrorReason, call: "x", ...(code === undefined ? {} : { status: { code, reason: "", message: "", causes: [] } }) }))
+      if (cell === "Passing" || cell === "Refused") {
+        expect(of(undefined)).toBe(cell)
+        return
+      }
+      // "Passing for 429, ...; Refused for any other code".
+      const passing = (/^Passing for ([\d, ]+);/.exec(cell)?.[1] ?? "").split(",").map((c) => Number(c.trim()))
+      expect(passing.length).toBeGreaterThan(0)
+      for (const code of passing) expect(of(code)).toBe("Passing")
+      expect(cell).toContain("Refused for any other code")
+      for (const code of [400, 405, 410, 501, 505]) expect(of(code)).toBe("Refused")
     })
 
     it(`${reason}: every HTTP code of its From column maps to it`, () => {

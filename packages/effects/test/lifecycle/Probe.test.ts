@@ -3,7 +3,8 @@ import { fc, test } from "@fast-check/vitest"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import { PROBE_JOB_ID, trainJobName } from "@dispatch/render"
-import { gateOf, probe, type GateProof } from "../../src/lifecycle/Probe.ts"
+import { CLEANUP_ATTEMPTS, gateOf, probe, type GateProof } from "../../src/lifecycle/Probe.ts"
+import { RETRY_POLICY } from "../../src/RetryPolicy.ts"
 import { namespace } from "../StartFixture.ts"
 import { inProcess, storedNamed, type World } from "./LifecycleFixture.ts"
 
@@ -42,7 +43,7 @@ describe("probe", () => {
   })
 
   it("removes an earlier probe before proving the gates again", async () => {
-    const report = await inProcess.run({ mode: "plain", sim: { faults: [{ verb: "delete", resource: "trainjobs", nth: 1, times: 3, action: { type: "status", code: 503 } }] } }, (world, config) =>
+    const report = await inProcess.run({ mode: "plain", sim: { faults: [{ verb: "delete", resource: "trainjobs", nth: 1, times: CLEANUP_ATTEMPTS * RETRY_POLICY.tries, action: { type: "status", code: 503 } }] } }, (world, config) =>
       Effect.gen(function* () {
         expect((yield* probe(config)).gate.state).toBe("read-only")
         const again = yield* probe(config)

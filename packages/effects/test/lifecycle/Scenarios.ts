@@ -10,6 +10,7 @@ import { capabilities } from "../../src/lifecycle/Capabilities.ts"
 import { factoryOf } from "../../src/lifecycle/Factory.ts"
 import { find, findMany } from "../../src/lifecycle/Find.ts"
 import { probe } from "../../src/lifecycle/Probe.ts"
+import { RETRY_POLICY } from "../../src/RetryPolicy.ts"
 import { stop } from "../../src/lifecycle/Stop.ts"
 import { hold, open, release } from "../../src/lifecycle/Transitions.ts"
 import { jobId, namespace, requestOf } from "../StartFixture.ts"
@@ -99,9 +100,9 @@ const factoryScenarios: ReadonlyArray<Scenario> = (["plain", "kueue"] as const).
           mode,
           sim: {
             faults: [
-              // Step 7 cannot set the owner, and Start's own stop of the TrainJob is refused too.
-              { verb: "patch", resource: "trainingruntimes", nth: 1, action: { type: "status", code: 500 } },
-              { verb: "delete", resource: "trainjobs", nth: 1, action: { type: "status", code: 503 } }
+              // Step 7 cannot set the owner in any try, and Start's own stop of the TrainJob is refused too.
+              { verb: "patch", resource: "trainingruntimes", nth: 1, times: RETRY_POLICY.tries, action: { type: "status", code: 500 } },
+              { verb: "delete", resource: "trainjobs", nth: 1, times: RETRY_POLICY.tries, action: { type: "status", code: 503 } }
             ]
           }
         },
