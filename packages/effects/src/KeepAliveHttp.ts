@@ -36,8 +36,8 @@ export interface HttpAnswer {
   readonly retryAfter?: string
 }
 
-// The Retry-After value among undici's raw headers (name, value, name, value...); only a failure's are searched.
-const retryAfterIn = (raw: ReadonlyArray<Buffer | string> | null | undefined): string | undefined => {
+/** The Retry-After value among undici's raw headers (name, value, name, value...); only a failure's are searched. */
+export const retryAfterIn = (raw: ReadonlyArray<Buffer | string> | null | undefined): string | undefined => {
   if (raw === null || raw === undefined) return undefined
   for (let i = 0; i + 1 < raw.length; i += 2) {
     if (String(raw[i]).toLowerCase() === "retry-after") return String(raw[i + 1])
@@ -45,7 +45,8 @@ const retryAfterIn = (raw: ReadonlyArray<Buffer | string> | null | undefined): s
   return undefined
 }
 
-const isFailureCode = (status: number): boolean => status < 200 || status >= 300
+/** Whether an answer's code is not a 2xx: only such an answer's Retry-After is kept. */
+export const isFailureCode = (status: number): boolean => status < 200 || status >= 300
 
 // What a call that outlives its timeout fails with; KubeCluster reads the name as "sent, unanswered".
 const timedOut = (callMs: number): Error => Object.assign(new Error(`no answer within ${callMs} ms`), { name: "TimeoutError" })

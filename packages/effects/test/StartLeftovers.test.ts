@@ -78,4 +78,20 @@ describe("Start leaves no runtime copy behind a refusal", () => {
     expect(third._tag).toBe("ErrRejected")
     expect(copyOf(recorded)).toBeUndefined()
   })
+
+  it("a reused copy whose TrainJob cannot be read after the refusal is kept and reported, retryable", async () => {
+    const recorded = simOf({
+      faults: [
+        { verb: "create", resource: "trainingruntimes", nth: 1, action: { type: "drop" } },
+        { verb: "create", resource: "trainjobs", nth: 1, action: { type: "status", code: 422 } },
+        { verb: "get", resource: "trainjobs", nth: 1, action: { type: "status", code: 403, message: "no reading trainjobs" } }
+      ]
+    })
+    errorOf(await runStart(recorded, open, requestOf(1)))
+    const second = errorOf(await runStart(recorded, open, requestOf(1)))
+    expect(second._tag).toBe("ErrUnreachable")
+    expect(second.reasons.at(-1)).toContain("the runtime copy could not be deleted: ")
+    expect(second.reasons.at(-1)).toContain("no reading trainjobs")
+    expect(copyOf(recorded)).toBeDefined()
+  })
 })
