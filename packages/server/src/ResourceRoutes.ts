@@ -7,7 +7,8 @@ import type { Sql } from "./Database.ts"
 import { isTrue, searchCondition } from "./DioptraPaging.ts"
 import { listPage } from "./ListPage.ts"
 import { decodePart } from "./RequestDecoding.ts"
-import { jsonDepth, maxJsonDepth } from "./RequestBody.ts"
+import { maxJsonDepth, valueNesting } from "@dispatch/jobs"
+import { yamlDepth } from "./YamlDepth.ts"
 import {
   deleteResource,
   insertArtifact,
@@ -63,13 +64,14 @@ const pluginProblems = (body: { readonly plugins?: ReadonlyArray<number>; readon
 // The task graph arrives as Dioptra's YAML string (or, from dispatch's own clients, an object); either way it must
 // be a graph the model accepts. The text is kept so the answer gives it back as sent.
 const graphOf = (taskGraph: string | Readonly<Record<string, unknown>>): Result.Result<{ readonly graph: unknown; readonly text?: string }, Refusal> => {
+  const tooDeep = refusal(new InvalidRequest({ part: "body", path: "taskGraph", detail: `nests deeper than ${maxJsonDepth} levels` }))
   if (typeof taskGraph !== "string") return Result.succeed({ graph: taskGraph })
+  // Bounded on the text first: the YAML parser recurses, and a deep enough text takes the process down with it.
+  if (yamlDepth(taskGraph, maxJsonDepth) > maxJsonDepth) return Result.fail(tooDeep)
   try {
     const graph: unknown = parseYaml(taskGraph, { maxAliasCount: 100 }) ?? {}
-    // YAML nests without the JSON body's depth check, so the parsed graph is held to the same bound.
-    if (jsonDepth(JSON.stringify(graph), maxJsonDepth) > maxJsonDepth) {
-      return Result.fail(refusal(new InvalidRequest({ part: "body", path: "taskGraph", detail: `nests deeper than ${maxJsonDepth} levels` })))
-    }
+    // Aliases can nest what the text does not (or make a cycle): the parsed graph is held to the same bound.
+    if (valueNesting(graph, maxJsonDepth) > maxJsonDepth) return Result.fail(tooDeep)
     return Result.succeed({ graph, text: taskGraph })
   } catch (cause) {
     return Result.fail(refusal(new InvalidRequest({ part: "body", path: "taskGraph", detail: `is not YAML: ${cause instanceof Error ? cause.message.split("\n")[0] : String(cause)}` })))
