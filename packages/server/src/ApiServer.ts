@@ -17,7 +17,7 @@ import { isCanonicalId } from "./ApiSchemas.ts"
 import { authenticate, type Credential, type Principal, type TokenEntry } from "./Auth.ts"
 import { DatabaseError, uniqueViolation, type Database } from "./Database.ts"
 import { errorBody, refusalStatus } from "./ErrorBody.ts"
-import { answerOnce, type KeyedAnswer } from "./Idempotency.ts"
+import { answerOnce, joined, type KeyedAnswer } from "./Idempotency.ts"
 import { idempotencyHeader, parseIdempotencyKey } from "./IdempotencyKey.ts"
 import type { JobControl } from "./JobControl.ts"
 import { accessLine, metricsText, readiness, recordRequest, requestIdOf, startingReadiness, startupReason, type DispatcherState, type LogFormat, type StartupStep } from "./Operations.ts"
@@ -88,7 +88,12 @@ export interface ApiEnvironment {
   /** What the service is still doing before it serves its API (its database is not open yet, say); it serves
    * when this is absent or answers undefined. Until then every request that needs the database answers 503. */
   readonly starting?: () => StartupStep | undefined
+  /** Where the service reports its own defects (a failure while answering, a stored row it cannot render), one
+   * line each; stderr when absent. */
+  readonly log?: (line: string) => void
 }
+
+const logOf = (env: ApiEnvironment) => env.log ?? ((line: string) => void process.stderr.write(`${line}\n`))
 
 /** A JSON answer with a status. */
 const jsonAnswer = (status: number, body: unknown): HttpServerResponse.HttpServerResponse => {
@@ -106,11 +111,13 @@ const refused = (r: Refusal) => jsonAnswer(refusalStatus(r), errorBody(r))
 const problemsOf = (result: Result.Result<unknown, Refusal>): ReadonlyArray<ServiceProblem> => (Result.isFailure(result) ? result.failure.problems : [])
 
 // A lost race on a unique value is the client's conflict; every other database failure is the service's (500).
-const failureOf = (cause: unknown): Refusal => {
+// Anything else thrown is a defect of the service: logged whole, answered without its internal text.
+const failureOf = (cause: unknown, log?: (line: string) => void): Refusal => {
   if (cause instanceof DatabaseError) {
     return refusal(cause.code === uniqueViolation ? new WriteConflict({ reason: cause.reason }) : cause)
   }
-  return refusal(new DatabaseError({ operation: "request", reason: cause instanceof Error ? cause.message : String(cause) }))
+  log?.(`the service failed while answering: ${cause instanceof Error ? (cause.stack ?? cause.message) : String(cause)}`)
+  return refusal(new InternalError({ reason: "it failed while answering (the service's log says why); a creation that failed stored nothing" }))
 }
 
 const bearerToken = (authorization: string | undefined): string | undefined => /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "")?.[1]
@@ -283,7 +290,7 @@ const authorizationLayer = (env: () => ApiEnvironment) => {
         if (Result.isFailure(admitted)) {
           const cause = admitted.failure
           const tooLarge = cause instanceof BodyRefused || (typeof cause === "object" && cause !== null && String(cause).includes("BodyRefused"))
-          return tooLarge ? refused(refusal(new BodyTooLarge({ limit: maxBodyBytes }))) : refused(failureOf(cause))
+          return tooLarge ? refused(refusal(new BodyTooLarge({ limit: maxBodyBytes }))) : refused(failureOf(cause, logOf(env())))
         }
         if (Result.isFailure(admitted.success)) {
           // A refusal decided before the body was read (401, 403, a bad id) still reads it, within the size limit,
@@ -303,6 +310,7 @@ const runRoute = (env: () => ApiEnvironment, route: Route) =>
     const request = yield* HttpServerRequest.HttpServerRequest
     const current = env()
     const cookies: Array<string> = []
+    let rendered: { readonly answer: KeyedAnswer; readonly text: string } | undefined
     const answer = async (db: Database): Promise<KeyedAnswer> => {
       const result = await route.handle({
         ...admitted,
@@ -321,11 +329,16 @@ const runRoute = (env: () => ApiEnvironment, route: Route) =>
           return `${current.baseUrl}${apiPrefix}${linkPath}${search === "" ? "" : `?${search}`}`
         }
       })
-      return Result.isSuccess(result) ? { status: 200, body: result.success } : { status: refusalStatus(result.failure), body: errorBody(result.failure) }
+      const answered: KeyedAnswer = Result.isSuccess(result) ? { status: 200, body: result.success } : { status: refusalStatus(result.failure), body: errorBody(result.failure) }
+      // Written out before the creation's transaction commits: an answer that cannot be sent rolls its write back.
+      rendered = { answer: answered, text: JSON.stringify(answered.body) }
+      return answered
     }
     const answered = yield* Effect.tryPromise({
       try: async (): Promise<KeyedAnswer> => {
-        if (once === undefined) return answer(current.db)
+        // A creation and its answer succeed or fail together: a failure after its insert (the database, or an
+        // answer that cannot be written) rolls the insert back, so no 5xx ever stands for something committed.
+        if (once === undefined) return route.keyed ? current.db.transaction((sql) => answer(joined(current.db, sql))) : answer(current.db)
         // The creation and its remembered answer are written in one transaction (see Idempotency.ts).
         const keyed = { group: admitted.principal.group, principal: admitted.principal.name, method: route.method, ...once }
         const first = await answerOnce(current.db, keyed, current.now(), answer)
@@ -333,8 +346,11 @@ const runRoute = (env: () => ApiEnvironment, route: Route) =>
       },
       catch: (cause) => cause
     }).pipe(Effect.result)
-    if (Result.isFailure(answered)) return refused(failureOf(answered.failure))
-    const response = jsonAnswer(answered.success.status, answered.success.body)
+    if (Result.isFailure(answered)) return refused(failureOf(answered.failure, logOf(current)))
+    const response =
+      rendered?.answer === answered.success
+        ? HttpServerResponse.text(rendered.text, { status: answered.success.status, contentType: "application/json" })
+        : jsonAnswer(answered.success.status, answered.success.body)
     return cookies.length === 0 ? response : HttpServerResponse.setHeader(response, "set-cookie", cookies.join(", "))
   })
 
