@@ -35,6 +35,7 @@ import {
 } from "./ApiSchemas.ts"
 import type { Principal } from "./Auth.ts"
 import { ErrorBody } from "./ErrorBody.ts"
+import { listItem } from "./ListPage.ts"
 import { MetricPageQuery, pageOf } from "./Paging.ts"
 import { ResourceRef } from "./RefTypes.ts"
 import { AuthResponse, CurrentUserResponse, GroupResponse, LoginInput, UserInput, UserResponse } from "./AccountSchemas.ts"
@@ -143,7 +144,7 @@ export const ExperimentsGroup = HttpApiGroup.make("experiments")
     HttpApiEndpoint.post("create", "/experiments", { payload: ExperimentInput, success: ExperimentResponse, error: refused }).annotateMerge(
       summary("Register an experiment and the entrypoints its jobs may run")
     ).annotateMerge(keyed),
-    HttpApiEndpoint.get("list", "/experiments", { query: ResourceListQuery, success: pageOf(ExperimentResponse), error: refused }).annotateMerge(
+    HttpApiEndpoint.get("list", "/experiments", { query: ResourceListQuery, success: pageOf(listItem(ExperimentResponse)), error: refused }).annotateMerge(
       summary("List the group's experiments: paged, sortable, searchable by name and description")
     ),
     HttpApiEndpoint.get("read", "/experiments/:id", { params: Id, success: ExperimentResponse, error: refused }).annotateMerge(summary("Read an experiment")),
@@ -167,7 +168,7 @@ export const EntrypointsGroup = HttpApiGroup.make("entrypoints")
     HttpApiEndpoint.put("update", "/entrypoints/:id", { params: Id, payload: EntrypointModify, success: EntrypointResponse, error: refused }).annotateMerge(
       summary("Edit an entrypoint: adds a snapshot, so jobs created earlier keep the one they ran")
     ),
-    HttpApiEndpoint.get("list", "/entrypoints", { query: ResourceListQuery, success: pageOf(EntrypointResponse), error: refused }).annotateMerge(
+    HttpApiEndpoint.get("list", "/entrypoints", { query: ResourceListQuery, success: pageOf(listItem(EntrypointResponse)), error: refused }).annotateMerge(
       summary("List the group's entrypoints: paged, sortable, searchable by name and description")
     ),
     HttpApiEndpoint.get("read", "/entrypoints/:id", { params: Id, success: EntrypointResponse, error: refused }).annotateMerge(
@@ -184,7 +185,7 @@ export const QueuesGroup = HttpApiGroup.make("queues")
     HttpApiEndpoint.post("create", "/queues", { payload: QueueInput, success: QueueResponse, error: refused }).annotateMerge(
       summary("Register a queue, with the dispatch backend behind it (or the service's default backend, or none yet)")
     ).annotateMerge(keyed),
-    HttpApiEndpoint.get("list", "/queues", { query: ResourceListQuery, success: pageOf(QueueResponse), error: refused }).annotateMerge(
+    HttpApiEndpoint.get("list", "/queues", { query: ResourceListQuery, success: pageOf(listItem(QueueResponse)), error: refused }).annotateMerge(
       summary("List the group's queues: paged, sortable, searchable by name and description")
     ),
     HttpApiEndpoint.get("read", "/queues/:id", { params: Id, success: QueueResponse, error: refused }).annotateMerge(summary("Read a queue")),
@@ -212,10 +213,10 @@ export const JobsGroup = HttpApiGroup.make("jobs")
     HttpApiEndpoint.post("create", "/experiments/:id/jobs", { params: Id, payload: JobRequest, success: JobResponse, error: refused }).annotateMerge(
       summary("Create a job in an experiment; every problem with the request is reported at once")
     ).annotateMerge(keyed),
-    HttpApiEndpoint.get("list", "/jobs", { query: JobListQuery, success: pageOf(JobResponse), error: refused }).annotateMerge(
+    HttpApiEndpoint.get("list", "/jobs", { query: JobListQuery, success: pageOf(listItem(JobResponse)), error: refused }).annotateMerge(
       summary("List the group's jobs: paged, sortable, searchable by description or status")
     ),
-    HttpApiEndpoint.get("listInExperiment", "/experiments/:id/jobs", { params: Id, query: JobListQuery, success: pageOf(JobResponse), error: refused }).annotateMerge(
+    HttpApiEndpoint.get("listInExperiment", "/experiments/:id/jobs", { params: Id, query: JobListQuery, success: pageOf(listItem(JobResponse)), error: refused }).annotateMerge(
       summary("List an experiment's jobs: paged, sortable, searchable")
     ),
     HttpApiEndpoint.get("read", "/jobs/:id", { params: Id, success: JobResponse, error: refused }).annotateMerge(summary("Read a job")),

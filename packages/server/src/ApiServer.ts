@@ -323,6 +323,7 @@ const runRoute = (env: () => ApiEnvironment, route: Route) =>
         defaultBackend: current.defaultBackend,
         client: Option.getOrElse(request.remoteAddress, () => "unknown"),
         setCookie: (value) => void cookies.push(value),
+        log: logOf(current),
         link: (linkPath, query = {}) => {
           const pairs = Object.entries(query).flatMap(([k, v]): Array<[string, string]> => (typeof v === "object" ? v.map((one) => [k, one]) : [[k, String(v)]]))
           const search = new URLSearchParams(pairs).toString()

@@ -5,7 +5,7 @@ import type { EntrypointModify, ExperimentModify, QueueModify } from "./ApiSchem
 import type { Principal } from "./Auth.ts"
 import type { Sql } from "./Database.ts"
 import { isTrue, searchCondition } from "./DioptraPaging.ts"
-import { listPage } from "./ListPage.ts"
+import { listPage, renderRows, type RowNames } from "./ListPage.ts"
 import { decodePart } from "./RequestDecoding.ts"
 import { maxJsonDepth, valueNesting } from "@dispatch/jobs"
 import { yamlDepth } from "./YamlDepth.ts"
@@ -120,12 +120,19 @@ const listRoute = <G extends typeof ExperimentsGroup | typeof EntrypointsGroup |
       if (Result.isFailure(search)) return Result.fail(refusal(search.failure))
       const other = query.groupId !== undefined && query.groupId !== context.principal.groupId
       const link = (path: string) => context.link(path)
+      const names: RowNames = { resource: group.identifier.slice(0, -1), path: (id) => `/${group.identifier}/${id}` }
+      const listContext = context as RequestContext<unknown, any, unknown>
       return Result.succeed(
-        await listPage(context as RequestContext<unknown, any, unknown>, `/${group.identifier}`, async (offset, limit) => {
-          if (other) return { items: [], total: 0 }
-          const page = await list(context.db, context.principal.group, { search: search.success, sortBy: query.sortBy ?? "id", descending: isTrue(query.descending), offset, limit })
-          return { items: page.items.map((item) => view(link, item)), total: page.total }
-        })
+        await listPage(
+          listContext,
+          `/${group.identifier}`,
+          async (offset, limit) => {
+            if (other) return { items: [], total: 0 }
+            const page = await list(context.db, context.principal.group, { search: search.success, sortBy: query.sortBy ?? "id", descending: isTrue(query.descending), offset, limit })
+            return { items: renderRows(listContext, names, page.items, (item) => (item as { readonly id: number }).id, (item) => view(link, item)), total: page.total }
+          },
+          names
+        )
       ) as never
     }
   })
