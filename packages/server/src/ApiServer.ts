@@ -4,7 +4,7 @@
 // expect (401/403 before 400), with every problem named in Dioptra's error body; unknown paths, other methods,
 // bad request targets and malformed HTTP also answer with that body.
 import { randomUUID } from "node:crypto"
-import { createServer, type Server } from "node:http"
+import { createServer, type IncomingMessage, type Server } from "node:http"
 import type { Duplex } from "node:stream"
 import { malformedTexts, parseResourceId, textFlaw, type QueueBackend } from "@dispatch/jobs"
 // The module itself, not the package index, which would also load redis, ws and worker support at start-up.
@@ -41,6 +41,7 @@ import {
   JsonTooDeep,
   MalformedHttp,
   MalformedJson,
+  MethodNotAllowed,
   refusal,
   refusalOf,
   RouteNotFound,
@@ -450,8 +451,33 @@ const routeLabel = (env: ApiEnvironment, method: string, pathname: string): stri
   return Result.isSuccess(found) ? `${apiPrefix}${found.success.route.path}` : "unmatched"
 }
 
+/** The paths served outside the declared API, each by GET alone. */
+const servedByGet = (pathname: string): boolean =>
+  pathname === apiPrefix || pathname === "/healthz" || pathname === "/readyz" || pathname === "/metrics" || pathname === `${apiPrefix}/openapi.json` ||
+  pathname === `${apiPrefix}/docs` || pathname === webIndexPath || pathname.startsWith(webAssetsPrefix)
+
+/** Why a method is not answered on a path: 404 when nothing is served there, else 405 naming what is. */
+const notServed = (env: ApiEnvironment, method: string, pathname: string): RouteNotFound | MethodNotAllowed => {
+  if (servedByGet(pathname)) return new MethodNotAllowed({ method, path: pathname, allowed: ["GET"] })
+  if (!pathname.startsWith(`${apiPrefix}/`)) return new RouteNotFound({ path: pathname })
+  const found = findRoute(env.routes, method, pathname.slice(apiPrefix.length))
+  return Result.isFailure(found) ? found.failure : new MethodNotAllowed({ method, path: pathname, allowed: [] })
+}
+
+/** The `Allow` header a 405 carries: the methods the path is served by (RFC 9110, section 10.2.1). */
+const allowHeader = (problem: RouteNotFound | MethodNotAllowed): string | undefined =>
+  problem._tag === "MethodNotAllowed" ? [...new Set(problem.allowed)].sort((a, b) => methodOrder.indexOf(a) - methodOrder.indexOf(b)).join(", ") : undefined
+
+const methodOrder = ["GET", "POST", "PUT", "DELETE"]
+
+const notServedAnswer = (problem: RouteNotFound | MethodNotAllowed) => {
+  const answer = refused(refusal(problem))
+  const allow = allowHeader(problem)
+  return allow === undefined ? answer : HttpServerResponse.setHeader(answer, "allow", allow)
+}
+
 // Whatever the router could not place (or a defect) still answers in the service's error body: a bad request
-// target 400, an unknown path 404, a known path with another method 405, anything else 500.
+// target 400, an unknown path 404, a known path with another method 405 with `Allow`, anything else 500.
 const answerOf = (env: () => ApiEnvironment, method: string, originalUrl: string, httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, never>) => {
   const target = parseRequestTarget(originalUrl)
   if (Result.isFailure(target)) return Effect.succeed(refused(refusal(target.failure)))
@@ -460,11 +486,7 @@ const answerOf = (env: () => ApiEnvironment, method: string, originalUrl: string
   if (pathname.includes("//")) return Effect.succeed(refused(refusal(new RouteNotFound({ path: pathname }))))
   return httpEffect.pipe(
     Effect.catchCause((cause) => {
-      if (String(cause).includes("RouteNotFound")) {
-        if (!pathname.startsWith(`${apiPrefix}/`)) return Effect.succeed(refused(refusal(new RouteNotFound({ path: pathname }))))
-        const found = findRoute(env().routes, method, pathname.slice(apiPrefix.length))
-        return Effect.succeed(Result.isFailure(found) ? refused(refusal(found.failure)) : refused(refusal(new RouteNotFound({ path: pathname }))))
-      }
+      if (String(cause).includes("RouteNotFound")) return Effect.succeed(notServedAnswer(notServed(env(), method, pathname)))
       return Effect.succeed(jsonAnswer(500, errorBody(refusal(new InternalError({ reason: String(cause) })))))
     })
   )
@@ -504,17 +526,52 @@ export const serviceLayer = (env: () => ApiEnvironment) =>
     answerEverything(env)
   )
 
+const statusText: Readonly<Record<number, string>> = { 400: "Bad Request", 404: "Not Found", 405: "Method Not Allowed", 431: "Request Header Fields Too Large" }
+
+// One answer written on a raw socket, which is then closed: what node's own HTTP handling never reaches.
+const answerOnSocket = (socket: Duplex, problem: ServiceProblem, allow?: string): void => {
+  const text = JSON.stringify(errorBody(refusal(problem)))
+  const headers = [`content-type: application/json`, `content-length: ${Buffer.byteLength(text)}`, ...(allow === undefined ? [] : [`allow: ${allow}`]), "connection: close"]
+  socket.end(`HTTP/1.1 ${problem.status} ${statusText[problem.status] ?? "Error"}\r\n${headers.join("\r\n")}\r\n\r\n${text}`)
+}
+
+// What a request line names when node's parser refused its method (`FOO /api/v1/jobs HTTP/1.1`): the method and
+// the path, so it can be answered as any method the path does not serve.
+const refusedRequestLine = (raw: unknown): { readonly method: string; readonly pathname: string } | undefined => {
+  if (!Buffer.isBuffer(raw)) return undefined
+  const line = /^([!#$%&'*+.^_`|~0-9A-Za-z-]{1,32}) (\S+) HTTP\/1\.[01]\r?\n/.exec(raw.subarray(0, 8192).toString("latin1"))
+  const target = line === null ? undefined : parseRequestTarget(line[2] ?? "")
+  return line === null || target === undefined || Result.isFailure(target) ? undefined : { method: line[1] ?? "", pathname: target.success.pathname }
+}
+
+// A method no route serves, answered outside the router (CONNECT, or one node's parser does not know): 405 with the
+// methods the path is served by, or 404 when nothing is served there.
+const answerUnservedMethod = (env: ApiEnvironment, socket: Duplex, method: string, pathname: string): void => {
+  const problem = notServed(env, method, pathname)
+  answerOnSocket(socket, problem, allowHeader(problem))
+}
+
 // Node's parser refused the request (bad request line, header, chunking): answer once on the raw socket and close,
 // as node would, but with the service's JSON problem body. A socket already gone gets nothing.
-const answerClientError = (error: Error & { readonly code?: string }, socket: Duplex): void => {
+const answerClientError = (env: () => ApiEnvironment) => (error: Error & { readonly code?: string; readonly rawPacket?: unknown }, socket: Duplex): void => {
   if (error.code === "ECONNRESET" || !socket.writable) {
     socket.destroy()
     return
   }
-  const problem = new MalformedHttp({ code: error.code ?? "unknown", reason: error.message })
-  const text = JSON.stringify(errorBody(refusal(problem)))
-  const reason = problem.status === 431 ? "Request Header Fields Too Large" : "Bad Request"
-  socket.end(`HTTP/1.1 ${problem.status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`)
+  const line = error.code === "HPE_INVALID_METHOD" ? refusedRequestLine(error.rawPacket) : undefined
+  if (line !== undefined) return answerUnservedMethod(env(), socket, line.method, line.pathname)
+  answerOnSocket(socket, new MalformedHttp({ code: error.code ?? "unknown", reason: error.message }))
+}
+
+// node:http hands CONNECT (a request to open a tunnel) to 'connect' listeners, and with none closes the connection
+// without a word; the service tunnels nothing, so it answers as for any method it does not serve.
+const answerConnect = (env: () => ApiEnvironment) => (request: IncomingMessage, socket: Duplex): void => {
+  socket.on("error", () => socket.destroy())
+  const target = parseRequestTarget(request.url ?? "")
+  const pathname = Result.isSuccess(target) ? target.success.pathname : (request.url ?? "")
+  const problem = notServed(env(), "CONNECT", pathname)
+  // A tunnel target (`host:port`) names no path of the service: nothing there allows anything.
+  answerOnSocket(socket, problem._tag === "MethodNotAllowed" ? problem : new MethodNotAllowed({ method: "CONNECT", path: pathname, allowed: [] }), allowHeader(problem) ?? "")
 }
 
 /** A running HTTP face of the service. */
@@ -537,7 +594,8 @@ export const listen = async (env: Omit<ApiEnvironment, "baseUrl">, host: string,
   // late, may be sending its next request on at that very moment: the request is lost ("other side closed"). A
   // minute, as common proxies keep, makes that race rare; the client resends what is safe to resend.
   const server = createServer({ keepAliveTimeout: 65_000 })
-  server.on("clientError", answerClientError)
+  server.on("clientError", answerClientError(getEnv))
+  server.on("connect", answerConnect(getEnv))
   const app = HttpRouter.serve(serviceLayer(getEnv), { disableLogger: true, disableListenLog: true }).pipe(
     Layer.provideMerge(NodeHttpServer.layer(() => server, { port, host }))
   )

@@ -28,6 +28,15 @@ const parsed = (answer: string) => {
   return { status, body: JSON.parse(body) as unknown }
 }
 
+/** A header of a raw HTTP/1.1 answer, undefined when absent. */
+const headerOf = (answer: string, name: string) =>
+  answer
+    .slice(0, answer.indexOf("\r\n\r\n"))
+    .split("\r\n")
+    .find((line) => line.toLowerCase().startsWith(`${name}:`))
+    ?.slice(name.length + 1)
+    .trim()
+
 const problemBody = { error: expect.any(String), message: expect.any(String), detail: expect.any(Array) }
 
 describe("hostile request lines", () => {
@@ -62,6 +71,45 @@ describe("hostile request lines", () => {
       expect((await client(url(), tokens.alice)("GET", "/experiments")).status).toBe(200)
     }
   )
+})
+
+describe("methods the API does not serve", () => {
+  let server: JobServer | undefined
+  beforeAll(async () => {
+    server = await started({})
+  })
+  afterAll(async () => {
+    await server?.close()
+  })
+  const url = () => server?.url ?? ""
+
+  // node:http hands CONNECT to 'connect' listeners only, and with none closed the connection without a word.
+  test.each([
+    ["CONNECT /api/v1 HTTP/1.1", "GET"],
+    ["CONNECT /api/v1/jobs HTTP/1.1", "GET"],
+    ["CONNECT /api/v1/jobs/1 HTTP/1.1", "GET, DELETE"],
+    ["CONNECT example.com:443 HTTP/1.1", ""],
+    ["FOO /api/v1/experiments HTTP/1.1", "GET, POST"],
+    ["OPTIONS /api/v1/experiments HTTP/1.1", "GET, POST"],
+    ["TRACE /api/v1/jobs HTTP/1.1", "GET"],
+    ["PATCH /api/v1/jobs/1 HTTP/1.1", "GET, DELETE"],
+    ["POST /healthz HTTP/1.1", "GET"],
+    ["DELETE /api/v1 HTTP/1.1", "GET"],
+    ["PUT /api/v1/openapi.json HTTP/1.1", "GET"]
+  ])("%s is a JSON 405 with Allow: %s, and the service keeps serving", async (line, allow) => {
+    const raw = await rawExchange(url(), `${line}\r\nHost: x\r\nAuthorization: Bearer ${tokens.alice}\r\nConnection: close\r\n\r\n`)
+    expect(parsed(raw)).toEqual({ status: 405, body: { ...problemBody, error: "MethodNotAllowed" } })
+    expect(headerOf(raw, "content-type")).toBe("application/json")
+    expect(headerOf(raw, "allow")).toBe(allow)
+    expect((await client(url(), tokens.alice)("GET", "/experiments")).status).toBe(200)
+  })
+
+  test("a method on a path nothing serves is a 404, whatever the method", async () => {
+    for (const method of ["CONNECT", "FOO", "POST"]) {
+      const raw = await rawExchange(url(), `${method} /nowhere HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`)
+      expect(parsed(raw).status, method).toBe(method === "CONNECT" ? 405 : 404)
+    }
+  })
 })
 
 propTest.prop([fc.string({ unit: "binary" })])("reading any request target never throws; a path keeps everything before its query", (target) => {
