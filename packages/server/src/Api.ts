@@ -36,7 +36,7 @@ import {
 import type { Principal } from "./Auth.ts"
 import { ErrorBody } from "./ErrorBody.ts"
 import { listItem } from "./ListPage.ts"
-import { MetricPageQuery, pageOf } from "./Paging.ts"
+import { MetricPageQuery, pageOf, PageQuery } from "./Paging.ts"
 import { ResourceRef } from "./RefTypes.ts"
 import { AuthResponse, CurrentUserResponse, GroupResponse, LoginInput, UserInput, UserResponse } from "./AccountSchemas.ts"
 import { BooleanParam, DioptraPageQuery, dioptraListQuery } from "./DioptraPaging.ts"
@@ -133,6 +133,7 @@ export const LogQuery = Schema.Struct({
 })
 
 const ExperimentJob = { experimentId: IdParam, jobId: IdParam }
+const EntrypointSnapshot = { id: IdParam, snapshotId: IdParam }
 
 const summary = (text: string) => OpenApi.annotations({ summary: text })
 
@@ -166,13 +167,19 @@ export const EntrypointsGroup = HttpApiGroup.make("entrypoints")
       summary("Register an entrypoint: parameters, task graph (YAML) with its swaps, queues, optional image and command; it gets its first snapshot")
     ).annotateMerge(keyed),
     HttpApiEndpoint.put("update", "/entrypoints/:id", { params: Id, payload: EntrypointModify, success: EntrypointResponse, error: refused }).annotateMerge(
-      summary("Edit an entrypoint: adds a snapshot, so jobs created earlier keep the one they ran")
+      summary("Edit an entrypoint: adds a snapshot, so jobs created earlier keep the one they ran; answers the latest snapshot")
     ),
     HttpApiEndpoint.get("list", "/entrypoints", { query: ResourceListQuery, success: pageOf(listItem(EntrypointResponse)), error: refused }).annotateMerge(
       summary("List the group's entrypoints: paged, sortable, searchable by name and description")
     ),
     HttpApiEndpoint.get("read", "/entrypoints/:id", { params: Id, success: EntrypointResponse, error: refused }).annotateMerge(
-      summary("Read an entrypoint with every snapshot")
+      summary("Read an entrypoint: its latest snapshot, with a link to the list of its snapshots")
+    ),
+    HttpApiEndpoint.get("snapshots", "/entrypoints/:id/snapshots", { params: Id, query: PageQuery, success: pageOf(listItem(EntrypointResponse)), error: refused }).annotateMerge(
+      summary("List an entrypoint's snapshots, oldest first, paged: each as the entrypoint it was (Dioptra's snapshots sub-collection)")
+    ),
+    HttpApiEndpoint.get("snapshot", "/entrypoints/:id/snapshots/:snapshotId", { params: EntrypointSnapshot, success: EntrypointResponse, error: refused }).annotateMerge(
+      summary("Read one snapshot of an entrypoint, as the entrypoint it was")
     ),
     HttpApiEndpoint.delete("delete", "/entrypoints/:id", { params: Id, success: DeletedResponse, error: refused }).annotateMerge(
       summary("Delete an entrypoint (jobs made from it keep their snapshot)")

@@ -15,7 +15,7 @@ import { HttpApiBuilder, HttpApiSwagger, OpenApi } from "effect/http-api"
 import { AdmittedRequest, apiPrefix, Authorization, DispatchApi } from "./Api.ts"
 import { isCanonicalId } from "./ApiSchemas.ts"
 import { authenticate, type Credential, type Principal, type TokenEntry } from "./Auth.ts"
-import { DatabaseError, uniqueViolation, type Database } from "./Database.ts"
+import { DatabaseError, foreignKeyViolation, uniqueViolation, type Database } from "./Database.ts"
 import { errorBody, refusalStatus } from "./ErrorBody.ts"
 import { answerOnce, joined, type KeyedAnswer } from "./Idempotency.ts"
 import { idempotencyHeader, parseIdempotencyKey } from "./IdempotencyKey.ts"
@@ -111,11 +111,12 @@ const refused = (r: Refusal) => jsonAnswer(refusalStatus(r), errorBody(r))
 
 const problemsOf = (result: Result.Result<unknown, Refusal>): ReadonlyArray<ServiceProblem> => (Result.isFailure(result) ? result.failure.problems : [])
 
-// A lost race on a unique value is the client's conflict; every other database failure is the service's (500).
+// A lost race on a unique value, or on a row another request deleted meanwhile (an entrypoint snapshot retention let
+// go as a job was made from it), is the client's conflict to retry; every other database failure is the service's (500).
 // Anything else thrown is a defect of the service: logged whole, answered without its internal text.
 const failureOf = (cause: unknown, log?: (line: string) => void): Refusal => {
   if (cause instanceof DatabaseError) {
-    return refusal(cause.code === uniqueViolation ? new WriteConflict({ reason: cause.reason }) : cause)
+    return refusal(cause.code === uniqueViolation || cause.code === foreignKeyViolation ? new WriteConflict({ reason: cause.reason }) : cause)
   }
   log?.(`the service failed while answering: ${cause instanceof Error ? (cause.stack ?? cause.message) : String(cause)}`)
   return refusal(new InternalError({ reason: "it failed while answering (the service's log says why); a creation that failed stored nothing" }))

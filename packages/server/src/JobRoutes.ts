@@ -133,7 +133,8 @@ export const jobRoutes = [
         experiment: params.id,
         entrypoint: body.entrypoint,
         queue: body.queue,
-        artifacts: Object.values(body.artifactValues ?? {}).map((ref) => ref.id)
+        artifacts: Object.values(body.artifactValues ?? {}).map((ref) => ref.id),
+        entrypointSnapshot: body.entrypointSnapshot
       })
       const catalog = catalogOf({
         experiments: rows.experiment === undefined ? [] : [rows.experiment],

@@ -2,16 +2,32 @@
 // and every list answer by its page's byte budget, so no answer grows past what can be serialized and sent.
 import { defaultPageBytes } from "./Paging.ts"
 
-/** The service's size limits, in bytes. */
+/** The service's size limits, in bytes, and how many snapshots a resource keeps. */
 export interface AnswerLimits {
   /** The longest string (value or object key) a request body may carry, in UTF-8 bytes. */
   readonly fieldBytes: number
   /** The JSON bytes of one list page's items; a page stops before the item that would pass it. */
   readonly pageBytes: number
+  /** The JSON bytes one snapshot of a resource may take: an answer carries one snapshot, so this keeps every
+   * answer of a resource within a page. */
+  readonly snapshotBytes: number
+  /** The JSON bytes the snapshots one resource keeps may take together. */
+  readonly resourceBytes: number
+  /** How many of a resource's latest snapshots are kept; older ones are deleted unless a job names them. */
+  readonly snapshotsKept: number
+  /** The most snapshots one artifact has: its answer lists every one's id. */
+  readonly artifactSnapshots: number
 }
 
 /** The limits a service runs with unless told otherwise. */
-export const defaultLimits: AnswerLimits = { fieldBytes: 64 * 1024, pageBytes: defaultPageBytes }
+export const defaultLimits: AnswerLimits = {
+  fieldBytes: 64 * 1024,
+  pageBytes: defaultPageBytes,
+  snapshotBytes: 2 * 1024 * 1024,
+  resourceBytes: 32 * 1024 * 1024,
+  snapshotsKept: 10,
+  artifactSnapshots: 10_000
+}
 
 /** A string of a request body that is longer than the limit: where it is, and its size. */
 export interface OversizedField {

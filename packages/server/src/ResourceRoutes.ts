@@ -17,14 +17,19 @@ import {
   insertExperiment,
   insertQueue,
   listEntrypoints,
+  listEntrypointSnapshots,
   listExperiments,
   listQueues,
   missingIds,
   readArtifact,
   readEntrypoint,
+  readEntrypointSnapshot,
   readExperiment,
   readQueue,
+  pruneSnapshots,
   registerEntrypoints,
+  snapshotBytes,
+  snapshotBytesWith,
   entrypointSearchFields,
   resourceSearchFields,
   updateEntrypoint,
@@ -32,12 +37,13 @@ import {
   updateQueue,
   type Creator,
   type ListWindow,
-  type SnapshotDocument
+  type SnapshotDocument,
+  type StoredSnapshot
 } from "./ResourceStore.ts"
 import { entrypointView, experimentView, queueView } from "./ResourceViews.ts"
 import { ArtifactsGroup, EntrypointsGroup, ExperimentsGroup, QueuesGroup } from "./Api.ts"
 import { route, type RequestContext } from "./Route.ts"
-import { AlreadyExists, InvalidRequest, NotYourGroup, refusal, refusalOf, ResourceNotFound, type Refusal, type ServiceProblem } from "./ServiceProblem.ts"
+import { AlreadyExists, InvalidRequest, NotYourGroup, refusal, refusalOf, ResourceNotFound, ResourceTooLarge, SnapshotTooLarge, TooManySnapshots, type Refusal, type ServiceProblem } from "./ServiceProblem.ts"
 
 const notFound = (resource: string, id: number) => new ResourceNotFound({ resource, id: String(id) })
 
@@ -217,25 +223,67 @@ export const resourceRoutes = [
       })
   }),
   route(EntrypointsGroup, "create", {
-    handle: ({ principal, body, db, now, link }) =>
+    handle: ({ principal, body, db, now, link, limits }) =>
       db.transaction(async (sql) => {
         const document = snapshotDocument(body)
         const problems = [...(Result.isFailure(document) ? document.failure.problems : []), ...(await entrypointProblems(sql, principal, body))]
         if (problems.length > 0 || Result.isFailure(document)) return Result.fail(refusalOf(problems))
+        const bytes = snapshotBytes(document.success)
+        if (bytes > limits.snapshotBytes) return Result.fail(refusal(new SnapshotTooLarge({ resource: "entrypoint", bytes, limit: limits.snapshotBytes })))
         const id = await insertEntrypoint(sql, principal.group, creatorOf(principal), header(body), document.success, now())
         return readEntrypointView(sql, principal, link, id)
       })
   }),
   route(EntrypointsGroup, "update", {
-    handle: ({ principal, params, body, db, now, link }) =>
+    // Nothing is written before every bound is checked, so a refusal commits nothing.
+    handle: ({ principal, params, body, db, now, link, limits }) =>
       db.transaction(async (sql) => {
         if ((await readEntrypoint(sql, principal.group, params.id)) === undefined) return Result.fail(refusal(notFound("entrypoint", params.id)))
         const document = snapshotDocument(body)
         const problems = [...(Result.isFailure(document) ? document.failure.problems : []), ...(await entrypointProblems(sql, principal, body, params.id))]
         if (problems.length > 0 || Result.isFailure(document)) return Result.fail(refusalOf(problems))
+        const bytes = snapshotBytes(document.success)
+        if (bytes > limits.snapshotBytes) return Result.fail(refusal(new SnapshotTooLarge({ resource: "entrypoint", bytes, limit: limits.snapshotBytes })))
+        const stored = await snapshotBytesWith(sql, params.id, bytes, limits.snapshotsKept)
+        if (stored > limits.resourceBytes) return Result.fail(refusal(new ResourceTooLarge({ resource: "entrypoint", id: params.id, bytes: stored, limit: limits.resourceBytes })))
         await updateEntrypoint(sql, principal.group, params.id, header(body), document.success, now())
+        await pruneSnapshots(sql, params.id, limits.snapshotsKept)
         return readEntrypointView(sql, principal, link, params.id)
       })
+  }),
+  route(EntrypointsGroup, "snapshots", {
+    handle: async (context) => {
+      const { principal, params, db, link } = context
+      const names: RowNames = { resource: `entrypoint ${params.id} snapshot`, path: (id) => `/entrypoints/${params.id}/snapshots/${id}` }
+      let missing = false
+      const listContext = context as RequestContext<unknown, any, unknown>
+      const listed = await listPage(
+        listContext,
+        `/entrypoints/${params.id}/snapshots`,
+        async (offset, limit) => {
+          const found = await listEntrypointSnapshots(db, principal.group, params.id, offset, limit)
+          if (found === undefined) {
+            missing = true
+            return { items: [], total: 0 }
+          }
+          const latest = found.entrypoint.snapshots[0]?.snapshot ?? 0
+          const view = (snapshot: StoredSnapshot) => entrypointView(linkOf(link), found.entrypoint, { snapshot, latest })
+          return { items: renderRows(listContext, names, found.snapshots, (s) => s.snapshot, view), total: found.total }
+        },
+        names
+      )
+      return missing ? Result.fail(refusal(notFound("entrypoint", params.id))) : Result.succeed(listed)
+    }
+  }),
+  route(EntrypointsGroup, "snapshot", {
+    handle: async ({ principal, params, db, link }) => {
+      const found = await readEntrypointSnapshot(db, principal.group, params.id, params.snapshotId)
+      if (found === undefined) {
+        const entrypoint = await readEntrypoint(db, principal.group, params.id)
+        return Result.fail(refusal(entrypoint === undefined ? notFound("entrypoint", params.id) : new ResourceNotFound({ resource: "snapshot", id: String(params.snapshotId) })))
+      }
+      return Result.succeed(entrypointView(linkOf(link), found.entrypoint, { snapshot: found.snapshot, latest: found.entrypoint.snapshots[0]?.snapshot ?? 0 }))
+    }
   }),
   listRoute(EntrypointsGroup, listEntrypoints, entrypointView, entrypointSearchFields),
   route(EntrypointsGroup, "read", {
@@ -280,9 +328,12 @@ export const resourceRoutes = [
       })
   }),
   route(ArtifactsGroup, "addSnapshot", {
-    handle: ({ principal, params, db, now }) =>
+    handle: ({ principal, params, db, now, limits }) =>
       db.transaction(async (sql) => {
-        if ((await readArtifact(sql, principal.group, params.id)) === undefined) return Result.fail(refusal(notFound("artifact", params.id)))
+        const artifact = await readArtifact(sql, principal.group, params.id)
+        if (artifact === undefined) return Result.fail(refusal(notFound("artifact", params.id)))
+        // An artifact answers every snapshot id it has, so their number is what bounds its answer.
+        if (artifact.snapshots.length >= limits.artifactSnapshots) return Result.fail(refusal(new TooManySnapshots({ resource: "artifact", id: params.id, limit: limits.artifactSnapshots })))
         await insertArtifactSnapshot(sql, params.id, now())
         return found("artifact", params.id, await readArtifact(sql, principal.group, params.id))
       })

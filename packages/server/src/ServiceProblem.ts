@@ -333,3 +333,48 @@ export class ServiceStarting extends Schema.TaggedError<ServiceStarting>()("Serv
     return 503 as const
   }
 }
+
+/** One snapshot of a resource (an entrypoint's parameters, task graph, command and image) would take more bytes
+ * of JSON than a snapshot may (413): no answer carrying it could stay within a page. */
+export class SnapshotTooLarge extends Schema.TaggedError<SnapshotTooLarge>()("SnapshotTooLarge", {
+  resource: Schema.String,
+  bytes: Schema.Number,
+  limit: Schema.Number
+}) {
+  override get message() {
+    return `the ${this.resource}'s snapshot would take ${this.bytes} bytes of JSON; at most ${this.limit} bytes are accepted`
+  }
+  get status() {
+    return 413 as const
+  }
+}
+
+/** The snapshots a resource keeps (the latest ones retention keeps, and every one a job names) would take more
+ * bytes than a resource may store (413): delete jobs made from old snapshots, or make a new resource. */
+export class ResourceTooLarge extends Schema.TaggedError<ResourceTooLarge>()("ResourceTooLarge", {
+  resource: Schema.String,
+  id: Schema.Number,
+  bytes: Schema.Number,
+  limit: Schema.Number
+}) {
+  override get message() {
+    return `${this.resource} ${this.id}'s stored snapshots would take ${this.bytes} bytes with this one; at most ${this.limit} bytes are stored for one ${this.resource}`
+  }
+  get status() {
+    return 413 as const
+  }
+}
+
+/** A resource already keeps as many snapshots as one may (413): its answer lists them all. */
+export class TooManySnapshots extends Schema.TaggedError<TooManySnapshots>()("TooManySnapshots", {
+  resource: Schema.String,
+  id: Schema.Number,
+  limit: Schema.Number
+}) {
+  override get message() {
+    return `${this.resource} ${this.id} already has ${this.limit} snapshots, as many as one ${this.resource} keeps`
+  }
+  get status() {
+    return 413 as const
+  }
+}
