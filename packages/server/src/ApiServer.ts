@@ -21,7 +21,7 @@ import { answerOnce, joined, type KeyedAnswer } from "./Idempotency.ts"
 import { idempotencyHeader, parseIdempotencyKey } from "./IdempotencyKey.ts"
 import type { JobControl } from "./JobControl.ts"
 import { accessLine, metricsText, readiness, recordRequest, requestIdOf, startingReadiness, startupReason, type DispatcherState, type LogFormat, type StartupStep } from "./Operations.ts"
-import { defaultLimits, oversizedFields, type AnswerLimits } from "./Limits.ts"
+import { crowdedFields, defaultLimits, maxBodyItems, oversizedFields, type AnswerLimits } from "./Limits.ts"
 import { isReportToken, reportTokenJob } from "./ReportToken.ts"
 import { isJsonContentType, jsonDepth, maxJsonDepth } from "./RequestBody.ts"
 import { decodePart } from "./RequestDecoding.ts"
@@ -47,6 +47,7 @@ import {
   RouteNotFound,
   ResourceNotFound,
   ServiceStarting,
+  TooManyItems,
   Unauthenticated,
   UnsupportedMediaType,
   WriteConflict,
@@ -211,8 +212,10 @@ const admit = async (
   // Checked before decoding: nothing longer than a field may hold, and no text a store cannot hold (NUL, an
   // unpaired surrogate, anywhere in the body), is stored, so no answer can grow from it nor a query fail on it.
   const oversized = Result.isSuccess(parsed) ? oversizedFields(parsed.success, limits.fieldBytes) : []
+  const crowded = Result.isSuccess(parsed) ? crowdedFields(parsed.success, maxBodyItems) : []
   const unstorable = [
     ...oversized.map((f) => new FieldTooLarge({ field: f.path, bytes: f.bytes, limit: limits.fieldBytes })),
+    ...crowded.map((f) => new TooManyItems({ field: f.path, items: f.items, limit: maxBodyItems })),
     ...(Result.isSuccess(parsed) ? malformedTexts(parsed.success) : [])
   ]
   const body: Result.Result<unknown, Refusal> = unstorable.length === 0 ? parsed : Result.fail(refusalOf(unstorable))

@@ -60,3 +60,30 @@ export const oversizedFields = (body: unknown, limit: number): ReadonlyArray<Ove
   walk(body, "")
   return found
 }
+
+/** The most items (array entries or object keys) one array or object of a request body may hold: Dioptra's bodies
+ * hold tens; more would only make the service loop over what it cannot store or answer. */
+export const maxBodyItems = 10_000
+
+/** An array or object of a request body with more items than the limit: where it is, and how many it holds. */
+export interface CrowdedField {
+  readonly path: string
+  readonly items: number
+}
+
+/** Every array and object of a parsed JSON body holding more than `limit` items, with its path. */
+export const crowdedFields = (body: unknown, limit: number): ReadonlyArray<CrowdedField> => {
+  const found: Array<CrowdedField> = []
+  const walk = (value: unknown, path: string): void => {
+    if (typeof value !== "object" || value === null) return
+    const entries: ReadonlyArray<readonly [string | number, unknown]> = Array.isArray(value) ? value.map((item, i) => [i, item] as const) : Object.entries(value)
+    if (entries.length > limit) {
+      found.push({ path: path === "" ? "(the body)" : path, items: entries.length })
+      return
+    }
+    for (const [key, inner] of entries) walk(inner, at(path, key))
+  }
+  walk(body, "")
+  return found
+}
+

@@ -159,6 +159,20 @@ export class FieldTooLarge extends Schema.TaggedError<FieldTooLarge>()("FieldToo
   }
 }
 
+/** An array or object of the request body holds more items than the service reads (400). */
+export class TooManyItems extends Schema.TaggedError<TooManyItems>()("TooManyItems", {
+  field: Schema.String,
+  items: Schema.Number,
+  limit: Schema.Number
+}) {
+  override get message() {
+    return `body field ${this.field} holds ${this.items} items; at most ${this.limit} are accepted`
+  }
+  get status() {
+    return 400 as const
+  }
+}
+
 /** No endpoint has this path (404). */
 export class RouteNotFound extends Schema.TaggedError<RouteNotFound>()("RouteNotFound", {
   path: Schema.String

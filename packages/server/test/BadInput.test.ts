@@ -5,6 +5,7 @@ import fc from "fast-check"
 import { describe, expect, test } from "vitest"
 import { valueNesting } from "@dispatch/jobs"
 import { parse as parseYaml, stringify as yamlText } from "yaml"
+import { maxBodyItems } from "../src/Limits.ts"
 import { isJsonContentType, jsonDepth, maxJsonDepth } from "../src/RequestBody.ts"
 import { yamlDepth } from "../src/YamlDepth.ts"
 import { backends, useService } from "./Service.ts"
@@ -166,4 +167,18 @@ describe.each(backends)("bad input over HTTP on %s", (backend) => {
     expect(answer.body.detail[0]).toMatchObject({ path: "taskGraph", detail: `nests deeper than ${maxJsonDepth} levels` })
     expect((await alice("GET", "/entrypoints")).status).toBe(200)
   })
+
+  test(`an array or object of a body holding more than ${maxBodyItems} items is a 400 naming it, its count and the bound; nothing is stored`, async () => {
+    const { alice } = service()
+    const before = (await alice("GET", "/experiments")).body.totalNumResults
+    const crowded = await alice("POST", "/experiments", { name: "crowded", entrypoints: Array.from({ length: maxBodyItems + 1 }, () => 1) })
+    expect(crowded).toEqual({ status: 400, body: { ...problem, error: "TooManyItems" } })
+    expect(crowded.body.detail[0]).toMatchObject({ field: "entrypoints", items: maxBodyItems + 1, limit: maxBodyItems })
+    const keys = await alice("POST", "/experiments", { name: "crowded-keys", extra: Object.fromEntries(Array.from({ length: maxBodyItems + 1 }, (_, i) => [`k${i}`, i])) })
+    expect(keys.body.detail[0]).toMatchObject({ error: "TooManyItems", field: "extra", items: maxBodyItems + 1 })
+    expect((await alice("GET", "/experiments")).body.totalNumResults).toBe(before)
+    // As many as the bound is read as usual: here, every id names no entrypoint (404).
+    expect(await alice("POST", "/experiments", { name: "full", entrypoints: Array.from({ length: maxBodyItems }, () => 424242) })).toMatchObject({ status: 404 })
+  })
 })
+
