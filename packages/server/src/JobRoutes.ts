@@ -35,7 +35,7 @@ import { jobWire, type NamedJob } from "./JobWire.ts"
 import { insertArtifact, loadCatalogRows, readArtifact, readExperiment } from "./ResourceStore.ts"
 import { JobListQuery, JobsGroup } from "./Api.ts"
 import { route, type QueryValue, type RequestContext } from "./Route.ts"
-import { AlreadyExists, refusal, refusalOf, ResourceNotFound, type Refusal } from "./ServiceProblem.ts"
+import { AlreadyExists, refusal, refusalOf, ResourceNotFound, TooManyReferences, type Refusal } from "./ServiceProblem.ts"
 
 
 const jobNotFound = (id: number) => refusal(new ResourceNotFound({ resource: "job", id: String(id) }))
@@ -194,9 +194,13 @@ export const jobRoutes = [
       })
   }),
   route(JobsGroup, "createArtifact", {
-    handle: ({ principal, params, body, db, now }) =>
+    handle: ({ principal, params, body, db, now, limits }) =>
       db.transaction((sql) =>
         withExperimentJob(sql, principal.group, params, async (job) => {
+          // A job answers every artifact it produced: their number is bounded.
+          if (job.artifacts.length >= limits.references) {
+            return Result.fail(refusal(new TooManyReferences({ resource: "job", id: job.id, field: "artifacts", count: job.artifacts.length + 1, limit: limits.references })))
+          }
           const id = await insertArtifact(sql, principal.group, body.artifactType ?? "artifact", now(), {
             job: job.id,
             uri: body.uri,

@@ -17,6 +17,9 @@ export interface AnswerLimits {
   readonly snapshotsKept: number
   /** The most snapshots one artifact has: its answer lists every one's id. */
   readonly artifactSnapshots: number
+  /** The most resources one resource names, added over many requests: an experiment's entrypoints, a job's
+   * artifacts. Its answer lists every one. */
+  readonly references: number
 }
 
 /** The limits a service runs with unless told otherwise. */
@@ -26,7 +29,8 @@ export const defaultLimits: AnswerLimits = {
   snapshotBytes: 2 * 1024 * 1024,
   resourceBytes: 32 * 1024 * 1024,
   snapshotsKept: 10,
-  artifactSnapshots: 10_000
+  artifactSnapshots: 10_000,
+  references: 10_000
 }
 
 /** A string of a request body that is longer than the limit: where it is, and its size. */

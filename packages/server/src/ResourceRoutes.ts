@@ -28,6 +28,7 @@ import {
   readQueue,
   pruneSnapshots,
   registerEntrypoints,
+  registeredWith,
   snapshotBytes,
   snapshotBytesWith,
   entrypointSearchFields,
@@ -43,7 +44,7 @@ import {
 import { entrypointView, experimentView, queueView } from "./ResourceViews.ts"
 import { ArtifactsGroup, EntrypointsGroup, ExperimentsGroup, QueuesGroup } from "./Api.ts"
 import { route, type RequestContext } from "./Route.ts"
-import { AlreadyExists, InvalidRequest, NotYourGroup, refusal, refusalOf, ResourceNotFound, ResourceTooLarge, SnapshotTooLarge, TooManySnapshots, type Refusal, type ServiceProblem } from "./ServiceProblem.ts"
+import { AlreadyExists, InvalidRequest, NotYourGroup, refusal, refusalOf, ResourceNotFound, ResourceTooLarge, SnapshotTooLarge, TooManyReferences, TooManySnapshots, type Refusal, type ServiceProblem } from "./ServiceProblem.ts"
 
 const notFound = (resource: string, id: number) => new ResourceNotFound({ resource, id: String(id) })
 
@@ -212,11 +213,14 @@ export const resourceRoutes = [
       (await deleteResource(db, "experiments", principal.group, params.id, now())) ? Result.succeed(deleted(params.id)) : Result.fail(refusal(notFound("experiment", params.id)))
   }),
   route(ExperimentsGroup, "addEntrypoints", {
-    handle: ({ principal, params, body, db, link }) =>
+    handle: ({ principal, params, body, db, link, limits }) =>
       db.transaction(async (sql) => {
         if ((await readExperiment(sql, principal.group, params.id)) === undefined) return Result.fail(refusal(notFound("experiment", params.id)))
         const problems = await missing(sql, "entrypoints", principal.group, body.ids)
         if (problems.length > 0) return Result.fail(refusalOf(problems))
+        // Registrations add up over requests, and the experiment answers every one: their number is bounded.
+        const count = await registeredWith(sql, params.id, body.ids)
+        if (count > limits.references) return Result.fail(refusal(new TooManyReferences({ resource: "experiment", id: params.id, field: "entrypoints", count, limit: limits.references })))
         await registerEntrypoints(sql, params.id, body.ids)
         // Upstream answers the experiment's entrypoints (all of them, not only those added) as references.
         return Result.map(await readExperimentView(sql, principal, link, params.id), (experiment) => experiment.entrypoints)

@@ -124,6 +124,15 @@ export const registerEntrypoints = async (sql: Sql, experiment: number, entrypoi
   }
 }
 
+/** How many entrypoints an experiment would register with `more` added (those already registered counted once). */
+export const registeredWith = async (sql: Sql, experiment: number, more: ReadonlyArray<number>): Promise<number> => {
+  const [row] = await sql.query<{ n: number }>(
+    `select count(*)::int as n from (select entrypoint from experiment_entrypoints where experiment = $1 union select unnest($2::int[])) e`,
+    [experiment, [...more]]
+  )
+  return row?.n ?? 0
+}
+
 /** The ids among `ids` that name no resource of the group in `table`. */
 export const missingIds = async (sql: Sql, table: "entrypoints" | "queues", group: string, ids: ReadonlyArray<number>): Promise<ReadonlyArray<number>> => {
   if (ids.length === 0) return []

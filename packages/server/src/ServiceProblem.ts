@@ -392,3 +392,20 @@ export class TooManySnapshots extends Schema.TaggedError<TooManySnapshots>()("To
     return 413 as const
   }
 }
+
+/** A resource would name more resources than one may (413): an experiment's entrypoints, a job's artifacts; its
+ * answer lists them all. */
+export class TooManyReferences extends Schema.TaggedError<TooManyReferences>()("TooManyReferences", {
+  resource: Schema.String,
+  id: Schema.Number,
+  field: Schema.String,
+  count: Schema.Number,
+  limit: Schema.Number
+}) {
+  override get message() {
+    return `${this.resource} ${this.id} would have ${this.count} ${this.field}; at most ${this.limit} are kept for one ${this.resource}`
+  }
+  get status() {
+    return 413 as const
+  }
+}

@@ -208,7 +208,7 @@ describe("entrypoint snapshots: the latest answered, the rest a page at a time, 
   })
 
   test("the snapshots a resource keeps are bounded: past the bound a PUT (or a new artifact snapshot) is 413 naming it, and nothing is stored", async () => {
-    const small = await started({ limits: { resourceBytes: 20_000, snapshotsKept: 2, artifactSnapshots: 3 } })
+    const small = await started({ limits: { resourceBytes: 20_000, snapshotsKept: 2, artifactSnapshots: 3, references: 2 } })
     try {
       const bob = client(small.url, tokens.alice)
       const world = await registerWorld(bob, "bounded")
@@ -235,6 +235,19 @@ describe("entrypoint snapshots: the latest answered, the rest a page at a time, 
       const fourth = await bob("POST", `/artifacts/${artifact.id}/snapshots`)
       expect(fourth).toMatchObject({ status: 413, body: { error: "TooManySnapshots", detail: [{ resource: "artifact", id: artifact.id, limit: 3 }] } })
       expect((await bob("GET", `/artifacts/${artifact.id}`)).body.snapshots).toHaveLength(3)
+      // What adds up over requests, an experiment's entrypoints and a job's artifacts, is bounded too.
+      const third = (await bob("POST", "/entrypoints", { ...body(0), name: "ep-bounded-third" })).body.id
+      expect((await bob("POST", `/experiments/${other.experiment}/entrypoints`, { ids: [other.entrypoint] })).status).toBe(200)
+      const crowded = await bob("POST", `/experiments/${other.experiment}/entrypoints`, { ids: [world.entrypoint, third] })
+      expect(crowded).toMatchObject({ status: 413, body: { error: "TooManyReferences", detail: [{ resource: "experiment", field: "entrypoints", count: 3, limit: 2 }] } })
+      expect((await bob("GET", `/experiments/${other.experiment}`)).body.entrypoints).toHaveLength(1)
+      const made = await bob("POST", `/experiments/${other.experiment}/jobs`, jobBody(other.entrypoint, world.queue, { values: { data_dir: "/d" } }))
+      expect(made.status, JSON.stringify(made.body)).toBe(200)
+      const job = made.body
+      for (const n of [1, 2]) expect((await bob("POST", `/experiments/${other.experiment}/jobs/${job.id}/artifacts`, { uri: `s3://b/${n}` })).status).toBe(200)
+      const refusedArtifact = await bob("POST", `/experiments/${other.experiment}/jobs/${job.id}/artifacts`, { uri: "s3://b/3" })
+      expect(refusedArtifact).toMatchObject({ status: 413, body: { error: "TooManyReferences", detail: [{ resource: "job", field: "artifacts", limit: 2 }] } })
+      expect((await bob("GET", `/jobs/${job.id}`)).body.artifacts).toHaveLength(2)
     } finally {
       await small.close()
     }
