@@ -138,10 +138,12 @@ const nestedInStrings = (targets: Targets): fc.Arbitrary<Sent> => {
   const maybe = fc.option(nestedString, { nil: undefined })
   const sent = (method: string, path: string, label: string) => (body: unknown): Sent => ({ method, path, contentType: "application/json", body: json(body), label: `nested in strings: ${label}` })
   return fc.oneof(
+    // One parameter's value nested, the others plain: a value within the bounds makes a job (stored, and listed
+    // afterwards), one past them is refused for its nesting alone.
     fc
-      .record({ values: fc.array(maybe, { minLength: 6, maxLength: 6 }), description: maybe })
-      .map(({ values, description }) => ({
-        ...jobBody(targets.typed, targets.queue, { values: Object.fromEntries(parameterTypes.map((type, k) => [`p_${type}`, values[k] ?? plainValue[type]])) }),
+      .record({ type: fc.constantFrom(...parameterTypes), value: nestedString, description: maybe })
+      .map(({ type, value, description }) => ({
+        ...jobBody(targets.typed, targets.queue, { values: { ...Object.fromEntries(parameterTypes.map((t) => [`p_${t}`, plainValue[t]])), [`p_${type}`]: value } }),
         ...(description === undefined ? {} : { description })
       }))
       .map(sent("POST", `/experiments/${targets.experiment}/jobs`, "job values")),
@@ -247,6 +249,7 @@ const startServiceProcess = async (dataDir: string): Promise<{ readonly child: C
 const everyList = async (callers: ReadonlyArray<Client>, url: string) => {
   const failed: Array<string> = []
   let read = 0
+  let listed = 0
   const prefix = `${url}/api/v1`
   for (const call of callers) {
     const pages = async (path: string): Promise<ReadonlyArray<{ readonly id: number }>> => {
@@ -259,6 +262,7 @@ const everyList = async (callers: ReadonlyArray<Client>, url: string) => {
           return items
         }
         items.push(...(page.body.data as ReadonlyArray<{ readonly id: number }>))
+        listed += page.body.data.length
         next = typeof page.body.next === "string" ? page.body.next.slice(prefix.length) : undefined
       }
       return items
@@ -269,7 +273,7 @@ const everyList = async (callers: ReadonlyArray<Client>, url: string) => {
     for (const entrypoint of entrypoints) await pages(`/entrypoints/${entrypoint.id}/snapshots`)
     for (const job of jobs) await pages(`/jobs/${job.id}/log`)
   }
-  return { read, failed }
+  return { read, items: listed, failed }
 }
 
 describe("fuzzing every operation of the OpenAPI document", () => {
@@ -379,7 +383,7 @@ describe("fuzzing every operation of the OpenAPI document", () => {
     const read = await (alice as Client)("GET", `/jobs/${after.job.id}`)
     const afterRss = rssOf(service?.child.pid ?? 0)
     const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MiB`
-    const figures = `seed ${seed}, ${samples.length} requests in ${(sentMs / 1000).toFixed(1)} s; ${lists.read} lists read afterwards, ${lists.failed.length} not 200; service RSS idle ${mib(idleRss)}, after ${mib(afterRss)}`
+    const figures = `seed ${seed}, ${samples.length} requests in ${(sentMs / 1000).toFixed(1)} s; ${lists.read} lists (${lists.items} items) read afterwards, ${lists.failed.length} not 200; service RSS idle ${mib(idleRss)}, after ${mib(afterRss)}`
     console.info(`fuzz: ${figures}`)
     const report = [
       figures,
