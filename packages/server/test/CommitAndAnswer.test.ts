@@ -1,17 +1,12 @@
 // A creation commits exactly when it answers 2xx: a fault after its insert (the database failing, or the answer
 // failing to be written) leaves nothing stored, on both databases.
-import { mkdtemp, rm } from "node:fs/promises"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
-import { afterAll, beforeAll, describe, expect, test } from "vitest"
+import { describe, expect, test } from "vitest"
 import { handleApiRequest, type ApiEnvironment } from "../src/ApiServer.ts"
-import { DatabaseError, migrate, type Database, type Sql } from "../src/index.ts"
-import { openPglite } from "../src/PgliteDatabase.ts"
-import { openPostgres } from "../src/PostgresDatabase.ts"
+import { DatabaseError, type Database, type Sql } from "../src/index.ts"
 import { openApi, routes } from "../src/Serve.ts"
 import { inProcess, jobBody, registerWorld, tokenEntries, tokens } from "./Fixtures.ts"
 import { backends } from "./Service.ts"
-import { testPostgres, type TestPostgres } from "./TestPostgres.ts"
+import { useMigratedDatabase } from "./TestDatabase.ts"
 
 /** A database that runs every statement matching `after`, then fails: `lost` as a connection lost before the
  * answer, `unwritable` by handing back rows the answer cannot be written from (a value JSON has no form for). */
@@ -29,45 +24,32 @@ const failingAfter = (db: Database, after: RegExp, fault: "lost" | "unwritable" 
 }
 
 describe.each(backends)("a creation's commit and its answer on %s", (backend) => {
-  let db: Database | undefined
-  let postgres: TestPostgres | undefined
-  let dataDir: string | undefined
+  const database = useMigratedDatabase(backend, "commit")
   let clock = Date.UTC(2026, 10, 30, 12)
-  beforeAll(async () => {
-    postgres = backend === "postgres" ? await testPostgres() : undefined
-    dataDir = backend === "pglite" ? await mkdtemp(join(tmpdir(), "dispatch-commit-")) : undefined
-    db = postgres === undefined ? await openPglite(dataDir) : await openPostgres(postgres.url)
-    await migrate(db)
-  })
-  afterAll(async () => {
-    await db?.close()
-    await postgres?.release()
-    if (dataDir !== undefined) await rm(dataDir, { recursive: true, force: true })
-  })
-  const envOf = (database: Database, log?: (line: string) => void): ApiEnvironment => ({
+  const envOf = (db: Database, log?: (line: string) => void): ApiEnvironment => ({
     ...(log === undefined ? {} : { log }),
     routes,
     openApi,
     tokens: tokenEntries,
-    db: database,
+    db,
     now: () => new Date((clock += 1000)).toISOString(),
     baseUrl: "http://test"
   })
-  const callOn = (database: () => Database, log?: (line: string) => void) => async (method: string, url: string, body?: unknown) => {
-    const answer = await handleApiRequest(envOf(database(), log), { method, url: `/api/v1${url}`, authorization: `Bearer ${tokens.alice}`, body: body === undefined ? "" : JSON.stringify(body) })
+  const callOn = (db: () => Database, log?: (line: string) => void) => async (method: string, url: string, body?: unknown) => {
+    const answer = await handleApiRequest(envOf(db(), log), { method, url: `/api/v1${url}`, authorization: `Bearer ${tokens.alice}`, body: body === undefined ? "" : JSON.stringify(body) })
     return { status: answer.status, body: answer.body as any }
   }
-  const count = async (table: string) => (await (db as Database).query<{ n: number }>(`select count(*)::int as n from ${table}`))[0]?.n ?? 0
+  const count = async (table: string) => (await database().query<{ n: number }>(`select count(*)::int as n from ${table}`))[0]?.n ?? 0
 
   test.each([
     ["the database fails after the insert", "lost", "DatabaseError"],
     ["the answer cannot be written from what the insert returned", "unwritable", "InternalError"]
   ] as const)("a job creation where %s answers 500 and stores nothing", async (_, fault, error) => {
-    const alice = inProcess(callOn(() => db as Database))
+    const alice = inProcess(callOn(database))
     const world = await registerWorld(alice, `fault-${fault}`)
     const [jobs, history] = [await count("jobs"), await count("job_status_history")]
     const logged: Array<string> = []
-    const faulty = callOn(() => failingAfter(db as Database, /insert into jobs/, fault), (line) => logged.push(line))
+    const faulty = callOn(() => failingAfter(database(), /insert into jobs/, fault), (line) => logged.push(line))
     const answer = await faulty("POST", `/experiments/${world.experiment}/jobs`, jobBody(world.entrypoint, world.queue))
     expect(answer.status).toBe(500)
     expect(answer.body).toMatchObject({ error })
@@ -88,7 +70,7 @@ describe.each(backends)("a creation's commit and its answer on %s", (backend) =>
     ["an artifact", "artifacts", /insert into artifact_snapshots/, () => ({ artifactType: "model" })]
   ] as const)("%s whose insert ran and then failed answers 500 and stores nothing", async (_, table, after, body) => {
     const before = await count(table)
-    const answer = await callOn(() => failingAfter(db as Database, after))("POST", `/${table}`, body())
+    const answer = await callOn(() => failingAfter(database(), after))("POST", `/${table}`, body())
     expect(answer.status).toBe(500)
     expect(await count(table)).toBe(before)
   })

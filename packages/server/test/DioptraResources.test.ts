@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest"
 import type { JobServer } from "../src/index.ts"
 import { defaultLimits } from "../src/index.ts"
 import { client, entrypointBody, jobBody, queueBody, registerWorld, started, tokens, type Client } from "./Fixtures.ts"
+import { useService } from "./Service.ts"
 
 describe("queues, entrypoints and experiments in Dioptra's shapes", () => {
   let server: JobServer
@@ -141,15 +142,7 @@ describe("queues, entrypoints and experiments in Dioptra's shapes", () => {
 })
 
 describe("entrypoint snapshots: the latest answered, the rest a page at a time, bounded and pruned", () => {
-  let server: JobServer
-  let alice: Client
-  beforeAll(async () => {
-    server = await started({})
-    alice = client(server.url, tokens.alice)
-  })
-  afterAll(async () => {
-    await server.close()
-  })
+  const service = useService("pglite")
   const bytesOf = (body: unknown) => Buffer.byteLength(JSON.stringify(body))
   const parameters = (count: number, chars: number, tag: string) =>
     Array.from({ length: count }, (_, i) => ({ name: `p${i}`, type: "string", defaultValue: `${tag}${"x".repeat(chars - tag.length)}` }))
@@ -157,6 +150,7 @@ describe("entrypoint snapshots: the latest answered, the rest a page at a time, 
   // Every PUT kept a snapshot and every answer carried all of them: the 33rd PUT of such an entrypoint answered
   // 273 MB, the 34th a 500 from PostgreSQL.
   test("an entrypoint of 120 parameters with 65,000-character defaults (a 7.8 MB body) is 413 naming the bound, and nothing is stored", async () => {
+    const { alice } = service()
     const queue = (await alice("POST", "/queues", queueBody("huge-q"))).body
     const before = (await alice("GET", "/entrypoints")).body.totalNumResults
     const huge = { ...entrypointBody("huge-ep", [queue.id]), parameters: parameters(120, 65_000, "d") }
@@ -167,6 +161,7 @@ describe("entrypoint snapshots: the latest answered, the rest a page at a time, 
   })
 
   test("repeated PUTs of a 1 MB entrypoint: each answer is the latest snapshot and a link, the last 10 no job names are kept, and those a job names stay", async () => {
+    const { alice, server } = service()
     const world = await registerWorld(alice, "grow")
     const body = (n: number) => ({ ...entrypointBody("ep-grow", [world.queue]), parameters: [{ name: "data_dir", type: "string" }, ...parameters(15, 64_000, `v${n}-`)] })
     const first = (await alice("PUT", `/entrypoints/${world.entrypoint}`, body(0))).body

@@ -8,7 +8,6 @@
 import { execFile, spawn, type ChildProcess } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { mkdtemp, rm } from "node:fs/promises"
-import { connect } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -16,6 +15,7 @@ import fc from "fast-check"
 import { afterAll, beforeAll, describe, expect, test } from "vitest"
 import { defaultLimits } from "../src/index.ts"
 import { client, entrypointBody, jobBody, newJob, queueBody, tokenEntries, tokens, type Client } from "./Fixtures.ts"
+import { bodyOf as rawBodyOf, headerOf, rawExchange, statusOf } from "./RawHttp.ts"
 
 const runs = Number(process.env["DISPATCH_FUZZ_RUNS"] ?? 10_000)
 const seed = Number(process.env["DISPATCH_FUZZ_SEED"] ?? 20261201)
@@ -194,27 +194,14 @@ const everyMethod = (operations: ReadonlyArray<Operation>, ownIds: ReadonlyArray
     }))
 
 /** Sends what fetch will not (CONNECT, TRACE, TRACK) on a socket of its own and reads the answer until it closes. */
-const rawRequest = (url: string, sent: Sent): Promise<{ readonly status: number; readonly contentType: string; readonly body: string }> =>
-  new Promise((resolve, reject) => {
-    const { hostname, port } = new URL(url)
-    const socket = connect({ host: hostname, port: Number(port) })
-    const chunks: Array<Buffer> = []
-    socket.on("data", (chunk: Buffer) => chunks.push(chunk))
-    socket.on("error", reject)
-    socket.on("close", () => {
-      const answer = Buffer.concat(chunks).toString("utf8")
-      const head = answer.slice(0, Math.max(0, answer.indexOf("\r\n\r\n")))
-      resolve({
-        status: Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1] ?? 0),
-        contentType: /\r\ncontent-type: ([^\r]*)/i.exec(head)?.[1] ?? "",
-        body: answer.slice(head.length + 4)
-      })
-    })
-    const body = sent.body ?? new Uint8Array()
-    const headers = [`Host: ${hostname}`, `Authorization: Bearer ${tokens.alice}`, ...(sent.contentType === undefined ? [] : [`Content-Type: ${sent.contentType}`]), `Content-Length: ${body.length}`, "Connection: close"]
-    socket.write(`${sent.method} /api/v1${sent.path} HTTP/1.1\r\n${headers.join("\r\n")}\r\n\r\n`)
-    socket.end(body)
-  })
+const rawRequest = async (url: string, sent: Sent): Promise<{ readonly status: number; readonly contentType: string; readonly body: string }> => {
+  const body = sent.body ?? new Uint8Array()
+  const headers = [`Host: ${new URL(url).hostname}`, `Authorization: Bearer ${tokens.alice}`, ...(sent.contentType === undefined ? [] : [`Content-Type: ${sent.contentType}`]), `Content-Length: ${body.length}`, "Connection: close"]
+  const answer = await rawExchange(url, `${sent.method} /api/v1${sent.path} HTTP/1.1\r\n${headers.join("\r\n")}\r\n\r\n`, body)
+  // A connection closed without a status line is no answer (what CONNECT got before the service handled it).
+  if (Number.isNaN(statusOf(answer))) throw new Error(`the connection closed with no answer: ${JSON.stringify(answer.slice(0, 200))}`)
+  return { status: statusOf(answer), contentType: headerOf(answer, "content-type") ?? "", body: rawBodyOf(answer) }
+}
 
 const serverDir = fileURLToPath(new URL("..", import.meta.url))
 

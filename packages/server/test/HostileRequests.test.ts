@@ -1,6 +1,5 @@
 // Requests no client library would send, written on a raw socket: each gets a JSON problem answer and the
 // service keeps serving.
-import { connect } from "node:net"
 import { test as propTest } from "@fast-check/vitest"
 import fc from "fast-check"
 import { Result } from "effect"
@@ -8,46 +7,23 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest"
 import type { JobServer } from "../src/index.ts"
 import { parseRequestTarget } from "../src/RequestTarget.ts"
 import { client, started, tokens } from "./Fixtures.ts"
-
-/** Writes `raw` on a fresh connection and resolves to everything the service sent until it closed. */
-const rawExchange = (url: string, raw: string): Promise<string> =>
-  new Promise((resolve, reject) => {
-    const { hostname, port } = new URL(url)
-    const socket = connect({ host: hostname, port: Number(port) })
-    const chunks: Array<Buffer> = []
-    socket.on("data", (chunk: Buffer) => chunks.push(chunk))
-    socket.on("error", reject)
-    socket.on("close", () => resolve(Buffer.concat(chunks).toString("utf8")))
-    socket.write(raw)
-  })
+import { bodyOf, headerOf, rawExchange, statusOf } from "./RawHttp.ts"
 
 /** The status and JSON body of a raw HTTP/1.1 answer. */
-const parsed = (answer: string) => {
-  const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1])
-  const body = answer.slice(answer.indexOf("\r\n\r\n") + 4)
-  return { status, body: JSON.parse(body) as unknown }
-}
-
-/** A header of a raw HTTP/1.1 answer, undefined when absent. */
-const headerOf = (answer: string, name: string) =>
-  answer
-    .slice(0, answer.indexOf("\r\n\r\n"))
-    .split("\r\n")
-    .find((line) => line.toLowerCase().startsWith(`${name}:`))
-    ?.slice(name.length + 1)
-    .trim()
+const parsed = (answer: string) => ({ status: statusOf(answer), body: JSON.parse(bodyOf(answer)) as unknown })
 
 const problemBody = { error: expect.any(String), message: expect.any(String), detail: expect.any(Array) }
 
+let server: JobServer | undefined
+beforeAll(async () => {
+  server = await started({})
+})
+afterAll(async () => {
+  await server?.close()
+})
+const url = () => server?.url ?? ""
+
 describe("hostile request lines", () => {
-  let server: JobServer | undefined
-  beforeAll(async () => {
-    server = await started({})
-  })
-  afterAll(async () => {
-    await server?.close()
-  })
-  const url = () => server?.url ?? ""
 
   test.each(["//", "///", "//@", "//%", "//[::1", "http://", "http://[::1", "*", "/api/v1/jobs/%", "/api/v1//"])("GET %s is answered with a JSON problem, and the service keeps serving", async (target) => {
     const answer = parsed(await rawExchange(url(), `GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`))
@@ -74,14 +50,6 @@ describe("hostile request lines", () => {
 })
 
 describe("methods the API does not serve", () => {
-  let server: JobServer | undefined
-  beforeAll(async () => {
-    server = await started({})
-  })
-  afterAll(async () => {
-    await server?.close()
-  })
-  const url = () => server?.url ?? ""
 
   // node:http hands CONNECT to 'connect' listeners only, and with none closed the connection without a word.
   test.each([

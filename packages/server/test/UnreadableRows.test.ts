@@ -1,45 +1,27 @@
 // A stored row the service cannot render (written past the API, or by a version that accepted more) never breaks
 // its list: the list answers 200 with an error item naming the row's id and URL, the service logs it, and the row
 // can be deleted through the API.
-import { mkdtemp, rm } from "node:fs/promises"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { Schema } from "effect"
-import { afterAll, beforeAll, describe, expect, test } from "vitest"
+import { describe, expect, test } from "vitest"
 import { handleApiRequest, type ApiEnvironment } from "../src/ApiServer.ts"
-import { JobResponse, migrate, pageOf, type Database } from "../src/index.ts"
+import { JobResponse, pageOf } from "../src/index.ts"
 import { listItem } from "../src/ListPage.ts"
-import { openPglite } from "../src/PgliteDatabase.ts"
-import { openPostgres } from "../src/PostgresDatabase.ts"
 import { openApi, routes } from "../src/Serve.ts"
 import { inProcess, jobBody, newJob, registerWorld, tokenEntries, tokens } from "./Fixtures.ts"
 import { backends } from "./Service.ts"
-import { testPostgres, type TestPostgres } from "./TestPostgres.ts"
+import { useMigratedDatabase } from "./TestDatabase.ts"
 
 const deepJson = (depth: number) => `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`
 
 describe.each(backends)("a stored row that cannot be rendered, on %s", (backend) => {
-  let db: Database | undefined
-  let postgres: TestPostgres | undefined
-  let dataDir: string | undefined
+  const database = useMigratedDatabase(backend, "unreadable")
   let clock = Date.UTC(2026, 10, 30, 12)
   const logged: Array<string> = []
-  beforeAll(async () => {
-    postgres = backend === "postgres" ? await testPostgres() : undefined
-    dataDir = backend === "pglite" ? await mkdtemp(join(tmpdir(), "dispatch-unreadable-")) : undefined
-    db = postgres === undefined ? await openPglite(dataDir) : await openPostgres(postgres.url)
-    await migrate(db)
-  })
-  afterAll(async () => {
-    await db?.close()
-    await postgres?.release()
-    if (dataDir !== undefined) await rm(dataDir, { recursive: true, force: true })
-  })
   const env = (): ApiEnvironment => ({
     routes,
     openApi,
     tokens: tokenEntries,
-    db: db as Database,
+    db: database(),
     now: () => new Date((clock += 1000)).toISOString(),
     baseUrl: "http://test",
     log: (line) => void logged.push(line)
@@ -53,7 +35,7 @@ describe.each(backends)("a stored row that cannot be rendered, on %s", (backend)
     const { world, job } = await newJob(alice, "unreadable")
     const healthy = await alice("POST", `/experiments/${world.experiment}/jobs`, jobBody(world.entrypoint, world.queue))
     // Written past the API, as no request can: the values nest 5,000 deep.
-    await (db as Database).query(`update jobs set parameter_values = $1::jsonb where id = $2`, [deepJson(5000), job.id])
+    await database().query(`update jobs set parameter_values = $1::jsonb where id = $2`, [deepJson(5000), job.id])
     for (const path of ["/jobs", `/experiments/${world.experiment}/jobs`, "/jobs?pageLength=1"]) {
       const list = await alice("GET", path)
       expect(list.status, path).toBe(200)
@@ -73,8 +55,8 @@ describe.each(backends)("a stored row that cannot be rendered, on %s", (backend)
 
   test("an entrypoint whose stored task graph cannot be written as YAML is an error item in the entrypoint list", async () => {
     const world = await registerWorld(alice, "unreadable-ep")
-    const [snapshot] = await (db as Database).query<{ id: number }>(`select id from entrypoint_snapshots where entrypoint = $1`, [world.entrypoint])
-    await (db as Database).query(`update entrypoint_snapshots set document = jsonb_set(document - 'taskGraphText', '{taskGraph}', $1::jsonb) where id = $2`, [deepJson(5000), snapshot?.id])
+    const [snapshot] = await database().query<{ id: number }>(`select id from entrypoint_snapshots where entrypoint = $1`, [world.entrypoint])
+    await database().query(`update entrypoint_snapshots set document = jsonb_set(document - 'taskGraphText', '{taskGraph}', $1::jsonb) where id = $2`, [deepJson(5000), snapshot?.id])
     const list = await alice("GET", "/entrypoints")
     expect(list.status).toBe(200)
     expect(list.body.data.find((e: { id: number }) => e.id === world.entrypoint)).toEqual({
