@@ -34,6 +34,8 @@ describe("jsonDepth and valueNesting", () => {
     expect(jsonDepth(`[{"a": [1]}, [[2]], 3]`)).toBe(3)
     expect(valueNesting([{ a: [1] }, [[2]], 3])).toBe(3)
     expect(valueNesting("[[[")).toBe(0)
+    // A shallow sibling walked after a deep one does not lower the count, in either order.
+    expect([valueNesting([[], [[1]]]), valueNesting([[[1]], []]), valueNesting({ a: {}, b: { c: [1] } })]).toEqual([3, 3, 3])
     expect(maxJsonDepth).toBe(64)
   })
 })

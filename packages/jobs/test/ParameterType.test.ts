@@ -68,6 +68,13 @@ describe("coerceValue", () => {
     }
   )
 
+  it("parses a list or mapping exactly as deep as the bound, and refuses one level more", () => {
+    expect(Result.isSuccess(coerceValue("list", nestedList(maxJsonDepth)))).toBe(true)
+    expect(Result.isSuccess(coerceValue("mapping", nestedMapping(maxJsonDepth)))).toBe(true)
+    expect(failureOf(coerceValue("list", nestedList(maxJsonDepth + 1)))).toBe(`it nests deeper than ${maxJsonDepth} levels`)
+    expect(failureOf(coerceValue("mapping", nestedMapping(maxJsonDepth + 1)))).toBe(`it nests deeper than ${maxJsonDepth} levels`)
+  })
+
   it("counts no nesting for types that parse no JSON, and a million levels in one pass", () => {
     expect(valueDepth("string", nestedList(10))).toBe(0)
     expect(failureOf(coerceValue("list", nestedList(1_000_000)))).toBe(`it nests deeper than ${maxJsonDepth} levels`)
