@@ -38,4 +38,13 @@ describe("jsonDepth and valueNesting", () => {
     expect([valueNesting([[], [[1]]]), valueNesting([[[1]], []]), valueNesting({ a: {}, b: { c: [1] } })]).toEqual([3, 3, 3])
     expect(maxJsonDepth).toBe(64)
   })
+
+  it("valueNesting walks without the call stack and stops past its limit, cycles included", () => {
+    let deep: unknown = 1
+    for (let i = 0; i < 100_000; i++) deep = [deep]
+    expect(valueNesting(deep)).toBe(100_000)
+    const cycle: Array<unknown> = []
+    cycle.push(cycle)
+    expect(valueNesting(cycle, 10)).toBe(11)
+  })
 })

@@ -3,11 +3,8 @@
 import { test as propTest } from "@fast-check/vitest"
 import fc from "fast-check"
 import { describe, expect, test } from "vitest"
-import { valueNesting } from "@dispatch/jobs"
-import { parse as parseYaml, stringify as yamlText } from "yaml"
 import { maxBodyItems } from "../src/Limits.ts"
 import { isJsonContentType, jsonDepth, maxJsonDepth } from "../src/RequestBody.ts"
-import { yamlDepth } from "../src/YamlDepth.ts"
 import { backends, useService } from "./Service.ts"
 import { entrypointBody, jobBody, newJob, registerWorld } from "./Fixtures.ts"
 
@@ -18,20 +15,6 @@ const nested = (depth: number): unknown => (depth === 0 ? 1 : [nested(depth - 1)
 propTest.prop([fc.integer({ min: 0, max: 300 }), fc.string()])("jsonDepth counts the nesting of arrays and objects, never brackets inside strings", (depth, text) => {
   expect(jsonDepth(JSON.stringify({ text, inner: nested(depth) }))).toBe(depth + 1)
   expect(jsonDepth(JSON.stringify(text))).toBe(0)
-})
-
-propTest.prop([fc.jsonValue({ maxDepth: 12 }), fc.boolean()])("yamlDepth counts as deep as the parsed value nests, in block or flow style", (value, flow) => {
-  const text = flow ? JSON.stringify(value) : yamlText(value)
-  expect(yamlDepth(text)).toBe(valueNesting(parseYaml(text)))
-})
-
-test("valueNesting walks without the call stack and stops past its limit, cycles included", () => {
-  let deep: unknown = 1
-  for (let i = 0; i < 100_000; i++) deep = [deep]
-  expect(valueNesting(deep)).toBe(100_000)
-  const cycle: Array<unknown> = []
-  cycle.push(cycle)
-  expect(valueNesting(cycle, 10)).toBe(11)
 })
 
 test("a Content-Type is JSON when it is application/json or +json, with any parameters; none is taken as JSON", () => {
