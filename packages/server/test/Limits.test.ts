@@ -21,4 +21,5 @@ test("crowdedFields names the body itself, array items by index, every crowded c
   expect(crowdedFields({ a: [[1, 2, 3], [4], [5]] }, 2)).toEqual([{ path: "a", items: 3 }])
   expect(crowdedFields({ a: "long string", b: 7, c: null }, 2)).toEqual([{ path: "(the body)", items: 3 }])
   expect(crowdedFields("text", 0)).toEqual([])
+  expect(crowdedFields({ a: null, b: "xyz", c: 12345 }, 3)).toEqual([])
 })

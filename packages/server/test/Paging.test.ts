@@ -50,3 +50,14 @@ test("an item that cannot be written as JSON is replaced by what `unwritable` ma
   expect(fitToBytes(items, 28, (item) => ({ id: item.id, why: true }))).toEqual({ kept: [{ id: 1 }, { id: 2, why: true }], cut: true })
   expect(() => fitToBytes(items, 1000)).toThrow(TypeError)
 })
+
+test("a page's items are counted as their JSON with a comma between, and the first is always held", () => {
+  const two = [{ id: 1 }, { id: 2 }]
+  // `{"id":1}` (8) + `,` + `{"id":2}` (8) = 17.
+  expect(fitToBytes(two, 17)).toEqual({ kept: two, cut: false })
+  expect(fitToBytes(two, 16)).toEqual({ kept: [{ id: 1 }], cut: true })
+  expect(fitToBytes([{ id: 1 }], 2)).toEqual({ kept: [{ id: 1 }], cut: false })
+  // What JSON has no text for counts as `null` (4), written or replaced.
+  expect(fitToBytes([undefined, undefined], 8)).toEqual({ kept: [undefined], cut: true })
+  expect(fitToBytes<unknown>([1n, 1n], 8, () => undefined)).toEqual({ kept: [undefined], cut: true })
+})
