@@ -1,7 +1,7 @@
 import { test } from "@fast-check/vitest"
 import fc from "fast-check"
 import { expect } from "vitest"
-import { maxPageLength, page, pageWindow } from "../src/Paging.ts"
+import { fitToBytes, maxPageLength, page, pageWindow } from "../src/Paging.ts"
 
 const window = fc.record({ index: fc.nat({ max: 500 }), pageLength: fc.integer({ min: 1, max: maxPageLength }) })
 
@@ -40,4 +40,24 @@ test.prop([fc.nat({ max: 400 }), window])("the previous link starts one page ear
 test("a query without paging fields reads the first 20 items", () => {
   expect(pageWindow({})).toEqual({ index: 0, pageLength: 20 })
   expect(pageWindow({ index: 40, pageLength: 5 })).toEqual({ index: 40, pageLength: 5 })
+})
+
+test("an item that cannot be written as JSON is replaced by what `unwritable` makes of it, counted at its own size; without it, the failure is thrown", () => {
+  const items = [{ id: 1 }, { id: 2, bad: 1n }, { id: 3 }]
+  const replaced = fitToBytes(items, 1000, (item, cause) => ({ id: item.id, why: cause instanceof TypeError }))
+  expect(replaced).toEqual({ kept: [{ id: 1 }, { id: 2, why: true }, { id: 3 }], cut: false })
+  // The budget counts the replacement's bytes: `{"id":1}` (8), `,{"id":2,"why":true}` (20) and no room for a third.
+  expect(fitToBytes(items, 28, (item) => ({ id: item.id, why: true }))).toEqual({ kept: [{ id: 1 }, { id: 2, why: true }], cut: true })
+  expect(() => fitToBytes(items, 1000)).toThrow(TypeError)
+})
+
+test("a page's items are counted as their JSON with a comma between, and the first is always held", () => {
+  const two = [{ id: 1 }, { id: 2 }]
+  // `{"id":1}` (8) + `,` + `{"id":2}` (8) = 17.
+  expect(fitToBytes(two, 17)).toEqual({ kept: two, cut: false })
+  expect(fitToBytes(two, 16)).toEqual({ kept: [{ id: 1 }], cut: true })
+  expect(fitToBytes([{ id: 1 }], 2)).toEqual({ kept: [{ id: 1 }], cut: false })
+  // What JSON has no text for counts as `null` (4), written or replaced.
+  expect(fitToBytes([undefined, undefined], 8)).toEqual({ kept: [undefined], cut: true })
+  expect(fitToBytes<unknown>([1n, 1n], 8, () => undefined)).toEqual({ kept: [undefined], cut: true })
 })
