@@ -1,0 +1,72 @@
+// The torch plugin's environment as Trainer v2.3 computes it (pkg/runtime/framework/plugins/torch):
+// PET_NPROC_PER_NODE from numProcPerNode, else "auto" when the node has GPUs, else its CPUs rounded up
+// (at least 1); the master address of the `node` job's first pod on port 29500; nothing without a
+// trainer section; torchtune's command gets no master address.
+import { fc, test } from "@fast-check/vitest"
+import { describe, expect, it } from "vitest"
+import type { KubeObject } from "../src/Api.ts"
+import { torchProcsPerNode } from "../src/controllers/trainer/PodTemplates.ts"
+import { create, list, simulator, specOf, trainJob } from "./controllers-sim.ts"
+
+const millis = fc.integer({ min: 1, max: 256_000 })
+const gpuName = fc.constantFrom("nvidia.com/gpu", "amd.com/gpu", "example.org/GPU-large")
+
+describe("torchProcsPerNode", () => {
+  test.prop([fc.integer({ min: 1, max: 1024 }), fc.option(fc.record({ requests: fc.record({ cpu: fc.string() }) }), { nil: undefined })])("numProcPerNode wins over any resources", (n, resources) => {
+    expect(torchProcsPerNode(n, resources)).toBe(String(n))
+  })
+
+  test.prop([gpuName, fc.integer({ min: 1, max: 16 }), fc.constantFrom("requests", "limits"), millis])("a node with GPUs, requested or limited, leaves the count to torchrun", (gpu, count, where, cpu) => {
+    expect(torchProcsPerNode(undefined, { [where]: { [gpu]: count }, requests: { cpu: `${cpu}m`, ...(where === "requests" ? { [gpu]: count } : {}) } })).toBe("auto")
+  })
+
+  test.prop([millis])("a CPU request counts its cores rounded up, as Quantity's Value() does", (m) => {
+    expect(torchProcsPerNode(undefined, { requests: { cpu: `${m}m` } })).toBe(String(Math.ceil(m / 1000)))
+  })
+
+  test.prop([fc.integer({ min: 1, max: 64 }), fc.constantFrom(undefined, "0")])("the CPU limit counts when nothing (or zero) is requested", (cores, request) => {
+    expect(torchProcsPerNode(undefined, { limits: { cpu: cores }, ...(request === undefined ? {} : { requests: { cpu: request } }) })).toBe(String(cores))
+  })
+
+  it("is at least 1 without CPU or GPU, and a GPU count of 0 does not count", () => {
+    expect(torchProcsPerNode(undefined, undefined)).toBe("1")
+    expect(torchProcsPerNode(undefined, { requests: { memory: "1Gi" } })).toBe("1")
+    expect(torchProcsPerNode(undefined, { requests: { cpu: "4", "nvidia.com/gpu": 0 } })).toBe("4")
+    expect(torchProcsPerNode(undefined, { requests: { cpu: "1.5" } })).toBe("2")
+  })
+})
+
+describe("a TrainJob's pods", () => {
+  const envOf = (name: string, spec: Record<string, unknown>): ReadonlyArray<Record<string, unknown>> => {
+    const sim = simulator({ trainer: { runTimeMs: 60_000 } })
+    expect(create(sim, "trainjobs", trainJob(name, spec)).code).toBe(201)
+    sim.advance(1000)
+    const pod = list(sim, "pods", `batch.kubernetes.io/job-name=${name}-node-0`)[0] as KubeObject
+    const containers = specOf(pod)["containers"] as Array<Record<string, unknown>>
+    return (containers.find((c) => c["name"] === "node")?.["env"] as Array<Record<string, unknown>> | undefined) ?? []
+  }
+  const value = (env: ReadonlyArray<Record<string, unknown>>, name: string) => env.find((e) => e["name"] === name)?.["value"]
+
+  it("get PET_NPROC_PER_NODE from the CPU request of a CPU-only node, and Trainer's master port", () => {
+    const env = envOf("cpu", { trainer: { numNodes: 2, resourcesPerNode: { requests: { cpu: "2500m" } }, env: [{ name: "LR", value: "0.1" }] } })
+    expect(env.filter((e) => String(e["name"]).startsWith("PET_") || e["name"] === "LR")).toEqual([
+      { name: "LR", value: "0.1" },
+      { name: "PET_NNODES", value: "2" },
+      { name: "PET_NPROC_PER_NODE", value: "3" },
+      { name: "PET_NODE_RANK", valueFrom: { fieldRef: { fieldPath: "metadata.annotations['batch.kubernetes.io/job-completion-index']" } } },
+      { name: "PET_MASTER_ADDR", value: "cpu-node-0-0.cpu" },
+      { name: "PET_MASTER_PORT", value: "29500" }
+    ])
+  })
+
+  it("keep auto for GPUs, and take numProcPerNode as given", () => {
+    expect(value(envOf("gpu", { trainer: { resourcesPerNode: { limits: { "nvidia.com/gpu": 2 } } } }), "PET_NPROC_PER_NODE")).toBe("auto")
+    expect(value(envOf("four", { trainer: { numProcPerNode: 4, resourcesPerNode: { limits: { "nvidia.com/gpu": 2 } } } }), "PET_NPROC_PER_NODE")).toBe("4")
+  })
+
+  it("get no PET_* variables without a trainer section, and no master address for torchtune", () => {
+    expect(envOf("bare", {}).filter((e) => String(e["name"]).startsWith("PET_"))).toEqual([])
+    const tune = envOf("tune", { trainer: { command: ["tune", "run"] } })
+    expect(tune.map((e) => e["name"]).filter((n) => String(n).startsWith("PET_"))).toEqual(["PET_NNODES", "PET_NPROC_PER_NODE", "PET_NODE_RANK"])
+  })
+})
