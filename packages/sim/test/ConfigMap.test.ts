@@ -29,7 +29,9 @@ describe("checkConfigMap", () => {
       'binaryData[a]: Duplicate value: "a"',
       'binaryData[b]: Invalid value: "not base64!": illegal base64 data'
     ])
+    expect(checkConfigMap({ binaryData: { "no/slash": "AQ==" } }, undefined).map((e) => e.field)).toEqual(["binaryData[no/slash]"])
     expect(checkConfigMap({ data: { big: "x".repeat(maxConfigMapBytes) } }, undefined).map((e) => e.reason)).toEqual(["FieldValueTooLong"])
+    expect(checkConfigMap({ binaryData: { big: "AAAA".repeat(maxConfigMapBytes / 3 + 1) } }, undefined).map((e) => e.reason)).toEqual(["FieldValueTooLong"])
     expect(checkConfigMap({ data: { big: "x".repeat(maxConfigMapBytes - 3) } }, undefined)).toEqual([])
   })
 
@@ -41,5 +43,6 @@ describe("checkConfigMap", () => {
     expect(changed).toEqual(same(before, after) ? [] : ["data"])
     expect(checkConfigMap({ data: before, immutable: false }, old).map((e) => e.field)).toEqual(["immutable"])
     expect(checkConfigMap({ data: after }, { data: before })).toEqual([])
+    expect(checkConfigMap({ data: before, immutable: true, binaryData: { k: "AQ==" } }, old).map((e) => e.field)).toEqual(["binaryData"])
   })
 })

@@ -37,8 +37,9 @@ describe("torchProcsPerNode", () => {
 })
 
 describe("a TrainJob's pods", () => {
-  const envOf = (name: string, spec: Record<string, unknown>): ReadonlyArray<Record<string, unknown>> => {
+  const envOf = (name: string, spec: Record<string, unknown>, runtime?: KubeObject): ReadonlyArray<Record<string, unknown>> => {
     const sim = simulator({ trainer: { runTimeMs: 60_000 } })
+    if (runtime !== undefined) expect(create(sim, "clustertrainingruntimes", runtime).code).toBe(201)
     expect(create(sim, "trainjobs", trainJob(name, spec)).code).toBe(201)
     sim.advance(1000)
     const pod = list(sim, "pods", `batch.kubernetes.io/job-name=${name}-node-0`)[0] as KubeObject
@@ -62,6 +63,28 @@ describe("a TrainJob's pods", () => {
   it("keep auto for GPUs, and take numProcPerNode as given", () => {
     expect(value(envOf("gpu", { trainer: { resourcesPerNode: { limits: { "nvidia.com/gpu": 2 } } } }), "PET_NPROC_PER_NODE")).toBe("auto")
     expect(value(envOf("four", { trainer: { numProcPerNode: 4, resourcesPerNode: { limits: { "nvidia.com/gpu": 2 } } } }), "PET_NPROC_PER_NODE")).toBe("4")
+  })
+
+  // A runtime whose trainer step runs these containers.
+  const runtimeWith = (name: string, containers: ReadonlyArray<Record<string, unknown>>): KubeObject => ({
+    apiVersion: "trainer.kubeflow.org/v1alpha1",
+    kind: "ClusterTrainingRuntime",
+    metadata: { name },
+    spec: {
+      mlPolicy: { numNodes: 1, torch: {} },
+      template: { spec: { replicatedJobs: [{ name: "node", template: { metadata: { labels: { "trainer.kubeflow.org/trainjob-ancestor-step": "trainer" } }, spec: { template: { spec: { containers } } } } }] } }
+    }
+  })
+
+  it("count the runtime's node container when the TrainJob names no resources, and only that container", () => {
+    const sidecar = { name: "sidecar", image: "example.org/side:1", resources: { limits: { "nvidia.com/gpu": 1 } } }
+    const node = (resources: Record<string, unknown>) => ({ name: "node", image: "example.org/train:1", resources })
+    const procs = (runtime: KubeObject) => value(envOf("from-runtime", { runtimeRef: { name: String(runtime.metadata?.["name"]) }, trainer: {} }, runtime), "PET_NPROC_PER_NODE")
+    expect(procs(runtimeWith("requests-cpu", [sidecar, node({ requests: { cpu: "6" } })]))).toBe("6")
+    expect(procs(runtimeWith("limits-cpu", [node({ limits: { cpu: "1500m" } })]))).toBe("2")
+    expect(procs(runtimeWith("gpus", [node({ limits: { "nvidia.com/gpu": 4 } })]))).toBe("auto")
+    // The TrainJob's resourcesPerNode replace the runtime's.
+    expect(value(envOf("override", { runtimeRef: { name: "gpus" }, trainer: { resourcesPerNode: { requests: { cpu: "3" } } } }, runtimeWith("gpus", [node({ limits: { "nvidia.com/gpu": 4 } })])), "PET_NPROC_PER_NODE")).toBe("3")
   })
 
   it("get no PET_* variables without a trainer section, and no master address for torchtune", () => {

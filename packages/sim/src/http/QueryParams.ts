@@ -4,7 +4,7 @@
 // except for list-valued options (dryRun), which take every value.
 
 /** How one query parameter is read. */
-export type ParamType = "string" | "boolean" | "int64" | "time" | "duration" | "strings"
+export type ParamType = "string" | "boolean" | "int64" | "time" | "strings"
 
 /** What a parameter of each type reads as. */
 export type ParamValue<T extends ParamType> = T extends "boolean"
@@ -13,11 +13,9 @@ export type ParamValue<T extends ParamType> = T extends "boolean"
     ? number
     : T extends "time"
       ? number
-      : T extends "duration"
-        ? number
-        : T extends "strings"
-          ? ReadonlyArray<string>
-          : string
+      : T extends "strings"
+        ? ReadonlyArray<string>
+        : string
 
 /** The parameters read, each absent key left out, and every value that could not be read. */
 export interface QueryRead<S extends Readonly<Record<string, ParamType>>> {
@@ -67,7 +65,10 @@ export const queryTime = (value: string): { readonly value: number | undefined }
 
 const durationUnits: Readonly<Record<string, number>> = { ns: 1, us: 1e3, "µs": 1e3, "μs": 1e3, ms: 1e6, s: 1e9, m: 60e9, h: 3600e9 }
 
-/** A duration as Go's time.ParseDuration reads one ("1m30s", "250ms", "-1.5h", "0"), in nanoseconds. */
+/**
+ * A duration as Go's time.ParseDuration reads one ("1m30s", "250ms", "-1.5h", "0"), in nanoseconds: the
+ * API server reads `timeout` so (not through the query conversion, so only `timeout` is one).
+ */
 export const queryDuration = (value: string): { readonly value: number } | { readonly error: string } => {
   const bad = { error: `time: invalid duration ${JSON.stringify(value)}` }
   const signed = /^[+-]/.test(value)
@@ -77,18 +78,18 @@ export const queryDuration = (value: string): { readonly value: number } | { rea
   let total = 0n
   let rest = body
   while (rest !== "") {
-    const [number = "", whole = "", fraction = ""] = /^([0-9]*)(?:\.([0-9]*))?/.exec(rest) ?? []
+    // Matches every text (each group may be empty, none is missing): whole digits, a dot, fraction digits, a unit.
+    const [part, whole, , fraction, unitText] = /^([0-9]*)(\.?)([0-9]*)([^0-9.]*)/.exec(rest) as unknown as readonly [string, string, string, string, string]
     if (whole === "" && fraction === "") return bad
-    const unitText = /^[^0-9.]*/.exec(rest.slice(number.length))?.[0] ?? ""
     if (unitText === "") return { error: `time: missing unit in duration ${JSON.stringify(value)}` }
     const unit = durationUnits[unitText]
     if (unit === undefined) return { error: `time: unknown unit ${JSON.stringify(unitText)} in duration ${JSON.stringify(value)}` }
     // Go keeps the whole part exact and adds the fraction's share of the unit, truncated (digits past
     // the fifteenth cannot move a nanosecond of any unit).
     const digits = fraction.slice(0, 15)
-    total += BigInt(whole === "" ? "0" : whole) * BigInt(unit) + BigInt(Math.trunc(Number(`0${digits}`) * (unit / 10 ** digits.length)))
+    total += BigInt(whole) * BigInt(unit) + BigInt(Math.trunc(Number(`0${digits}`) * (unit / 10 ** digits.length)))
     if (total > maxInt64) return bad
-    rest = rest.slice(number.length + unitText.length)
+    rest = rest.slice(part.length)
   }
   return { value: Number(value.startsWith("-") ? -total : total) }
 }
@@ -120,9 +121,6 @@ export const readQuery = <S extends Readonly<Record<string, ParamType>>>(query: 
         break
       case "time":
         read(queryTime(first))
-        break
-      case "duration":
-        read(queryDuration(first))
         break
     }
   }

@@ -55,3 +55,13 @@ def until(check, within=120.0, every=0.05):
 
 def pods_of(api, job):
     return client.CoreV1Api(api).list_namespaced_pod(NAMESPACE, label_selector=f"jobset.sigs.k8s.io/jobset-name={job}").items
+
+
+def running_pod(api, prefix):
+    """The name of the first pod of a new TrainJob, once it runs."""
+    name = unique(prefix)
+    create_train_job(api, name)
+    running = until(lambda: [p for p in pods_of(api, name) if p.status.phase == "Running"])
+    if not running:
+        raise AssertionError(f"no pod of {name} ever ran")
+    return running[0].metadata.name

@@ -4,18 +4,14 @@ import unittest
 
 from kubernetes import client
 
-from harness import NAMESPACE, api_client, create_train_job, pods_of, unique, until
+from harness import NAMESPACE, api_client, running_pod
 
 
 class FollowLog(unittest.TestCase):
     def test_follows_a_running_pod_to_its_end(self):
         api = api_client()
         core = client.CoreV1Api(api)
-        name = unique("follow")
-        create_train_job(api, name)
-        running = until(lambda: [p for p in pods_of(api, name) if p.status.phase == "Running"])
-        self.assertTrue(running, "the pod never ran")
-        pod = running[0].metadata.name
+        pod = running_pod(api, "follow")
         stream = core.read_namespaced_pod_log(pod, NAMESPACE, container="node", follow=True, timestamps=False, _preload_content=False, _request_timeout=120)
         lines = [line.decode() for line in stream.stream()]
         text = "".join(lines)
@@ -26,10 +22,7 @@ class FollowLog(unittest.TestCase):
     def test_timestamps_and_previous(self):
         api = api_client()
         core = client.CoreV1Api(api)
-        name = unique("stamps")
-        create_train_job(api, name)
-        running = until(lambda: [p for p in pods_of(api, name) if p.status.phase == "Running"])
-        pod = running[0].metadata.name
+        pod = running_pod(api, "stamps")
         stamped = core.read_namespaced_pod_log(pod, NAMESPACE, timestamps=True, tail_lines=1)
         self.assertRegex(stamped, r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z ")
         with self.assertRaises(client.ApiException) as raised:

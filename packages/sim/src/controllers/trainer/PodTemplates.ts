@@ -17,16 +17,14 @@ export const torchMasterPort = 29500
 /** The command that makes Trainer's torch plugin set torchtune up instead of torchrun's master address. */
 const torchTuneEntrypoint = ["tune", "run"]
 
-// A quantity's whole count as resource.Quantity's Value() gives it: rounded up, away from zero.
-const wholeCount = (value: unknown): number => {
-  const n = parseQuantity(value) ?? 0
-  return n > 0 ? Math.ceil(n - 1e-9) : n < 0 ? Math.floor(n + 1e-9) : 0
-}
+// A quantity's whole count as resource.Quantity's Value() gives it: rounded up (to the micro-unit first,
+// so that a float's last bit, as in 0.1 * 3, adds no whole one). A negative count, which no node
+// requests, would round toward zero here and away from it in Go: either way it counts as none.
+const wholeCount = (value: unknown): number => Math.ceil(Math.round((parseQuantity(value) ?? 0) * 1e6) / 1e6)
 
-const gpusIn = (list: JsonRecord | undefined): number => {
-  const name = Object.keys(list ?? {}).find((resource) => resource.toLowerCase().includes("gpu"))
-  return name === undefined ? 0 : wholeCount(list?.[name])
-}
+// The first resource whose name holds "gpu", any case, as Trainer's GetNumGPUPerNode finds it.
+const gpusIn = (list: JsonRecord | undefined): number =>
+  wholeCount(Object.entries(list ?? {}).find(([resource]) => resource.toLowerCase().includes("gpu"))?.[1])
 
 /**
  * PET_NPROC_PER_NODE as Trainer v2.3's torch plugin computes it: the TrainJob's numProcPerNode; else, when
