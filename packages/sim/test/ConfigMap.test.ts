@@ -20,6 +20,7 @@ describe("ConfigMap keys", () => {
     expect(configMapKeyProblems("..")).toEqual(["must not be '..'"])
     expect(configMapKeyProblems("..a")).toEqual(["must not start with '..'"])
     expect(configMapKeyProblems("a".repeat(254))).toEqual(["must be no more than 253 characters"])
+    expect(configMapKeyProblems("a".repeat(253))).toEqual([])
   })
 })
 
@@ -30,7 +31,9 @@ describe("checkConfigMap", () => {
       'binaryData[b]: Invalid value: "not base64!": illegal base64 data'
     ])
     expect(checkConfigMap({ binaryData: { "no/slash": "AQ==" } }, undefined).map((e) => e.field)).toEqual(["binaryData[no/slash]"])
-    expect(checkConfigMap({ data: { big: "x".repeat(maxConfigMapBytes) } }, undefined).map((e) => e.reason)).toEqual(["FieldValueTooLong"])
+    expect(checkConfigMap({ data: { big: "x".repeat(maxConfigMapBytes) } }, undefined).map((e) => [e.reason, e.field])).toEqual([["FieldValueTooLong", ""]])
+    // binaryData counts the bytes its base64 stands for.
+    expect(checkConfigMap({ binaryData: { bytes: "AAAA".repeat(300_000) } }, undefined)).toEqual([])
     expect(checkConfigMap({ binaryData: { big: "AAAA".repeat(maxConfigMapBytes / 3 + 1) } }, undefined).map((e) => e.reason)).toEqual(["FieldValueTooLong"])
     expect(checkConfigMap({ data: { big: "x".repeat(maxConfigMapBytes - 3) } }, undefined)).toEqual([])
   })
@@ -41,8 +44,8 @@ describe("checkConfigMap", () => {
     const changed = checkConfigMap({ data: after, immutable: true }, old).map((e) => e.field)
     const same = (a: Record<string, string>, b: Record<string, string>) => JSON.stringify(Object.entries(a).sort()) === JSON.stringify(Object.entries(b).sort())
     expect(changed).toEqual(same(before, after) ? [] : ["data"])
-    expect(checkConfigMap({ data: before, immutable: false }, old).map((e) => e.field)).toEqual(["immutable"])
+    expect(checkConfigMap({ data: before, immutable: false }, old).map((e) => `${e.field}: ${e.message}`)).toEqual(["immutable: Forbidden: field is immutable when `immutable` is set"])
     expect(checkConfigMap({ data: after }, { data: before })).toEqual([])
-    expect(checkConfigMap({ data: before, immutable: true, binaryData: { k: "AQ==" } }, old).map((e) => e.field)).toEqual(["binaryData"])
+    expect(checkConfigMap({ data: before, immutable: true, binaryData: { k: "AQ==" } }, old).map((e) => `${e.field}: ${e.message}`)).toEqual(["binaryData: Forbidden: field is immutable when `immutable` is set"])
   })
 })

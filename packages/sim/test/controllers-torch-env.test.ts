@@ -87,6 +87,22 @@ describe("a TrainJob's pods", () => {
     expect(value(envOf("override", { runtimeRef: { name: "gpus" }, trainer: { resourcesPerNode: { requests: { cpu: "3" } } } }, runtimeWith("gpus", [node({ limits: { "nvidia.com/gpu": 4 } })])), "PET_NPROC_PER_NODE")).toBe("3")
   })
 
+  it("replace a variable of the same name where it stands: the TrainJob's over the runtime's, the plugin's over both", () => {
+    const node = { name: "node", image: "example.org/train:1", env: [{ name: "PET_NNODES", value: "99" }, { name: "LR", value: "1" }, { name: "KEEP", value: "k" }] }
+    const env = envOf("upserted", { runtimeRef: { name: "with-env" }, trainer: { env: [{ name: "LR", value: "0.1" }, { name: "NEW", value: "n" }] } }, runtimeWith("with-env", [node]))
+    expect(env.map((e) => [e["name"], e["value"]])).toEqual([
+      ["PET_NNODES", "1"],
+      ["LR", "0.1"],
+      ["KEEP", "k"],
+      ["NEW", "n"],
+      ["PET_NPROC_PER_NODE", "1"],
+      ["PET_NODE_RANK", undefined],
+      ["PET_MASTER_ADDR", "upserted-node-0-0.upserted"],
+      ["PET_MASTER_PORT", "29500"],
+      ["JOB_COMPLETION_INDEX", undefined]
+    ])
+  })
+
   it("get no PET_* variables without a trainer section, and no master address for torchtune", () => {
     expect(envOf("bare", {}).filter((e) => String(e["name"]).startsWith("PET_"))).toEqual([])
     const tune = envOf("tune", { trainer: { command: ["tune", "run"] } })

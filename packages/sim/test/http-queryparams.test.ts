@@ -51,6 +51,13 @@ describe("query integers", () => {
     expect(queryInt64(text)).toEqual({ error: `strconv.ParseInt: parsing ${JSON.stringify(text)}: invalid syntax` })
   })
 
+  it("reads int64's ends and nothing past them", () => {
+    expect(queryInt64("9223372036854775807")).toEqual({ value: Number(maxInt64) })
+    expect(queryInt64("-9223372036854775808")).toEqual({ value: Number(minInt64) })
+    expect(queryInt64("9223372036854775808")).toEqual({ error: 'strconv.ParseInt: parsing "9223372036854775808": value out of range' })
+    expect(queryInt64("-9223372036854775809")).toEqual({ error: 'strconv.ParseInt: parsing "-9223372036854775809": value out of range' })
+  })
+
   it("names the parameter in the problem, and refuses an empty value", () => {
     expect(readQuery(new URLSearchParams("limit=0x10&limit=5"), { limit: "int64" }).problems).toEqual(['limit: strconv.ParseInt: parsing "0x10": invalid syntax'])
     expect(readQuery(new URLSearchParams("limit="), { limit: "int64" }).problems).toEqual(['limit: strconv.ParseInt: parsing "": invalid syntax'])
@@ -74,10 +81,16 @@ describe("query times", () => {
   })
 
   it("reads empty and null as no time, and refuses what RFC 3339 does not allow", () => {
-    expect(queryTime("")).toEqual({ value: undefined })
-    expect(queryTime("null")).toEqual({ value: undefined })
-    for (const bad of ["2024-02-30T00:00:00Z", "2024-01-01 00:00:00Z", "2024-01-01T00:00:00", "yesterday", "2024-13-01T00:00:00Z"]) {
-      expect(queryTime(bad)).toHaveProperty("error")
+    expect(queryTime("")).toStrictEqual({ value: undefined })
+    expect(queryTime("null")).toStrictEqual({ value: undefined })
+    expect(queryTime("2024-02-29T23:59:59.5+23:59")).toEqual({ value: Date.UTC(2024, 1, 29, 0, 0, 59, 500) })
+    const refused = [
+      ...["2024-02-30T00:00:00Z", "2023-02-29T00:00:00Z", "2024-13-01T00:00:00Z", "2024-00-10T00:00:00Z", "2024-01-00T00:00:00Z"],
+      ...["2024-01-01T24:00:00Z", "2024-01-01T00:60:00Z", "2024-01-01T00:00:60Z", "2024-01-01T00:00:00+24:00", "2024-01-01T00:00:00+00:60"],
+      ...["2024-01-01 00:00:00Z", "2024-01-01T00:00:00", "x2024-01-01T00:00:00Z", "2024-01-01T00:00:00Zx", "yesterday"]
+    ]
+    for (const bad of refused) {
+      expect(queryTime(bad)).toEqual({ error: `parsing time ${JSON.stringify(bad)} as "2006-01-02T15:04:05Z07:00": not an RFC 3339 time` })
     }
   })
 })
@@ -104,10 +117,21 @@ describe("query durations", () => {
     expect(queryDuration("5d")).toEqual({ error: 'time: unknown unit "d" in duration "5d"' })
     expect(queryDuration(".s")).toEqual({ error: 'time: invalid duration ".s"' })
     expect(queryDuration("3000000h")).toEqual({ error: 'time: invalid duration "3000000h"' })
+    expect(queryDuration("1h-5m")).toEqual({ error: 'time: unknown unit "h-" in duration "1h-5m"' })
+    // int64's ends, and Go's reading of a fraction longer than an int64 holds.
+    expect(queryDuration("9223372036854775807ns")).toEqual({ value: Number(maxInt64) })
+    expect(queryDuration("9223372036854775808ns")).toEqual({ error: 'time: invalid duration "9223372036854775808ns"' })
+    expect(queryDuration("-9223372036854775808ns")).toEqual({ value: Number(minInt64) })
+    expect(queryDuration("0.9999999999999999999999s")).toEqual({ value: 1_000_000_000 })
+    expect(queryDuration("0.123456789123s")).toEqual({ value: 123_456_789 })
   })
 })
 
 describe("readQuery", () => {
+  it("leaves out a time that reads as none", () => {
+    expect(readQuery(new URLSearchParams("sinceTime=&other=null"), { sinceTime: "time", other: "time" }).values).toStrictEqual({})
+  })
+
   test.prop([fc.array(fc.string(), { minLength: 1 })])("a list-valued option keeps every value in order; a string its first", (values) => {
     const query = new URLSearchParams(values.flatMap((v): Array<[string, string]> => [["dryRun", v], ["fieldManager", v]]))
     expect(readQuery(query, { dryRun: "strings", fieldManager: "string" }).values).toEqual({ dryRun: values, fieldManager: values[0] })

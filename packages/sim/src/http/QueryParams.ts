@@ -84,11 +84,17 @@ export const queryDuration = (value: string): { readonly value: number } | { rea
     if (unitText === "") return { error: `time: missing unit in duration ${JSON.stringify(value)}` }
     const unit = durationUnits[unitText]
     if (unit === undefined) return { error: `time: unknown unit ${JSON.stringify(unitText)} in duration ${JSON.stringify(value)}` }
-    // Go keeps the whole part exact and adds the fraction's share of the unit, truncated (digits past
-    // the fifteenth cannot move a nanosecond of any unit).
-    const digits = fraction.slice(0, 15)
-    total += BigInt(whole) * BigInt(unit) + BigInt(Math.trunc(Number(`0${digits}`) * (unit / 10 ** digits.length)))
-    if (total > maxInt64) return bad
+    // Go keeps the whole part exact and adds the fraction's share of the unit as a float, truncated,
+    // reading fraction digits only while they fit in an int64.
+    let digits = 0n
+    let scale = 1
+    for (const digit of fraction) {
+      if (digits > maxInt64 / 10n) break
+      digits = digits * 10n + BigInt(digit)
+      scale *= 10
+    }
+    total += BigInt(whole) * BigInt(unit) + BigInt(Math.trunc(Number(digits) * (unit / scale)))
+    if (total > maxInt64 + (value.startsWith("-") ? 1n : 0n)) return bad
     rest = rest.slice(part.length)
   }
   return { value: Number(value.startsWith("-") ? -total : total) }
