@@ -32,6 +32,9 @@ describe("checkConfigMap", () => {
     ])
     expect(checkConfigMap({ binaryData: { "no/slash": "AQ==" } }, undefined).map((e) => e.field)).toEqual(["binaryData[no/slash]"])
     expect(checkConfigMap({ data: { big: "x".repeat(maxConfigMapBytes) } }, undefined).map((e) => [e.reason, e.field])).toEqual([["FieldValueTooLong", ""]])
+    // A value of the wrong type is the schema check's to report; it counts for nothing here.
+    expect(checkConfigMap({ data: { a: 1 }, binaryData: { b: 2 } }, undefined)).toEqual([])
+    expect(checkConfigMap({ data: { big: "x".repeat(maxConfigMapBytes), n: 1 }, binaryData: { b: 2 } }, undefined).map((e) => e.reason)).toEqual(["FieldValueTooLong"])
     // binaryData counts the bytes its base64 stands for.
     expect(checkConfigMap({ binaryData: { bytes: "AAAA".repeat(300_000) } }, undefined)).toEqual([])
     expect(checkConfigMap({ binaryData: { big: "AAAA".repeat(maxConfigMapBytes / 3 + 1) } }, undefined).map((e) => e.reason)).toEqual(["FieldValueTooLong"])

@@ -37,15 +37,18 @@ describe("torchProcsPerNode", () => {
 })
 
 describe("a TrainJob's pods", () => {
-  const envOf = (name: string, spec: Record<string, unknown>, runtime?: KubeObject): ReadonlyArray<Record<string, unknown>> => {
+  const containersOf = (name: string, spec: Record<string, unknown>, runtime?: KubeObject): ReadonlyArray<Record<string, unknown>> => {
     const sim = simulator({ trainer: { runTimeMs: 60_000 } })
     if (runtime !== undefined) expect(create(sim, "clustertrainingruntimes", runtime).code).toBe(201)
     expect(create(sim, "trainjobs", trainJob(name, spec)).code).toBe(201)
     sim.advance(1000)
     const pod = list(sim, "pods", `batch.kubernetes.io/job-name=${name}-node-0`)[0] as KubeObject
-    const containers = specOf(pod)["containers"] as Array<Record<string, unknown>>
-    return (containers.find((c) => c["name"] === "node")?.["env"] as Array<Record<string, unknown>> | undefined) ?? []
+    return specOf(pod)["containers"] as Array<Record<string, unknown>>
   }
+  const envOf = (name: string, spec: Record<string, unknown>, runtime?: KubeObject): ReadonlyArray<Record<string, unknown>> =>
+    (containersOf(name, spec, runtime).find((c) => c["name"] === "node")?.["env"] as Array<Record<string, unknown>> | undefined) ?? []
+  // What the plugin and the TrainJob added: every variable but the Job controller's completion index.
+  const added = (env: ReadonlyArray<Record<string, unknown>>) => env.filter((e) => e["name"] !== "JOB_COMPLETION_INDEX")
   const value = (env: ReadonlyArray<Record<string, unknown>>, name: string) => env.find((e) => e["name"] === name)?.["value"]
 
   it("get PET_NPROC_PER_NODE from the CPU request of a CPU-only node, and Trainer's master port", () => {
@@ -104,8 +107,26 @@ describe("a TrainJob's pods", () => {
   })
 
   it("get no PET_* variables without a trainer section, and no master address for torchtune", () => {
-    expect(envOf("bare", {}).filter((e) => String(e["name"]).startsWith("PET_"))).toEqual([])
+    expect(added(envOf("bare", {}))).toEqual([])
     const tune = envOf("tune", { trainer: { command: ["tune", "run"] } })
-    expect(tune.map((e) => e["name"]).filter((n) => String(n).startsWith("PET_"))).toEqual(["PET_NNODES", "PET_NPROC_PER_NODE", "PET_NODE_RANK"])
+    expect(added(tune).map((e) => e["name"])).toEqual(["PET_NNODES", "PET_NPROC_PER_NODE", "PET_NODE_RANK"])
+    // Only `tune run` itself is torchtune's entrypoint.
+    expect(added(envOf("tune-ls", { trainer: { command: ["tune", "ls"] } })).map((e) => e["name"])).toContain("PET_MASTER_ADDR")
+  })
+
+  it("get none from a runtime without the torch policy, nor in a container other than node", () => {
+    const plain: KubeObject = { ...runtimeWith("no-torch", [{ name: "node", image: "example.org/train:1" }]) }
+    const spec = plain["spec"] as Record<string, unknown>
+    expect(added(envOf("no-torch", { runtimeRef: { name: "no-torch" }, trainer: {} }, { ...plain, spec: { ...spec, mlPolicy: { numNodes: 1 } } }))).toEqual([])
+    const trainerOnly = containersOf("renamed", { runtimeRef: { name: "renamed" }, trainer: { command: ["python", "t.py"] } }, runtimeWith("renamed", [{ name: "trainer", image: "example.org/train:1", resources: { requests: { cpu: "4" } } }]))
+    expect(trainerOnly.map((c) => [c["name"], c["command"], added((c["env"] as Array<Record<string, unknown>> | undefined) ?? [])])).toEqual([["trainer", undefined, []]])
+  })
+
+  it("keep the runtime's command and args when the TrainJob names none, and leave other containers alone", () => {
+    const node = { name: "node", image: "example.org/train:1", command: ["torchrun"], args: ["train.py"] }
+    const sidecar = { name: "sidecar", image: "example.org/side:1" }
+    const [first, second] = containersOf("kept", { runtimeRef: { name: "kept" }, trainer: { numNodes: 1 } }, runtimeWith("kept", [node, sidecar]))
+    expect(first).toMatchObject({ name: "node", command: ["torchrun"], args: ["train.py"] })
+    expect(second).toEqual({ ...sidecar, env: [expect.objectContaining({ name: "JOB_COMPLETION_INDEX" })] })
   })
 })
