@@ -14,6 +14,7 @@ import { namespace, probeNamePrefix, registerSimWorld, simKueue, simQueueBody, t
 import { client, jobBody, started, tokens, type Client, type World } from "../Fixtures.ts"
 import { testPostgres, type TestPostgres } from "../TestPostgres.ts"
 import { campaignClock, type CampaignClock } from "./CampaignClock.ts"
+import { campaignDatabase } from "./CampaignSize.ts"
 import { FaultInjection } from "./FaultInjection.ts"
 import { violations, type JobRecord, type Observation, type StoredObject, type StoredTrainJob, type Violation } from "./Invariants.ts"
 import { mortalCluster, mortalDatabase } from "./Mortal.ts"
@@ -101,7 +102,8 @@ const ours = (object: KubeObject) => {
   return name !== torchRuntime().metadata?.["name"] && !name.startsWith(probeNamePrefix)
 }
 
-/** Opens a campaign world on PGlite, or on PostgreSQL when DATABASE_URL is set (as the stress run sets it). */
+/** Opens a campaign world on PGlite, or on PostgreSQL (DATABASE_URL's server, or one started for it) when
+ * CAMPAIGN_DATABASE is `postgres`, as the stress run sets it. */
 export const openCampaign = async (options: { readonly callMs?: number } = {}): Promise<Campaign> => {
   const clock: CampaignClock = campaignClock()
   const sim = new Simulator({ seed: 3, objects: [torchRuntime()], controllers: { trainer: { runTimeMs: 3000 }, kueue: simKueue } })
@@ -125,8 +127,7 @@ export const openCampaign = async (options: { readonly callMs?: number } = {}): 
   writeFileSync(kubeconfigPath, kubeconfigFor(server))
   const kube = KubeCluster({ kubeconfigPath, callMs: options.callMs ?? campaignCallMs }) as Layer.Layer<Cluster, ClusterError>
 
-  const usePostgres = (process.env["DATABASE_URL"] ?? "") !== ""
-  const postgres: TestPostgres | undefined = usePostgres ? await testPostgres() : undefined
+  const postgres: TestPostgres | undefined = campaignDatabase() === "postgres" ? await testPostgres() : undefined
   const db = postgres === undefined ? await openPglite() : await openPostgres(postgres.url)
   await migrate(db)
 
@@ -265,12 +266,14 @@ export const openCampaign = async (options: { readonly callMs?: number } = {}): 
     const settle = async () => {
       let last = ""
       let same = 0
-      for (let round = 0; round < maxRounds && same < 2; round++, rounds++) {
+      for (let round = 0; round < maxRounds && same < 1; round++, rounds++) {
         clock.skip(roundSkipMs)
         clock.skipSim(roundSimMs)
         sim.advanceTo(sim.now() + roundSimMs)
         await pass()
         await settlePending()
+        // A probe runs beside the passes: a queue sent back to its Factory is open again only once it ends.
+        await (await live()).server.dispatcher?.proven()
         const now = await fingerprint()
         same = now === last ? same + 1 : 0
         last = now

@@ -4,10 +4,11 @@
 import fc from "fast-check"
 import { afterAll, beforeAll, describe, test } from "vitest"
 import { openCampaign, type Campaign } from "./CampaignWorld.ts"
+import { campaignRuns } from "./CampaignSize.ts"
 import { costSummary, replayInstructions } from "./Report.ts"
 import { scheduleArbitrary } from "./Schedule.ts"
 
-const runs = Number(process.env["CAMPAIGN_RUNS"] ?? 500)
+const runs = campaignRuns()
 const seed = process.env["CAMPAIGN_SEED"] === undefined ? undefined : Number(process.env["CAMPAIGN_SEED"])
 const path = process.env["CAMPAIGN_PATH"]
 
