@@ -60,6 +60,8 @@ type Row = {
   deleted: boolean
   state: string
   nextAt: string | number | null
+  /** Until when an unanswered create may land, where the service keeps it (a column that may not exist). */
+  landsBy: string | number | null
   attempts: number
   reason: string | null
   lastError: unknown
@@ -69,8 +71,8 @@ type Row = {
 // The only queries of the service's tables: when the job's stored shape changes, this is what follows it.
 const readRows = (db: Database, ids: ReadonlyArray<number>) =>
   db.query<Row>(
-    `select id, status, deleted, dispatch_state as state, next_attempt_at as "nextAt", attempts, dispatch_reason as reason, last_error as "lastError",
-       start_request->>'job' as key from jobs where id = any($1::int[]) order by id`,
+    `select id, status, deleted, dispatch_state as state, next_attempt_at as "nextAt", to_jsonb(j)->>'lands_by' as "landsBy", attempts,
+       dispatch_reason as reason, last_error as "lastError", start_request->>'job' as key from jobs j where id = any($1::int[]) order by id`,
     [[...ids]]
   )
 const readHistory = (db: Database, ids: ReadonlyArray<number>) =>
@@ -80,10 +82,12 @@ const retire = (db: Database, ids: ReadonlyArray<number>) =>
   db.query(`update jobs set deleted = true, dispatch_state = 'done', claimed_by = null, claim_until = null where id = any($1::int[])`, [[...ids]])
 
 const progressOf = (row: Row): JobRecord["progress"] => {
-  if (row.state === "done") return { kind: "terminal" }
+  if (row.state === "done" || row.state === "deleted") return { kind: "terminal" }
   // A deleted job never claimed has nothing of it anywhere: no dispatcher takes it again.
   if (row.state === "pending" && row.deleted) return { kind: "terminal" }
-  if (row.state === "pending") return { kind: "retrying", at: Number(row.nextAt ?? 0) }
+  // Waiting for its next attempt, its next stop, or the bound of an unanswered create.
+  if (row.state === "pending" || row.state === "stopping") return { kind: "retrying", at: Number(row.nextAt ?? 0) }
+  if (row.state === "unknown") return { kind: "retrying", at: Number(row.landsBy ?? 0) }
   return { kind: "active", state: row.state }
 }
 

@@ -43,3 +43,9 @@ replay("cancel after the TrainJob's create landed unanswered leaves no copy with
   faults: [{ call: "create-trainjob", nth: 1, fault: "drop" }],
   triggers: []
 })
+
+replay("a Kueue job whose service was killed in Start's Workload step is opened by the next attempt, not left held", {
+  steps: [{ kind: "create", queue: "plain" }, { kind: "create", queue: "kueue" }, { kind: "pass" }],
+  faults: [],
+  triggers: [{ call: "workload", nth: 3, then: { kind: "kill", landed: true } }]
+})

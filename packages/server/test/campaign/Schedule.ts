@@ -15,7 +15,7 @@ export const callKinds = [
   "create-trainjob",
   /** Start step 7 ("own"): the copy's owner patch. */
   "own",
-  /** Start step 8: the TrainJob's read-back. */
+  /** Start step 8: the TrainJob's read-back (and any read of a TrainJob by name, such as Find's). */
   "read-back",
   /** Open, hold, release and Stop's suspend: patches of the TrainJob. */
   "patch-trainjob",
