@@ -109,8 +109,13 @@ const ours = (object: KubeObject) => {
 /** Opens a campaign world on PGlite, or on PostgreSQL (DATABASE_URL's server, or one started for it) when
  * CAMPAIGN_DATABASE is `postgres`, as the stress run sets it. */
 export const openCampaign = async (options: { readonly callMs?: number } = {}): Promise<Campaign> => {
-  const clock: CampaignClock = campaignClock()
   const sim = new Simulator({ seed: 3, objects: [torchRuntime()], controllers: { trainer: { runTimeMs: 3000 }, kueue: simKueue } })
+  const clock: CampaignClock = campaignClock(() => sim.now())
+  // Moves the simulator (and with it the service) forward now, not at the next tick.
+  const advance = (ms: number) => {
+    clock.skipSim(ms)
+    sim.advanceTo(sim.now() + ms)
+  }
   let current: Instance | undefined
   let restarting: Promise<Instance> | undefined
   const pending: Array<Promise<unknown>> = []
@@ -245,8 +250,7 @@ export const openCampaign = async (options: { readonly callMs?: number } = {}): 
           await pass()
           break
         case "tick":
-          clock.skip(step.ms)
-          clock.skipSim(step.ms)
+          advance(step.ms)
           break
         case "act":
           await perform(step.action)
@@ -272,8 +276,7 @@ export const openCampaign = async (options: { readonly callMs?: number } = {}): 
       let same = 0
       for (let round = 0; round < maxRounds && same < 1; round++, rounds++) {
         clock.skip(roundSkipMs)
-        clock.skipSim(roundSimMs)
-        sim.advanceTo(sim.now() + roundSimMs)
+        advance(roundSimMs)
         await pass()
         await settlePending()
         // A probe runs beside the passes: a queue sent back to its Factory is open again only once it ends.
@@ -294,7 +297,7 @@ export const openCampaign = async (options: { readonly callMs?: number } = {}): 
     for (const resource of ["trainjobs", "trainingruntimes"]) {
       for (const o of sim.system.list(resource, namespace)) if (ours(o)) sim.system.delete(resource, namespace, String(o.metadata?.["name"]))
     }
-    sim.advanceTo(sim.now() + 2000)
+    advance(2000)
     return { ...result, costMs: performance.now() - began }
   }
 
