@@ -113,22 +113,12 @@ export const scheduleArbitrary: fc.Arbitrary<Schedule> = fc.record({
   triggers: fc.array(trigger, { maxLength: 2 })
 })
 
-/** The kind of a cluster call by its verb and resource, or undefined for one no fault targets. */
-export const callKindOf = (verb: string, resource: string): CallKind | undefined => {
-  if (resource === "workloads") return "workload"
-  if (resource === "trainingruntimes") {
-    if (verb === "get") return "read-runtime"
-    if (verb === "create") return "create-copy"
-    if (verb === "patch" || verb === "update") return "own"
-    if (verb === "delete") return "delete-copy"
-    if (verb === "list") return "sweep"
-  }
-  if (resource === "trainjobs") {
-    if (verb === "create") return "create-trainjob"
-    if (verb === "get") return "read-back"
-    if (verb === "patch" || verb === "update") return "patch-trainjob"
-    if (verb === "list") return "sync"
-    if (verb === "delete") return "stop"
-  }
-  return undefined
+// Which kind each call of the service's own objects is, by resource and verb.
+const kindsByResource: Readonly<Record<string, Readonly<Record<string, CallKind>>>> = {
+  trainingruntimes: { get: "read-runtime", create: "create-copy", patch: "own", update: "own", delete: "delete-copy", list: "sweep" },
+  trainjobs: { create: "create-trainjob", get: "read-back", patch: "patch-trainjob", update: "patch-trainjob", list: "sync", delete: "stop" }
 }
+
+/** The kind of a cluster call by its verb and resource, or undefined for one no fault targets. */
+export const callKindOf = (verb: string, resource: string): CallKind | undefined =>
+  resource === "workloads" ? "workload" : kindsByResource[resource]?.[verb]
