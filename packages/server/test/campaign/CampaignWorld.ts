@@ -30,10 +30,18 @@ export interface ScheduleResult {
   readonly rounds: number
 }
 
+/** What a sabotage may break once a schedule has settled, before its check: the store, the database, the jobs. */
+export interface Sabotage {
+  readonly sim: Simulator
+  readonly db: Database
+  readonly jobs: ReadonlyArray<number>
+}
+
 /** A world the schedules of one run share. */
 export interface Campaign {
   readonly database: "pglite" | "postgres"
-  readonly run: (schedule: Schedule) => Promise<ScheduleResult>
+  /** Runs one schedule; `sabotage`, for the harness's own tests, breaks something before the check. */
+  readonly run: (schedule: Schedule, sabotage?: (world: Sabotage) => Promise<void>) => Promise<ScheduleResult>
   readonly close: () => Promise<void>
 }
 
@@ -206,7 +214,7 @@ export const openCampaign = async (options: { readonly callMs?: number } = {}): 
     }
   }
 
-  const run = async (schedule: Schedule): Promise<ScheduleResult> => {
+  const run = async (schedule: Schedule, sabotage?: (world: Sabotage) => Promise<void>): Promise<ScheduleResult> => {
     const began = performance.now()
     await gatesOpen()
     const jobs: Array<number> = []
@@ -290,15 +298,22 @@ export const openCampaign = async (options: { readonly callMs?: number } = {}): 
     clock.skip(graceSkipMs)
     await settle()
 
-    const observation = await observe(jobs, cancelled, answers)
-    const result = { observation, violations: violations(observation), costMs: 0, rounds }
-    // Clearing: the schedule's jobs retire and its objects go, so the next schedule starts on an empty namespace.
+    try {
+      await sabotage?.({ sim, db, jobs })
+      const observation = await observe(jobs, cancelled, answers)
+      return { observation, violations: violations(observation), costMs: performance.now() - began, rounds }
+    } finally {
+      await clear(jobs)
+    }
+  }
+
+  // The schedule's jobs retire and its objects go, so the next schedule starts on an empty namespace.
+  const clear = async (jobs: ReadonlyArray<number>) => {
     await retire(db, jobs)
     for (const resource of ["trainjobs", "trainingruntimes"]) {
       for (const o of sim.system.list(resource, namespace)) if (ours(o)) sim.system.delete(resource, namespace, String(o.metadata?.["name"]))
     }
     advance(2000)
-    return { ...result, costMs: performance.now() - began }
   }
 
   const observe = async (ids: ReadonlyArray<number>, cancelled: ReadonlySet<number>, answers: Observation["answers"]): Promise<Observation> => {
