@@ -90,7 +90,7 @@ export const violations = (o: Observation): ReadonlyArray<Violation> => {
     // 2
     if (job.cancelled || job.deleted) {
       const what = job.deleted ? "deleted" : "cancelled"
-      for (const t of trainJobs) add(2, `${what} job ${job.id} still has TrainJob ${t.name}${t.suspended ? " (suspended)" : " (running)"}`, job.id)
+      for (const t of trainJobs) add(2, `${what} job ${job.id} still has TrainJob ${t.name}${t.suspended ? " (suspended)" : " (not suspended: running or run)"}`, job.id)
       for (const c of copies) add(2, `${what} job ${job.id} still has runtime copy ${c.name}`, job.id)
     }
     // 3
