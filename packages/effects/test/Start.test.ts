@@ -158,7 +158,7 @@ describe("Start, step 5: the runtime copy", () => {
     recorded.sim.system.create("trainingruntimes", {
       ...torchRuntime(name1, "TrainingRuntime"),
       spec: source["spec"],
-      metadata: { name: name1, namespace, ownerReferences: [{ apiVersion: "v1", kind: "ConfigMap", name: "x", uid: "u-x" }] }
+      metadata: { name: name1, namespace, ownerReferences: [{ apiVersion: "v1", kind: "Secret", name: "x", uid: "u-x" }] }
     })
     const error = errorOf(await runStart(recorded, open, requestOf(1)))
     expect(error._tag).toBe("ErrRejected")

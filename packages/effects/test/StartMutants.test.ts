@@ -90,9 +90,9 @@ const holdAndDelete = (recorded: RecordedSim, resource: "trainjobs" | "trainingr
 
 describe("Start, step 5: which existing copy is this job's", () => {
   it.each([
-    ["a ConfigMap of the job's name", [{ apiVersion: "v1", kind: "ConfigMap", name: trainJobNameOf(1), uid: "u-cm" }]],
+    ["a Secret of the job's name", [{ apiVersion: "v1", kind: "Secret", name: trainJobNameOf(1), uid: "u-cm" }]],
     ["a TrainJob of another name", [trainJobOwner(trainJobNameOf(2), "u-other")]],
-    ["a TrainJob of the job's name and something else", [trainJobOwner(trainJobNameOf(1), "u-gone"), { apiVersion: "v1", kind: "ConfigMap", name: "x", uid: "u-cm" }]]
+    ["a TrainJob of the job's name and something else", [trainJobOwner(trainJobNameOf(1), "u-gone"), { apiVersion: "v1", kind: "Secret", name: "x", uid: "u-cm" }]]
   ])("a copy owned by %s is another owner's: ErrRejected, nothing created", async (_, owners) => {
     const recorded = simOf()
     leaveCopy(recorded, owners)
@@ -263,7 +263,7 @@ describe("Start, step 7: the copy's owner", () => {
       "given another owner",
       (recorded: RecordedSim) => {
         const copy = copyOf(recorded)!
-        recorded.sim.system.update("trainingruntimes", { ...copy, metadata: { ...copy.metadata, ownerReferences: [{ apiVersion: "v1", kind: "ConfigMap", name: "x", uid: "u-cm" }] } })
+        recorded.sim.system.update("trainingruntimes", { ...copy, metadata: { ...copy.metadata, ownerReferences: [{ apiVersion: "v1", kind: "Secret", name: "x", uid: "u-cm" }] } })
       }
     ]
   ] as const)("a copy %s after the TrainJob's create is not taken over: Start fails naming the change", async (_, change) => {

@@ -234,7 +234,7 @@ describe("Stop after the TrainJob is gone, in Kueue mode", () => {
         const trainJob = (ownerName: string, kind = "TrainJob") => ({ apiVersion: "trainer.kubeflow.org/v1alpha1", kind, name: ownerName, uid: `uid-${ownerName}` })
         // Left behind by a TrainJob of the job's name (among other owners), and Workloads of others.
         for (const [w, owners] of [
-          ["ours", [{ apiVersion: "v1", kind: "ConfigMap", name: "cm", uid: "uid-cm" }, trainJob(name)]],
+          ["ours", [{ apiVersion: "v1", kind: "Secret", name: "s", uid: "uid-s" }, trainJob(name)]],
           ["another-job", [trainJob("dj-other-s1")]],
           ["not-a-trainjob", [trainJob(name, "Job")]],
           ["no-owner", []]
