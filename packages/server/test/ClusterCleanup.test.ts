@@ -24,6 +24,7 @@ import {
   type SimWorld
 } from "./ClusterWorld.ts"
 import type { Client } from "./Fixtures.ts"
+import { testPostgres, type TestPostgres } from "./TestPostgres.ts"
 
 const hour = 3_600_000
 const day = 24 * hour
@@ -49,12 +50,13 @@ const metric = async (service: DispatchingService, name: string): Promise<number
   return line === undefined ? 0 : Number(line.split(" ").at(-1))
 }
 
-/** A service on `world` that runs passes only when told, with its log lines kept. */
-const service = async (world: SimWorld, clock: () => number, dispatch: Partial<DispatchOptions>, dataDir?: string) => {
+/** A service on `world` that runs passes only when told, with its log lines kept; its database is in memory,
+ * in `dataDir`, or the PostgreSQL `databaseUrl` names. */
+const service = async (world: SimWorld, clock: () => number, dispatch: Partial<DispatchOptions>, store: { readonly dataDir?: string; readonly databaseUrl?: string } = {}) => {
   const log: Array<string> = []
   const running = await dispatchingService(world, {
     clock,
-    ...(dataDir === undefined ? {} : { dataDir }),
+    ...store,
     dispatch: { autorun: false, syncMs: 0, cleanupEveryMs: 0, log: (line) => void log.push(line), ...dispatch }
   })
   const dispatcher = running.server.dispatcher
@@ -112,7 +114,7 @@ describe("retention", { timeout: 180_000 }, () => {
     const dataDir = join(dir, "data")
     const clock = skippingClock()
     const settings = { retentionMs: hour, instance: "svc" }
-    const first = await service(world, clock.now, settings, dataDir)
+    const first = await service(world, clock.now, settings, { dataDir })
     let name = ""
     let id = 0
     try {
@@ -125,7 +127,7 @@ describe("retention", { timeout: 180_000 }, () => {
     // The service was down when the retention passed; the next one, started later, removes the job's objects.
     clock.skip(hour + 60_000)
     world.sim.setFaults([{ verb: "delete", resource: "trainjobs", name, nth: 1, action: { type: "status", code: 503 } }])
-    const second = await service(world, clock.now, settings, dataDir)
+    const second = await service(world, clock.now, settings, { dataDir })
     try {
       await eventually(async () => second.log.some((l) => l.startsWith(`dispatch retention: job ${id}: not removed yet: ErrUnreachable`)), (seen) => seen || named(world!, "trainjobs", name).length === 0)
       expect(second.log.filter((l) => l.startsWith(`dispatch retention: job ${id}: not removed yet`)).length).toBeGreaterThanOrEqual(1)
@@ -141,6 +143,48 @@ describe("retention", { timeout: 180_000 }, () => {
     } finally {
       world.sim.setFaults([])
       await second.server.close()
+    }
+  })
+})
+
+describe("retention with two replicas on one PostgreSQL", { timeout: 180_000 }, () => {
+  let postgres: TestPostgres | undefined
+  let world: SimWorld | undefined
+  beforeAll(async () => {
+    postgres = await testPostgres()
+    world = await simWorld()
+  })
+  afterAll(async () => {
+    await world?.close()
+    await postgres?.release()
+  })
+
+  test("both pass at once after the retention: the job's objects are removed, by one of them, once", async () => {
+    if (postgres === undefined || world === undefined) throw new Error("not started")
+    const clock = skippingClock()
+    const store = { databaseUrl: postgres.url }
+    const a = await service(world, clock.now, { retentionMs: hour }, store)
+    const b = await service(world, clock.now, { retentionMs: hour }, store)
+    try {
+      const w = await registerSimWorld(a.alice, `replicas-${Date.now()}`)
+      const id = (await submit(a.alice, w)).id
+      const name = trainJobName(await passUntil(a.dispatcher, a.alice, id, (j) => j.status === "finished" && j.dispatch.state === "done"))
+      clock.skip(hour + 60_000)
+      await eventually(
+        async () => {
+          await Promise.all([a.dispatcher.pass(), b.dispatcher.pass()])
+          return [...a.log, ...b.log].filter((l) => l.startsWith(`dispatch retention: removed the TrainJob and runtime copy of job ${id} `)).length
+        },
+        (n) => n >= 1
+      )
+      await Promise.all([a.dispatcher.pass(), b.dispatcher.pass()])
+      expect([...a.log, ...b.log].filter((l) => l.startsWith(`dispatch retention: removed the TrainJob and runtime copy of job ${id} `))).toHaveLength(1)
+      expect(named(world, "trainjobs", name)).toEqual([])
+      await eventually(async () => named(world!, "trainingruntimes", name).length, (n) => n === 0)
+      expect((await a.alice("GET", `/jobs/${id}`)).body.status).toBe("finished")
+    } finally {
+      await a.server.close()
+      await b.server.close()
     }
   })
 })
