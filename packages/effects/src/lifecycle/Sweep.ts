@@ -73,16 +73,16 @@ export const sweepCandidates = (
   copies: ReadonlyArray<KubeResource>,
   nowMs: number,
   graceMs: number,
-  keep: (job: string) => boolean = () => false
+  keep?: (job: string) => boolean
 ): ReadonlyArray<KubeResource> => {
   const jobLabel = labelKeys(config).jobId
   return copies.filter((copy) => {
     const job = copy.metadata.labels?.[jobLabel]
-    if (job === undefined || job === PROBE_JOB_ID || keep(job)) return false
+    if (job === undefined || job === PROBE_JOB_ID || keep?.(job) === true) return false
     if (copy.metadata.deletionTimestamp !== undefined || copy.metadata.uid === undefined) return false
     if (!(copy.metadata.ownerReferences ?? []).every(ownedByItsTrainJob(copy))) return false
-    const age = ageOf(copy, nowMs)
-    return age !== undefined && age >= graceMs
+    // An age that cannot be read is never old enough.
+    return (ageOf(copy, nowMs) ?? Number.NEGATIVE_INFINITY) >= graceMs
   })
 }
 
@@ -93,7 +93,8 @@ const sweepOne = (config: BackendConfig, copy: KubeResource, nowMs: number): Eff
   Effect.gen(function* () {
     const cluster = yield* Cluster
     const name = copy.metadata.name
-    const uid = copy.metadata.uid ?? ""
+    // Candidates all have a UID (sweepCandidates keeps no other).
+    const uid = String(copy.metadata.uid)
     const where = `${config.namespace}/${name}`
     // A TrainJob of the copy's name, whoever made it, may be a Start's that has not owned the copy yet.
     const trainJob = yield* Effect.result(getIfExists(TrainJobs, { namespace: config.namespace, name }))

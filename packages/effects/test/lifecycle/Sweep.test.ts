@@ -5,14 +5,14 @@ import { Effect, Layer } from "effect"
 import { fc, test as fcTest } from "@fast-check/vitest"
 import { describe, expect, it } from "vitest"
 import { labelKeys, PROBE_JOB_ID, trainJobName, type BackendConfig } from "@dispatch/render"
-import type { KubeObject } from "@dispatch/sim"
+import type { FaultRule, KubeObject } from "@dispatch/sim"
 import { openBackend } from "../../src/Backend.ts"
 import { InFlight, makeInFlight } from "../../src/InFlight.ts"
 import type { KubeResource } from "../../src/KubeObjects.ts"
 import { SimCluster } from "../../src/SimCluster.ts"
 import { effectiveGraceMs, sweep, sweepCandidates, sweepGraceFloorMs } from "../../src/lifecycle/Sweep.ts"
 import { afterCall, backendOf, jobId, namespace, runOnTestClock, simOf, trainJobNameOf } from "../StartFixture.ts"
-import { inProcess, lifecycleConfig, started, storedNamed, type World } from "./LifecycleFixture.ts"
+import { inProcess, lifecycleConfig, started, storedNamed, traced, type World } from "./LifecycleFixture.ts"
 
 const hour = 3_600_000
 
@@ -117,6 +117,14 @@ describe("the sweeper deletes ownerless copies past the grace, and nothing else"
 })
 
 describe("the sweeper under faults", () => {
+  /** Job 1's ownerless copy, past the grace, then the faults. */
+  const orphanPastGrace = (world: World, config: BackendConfig, faults: ReadonlyArray<FaultRule>) =>
+    Effect.gen(function* () {
+      putCopy(world, config, 1)
+      yield* Effect.sleep(sweepGraceFloorMs(config))
+      world.sim.setFaults(faults)
+    })
+
   const sweepNow = (config: BackendConfig) => sweep(openBackend(config), { graceMs: 0 })
 
   it.each([
@@ -126,9 +134,7 @@ describe("the sweeper under faults", () => {
   ])("a list answered %s fails the sweep, and nothing is deleted", (_, action, tag) =>
     inProcess.run({ mode: "plain" }, (world, config) =>
       Effect.gen(function* () {
-        putCopy(world, config, 1)
-        yield* Effect.sleep(sweepGraceFloorMs(config))
-        world.sim.setFaults([{ verb: "list", resource: "trainingruntimes", action: action as never }])
+        yield* orphanPastGrace(world, config, [{ verb: "list", resource: "trainingruntimes", action: action as never }])
         const error = yield* Effect.flip(sweepNow(config))
         expect(error._tag).toBe(tag)
         expect(storedNamed(world, "trainingruntimes", trainJobNameOf(1))).toHaveLength(1)
@@ -142,9 +148,7 @@ describe("the sweeper under faults", () => {
   it("a TrainJob read answered 503 keeps the copy and reports it; the next sweep deletes it", () =>
     inProcess.run({ mode: "plain" }, (world, config) =>
       Effect.gen(function* () {
-        putCopy(world, config, 1)
-        yield* Effect.sleep(sweepGraceFloorMs(config))
-        world.sim.setFaults([{ verb: "get", resource: "trainjobs", action: { type: "status", code: 503 } }])
+        yield* orphanPastGrace(world, config, [{ verb: "get", resource: "trainjobs", action: { type: "status", code: 503 } }])
         const first = yield* sweepNow(config)
         expect(first.deleted).toEqual([])
         expect(first.failed).toEqual([expect.stringContaining(`TrainingRuntime ${namespace}/${trainJobNameOf(1)}: its TrainJob could not be read`)])
@@ -157,9 +161,7 @@ describe("the sweeper under faults", () => {
   it("a delete answered 503 is reported and the copy stays; the next sweep deletes it", () =>
     inProcess.run({ mode: "plain" }, (world, config) =>
       Effect.gen(function* () {
-        putCopy(world, config, 1)
-        yield* Effect.sleep(sweepGraceFloorMs(config))
-        world.sim.setFaults([{ verb: "delete", resource: "trainingruntimes", action: { type: "status", code: 503 } }])
+        yield* orphanPastGrace(world, config, [{ verb: "delete", resource: "trainingruntimes", action: { type: "status", code: 503 } }])
         const first = yield* sweepNow(config)
         expect(first).toEqual({ deleted: [], failed: [expect.stringContaining("delete failed (ServerError)")] })
         expect(storedNamed(world, "trainingruntimes", trainJobNameOf(1))).toHaveLength(1)
@@ -172,9 +174,7 @@ describe("the sweeper under faults", () => {
   it("a delete that lands unanswered is reported as failed; the next sweep finds nothing left and reports nothing", () =>
     inProcess.run({ mode: "plain" }, (world, config) =>
       Effect.gen(function* () {
-        putCopy(world, config, 1)
-        yield* Effect.sleep(sweepGraceFloorMs(config))
-        world.sim.setFaults([{ verb: "delete", resource: "trainingruntimes", action: { type: "drop" } }])
+        yield* orphanPastGrace(world, config, [{ verb: "delete", resource: "trainingruntimes", action: { type: "drop" } }])
         const first = yield* sweepNow(config)
         expect(first).toEqual({ deleted: [], failed: [expect.stringContaining("delete failed (Unanswered)")] })
         expect(storedNamed(world, "trainingruntimes", trainJobNameOf(1))).toEqual([])
@@ -189,9 +189,7 @@ describe("the sweeper under faults", () => {
   ])("a delete answered %s is neither a deletion nor a failure: the copy changed or went meanwhile", (_, code) =>
     inProcess.run({ mode: "plain" }, (world, config) =>
       Effect.gen(function* () {
-        putCopy(world, config, 1)
-        yield* Effect.sleep(sweepGraceFloorMs(config))
-        world.sim.setFaults([{ verb: "delete", resource: "trainingruntimes", action: { type: "status", code } }])
+        yield* orphanPastGrace(world, config, [{ verb: "delete", resource: "trainingruntimes", action: { type: "status", code } }])
         expect(yield* sweepNow(config)).toEqual({ deleted: [], failed: [] })
         // The fault applied nothing: the copy is still stored, for the next sweep to decide again.
         expect(storedNamed(world, "trainingruntimes", trainJobNameOf(1))).toHaveLength(1)
@@ -286,8 +284,24 @@ describe("sweepCandidates", () => {
     }
   )
 
-  it("a creationTimestamp that does not parse is never old enough", () => {
-    const copy: KubeResource = { apiVersion: "v1", kind: "TrainingRuntime", metadata: { name: "x", uid: "u", labels: { [jobLabel]: jobId(1) }, creationTimestamp: "yesterday" } }
-    expect(sweepCandidates(config, [copy], now, 0)).toEqual([])
+  it("a creationTimestamp missing, not a string, or that does not parse is never old enough; a copy without labels is not dispatch's", () => {
+    const copy = (extra: Record<string, unknown>, labels: Record<string, string> | null = { [jobLabel]: jobId(1) }): KubeResource => ({
+      apiVersion: "v1",
+      kind: "TrainingRuntime",
+      metadata: { name: "x", uid: "u", ...(labels === null ? {} : { labels }), ...extra }
+    })
+    for (const stamp of [{}, { creationTimestamp: "yesterday" }, { creationTimestamp: 5 }]) expect(sweepCandidates(config, [copy(stamp)], now, 0)).toEqual([])
+    expect(sweepCandidates(config, [copy({ creationTimestamp: new Date(now).toISOString() }, null)], now, 0)).toEqual([])
+    const due = copy({ creationTimestamp: new Date(now).toISOString() })
+    expect(sweepCandidates(config, [due], now, 0)).toEqual([due])
+    expect(sweepCandidates(config, [due], now, 0, () => false)).toEqual([due])
   })
+
+  it("a sweep is one span, dispatch.sweep, naming its namespace", () =>
+    inProcess.run({ mode: "plain" }, (_, config) =>
+      Effect.gen(function* () {
+        const { spans } = yield* traced(sweep(openBackend(config), { graceMs: 0 }))
+        expect(spans.filter((s) => s.name.startsWith("dispatch."))).toEqual([{ name: "dispatch.sweep", attributes: { "dispatch.namespace": namespace } }])
+      })
+    ))
 })
