@@ -124,7 +124,7 @@ export const storedMetrics = async (db: Database): Promise<string> => {
     family("dispatch_jobs", "Jobs by status (deleted jobs not counted)", "gauge", jobs.map((r) => [{ status: r.status }, Number(r.n)] as const)),
     family("dispatch_dispatch_attempts_total", "Attempts to put jobs on a cluster, over every job", "counter", [[{}, Number(attempts?.n ?? 0)]]),
     family("dispatch_jobs_by_last_error", "Jobs whose last dispatch attempt failed, by the typed error's kind", "gauge", errors.map((r) => [{ kind: r.kind ?? "unknown" }, Number(r.n)] as const)),
-    family("dispatch_retention_removed_total", "Ended jobs whose TrainJob and runtime copy retention removed from the cluster", "counter", [[{}, Number(removed?.n ?? 0)]]),
+    family("dispatch_retention_removed_total", "Ended jobs past the retention whose TrainJob and runtime copy are gone from the cluster (deleted by retention, or found gone)", "counter", [[{}, Number(removed?.n ?? 0)]]),
     family("dispatch_queue_gate", "Each queue's gate: 1 for the state it is in", "gauge", gates.map((r) => [{ queue: String(r.queue), name: r.name, state: r.state }, 1] as const))
   ].join("\n")
 }

@@ -130,7 +130,9 @@ describe("the sweeper under faults", () => {
   it.each([
     ["503", { type: "status", code: 503 }, "ErrUnreachable"],
     ["403", { type: "status", code: 403 }, "ErrUnsupported"],
-    ["unanswered", { type: "drop" }, "ErrUnreachable"]
+    ["unanswered", { type: "drop" }, "ErrUnreachable"],
+    ["404", { type: "status", code: 404 }, "ErrUnreachable"],
+    ["409", { type: "status", code: 409 }, "ErrUnreachable"]
   ])("a list answered %s fails the sweep, and nothing is deleted", (_, action, tag) =>
     inProcess.run({ mode: "plain" }, (world, config) =>
       Effect.gen(function* () {
