@@ -3,4 +3,4 @@
 // the root and from the package directory, which Stryker gives vitest as its `dir`.
 import base from "./stryker.vitest.config.ts"
 
-export default { ...base, test: { ...base.test, include: ["test/{Retention,ClusterCleanup}.test.ts", "packages/server/test/{Retention,ClusterCleanup}.test.ts"] } }
+export default { ...base, test: { ...base.test, include: ["test/{CleanupPasses,ClusterCleanup}.test.ts", "packages/server/test/{CleanupPasses,ClusterCleanup}.test.ts"] } }

@@ -23,7 +23,7 @@ export const defaultSweepGraceMs = 3_600_000
 export const defaultCleanupEveryMs = 60_000
 
 /** Jobs retention takes per pass; a full batch makes the next pass take more at once. */
-const retentionBatch = 50
+export const retentionBatch = 50
 
 const reasonOf = (cause: unknown): string => (cause instanceof Error ? cause.message : String(cause))
 
@@ -37,8 +37,8 @@ export interface CleanupReport {
 /** The cleanup of one dispatcher; `pass` runs the sweeper and retention when they are due. */
 export const clusterCleanup = (context: DispatchContext, settings: CleanupSettings, log: (line: string) => void) => {
   const sweep = sweeper(context, { graceMs: settings.sweepGraceMs, everyMs: settings.everyMs }, log)
-  let lastRetention = Number.NEGATIVE_INFINITY
-  let fullBatch = false
+  // When retention next runs: `everyMs` after it last ran, or at once after a full batch (more may be due).
+  let nextRetention = Number.NEGATIVE_INFINITY
   const pass = async (): Promise<CleanupReport> => {
     const problems: Array<string> = []
     const swept = await sweep.pass().catch((cause: unknown) => {
@@ -47,14 +47,13 @@ export const clusterCleanup = (context: DispatchContext, settings: CleanupSettin
     })
     let removed = 0
     const now = context.clock()
-    if (fullBatch || now - lastRetention >= settings.everyMs) {
-      lastRetention = now
+    if (now >= nextRetention) {
       const report = await retentionPass(context, settings.retentionMs, retentionBatch, log).catch((cause: unknown) => {
         problems.push(`retention: ${reasonOf(cause)}`)
         return { removed: 0, failures: [], taken: 0 }
       })
       removed = report.removed
-      fullBatch = report.taken >= retentionBatch
+      nextRetention = report.taken >= retentionBatch ? now : now + settings.everyMs
     }
     return { swept: swept.deleted, removed, problems }
   }
