@@ -50,7 +50,7 @@ export const clusterCleanup = (context: DispatchContext, settings: CleanupSettin
     if (now >= nextRetention) {
       const report = await retentionPass(context, settings.retentionMs, retentionBatch, log).catch((cause: unknown) => {
         problems.push(`retention: ${reasonOf(cause)}`)
-        return { removed: 0, failures: [], taken: 0 }
+        return { removed: 0, taken: 0 }
       })
       removed = report.removed
       nextRetention = report.taken >= retentionBatch ? now : now + settings.everyMs

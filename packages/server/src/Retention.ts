@@ -93,7 +93,7 @@ export const retentionPass = async (context: DispatchContext, retentionMs: numbe
     } else if (removal.kind === "removed") {
       await recordRemoved(context.db, job.id, context.now(), removal.reason)
       if (removal.reason === null) {
-        log(`dispatch retention: removed the TrainJob and runtime copy of job ${job.id} (JobID ${job.key ?? ""}) from the cluster`)
+        log(`dispatch retention: removed the TrainJob and runtime copy of job ${job.id} (JobID ${String(job.key)}) from the cluster`)
         removed++
       }
     } else {

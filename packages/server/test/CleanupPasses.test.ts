@@ -11,7 +11,7 @@ import { ErrInvalid, ErrRejected, ErrUnreachable } from "@dispatch/effects"
 import { clusterCleanup, retentionBatch } from "../src/ClusterCleanup.ts"
 import type { ClusterRun } from "../src/ClusterRuntime.ts"
 import { recordRemovalFailed, recordRemoved, retentionPass, takeExpiredJobs } from "../src/Retention.ts"
-import { jobsInProgress, sweeper } from "../src/Sweeper.ts"
+import { jobsInProgress, sweeper, sweptBackends } from "../src/Sweeper.ts"
 
 const hour = 3_600_000
 const now = Date.parse("2026-06-01T12:00:00Z")
@@ -162,16 +162,22 @@ describe("retentionPass, by Stop's answer", () => {
     ["gone", { kind: "ok", value: { ref: {}, remaining: [], gone: true } }, { removed: true, reason: null }, 1, []],
     [
       "objects still going",
-      { kind: "ok", value: { ref: {}, remaining: ["TrainingRuntime ml-team/x"], gone: false } },
-      { removed: false, reason: "still on the cluster: TrainingRuntime ml-team/x" },
+      { kind: "ok", value: { ref: {}, remaining: ["TrainJob ml-team/x", "TrainingRuntime ml-team/x"], gone: false } },
+      { removed: false, reason: "still on the cluster: TrainJob ml-team/x, TrainingRuntime ml-team/x" },
       0,
-      ["retention: job ID: still on the cluster: TrainingRuntime ml-team/x"]
+      ["retention: job ID: still on the cluster: TrainJob ml-team/x, TrainingRuntime ml-team/x"]
     ],
-    ["ErrUnreachable", { kind: "error", error: new ErrUnreachable({ reasons: ["down"] }) }, { removed: false, reason: "ErrUnreachable: down" }, 0, ["retention: job ID: ErrUnreachable: down"]],
+    [
+      "ErrUnreachable",
+      { kind: "error", error: new ErrUnreachable({ reasons: ["down", "still down"] }) },
+      { removed: false, reason: "ErrUnreachable: down; still down" },
+      0,
+      ["retention: job ID: ErrUnreachable: down; still down"]
+    ],
     [
       "ErrRejected (a TrainJob dispatch did not make)",
-      { kind: "error", error: new ErrRejected({ reasons: ["not ours"] }) },
-      { removed: true, reason: "not removed: ErrRejected: not ours" },
+      { kind: "error", error: new ErrRejected({ reasons: ["not ours", "no labels"] }) },
+      { removed: true, reason: "not removed: ErrRejected: not ours; no labels" },
       0,
       []
     ],
@@ -194,13 +200,22 @@ describe("retentionPass, by Stop's answer", () => {
     )
   })
 
-  it("a queue whose backend no longer decodes leaves the job for a later pass, with why, and calls no cluster", async () => {
-    await setQueue(queue, { config: { namespace: "" } }, "open")
+  it("a queue whose backend no longer decodes leaves the job for a later pass, with every reason, and calls no cluster", async () => {
+    await setQueue(queue, { config: { namespace: "", mode: "neither" } }, "open")
     const id = await job("finished", now - 2 * hour, "done")
     const context = contextOf({ kind: "ok", value: {} })
     const report = await retentionPass(context, hour, 10, () => undefined)
-    expect(report.failures).toEqual([expect.stringMatching(new RegExp(`^retention: job ${id}: queue ${queue}'s backend: .+`))])
+    expect(report.failures).toEqual([expect.stringMatching(new RegExp(`^retention: job ${id}: queue ${queue}'s backend: [^;]+; .+`))])
     expect(context.runs).toEqual([])
+  })
+
+  it("takes only jobs that ended at least the retention ago by the service's clock", async () => {
+    const young = await job("finished", now - hour + 1000, "done")
+    const old = await job("finished", now - hour, "done")
+    const context = contextOf({ kind: "ok", value: { ref: {}, remaining: [], gone: true } })
+    expect(await retentionPass(context, hour, 10, () => undefined)).toEqual({ taken: 1, removed: 1, failures: [] })
+    expect(await db.query(`select id from jobs where cluster_removed_on is not null`)).toEqual([{ id: old }])
+    expect(ids(await takeExpiredJobs(db, now + 1000, iso(now + 1000 - hour), 0, 10))).toEqual([young])
   })
 })
 
@@ -233,6 +248,15 @@ describe("the sweeper's pass", () => {
     expect(context.runs).toHaveLength(4)
   })
 
+  it("of queues on one namespace, sweeps with the first's backend", async () => {
+    const first = { config: { ...backendConfig("ml-team").config, timeouts: { callBound: "7m" } } }
+    await setQueue(queue, first, "open")
+    const other = await idOf(`insert into queues (grp, name, description, created_on, last_modified_on) values ('g', 'q2', '', $1, $1) returning id`, [iso(now)])
+    await setQueue(other, { config: { ...backendConfig("ml-team").config, timeouts: { callBound: "9m" } } }, "open")
+    const backends = await sweptBackends(db)
+    expect(backends.map((b) => [b.config.namespace, b.config.timeouts.callBoundMs])).toEqual([["ml-team", 420_000]])
+  })
+
   it("reports a failed sweep and logs it, counts what was deleted, and says nothing when the service is closing", async () => {
     await setQueue(queue, backendConfig("ml-team"), "open")
     const deleted = { namespace: "ml-team", name: "dj-x-s1", uid: "u1", job: "01JD8X2Q4M7N9P3R5S6T8V0W1Y", ageMs: 7_200_000 }
@@ -262,6 +286,19 @@ describe("the sweeper's pass", () => {
 
 describe("clusterCleanup's pace", () => {
   beforeEach(async () => setQueue(queue, null, null))
+
+  it("sweeps a namespace once per everyMs", async () => {
+    await setQueue(queue, backendConfig("ml-team"), "open")
+    let clock = now
+    const context = contextOf({ kind: "ok", value: { deleted: [], failed: [] } }, () => clock)
+    const cleanup = clusterCleanup(context, { retentionMs: hour, sweepGraceMs: hour, everyMs: 60_000 }, () => undefined)
+    await cleanup.pass()
+    await cleanup.pass()
+    expect(context.runs).toHaveLength(1)
+    clock += 60_000
+    await cleanup.pass()
+    expect(context.runs).toHaveLength(2)
+  })
 
   it("runs retention once per everyMs, and again at once after a full batch", async () => {
     let clock = now
