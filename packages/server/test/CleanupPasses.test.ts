@@ -8,6 +8,8 @@ import type { DispatchContext } from "../src/DispatchContext.ts"
 import { migrate } from "../src/Migrations.ts"
 import { openPglite } from "../src/PgliteDatabase.ts"
 import { ErrInvalid, ErrRejected, ErrUnreachable } from "@dispatch/effects"
+import { Effect } from "effect"
+import { PrometheusMetrics } from "effect/observability"
 import { clusterCleanup, retentionBatch } from "../src/ClusterCleanup.ts"
 import type { ClusterRun } from "../src/ClusterRuntime.ts"
 import { recordRemovalFailed, recordRemoved, retentionPass, takeExpiredJobs } from "../src/Retention.ts"
@@ -257,8 +259,15 @@ describe("the sweeper's pass", () => {
     expect(backends.map((b) => [b.config.namespace, b.config.timeouts.callBoundMs])).toEqual([["ml-team", 420_000]])
   })
 
-  it("reports a failed sweep and logs it, counts what was deleted, and says nothing when the service is closing", async () => {
+  it("reports a failed sweep and logs it, counts what was deleted and what failed, and says nothing when the service is closing", async () => {
+    // The metrics are the process's: what this test adds is compared.
     await setQueue(queue, backendConfig("ml-team"), "open")
+    const counted = (name: string) => {
+      const line = Effect.runSync(PrometheusMetrics.format())
+        .split("\n")
+        .find((l) => l.startsWith(`${name}{namespace="ml-team"} `))
+      return line === undefined ? 0 : Number(line.split(" ").at(-1))
+    }
     const deleted = { namespace: "ml-team", name: "dj-x-s1", uid: "u1", job: "01JD8X2Q4M7N9P3R5S6T8V0W1Y", ageMs: 7_200_000 }
     const cases: ReadonlyArray<readonly [ClusterRun<unknown>, { deleted: number; failures: ReadonlyArray<string> }, ReadonlyArray<string>]> = [
       [
@@ -278,8 +287,10 @@ describe("the sweeper's pass", () => {
     ]
     for (const [run, report, log] of cases) {
       const lines: Array<string> = []
+      const before = [counted("dispatch_sweeper_deleted_total"), counted("dispatch_sweeper_failures_total")]
       expect(await sweeper(contextOf(run), { graceMs: hour, everyMs: 0 }, (l) => void lines.push(l)).pass()).toEqual(report)
       expect(lines).toEqual(log)
+      expect([counted("dispatch_sweeper_deleted_total") - before[0]!, counted("dispatch_sweeper_failures_total") - before[1]!]).toEqual([report.deleted, report.failures.length])
     }
   })
 })
