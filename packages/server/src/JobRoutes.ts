@@ -30,6 +30,7 @@ import {
 import { listPage, renderRows, type RowNames, type UnreadableItem } from "./ListPage.ts"
 import type { PageQuery, Page } from "./Paging.ts"
 import { isTrue } from "./DioptraPaging.ts"
+import { namesOtherGroup } from "./Groups.ts"
 import { jobWire, type NamedJob } from "./JobWire.ts"
 import { insertArtifact, loadCatalogRows, readArtifact, readExperiment } from "./ResourceStore.ts"
 import { JobListQuery, JobsGroup } from "./Api.ts"
@@ -107,6 +108,8 @@ type JobListContext = RequestContext<unknown, typeof JobListQuery.Type, unknown>
 
 const jobPage = (context: JobListContext, path: string, experiment?: number) =>
   searchedPage(context, path, async (offset, limit) => {
+    // Another group's list is empty, but its search is still checked, as the other lists check it.
+    const other = namesOtherGroup(context.query.groupId, context.principal.groupId)
     const listed = await listJobs(context.db, {
       group: context.principal.group,
       ...(experiment === undefined ? {} : { experiment }),
@@ -114,9 +117,9 @@ const jobPage = (context: JobListContext, path: string, experiment?: number) =>
       sortBy: context.query.sortBy ?? "id",
       descending: isTrue(context.query.descending),
       offset,
-      limit
+      limit: other ? 0 : limit
     })
-    return Result.map(listed, ({ jobs, total }) => ({ items: renderRows(context, jobNames, jobs, (named) => named.job.id, (named) => jobWire(named, context.link)), total }))
+    return Result.map(listed, ({ jobs, total }) => (other ? { items: [], total: 0 } : { items: renderRows(context, jobNames, jobs, (named) => named.job.id, (named) => jobWire(named, context.link)), total }))
   }, jobNames)
 
 const jobNames: RowNames = { resource: "job", path: (id) => `/jobs/${id}` }
