@@ -55,8 +55,12 @@ const expectations: Readonly<Record<string, (stdout: string) => void>> = {
 /** What a fresh clone holds: everything but git's data, installed dependencies, builds and local data. */
 const notInAClone = new Set([".git", "node_modules", "dist", ".data", "coverage"])
 
+// The CLI's packed examples come and go while the pack test runs beside this one (its prepack copies them in,
+// its postpack removes them): a copy made then would stat a folder already gone. No clone has them.
+const packedExamples = join(repo, "packages", "cli", "examples")
+
 const copyRepository = (to: string): void =>
-  cpSync(repo, to, { recursive: true, filter: (from) => !notInAClone.has(basename(from)) && !from.endsWith(".tsbuildinfo") })
+  cpSync(repo, to, { recursive: true, filter: (from) => !notInAClone.has(basename(from)) && !from.endsWith(".tsbuildinfo") && from !== packedExamples })
 
 const runNode = (file: string, cwd: string): Promise<Ran> =>
   new Promise((resolve) => {
