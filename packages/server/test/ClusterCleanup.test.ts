@@ -5,6 +5,7 @@
 import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { RETRY_POLICY } from "@dispatch/effects"
 import { labelKeys, trainJobName as nameOf } from "@dispatch/render"
 import type { KubeObject } from "@dispatch/sim"
 import { afterAll, beforeAll, describe, expect, test } from "vitest"
@@ -126,7 +127,8 @@ describe("retention", { timeout: 180_000 }, () => {
     }
     // The service was down when the retention passed; the next one, started later, removes the job's objects.
     clock.skip(hour + 60_000)
-    world.sim.setFaults([{ verb: "delete", resource: "trainjobs", name, nth: 1, action: { type: "status", code: 503 } }])
+    // Stop rides out a passing fault in place (RETRY_POLICY.tries in all): the first removal fails only when every one of its tries does.
+    world.sim.setFaults([{ verb: "delete", resource: "trainjobs", name, nth: 1, times: RETRY_POLICY.tries, action: { type: "status", code: 503 } }])
     const second = await service(world, clock.now, settings, { dataDir })
     try {
       await eventually(async () => second.log.some((l) => l.startsWith(`dispatch retention: job ${id}: not removed yet: ErrUnreachable`)), (seen) => seen || named(world!, "trainjobs", name).length === 0)
