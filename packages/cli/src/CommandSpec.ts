@@ -206,6 +206,8 @@ export const CommandSpecs = {
       flag("log-format", "value", "text|json", "each request's access-log line on stderr: text or json (default text)"),
       flag("signup", "switch", "", "let anyone register a user (POST /api/v1/users, Dioptra's users.create)"),
       flag("default-backend", "value", "FILE", "a YAML or JSON queue backend that queues registered without one get"),
+      flag("retention", "value", "D", "how long an ended job's TrainJob and runtime copy stay on the cluster (default 24h; env DISPATCH_RETENTION)"),
+      flag("sweep-grace", "value", "D", "least age of a runtime copy no TrainJob owns before the sweeper deletes it (default 1h; env DISPATCH_SWEEP_GRACE)"),
       flag("kubeconfig", "value", "FILE", "dispatch to the cluster of this kubeconfig", { group: "target" }),
       flag("cluster", "switch", "", "dispatch to the cluster of client-node's default kubeconfig chain", { group: "target" }),
       flag("sim", "switch", "", "dispatch to an embedded simulated cluster", { group: "target" }),

@@ -1,5 +1,6 @@
 // The options of `dispatch serve` (the job service) and `dispatch serve hash-token`, read from their
 // command lines with every problem named.
+import { parseDuration } from "./ClusterArgs.ts"
 import { type ArgList, type UsageError, finish, readOptions } from "./OptionReader.ts"
 
 /** Where the service takes jobs: nowhere (it only stores them), a cluster by kubeconfig, or an embedded simulator. */
@@ -34,7 +35,14 @@ export interface ServeArgs {
   readonly signup: boolean
   /** A YAML or JSON queue backend for queues registered without one. */
   readonly defaultBackend?: string
+  /** How long an ended job's TrainJob and runtime copy stay on the cluster (`--retention`, `DISPATCH_RETENTION`). */
+  readonly retentionMs?: number
+  /** Least age of an ownerless runtime copy before the sweeper deletes it (`--sweep-grace`, `DISPATCH_SWEEP_GRACE`). */
+  readonly sweepGraceMs?: number
 }
+
+/** The environment variables `dispatch serve` reads its cleanup settings from when no flag gives them. */
+export const serveEnvVars = { retention: "DISPATCH_RETENTION", "sweep-grace": "DISPATCH_SWEEP_GRACE" } as const
 
 const portOf = (options: ReturnType<typeof readOptions>, fallback: number): number => {
   const text = options.single("port")
@@ -44,10 +52,21 @@ const portOf = (options: ReturnType<typeof readOptions>, fallback: number): numb
   return port
 }
 
-/** Reads the arguments that follow `serve`. */
-export const parseServeArgs = (list: ArgList): { readonly args: ServeArgs } | UsageError => {
+// A flag wins over its environment variable; either is a duration as kubectl spells it (0 allowed).
+const durationOf = (options: ReturnType<typeof readOptions>, flag: keyof typeof serveEnvVars, env: Readonly<Record<string, string | undefined>>): number | undefined => {
+  const given = options.single(flag)
+  const variable = serveEnvVars[flag]
+  const text = given ?? (env[variable] === "" ? undefined : env[variable])
+  if (text === undefined) return undefined
+  const ms = parseDuration(text)
+  if (ms === undefined) options.problem(`${given === undefined ? variable : `--${flag}`} "${text}" is not a duration (e.g. 30s, 5m, 24h)`)
+  return ms
+}
+
+/** Reads the arguments that follow `serve`, and the cleanup settings from `env` where no flag gives them. */
+export const parseServeArgs = (list: ArgList, env: Readonly<Record<string, string | undefined>> = {}): { readonly args: ServeArgs } | UsageError => {
   const options = readOptions(list, {
-    values: ["host", "port", "data-dir", "tokens", "kubeconfig", "config", "instance", "log-format", "sim-kubeconfig-out", "default-backend"],
+    values: ["host", "port", "data-dir", "tokens", "kubeconfig", "config", "instance", "log-format", "sim-kubeconfig-out", "default-backend", "retention", "sweep-grace"],
     multi: ["runtime"],
     switches: ["sim", "cluster", "exec", "signup"]
   })
@@ -67,6 +86,8 @@ export const parseServeArgs = (list: ArgList): { readonly args: ServeArgs } | Us
   const logFormat = options.single("log-format") ?? "text"
   const signup = options.switch("signup")
   const defaultBackend = options.single("default-backend")
+  const retentionMs = durationOf(options, "retention", env)
+  const sweepGraceMs = durationOf(options, "sweep-grace", env)
   if (logFormat !== "text" && logFormat !== "json") options.problem(`--log-format "${logFormat}" is not one of text, json`)
   const targets = [sim, cluster, kubeconfig !== undefined].filter(Boolean).length
   if (targets > 1) options.problem("--sim, --cluster and --kubeconfig are alternatives: give one")
@@ -89,7 +110,9 @@ export const parseServeArgs = (list: ArgList): { readonly args: ServeArgs } | Us
     ...(instance === undefined ? {} : { instance }),
     logFormat: logFormat === "json" ? "json" : "text",
     signup,
-    ...(defaultBackend === undefined ? {} : { defaultBackend })
+    ...(defaultBackend === undefined ? {} : { defaultBackend }),
+    ...(retentionMs === undefined ? {} : { retentionMs }),
+    ...(sweepGraceMs === undefined ? {} : { sweepGraceMs })
   }))
 }
 

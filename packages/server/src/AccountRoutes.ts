@@ -6,7 +6,7 @@ import { AuthGroup, GroupsGroup, UsersGroup, apiPrefix } from "./Api.ts"
 import type { Principal } from "./Auth.ts"
 import type { Sql } from "./Database.ts"
 import { isTrue, searchCondition } from "./DioptraPaging.ts"
-import { groupIdOf } from "./Groups.ts"
+import { groupIdOf, namesOtherGroup } from "./Groups.ts"
 import { listPage } from "./ListPage.ts"
 import { hashPassword, passwordMatches } from "./Password.ts"
 import { refMaker } from "./RefTypes.ts"
@@ -183,6 +183,7 @@ export const accountRoutes = [
       const terms = parsed.success
       return Result.succeed(
         await listPage(context, "/groups", async (offset, limit) => {
+          if (namesOtherGroup(context.query.groupId, context.principal.groupId)) return { items: [], total: 0 }
           const own = await groupOf(context.db, context, context.principal.groupId)
           const all = own === undefined || !searchMatches(terms, { name: own.name }) ? [] : [own]
           return { items: all.slice(offset, offset + limit), total: all.length }

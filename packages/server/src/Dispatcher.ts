@@ -1,6 +1,7 @@
 import type { Cluster, ClusterError } from "@dispatch/effects"
 import { defaultRetryPolicy } from "@dispatch/jobs"
 import { Context, Effect, Layer } from "effect"
+import { clusterCleanup, defaultCleanupEveryMs, defaultRetentionMs, defaultSweepGraceMs } from "./ClusterCleanup.ts"
 import { makeClusterRuntime } from "./ClusterRuntime.ts"
 import { DatabaseService, type Database } from "./Database.ts"
 import type { DispatchContext } from "./DispatchContext.ts"
@@ -38,6 +39,16 @@ export interface DispatchOptions {
   readonly instance?: string
   /** False: no timer runs passes; the caller calls `pass()` (default true). */
   readonly autorun?: boolean
+  /** How long a finished, failed or cancelled job's TrainJob and runtime copy stay on the cluster after it ended, in
+   * service-clock ms (default 24 h); the job's status, logs and metrics stay in the service. */
+  readonly retentionMs?: number
+  /** Least age, by the cluster's clock, of a runtime copy no TrainJob owns before the sweeper deletes it (default
+   * 1 h; never less than the backend's `2 × timeouts.callBound + timeouts.workload`). */
+  readonly sweepGraceMs?: number
+  /** Least time between two sweeps of a namespace, and between two retention passes, in service-clock ms (default 60 s). */
+  readonly cleanupEveryMs?: number
+  /** Where the sweeper and retention say what they deleted, one line each (default: stderr). */
+  readonly log?: (line: string) => void
 }
 
 /** What one pass did. */
@@ -46,6 +57,10 @@ export interface PassReport {
   readonly dispatched: number
   readonly followed: number
   readonly stopped: number
+  /** Runtime copies the sweeper deleted. */
+  readonly swept: number
+  /** Ended jobs whose cluster objects retention removed. */
+  readonly removed: number
   /** What could not be recorded (the database failed mid-pass), one line per job; those jobs are retried. */
   readonly problems: ReadonlyArray<string>
 }
@@ -56,8 +71,9 @@ export interface Dispatcher {
   readonly control: JobControl
   /** One pass: starts proving queues that need it (all of them on the first pass) without waiting for their probes,
    * claims and starts due jobs on open queues, follows every opened job with Find (at most once per syncMs) and stops
-   * every stopping one (cancelled, deleted, or failed after something may have landed). Passes never overlap: a call
-   * during one waits for it. */
+   * every stopping one (cancelled, deleted, or failed after something may have landed); when due, sweeps leftover
+   * runtime copies and removes ended jobs' objects past the retention. Passes never overlap: a call during one waits
+   * for it. */
   readonly pass: () => Promise<PassReport>
   /** Resolves once every probe started so far has stored its gate. */
   readonly proven: () => Promise<void>
@@ -104,10 +120,19 @@ export const startDispatcher = (options: DispatchOptions, parts: DispatcherParts
   let again = false
   // A queue just proven open may have jobs waiting: the next pass starts at once.
   const prover = queueProver(context, () => wake())
+  const cleanup = clusterCleanup(
+    context,
+    {
+      retentionMs: options.retentionMs ?? defaultRetentionMs,
+      sweepGraceMs: options.sweepGraceMs ?? defaultSweepGraceMs,
+      everyMs: options.cleanupEveryMs ?? defaultCleanupEveryMs
+    },
+    options.log ?? ((line) => void process.stderr.write(`${line}\n`))
+  )
   const statusSync = Effect.runSync(Effect.provide(Effect.service(StatusSyncService), (parts.statusSync ?? statusSyncLayer)(context)))
 
   const onePass = async (): Promise<PassReport> => {
-    if (closed) return { proven: 0, dispatched: 0, followed: 0, stopped: 0, problems: [] }
+    if (closed) return { proven: 0, dispatched: 0, followed: 0, stopped: 0, swept: 0, removed: 0, problems: [] }
     const all = first
     first = false
     if (all && options.instance !== undefined) await releaseOwnClaims(context.db, instance)
@@ -120,7 +145,16 @@ export const startDispatcher = (options: DispatchOptions, parts: DispatcherParts
     if (due) lastSync = context.clock()
     const sync = due ? await statusSync.follow() : { followed: 0, problems: [] }
     const stopped = await statusSync.stopCancelled()
-    return { proven, dispatched: dispatch.claimed, followed: sync.followed, stopped, problems: [...dispatch.problems, ...sync.problems] }
+    const cleaned = await cleanup.pass()
+    return {
+      proven,
+      dispatched: dispatch.claimed,
+      followed: sync.followed,
+      stopped,
+      swept: cleaned.swept,
+      removed: cleaned.removed,
+      problems: [...dispatch.problems, ...sync.problems, ...cleaned.problems]
+    }
   }
 
   const pass = (): Promise<PassReport> => {

@@ -23,3 +23,7 @@ export interface GroupRow {
   readonly name: string
   readonly created_on: string
 }
+
+/** Whether a list's `groupId` names a group other than the caller's: such a list answers nothing, as Dioptra
+ * answers a group the caller is not a member of. */
+export const namesOtherGroup = (groupId: number | undefined, callerGroupId: number): boolean => groupId !== undefined && groupId !== callerGroupId

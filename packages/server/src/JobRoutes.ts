@@ -30,6 +30,7 @@ import {
 import { listPage } from "./ListPage.ts"
 import type { PageQuery, Page } from "./Paging.ts"
 import { isTrue } from "./DioptraPaging.ts"
+import { namesOtherGroup } from "./Groups.ts"
 import { jobWire, type NamedJob } from "./JobWire.ts"
 import { insertArtifact, loadCatalogRows, readArtifact, readExperiment } from "./ResourceStore.ts"
 import { JobListQuery, JobsGroup } from "./Api.ts"
@@ -105,6 +106,8 @@ type JobListContext = RequestContext<unknown, typeof JobListQuery.Type, unknown>
 
 const jobPage = (context: JobListContext, path: string, experiment?: number) =>
   searchedPage(context, path, async (offset, limit) => {
+    // Another group's list is empty, but its search is still checked, as the other lists check it.
+    const other = namesOtherGroup(context.query.groupId, context.principal.groupId)
     const listed = await listJobs(context.db, {
       group: context.principal.group,
       ...(experiment === undefined ? {} : { experiment }),
@@ -112,9 +115,9 @@ const jobPage = (context: JobListContext, path: string, experiment?: number) =>
       sortBy: context.query.sortBy ?? "id",
       descending: isTrue(context.query.descending),
       offset,
-      limit
+      limit: other ? 0 : limit
     })
-    return Result.map(listed, ({ jobs, total }) => ({ items: jobs.map((named) => jobWire(named, context.link)), total }))
+    return Result.map(listed, ({ jobs, total }) => (other ? { items: [], total: 0 } : { items: jobs.map((named) => jobWire(named, context.link)), total }))
   })
 
 /** Dioptra's job endpoints. */

@@ -287,6 +287,20 @@ alter table jobs add column lands_by float8, add column first_attempt_at float8,
 update jobs set stop_ends = case when deleted then 'deleted' else 'cancelled' end where dispatch_state = 'stopping';
 create table unanswered_creates (key text primary key, at_ms float8 not null);
 `
+  },
+  {
+    version: 10,
+    name: "retention: removing an ended job's TrainJob and runtime copy from the cluster",
+    // A job ended when its last status (finished or failed) was written: job_status_history has it, indexed here.
+    // cluster_removed_on: when retention removed its objects (null until then); cluster_removal_next_at: a lease
+    // while one process removes them, then the time of the last failed try (failed tries go to the back of the
+    // line); cluster_removal_reason: why the last try failed.
+    sql: `
+alter table jobs add column cluster_removed_on timestamptz, add column cluster_removal_next_at float8 not null default 0,
+  add column cluster_removal_reason text;
+create index job_status_history_by_job on job_status_history (job, id);
+create index jobs_awaiting_removal on jobs (cluster_removal_next_at, id) where cluster_removed_on is null and dispatch_state = 'done';
+`
   }
 ]
 

@@ -75,6 +75,18 @@ export const httpDuration = Metric.histogram("dispatch_http_request_duration_sec
   boundaries: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 })
 
+/** Runtime copies the sweeper deleted (dispatch's, owned by no TrainJob, past the grace), by namespace. */
+export const sweeperDeleted = Metric.counter("dispatch_sweeper_deleted_total", {
+  description: "Runtime copies the sweeper deleted because no TrainJob owned them, by namespace",
+  incremental: true
+})
+
+/** Sweeps that failed (the namespace could not be listed) and copies the sweeper could not delete, by namespace. */
+export const sweeperFailures = Metric.counter("dispatch_sweeper_failures_total", {
+  description: "Failed sweeps and copies the sweeper could not delete, by namespace",
+  incremental: true
+})
+
 /** Records one answered request. */
 export const recordRequest = (route: string, status: number, seconds: number) =>
   Effect.all([
@@ -97,13 +109,14 @@ const family = (name: string, help: string, type: "gauge" | "counter", samples: 
   ].join("\n")
 
 /** The figures read from the database: jobs by status, dispatch attempts, jobs whose last dispatch error is of
- * each kind, and each queue's gate. */
+ * each kind, jobs retention removed from the cluster, and each queue's gate. */
 export const storedMetrics = async (db: Database): Promise<string> => {
   const jobs = await db.query<{ status: string; n: number }>(`select status, count(*)::int as n from jobs where not deleted group by status order by status`)
   const [attempts] = await db.query<{ n: number }>(`select coalesce(sum(attempts), 0)::int as n from jobs`)
   const errors = await db.query<{ kind: string; n: number }>(
     `select last_error->>'error' as kind, count(*)::int as n from jobs where last_error is not null group by 1 order by 1`
   )
+  const [removed] = await db.query<{ n: number }>(`select count(*)::int as n from jobs where cluster_removed_on is not null and cluster_removal_reason is null`)
   const gates = await db.query<{ queue: number; name: string; state: string }>(
     `select q.id as queue, q.name, coalesce(g.state, 'unproven') as state from queues q left join queue_gates g on g.queue = q.id order by q.id`
   )
@@ -111,6 +124,7 @@ export const storedMetrics = async (db: Database): Promise<string> => {
     family("dispatch_jobs", "Jobs by status (deleted jobs not counted)", "gauge", jobs.map((r) => [{ status: r.status }, Number(r.n)] as const)),
     family("dispatch_dispatch_attempts_total", "Attempts to put jobs on a cluster, over every job", "counter", [[{}, Number(attempts?.n ?? 0)]]),
     family("dispatch_jobs_by_last_error", "Jobs whose last dispatch attempt failed, by the typed error's kind", "gauge", errors.map((r) => [{ kind: r.kind ?? "unknown" }, Number(r.n)] as const)),
+    family("dispatch_retention_removed_total", "Ended jobs past the retention whose TrainJob and runtime copy are gone from the cluster (deleted by retention, or found gone)", "counter", [[{}, Number(removed?.n ?? 0)]]),
     family("dispatch_queue_gate", "Each queue's gate: 1 for the state it is in", "gauge", gates.map((r) => [{ queue: String(r.queue), name: r.name, state: r.state }, 1] as const))
   ].join("\n")
 }

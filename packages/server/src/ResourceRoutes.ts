@@ -5,6 +5,7 @@ import type { EntrypointModify, ExperimentModify, QueueModify } from "./ApiSchem
 import type { Principal } from "./Auth.ts"
 import type { Sql } from "./Database.ts"
 import { isTrue, searchCondition } from "./DioptraPaging.ts"
+import { namesOtherGroup } from "./Groups.ts"
 import { listPage } from "./ListPage.ts"
 import { decodePart } from "./RequestDecoding.ts"
 import { jsonDepth, maxJsonDepth } from "./RequestBody.ts"
@@ -116,7 +117,7 @@ const listRoute = <G extends typeof ExperimentsGroup | typeof EntrypointsGroup |
       const query = context.query as ListQuery
       const search = searchCondition(query.search, searchFields, 2)
       if (Result.isFailure(search)) return Result.fail(refusal(search.failure))
-      const other = query.groupId !== undefined && query.groupId !== context.principal.groupId
+      const other = namesOtherGroup(query.groupId, context.principal.groupId)
       const link = (path: string) => context.link(path)
       return Result.succeed(
         await listPage(context as RequestContext<unknown, any, unknown>, `/${group.identifier}`, async (offset, limit) => {

@@ -153,7 +153,17 @@ const run = async (io: CliIo, args: ServeArgs, output: OutputFormat = "text"): P
     // Ctrl-C or SIGTERM while the database opens stops listening at once and lets the database finish its step.
     stop: io.stopRequested,
     ...(defaultBackend === undefined ? {} : { defaultBackend: defaultBackend.success }),
-    ...(cluster.success === undefined ? {} : { dispatch: { cluster: cluster.success.layer, ...(args.instance === undefined ? {} : { instance: args.instance }) } })
+    ...(cluster.success === undefined
+      ? {}
+      : {
+          dispatch: {
+            cluster: cluster.success.layer,
+            ...(args.instance === undefined ? {} : { instance: args.instance }),
+            ...(args.retentionMs === undefined ? {} : { retentionMs: args.retentionMs }),
+            ...(args.sweepGraceMs === undefined ? {} : { sweepGraceMs: args.sweepGraceMs }),
+            log: (line: string) => io.err(line)
+          }
+        })
   })
   if (Result.isFailure(started)) {
     await cluster.success?.close()
@@ -175,7 +185,7 @@ const run = async (io: CliIo, args: ServeArgs, output: OutputFormat = "text"): P
 /** Runs `dispatch serve`; resolves to the exit code. */
 const runServe = async (list: ArgList, io: CliIo): Promise<number> => {
   const { output, rest, problems } = takeOutput(list)
-  const parsed = parseServeArgs(rest)
+  const parsed = parseServeArgs(rest, io.env)
   const all = [...problems, ...problemsOf(parsed)]
   return endCommand(io, "serve", output, "problems" in parsed || all.length > 0 ? usage(all, usageLine(CommandSpecs.serve)) : await run(io, parsed.args, output))
 }
