@@ -86,7 +86,7 @@ describe("two dispatch serve processes on one PostgreSQL", () => {
     const config = JSON.parse(readFileSync(example("config.json"), "utf8"))
     const [queues, experiments] = await at(b.url).typed((c) => Effect.all([c.queues.list({ query: {} }), c.experiments.list({ query: {} })]))
     const [queue, experiment] = [queues.data[0]?.id, experiments.data[0]]
-    if (queue === undefined || experiment === undefined) throw new Error("the first test's queue and experiment are gone")
+    if (queue === undefined || experiment === undefined || "error" in experiment) throw new Error("the first test's queue and experiment are gone")
     const before = new Set((await allJobs(at(b.url))).map((j) => j.id))
     const body = { entrypoint: experiment.entrypoints[0]?.id, queue, values: {}, timeout: "1h", description: "kill" }
     await Promise.all(Array.from({ length: killJobs }, () => at(b.url).typed((c) => c.jobs.create({ params: { id: experiment.id }, payload: body as never }))))

@@ -8,14 +8,17 @@ import { example } from "./DispatchBinary.ts"
 /** A client of the service at `base` (its URL without `/api/v1`) acting with `token`. */
 export const serviceAt = (token: string) => (base: string): Client => client(base, token)
 
-/** Every job, page by page (the API pages at most 100 at a time). */
+/** Every job, page by page (the API pages at most 100 at a time); a job the service could not render fails the test. */
 export const allJobs = (service: Client) =>
   service.typed((c) =>
     Effect.gen(function* () {
       const all = []
       for (let index = 0; ; index += 100) {
         const page = yield* c.jobs.list({ query: { index, pageLength: 100 } })
-        all.push(...page.data)
+        for (const job of page.data) {
+          if ("error" in job) return yield* Effect.die(new Error(`job ${job.id} is unreadable: ${job.message}`))
+          all.push(job)
+        }
         if (page.isComplete || page.data.length === 0) return all
       }
     })

@@ -4,7 +4,8 @@ import type { Catalog } from "./Catalog.ts"
 import { entrypointVersion, type Entrypoint, type EntrypointVersion } from "./Entrypoint.ts"
 import { documentEnv, jobDocument, type DocumentTooLarge } from "./JobDocument.ts"
 import { decodeJobRequest, type JobRequest, type MalformedRequest } from "./JobRequest.ts"
-import { coerceValue, type ParameterValue } from "./ParameterType.ts"
+import { coerceValue, valueDepth, type ParameterValue } from "./ParameterType.ts"
+import { maxJsonDepth } from "./JsonDepth.ts"
 import { refused, type Refused } from "./Problem.ts"
 import type { Queue } from "./Queue.ts"
 import {
@@ -27,6 +28,7 @@ import {
   MissingArtifactValue,
   MissingValue,
   UncoercibleValue,
+  ValueTooDeep,
   UnknownArtifactValue,
   UnknownValue,
   type ValueProblem
@@ -67,6 +69,10 @@ const checkValues = (version: EntrypointVersion, given: Readonly<Record<string, 
   const values: Array<[string, ParameterValue]> = []
   for (const { parameter, fromDefault, raw } of filled) {
     if (raw === undefined) continue
+    if (valueDepth(parameter.type, raw) > maxJsonDepth) {
+      uncoercible.push(new ValueTooDeep({ parameter: parameter.name, type: parameter.type, fromDefault, limit: maxJsonDepth, length: raw.length }))
+      continue
+    }
     const coerced = coerceValue(parameter.type, raw)
     if (Result.isSuccess(coerced)) values.push([parameter.name, coerced.success])
     else uncoercible.push(new UncoercibleValue({ parameter: parameter.name, type: parameter.type, value: raw, fromDefault, reason: coerced.failure }))

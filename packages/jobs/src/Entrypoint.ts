@@ -1,5 +1,6 @@
 import { Schema } from "effect"
-import { ParameterType } from "./ParameterType.ts"
+import { maxJsonDepth } from "./JsonDepth.ts"
+import { ParameterType, valueDepth } from "./ParameterType.ts"
 import { ResourceId } from "./ResourceId.ts"
 import { TaskGraph } from "./TaskGraph.ts"
 import { Description, Name, Text, textLimits } from "./Text.ts"
@@ -38,11 +39,13 @@ export const EntrypointVersion = Schema.Struct({
   /** Absent for an entrypoint made by a stock Dioptra client: the queue's backend then names the command. */
   command: Schema.optionalKey(Command)
 }).check(
-  Schema.makeFilter((version) =>
-    duplicateNames([...version.parameters, ...version.artifactParameters].map((p) => p.name)).map(
-      (name) => `parameter "${name}" is declared more than once`
-    )
-  )
+  Schema.makeFilter((version) => [
+    ...duplicateNames([...version.parameters, ...version.artifactParameters].map((p) => p.name)).map((name) => `parameter "${name}" is declared more than once`),
+    // A default every job would be refused for is refused when declared.
+    ...version.parameters
+      .filter((p) => p.defaultValue !== undefined && valueDepth(p.type, p.defaultValue) > maxJsonDepth)
+      .map((p) => `the default of parameter "${p.name}", a ${p.type} of ${p.defaultValue?.length ?? 0} characters, nests more than ${maxJsonDepth} levels deep; at most ${maxJsonDepth} levels are accepted`)
+  ])
 )
 /** One snapshot (version) of an entrypoint. */
 export type EntrypointVersion = typeof EntrypointVersion.Type

@@ -1,4 +1,5 @@
 import { Result, Schema } from "effect"
+import { jsonDepth, maxJsonDepth } from "./JsonDepth.ts"
 
 /** The types an entrypoint parameter may declare. */
 export const ParameterType = Schema.Literals(["string", "float", "integer", "boolean", "list", "mapping"])
@@ -12,7 +13,17 @@ const floatLiteral = /^[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?
 const integerLiteral = /^[+-]?[0-9]+$/
 const booleanLiteral = /^(?:true|false)$/i
 
+/** Whether values of the type are JSON text that coercion parses (`list`, `mapping`). */
+export const parsesJson = (type: ParameterType): boolean => type === "list" || type === "mapping"
+
+/** How deep the JSON a value of the type parses into nests (0 for types that parse none); counts no further than
+ * one past `limit`, so a hostile value costs one pass over its text. */
+export const valueDepth = (type: ParameterType, raw: string, limit = maxJsonDepth): number => (parsesJson(type) ? jsonDepth(raw, limit) : 0)
+
+// Parsing is bounded by depth first: V8's parser copes with any depth, but the first recursive walk of the result
+// (storing it, answering it) would not.
 const parseJson = (raw: string): Result.Result<Schema.Json, string> => {
+  if (jsonDepth(raw, maxJsonDepth) > maxJsonDepth) return Result.fail(`it nests deeper than ${maxJsonDepth} levels`)
   try {
     return Result.succeed(JSON.parse(raw) as Schema.Json)
   } catch {

@@ -43,6 +43,26 @@ export class UncoercibleValue extends Schema.TaggedError<UncoercibleValue>()("Un
   }
 }
 
+/** A value (given, or the parameter's default) whose type parses it as JSON nests deeper than the bound: no store
+ * or answer could walk it safely, so it is refused before it is parsed. */
+export class ValueTooDeep extends Schema.TaggedError<ValueTooDeep>()("ValueTooDeep", {
+  parameter: Schema.String,
+  type: Schema.String,
+  fromDefault: Schema.Boolean,
+  /** The most levels a value may nest. */
+  limit: Schema.Number,
+  /** Its length in characters. */
+  length: Schema.Number
+}) {
+  override get message() {
+    const which = this.fromDefault ? "the default value" : "the value"
+    return `${which} of parameter "${this.parameter}", a ${this.type} of ${this.length} characters, nests more than ${this.limit} levels deep; at most ${this.limit} levels are accepted`
+  }
+  get status() {
+    return 400 as const
+  }
+}
+
 /** The job gives an artifact value for a name that is not an artifact parameter of the entrypoint. */
 export class UnknownArtifactValue extends Schema.TaggedError<UnknownArtifactValue>()("UnknownArtifactValue", {
   parameter: Schema.String,
@@ -103,6 +123,7 @@ export type ValueProblem =
   | UnknownValue
   | MissingValue
   | UncoercibleValue
+  | ValueTooDeep
   | UnknownArtifactValue
   | MissingArtifactValue
   | ArtifactNotFound

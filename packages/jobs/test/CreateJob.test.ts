@@ -2,7 +2,7 @@ import { test } from "@fast-check/vitest"
 import fc from "fast-check"
 import { Result } from "effect"
 import { describe, expect, it } from "vitest"
-import { createJobRequest, errorBody, httpStatus, validateJobRequest, type JobRequest } from "../src/index.ts"
+import { createJobRequest, errorBody, httpStatus, maxJsonDepth, validateJobRequest, type JobRequest } from "../src/index.ts"
 import { catalog, failureOf, successOf, tagsOf, validRequest } from "./Fixtures.ts"
 
 type Mutable = {
@@ -116,6 +116,22 @@ describe("validateJobRequest", () => {
       ["MissingValue", 'parameter "note" has no default and needs a value'],
       ["UncoercibleValue", 'value "five" of parameter "epochs" is not a integer: it is not a whole number']
     ])
+  })
+
+  it("refuses a list or mapping value nested deeper than the bound, before parsing it, naming the parameter, the bound and its length", () => {
+    const layers = "[".repeat(maxJsonDepth + 1) + "]".repeat(maxJsonDepth + 1)
+    const options = `${'{"a":'.repeat(5000)}1${"}".repeat(5000)}`
+    const refusal = failureOf(validateJobRequest(1, { ...validRequest, values: { ...validRequest.values, layers, options } }, catalog))
+    expect(refusal.problems.map((p) => ({ ...p }))).toEqual([
+      { _tag: "ValueTooDeep", parameter: "layers", type: "list", fromDefault: false, limit: maxJsonDepth, length: layers.length },
+      { _tag: "ValueTooDeep", parameter: "options", type: "mapping", fromDefault: false, limit: maxJsonDepth, length: options.length }
+    ])
+    expect(refusal.problems[1]?.message).toBe(
+      `the value of parameter "options", a mapping of ${options.length} characters, nests more than ${maxJsonDepth} levels deep; at most ${maxJsonDepth} levels are accepted`
+    )
+    // As deep as the bound is a value like any other; a string nests nothing, however it reads.
+    const atBound = "[".repeat(maxJsonDepth) + "]".repeat(maxJsonDepth)
+    expect(successOf(validateJobRequest(1, { ...validRequest, values: { ...validRequest.values, layers: atBound, note: layers } }, catalog)).values["note"]).toBe(layers)
   })
 
   it("accepts a valid request: defaults filled, values coerced, latest snapshot, swaps as a dictionary", () => {

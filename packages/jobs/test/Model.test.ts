@@ -1,6 +1,6 @@
 import { Result, Schema } from "effect"
 import { describe, expect, it } from "vitest"
-import { Entrypoint, entrypointVersion, Queue } from "../src/index.ts"
+import { Entrypoint, entrypointVersion, maxJsonDepth, Queue } from "../src/index.ts"
 import { entrypoint, failureOf } from "./Fixtures.ts"
 
 const version = { snapshot: 1, parameters: [], artifactParameters: [], taskGraph: { s: { t: {} } }, command: ["run"] }
@@ -24,6 +24,22 @@ describe("Entrypoint schema", () => {
     ["a NUL in a command item", { command: ["run", "a\u0000b"] }, "contains NUL (U+0000) at character 1"]
   ])("refuses %s", (_, change, reason) => {
     expect(refusalText(Entrypoint, entrypointWith(change))).toContain(reason)
+  })
+
+  it("refuses a list or mapping default nested deeper than the bound, naming it, and takes one as deep as the bound or of another type", () => {
+    const deep = (d: number) => `${"[".repeat(d)}${"]".repeat(d)}`
+    const parameters = [
+      { name: "deep", type: "list", defaultValue: deep(maxJsonDepth + 1) },
+      { name: "deepmap", type: "mapping", defaultValue: `${'{"a":'.repeat(maxJsonDepth + 1)}1${"}".repeat(maxJsonDepth + 1)}` },
+      { name: "atBound", type: "list", defaultValue: deep(maxJsonDepth) },
+      { name: "text", type: "string", defaultValue: deep(500) },
+      { name: "none", type: "list" }
+    ]
+    const text = refusalText(Entrypoint, entrypointWith({ parameters }))
+    expect(text).toContain(`the default of parameter "deep", a list of ${(maxJsonDepth + 1) * 2} characters, nests more than ${maxJsonDepth} levels deep`)
+    expect(text).toContain(`the default of parameter "deepmap", a mapping of`)
+    for (const fine of ["atBound", "text", "none"]) expect(text).not.toContain(`"${fine}"`)
+    expect(Result.isSuccess(Schema.decodeUnknownResult(Entrypoint)(entrypointWith({ parameters: parameters.slice(2) })))).toBe(true)
   })
 
   it("refuses no snapshots, and a snapshot id given twice", () => {

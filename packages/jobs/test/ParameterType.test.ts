@@ -2,7 +2,7 @@ import { test } from "@fast-check/vitest"
 import fc from "fast-check"
 import { Result } from "effect"
 import { describe, expect, it } from "vitest"
-import { coerceValue } from "../src/index.ts"
+import { coerceValue, maxJsonDepth, valueDepth } from "../src/index.ts"
 import { failureOf, successOf } from "./Fixtures.ts"
 
 describe("coerceValue", () => {
@@ -52,5 +52,32 @@ describe("coerceValue", () => {
 
   it("accepts the decimal forms Python's float() does", () => {
     expect(["1", "-2.5", ".5", "5.", "1e3", "+1E-2"].map((raw) => Result.getOrUndefined(coerceValue("float", raw)))).toEqual([1, -2.5, 0.5, 5, 1000, 0.01])
+  })
+
+  const nestedList = (depth: number) => `${"[".repeat(depth)}${"]".repeat(depth)}`
+  const nestedMapping = (depth: number) => `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`
+
+  test.prop([fc.integer({ min: 0, max: 200 }), fc.constantFrom("list", "mapping")])(
+    "a list or mapping is parsed only as deep as the bound: deeper is refused, whatever its size",
+    (depth, type) => {
+      const raw = type === "list" ? nestedList(Math.max(depth, 1)) : nestedMapping(Math.max(depth, 1))
+      const coerced = coerceValue(type, raw)
+      expect(valueDepth(type, raw)).toBe(Math.min(Math.max(depth, 1), maxJsonDepth + 1))
+      if (Math.max(depth, 1) <= maxJsonDepth) expect(Result.isSuccess(coerced)).toBe(true)
+      else expect(failureOf(coerced)).toBe(`it nests deeper than ${maxJsonDepth} levels`)
+    }
+  )
+
+  it("parses a list or mapping exactly as deep as the bound, and refuses one level more", () => {
+    expect(Result.isSuccess(coerceValue("list", nestedList(maxJsonDepth)))).toBe(true)
+    expect(Result.isSuccess(coerceValue("mapping", nestedMapping(maxJsonDepth)))).toBe(true)
+    expect(failureOf(coerceValue("list", nestedList(maxJsonDepth + 1)))).toBe(`it nests deeper than ${maxJsonDepth} levels`)
+    expect(failureOf(coerceValue("mapping", nestedMapping(maxJsonDepth + 1)))).toBe(`it nests deeper than ${maxJsonDepth} levels`)
+  })
+
+  it("counts no nesting for types that parse no JSON, and a million levels in one pass", () => {
+    expect(valueDepth("string", nestedList(10))).toBe(0)
+    expect(failureOf(coerceValue("list", nestedList(1_000_000)))).toBe(`it nests deeper than ${maxJsonDepth} levels`)
+    expect(failureOf(coerceValue("mapping", nestedMapping(1_000_000)))).toBe(`it nests deeper than ${maxJsonDepth} levels`)
   })
 })

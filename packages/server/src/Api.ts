@@ -35,7 +35,8 @@ import {
 } from "./ApiSchemas.ts"
 import type { Principal } from "./Auth.ts"
 import { ErrorBody } from "./ErrorBody.ts"
-import { MetricPageQuery, pageOf } from "./Paging.ts"
+import { listItem } from "./ListPage.ts"
+import { MetricPageQuery, pageOf, PageQuery } from "./Paging.ts"
 import { ResourceRef } from "./RefTypes.ts"
 import { AuthResponse, CurrentUserResponse, GroupResponse, LoginInput, UserInput, UserResponse } from "./AccountSchemas.ts"
 import { BooleanParam, DioptraPageQuery, dioptraListQuery } from "./DioptraPaging.ts"
@@ -132,6 +133,7 @@ export const LogQuery = Schema.Struct({
 })
 
 const ExperimentJob = { experimentId: IdParam, jobId: IdParam }
+const EntrypointSnapshot = { id: IdParam, snapshotId: IdParam }
 
 const summary = (text: string) => OpenApi.annotations({ summary: text })
 
@@ -143,7 +145,7 @@ export const ExperimentsGroup = HttpApiGroup.make("experiments")
     HttpApiEndpoint.post("create", "/experiments", { payload: ExperimentInput, success: ExperimentResponse, error: refused }).annotateMerge(
       summary("Register an experiment and the entrypoints its jobs may run")
     ).annotateMerge(keyed),
-    HttpApiEndpoint.get("list", "/experiments", { query: ResourceListQuery, success: pageOf(ExperimentResponse), error: refused }).annotateMerge(
+    HttpApiEndpoint.get("list", "/experiments", { query: ResourceListQuery, success: pageOf(listItem(ExperimentResponse)), error: refused }).annotateMerge(
       summary("List the group's experiments: paged, sortable, searchable by name and description")
     ),
     HttpApiEndpoint.get("read", "/experiments/:id", { params: Id, success: ExperimentResponse, error: refused }).annotateMerge(summary("Read an experiment")),
@@ -165,13 +167,19 @@ export const EntrypointsGroup = HttpApiGroup.make("entrypoints")
       summary("Register an entrypoint: parameters, task graph (YAML) with its swaps, queues, optional image and command; it gets its first snapshot")
     ).annotateMerge(keyed),
     HttpApiEndpoint.put("update", "/entrypoints/:id", { params: Id, payload: EntrypointModify, success: EntrypointResponse, error: refused }).annotateMerge(
-      summary("Edit an entrypoint: adds a snapshot, so jobs created earlier keep the one they ran")
+      summary("Edit an entrypoint: adds a snapshot, so jobs created earlier keep the one they ran; answers the latest snapshot")
     ),
-    HttpApiEndpoint.get("list", "/entrypoints", { query: ResourceListQuery, success: pageOf(EntrypointResponse), error: refused }).annotateMerge(
+    HttpApiEndpoint.get("list", "/entrypoints", { query: ResourceListQuery, success: pageOf(listItem(EntrypointResponse)), error: refused }).annotateMerge(
       summary("List the group's entrypoints: paged, sortable, searchable by name and description")
     ),
     HttpApiEndpoint.get("read", "/entrypoints/:id", { params: Id, success: EntrypointResponse, error: refused }).annotateMerge(
-      summary("Read an entrypoint with every snapshot")
+      summary("Read an entrypoint: its latest snapshot, with a link to the list of its snapshots")
+    ),
+    HttpApiEndpoint.get("snapshots", "/entrypoints/:id/snapshots", { params: Id, query: PageQuery, success: pageOf(listItem(EntrypointResponse)), error: refused }).annotateMerge(
+      summary("List an entrypoint's snapshots, oldest first, paged: each as the entrypoint it was (Dioptra's snapshots sub-collection)")
+    ),
+    HttpApiEndpoint.get("snapshot", "/entrypoints/:id/snapshots/:snapshotId", { params: EntrypointSnapshot, success: EntrypointResponse, error: refused }).annotateMerge(
+      summary("Read one snapshot of an entrypoint, as the entrypoint it was")
     ),
     HttpApiEndpoint.delete("delete", "/entrypoints/:id", { params: Id, success: DeletedResponse, error: refused }).annotateMerge(
       summary("Delete an entrypoint (jobs made from it keep their snapshot)")
@@ -184,7 +192,7 @@ export const QueuesGroup = HttpApiGroup.make("queues")
     HttpApiEndpoint.post("create", "/queues", { payload: QueueInput, success: QueueResponse, error: refused }).annotateMerge(
       summary("Register a queue, with the dispatch backend behind it (or the service's default backend, or none yet)")
     ).annotateMerge(keyed),
-    HttpApiEndpoint.get("list", "/queues", { query: ResourceListQuery, success: pageOf(QueueResponse), error: refused }).annotateMerge(
+    HttpApiEndpoint.get("list", "/queues", { query: ResourceListQuery, success: pageOf(listItem(QueueResponse)), error: refused }).annotateMerge(
       summary("List the group's queues: paged, sortable, searchable by name and description")
     ),
     HttpApiEndpoint.get("read", "/queues/:id", { params: Id, success: QueueResponse, error: refused }).annotateMerge(summary("Read a queue")),
@@ -212,10 +220,10 @@ export const JobsGroup = HttpApiGroup.make("jobs")
     HttpApiEndpoint.post("create", "/experiments/:id/jobs", { params: Id, payload: JobRequest, success: JobResponse, error: refused }).annotateMerge(
       summary("Create a job in an experiment; every problem with the request is reported at once")
     ).annotateMerge(keyed),
-    HttpApiEndpoint.get("list", "/jobs", { query: JobListQuery, success: pageOf(JobResponse), error: refused }).annotateMerge(
+    HttpApiEndpoint.get("list", "/jobs", { query: JobListQuery, success: pageOf(listItem(JobResponse)), error: refused }).annotateMerge(
       summary("List the group's jobs: paged, sortable, searchable by description or status")
     ),
-    HttpApiEndpoint.get("listInExperiment", "/experiments/:id/jobs", { params: Id, query: JobListQuery, success: pageOf(JobResponse), error: refused }).annotateMerge(
+    HttpApiEndpoint.get("listInExperiment", "/experiments/:id/jobs", { params: Id, query: JobListQuery, success: pageOf(listItem(JobResponse)), error: refused }).annotateMerge(
       summary("List an experiment's jobs: paged, sortable, searchable")
     ),
     HttpApiEndpoint.get("read", "/jobs/:id", { params: Id, success: JobResponse, error: refused }).annotateMerge(summary("Read a job")),

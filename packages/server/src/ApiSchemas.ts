@@ -122,8 +122,11 @@ export type EntrypointModify = typeof EntrypointModify.Type
 /** A parameter as Dioptra answers it. */
 export const ParameterResponse = Schema.Struct({ name: Schema.String, parameterType: ParameterType, defaultValue: Schema.NullOr(Schema.String) })
 
-/** An entrypoint as Dioptra answers it (the task graph as YAML, queues as references), with dispatch's `image`,
- * `command` and every snapshot. */
+/** Where a resource's snapshots are listed, a page at a time, and how many it keeps. */
+export const SnapshotsLink = Schema.Struct({ url: Schema.String, count: Schema.Int })
+
+/** An entrypoint as Dioptra answers it (one snapshot: the task graph as YAML, queues as references), with
+ * dispatch's `image`, `command` and the link to its snapshots. */
 export const EntrypointResponse = Schema.Struct({
   ...dioptraResource,
   taskGraph: Schema.String,
@@ -135,7 +138,7 @@ export const EntrypointResponse = Schema.Struct({
   artifactPlugins: Schema.Array(Schema.Unknown),
   image: Schema.optionalKey(Schema.String),
   command: Schema.optionalKey(Schema.Array(Schema.String)),
-  snapshots: Schema.Array(EntrypointVersion)
+  snapshots: SnapshotsLink
 })
 /** An entrypoint as the service answers it. */
 export type EntrypointResponse = typeof EntrypointResponse.Type

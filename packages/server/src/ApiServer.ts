@@ -4,7 +4,7 @@
 // expect (401/403 before 400), with every problem named in Dioptra's error body; unknown paths, other methods,
 // bad request targets and malformed HTTP also answer with that body.
 import { randomUUID } from "node:crypto"
-import { createServer, type Server } from "node:http"
+import { createServer, type IncomingMessage, type Server } from "node:http"
 import type { Duplex } from "node:stream"
 import { malformedTexts, parseResourceId, textFlaw, type QueueBackend } from "@dispatch/jobs"
 // The module itself, not the package index, which would also load redis, ws and worker support at start-up.
@@ -15,13 +15,13 @@ import { HttpApiBuilder, HttpApiSwagger, OpenApi } from "effect/http-api"
 import { AdmittedRequest, apiPrefix, Authorization, DispatchApi } from "./Api.ts"
 import { isCanonicalId } from "./ApiSchemas.ts"
 import { authenticate, type Credential, type Principal, type TokenEntry } from "./Auth.ts"
-import { DatabaseError, uniqueViolation, type Database } from "./Database.ts"
+import { DatabaseError, foreignKeyViolation, uniqueViolation, type Database } from "./Database.ts"
 import { errorBody, refusalStatus } from "./ErrorBody.ts"
-import { answerOnce, type KeyedAnswer } from "./Idempotency.ts"
+import { answerOnce, joined, type KeyedAnswer } from "./Idempotency.ts"
 import { idempotencyHeader, parseIdempotencyKey } from "./IdempotencyKey.ts"
 import type { JobControl } from "./JobControl.ts"
 import { accessLine, metricsText, readiness, recordRequest, requestIdOf, startingReadiness, startupReason, type DispatcherState, type LogFormat, type StartupStep } from "./Operations.ts"
-import { defaultLimits, oversizedFields, type AnswerLimits } from "./Limits.ts"
+import { crowdedFields, defaultLimits, maxBodyItems, oversizedFields, type AnswerLimits } from "./Limits.ts"
 import { isReportToken, reportTokenJob } from "./ReportToken.ts"
 import { isJsonContentType, jsonDepth, maxJsonDepth } from "./RequestBody.ts"
 import { decodePart } from "./RequestDecoding.ts"
@@ -41,11 +41,13 @@ import {
   JsonTooDeep,
   MalformedHttp,
   MalformedJson,
+  MethodNotAllowed,
   refusal,
   refusalOf,
   RouteNotFound,
   ResourceNotFound,
   ServiceStarting,
+  TooManyItems,
   Unauthenticated,
   UnsupportedMediaType,
   WriteConflict,
@@ -88,7 +90,12 @@ export interface ApiEnvironment {
   /** What the service is still doing before it serves its API (its database is not open yet, say); it serves
    * when this is absent or answers undefined. Until then every request that needs the database answers 503. */
   readonly starting?: () => StartupStep | undefined
+  /** Where the service reports its own defects (a failure while answering, a stored row it cannot render), one
+   * line each; stderr when absent. */
+  readonly log?: (line: string) => void
 }
+
+const logOf = (env: ApiEnvironment) => env.log ?? ((line: string) => void process.stderr.write(`${line}\n`))
 
 /** A JSON answer with a status. */
 const jsonAnswer = (status: number, body: unknown): HttpServerResponse.HttpServerResponse => {
@@ -105,12 +112,15 @@ const refused = (r: Refusal) => jsonAnswer(refusalStatus(r), errorBody(r))
 
 const problemsOf = (result: Result.Result<unknown, Refusal>): ReadonlyArray<ServiceProblem> => (Result.isFailure(result) ? result.failure.problems : [])
 
-// A lost race on a unique value is the client's conflict; every other database failure is the service's (500).
-const failureOf = (cause: unknown): Refusal => {
+// A lost race on a unique value, or on a row another request deleted meanwhile (an entrypoint snapshot retention let
+// go as a job was made from it), is the client's conflict to retry; every other database failure is the service's (500).
+// Anything else thrown is a defect of the service: logged whole, answered without its internal text.
+const failureOf = (cause: unknown, log?: (line: string) => void): Refusal => {
   if (cause instanceof DatabaseError) {
-    return refusal(cause.code === uniqueViolation ? new WriteConflict({ reason: cause.reason }) : cause)
+    return refusal(cause.code === uniqueViolation || cause.code === foreignKeyViolation ? new WriteConflict({ reason: cause.reason }) : cause)
   }
-  return refusal(new DatabaseError({ operation: "request", reason: cause instanceof Error ? cause.message : String(cause) }))
+  log?.(`the service failed while answering: ${cause instanceof Error ? (cause.stack ?? cause.message) : String(cause)}`)
+  return refusal(new InternalError({ reason: "it failed while answering (the service's log says why); a creation that failed stored nothing" }))
 }
 
 const bearerToken = (authorization: string | undefined): string | undefined => /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "")?.[1]
@@ -202,8 +212,10 @@ const admit = async (
   // Checked before decoding: nothing longer than a field may hold, and no text a store cannot hold (NUL, an
   // unpaired surrogate, anywhere in the body), is stored, so no answer can grow from it nor a query fail on it.
   const oversized = Result.isSuccess(parsed) ? oversizedFields(parsed.success, limits.fieldBytes) : []
+  const crowded = Result.isSuccess(parsed) ? crowdedFields(parsed.success, maxBodyItems) : []
   const unstorable = [
     ...oversized.map((f) => new FieldTooLarge({ field: f.path, bytes: f.bytes, limit: limits.fieldBytes })),
+    ...crowded.map((f) => new TooManyItems({ field: f.path, items: f.items, limit: maxBodyItems })),
     ...(Result.isSuccess(parsed) ? malformedTexts(parsed.success) : [])
   ]
   const body: Result.Result<unknown, Refusal> = unstorable.length === 0 ? parsed : Result.fail(refusalOf(unstorable))
@@ -283,7 +295,7 @@ const authorizationLayer = (env: () => ApiEnvironment) => {
         if (Result.isFailure(admitted)) {
           const cause = admitted.failure
           const tooLarge = cause instanceof BodyRefused || (typeof cause === "object" && cause !== null && String(cause).includes("BodyRefused"))
-          return tooLarge ? refused(refusal(new BodyTooLarge({ limit: maxBodyBytes }))) : refused(failureOf(cause))
+          return tooLarge ? refused(refusal(new BodyTooLarge({ limit: maxBodyBytes }))) : refused(failureOf(cause, logOf(env())))
         }
         if (Result.isFailure(admitted.success)) {
           // A refusal decided before the body was read (401, 403, a bad id) still reads it, within the size limit,
@@ -303,6 +315,7 @@ const runRoute = (env: () => ApiEnvironment, route: Route) =>
     const request = yield* HttpServerRequest.HttpServerRequest
     const current = env()
     const cookies: Array<string> = []
+    let rendered: { readonly answer: KeyedAnswer; readonly text: string } | undefined
     const answer = async (db: Database): Promise<KeyedAnswer> => {
       const result = await route.handle({
         ...admitted,
@@ -315,17 +328,23 @@ const runRoute = (env: () => ApiEnvironment, route: Route) =>
         defaultBackend: current.defaultBackend,
         client: Option.getOrElse(request.remoteAddress, () => "unknown"),
         setCookie: (value) => void cookies.push(value),
+        log: logOf(current),
         link: (linkPath, query = {}) => {
           const pairs = Object.entries(query).flatMap(([k, v]): Array<[string, string]> => (typeof v === "object" ? v.map((one) => [k, one]) : [[k, String(v)]]))
           const search = new URLSearchParams(pairs).toString()
           return `${current.baseUrl}${apiPrefix}${linkPath}${search === "" ? "" : `?${search}`}`
         }
       })
-      return Result.isSuccess(result) ? { status: 200, body: result.success } : { status: refusalStatus(result.failure), body: errorBody(result.failure) }
+      const answered: KeyedAnswer = Result.isSuccess(result) ? { status: 200, body: result.success } : { status: refusalStatus(result.failure), body: errorBody(result.failure) }
+      // Written out before the creation's transaction commits: an answer that cannot be sent rolls its write back.
+      rendered = { answer: answered, text: JSON.stringify(answered.body) }
+      return answered
     }
     const answered = yield* Effect.tryPromise({
       try: async (): Promise<KeyedAnswer> => {
-        if (once === undefined) return answer(current.db)
+        // A creation and its answer succeed or fail together: a failure after its insert (the database, or an
+        // answer that cannot be written) rolls the insert back, so no 5xx ever stands for something committed.
+        if (once === undefined) return route.keyed ? current.db.transaction((sql) => answer(joined(current.db, sql))) : answer(current.db)
         // The creation and its remembered answer are written in one transaction (see Idempotency.ts).
         const keyed = { group: admitted.principal.group, principal: admitted.principal.name, method: route.method, ...once }
         const first = await answerOnce(current.db, keyed, current.now(), answer)
@@ -333,8 +352,11 @@ const runRoute = (env: () => ApiEnvironment, route: Route) =>
       },
       catch: (cause) => cause
     }).pipe(Effect.result)
-    if (Result.isFailure(answered)) return refused(failureOf(answered.failure))
-    const response = jsonAnswer(answered.success.status, answered.success.body)
+    if (Result.isFailure(answered)) return refused(failureOf(answered.failure, logOf(current)))
+    const response =
+      rendered?.answer === answered.success
+        ? HttpServerResponse.text(rendered.text, { status: answered.success.status, contentType: "application/json" })
+        : jsonAnswer(answered.success.status, answered.success.body)
     return cookies.length === 0 ? response : HttpServerResponse.setHeader(response, "set-cookie", cookies.join(", "))
   })
 
@@ -433,8 +455,33 @@ const routeLabel = (env: ApiEnvironment, method: string, pathname: string): stri
   return Result.isSuccess(found) ? `${apiPrefix}${found.success.route.path}` : "unmatched"
 }
 
+/** The paths served outside the declared API, each by GET alone. */
+const servedByGet = (pathname: string): boolean =>
+  pathname === apiPrefix || pathname === "/healthz" || pathname === "/readyz" || pathname === "/metrics" || pathname === `${apiPrefix}/openapi.json` ||
+  pathname === `${apiPrefix}/docs` || pathname === webIndexPath || pathname.startsWith(webAssetsPrefix)
+
+/** Why a method is not answered on a path: 404 when nothing is served there, else 405 naming what is. */
+const notServed = (env: ApiEnvironment, method: string, pathname: string): RouteNotFound | MethodNotAllowed => {
+  if (servedByGet(pathname)) return new MethodNotAllowed({ method, path: pathname, allowed: ["GET"] })
+  if (!pathname.startsWith(`${apiPrefix}/`)) return new RouteNotFound({ path: pathname })
+  const found = findRoute(env.routes, method, pathname.slice(apiPrefix.length))
+  return Result.isFailure(found) ? found.failure : new MethodNotAllowed({ method, path: pathname, allowed: [] })
+}
+
+/** The `Allow` header a 405 carries: the methods the path is served by (RFC 9110, section 10.2.1). */
+const allowHeader = (problem: RouteNotFound | MethodNotAllowed): string | undefined =>
+  problem._tag === "MethodNotAllowed" ? [...new Set(problem.allowed)].sort((a, b) => methodOrder.indexOf(a) - methodOrder.indexOf(b)).join(", ") : undefined
+
+const methodOrder = ["GET", "POST", "PUT", "DELETE"]
+
+const notServedAnswer = (problem: RouteNotFound | MethodNotAllowed) => {
+  const answer = refused(refusal(problem))
+  const allow = allowHeader(problem)
+  return allow === undefined ? answer : HttpServerResponse.setHeader(answer, "allow", allow)
+}
+
 // Whatever the router could not place (or a defect) still answers in the service's error body: a bad request
-// target 400, an unknown path 404, a known path with another method 405, anything else 500.
+// target 400, an unknown path 404, a known path with another method 405 with `Allow`, anything else 500.
 const answerOf = (env: () => ApiEnvironment, method: string, originalUrl: string, httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, never>) => {
   const target = parseRequestTarget(originalUrl)
   if (Result.isFailure(target)) return Effect.succeed(refused(refusal(target.failure)))
@@ -443,11 +490,7 @@ const answerOf = (env: () => ApiEnvironment, method: string, originalUrl: string
   if (pathname.includes("//")) return Effect.succeed(refused(refusal(new RouteNotFound({ path: pathname }))))
   return httpEffect.pipe(
     Effect.catchCause((cause) => {
-      if (String(cause).includes("RouteNotFound")) {
-        if (!pathname.startsWith(`${apiPrefix}/`)) return Effect.succeed(refused(refusal(new RouteNotFound({ path: pathname }))))
-        const found = findRoute(env().routes, method, pathname.slice(apiPrefix.length))
-        return Effect.succeed(Result.isFailure(found) ? refused(refusal(found.failure)) : refused(refusal(new RouteNotFound({ path: pathname }))))
-      }
+      if (String(cause).includes("RouteNotFound")) return Effect.succeed(notServedAnswer(notServed(env(), method, pathname)))
       return Effect.succeed(jsonAnswer(500, errorBody(refusal(new InternalError({ reason: String(cause) })))))
     })
   )
@@ -487,17 +530,52 @@ export const serviceLayer = (env: () => ApiEnvironment) =>
     answerEverything(env)
   )
 
+const statusText: Readonly<Record<number, string>> = { 400: "Bad Request", 404: "Not Found", 405: "Method Not Allowed", 431: "Request Header Fields Too Large" }
+
+// One answer written on a raw socket, which is then closed: what node's own HTTP handling never reaches.
+const answerOnSocket = (socket: Duplex, problem: ServiceProblem, allow?: string): void => {
+  const text = JSON.stringify(errorBody(refusal(problem)))
+  const headers = [`content-type: application/json`, `content-length: ${Buffer.byteLength(text)}`, ...(allow === undefined ? [] : [`allow: ${allow}`]), "connection: close"]
+  socket.end(`HTTP/1.1 ${problem.status} ${statusText[problem.status] ?? "Error"}\r\n${headers.join("\r\n")}\r\n\r\n${text}`)
+}
+
+// What a request line names when node's parser refused its method (`FOO /api/v1/jobs HTTP/1.1`): the method and
+// the path, so it can be answered as any method the path does not serve.
+const refusedRequestLine = (raw: unknown): { readonly method: string; readonly pathname: string } | undefined => {
+  if (!Buffer.isBuffer(raw)) return undefined
+  const line = /^([!#$%&'*+.^_`|~0-9A-Za-z-]{1,32}) (\S+) HTTP\/1\.[01]\r?\n/.exec(raw.subarray(0, 8192).toString("latin1"))
+  const target = line === null ? undefined : parseRequestTarget(line[2] ?? "")
+  return line === null || target === undefined || Result.isFailure(target) ? undefined : { method: line[1] ?? "", pathname: target.success.pathname }
+}
+
+// A method no route serves, answered outside the router (CONNECT, or one node's parser does not know): 405 with the
+// methods the path is served by, or 404 when nothing is served there.
+const answerUnservedMethod = (env: ApiEnvironment, socket: Duplex, method: string, pathname: string): void => {
+  const problem = notServed(env, method, pathname)
+  answerOnSocket(socket, problem, allowHeader(problem))
+}
+
 // Node's parser refused the request (bad request line, header, chunking): answer once on the raw socket and close,
 // as node would, but with the service's JSON problem body. A socket already gone gets nothing.
-const answerClientError = (error: Error & { readonly code?: string }, socket: Duplex): void => {
+const answerClientError = (env: () => ApiEnvironment) => (error: Error & { readonly code?: string; readonly rawPacket?: unknown }, socket: Duplex): void => {
   if (error.code === "ECONNRESET" || !socket.writable) {
     socket.destroy()
     return
   }
-  const problem = new MalformedHttp({ code: error.code ?? "unknown", reason: error.message })
-  const text = JSON.stringify(errorBody(refusal(problem)))
-  const reason = problem.status === 431 ? "Request Header Fields Too Large" : "Bad Request"
-  socket.end(`HTTP/1.1 ${problem.status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`)
+  const line = error.code === "HPE_INVALID_METHOD" ? refusedRequestLine(error.rawPacket) : undefined
+  if (line !== undefined) return answerUnservedMethod(env(), socket, line.method, line.pathname)
+  answerOnSocket(socket, new MalformedHttp({ code: error.code ?? "unknown", reason: error.message }))
+}
+
+// node:http hands CONNECT (a request to open a tunnel) to 'connect' listeners, and with none closes the connection
+// without a word; the service tunnels nothing, so it answers as for any method it does not serve.
+const answerConnect = (env: () => ApiEnvironment) => (request: IncomingMessage, socket: Duplex): void => {
+  socket.on("error", () => socket.destroy())
+  const target = parseRequestTarget(request.url ?? "")
+  const pathname = Result.isSuccess(target) ? target.success.pathname : (request.url ?? "")
+  const problem = notServed(env(), "CONNECT", pathname)
+  // A tunnel target (`host:port`) names no path of the service: nothing there allows anything.
+  answerOnSocket(socket, problem._tag === "MethodNotAllowed" ? problem : new MethodNotAllowed({ method: "CONNECT", path: pathname, allowed: [] }), allowHeader(problem) ?? "")
 }
 
 /** A running HTTP face of the service. */
@@ -520,7 +598,8 @@ export const listen = async (env: Omit<ApiEnvironment, "baseUrl">, host: string,
   // late, may be sending its next request on at that very moment: the request is lost ("other side closed"). A
   // minute, as common proxies keep, makes that race rare; the client resends what is safe to resend.
   const server = createServer({ keepAliveTimeout: 65_000 })
-  server.on("clientError", answerClientError)
+  server.on("clientError", answerClientError(getEnv))
+  server.on("connect", answerConnect(getEnv))
   const app = HttpRouter.serve(serviceLayer(getEnv), { disableLogger: true, disableListenLog: true }).pipe(
     Layer.provideMerge(NodeHttpServer.layer(() => server, { port, host }))
   )

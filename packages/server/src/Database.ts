@@ -46,6 +46,9 @@ export class DatabaseError extends Schema.TaggedError<DatabaseError>()("Database
 /** PostgreSQL's SQLSTATE for a unique constraint violation. */
 export const uniqueViolation = "23505"
 
+/** PostgreSQL's SQLSTATE for a foreign key violation: a row named was deleted meanwhile (a snapshot retention let go). */
+export const foreignKeyViolation = "23503"
+
 /** Turns whatever a driver threw into a DatabaseError, keeping the SQLSTATE. */
 export const databaseError = (operation: string, cause: unknown): DatabaseError => {
   if (cause instanceof DatabaseError) return cause

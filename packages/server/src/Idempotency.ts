@@ -55,7 +55,8 @@ export const requestFingerprint = (request: KeyedRequest): string =>
   createHash("sha256").update(`${request.method} ${request.path}\n`).update(request.body).digest("hex")
 
 // The handler's writes join the key's transaction: committed together, or not at all.
-const joined = (db: Database, sql: Sql): Database => ({ ...db, query: sql.query, exec: sql.exec, transaction: (body) => body(sql) })
+/** The database as seen inside one of its open transactions: a transaction begun on it joins that one. */
+export const joined = (db: Database, sql: Sql): Database => ({ ...db, query: sql.query, exec: sql.exec, transaction: (body) => body(sql) })
 
 // Requests of this process in progress, per database: PGlite runs one transaction at a time, so a second
 // request would only queue behind the first, where it must be told the key is in use.

@@ -42,7 +42,7 @@ const prepare = async (context: DispatchContext, claimed: ClaimedJob): Promise<R
   const job = (await readJob(context.db, row.group, row.id))?.job
   if (job === undefined) return Result.fail(`job ${row.id} no longer exists`)
   const queue = await readQueue(context.db, row.group, job.queue)
-  const entrypoint = await readEntrypoint(context.db, row.group, job.entrypoint)
+  const entrypoint = await readEntrypoint(context.db, row.group, job.entrypoint, job.entrypointSnapshot)
   if (queue === undefined || entrypoint === undefined) return Result.fail(`the job's queue ${job.queue} or entrypoint ${job.entrypoint} no longer exists`)
   if (queue.backend === undefined) return Result.fail(`queue ${queue.id} has no backend`)
   const backend = backendOf(queue.backend.config, await readGate(context.db, queue.id))

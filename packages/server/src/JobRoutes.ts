@@ -27,7 +27,7 @@ import {
   updateMlflowRun,
   writeStatus
 } from "./JobStore.ts"
-import { listPage } from "./ListPage.ts"
+import { listPage, renderRows, type RowNames, type UnreadableItem } from "./ListPage.ts"
 import type { PageQuery, Page } from "./Paging.ts"
 import { isTrue } from "./DioptraPaging.ts"
 import { namesOtherGroup } from "./Groups.ts"
@@ -35,7 +35,7 @@ import { jobWire, type NamedJob } from "./JobWire.ts"
 import { insertArtifact, loadCatalogRows, readArtifact, readExperiment } from "./ResourceStore.ts"
 import { JobListQuery, JobsGroup } from "./Api.ts"
 import { route, type QueryValue, type RequestContext } from "./Route.ts"
-import { AlreadyExists, refusal, refusalOf, ResourceNotFound, type Refusal } from "./ServiceProblem.ts"
+import { AlreadyExists, refusal, refusalOf, ResourceNotFound, TooManyReferences, type Refusal } from "./ServiceProblem.ts"
 
 
 const jobNotFound = (id: number) => refusal(new ResourceNotFound({ resource: "job", id: String(id) }))
@@ -63,20 +63,22 @@ const withExperimentJob = <A>(
   withJob(sql, group, params.jobId, (job, named) => (job.experiment === params.experimentId ? body(job, named) : Promise.resolve(Result.fail(jobNotFound(params.jobId)))), lock)
 
 // A list refused for its search answers the refusal instead of a page.
-const searchedPage = async <A>(
-  context: RequestContext<unknown, PageQuery & Readonly<Record<string, QueryValue | undefined>>, unknown>,
-  path: string,
-  read: (offset: number, limit: number) => Promise<Result.Result<{ readonly items: ReadonlyArray<A>; readonly total: number }, InvalidSearch>>
-): Promise<Result.Result<Page<A>, Refusal>> => {
+async function searchedPage<A>(context: SearchContext, path: string, read: SearchRead<A>): Promise<Result.Result<Page<A>, Refusal>>
+async function searchedPage<A>(context: SearchContext, path: string, read: SearchRead<A>, names: RowNames): Promise<Result.Result<Page<A | UnreadableItem>, Refusal>>
+async function searchedPage<A>(context: SearchContext, path: string, read: SearchRead<A>, names?: RowNames): Promise<Result.Result<Page<A | UnreadableItem>, Refusal>> {
   let refused: InvalidSearch | undefined
-  const listed = await listPage(context, path, async (offset, limit) => {
+  const reading = async (offset: number, limit: number) => {
     const read_ = await read(offset, limit)
     if (Result.isSuccess(read_)) return read_.success
     refused = read_.failure
     return { items: [], total: 0 }
-  })
+  }
+  const listed = names === undefined ? await listPage(context, path, reading) : await listPage(context, path, reading, names)
   return refused === undefined ? Result.succeed(listed) : Result.fail(refusal(refused))
 }
+
+type SearchContext = RequestContext<unknown, PageQuery & Readonly<Record<string, QueryValue | undefined>>, unknown>
+type SearchRead<A> = (offset: number, limit: number) => Promise<Result.Result<{ readonly items: ReadonlyArray<A>; readonly total: number }, InvalidSearch>>
 
 /** The owner a new job records: the caller's group and name, and its user id when a user logged in. */
 export const ownerOf = (principal: Principal) => ({ group: principal.group, user: principal.name, ...(principal.userId === undefined ? {} : { userId: principal.userId }) })
@@ -117,8 +119,10 @@ const jobPage = (context: JobListContext, path: string, experiment?: number) =>
       offset,
       limit: other ? 0 : limit
     })
-    return Result.map(listed, ({ jobs, total }) => (other ? { items: [], total: 0 } : { items: jobs.map((named) => jobWire(named, context.link)), total }))
-  })
+    return Result.map(listed, ({ jobs, total }) => (other ? { items: [], total: 0 } : { items: renderRows(context, jobNames, jobs, (named) => named.job.id, (named) => jobWire(named, context.link)), total }))
+  }, jobNames)
+
+const jobNames: RowNames = { resource: "job", path: (id) => `/jobs/${id}` }
 
 /** Dioptra's job endpoints. */
 export const jobRoutes = [
@@ -131,7 +135,8 @@ export const jobRoutes = [
         experiment: params.id,
         entrypoint: body.entrypoint,
         queue: body.queue,
-        artifacts: Object.values(body.artifactValues ?? {}).map((ref) => ref.id)
+        artifacts: Object.values(body.artifactValues ?? {}).map((ref) => ref.id),
+        entrypointSnapshot: body.entrypointSnapshot
       })
       const catalog = catalogOf({
         experiments: rows.experiment === undefined ? [] : [rows.experiment],
@@ -191,9 +196,13 @@ export const jobRoutes = [
       })
   }),
   route(JobsGroup, "createArtifact", {
-    handle: ({ principal, params, body, db, now }) =>
+    handle: ({ principal, params, body, db, now, limits }) =>
       db.transaction((sql) =>
         withExperimentJob(sql, principal.group, params, async (job) => {
+          // A job answers every artifact it produced: their number is bounded.
+          if (job.artifacts.length >= limits.references) {
+            return Result.fail(refusal(new TooManyReferences({ resource: "job", id: job.id, field: "artifacts", count: job.artifacts.length + 1, limit: limits.references })))
+          }
           const id = await insertArtifact(sql, principal.group, body.artifactType ?? "artifact", now(), {
             job: job.id,
             uri: body.uri,

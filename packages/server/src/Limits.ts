@@ -2,16 +2,36 @@
 // and every list answer by its page's byte budget, so no answer grows past what can be serialized and sent.
 import { defaultPageBytes } from "./Paging.ts"
 
-/** The service's size limits, in bytes. */
+/** The service's size limits, in bytes, and how many snapshots a resource keeps. */
 export interface AnswerLimits {
   /** The longest string (value or object key) a request body may carry, in UTF-8 bytes. */
   readonly fieldBytes: number
   /** The JSON bytes of one list page's items; a page stops before the item that would pass it. */
   readonly pageBytes: number
+  /** The JSON bytes one snapshot of a resource may take: an answer carries one snapshot, so this keeps every
+   * answer of a resource within a page. */
+  readonly snapshotBytes: number
+  /** The JSON bytes the snapshots one resource keeps may take together. */
+  readonly resourceBytes: number
+  /** How many of a resource's latest snapshots are kept; older ones are deleted unless a job names them. */
+  readonly snapshotsKept: number
+  /** The most snapshots one artifact has: its answer lists every one's id. */
+  readonly artifactSnapshots: number
+  /** The most resources one resource names, added over many requests: an experiment's entrypoints, a job's
+   * artifacts. Its answer lists every one. */
+  readonly references: number
 }
 
 /** The limits a service runs with unless told otherwise. */
-export const defaultLimits: AnswerLimits = { fieldBytes: 64 * 1024, pageBytes: defaultPageBytes }
+export const defaultLimits: AnswerLimits = {
+  fieldBytes: 64 * 1024,
+  pageBytes: defaultPageBytes,
+  snapshotBytes: 2 * 1024 * 1024,
+  resourceBytes: 32 * 1024 * 1024,
+  snapshotsKept: 10,
+  artifactSnapshots: 10_000,
+  references: 10_000
+}
 
 /** A string of a request body that is longer than the limit: where it is, and its size. */
 export interface OversizedField {
@@ -44,3 +64,30 @@ export const oversizedFields = (body: unknown, limit: number): ReadonlyArray<Ove
   walk(body, "")
   return found
 }
+
+/** The most items (array entries or object keys) one array or object of a request body may hold: Dioptra's bodies
+ * hold tens; more would only make the service loop over what it cannot store or answer. */
+export const maxBodyItems = 10_000
+
+/** An array or object of a request body with more items than the limit: where it is, and how many it holds. */
+export interface CrowdedField {
+  readonly path: string
+  readonly items: number
+}
+
+/** Every array and object of a parsed JSON body holding more than `limit` items, with its path. */
+export const crowdedFields = (body: unknown, limit: number): ReadonlyArray<CrowdedField> => {
+  const found: Array<CrowdedField> = []
+  const walk = (value: unknown, path: string): void => {
+    if (typeof value !== "object" || value === null) return
+    const entries: ReadonlyArray<readonly [string | number, unknown]> = Array.isArray(value) ? value.map((item, i) => [i, item] as const) : Object.entries(value)
+    if (entries.length > limit) {
+      found.push({ path: path === "" ? "(the body)" : path, items: entries.length })
+      return
+    }
+    for (const [key, inner] of entries) walk(inner, at(path, key))
+  }
+  walk(body, "")
+  return found
+}
+

@@ -79,20 +79,44 @@ export interface Page<A> {
 }
 
 /** The longest prefix of `items` whose JSON takes at most `budget` bytes, and at least the first item, so a
- * page always moves on; `cut` when items were left out. */
-export const fitToBytes = <A>(items: ReadonlyArray<A>, budget: number): { readonly kept: ReadonlyArray<A>; readonly cut: boolean } => {
+ * page always moves on; `cut` when items were left out. An item that cannot be written as JSON is replaced by
+ * what `unwritable` makes of it (by default the failure is thrown). */
+export const fitToBytes = <A>(
+  items: ReadonlyArray<A>,
+  budget: number,
+  unwritable: (item: A, cause: unknown) => A = (_, cause) => {
+    throw cause
+  }
+): { readonly kept: ReadonlyArray<A>; readonly cut: boolean } => {
+  const kept: Array<A> = []
   let used = 0
   for (const [i, item] of items.entries()) {
-    used += Buffer.byteLength(JSON.stringify(item) ?? "null") + (i === 0 ? 0 : 1)
-    if (used > budget && i > 0) return { kept: items.slice(0, i), cut: true }
+    let text: string
+    let written = item
+    try {
+      text = JSON.stringify(item) ?? "null"
+    } catch (cause) {
+      written = unwritable(item, cause)
+      text = JSON.stringify(written) ?? "null"
+    }
+    used += Buffer.byteLength(text) + (i === 0 ? 0 : 1)
+    if (used > budget && i > 0) return { kept, cut: true }
+    kept.push(written)
   }
-  return { kept: items, cut: false }
+  return { kept, cut: false }
 }
 
 /** Wraps the items of a window in a page, with the link to each neighbouring window that has items; with a
  * byte budget, the page ends before the item that would pass it and says so in `byteLimit`. */
-export const page = <A>(items: ReadonlyArray<A>, total: number, window: PageWindow, linkTo: (index: number) => string, budget = Number.POSITIVE_INFINITY): Page<A> => {
-  const { kept: data, cut } = fitToBytes(items, budget)
+export const page = <A>(
+  items: ReadonlyArray<A>,
+  total: number,
+  window: PageWindow,
+  linkTo: (index: number) => string,
+  budget = Number.POSITIVE_INFINITY,
+  unwritable?: (item: A, cause: unknown) => A
+): Page<A> => {
+  const { kept: data, cut } = fitToBytes(items, budget, unwritable)
   const isComplete = window.index + data.length >= total
   const prevIndex = Math.max(0, window.index - window.pageLength)
   return {

@@ -6,9 +6,10 @@ import type { Principal } from "./Auth.ts"
 import type { Sql } from "./Database.ts"
 import { isTrue, searchCondition } from "./DioptraPaging.ts"
 import { namesOtherGroup } from "./Groups.ts"
-import { listPage } from "./ListPage.ts"
+import { listPage, renderRows, type RowNames } from "./ListPage.ts"
 import { decodePart } from "./RequestDecoding.ts"
-import { jsonDepth, maxJsonDepth } from "./RequestBody.ts"
+import { maxJsonDepth, valueNesting } from "@dispatch/jobs"
+import { yamlDepth } from "./YamlDepth.ts"
 import {
   deleteResource,
   insertArtifact,
@@ -17,14 +18,20 @@ import {
   insertExperiment,
   insertQueue,
   listEntrypoints,
+  listEntrypointSnapshots,
   listExperiments,
   listQueues,
   missingIds,
   readArtifact,
   readEntrypoint,
+  readEntrypointSnapshot,
   readExperiment,
   readQueue,
+  pruneSnapshots,
   registerEntrypoints,
+  registeredWith,
+  snapshotBytes,
+  snapshotBytesWith,
   entrypointSearchFields,
   resourceSearchFields,
   updateEntrypoint,
@@ -32,12 +39,13 @@ import {
   updateQueue,
   type Creator,
   type ListWindow,
-  type SnapshotDocument
+  type SnapshotDocument,
+  type StoredSnapshot
 } from "./ResourceStore.ts"
 import { entrypointView, experimentView, queueView } from "./ResourceViews.ts"
 import { ArtifactsGroup, EntrypointsGroup, ExperimentsGroup, QueuesGroup } from "./Api.ts"
 import { route, type RequestContext } from "./Route.ts"
-import { AlreadyExists, InvalidRequest, NotYourGroup, refusal, refusalOf, ResourceNotFound, type Refusal, type ServiceProblem } from "./ServiceProblem.ts"
+import { AlreadyExists, InvalidRequest, NotYourGroup, refusal, refusalOf, ResourceNotFound, ResourceTooLarge, SnapshotTooLarge, TooManyReferences, TooManySnapshots, type Refusal, type ServiceProblem } from "./ServiceProblem.ts"
 
 const notFound = (resource: string, id: number) => new ResourceNotFound({ resource, id: String(id) })
 
@@ -64,13 +72,14 @@ const pluginProblems = (body: { readonly plugins?: ReadonlyArray<number>; readon
 // The task graph arrives as Dioptra's YAML string (or, from dispatch's own clients, an object); either way it must
 // be a graph the model accepts. The text is kept so the answer gives it back as sent.
 const graphOf = (taskGraph: string | Readonly<Record<string, unknown>>): Result.Result<{ readonly graph: unknown; readonly text?: string }, Refusal> => {
+  const tooDeep = refusal(new InvalidRequest({ part: "body", path: "taskGraph", detail: `nests deeper than ${maxJsonDepth} levels` }))
   if (typeof taskGraph !== "string") return Result.succeed({ graph: taskGraph })
+  // Bounded on the text first: the YAML parser recurses, and a deep enough text takes the process down with it.
+  if (yamlDepth(taskGraph, maxJsonDepth) > maxJsonDepth) return Result.fail(tooDeep)
   try {
     const graph: unknown = parseYaml(taskGraph, { maxAliasCount: 100 }) ?? {}
-    // YAML nests without the JSON body's depth check, so the parsed graph is held to the same bound.
-    if (jsonDepth(JSON.stringify(graph), maxJsonDepth) > maxJsonDepth) {
-      return Result.fail(refusal(new InvalidRequest({ part: "body", path: "taskGraph", detail: `nests deeper than ${maxJsonDepth} levels` })))
-    }
+    // Aliases can nest what the text does not (or make a cycle): the parsed graph is held to the same bound.
+    if (valueNesting(graph, maxJsonDepth) > maxJsonDepth) return Result.fail(tooDeep)
     return Result.succeed({ graph, text: taskGraph })
   } catch (cause) {
     return Result.fail(refusal(new InvalidRequest({ part: "body", path: "taskGraph", detail: `is not YAML: ${cause instanceof Error ? cause.message.split("\n")[0] : String(cause)}` })))
@@ -119,12 +128,19 @@ const listRoute = <G extends typeof ExperimentsGroup | typeof EntrypointsGroup |
       if (Result.isFailure(search)) return Result.fail(refusal(search.failure))
       const other = namesOtherGroup(query.groupId, context.principal.groupId)
       const link = (path: string) => context.link(path)
+      const names: RowNames = { resource: group.identifier.slice(0, -1), path: (id) => `/${group.identifier}/${id}` }
+      const listContext = context as RequestContext<unknown, any, unknown>
       return Result.succeed(
-        await listPage(context as RequestContext<unknown, any, unknown>, `/${group.identifier}`, async (offset, limit) => {
-          if (other) return { items: [], total: 0 }
-          const page = await list(context.db, context.principal.group, { search: search.success, sortBy: query.sortBy ?? "id", descending: isTrue(query.descending), offset, limit })
-          return { items: page.items.map((item) => view(link, item)), total: page.total }
-        })
+        await listPage(
+          listContext,
+          `/${group.identifier}`,
+          async (offset, limit) => {
+            if (other) return { items: [], total: 0 }
+            const page = await list(context.db, context.principal.group, { search: search.success, sortBy: query.sortBy ?? "id", descending: isTrue(query.descending), offset, limit })
+            return { items: renderRows(listContext, names, page.items, (item) => (item as { readonly id: number }).id, (item) => view(link, item)), total: page.total }
+          },
+          names
+        )
       ) as never
     }
   })
@@ -198,36 +214,81 @@ export const resourceRoutes = [
       (await deleteResource(db, "experiments", principal.group, params.id, now())) ? Result.succeed(deleted(params.id)) : Result.fail(refusal(notFound("experiment", params.id)))
   }),
   route(ExperimentsGroup, "addEntrypoints", {
-    handle: ({ principal, params, body, db, link }) =>
+    handle: ({ principal, params, body, db, link, limits }) =>
       db.transaction(async (sql) => {
         if ((await readExperiment(sql, principal.group, params.id)) === undefined) return Result.fail(refusal(notFound("experiment", params.id)))
         const problems = await missing(sql, "entrypoints", principal.group, body.ids)
         if (problems.length > 0) return Result.fail(refusalOf(problems))
+        // Registrations add up over requests, and the experiment answers every one: their number is bounded.
+        const count = await registeredWith(sql, params.id, body.ids)
+        if (count > limits.references) return Result.fail(refusal(new TooManyReferences({ resource: "experiment", id: params.id, field: "entrypoints", count, limit: limits.references })))
         await registerEntrypoints(sql, params.id, body.ids)
         // Upstream answers the experiment's entrypoints (all of them, not only those added) as references.
         return Result.map(await readExperimentView(sql, principal, link, params.id), (experiment) => experiment.entrypoints)
       })
   }),
   route(EntrypointsGroup, "create", {
-    handle: ({ principal, body, db, now, link }) =>
+    handle: ({ principal, body, db, now, link, limits }) =>
       db.transaction(async (sql) => {
         const document = snapshotDocument(body)
         const problems = [...(Result.isFailure(document) ? document.failure.problems : []), ...(await entrypointProblems(sql, principal, body))]
         if (problems.length > 0 || Result.isFailure(document)) return Result.fail(refusalOf(problems))
+        const bytes = snapshotBytes(document.success)
+        if (bytes > limits.snapshotBytes) return Result.fail(refusal(new SnapshotTooLarge({ resource: "entrypoint", bytes, limit: limits.snapshotBytes })))
         const id = await insertEntrypoint(sql, principal.group, creatorOf(principal), header(body), document.success, now())
         return readEntrypointView(sql, principal, link, id)
       })
   }),
   route(EntrypointsGroup, "update", {
-    handle: ({ principal, params, body, db, now, link }) =>
+    // Nothing is written before every bound is checked, so a refusal commits nothing.
+    handle: ({ principal, params, body, db, now, link, limits }) =>
       db.transaction(async (sql) => {
         if ((await readEntrypoint(sql, principal.group, params.id)) === undefined) return Result.fail(refusal(notFound("entrypoint", params.id)))
         const document = snapshotDocument(body)
         const problems = [...(Result.isFailure(document) ? document.failure.problems : []), ...(await entrypointProblems(sql, principal, body, params.id))]
         if (problems.length > 0 || Result.isFailure(document)) return Result.fail(refusalOf(problems))
+        const bytes = snapshotBytes(document.success)
+        if (bytes > limits.snapshotBytes) return Result.fail(refusal(new SnapshotTooLarge({ resource: "entrypoint", bytes, limit: limits.snapshotBytes })))
+        const stored = await snapshotBytesWith(sql, params.id, bytes, limits.snapshotsKept)
+        if (stored > limits.resourceBytes) return Result.fail(refusal(new ResourceTooLarge({ resource: "entrypoint", id: params.id, bytes: stored, limit: limits.resourceBytes })))
         await updateEntrypoint(sql, principal.group, params.id, header(body), document.success, now())
+        await pruneSnapshots(sql, params.id, limits.snapshotsKept)
         return readEntrypointView(sql, principal, link, params.id)
       })
+  }),
+  route(EntrypointsGroup, "snapshots", {
+    handle: async (context) => {
+      const { principal, params, db, link } = context
+      const names: RowNames = { resource: `entrypoint ${params.id} snapshot`, path: (id) => `/entrypoints/${params.id}/snapshots/${id}` }
+      let missing = false
+      const listContext = context as RequestContext<unknown, any, unknown>
+      const listed = await listPage(
+        listContext,
+        `/entrypoints/${params.id}/snapshots`,
+        async (offset, limit) => {
+          const found = await listEntrypointSnapshots(db, principal.group, params.id, offset, limit)
+          if (found === undefined) {
+            missing = true
+            return { items: [], total: 0 }
+          }
+          const latest = found.entrypoint.snapshots[0]?.snapshot ?? 0
+          const view = (snapshot: StoredSnapshot) => entrypointView(linkOf(link), found.entrypoint, { snapshot, latest })
+          return { items: renderRows(listContext, names, found.snapshots, (s) => s.snapshot, view), total: found.total }
+        },
+        names
+      )
+      return missing ? Result.fail(refusal(notFound("entrypoint", params.id))) : Result.succeed(listed)
+    }
+  }),
+  route(EntrypointsGroup, "snapshot", {
+    handle: async ({ principal, params, db, link }) => {
+      const found = await readEntrypointSnapshot(db, principal.group, params.id, params.snapshotId)
+      if (found === undefined) {
+        const entrypoint = await readEntrypoint(db, principal.group, params.id)
+        return Result.fail(refusal(entrypoint === undefined ? notFound("entrypoint", params.id) : new ResourceNotFound({ resource: "snapshot", id: String(params.snapshotId) })))
+      }
+      return Result.succeed(entrypointView(linkOf(link), found.entrypoint, { snapshot: found.snapshot, latest: found.entrypoint.snapshots[0]?.snapshot ?? 0 }))
+    }
   }),
   listRoute(EntrypointsGroup, listEntrypoints, entrypointView, entrypointSearchFields),
   route(EntrypointsGroup, "read", {
@@ -272,9 +333,12 @@ export const resourceRoutes = [
       })
   }),
   route(ArtifactsGroup, "addSnapshot", {
-    handle: ({ principal, params, db, now }) =>
+    handle: ({ principal, params, db, now, limits }) =>
       db.transaction(async (sql) => {
-        if ((await readArtifact(sql, principal.group, params.id)) === undefined) return Result.fail(refusal(notFound("artifact", params.id)))
+        const artifact = await readArtifact(sql, principal.group, params.id)
+        if (artifact === undefined) return Result.fail(refusal(notFound("artifact", params.id)))
+        // An artifact answers every snapshot id it has, so their number is what bounds its answer.
+        if (artifact.snapshots.length >= limits.artifactSnapshots) return Result.fail(refusal(new TooManySnapshots({ resource: "artifact", id: params.id, limit: limits.artifactSnapshots })))
         await insertArtifactSnapshot(sql, params.id, now())
         return found("artifact", params.id, await readArtifact(sql, principal.group, params.id))
       })

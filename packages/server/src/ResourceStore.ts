@@ -1,6 +1,6 @@
 import type { Artifact, Entrypoint, EntrypointVersion, Experiment, Queue } from "@dispatch/jobs"
 import type { ArtifactResponse, QueueGate } from "./ApiSchemas.ts"
-import type { Sql } from "./Database.ts"
+import { isoTimes, type Sql } from "./Database.ts"
 import type { SqlCondition } from "./DioptraPaging.ts"
 
 // Every query takes the caller's group: a resource of another group is never read, so it cannot leak. A deleted
@@ -35,9 +35,11 @@ export interface StoredExperiment extends Experiment, Owned {
   readonly entrypointNames: ReadonlyArray<NamedId>
 }
 
-/** An entrypoint as stored: the model, its owner and times, its queues' names and its task graph as sent. */
+/** An entrypoint as stored: the model with one snapshot (the latest, or the one asked for), its owner and times,
+ * its queues' names and how many snapshots it keeps. */
 export interface StoredEntrypoint extends Entrypoint, Owned {
   readonly queueNames: ReadonlyArray<NamedId>
+  readonly snapshotCount: number
 }
 
 /** A queue as stored, with its gate. */
@@ -122,6 +124,15 @@ export const registerEntrypoints = async (sql: Sql, experiment: number, entrypoi
   }
 }
 
+/** How many entrypoints an experiment would register with `more` added (those already registered counted once). */
+export const registeredWith = async (sql: Sql, experiment: number, more: ReadonlyArray<number>): Promise<number> => {
+  const [row] = await sql.query<{ n: number }>(
+    `select count(*)::int as n from (select entrypoint from experiment_entrypoints where experiment = $1 union select unnest($2::int[])) e`,
+    [experiment, [...more]]
+  )
+  return row?.n ?? 0
+}
+
 /** The ids among `ids` that name no resource of the group in `table`. */
 export const missingIds = async (sql: Sql, table: "entrypoints" | "queues", group: string, ids: ReadonlyArray<number>): Promise<ReadonlyArray<number>> => {
   if (ids.length === 0) return []
@@ -130,17 +141,52 @@ export const missingIds = async (sql: Sql, table: "entrypoints" | "queues", grou
   return [...new Set(ids)].filter((id) => !present.has(id))
 }
 
-const entrypointColumns = (p: string) => `${p}.id, ${p}.grp as "group", ${groupIdColumn(p)}, ${p}.name, ${p}.description, ${p}.created_on as "createdOn", ${p}.last_modified_on as "lastModifiedOn",
+// One snapshot rides along with an entrypoint, never all of them: the latest, or the one `snapshot` (an SQL
+// expression) names. The rest are read a page at a time (listEntrypointSnapshots).
+const entrypointColumns = (p: string, snapshot = "null::int") => `${p}.id, ${p}.grp as "group", ${groupIdColumn(p)}, ${p}.name, ${p}.description, ${p}.created_on as "createdOn", ${p}.last_modified_on as "lastModifiedOn",
   coalesce((select jsonb_agg(l.queue order by l.queue) from entrypoint_queues l join queues lq on lq.id = l.queue and not lq.deleted where l.entrypoint = ${p}.id), '[]'::jsonb) as queues,
   coalesce((select jsonb_agg(jsonb_build_object('id', lq.id, 'name', lq.name) order by lq.id) from entrypoint_queues l join queues lq on lq.id = l.queue and not lq.deleted where l.entrypoint = ${p}.id), '[]'::jsonb) as "queueNames",
-  (select jsonb_agg(s.document || jsonb_build_object('snapshot', s.id) order by s.id) from entrypoint_snapshots s where s.entrypoint = ${p}.id) as snapshots`
+  coalesce((select jsonb_agg(s.document || jsonb_build_object('snapshot', s.id)) from (select s0.id, s0.document from entrypoint_snapshots s0
+    where s0.entrypoint = ${p}.id and (${snapshot} is null or s0.id = ${snapshot}) order by s0.id desc limit 1) s), '[]'::jsonb) as snapshots,
+  (select count(*)::int from entrypoint_snapshots s where s.entrypoint = ${p}.id) as "snapshotCount"`
 
-/** Reads one entrypoint of a group with every snapshot. */
-export const readEntrypoint = async (sql: Sql, group: string, id: number): Promise<StoredEntrypoint | undefined> =>
-  (await sql.query<StoredEntrypoint>(`select ${entrypointColumns("p")} from entrypoints p where p.id = $1 and p.grp = $2 and not p.deleted`, [id, group]))[0]
+/** Reads one entrypoint of a group with one snapshot: `snapshot`, else its latest (none when `snapshot` is not
+ * one of its own). */
+export const readEntrypoint = async (sql: Sql, group: string, id: number, snapshot?: number): Promise<StoredEntrypoint | undefined> =>
+  (await sql.query<StoredEntrypoint>(`select ${entrypointColumns("p", "$3::int")} from entrypoints p where p.id = $1 and p.grp = $2 and not p.deleted`, [id, group, snapshot ?? null]))[0]
 
-/** Lists a group's entrypoints: searched, sorted, one window. */
+/** Lists a group's entrypoints, each with its latest snapshot: searched, sorted, one window. */
 export const listEntrypoints = (sql: Sql, group: string, window: ListWindow) => listed<StoredEntrypoint>(sql, "entrypoints x", entrypointColumns("x"), group, window)
+
+/** One snapshot of an entrypoint as stored: its id, when it was made, and its content. */
+export interface StoredSnapshot {
+  readonly snapshot: number
+  readonly createdOn: string
+  readonly document: SnapshotDocument
+}
+
+/** One window of an entrypoint's snapshots, oldest first, and how many it keeps; undefined when the group has no
+ * such entrypoint. */
+export const listEntrypointSnapshots = async (sql: Sql, group: string, id: number, offset: number, limit: number) => {
+  const entrypoint = await readEntrypoint(sql, group, id)
+  if (entrypoint === undefined) return undefined
+  const rows = await sql.query<StoredSnapshot>(
+    `select s.id as snapshot, s.created_on as "createdOn", s.document from entrypoint_snapshots s where s.entrypoint = $1 order by s.id limit $2 offset $3`,
+    [id, limit, offset]
+  )
+  return { entrypoint, snapshots: rows.map(isoTimes), total: entrypoint.snapshotCount }
+}
+
+/** One snapshot of a group's entrypoint, with the entrypoint; undefined when either is not there. */
+export const readEntrypointSnapshot = async (sql: Sql, group: string, id: number, snapshot: number) => {
+  const entrypoint = await readEntrypoint(sql, group, id)
+  if (entrypoint === undefined) return undefined
+  const [row] = await sql.query<StoredSnapshot>(
+    `select s.id as snapshot, s.created_on as "createdOn", s.document from entrypoint_snapshots s where s.entrypoint = $1 and s.id = $2`,
+    [id, snapshot]
+  )
+  return row === undefined ? undefined : { entrypoint, snapshot: isoTimes(row) }
+}
 
 /** What an entrypoint is made of, apart from its id and snapshots. */
 export interface EntrypointHeader {
@@ -151,6 +197,9 @@ export interface EntrypointHeader {
 
 /** A snapshot's content: the version of the entrypoint without its id, and its task graph's text as sent (YAML). */
 export type SnapshotDocument = Omit<EntrypointVersion, "snapshot"> & { readonly taskGraphText?: string; readonly artifactGraph?: string }
+
+/** How many bytes of JSON a snapshot's content takes: what the size bounds count. */
+export const snapshotBytes = (document: SnapshotDocument): number => Buffer.byteLength(JSON.stringify(document))
 
 /** Inserts an entrypoint with its first snapshot. */
 export const insertEntrypoint = async (sql: Sql, group: string, creator: Creator, header: EntrypointHeader, document: SnapshotDocument, at: string): Promise<number> => {
@@ -168,6 +217,29 @@ const attachSnapshot = async (sql: Sql, entrypoint: number, queues: ReadonlyArra
   await sql.query(`delete from entrypoint_queues where entrypoint = $1`, [entrypoint])
   for (const queue of new Set(queues)) await sql.query(`insert into entrypoint_queues (entrypoint, queue) values ($1, $2)`, [entrypoint, queue])
   await sql.query(`insert into entrypoint_snapshots (entrypoint, document, created_on) values ($1, $2::jsonb, $3)`, [entrypoint, JSON.stringify(document), at])
+}
+
+// The snapshots retention keeps: the `kept` latest, and every one a job was made from (a job names its snapshot
+// for as long as it is stored).
+// Sizes are counted as the JSON text of each document, as they are bounded when sent.
+const keptSnapshots = (kept: string) => `select x.id from (select s.id, row_number() over (order by s.id desc) as r
+  from entrypoint_snapshots s where s.entrypoint = $1) x where x.r <= ${kept} or x.id in (select j.entrypoint_snapshot from jobs j where j.entrypoint = $1)`
+
+/** The bytes an entrypoint's stored snapshots would take with one more of `adding` bytes, once retention keeps the
+ * `kept` latest (the new one among them) and every one a job names. Locks the entrypoint until the transaction
+ * ends, so concurrent edits are counted one after the other. */
+export const snapshotBytesWith = async (sql: Sql, entrypoint: number, adding: number, kept: number): Promise<number> => {
+  await sql.query(`select 1 from entrypoints where id = $1 for update`, [entrypoint])
+  const [row] = await sql.query<{ bytes: number }>(
+    `select coalesce(sum(octet_length(s.document::text)), 0)::bigint as bytes from entrypoint_snapshots s where s.id in (${keptSnapshots("$2")})`,
+    [entrypoint, kept - 1]
+  )
+  return Number(row?.bytes ?? 0) + adding
+}
+
+/** Deletes an entrypoint's snapshots past retention: all but the `kept` latest and those a job names. */
+export const pruneSnapshots = async (sql: Sql, entrypoint: number, kept: number): Promise<void> => {
+  await sql.query(`delete from entrypoint_snapshots s where s.entrypoint = $1 and s.id not in (select id from (${keptSnapshots("$2")}) k)`, [entrypoint, kept])
 }
 
 /** Edits an entrypoint: new name, description and queues, and a new snapshot; false when it is not the group's. */
@@ -309,16 +381,16 @@ const jsonRow = <R>(row: unknown): R | undefined => {
 export const loadCatalogRows = async (
   sql: Sql,
   group: string,
-  refs: { readonly experiment: number; readonly entrypoint: number; readonly queue: number; readonly artifacts: ReadonlyArray<number> }
+  refs: { readonly experiment: number; readonly entrypoint: number; readonly queue: number; readonly artifacts: ReadonlyArray<number>; readonly entrypointSnapshot?: number | null | undefined }
 ): Promise<CatalogRows> => {
   const [row] = await sql.query<{ experiment: unknown; entrypoint: unknown; queue: unknown; artifacts: ReadonlyArray<unknown> }>(
     `select
        (select to_jsonb(x) from (select ${experimentColumns("e")} from experiments e where e.id = $2 and e.grp = $1 and not e.deleted) x) as experiment,
-       (select to_jsonb(x) from (select ${entrypointColumns("p")} from entrypoints p where p.id = $3 and p.grp = $1 and not p.deleted) x) as entrypoint,
+       (select to_jsonb(x) from (select ${entrypointColumns("p", "$6::int")} from entrypoints p where p.id = $3 and p.grp = $1 and not p.deleted) x) as entrypoint,
        (select to_jsonb(x) from (select ${queueColumns("q")} from ${queueTables("q")} where q.id = $4 and q.grp = $1 and not q.deleted) x) as queue,
        coalesce((select jsonb_agg(to_jsonb(x) order by x.n) from (select u.n, ${artifactColumns} from unnest($5::int[]) with ordinality u(id, n)
          join artifacts a on a.id = u.id and a.grp = $1) x), '[]'::jsonb) as artifacts`,
-    [group, refs.experiment, refs.entrypoint, refs.queue, [...refs.artifacts]]
+    [group, refs.experiment, refs.entrypoint, refs.queue, [...refs.artifacts], refs.entrypointSnapshot ?? null]
   )
   const queue = jsonRow<QueueRow>(row?.queue)
   return {

@@ -1,9 +1,9 @@
 // Stored resources as Dioptra answers them: nested {id, name, url} references, createdOn / lastModifiedOn, the task
-// graph as YAML; dispatch's own fields (backend, gate, image, command, snapshots) ride along.
+// graph as YAML; dispatch's own fields (backend, gate, image, command, the link to the snapshots) ride along.
 import { stringify } from "yaml"
 import type { EntrypointResponse, ExperimentResponse, QueueResponse } from "./ApiSchemas.ts"
 import { refMaker, type GroupRef } from "./RefTypes.ts"
-import type { SnapshotDocument, StoredEntrypoint, StoredExperiment, StoredQueue } from "./ResourceStore.ts"
+import type { SnapshotDocument, StoredEntrypoint, StoredExperiment, StoredQueue, StoredSnapshot } from "./ResourceStore.ts"
 
 type Link = (path: string) => string
 
@@ -42,23 +42,31 @@ export const queueView = (link: Link, stored: StoredQueue): QueueResponse => ({
 /** The task graph's text: as the client sent it, or the object written as YAML. */
 const graphText = (version: SnapshotDocument): string => version.taskGraphText ?? stringify(version.taskGraph)
 
-/** An entrypoint as Dioptra answers it: its latest snapshot's fields at the top, every snapshot below. */
-export const entrypointView = (link: Link, stored: StoredEntrypoint): EntrypointResponse => {
+/** Which snapshot an entrypoint answer shows, when not its latest: the snapshot, when it was made, and the
+ * entrypoint's latest snapshot's id. */
+export interface ShownSnapshot {
+  readonly snapshot: StoredSnapshot
+  readonly latest: number
+}
+
+/** An entrypoint as Dioptra answers it: one snapshot's fields (its latest, or `shown`) at the top, and where the
+ * rest are listed. */
+export const entrypointView = (link: Link, stored: StoredEntrypoint, shown?: ShownSnapshot): EntrypointResponse => {
   const group = groupOf(link, stored)
-  const snapshots = stored.snapshots as ReadonlyArray<SnapshotDocument & { readonly snapshot: number }>
-  const latest = snapshots[snapshots.length - 1]
-  const versions = snapshots.map(({ taskGraphText: _, artifactGraph: __, ...version }) => version)
+  const latest = stored.snapshots[0] as (SnapshotDocument & { readonly snapshot: number }) | undefined
+  const version: (SnapshotDocument & { readonly snapshot: number }) | undefined = shown === undefined ? latest : { ...shown.snapshot.document, snapshot: shown.snapshot.snapshot }
   return {
-    ...resource(link, stored, latest?.snapshot ?? stored.id),
-    taskGraph: latest === undefined ? "" : graphText(latest),
-    artifactGraph: latest?.artifactGraph ?? "",
-    parameters: (latest?.parameters ?? []).map((p) => ({ name: p.name, parameterType: p.type, defaultValue: p.defaultValue ?? null })),
-    artifactParameters: latest?.artifactParameters ?? [],
+    ...resource(link, stored, version?.snapshot ?? stored.id),
+    ...(shown === undefined ? {} : { snapshotCreatedOn: shown.snapshot.createdOn, latestSnapshot: shown.snapshot.snapshot === shown.latest }),
+    taskGraph: version === undefined ? "" : graphText(version),
+    artifactGraph: version?.artifactGraph ?? "",
+    parameters: (version?.parameters ?? []).map((p) => ({ name: p.name, parameterType: p.type, defaultValue: p.defaultValue ?? null })),
+    artifactParameters: version?.artifactParameters ?? [],
     queues: stored.queueNames.map((q) => refMaker(link).resource("queue", q.id, q.name, group)),
     plugins: [],
     artifactPlugins: [],
-    ...(latest?.image === undefined ? {} : { image: latest.image }),
-    ...(latest?.command === undefined ? {} : { command: latest.command }),
-    snapshots: versions
+    ...(version?.image === undefined ? {} : { image: version.image }),
+    ...(version?.command === undefined ? {} : { command: version.command }),
+    snapshots: { url: link(`/entrypoints/${stored.id}/snapshots`), count: stored.snapshotCount }
   }
 }

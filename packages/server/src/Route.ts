@@ -33,6 +33,8 @@ export interface RequestContext<P, Q, B> {
   readonly defaultBackend: QueueBackend | undefined
   /** Adds a `Set-Cookie` header to the answer. */
   readonly setCookie: (value: string) => void
+  /** Reports a defect of the service (a stored row it cannot render) in its log, one line. */
+  readonly log: (line: string) => void
 }
 
 /** A query parameter's value: one, or a list (the parameter repeated). */

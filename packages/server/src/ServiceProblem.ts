@@ -159,6 +159,20 @@ export class FieldTooLarge extends Schema.TaggedError<FieldTooLarge>()("FieldToo
   }
 }
 
+/** An array or object of the request body holds more items than the service reads (400). */
+export class TooManyItems extends Schema.TaggedError<TooManyItems>()("TooManyItems", {
+  field: Schema.String,
+  items: Schema.Number,
+  limit: Schema.Number
+}) {
+  override get message() {
+    return `body field ${this.field} holds ${this.items} items; at most ${this.limit} are accepted`
+  }
+  get status() {
+    return 400 as const
+  }
+}
+
 /** No endpoint has this path (404). */
 export class RouteNotFound extends Schema.TaggedError<RouteNotFound>()("RouteNotFound", {
   path: Schema.String
@@ -331,5 +345,67 @@ export class ServiceStarting extends Schema.TaggedError<ServiceStarting>()("Serv
   }
   get status() {
     return 503 as const
+  }
+}
+
+/** One snapshot of a resource (an entrypoint's parameters, task graph, command and image) would take more bytes
+ * of JSON than a snapshot may (413): no answer carrying it could stay within a page. */
+export class SnapshotTooLarge extends Schema.TaggedError<SnapshotTooLarge>()("SnapshotTooLarge", {
+  resource: Schema.String,
+  bytes: Schema.Number,
+  limit: Schema.Number
+}) {
+  override get message() {
+    return `the ${this.resource}'s snapshot would take ${this.bytes} bytes of JSON; at most ${this.limit} bytes are accepted`
+  }
+  get status() {
+    return 413 as const
+  }
+}
+
+/** The snapshots a resource keeps (the latest ones retention keeps, and every one a job names) would take more
+ * bytes than a resource may store (413): delete jobs made from old snapshots, or make a new resource. */
+export class ResourceTooLarge extends Schema.TaggedError<ResourceTooLarge>()("ResourceTooLarge", {
+  resource: Schema.String,
+  id: Schema.Number,
+  bytes: Schema.Number,
+  limit: Schema.Number
+}) {
+  override get message() {
+    return `${this.resource} ${this.id}'s stored snapshots would take ${this.bytes} bytes with this one; at most ${this.limit} bytes are stored for one ${this.resource}`
+  }
+  get status() {
+    return 413 as const
+  }
+}
+
+/** A resource already keeps as many snapshots as one may (413): its answer lists them all. */
+export class TooManySnapshots extends Schema.TaggedError<TooManySnapshots>()("TooManySnapshots", {
+  resource: Schema.String,
+  id: Schema.Number,
+  limit: Schema.Number
+}) {
+  override get message() {
+    return `${this.resource} ${this.id} already has ${this.limit} snapshots, as many as one ${this.resource} keeps`
+  }
+  get status() {
+    return 413 as const
+  }
+}
+
+/** A resource would name more resources than one may (413): an experiment's entrypoints, a job's artifacts; its
+ * answer lists them all. */
+export class TooManyReferences extends Schema.TaggedError<TooManyReferences>()("TooManyReferences", {
+  resource: Schema.String,
+  id: Schema.Number,
+  field: Schema.String,
+  count: Schema.Number,
+  limit: Schema.Number
+}) {
+  override get message() {
+    return `${this.resource} ${this.id} would have ${this.count} ${this.field}; at most ${this.limit} are kept for one ${this.resource}`
+  }
+  get status() {
+    return 413 as const
   }
 }

@@ -3,9 +3,13 @@
 import { test as propTest } from "@fast-check/vitest"
 import fc from "fast-check"
 import { describe, expect, test } from "vitest"
+import { valueNesting } from "@dispatch/jobs"
+import { parse as parseYaml, stringify as yamlText } from "yaml"
+import { maxBodyItems } from "../src/Limits.ts"
 import { isJsonContentType, jsonDepth, maxJsonDepth } from "../src/RequestBody.ts"
+import { yamlDepth } from "../src/YamlDepth.ts"
 import { backends, useService } from "./Service.ts"
-import { newJob } from "./Fixtures.ts"
+import { entrypointBody, jobBody, newJob, registerWorld } from "./Fixtures.ts"
 
 const problem = { error: expect.any(String), message: expect.any(String), detail: expect.any(Array) }
 
@@ -14,6 +18,20 @@ const nested = (depth: number): unknown => (depth === 0 ? 1 : [nested(depth - 1)
 propTest.prop([fc.integer({ min: 0, max: 300 }), fc.string()])("jsonDepth counts the nesting of arrays and objects, never brackets inside strings", (depth, text) => {
   expect(jsonDepth(JSON.stringify({ text, inner: nested(depth) }))).toBe(depth + 1)
   expect(jsonDepth(JSON.stringify(text))).toBe(0)
+})
+
+propTest.prop([fc.jsonValue({ maxDepth: 12 }), fc.boolean()])("yamlDepth counts as deep as the parsed value nests, in block or flow style", (value, flow) => {
+  const text = flow ? JSON.stringify(value) : yamlText(value)
+  expect(yamlDepth(text)).toBe(valueNesting(parseYaml(text)))
+})
+
+test("valueNesting walks without the call stack and stops past its limit, cycles included", () => {
+  let deep: unknown = 1
+  for (let i = 0; i < 100_000; i++) deep = [deep]
+  expect(valueNesting(deep)).toBe(100_000)
+  const cycle: Array<unknown> = []
+  cycle.push(cycle)
+  expect(valueNesting(cycle, 10)).toBe(11)
 })
 
 test("a Content-Type is JSON when it is application/json or +json, with any parameters; none is taken as JSON", () => {
@@ -92,4 +110,75 @@ describe.each(backends)("bad input over HTTP on %s", (backend) => {
       expect(answer, `${method} ${path}`).toEqual({ status: 405, body: { ...problem, error: "MethodNotAllowed" } })
     }
   })
+
+  // JSON nested inside a string: the body's own nesting check sees one string. Deep enough, the parsed value broke
+  // every walk after the parse: the creation answered 500 (sometimes with the job committed) and every list of the
+  // group answered 500 from then on.
+  test.each([
+    ["mapping", (d: number) => `${'{"a":'.repeat(d)}1${"}".repeat(d)}`],
+    ["list", (d: number) => `${"[".repeat(d)}${"]".repeat(d)}`]
+  ] as const)("a %s value nested deeper than the bound is a 400 naming it, nothing is stored, and every list still answers", async (type, nestedText) => {
+    const { alice } = service()
+    const world = await registerWorld(alice, `deep-${type}`)
+    const body = entrypointBody(`deep-${type}-ep`, [world.queue])
+    const entrypoint = await alice("POST", "/entrypoints", { ...body, parameters: [...body.parameters, { name: "deep", type }] })
+    expect(entrypoint.status).toBe(200)
+    expect((await alice("POST", `/experiments/${world.experiment}/entrypoints`, { ids: [entrypoint.body.id] })).status).toBe(200)
+    const jobsBefore = (await alice("GET", "/jobs")).body.totalNumResults
+    for (const depth of [maxJsonDepth + 1, 4106, 4107, 5000]) {
+      const value = nestedText(depth)
+      const answer = await alice("POST", `/experiments/${world.experiment}/jobs`, jobBody(entrypoint.body.id, world.queue, { values: { data_dir: "/d", deep: value } }))
+      expect(answer, `depth ${depth}`).toEqual({ status: 400, body: { ...problem, error: "ValueTooDeep" } })
+      expect(answer.body.detail[0]).toMatchObject({ parameter: "deep", type, limit: maxJsonDepth, length: value.length })
+      expect(answer.body.message).toContain(`${value.length} characters`)
+    }
+    for (const path of ["/jobs", `/experiments/${world.experiment}/jobs`]) {
+      const list = await alice("GET", path)
+      expect(list.status, path).toBe(200)
+    }
+    expect((await alice("GET", "/jobs")).body.totalNumResults).toBe(jobsBefore)
+    // As deep as the bound is a value like any other.
+    const atBound = await alice("POST", `/experiments/${world.experiment}/jobs`, jobBody(entrypoint.body.id, world.queue, { values: { data_dir: "/d", deep: nestedText(maxJsonDepth) } }))
+    expect(atBound.status).toBe(200)
+    expect((await alice("GET", `/jobs/${atBound.body.id}`)).status).toBe(200)
+  })
+
+  test("a list or mapping default nested deeper than the bound is refused when the entrypoint is registered", async () => {
+    const { alice } = service()
+    const world = await registerWorld(alice, "deep-default")
+    const body = entrypointBody("deep-default-ep", [world.queue])
+    const deep = `${"[".repeat(5000)}${"]".repeat(5000)}`
+    const answer = await alice("POST", "/entrypoints", { ...body, parameters: [...body.parameters, { name: "deep", type: "list", defaultValue: deep }] })
+    expect(answer.status).toBe(400)
+    expect(JSON.stringify(answer.body)).toContain(`a list of ${deep.length} characters, nests more than ${maxJsonDepth} levels deep`)
+  })
+
+  // The YAML parser recursed into any depth, and at some depths took the whole process down while it formatted its
+  // error: a 40 KB task graph stopped the service.
+  test.each([
+    ["a compact block sequence", "- ".repeat(20_000) + "v"],
+    ["flow brackets", `a: ${"[".repeat(20_000)}${"]".repeat(20_000)}`],
+    ["compact mappings", "? ".repeat(20_000) + "v"]
+  ])("a task graph of %s nested past the bound is a 400 before it is parsed, and the service keeps serving", async (_, taskGraph) => {
+    const { alice } = service()
+    const world = await registerWorld(alice, `yaml-${taskGraph.length}-${taskGraph[0]}`)
+    const answer = await alice("POST", "/entrypoints", { ...entrypointBody(`yaml-deep-${taskGraph[0] === "a" ? "flow" : taskGraph[0] === "-" ? "seq" : "map"}`, [world.queue]), taskGraph })
+    expect(answer).toEqual({ status: 400, body: { ...problem, error: "InvalidRequest" } })
+    expect(answer.body.detail[0]).toMatchObject({ path: "taskGraph", detail: `nests deeper than ${maxJsonDepth} levels` })
+    expect((await alice("GET", "/entrypoints")).status).toBe(200)
+  })
+
+  test(`an array or object of a body holding more than ${maxBodyItems} items is a 400 naming it, its count and the bound; nothing is stored`, async () => {
+    const { alice } = service()
+    const before = (await alice("GET", "/experiments")).body.totalNumResults
+    const crowded = await alice("POST", "/experiments", { name: "crowded", entrypoints: Array.from({ length: maxBodyItems + 1 }, () => 1) })
+    expect(crowded).toEqual({ status: 400, body: { ...problem, error: "TooManyItems" } })
+    expect(crowded.body.detail[0]).toMatchObject({ field: "entrypoints", items: maxBodyItems + 1, limit: maxBodyItems })
+    const keys = await alice("POST", "/experiments", { name: "crowded-keys", extra: Object.fromEntries(Array.from({ length: maxBodyItems + 1 }, (_, i) => [`k${i}`, i])) })
+    expect(keys.body.detail[0]).toMatchObject({ error: "TooManyItems", field: "extra", items: maxBodyItems + 1 })
+    expect((await alice("GET", "/experiments")).body.totalNumResults).toBe(before)
+    // As many as the bound is read as usual: here, every id names no entrypoint (404).
+    expect(await alice("POST", "/experiments", { name: "full", entrypoints: Array.from({ length: maxBodyItems }, () => 424242) })).toMatchObject({ status: 404 })
+  })
 })
+

@@ -2,7 +2,9 @@ import { parseSearch, searchMatches } from "@dispatch/jobs"
 import { Result } from "effect"
 import { afterAll, beforeAll, describe, expect, test } from "vitest"
 import type { JobServer } from "../src/index.ts"
-import { client, entrypointBody, jobBody, queueBody, started, tokens, type Client } from "./Fixtures.ts"
+import { defaultLimits } from "../src/index.ts"
+import { client, entrypointBody, jobBody, queueBody, registerWorld, started, tokens, type Client } from "./Fixtures.ts"
+import { useService } from "./Service.ts"
 
 describe("queues, entrypoints and experiments in Dioptra's shapes", () => {
   let server: JobServer
@@ -77,7 +79,8 @@ describe("queues, entrypoints and experiments in Dioptra's shapes", () => {
     const yaml = "load:\n  load_dataset:\n    path: $data_dir  # a comment kept\n"
     const made = await alice("POST", "/entrypoints", { ...entrypointBody("yaml-ep", [queue.id]), taskGraph: yaml, parameters: [{ name: "data_dir", parameterType: "string" }] })
     expect(made.body).toMatchObject({ taskGraph: yaml, parameters: [{ name: "data_dir", parameterType: "string", defaultValue: null }], queues: [{ id: queue.id, name: "yaml-q" }] })
-    expect(made.body.snapshots[0].taskGraph).toEqual({ load: { load_dataset: { path: "$data_dir" } } })
+    const [snapshot] = (await alice("GET", `/entrypoints/${made.body.id}/snapshots`)).body.data
+    expect(snapshot).toMatchObject({ snapshot: made.body.snapshot, taskGraph: yaml, latestSnapshot: true })
     const bad = await alice("POST", "/entrypoints", { ...entrypointBody("yaml-bad", [queue.id]), taskGraph: "a: [unclosed", plugins: [7] })
     expect(bad.status).toBe(400)
     expect(bad.body.detail.map((d: { error: string; path?: string }) => d.path ?? d.error)).toEqual(["taskGraph", "ResourceNotFound"])
@@ -137,3 +140,112 @@ describe("queues, entrypoints and experiments in Dioptra's shapes", () => {
     expect(foreign).toMatchObject({ status: 403, body: { error: "NotYourGroup" } })
   })
 })
+
+describe("entrypoint snapshots: the latest answered, the rest a page at a time, bounded and pruned", () => {
+  const service = useService("pglite")
+  const bytesOf = (body: unknown) => Buffer.byteLength(JSON.stringify(body))
+  const parameters = (count: number, chars: number, tag: string) =>
+    Array.from({ length: count }, (_, i) => ({ name: `p${i}`, type: "string", defaultValue: `${tag}${"x".repeat(chars - tag.length)}` }))
+
+  // Every PUT kept a snapshot and every answer carried all of them: the 33rd PUT of such an entrypoint answered
+  // 273 MB, the 34th a 500 from PostgreSQL.
+  test("an entrypoint of 120 parameters with 65,000-character defaults (a 7.8 MB body) is 413 naming the bound, and nothing is stored", async () => {
+    const { alice } = service()
+    const queue = (await alice("POST", "/queues", queueBody("huge-q"))).body
+    const before = (await alice("GET", "/entrypoints")).body.totalNumResults
+    const huge = { ...entrypointBody("huge-ep", [queue.id]), parameters: parameters(120, 65_000, "d") }
+    const answer = await alice("POST", "/entrypoints", huge)
+    expect(answer).toMatchObject({ status: 413, body: { error: "SnapshotTooLarge", detail: [{ resource: "entrypoint", limit: defaultLimits.snapshotBytes }] } })
+    expect(answer.body.detail[0].bytes).toBeGreaterThan(120 * 65_000)
+    expect((await alice("GET", "/entrypoints")).body.totalNumResults).toBe(before)
+  })
+
+  test("repeated PUTs of a 1 MB entrypoint: each answer is the latest snapshot and a link, the last 10 no job names are kept, and those a job names stay", async () => {
+    const { alice, server } = service()
+    const world = await registerWorld(alice, "grow")
+    const body = (n: number) => ({ ...entrypointBody("ep-grow", [world.queue]), parameters: [{ name: "data_dir", type: "string" }, ...parameters(15, 64_000, `v${n}-`)] })
+    const first = (await alice("PUT", `/entrypoints/${world.entrypoint}`, body(0))).body
+    const pinned = await alice("POST", `/experiments/${world.experiment}/jobs`, jobBody(world.entrypoint, world.queue, { values: { data_dir: "/d" } }))
+    expect(pinned.body.entrypointSnapshot).toBe(first.snapshot)
+    const sizes: Array<number> = []
+    let second: number | undefined
+    for (let n = 1; n <= 14; n++) {
+      const put = await alice("PUT", `/entrypoints/${world.entrypoint}`, body(n))
+      expect(put.status, `PUT ${n}`).toBe(200)
+      second ??= put.body.snapshot
+      sizes.push(bytesOf(put.body))
+      expect(put.body.parameters[1].defaultValue.startsWith(`v${n}-`)).toBe(true)
+    }
+    // Every answer holds one snapshot: the last is no larger than the first.
+    expect(Math.max(...sizes)).toBeLessThan(1_100_000)
+    expect((sizes.at(-1) ?? 0) - (sizes[0] ?? 0)).toBeLessThan(1000)
+    const read = (await alice("GET", `/entrypoints/${world.entrypoint}`)).body
+    // The first PUT's snapshot (a job names it) and the 10 latest: the others, the registration's among them, are pruned.
+    expect(read.snapshots).toEqual({ url: `${server.url}/api/v1/entrypoints/${world.entrypoint}/snapshots`, count: 11 })
+    expect(bytesOf(read)).toBeLessThan(1_100_000)
+    expect((await alice("GET", `/entrypoints/${world.entrypoint}/snapshots/${first.snapshot}`)).body).toMatchObject({ snapshot: first.snapshot, latestSnapshot: false })
+    expect((await alice("GET", `/entrypoints/${world.entrypoint}/snapshots/${second}`))).toMatchObject({ status: 404, body: { error: "ResourceNotFound" } })
+    const again = await alice("POST", `/experiments/${world.experiment}/jobs`, jobBody(world.entrypoint, world.queue, { values: { data_dir: "/d" }, entrypointSnapshot: first.snapshot }))
+    expect(again.status).toBe(200)
+    // The list is paged, oldest first, and no page passes the page limit in bytes.
+    const seen: Array<number> = []
+    for (let url: string | undefined = `/entrypoints/${world.entrypoint}/snapshots?pageLength=100`; url !== undefined; ) {
+      const page: { readonly status: number; readonly body: any } = await alice("GET", url)
+      expect(page.status).toBe(200)
+      expect(bytesOf(page.body)).toBeLessThanOrEqual(defaultLimits.pageBytes + 4096)
+      seen.push(...page.body.data.map((s: { snapshot: number }) => s.snapshot))
+      url = page.body.next === undefined ? undefined : String(page.body.next).slice(`${server.url}/api/v1`.length)
+    }
+    expect(seen).toHaveLength(11)
+    expect(seen).toEqual([...seen].sort((a, b) => a - b))
+    expect(seen).toContain(first.snapshot)
+    expect(seen.at(-1)).toBe(read.snapshot)
+  })
+
+  test("the snapshots a resource keeps are bounded: past the bound a PUT (or a new artifact snapshot) is 413 naming it, and nothing is stored", async () => {
+    const small = await started({ limits: { resourceBytes: 20_000, snapshotsKept: 2, artifactSnapshots: 3, references: 2 } })
+    try {
+      const bob = client(small.url, tokens.alice)
+      const world = await registerWorld(bob, "bounded")
+      const body = (n: number) => ({ ...entrypointBody("ep-bounded", [world.queue]), description: `v${n}`, parameters: [{ name: "data_dir", type: "string" }, ...parameters(1, 3000, `v${n}-`)] })
+      let refused: { status: number; body: any } | undefined
+      for (let n = 0; n < 20 && refused === undefined; n++) {
+        const put = await bob("PUT", `/entrypoints/${world.entrypoint}`, body(n))
+        if (put.status !== 200) refused = put
+        // Each snapshot a job names is kept past retention, so they add up.
+        else expect((await bob("POST", `/experiments/${world.experiment}/jobs`, jobBody(world.entrypoint, world.queue, { values: { data_dir: "/d" } }))).status).toBe(200)
+      }
+      expect(refused).toMatchObject({ status: 413, body: { error: "ResourceTooLarge", detail: [{ resource: "entrypoint", id: world.entrypoint, limit: 20_000 }] } })
+      expect(refused?.body.detail[0].bytes).toBeGreaterThan(20_000)
+      // The refused PUT changed nothing: the entrypoint is still the last one accepted.
+      const after = (await bob("GET", `/entrypoints/${world.entrypoint}`)).body
+      expect(after.description).toBe(`v${after.snapshots.count - 1}`)
+      // Retention alone (no job naming them) keeps two.
+      const other = await registerWorld(bob, "bounded-free")
+      for (let n = 0; n < 6; n++) expect((await bob("PUT", `/entrypoints/${other.entrypoint}`, { ...body(n), name: "ep-bounded-free" })).status).toBe(200)
+      expect((await bob("GET", `/entrypoints/${other.entrypoint}`)).body.snapshots.count).toBe(2)
+      // An artifact lists every snapshot id it has: their number is bounded.
+      const artifact = (await bob("POST", "/artifacts", { artifactType: "model" })).body
+      for (let n = 1; n < 3; n++) expect((await bob("POST", `/artifacts/${artifact.id}/snapshots`)).status).toBe(200)
+      const fourth = await bob("POST", `/artifacts/${artifact.id}/snapshots`)
+      expect(fourth).toMatchObject({ status: 413, body: { error: "TooManySnapshots", detail: [{ resource: "artifact", id: artifact.id, limit: 3 }] } })
+      expect((await bob("GET", `/artifacts/${artifact.id}`)).body.snapshots).toHaveLength(3)
+      // What adds up over requests, an experiment's entrypoints and a job's artifacts, is bounded too.
+      const third = (await bob("POST", "/entrypoints", { ...body(0), name: "ep-bounded-third" })).body.id
+      expect((await bob("POST", `/experiments/${other.experiment}/entrypoints`, { ids: [other.entrypoint] })).status).toBe(200)
+      const crowded = await bob("POST", `/experiments/${other.experiment}/entrypoints`, { ids: [world.entrypoint, third] })
+      expect(crowded).toMatchObject({ status: 413, body: { error: "TooManyReferences", detail: [{ resource: "experiment", field: "entrypoints", count: 3, limit: 2 }] } })
+      expect((await bob("GET", `/experiments/${other.experiment}`)).body.entrypoints).toHaveLength(1)
+      const made = await bob("POST", `/experiments/${other.experiment}/jobs`, jobBody(other.entrypoint, world.queue, { values: { data_dir: "/d" } }))
+      expect(made.status, JSON.stringify(made.body)).toBe(200)
+      const job = made.body
+      for (const n of [1, 2]) expect((await bob("POST", `/experiments/${other.experiment}/jobs/${job.id}/artifacts`, { uri: `s3://b/${n}` })).status).toBe(200)
+      const refusedArtifact = await bob("POST", `/experiments/${other.experiment}/jobs/${job.id}/artifacts`, { uri: "s3://b/3" })
+      expect(refusedArtifact).toMatchObject({ status: 413, body: { error: "TooManyReferences", detail: [{ resource: "job", field: "artifacts", limit: 2 }] } })
+      expect((await bob("GET", `/jobs/${job.id}`)).body.artifacts).toHaveLength(2)
+    } finally {
+      await small.close()
+    }
+  })
+})
+

@@ -1,6 +1,5 @@
 // Requests no client library would send, written on a raw socket: each gets a JSON problem answer and the
 // service keeps serving.
-import { connect } from "node:net"
 import { test as propTest } from "@fast-check/vitest"
 import fc from "fast-check"
 import { Result } from "effect"
@@ -8,37 +7,23 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest"
 import type { JobServer } from "../src/index.ts"
 import { parseRequestTarget } from "../src/RequestTarget.ts"
 import { client, started, tokens } from "./Fixtures.ts"
-
-/** Writes `raw` on a fresh connection and resolves to everything the service sent until it closed. */
-const rawExchange = (url: string, raw: string): Promise<string> =>
-  new Promise((resolve, reject) => {
-    const { hostname, port } = new URL(url)
-    const socket = connect({ host: hostname, port: Number(port) })
-    const chunks: Array<Buffer> = []
-    socket.on("data", (chunk: Buffer) => chunks.push(chunk))
-    socket.on("error", reject)
-    socket.on("close", () => resolve(Buffer.concat(chunks).toString("utf8")))
-    socket.write(raw)
-  })
+import { bodyOf, headerOf, rawExchange, statusOf } from "./RawHttp.ts"
 
 /** The status and JSON body of a raw HTTP/1.1 answer. */
-const parsed = (answer: string) => {
-  const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1])
-  const body = answer.slice(answer.indexOf("\r\n\r\n") + 4)
-  return { status, body: JSON.parse(body) as unknown }
-}
+const parsed = (answer: string) => ({ status: statusOf(answer), body: JSON.parse(bodyOf(answer)) as unknown })
 
 const problemBody = { error: expect.any(String), message: expect.any(String), detail: expect.any(Array) }
 
+let server: JobServer | undefined
+beforeAll(async () => {
+  server = await started({})
+})
+afterAll(async () => {
+  await server?.close()
+})
+const url = () => server?.url ?? ""
+
 describe("hostile request lines", () => {
-  let server: JobServer | undefined
-  beforeAll(async () => {
-    server = await started({})
-  })
-  afterAll(async () => {
-    await server?.close()
-  })
-  const url = () => server?.url ?? ""
 
   test.each(["//", "///", "//@", "//%", "//[::1", "http://", "http://[::1", "*", "/api/v1/jobs/%", "/api/v1//"])("GET %s is answered with a JSON problem, and the service keeps serving", async (target) => {
     const answer = parsed(await rawExchange(url(), `GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`))
@@ -62,6 +47,37 @@ describe("hostile request lines", () => {
       expect((await client(url(), tokens.alice)("GET", "/experiments")).status).toBe(200)
     }
   )
+})
+
+describe("methods the API does not serve", () => {
+
+  // node:http hands CONNECT to 'connect' listeners only, and with none closed the connection without a word.
+  test.each([
+    ["CONNECT /api/v1 HTTP/1.1", "GET"],
+    ["CONNECT /api/v1/jobs HTTP/1.1", "GET"],
+    ["CONNECT /api/v1/jobs/1 HTTP/1.1", "GET, DELETE"],
+    ["CONNECT example.com:443 HTTP/1.1", ""],
+    ["FOO /api/v1/experiments HTTP/1.1", "GET, POST"],
+    ["OPTIONS /api/v1/experiments HTTP/1.1", "GET, POST"],
+    ["TRACE /api/v1/jobs HTTP/1.1", "GET"],
+    ["PATCH /api/v1/jobs/1 HTTP/1.1", "GET, DELETE"],
+    ["POST /healthz HTTP/1.1", "GET"],
+    ["DELETE /api/v1 HTTP/1.1", "GET"],
+    ["PUT /api/v1/openapi.json HTTP/1.1", "GET"]
+  ])("%s is a JSON 405 with Allow: %s, and the service keeps serving", async (line, allow) => {
+    const raw = await rawExchange(url(), `${line}\r\nHost: x\r\nAuthorization: Bearer ${tokens.alice}\r\nConnection: close\r\n\r\n`)
+    expect(parsed(raw)).toEqual({ status: 405, body: { ...problemBody, error: "MethodNotAllowed" } })
+    expect(headerOf(raw, "content-type")).toBe("application/json")
+    expect(headerOf(raw, "allow")).toBe(allow)
+    expect((await client(url(), tokens.alice)("GET", "/experiments")).status).toBe(200)
+  })
+
+  test("a method on a path nothing serves is a 404, whatever the method", async () => {
+    for (const method of ["CONNECT", "FOO", "POST"]) {
+      const raw = await rawExchange(url(), `${method} /nowhere HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`)
+      expect(parsed(raw).status, method).toBe(method === "CONNECT" ? 405 : 404)
+    }
+  })
 })
 
 propTest.prop([fc.string({ unit: "binary" })])("reading any request target never throws; a path keeps everything before its query", (target) => {

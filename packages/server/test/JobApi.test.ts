@@ -94,7 +94,7 @@ describe.each(backends)("job endpoints on %s", (backend) => {
       expect([given.timeout, given.timeoutSeconds]).toEqual([timeout, 86400])
       expect(shaped(JobResponse, await alice("GET", `/jobs/${given.id}`)).timeout).toBe(timeout)
     }
-    expect(job.entrypointSnapshot).toBe(entrypoint.snapshots.at(-1)?.snapshot)
+    expect(job.entrypointSnapshot).toBe(entrypoint.snapshot)
   })
 
   test("a refused creation names every problem, answers the first one's status, and stores nothing", async () => {
@@ -156,8 +156,9 @@ describe.each(backends)("job endpoints on %s", (backend) => {
       taskGraph: { only: { run: { steps: "$steps" } } }
     }
     const entrypoint = shaped(EntrypointResponse, await alice("PUT", `/entrypoints/${world.entrypoint}`, edited))
-    expect(entrypoint.snapshots).toHaveLength(2)
-    const [first, latest] = entrypoint.snapshots
+    expect(entrypoint.snapshots).toEqual({ url: expect.stringMatching(new RegExp(`/api/v1/entrypoints/${world.entrypoint}/snapshots$`)), count: 2 })
+    const [first, latest] = shaped(pageOf(EntrypointResponse), await alice("GET", `/entrypoints/${world.entrypoint}/snapshots`)).data
+    expect([first?.latestSnapshot, latest?.latestSnapshot, latest?.snapshot]).toEqual([false, true, entrypoint.snapshot])
     expect(first?.parameters.map((p) => p.name)).toEqual(["data_dir", "epochs", "lr", "shuffle"])
     expect(shaped(JobResponse, await alice("GET", `/jobs/${job.id}`))).toEqual(job)
     const later = shaped(JobResponse, await alice("POST", `/experiments/${world.experiment}/jobs`, { entrypoint: world.entrypoint, queue: world.queue }))

@@ -202,8 +202,22 @@ const Dispatch = ({ job }: { readonly job: JobData }) => {
 /** The entrypoint as the job runs it: the snapshot it was created with. */
 const Snapshot = ({ entrypoint, snapshot }: { readonly entrypoint: number; readonly snapshot: number }) => {
   const [open, setOpen] = useState(false)
-  const ep = usePoll(() => (open ? call((c) => c.entrypoints.read({ params: { id: entrypoint } })) : Promise.resolve(undefined)), [entrypoint, open], undefined)
-  const version = ep.data?.snapshots.find((s) => s.snapshot === snapshot) ?? ep.data?.snapshots.at(-1)
+  const ep = usePoll(
+    () => (open ? call((c) => c.entrypoints.snapshot({ params: { id: entrypoint, snapshotId: snapshot } })) : Promise.resolve(undefined)),
+    [entrypoint, snapshot, open],
+    undefined
+  )
+  const version =
+    ep.data === undefined
+      ? undefined
+      : {
+          snapshot: ep.data.snapshot,
+          parameters: ep.data.parameters,
+          artifactParameters: ep.data.artifactParameters,
+          taskGraph: ep.data.taskGraph,
+          ...(ep.data.image === undefined ? {} : { image: ep.data.image }),
+          ...(ep.data.command === undefined ? {} : { command: ep.data.command })
+        }
   return (
     <details onToggle={(e) => setOpen(e.currentTarget.open)}>
       <summary>Snapshot {snapshot}</summary>

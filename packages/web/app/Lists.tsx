@@ -107,6 +107,16 @@ export const StatusBadge = ({ status, testid }: { readonly status: string; reado
   </span>
 )
 
+/** A stored row the service could not render, in place of its row: its id and why, so it can be deleted. */
+const UnreadableRow = ({ item, columns, testid }: { readonly item: { readonly id: number; readonly message: string }; readonly columns: number; readonly testid: string }) => (
+  <tr key={item.id} data-testid={testid} data-id={item.id} data-unreadable="true">
+    <td>#{item.id}</td>
+    <td colSpan={columns - 1} class="error">
+      {item.message}
+    </td>
+  </tr>
+)
+
 /** The jobs of one experiment, or of every experiment: live, searchable, sortable, paged. */
 export const JobList = ({ experimentId }: { readonly experimentId?: number }) => {
   const { query, index, setIndex, header, onSearch } = useListQuery<JobColumn>()
@@ -129,7 +139,10 @@ export const JobList = ({ experimentId }: { readonly experimentId?: number }) =>
   )
   return (
     <ListTable label="jobs" searchTestid="job-search" onSearch={onSearch} error={error} page={data} index={index} onIndex={setIndex} head={head}>
-      {data?.data.map((job) => (
+      {data?.data.map((job) =>
+        "error" in job ? (
+          <UnreadableRow item={job} columns={experimentId === undefined ? 8 : 7} testid="job-row" />
+        ) : (
         <tr key={job.id} data-testid="job-row" data-id={job.id} data-status={job.status}>
           <td>
             <a href={routeHash({ page: "job", id: job.id })}>#{job.id}</a>
@@ -148,7 +161,8 @@ export const JobList = ({ experimentId }: { readonly experimentId?: number }) =>
           <td title={formatTime(job.createdOn)}>{formatAgo(job.createdOn, now)}</td>
           <td title={formatTime(job.lastModifiedOn)}>{formatAgo(job.lastModifiedOn, now)}</td>
         </tr>
-      ))}
+        )
+      )}
     </ListTable>
   )
 }
@@ -173,7 +187,10 @@ export const ExperimentList = () => {
     <>
       <h1>Experiments</h1>
       <ListTable label="experiments" searchTestid="experiment-search" onSearch={onSearch} error={error} page={data} index={index} onIndex={setIndex} head={head}>
-        {data?.data.map((e) => (
+        {data?.data.map((e) =>
+          "error" in e ? (
+            <UnreadableRow item={e} columns={5} testid="experiment-row" />
+          ) : (
           <tr key={e.id} data-testid="experiment-row" data-id={e.id}>
             <td>{e.id}</td>
             <td>
@@ -183,7 +200,8 @@ export const ExperimentList = () => {
             <td>{e.entrypoints.map((r) => r.name).join(", ")}</td>
             <td title={formatTime(e.lastModifiedOn)}>{formatAgo(e.lastModifiedOn, now)}</td>
           </tr>
-        ))}
+          )
+        )}
       </ListTable>
     </>
   )
@@ -226,7 +244,10 @@ export const QueueList = () => {
             </tr>
           </thead>
           <tbody>
-            {data?.data.map((q) => (
+            {data?.data.map((q) =>
+              "error" in q ? (
+                <UnreadableRow item={q} columns={5} testid="queue-row" />
+              ) : (
               <tr key={q.id} data-testid="queue-row" data-id={q.id} data-gate={q.gate.state}>
                 <td>
                   <strong>{q.name}</strong>
@@ -239,7 +260,8 @@ export const QueueList = () => {
                 <td class="wrap">{q.gate.state === "open" ? "" : (q.gate.reason ?? "")}</td>
                 <td title={formatTime(q.gate.checkedOn)}>{q.gate.checkedOn === undefined ? <span class="muted">never</span> : formatAgo(q.gate.checkedOn, now)}</td>
               </tr>
-            ))}
+              )
+            )}
           </tbody>
         </table>
       </div>

@@ -67,6 +67,13 @@ class ResourcesTest(unittest.TestCase):
 
         changed = entrypoints.modify_by_id(entrypoint["id"], name, TASK_GRAPH, None, "retrains", PARAMETERS[:1], None, None)
         self.assertEqual((changed["description"], [p["name"] for p in changed["parameters"]], changed["queues"]), ("retrains", ["data_dir"], []))
+        # The snapshots sub-collection: each snapshot as the entrypoint it was, oldest first, paged.
+        snapshots = entrypoints.snapshots.get(entrypoint["id"], page_length=1)
+        self.assertEqual((snapshots["totalNumResults"], snapshots["isComplete"], len(snapshots["data"])), (2, False, 1))
+        self.assertEqual((snapshots["data"][0]["snapshot"], snapshots["data"][0]["latestSnapshot"]), (entrypoint["snapshot"], False))
+        self.assertEqual(snapshots["data"][0]["parameters"], PARAMETERS)
+        latest = entrypoints.snapshots.get_by_id(entrypoint["id"], changed["snapshot"])
+        self.assertEqual((latest["latestSnapshot"], latest["description"], latest["taskGraph"]), (True, "retrains", TASK_GRAPH))
 
         with self.assertRaises(StatusCodeError) as bad_yaml:
             entrypoints.create(self.group, unique("bad"), "a: [unclosed")
