@@ -104,8 +104,14 @@ describe("dispatch sim serve", () => {
     expect(await until(() => t.out.length > 0)).toBe(true)
     const url = t.out[0] ?? ""
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
-    const config = parse(readFileSync(kubeconfig, "utf8")) as { clusters: Array<{ cluster: { server: string } }> }
+    const config = parse(readFileSync(kubeconfig, "utf8")) as { clusters: Array<{ cluster: { server: string } }>; contexts: Array<{ context: { namespace?: string } }> }
     expect(config.clusters[0]?.cluster.server).toBe(url)
+    // With no --config the served namespace is default; the context names it all the same.
+    expect(config.contexts[0]?.context.namespace).toBe("default")
+    // Trainer's public version ConfigMap, as its manifests install it, which Kubeflow's SDK reads.
+    const version = await fetch(`${url}/api/v1/namespaces/kubeflow-system/configmaps/kubeflow-trainer-public`)
+    expect(version.status).toBe(200)
+    expect(((await version.json()) as { data: Record<string, string> }).data).toEqual({ kubeflow_trainer_version: "v2.3.0" })
     const runtime = await fetch(`${url}/apis/trainer.kubeflow.org/v1alpha1/clustertrainingruntimes/torch-distributed`)
     expect(runtime.status).toBe(200)
     const local = await fetch(`${url}/apis/trainer.kubeflow.org/v1alpha1/namespaces/team-a/trainingruntimes/local`)
@@ -167,6 +173,9 @@ describe("dispatch sim serve", () => {
     try {
       expect(await until(() => t.out.length > 0)).toBe(true)
       expect((await fetch(`${t.out[0]}/api/v1/namespaces/team-b`)).status).toBe(200)
+      // A client given only the kubeconfig lands in the served namespace.
+      expect((parse(readFileSync(kubeconfig, "utf8")) as { contexts: Array<{ context: { namespace?: string } }> }).contexts[0]?.context.namespace).toBe("team-b")
+      expect((await kubectl(["--kubeconfig", kubeconfig, "config", "view", "--minify", "-o", "jsonpath={.contexts[0].context.namespace}"])).stdout).toBe("team-b")
       const probed = testIo()
       expect(await runCli(["probe", "--kubeconfig", kubeconfig, "--config", config], probed.io)).toBe(ExitCode.ok)
       expect(probed.out[0]).toBe("backend open: every gate proven")

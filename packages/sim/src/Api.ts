@@ -36,6 +36,7 @@ export const Resources: ReadonlyArray<Resource> = [
   { group: "jobset.x-k8s.io", versions: ["v1alpha2"], kind: "JobSet", listKind: "JobSetList", plural: "jobsets", singular: "jobset", shortNames: [], namespaced: true, hasStatus: true },
   { group: "batch", versions: ["v1"], kind: "Job", listKind: "JobList", plural: "jobs", singular: "job", shortNames: [], namespaced: true, hasStatus: true },
   { group: "", versions: ["v1"], kind: "Namespace", listKind: "NamespaceList", plural: "namespaces", singular: "namespace", shortNames: ["ns"], namespaced: false, hasStatus: true },
+  { group: "", versions: ["v1"], kind: "ConfigMap", listKind: "ConfigMapList", plural: "configmaps", singular: "configmap", shortNames: ["cm"], namespaced: true, hasStatus: false },
   { group: "", versions: ["v1"], kind: "Pod", listKind: "PodList", plural: "pods", singular: "pod", shortNames: ["po"], namespaced: true, hasStatus: true },
   { group: "", versions: ["v1"], kind: "Event", listKind: "EventList", plural: "events", singular: "event", shortNames: ["ev"], namespaced: true, hasStatus: false }
 ]

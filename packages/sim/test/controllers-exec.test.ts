@@ -67,7 +67,7 @@ describe("exec: containers as local processes", () => {
     await until(sim, () => condition(get(sim, "trainjobs", "ok"), "Complete")?.["status"] === "True")
     expect(terminated(podOf(sim, "ok"))).toMatchObject({ exitCode: 0, reason: "Completed" })
     expect((statusOf(podOf(sim, "ok") ?? {}) ?? {})["phase"]).toBe("Succeeded")
-    expect(logOf(sim, "ok")).toEqual(expect.arrayContaining(["hello 1 auto rank=0 127.0.0.1:29400 idx=0", "to-stderr"]))
+    expect(logOf(sim, "ok")).toEqual(expect.arrayContaining(["hello 1 1 rank=0 127.0.0.1:29500 idx=0", "to-stderr"]))
     expect(condition(get(sim, "jobs", "ok-node-0"), "Complete")?.["status"]).toBe("True")
     expect(condition(get(sim, "jobsets", "ok"), "Completed")?.["status"]).toBe("True")
   })

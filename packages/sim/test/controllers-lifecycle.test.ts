@@ -71,7 +71,8 @@ describe("stepTrainJob", () => {
     expect(phases).toEqual(["running", "running", "running", "running", "running", "finished", "finished", "finished", "finished", "finished"])
     const conditions = readConditions((job.status as Record<string, unknown>)["conditions"])
     expect(findCondition(conditions, "Suspended")).toMatchObject({ status: "False", reason: "Resumed", lastTransitionTime: formatTimestamp(start + 11_000) })
-    expect(findCondition(conditions, "Failed")?.reason).toBe("DeadlineExceeded")
+    // Trainer's own words (its TrainJobDeadlineExceededMessage).
+    expect(findCondition(conditions, "Failed")).toMatchObject({ reason: "DeadlineExceeded", message: "TrainJob exceeded its active deadline" })
   })
 
   it("reports active jobs while running", () => {

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest"
 import type { KubeObject } from "../src/Api.ts"
 import { indexRanges } from "../src/controllers/job/JobController.ts"
 import { syntheticLog } from "../src/controllers/kubelet/SyntheticLogs.ts"
+import { formatMicroTime } from "../src/controllers/shared/Events.ts"
 import { condition, create, get, list, mergePatch, simulator, specOf, statusOf, trainJob } from "./controllers-sim.ts"
 
 const withCache = { runtimeRef: { name: "torch-with-cache", kind: "TrainingRuntime" } }
@@ -109,6 +110,34 @@ describe("a TrainJob's object tree", () => {
     sim.advance(2000)
     expect(list(sim, "pods")).toEqual([])
     expect(eventsAbout(sim, "held-node-0")).toEqual(expect.arrayContaining(["SuccessfulCreate", "SuccessfulDelete", "Suspended", "Resumed"]))
+  })
+
+  it("records each component's events in the shape its upstream recorder writes them", () => {
+    const sim = simulator({ trainer: { runTimeMs: 5000 } })
+    create(sim, "trainjobs", trainJob("shaped", { trainer: { numNodes: 1 } }))
+    sim.advance(1500)
+    const patch = { manager: "example.org/probe", trainingRuntimeSpec: { template: { spec: { replicatedJobs: [{ name: "node", template: { spec: { template: { spec: { nodeSelector: { "example.org/probe": "never" } } } } } }] } } } }
+    create(sim, "trainjobs", trainJob("stuck", { runtimePatches: [patch] }))
+    sim.advance(1500)
+    const byReason = (reason: string) => list(sim, "events").find((e) => e["reason"] === reason) as KubeObject
+    const microTime = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/
+    expect(formatMicroTime(Date.UTC(2026, 0, 1, 0, 0, 0, 123))).toBe("2026-01-01T00:00:00.123000Z")
+    // kube-scheduler: events.k8s.io/v1, read through core/v1.
+    for (const [reason, action] of [["Scheduled", "Binding"], ["FailedScheduling", "Scheduling"]] as const) {
+      const event = byReason(reason)
+      expect(event).toMatchObject({ firstTimestamp: null, lastTimestamp: null, action, source: {}, reportingComponent: "default-scheduler", reportingInstance: "default-scheduler-sim-node" })
+      expect(event["eventTime"]).toMatch(microTime)
+      expect(event).not.toHaveProperty("count")
+    }
+    // The kubelet and the Job controller: client-go's core/v1 recorder, its source's host the instance.
+    for (const [reason, source, instance] of [["Started", { component: "kubelet", host: "sim-node" }, "sim-node"], ["SuccessfulCreate", { component: "job-controller" }, ""]] as const) {
+      const event = byReason(reason)
+      expect(event).toMatchObject({ count: 1, eventTime: null, reportingComponent: source.component, reportingInstance: instance })
+      expect(event["source"]).toStrictEqual(source)
+      expect(event["firstTimestamp"]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/)
+      expect(event["lastTimestamp"]).toBe(event["firstTimestamp"])
+      expect(event).not.toHaveProperty("action")
+    }
   })
 
   it("leaves a pod no node matches Pending with one FailedScheduling event, and its TrainJob never completes", () => {

@@ -71,7 +71,7 @@ describe("OpenAPI schemas", () => {
 
   it("describe every CRD kind kubectl explain is asked about", () => {
     expect(described.map((r) => r.plural).sort()).toEqual(
-      ["admissionchecks", "clustertrainingruntimes", "clusterqueues", "jobsets", "localqueues", "namespaces", "trainingruntimes", "trainjobs", "workloads"].sort()
+      ["admissionchecks", "clustertrainingruntimes", "configmaps", "clusterqueues", "jobsets", "localqueues", "namespaces", "trainingruntimes", "trainjobs", "workloads"].sort()
     )
   })
 })

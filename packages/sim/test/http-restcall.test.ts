@@ -37,6 +37,10 @@ describe("decodeRestCall", () => {
     expect(decoded({}).request.verb).toBe("list")
     expect(decoded({ query: "watch=true" }).request.verb).toBe("watch")
     expect(decoded({ query: "watch=1" }).request.verb).toBe("watch")
+    // Python's client writes booleans as True/False; apimachinery reads any value but 0 and false as true.
+    for (const watching of ["True", "TRUE", "yes", ""]) expect(decoded({ query: `watch=${watching}` }).request.verb).toBe("watch")
+    for (const listing of ["False", "FALSE", "false", "0"]) expect(decoded({ query: `watch=${listing}` }).request.verb).toBe("list")
+    expect(decoded({ query: "watch=True&watch=false" }).request.verb).toBe("watch")
     expect(decoded({ target: target("a") }).request.verb).toBe("get")
     expect(decoded({ method: "POST", body: "{}" }).request.verb).toBe("create")
     expect(decoded({ method: "PUT", target: target("a"), body: "{}" }).request.verb).toBe("update")
@@ -107,12 +111,28 @@ describe("decodeRestCall", () => {
   })
 
   it("names every problem in a bad request at once", () => {
-    const response = refused({ query: "limit=-1&dryRun=Some&propagationPolicy=Sideways" })
+    const response = refused({ query: "limit=ten&dryRun=Some&propagationPolicy=Sideways" })
     expect(response.code).toBe(400)
     const message = (response.body as { message: string }).message
     expect(message).toContain("limit")
     expect(message).toContain("dryRun")
     expect(message).toContain("propagationPolicy")
+  })
+
+  it("reads a negative limit as no limit, and refuses a malformed timeout as the real server does", () => {
+    expect(decoded({ query: "limit=-5" }).request.limit).toBeUndefined()
+    expect(decoded({ query: "timeout=32s" }).request.verb).toBe("list")
+    const response = refused({ query: "timeout=soon" })
+    expect(response.code).toBe(400)
+    expect((response.body as { message: string }).message).toBe('invalid timeout specified in the request URL - time: invalid duration "soon"')
+  })
+
+  it("reads force as apimachinery reads booleans", () => {
+    const apply = (force: string) => decoded({ method: "PATCH", target: target("a"), body: "{}", contentType: "application/apply-patch+yaml", query: `fieldManager=m&force=${force}` }).request.force
+    expect(apply("True")).toBe(true)
+    expect(apply("yes")).toBe(true)
+    expect(apply("False")).toBe(false)
+    expect(apply("0")).toBe(false)
   })
 
   it("refuses bodies that are not JSON objects, and patches of unknown type", () => {

@@ -122,6 +122,16 @@ describe("the HTTP face's protocol", () => {
     expect(events[0]?.object["rows"][0]["cells"][0]).toBe("streamed")
   })
 
+  it("watches on ?watch=True, as Python's client asks, and ends a watch with a negative timeoutSeconds at once", async () => {
+    expect((await call(served, "POST", jobsPath, { body: JSON.stringify(trainJob("pythonic")) })).status).toBe(201)
+    // A negative timeout has passed already: the stream sends what it has and ends, as a real server's.
+    const answer = await call(served, "GET", `${jobsPath}?watch=True&fieldSelector=metadata.name%3Dpythonic&timeoutSeconds=-1`)
+    expect(answer.status).toBe(200)
+    expect(answer.headers["transfer-encoding"]).toBe("chunked")
+    const lines = answer.body.trim().split("\n").filter((line) => line !== "")
+    expect(lines.every((line) => (JSON.parse(line) as { type: string }).type === "ADDED")).toBe(true)
+  })
+
   it("sends the Warning header of a write that dropped unknown fields, and the strict refusal as a Status", async () => {
     const body = JSON.stringify({ ...trainJob("warned"), spec: { runtimeRef: { name: "torch-distributed" }, labels: { a: "b" } } })
     const strict = await call(served, "POST", `${jobsPath}?fieldValidation=Strict`, { body })

@@ -30,6 +30,23 @@ describe("kubectl's protobuf bodies", () => {
     })
   })
 
+  it("creates, lists, describes and refuses ConfigMaps as a real server does", async () => {
+    expect(ok(await kubectl(served, "create", "configmap", "settings", "--from-literal=lr=0.1", "--from-literal=epochs=3"))).toBe("configmap/settings created\n")
+    expect(served.simulator.system.get("configmaps", "default", "settings")).toMatchObject({ data: { lr: "0.1", epochs: "3" } })
+    const listed = ok(await kubectl(served, "get", "cm"))
+    expect(listed.split("\n")[0]?.trim().split(/\s+/)).toEqual(["NAME", "DATA", "AGE"])
+    expect(listed.split("\n")[1]?.trim().split(/\s+/).slice(0, 2)).toEqual(["settings", "2"])
+    expect(ok(await kubectl(served, "get", "configmap", "settings", "-o", "jsonpath={.data.lr}"))).toBe("0.1")
+    expect(ok(await kubectl(served, "explain", "configmap.immutable"))).toContain("Once true, data and binaryData cannot change")
+    const badKey = await kubectl(served, "create", "configmap", "bad", "--from-literal=no/slash=1")
+    expect(badKey.code).not.toBe(0)
+    expect(badKey.stderr).toContain("a valid config key must consist of alphanumeric characters")
+    expect(ok(await kubectl(served, "patch", "configmap", "settings", "--type=merge", "-p", '{"immutable":true}'))).toBe("configmap/settings patched\n")
+    const frozen = await kubectl(served, "patch", "configmap", "settings", "--type=merge", "-p", '{"data":{"lr":"0.2"}}')
+    expect(frozen.stderr).toContain("data: Forbidden: field is immutable when `immutable` is set")
+    expect(ok(await kubectl(served, "delete", "cm", "settings"))).toBe(`configmap "settings" deleted\n`)
+  })
+
   it("creates pods from kubectl run and from a manifest (JSON bodies)", async () => {
     expect(ok(await kubectl(served, "run", "single", "--image=busybox"))).toBe("pod/single created\n")
     const manifest = join(served.dir, "pod.yaml")

@@ -72,12 +72,31 @@ describe("kubectl and client-node against a TrainJob's pods", () => {
     expect(done.stdout.trim().split("\n").at(-1)).toBe("[sim] exited with code 0")
   })
 
+  it("reads follow, timestamps and previous as Python's client spells them (True), following the log to its end", async () => {
+    const pod = nameOf(await running(served, "long"))
+    const at = (query: string) => fetch(`${served.server.url}/api/v1/namespaces/default/pods/${pod}/log${query}`)
+    expect((await at("?previous=True")).status).toBe(400)
+    expect((await (await at("?previous=False&timestamps=True&tailLines=1")).text())).toMatch(/^\d{4}-\d\d-\d\dT[^ ]+Z /)
+    start(served, "python-follow")
+    const followed = nameOf(await running(served, "python-follow"))
+    const answer = await fetch(`${served.server.url}/api/v1/namespaces/default/pods/${followed}/log?follow=True`)
+    expect(answer.status).toBe(200)
+    // Read to the end: the answer ends only once the container has exited.
+    expect((await answer.text()).trim().split("\n").at(-1)).toBe("[sim] exited with code 0")
+  })
+
   it("answers bad log requests with the API server's 4xx, never a 5xx", async () => {
     const pod = nameOf(await running(served, "long"))
     const at = (query: string, method = "GET") => fetch(`${served.server.url}/api/v1/namespaces/default/pods/${pod}/log${query}`, { method })
-    const bad = await at("?tailLines=abc&limitBytes=0")
+    const bad = await at("?tailLines=-1&limitBytes=0")
     expect(bad.status).toBe(422)
-    expect(((await bad.json()) as { message: string }).message).toBe(`PodLogOptions "${pod}" is invalid: tailLines: Invalid value: "abc": must be a non-negative integer, limitBytes: Invalid value: "0": must be greater than 0`)
+    expect(((await bad.json()) as { message: string }).message).toBe(`PodLogOptions "${pod}" is invalid: tailLines: Invalid value: -1: must be greater than or equal to 0, limitBytes: Invalid value: 0: must be greater than 0`)
+    // A value the query conversion cannot read is a 400, before any validation.
+    const unreadable = await at("?tailLines=abc&sinceTime=noon")
+    expect(unreadable.status).toBe(400)
+    expect(((await unreadable.json()) as { message: string }).message).toBe(
+      'tailLines: strconv.ParseInt: parsing "abc": invalid syntax; sinceTime: parsing time "noon" as "2006-01-02T15:04:05Z07:00": not an RFC 3339 time'
+    )
     expect((await at("?sinceSeconds=5&sinceTime=2026-01-01T00:00:00Z")).status).toBe(422)
     expect((await at("?container=x")).status).toBe(400)
     expect((await at("", "POST")).status).toBe(405)

@@ -1,13 +1,14 @@
 // `dispatch sim serve`: a simulated cluster on 127.0.0.1 for kubectl and client-node, seeded with the
 // runtimes given, until SIGINT or SIGTERM.
 import { Result } from "effect"
-import { kubeconfigFor, type SimServer, startSimServer } from "@dispatch/sim"
+import { Resources, kubeconfigFor, type SimServer, startSimServer, trainerPublicConfigMap } from "@dispatch/sim"
 import { BundledExamples } from "../BundledExamples.ts"
 import type { CliIo } from "../CliIo.ts"
 import { endCommand } from "../CommandEnd.ts"
 import { type Failure, failed, usage } from "../Failure.ts"
 import { loadConfig, loadManifests } from "../Inputs.ts"
 import { formatFault } from "../FaultSpec.ts"
+import type { SeedObject } from "../RuntimeManifests.ts"
 import { type KueueSetup, anonymousActsAs, controllersFor, defaultClusterQueue, readOnlyAuth, readOnlyToken, seededSimulator } from "../SimSeed.ts"
 import { type SimServeArgs, parseSimServeArgs } from "../SimServeArgs.ts"
 import { CommandSpecs, usageLine } from "../CommandSpec.ts"
@@ -31,6 +32,16 @@ const servedOf = async (io: CliIo, args: SimServeArgs): Promise<Result.Result<Se
   if (args.mode !== "kueue") return Result.succeed({ namespaces, kueue: undefined })
   const kueue = config.success.kueue
   return kueue === undefined ? Result.fail(usage([`${path}: has no kueue section for --mode kueue`])) : Result.succeed({ namespaces, kueue })
+}
+
+// Trainer's manifests install its public version ConfigMap, which Kubeflow's SDK reads on every start;
+// the cluster has it too, unless the manifests given bring their own.
+const withTrainerPublic = (objects: ReadonlyArray<SeedObject>): ReadonlyArray<SeedObject> => {
+  const object = trainerPublicConfigMap()
+  const same = (seed: SeedObject) =>
+    seed.resource.kind === "ConfigMap" && seed.object.metadata?.["name"] === object.metadata?.["name"] && seed.object.metadata?.["namespace"] === object.metadata?.["namespace"]
+  const resource = Resources.find((r) => r.kind === "ConfigMap" && r.group === "")
+  return objects.some(same) || resource === undefined ? objects : [...objects, { resource, object, source: "Trainer's public ConfigMap" }]
 }
 
 /** What `dispatch sim serve -o json|yaml` prints once it listens. */
@@ -59,7 +70,7 @@ const serve = async (io: CliIo, args: SimServeArgs, output: OutputFormat = "text
       startTime: Date.now(),
       ...(args.readOnly ? { auth: readOnlyAuth } : {})
     },
-    manifests.success,
+    withTrainerPublic(manifests.success),
     served.success.namespaces
   )
   if ("problems" in seeded) return usage(seeded.problems)
@@ -78,8 +89,10 @@ const serve = async (io: CliIo, args: SimServeArgs, output: OutputFormat = "text
     await seeded.simulator.close()
     return failed([error instanceof Error ? error.message : String(error)])
   }
+  // A client given only the kubeconfig lands in the served namespace, as the config's jobs do.
+  const servedNamespace = served.success.namespaces[0] ?? "default"
   if (args.kubeconfigOut !== undefined) {
-    const written = await io.writeFile(args.kubeconfigOut, kubeconfigFor(server, args.readOnly ? { token: readOnlyToken } : {}))
+    const written = await io.writeFile(args.kubeconfigOut, kubeconfigFor(server, { namespace: servedNamespace, ...(args.readOnly ? { token: readOnlyToken } : {}) }))
     if (written.error !== undefined) {
       await closeAll()
       return failed([`cannot write ${args.kubeconfigOut}: ${written.error}`])

@@ -7,6 +7,7 @@ import type { ServerResponse } from "node:http"
 import { type ApiResponse, type KubeObject, statusBody } from "../Api.ts"
 import { containerStatus, syntheticLog, type LogLine } from "../controllers/kubelet/SyntheticLogs.ts"
 import type { Simulator } from "../Simulator.ts"
+import { readQuery } from "./QueryParams.ts"
 import { sendJson, serveOutcome, type Timers } from "./Reply.ts"
 
 /** Which pod's log, and how it is asked for. */
@@ -25,12 +26,17 @@ const containersOf = (pod: KubeObject): ReadonlyArray<string> => {
   return (spec?.containers ?? []).map((c) => String(c.name ?? ""))
 }
 
-const nonNegative = (query: URLSearchParams, key: string): number | undefined | "bad" => {
-  const text = query.get(key)
-  if (text === null || text === "") return undefined
-  const n = Number(text)
-  return Number.isSafeInteger(n) && n >= 0 ? n : "bad"
-}
+// PodLogOptions' query parameters, by the type apimachinery's conversion gives each.
+const logParams = {
+  container: "string",
+  follow: "boolean",
+  previous: "boolean",
+  timestamps: "boolean",
+  tailLines: "int64",
+  sinceSeconds: "int64",
+  limitBytes: "int64",
+  sinceTime: "time"
+} as const
 
 interface LogRequest {
   readonly container: string
@@ -45,35 +51,36 @@ interface LogRequest {
 const decide = (pod: KubeObject, query: URLSearchParams, now: number): LogRequest | ApiResponse => {
   const name = String((pod.metadata as { name?: unknown } | undefined)?.name ?? "")
   const containers = containersOf(pod)
-  const asked = query.get("container") ?? ""
+  const { values: options, problems: unreadable } = readQuery(query, logParams)
+  if (unreadable.length > 0) return badRequest(unreadable.join("; "))
+  const asked = options.container ?? ""
   const container = asked === "" ? (containers.length === 1 ? containers[0] ?? "" : "") : asked
   if (container === "") return badRequest(`a container name must be specified for pod ${name}, choose one of: [${containers.join(" ")}]`)
   if (!containers.includes(container)) return badRequest(`container ${container} is not valid for pod ${name}`)
-  const tail = nonNegative(query, "tailLines")
-  const sinceSeconds = nonNegative(query, "sinceSeconds")
-  const limitBytes = nonNegative(query, "limitBytes")
-  const sinceTimeText = query.get("sinceTime")
-  const sinceTime = sinceTimeText === null || sinceTimeText === "" ? undefined : Date.parse(sinceTimeText)
+  const { tailLines: tail, sinceSeconds, limitBytes, sinceTime } = options
+  // ValidatePodLogOptions' ranges and words.
   const problems = [
-    ...(tail === "bad" ? [`tailLines: Invalid value: "${query.get("tailLines")}": must be a non-negative integer`] : []),
-    ...(sinceSeconds === "bad" || sinceSeconds === 0 ? [`sinceSeconds: Invalid value: "${query.get("sinceSeconds")}": must be greater than 0`] : []),
-    ...(limitBytes === "bad" || limitBytes === 0 ? [`limitBytes: Invalid value: "${query.get("limitBytes")}": must be greater than 0`] : []),
-    ...(sinceTime !== undefined && Number.isNaN(sinceTime) ? [`sinceTime: Invalid value: "${sinceTimeText}": not an RFC 3339 time`] : []),
-    ...(sinceSeconds !== undefined && sinceTime !== undefined ? ["at most one of `sinceTime` or `sinceSeconds` may be specified"] : [])
+    ...(tail !== undefined && tail < 0 ? [`tailLines: Invalid value: ${tail}: must be greater than or equal to 0`] : []),
+    ...(limitBytes !== undefined && limitBytes < 1 ? [`limitBytes: Invalid value: ${limitBytes}: must be greater than 0`] : []),
+    ...(sinceSeconds !== undefined && sinceTime !== undefined
+      ? ["Forbidden: at most one of `sinceTime` or `sinceSeconds` may be specified"]
+      : sinceSeconds !== undefined && sinceSeconds < 1
+        ? [`sinceSeconds: Invalid value: ${sinceSeconds}: must be greater than 0`]
+        : [])
   ]
   if (problems.length > 0) return { code: 422, body: statusBody(422, "Invalid", `PodLogOptions "${name}" is invalid: ${problems.join(", ")}`) }
-  if (query.get("previous") === "true") return badRequest(`previous terminated container "${container}" in pod "${name}" not found`)
+  if (options.previous === true) return badRequest(`previous terminated container "${container}" in pod "${name}" not found`)
   const state = containerStatus(pod, container)?.["state"] as Record<string, unknown> | undefined
   if (state === undefined || state["waiting"] !== undefined) {
     return badRequest(`container "${container}" in pod "${name}" is waiting to start: ContainerCreating`)
   }
   return {
     container,
-    follow: query.get("follow") === "true",
-    tail: tail === "bad" ? undefined : tail,
-    since: typeof sinceSeconds === "number" ? now - sinceSeconds * 1000 : sinceTime,
-    timestamps: query.get("timestamps") === "true",
-    limitBytes: limitBytes === "bad" ? undefined : limitBytes
+    follow: options.follow === true,
+    tail,
+    since: sinceSeconds !== undefined ? now - sinceSeconds * 1000 : sinceTime,
+    timestamps: options.timestamps === true,
+    limitBytes
   }
 }
 

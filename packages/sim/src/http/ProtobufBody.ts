@@ -46,6 +46,7 @@ export const messageFields = (name: string): ReadonlyMap<number, MessageField> |
 /** The kinds accepted as protobuf bodies, by apiVersion group ("" for core) and kind, with their message. */
 export const protobufKinds: ReadonlyArray<{ readonly group: string; readonly kind: string; readonly message: string }> = [
   { group: "", kind: "Namespace", message: "core.v1.Namespace" },
+  { group: "", kind: "ConfigMap", message: "core.v1.ConfigMap" },
   { group: "", kind: "Pod", message: "core.v1.Pod" },
   { group: "", kind: "Event", message: "core.v1.Event" },
   { group: "batch", kind: "Job", message: "batch.v1.Job" },

@@ -6,6 +6,7 @@ import { type ApiRequest, type ApiResponse, type FieldValidation, type Propagati
 import { maxNestingDepth, tooDeeplyNested } from "../apiserver/validation/Nesting.ts"
 import { jsonTextDepth, yamlTextDepth } from "./BodyNesting.ts"
 import { type IncludeObject, acceptsTable, includeObjectOf, isYamlBody, patchTypeOf } from "./MediaType.ts"
+import { queryDuration, readQuery } from "./QueryParams.ts"
 import type { Writable } from "../Writable.ts"
 
 /** The parts of an HTTP request a REST call is decoded from. */
@@ -43,8 +44,7 @@ const failure = (code: number, reason: string, message: string): DecodedCall => 
   response: { code, body: statusBody(code, reason, message) }
 })
 
-const verbOf = (method: string, target: RestInput["target"], query: URLSearchParams): Verb | undefined => {
-  const watching = query.get("watch") === "true" || query.get("watch") === "1"
+const verbOf = (method: string, target: RestInput["target"], watching: boolean): Verb | undefined => {
   const named = target.name !== undefined
   switch (method) {
     case "GET":
@@ -62,6 +62,23 @@ const verbOf = (method: string, target: RestInput["target"], query: URLSearchPar
   }
 }
 
+// Every query parameter a REST call reads, by the type apimachinery's conversion gives it.
+const restParams = {
+  watch: "boolean",
+  dryRun: "strings",
+  propagationPolicy: "string",
+  fieldValidation: "string",
+  force: "boolean",
+  fieldManager: "string",
+  limit: "int64",
+  timeoutSeconds: "int64",
+  includeObject: "string",
+  fieldSelector: "string",
+  labelSelector: "string",
+  continue: "string",
+  resourceVersion: "string"
+} as const
+
 const propagationPolicies: ReadonlyArray<PropagationPolicy> = ["Background", "Foreground", "Orphan"]
 const fieldValidations: ReadonlyArray<FieldValidation> = ["Ignore", "Warn", "Strict"]
 
@@ -71,23 +88,6 @@ const parseBody = (text: string, yaml: boolean): { readonly value: unknown } | {
   } catch (e) {
     return { error: e instanceof Error ? e.message : String(e) }
   }
-}
-
-const maxInt64 = 2n ** 63n - 1n
-
-// An integer query parameter read as the API server reads one (Go's strconv.ParseInt(v, 10, 64)):
-// decimal only, so `0x10`, `1e3` and `1.0` are refused rather than read as numbers.
-const integerParam = (name: string, text: string | null, problems: Array<string>): number | undefined => {
-  if (text === null || text === "") return undefined
-  const syntax = /^[+-]?[0-9]+$/.test(text)
-  const value = syntax ? BigInt(text) : 0n
-  if (syntax && value >= -maxInt64 - 1n && value <= maxInt64) {
-    if (value >= 0n) return Number(value)
-    problems.push(`${name}: "${text}" is not a non-negative integer`)
-    return undefined
-  }
-  problems.push(`${name}: strconv.ParseInt: parsing ${JSON.stringify(text)}: ${syntax ? "value out of range" : "invalid syntax"}`)
-  return undefined
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
@@ -100,12 +100,18 @@ const bearerToken = (authorization: string | undefined): string | undefined => {
 
 /** Decodes one REST call against a served resource. */
 export const decodeRestCall = (input: RestInput): DecodedCall => {
-  const { target, query } = input
-  const verb = verbOf(input.method, target, query)
+  const { target } = input
+  const { values: query, problems: unreadable } = readQuery(input.query, restParams)
+  const verb = verbOf(input.method, target, query.watch === true)
   if (verb === undefined) {
     return failure(405, "MethodNotAllowed", `the server does not allow this method on the requested resource`)
   }
-  const problems: Array<string> = []
+  const problems: Array<string> = [...unreadable]
+  // `timeout` bounds a short request (the server's request-deadline filter reads it): every call is
+  // answered at once here, but a malformed one is refused as the real server refuses it.
+  const timeout = input.query.get("timeout") ?? ""
+  const deadline = timeout === "" ? undefined : queryDuration(timeout)
+  if (deadline !== undefined && "error" in deadline) problems.push(`invalid timeout specified in the request URL - ${deadline.error}`)
 
   const needsBody = verb === "create" || verb === "update" || verb === "patch"
   let body: unknown = undefined
@@ -128,47 +134,42 @@ export const decodeRestCall = (input: RestInput): DecodedCall => {
   }
 
   const options = verb === "delete" && isRecord(body) ? body : {}
-  const dryRunValues = [...query.getAll("dryRun"), ...(Array.isArray(options["dryRun"]) ? options["dryRun"] : [])]
+  const dryRunValues = [...(query.dryRun ?? []), ...(Array.isArray(options["dryRun"]) ? options["dryRun"] : [])]
   for (const value of dryRunValues) {
     if (value !== "All") problems.push(`dryRun: unsupported value "${String(value)}", supported values: "All"`)
   }
 
-  const policyText = query.get("propagationPolicy") ?? (typeof options["propagationPolicy"] === "string" ? options["propagationPolicy"] : undefined)
+  const policyText = query.propagationPolicy ?? (typeof options["propagationPolicy"] === "string" ? options["propagationPolicy"] : undefined)
   const propagationPolicy = propagationPolicies.find((p) => p === policyText)
   if (policyText !== undefined && propagationPolicy === undefined) {
     problems.push(`propagationPolicy: unsupported value "${policyText}", supported values: "Background", "Foreground", "Orphan"`)
   }
 
-  const validationText = query.get("fieldValidation")
-  const fieldValidation = validationText === null || validationText === "" ? undefined : fieldValidations.find((v) => v === validationText)
-  if (validationText !== null && validationText !== "" && fieldValidation === undefined) {
+  const validationText = query.fieldValidation
+  const fieldValidation = validationText === undefined || validationText === "" ? undefined : fieldValidations.find((v) => v === validationText)
+  if (validationText !== undefined && validationText !== "" && fieldValidation === undefined) {
     problems.push(`fieldValidation: unsupported value "${validationText}", supported values: "Ignore", "Warn", "Strict"`)
   }
 
-  // Go's strconv.ParseBool, as the real server reads `force`.
-  const forceText = query.get("force")
-  const force = forceText === null || forceText === "" ? undefined : ["1", "t", "T", "TRUE", "true", "True"].includes(forceText) ? true : ["0", "f", "F", "FALSE", "false", "False"].includes(forceText) ? false : undefined
-  if (forceText !== null && forceText !== "" && force === undefined) problems.push(`force: strconv.ParseBool: parsing ${JSON.stringify(forceText)}: invalid syntax`)
-  const fieldManager = query.get("fieldManager")
-
-  const limit = integerParam("limit", query.get("limit"), problems)
-  const timeoutSeconds = integerParam("timeoutSeconds", query.get("timeoutSeconds"), problems)
+  const force = query.force
+  const fieldManager = query.fieldManager
+  // A negative limit lists everything, as the real server's storage reads it.
+  const limit = query.limit === undefined || query.limit <= 0 ? undefined : query.limit
+  const timeoutSeconds = query.timeoutSeconds
 
   const readsObjects = verb === "get" || verb === "list" || verb === "watch"
-  const table = readsObjects && acceptsTable(input.accept) ? includeObjectOf(query.get("includeObject")) : undefined
+  const table = readsObjects && acceptsTable(input.accept) ? includeObjectOf(query.includeObject ?? null) : undefined
   if (readsObjects && acceptsTable(input.accept) && table === undefined) {
-    problems.push(`includeObject: unsupported value "${query.get("includeObject")}", supported values: "None", "Metadata", "Object"`)
+    problems.push(`includeObject: unsupported value "${query.includeObject}", supported values: "None", "Metadata", "Object"`)
   }
 
   if (problems.length > 0) return failure(400, "BadRequest", problems.join("; "))
 
   // A watch on one named object is a watch on its collection narrowed to that name.
   const nameSelector = verb === "watch" && target.name !== undefined ? `metadata.name=${target.name}` : undefined
-  const fieldSelector = [nameSelector, query.get("fieldSelector") ?? undefined].filter((s) => s !== undefined && s !== "").join(",")
+  const fieldSelector = [nameSelector, query.fieldSelector].filter((s) => s !== undefined && s !== "").join(",")
   const token = bearerToken(input.authorization)
-  const labelSelector = query.get("labelSelector")
-  const continueToken = query.get("continue")
-  const resourceVersion = query.get("resourceVersion")
+  const { labelSelector, continue: continueToken, resourceVersion } = query
 
   // Built key by key in this order, only the keys that have a value: a spread per optional key costs
   // an object each, and every call is decoded here.
@@ -179,15 +180,15 @@ export const decodeRestCall = (input: RestInput): DecodedCall => {
   if (body !== undefined) request.body = body
   if (patchType !== undefined) request.patchType = patchType
   if (dryRunValues.length > 0) request.dryRun = true
-  if (labelSelector !== null && labelSelector !== "") request.labelSelector = labelSelector
+  if (labelSelector !== undefined && labelSelector !== "") request.labelSelector = labelSelector
   if (fieldSelector !== "") request.fieldSelector = fieldSelector
-  if (limit !== undefined && limit !== 0) request.limit = limit
-  if (continueToken !== null && continueToken !== "") request.continue = continueToken
-  if (resourceVersion !== null && resourceVersion !== "") request.resourceVersion = resourceVersion
+  if (limit !== undefined) request.limit = limit
+  if (continueToken !== undefined && continueToken !== "") request.continue = continueToken
+  if (resourceVersion !== undefined && resourceVersion !== "") request.resourceVersion = resourceVersion
   if (propagationPolicy !== undefined) request.propagationPolicy = propagationPolicy
   if (fieldValidation !== undefined && needsBody) request.fieldValidation = fieldValidation
   if (token !== undefined) request.token = token
-  if (fieldManager !== null && fieldManager !== "" && needsBody) request.fieldManager = fieldManager
+  if (fieldManager !== undefined && fieldManager !== "" && needsBody) request.fieldManager = fieldManager
   if (force !== undefined && needsBody) request.force = force
   if (input.userAgent !== undefined && needsBody) request.userAgent = input.userAgent
   return {

@@ -1,5 +1,6 @@
 // The Table columns of the kinds a TrainJob runs as and of Kueue's queues, as the real server prints
-// them: Pod (kubectl's NAME READY STATUS RESTARTS AGE, IP and NODE with -o wide), Job, Event, and the
+// them: Pod (kubectl's NAME READY STATUS RESTARTS AGE, IP and NODE with -o wide), Job, Event, ConfigMap
+// (NAME DATA AGE), and the
 // printer columns of the JobSet, LocalQueue and ClusterQueue CRDs.
 import type { KubeObject } from "../Api.ts"
 import { humanDuration } from "./HumanDuration.ts"
@@ -100,6 +101,8 @@ export const workloadColumns = (kind: string, name: Column, age: Column): Readon
       return jobColumns(name, age)
     case "Event":
       return eventColumns()
+    case "ConfigMap":
+      return [name, column("Data", "string", "Data contains the configuration data.", (o) => Object.keys(record(field(o, "data"))).length + Object.keys(record(field(o, "binaryData"))).length), age]
     case "JobSet":
       return jobSetColumns(name, age)
     case "LocalQueue":

@@ -1,4 +1,4 @@
-// The protobuf wire shape of the built-in kinds the simulator serves (core/v1 Namespace, Pod and Event,
+// The protobuf wire shape of the built-in kinds the simulator serves (core/v1 Namespace, ConfigMap, Pod and Event,
 // batch/v1 Job, authorization/v1's self reviews, meta/v1 DeleteOptions) and every message they embed:
 // per message, each field's number, its JSON name, its type (a scalar, one of the special wire types
 // below, or another message) and flags. The field numbers are Kubernetes' protobuf contract (the
@@ -99,6 +99,7 @@ export const builtinMessages: Readonly<Record<string, string>> = {
   "core.v1.LinuxContainerUser": "1:uid:int64 2:gid:int64 3:supplementalGroups:int64:ro",
   "core.v1.LocalObjectReference": "1:name:string:o",
   "core.v1.NFSVolumeSource": "1:server:string 2:path:string 3:readOnly:bool:o",
+  "core.v1.ConfigMap": "1:metadata:meta.v1.ObjectMeta:o 4:immutable:bool:op 2:data:string:mo 3:binaryData:bytes:mo",
   "core.v1.Namespace": "1:metadata:meta.v1.ObjectMeta:o 2:spec:core.v1.NamespaceSpec:o 3:status:core.v1.NamespaceStatus:o",
   "core.v1.NamespaceCondition": "1:type:string 2:status:string 4:lastTransitionTime:time:o 5:reason:string:o 6:message:string:o",
   "core.v1.NamespaceSpec": "1:finalizers:string:ro",

@@ -101,6 +101,12 @@ const clusterQueue: Readonly<Record<string, string>> = {
   "status.flavorsUsage": "How much of each flavor's quota admitted workloads use."
 }
 
+const configMap: Readonly<Record<string, string>> = {
+  data: "Configuration as UTF-8 strings, by key (keys of alphanumerics, '-', '_' and '.').",
+  binaryData: "Configuration as base64-encoded bytes, by key; no key may be in data too.",
+  immutable: "Once true, data and binaryData cannot change, nor can this be unset."
+}
+
 const byPlural: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   trainjobs: trainJob,
   trainingruntimes: runtime,
@@ -109,7 +115,8 @@ const byPlural: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   workloads: workload,
   admissionchecks: admissionCheck,
   localqueues: localQueue,
-  clusterqueues: clusterQueue
+  clusterqueues: clusterQueue,
+  configmaps: configMap
 }
 
 /** The descriptions of a resource's fields, by path (none for a kind without any). */

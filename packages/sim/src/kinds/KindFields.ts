@@ -1,6 +1,7 @@
 // The field tree of every served resource, by plural: Trainer's, JobSet's and Kueue's CRDs, and the
-// Namespace (a built-in, whose typed decoding drops unknown fields the same way). One tree gives both
+// Namespace and ConfigMap (built-ins, whose typed decoding drops unknown fields the same way). One tree gives both
 // pruning and validation on writes and the OpenAPI schema `kubectl explain` reads.
+import { configMapFields } from "./core/ConfigMapRules.ts"
 import { kindFields } from "./core/CoreFields.ts"
 import { type FieldTree, fields, listOf } from "../apiserver/validation/FieldTree.ts"
 import { jobSetFields } from "./jobset/JobSetFields.ts"
@@ -22,7 +23,8 @@ const byPlural: Readonly<Record<string, FieldTree>> = {
   localqueues: localQueueFields,
   clusterqueues: clusterQueueFields,
   jobsets: jobSetFields,
-  namespaces: namespaceFields
+  namespaces: namespaceFields,
+  configmaps: configMapFields
 }
 
 /** The fields a resource's schema defines; a resource the table does not know keeps everything. */

@@ -7,6 +7,7 @@ import { isJsonObject, keepsFrozenPart } from "../store/JsonValue.ts"
 import { fieldsOf } from "../../kinds/KindFields.ts"
 import { checkAdmissionCheck, checkWorkload } from "../../kinds/kueue/KueueRules.ts"
 import { checkObjectMeta } from "./ObjectMetaRules.ts"
+import { checkConfigMap } from "../../kinds/core/ConfigMapRules.ts"
 import { checkRuntime } from "../../kinds/trainer/RuntimeRules.ts"
 import { checkTrainJob } from "../../kinds/trainer/TrainJobRules.ts"
 
@@ -17,7 +18,8 @@ const resourceRules: Readonly<
   trainingruntimes: checkRuntime,
   clustertrainingruntimes: checkRuntime,
   workloads: checkWorkload,
-  admissionchecks: checkAdmissionCheck
+  admissionchecks: checkAdmissionCheck,
+  configmaps: checkConfigMap
 }
 
 // A part that is, frozen, the very one an object that passed these checks holds (`old`, as stored, or
@@ -25,7 +27,11 @@ const resourceRules: Readonly<
 const passed = (object: Record<string, unknown>, part: string, old: Record<string, unknown> | undefined, checked: Record<string, unknown> | undefined): boolean =>
   keepsFrozenPart(object, old, part) || keepsFrozenPart(object, checked, part)
 
-// Metadata has its own rules (ObjectMetaRules); the schema's types are checked on the rest. A part an
+// The parts every kind carries, checked elsewhere: apiVersion and kind by the verbs, metadata by its rules.
+const typeMetaParts: ReadonlySet<string> = new Set(["apiVersion", "kind", "metadata"])
+
+// Metadata has its own rules (ObjectMetaRules); the schema's types are checked on the rest (spec and
+// status, or a ConfigMap's data). A part an
 // update leaves as the stored object has it (the spec under a status update) is not checked again, nor
 // is any frozen value below that an object that passed holds in the same place (what a webhook kept).
 const fieldTypeErrors = (
@@ -36,9 +42,9 @@ const fieldTypeErrors = (
 ): ReadonlyArray<FieldError> => {
   const tree = fieldsOf(resource.plural)
   if (typeof tree === "string" || !("fields" in tree)) return []
-  return ["spec", "status"].flatMap((part) => {
+  return Object.keys(tree.fields).flatMap((part) => {
     const sub = tree.fields[part]
-    if (sub === undefined || passed(object, part, old, checked)) return []
+    if (sub === undefined || typeMetaParts.has(part) || passed(object, part, old, checked)) return []
     return typeErrors(sub, object[part], part, [old?.[part], checked?.[part]])
   })
 }

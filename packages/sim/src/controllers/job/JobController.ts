@@ -8,7 +8,7 @@
 import type { Controller, ControllerHost, KubeObject, SystemClient } from "../../Api.ts"
 import { ChangeQueue, ChildIndex, controllerKeyOf, keyOf, queuedController } from "../shared/ChangeQueue.ts"
 import { findCondition, isConditionTrue, readConditions, setCondition, type Condition } from "../shared/Conditions.ts"
-import type { EventRecorder } from "../shared/Events.ts"
+import type { EventRecorder, EventReporter } from "../shared/Events.ts"
 import { asArray, asNumber, asRecord, asString, at, isDeleting, nameOf, sameJson, uidOf, type JsonRecord } from "../shared/KubeFields.ts"
 import { createObject, updateStatus } from "../shared/StoreWrites.ts"
 import { formatTimestamp, parseTimestamp } from "../shared/Timestamps.ts"
@@ -23,7 +23,9 @@ import {
   podGenerateNameFor
 } from "../../kinds/batch/JobNames.ts"
 
-const component = "job-controller"
+// kube-controller-manager's Job controller records through client-go's core/v1 recorder with a source
+// that names no host, so its reporting instance is empty on a real cluster too.
+const component: EventReporter = { api: "core/v1", component: "job-controller" }
 
 /** The pod the Job controller makes for completion `index` of `job`. */
 export const buildPod = (job: KubeObject, index: number): KubeObject => {

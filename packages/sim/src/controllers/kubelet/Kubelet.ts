@@ -12,7 +12,7 @@ import { findCondition, readConditions } from "../shared/Conditions.ts"
 import type { TrainerOptions } from "../Options.ts"
 import { clockRunOf } from "./ClockRuns.ts"
 import type { ContainerRuntime, RunFate } from "./ContainerRuntime.ts"
-import type { EventRecorder } from "../shared/Events.ts"
+import type { EventRecorder, EventReporter } from "../shared/Events.ts"
 import { asArray, asString, at, isDeleting, labelsOf, nameOf, sameJson } from "../shared/KubeFields.ts"
 import { containersOf, runningStatus, terminatedStatus } from "./PodStatuses.ts"
 import type { SimNode } from "../scheduler/Nodes.ts"
@@ -21,7 +21,6 @@ import { updateStatus } from "../shared/StoreWrites.ts"
 import { ancestorStepLabel, trainerContainerName } from "../shared/WellKnown.ts"
 import { jobSetNameKey, replicatedJobNameKey } from "../../kinds/jobset/JobSetNames.ts"
 
-const component = "kubelet"
 
 const phaseOf = (pod: KubeObject): string => asString(at(pod, "status", "phase")) ?? "Pending"
 
@@ -38,6 +37,8 @@ const stoppedBy = (trainJob: KubeObject | undefined): RunFate | undefined => {
  * `clock` (Trainer's options), containers run on the clock as the TrainJob's script says.
  */
 export const kubelet = (host: ControllerHost, events: EventRecorder, node: SimNode, runtime: ContainerRuntime, clock?: TrainerOptions): Controller => {
+  // The kubelet's recorder names its node as the source's host, which is the reporting instance.
+  const component: EventReporter = { api: "core/v1", component: "kubelet", host: node.name }
   const queue = new ChangeQueue()
   // Pods by `namespace/jobset name`: a TrainJob's change reaches the pods of its JobSet (named as it).
   const byJobSet = new ChildIndex()

@@ -4,7 +4,7 @@
 import type { Controller, ControllerHost, KubeObject, SystemClient } from "../../Api.ts"
 import { ChangeQueue, controllerKeyOf, keyOf, queuedController, splitKey } from "../shared/ChangeQueue.ts"
 import { findCondition, readConditions } from "../shared/Conditions.ts"
-import type { EventRecorder } from "../shared/Events.ts"
+import type { EventRecorder, EventReporter } from "../shared/Events.ts"
 import { asArray, asString, at, isDeleting, labelsOf, nameOf } from "../shared/KubeFields.ts"
 import { updateObject, updateStatus } from "../shared/StoreWrites.ts"
 import { unschedulableStatus } from "../kubelet/PodStatuses.ts"
@@ -12,7 +12,10 @@ import { admittedNodeLabels } from "../trainer/PodTemplates.ts"
 import { selectorMatches, unschedulableMessage, type SimNode } from "./Nodes.ts"
 import { jobSetNameKey, replicatedJobNameKey } from "../../kinds/jobset/JobSetNames.ts"
 
-const component = "default-scheduler"
+// kube-scheduler records through events.k8s.io/v1 as its profile's scheduler name, its instance that
+// name and its host's (kubeadm runs it on the control-plane node: here the one node).
+const schedulerName = "default-scheduler"
+const reporterFor = (node: SimNode, action: "Binding" | "Scheduling"): EventReporter => ({ api: "events.k8s.io/v1", controller: schedulerName, instance: `${schedulerName}-${node.name}`, action })
 
 /** The TrainJob a pod runs for (through its JobSet), if any. */
 export const trainJobOfPod = (system: SystemClient, pod: KubeObject): KubeObject | undefined => {
@@ -38,12 +41,12 @@ export const scheduler = (host: ControllerHost, events: EventRecorder, node: Sim
       const scheduled = findCondition(readConditions(at(pod, "status", "conditions")), "PodScheduled")
       if (scheduled?.reason === "Unschedulable") return
       updateStatus(system, "pods", { ...pod, status: unschedulableStatus(pod, system.now()) })
-      events.record(system, pod, "Warning", "FailedScheduling", unschedulableMessage, component)
+      events.record(system, pod, "Warning", "FailedScheduling", unschedulableMessage, reporterFor(node, "Scheduling"))
       return
     }
     const bound = updateObject(system, "pods", { ...pod, spec: { ...(pod["spec"] as object), nodeName: node.name } })
     if (bound === undefined) return
-    events.record(system, bound, "Normal", "Scheduled", `Successfully assigned ${at(pod, "metadata", "namespace")}/${nameOf(pod)} to ${node.name}`, component)
+    events.record(system, bound, "Normal", "Scheduled", `Successfully assigned ${at(pod, "metadata", "namespace")}/${nameOf(pod)} to ${node.name}`, reporterFor(node, "Binding"))
   }
-  return queuedController("default-scheduler", "pods", queue, schedule)
+  return queuedController(schedulerName, "pods", queue, schedule)
 }

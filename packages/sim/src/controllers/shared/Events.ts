@@ -1,6 +1,10 @@
-// core/v1 Events as controllers and the kubelet record them: one object per occurrence, named
-// `<object>.<hex>` as client-go's recorder names them, pointing at the object it is about. Events go
-// an hour after they were recorded, as the API server's default event TTL has them go.
+// Events as the cluster's components record them, one object per occurrence, named `<object>.<hex>` as
+// client-go's recorders name them, pointing at the object it is about, read back through core/v1. Two
+// recorders write them: client-go's core/v1 recorder (kubelet, job-controller) stamps first and last
+// timestamps and a count, and reports as its source's component and host; the events.k8s.io/v1 recorder
+// (kube-scheduler) stamps only eventTime, in microseconds, with an action and a reporting instance, and
+// leaves the core/v1 timestamps null. Events go an hour after they were recorded, as the API server's
+// default event TTL has them go.
 import type { KubeObject, SystemClient } from "../../Api.ts"
 import { nameOf, namespaceOf, uidOf } from "./KubeFields.ts"
 import { formatTimestamp } from "./Timestamps.ts"
@@ -8,9 +12,44 @@ import { formatTimestamp } from "./Timestamps.ts"
 /** Normal or Warning, as Events are typed. */
 export type EventType = "Normal" | "Warning"
 
+/** Who records an event, and through which of client-go's recorders. */
+export type EventReporter =
+  /** tools/record's core/v1 recorder: its EventSource's component and host (the reporting instance). */
+  | { readonly api: "core/v1"; readonly component: string; readonly host?: string }
+  /** tools/events' events.k8s.io/v1 recorder: its reporting controller and instance, and the event's action. */
+  | { readonly api: "events.k8s.io/v1"; readonly controller: string; readonly instance: string; readonly action: string }
+
 /** Records Events for one simulator (its own counter keeps names unique within a clock instant). */
 export interface EventRecorder {
-  record(system: SystemClient, about: KubeObject, type: EventType, reason: string, message: string, component: string): void
+  record(system: SystemClient, about: KubeObject, type: EventType, reason: string, message: string, reporter: EventReporter): void
+}
+
+/** A time with microseconds, as metav1.MicroTime writes it (the simulator's clock counts milliseconds). */
+export const formatMicroTime = (ms: number): string => new Date(Math.floor(ms)).toISOString().replace("Z", "000Z")
+
+// What each recorder writes besides the metadata, the object and the words, as core/v1 reads it back.
+const reported = (reporter: EventReporter, now: number): Record<string, unknown> => {
+  if (reporter.api === "events.k8s.io/v1") {
+    return {
+      source: {},
+      firstTimestamp: null,
+      lastTimestamp: null,
+      eventTime: formatMicroTime(now),
+      action: reporter.action,
+      reportingComponent: reporter.controller,
+      reportingInstance: reporter.instance
+    }
+  }
+  const stamp = formatTimestamp(now)
+  return {
+    source: { component: reporter.component, ...(reporter.host === undefined ? {} : { host: reporter.host }) },
+    firstTimestamp: stamp,
+    lastTimestamp: stamp,
+    count: 1,
+    eventTime: null,
+    reportingComponent: reporter.component,
+    reportingInstance: reporter.host ?? ""
+  }
 }
 
 /** How long an Event is kept (kube-apiserver's --event-ttl default). */
@@ -23,7 +62,7 @@ export const eventRecorder = (ttlMs = eventTtlMs): EventRecorder => {
   const recorded: Array<{ readonly time: number; readonly namespace: string; readonly name: string }> = []
   let oldest = 0
   return {
-    record(system, about, type, reason, message, component) {
+    record(system, about, type, reason, message, reporter) {
       const now = system.now()
       while (oldest < recorded.length && (recorded[oldest]?.time ?? now) <= now - ttlMs) {
         const expired = recorded[oldest++]
@@ -35,7 +74,6 @@ export const eventRecorder = (ttlMs = eventTtlMs): EventRecorder => {
       }
       // client-go suffixes the object's name with the event time in hex nanoseconds.
       const suffix = (BigInt(Math.floor(now)) * 1_000_000n + BigInt(sequence++)).toString(16)
-      const stamp = formatTimestamp(now)
       const name = `${nameOf(about)}.${suffix}`
       const namespace = namespaceOf(about) ?? "default"
       recorded.push({ time: now, namespace, name })
@@ -53,12 +91,7 @@ export const eventRecorder = (ttlMs = eventTtlMs): EventRecorder => {
         reason,
         message,
         type,
-        source: { component },
-        firstTimestamp: stamp,
-        lastTimestamp: stamp,
-        count: 1,
-        reportingComponent: component,
-        reportingInstance: ""
+        ...reported(reporter, now)
       })
     }
   }

@@ -12,6 +12,9 @@ import { formatTimestamp, parseTimestamp } from "../shared/Timestamps.ts"
 /** TrainJob conditions are capped at 8 by the CRD. */
 export const maxTrainJobConditions = 8
 
+/** The Failed condition's message once a TrainJob's active deadline passed, in Trainer's words. */
+export const trainJobDeadlineMessage = "TrainJob exceeded its active deadline"
+
 /** Where a TrainJob stands. */
 export type TrainJobPhase = "suspended" | "running" | "finished"
 
@@ -78,7 +81,7 @@ export const stepTrainJob = (
     return { phase: "finished", status: { ...status, conditions, jobsStatus: jobsStatus(jobs, counts) }, dueAt: Number.POSITIVE_INFINITY }
   }
   if (elapsed >= deadlineMs) {
-    conditions = set(conditions, "Failed", "True", "DeadlineExceeded", `TrainJob was active longer than its deadline of ${deadlineSeconds}s`)
+    conditions = set(conditions, "Failed", "True", "DeadlineExceeded", trainJobDeadlineMessage)
     return { phase: "finished", status: { ...status, conditions, jobsStatus: jobsStatus(jobs, (j) => ({ failed: j.replicas })) }, dueAt: Number.POSITIVE_INFINITY }
   }
   return {
@@ -161,7 +164,7 @@ export const deriveTrainJob = (
     return { phase: "finished", status: { ...status, conditions, jobsStatus: reported(() => ({})) }, dueAt: Number.POSITIVE_INFINITY }
   }
   if (now >= deadlineAt) {
-    conditions = set(conditions, "Failed", "True", "DeadlineExceeded", `TrainJob was active longer than its deadline of ${deadlineSeconds}s`)
+    conditions = set(conditions, "Failed", "True", "DeadlineExceeded", trainJobDeadlineMessage)
     return { phase: "finished", status: { ...status, conditions, jobsStatus: reported((j) => ({ failed: j.replicas })) }, dueAt: Number.POSITIVE_INFINITY }
   }
   return {
