@@ -7,6 +7,8 @@ import { constants } from "node:os"
 import { fileURLToPath } from "node:url"
 
 const BUSY_LOOPS = 2
+/** Schedules of the fault campaign in a stress run (CI runs 500). */
+const CAMPAIGN_RUNS = 5000
 
 // Each loop checks its parent about once a second and ends when the parent is gone, so that not even a
 // SIGKILL of this script leaves a core spinning; otherwise it never yields. The parent's pid is passed
@@ -44,7 +46,9 @@ for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
 }
 
 for (let i = 0; i < BUSY_LOOPS; i++) loops.push(spawn(process.execPath, ["-e", busyLoop, String(process.pid)], { stdio: "ignore" }))
-suite = spawn(process.execPath, [fileURLToPath(new URL("test.mjs", import.meta.url)), ...process.argv.slice(2)], { stdio: "inherit", detached: true })
+// The fault campaign (packages/server/test/campaign) runs ten times its CI size here, on PostgreSQL, unless told otherwise.
+const env = { ...process.env, CAMPAIGN_RUNS: process.env.CAMPAIGN_RUNS ?? String(CAMPAIGN_RUNS), CAMPAIGN_DATABASE: process.env.CAMPAIGN_DATABASE ?? "postgres" }
+suite = spawn(process.execPath, [fileURLToPath(new URL("test.mjs", import.meta.url)), ...process.argv.slice(2)], { stdio: "inherit", detached: true, env })
 console.log(`test:stress: ${BUSY_LOOPS} busy-loop processes (pids ${loops.map((l) => l.pid).join(", ")}) keep the cores busy while the suite runs`)
 suite.once("error", (error) => {
   console.error(`test:stress: could not run the suite: ${error.message}`)

@@ -19,7 +19,9 @@ interface Stress {
 }
 
 const stress = (args: ReadonlyArray<string>): Stress => {
-  const child = spawn(process.execPath, [script, ...args], { cwd: repo, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NO_COLOR: "1" } })
+  // The campaign's size and database are the script's to choose, whatever this run was given.
+  const { CAMPAIGN_RUNS: _runs, CAMPAIGN_DATABASE: _database, ...env } = process.env
+  const child = spawn(process.execPath, [script, ...args], { cwd: repo, stdio: ["ignore", "pipe", "pipe"], env: { ...env, NO_COLOR: "1" } })
   let out = ""
   const loops = new Promise<ReadonlyArray<number>>((resolve, reject) => {
     child.stdout.on("data", (chunk: Buffer) => {
@@ -58,6 +60,15 @@ describe("pnpm test:stress", () => {
     expect(passed.out).toMatch(/\n\d+ passed, 0 failed\n/)
     expect(failed.code, failed.out).toBe(1)
     await allGone([...passLoops, ...failLoops])
+  }, 300_000)
+
+  it("runs the fault campaign at 5,000 schedules on PostgreSQL unless CAMPAIGN_RUNS and CAMPAIGN_DATABASE say otherwise", async () => {
+    const run = stress(["packages/server/test/campaign/CampaignSize.test.ts"])
+    const loops = await run.loops
+    const ended = await run.ended
+    await allGone(loops)
+    expect(ended.code, ended.out).toBe(0)
+    expect(ended.out).toContain("campaign size 5000 on postgres")
   }, 300_000)
 
   it("stops its busy loops and the suite when it is stopped (SIGTERM)", async () => {
