@@ -44,7 +44,7 @@ replay("cancel after the TrainJob's create landed unanswered leaves no copy with
   triggers: []
 })
 
-replay("a Kueue job whose service was killed in Start's Workload step is opened by the next attempt, not left held", {
+replay("a Kueue job whose service was killed in Open, after the gate came off its Workload but before its admission check was Ready, is opened by the next attempt, not left suspended", {
   steps: [{ kind: "create", queue: "plain" }, { kind: "create", queue: "kueue" }, { kind: "pass" }],
   faults: [],
   triggers: [{ call: "workload", nth: 3, then: { kind: "kill", landed: true } }]
