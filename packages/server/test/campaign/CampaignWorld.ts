@@ -60,7 +60,7 @@ type Row = {
   deleted: boolean
   state: string
   nextAt: string | number | null
-  /** Until when an unanswered create may land, where the service keeps it (a column that may not exist). */
+  /** Until when an unanswered create may land. */
   landsBy: string | number | null
   attempts: number
   reason: string | null
@@ -71,8 +71,8 @@ type Row = {
 // The only queries of the service's tables: when the job's stored shape changes, this is what follows it.
 const readRows = (db: Database, ids: ReadonlyArray<number>) =>
   db.query<Row>(
-    `select id, status, deleted, dispatch_state as state, next_attempt_at as "nextAt", to_jsonb(j)->>'lands_by' as "landsBy", attempts,
-       dispatch_reason as reason, last_error as "lastError", start_request->>'job' as key from jobs j where id = any($1::int[]) order by id`,
+    `select id, status, deleted, dispatch_state as state, next_attempt_at as "nextAt", lands_by as "landsBy", attempts,
+       dispatch_reason as reason, last_error as "lastError", start_request->>'job' as key from jobs where id = any($1::int[]) order by id`,
     [[...ids]]
   )
 const readHistory = (db: Database, ids: ReadonlyArray<number>) =>
