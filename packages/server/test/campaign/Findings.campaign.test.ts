@@ -13,7 +13,7 @@ replay("a 503 on the read-back does not fail the job", {
   triggers: []
 })
 
-replay("a Workload read lost on its way (a timeout) does not fail a Kueue job", {
+replay("a Workload read lost on its way (never answered) does not fail a Kueue job", {
   steps: [{ kind: "create", queue: "kueue" }, { kind: "pass" }],
   faults: [{ call: "workload", nth: 1, fault: "lost" }],
   triggers: []
