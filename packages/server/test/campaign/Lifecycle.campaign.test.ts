@@ -1,6 +1,6 @@
 // The fault campaign of the whole service: seeded schedules of job creations, user actions, cluster faults and
 // service kills, each checked against what the simulator stores once it has settled. CAMPAIGN_RUNS sets how many
-// schedules (500 by default; `pnpm test:stress` runs 5,000), CAMPAIGN_SEED and CAMPAIGN_PATH replay a failure.
+// schedules (500 by default; `pnpm test:stress` runs 1,000), CAMPAIGN_SEED and CAMPAIGN_PATH replay a failure.
 import fc from "fast-check"
 import { afterAll, beforeAll, describe, test } from "vitest"
 import { openCampaign, type Campaign } from "./CampaignWorld.ts"
