@@ -80,6 +80,7 @@ const readRows = (db: Database, ids: ReadonlyArray<number>) =>
   )
 const readHistory = (db: Database, ids: ReadonlyArray<number>) =>
   db.query<{ job: number; status: string; reason: string | null }>(`select job, status, reason from job_status_history where job = any($1::int[]) order by id`, [[...ids]])
+const readGates = (db: Database) => db.query<{ queue: number; state: string }>(`select queue, state from queue_gates order by queue`)
 // A schedule's jobs are taken out of every later schedule's way: no dispatcher claims, follows or stops them again.
 const retire = (db: Database, ids: ReadonlyArray<number>) =>
   db.query(`update jobs set deleted = true, dispatch_state = 'done', claimed_by = null, claim_until = null where id = any($1::int[])`, [[...ids]])
@@ -271,8 +272,10 @@ export const openCampaign = async (options: { readonly callMs?: number } = {}): 
     // neither the service's record nor the simulator's store changes.
     const fingerprint = async () => {
       const rows = await readRows(db, jobs)
+      // A queue's gate too: a probe that opens it during a round changes what the next pass claims.
+      const gates = await readGates(db)
       const objects = [...sim.system.list("trainjobs", namespace), ...sim.system.list("trainingruntimes", namespace)].map((o) => `${o.metadata?.["name"]}@${o.metadata?.["resourceVersion"]}`)
-      return JSON.stringify([rows, objects])
+      return JSON.stringify([rows, gates, objects])
     }
     let rounds = 0
     // Settled once a round changes nothing: compared with what was there before it, the first round's included.

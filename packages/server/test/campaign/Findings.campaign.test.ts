@@ -49,3 +49,9 @@ replay("a Kueue job whose service was killed in Open, after the gate came off it
   faults: [],
   triggers: [{ call: "workload", nth: 3, then: { kind: "kill", landed: true } }]
 })
+
+replay("a job whose attempt met a queue not yet proven again after a restart is claimed once its probe opens the queue", {
+  steps: [{ kind: "create", queue: "plain" }, { kind: "restart" }, { kind: "pass" }],
+  faults: [{ call: "read-runtime", nth: 1, fault: "503" }],
+  triggers: []
+})
