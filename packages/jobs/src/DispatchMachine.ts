@@ -211,6 +211,10 @@ const afterLook = (state: Extract<DispatchState, { readonly kind: "claimed" }>, 
     case "Stopping":
       // Being deleted (an earlier Start's own clean-up): once gone, the next attempt starts afresh.
       return afterFault(state, { verdict: "passing", reason: event.reason ?? "the TrainJob is being deleted" }, input)
+    case "Queued":
+      // Opened, but perhaps only half: a Kueue Open cut short after it took the gate off the Workload leaves its
+      // admission check Pending, so Kueue never admits the job. Open again; it does only what is left undone.
+      return { state: { ...state, kind: "owned" }, commands: [{ type: "open" }] }
     default:
       return opened(state)
   }

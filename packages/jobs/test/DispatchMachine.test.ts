@@ -362,6 +362,18 @@ describe("the dispatch machine, answer by answer", () => {
     expect(step(claimed, { type: "found", found: "Stopping", reason: "going" }, at(10, 0)).state).toMatchObject({ faults: ["going"] })
   })
 
+  test("a look that finds the TrainJob opened but not yet running opens it again (an Open cut short), one found running follows it", () => {
+    const claimed: DispatchState = { kind: "claimed", attempts: 2, firstAt: 5, faults: ["f1"] }
+    expect(step(claimed, { type: "found", found: "Queued" }, at(10))).toStrictEqual({
+      state: { kind: "owned", attempts: 2, firstAt: 5, faults: ["f1"] },
+      commands: [{ type: "open" }]
+    })
+    expect(step(claimed, { type: "found", found: "Held" }, at(10))).toStrictEqual({ state: { kind: "starting", attempts: 2, firstAt: 5, faults: ["f1"] }, commands: [{ type: "start" }] })
+    for (const found of ["Running", "Succeeded", "Failed"] as const) {
+      expect(step(claimed, { type: "found", found }, at(10))).toStrictEqual({ state: { kind: "running", attempts: 2, status: "queued" }, commands: [] })
+    }
+  })
+
   test("a spent budget fails with every reason; a read-only queue does not spend it", () => {
     const spent: DispatchState = { kind: "owned", attempts: policy.maxAttempts, firstAt: 0, faults: ["a", "b"] }
     expect(step(spent, { type: "openFailed", fault: { verdict: "passing", reason: "c" } }, at(10))).toStrictEqual({

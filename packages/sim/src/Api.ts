@@ -96,8 +96,9 @@ export type Outcome =
   | { readonly kind: "answered"; readonly response: ApiResponse; readonly delayMs?: number }
   /** Refused before anything was applied (connection refused). */
   | { readonly kind: "refused" }
-  /** Applied as usual, then the answer was lost: the caller times out. */
-  | { readonly kind: "unanswered" }
+  /** Applied as usual (or not, as the fault plan says), then the answer was lost: the caller times out, or, when
+   * `cut`, sees its connection reset at once (a proxy or a server dying mid-request), equally without an answer. */
+  | { readonly kind: "unanswered"; readonly cut?: boolean }
 
 /** A watch event, as the API server streams them. */
 export interface WatchEvent {

@@ -188,3 +188,22 @@ describe("closing the server", () => {
     expect(await watching).toBe("aborted")
   })
 })
+
+describe("an answer cut off", () => {
+  it("resets the connection at once, with no status line, after the call was applied", async () => {
+    const served = await serve()
+    const serveCall = served.simulator.serve.bind(served.simulator)
+    served.simulator.serve = (request) => {
+      const outcome = serveCall(request)
+      return request.verb === "create" ? { kind: "unanswered", cut: true } : outcome
+    }
+    const body = JSON.stringify(trainJob("cut"))
+    const answer = await call(served, "POST", jobsPath, { body }).then(
+      () => "answered",
+      (error: Error & { code?: string }) => error.code ?? error.message
+    )
+    expect(answer).toBe("ECONNRESET")
+    expect(served.simulator.system.get("trainjobs", "default", "cut")).toBeDefined()
+    await served.close()
+  })
+})

@@ -1,4 +1,4 @@
-// How big a campaign is and what it stores in: CAMPAIGN_RUNS schedules when set (`pnpm test:stress` sets 5,000),
+// How big a campaign is and what it stores in: CAMPAIGN_RUNS schedules when set (`pnpm test:stress` sets 1,000),
 // else the CI size; PostgreSQL when CAMPAIGN_DATABASE is `postgres` (as the stress run sets it), else PGlite.
 
 /** Schedules per CI run. */

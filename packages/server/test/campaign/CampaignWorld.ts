@@ -28,6 +28,8 @@ export interface ScheduleResult {
   readonly costMs: number
   /** Settle rounds it took until nothing changed. */
   readonly rounds: number
+  /** Real ms of its parts: the schedule's steps (faults, actions, kills), settling, and the check and clearing. */
+  readonly phases: { readonly steps: number; readonly settle: number; readonly check: number }
 }
 
 /** What a sabotage may break once a schedule has settled, before its check: the store, the database, the jobs. */
@@ -45,8 +47,9 @@ export interface Campaign {
   readonly close: () => Promise<void>
 }
 
-/** The client's call timeout, in real ms: what a dropped or lost answer costs. */
-export const campaignCallMs = 400
+/** The client's call timeout, in real ms. An answer the schedule drops or loses is cut (a reset), so no fault
+ * waits for it: it is long enough that no answered call misses it on a busy machine. */
+export const campaignCallMs = 5000
 /** The settle loop's most rounds; each skips the service clock past every backoff and lease. */
 const maxRounds = 20
 /** Service-clock ms each settle round skips: past the longest backoff (2 s), a lease (60 s) and a re-proof (60 s). */
@@ -68,7 +71,7 @@ type Row = {
   deleted: boolean
   state: string
   nextAt: string | number | null
-  /** Until when an unanswered create may land, where the service keeps it (a column that may not exist). */
+  /** Until when an unanswered create may land. */
   landsBy: string | number | null
   attempts: number
   reason: string | null
@@ -79,12 +82,13 @@ type Row = {
 // The only queries of the service's tables: when the job's stored shape changes, this is what follows it.
 const readRows = (db: Database, ids: ReadonlyArray<number>) =>
   db.query<Row>(
-    `select id, status, deleted, dispatch_state as state, next_attempt_at as "nextAt", to_jsonb(j)->>'lands_by' as "landsBy", attempts,
-       dispatch_reason as reason, last_error as "lastError", start_request->>'job' as key from jobs j where id = any($1::int[]) order by id`,
+    `select id, status, deleted, dispatch_state as state, next_attempt_at as "nextAt", lands_by as "landsBy", attempts,
+       dispatch_reason as reason, last_error as "lastError", start_request->>'job' as key from jobs where id = any($1::int[]) order by id`,
     [[...ids]]
   )
 const readHistory = (db: Database, ids: ReadonlyArray<number>) =>
   db.query<{ job: number; status: string; reason: string | null }>(`select job, status, reason from job_status_history where job = any($1::int[]) order by id`, [[...ids]])
+const readGates = (db: Database) => db.query<{ queue: number; state: string }>(`select queue, state from queue_gates order by queue`)
 // A schedule's jobs are taken out of every later schedule's way: no dispatcher claims, follows or stops them again.
 const retire = (db: Database, ids: ReadonlyArray<number>) =>
   db.query(`update jobs set deleted = true, dispatch_state = 'done', claimed_by = null, claim_until = null where id = any($1::int[])`, [[...ids]])
@@ -270,17 +274,21 @@ export const openCampaign = async (options: { readonly callMs?: number } = {}): 
     }
     await settlePending()
     injection.disarm()
+    const stepsDone = performance.now()
 
     // Settling: the faults have stopped; each round skips both clocks past every wait and runs a pass, until
     // neither the service's record nor the simulator's store changes.
     const fingerprint = async () => {
       const rows = await readRows(db, jobs)
+      // A queue's gate too: a probe that opens it during a round changes what the next pass claims.
+      const gates = await readGates(db)
       const objects = [...sim.system.list("trainjobs", namespace), ...sim.system.list("trainingruntimes", namespace)].map((o) => `${o.metadata?.["name"]}@${o.metadata?.["resourceVersion"]}`)
-      return JSON.stringify([rows, objects])
+      return JSON.stringify([rows, gates, objects])
     }
     let rounds = 0
-    const settle = async () => {
-      let last = ""
+    // Settled once a round changes nothing: compared with what was there before it, the first round's included.
+    const settle = async (before: string): Promise<string> => {
+      let last = before
       let same = 0
       for (let round = 0; round < maxRounds && same < 1; round++, rounds++) {
         clock.skip(roundSkipMs)
@@ -293,15 +301,19 @@ export const openCampaign = async (options: { readonly callMs?: number } = {}): 
         same = now === last ? same + 1 : 0
         last = now
       }
+      return last
     }
-    await settle()
+    const settled = await settle(await fingerprint())
     clock.skip(graceSkipMs)
-    await settle()
+    await settle(settled)
+    const settleDone = performance.now()
 
     try {
       await sabotage?.({ sim, db, jobs })
       const observation = await observe(jobs, cancelled, answers)
-      return { observation, violations: violations(observation), costMs: performance.now() - began, rounds }
+      const checked = performance.now()
+      const phases = { steps: stepsDone - began, settle: settleDone - stepsDone, check: checked - settleDone }
+      return { observation, violations: violations(observation), costMs: checked - began, rounds, phases }
     } finally {
       await clear(jobs)
     }

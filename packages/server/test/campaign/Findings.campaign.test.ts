@@ -13,7 +13,7 @@ replay("a 503 on the read-back does not fail the job", {
   triggers: []
 })
 
-replay("a Workload read lost on its way (a timeout) does not fail a Kueue job", {
+replay("a Workload read lost on its way (never answered) does not fail a Kueue job", {
   steps: [{ kind: "create", queue: "kueue" }, { kind: "pass" }],
   faults: [{ call: "workload", nth: 1, fault: "lost" }],
   triggers: []
@@ -44,8 +44,14 @@ replay("cancel after the TrainJob's create landed unanswered leaves no copy with
   triggers: []
 })
 
-replay("a Kueue job whose service was killed in Start's Workload step is opened by the next attempt, not left held", {
+replay("a Kueue job whose service was killed in Open, after the gate came off its Workload but before its admission check was Ready, is opened by the next attempt, not left suspended", {
   steps: [{ kind: "create", queue: "plain" }, { kind: "create", queue: "kueue" }, { kind: "pass" }],
   faults: [],
   triggers: [{ call: "workload", nth: 3, then: { kind: "kill", landed: true } }]
+})
+
+replay("a job whose attempt met a queue not yet proven again after a restart is claimed once its probe opens the queue", {
+  steps: [{ kind: "create", queue: "plain" }, { kind: "restart" }, { kind: "pass" }],
+  faults: [{ call: "read-runtime", nth: 1, fault: "503" }],
+  triggers: []
 })

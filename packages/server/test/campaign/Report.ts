@@ -28,3 +28,11 @@ export const costSummary = (costs: ReadonlyArray<number>): string => {
   const mean = Math.round(costs.reduce((a, b) => a + b, 0) / costs.length)
   return `${costs.length} schedules: median ${at(0.5)} ms, p95 ${at(0.95)} ms, max ${Math.round(sorted.at(-1) ?? 0)} ms, mean ${mean} ms`
 }
+
+/** Where a run's schedules spent their time: the mean real ms of each part, and the mean settle rounds. */
+export const phaseSummary = (results: ReadonlyArray<{ readonly rounds: number; readonly phases: Readonly<Record<string, number>> }>): string => {
+  if (results.length === 0) return "no schedules ran"
+  const mean = (of: (r: (typeof results)[number]) => number) => results.reduce((sum, r) => sum + of(r), 0) / results.length
+  const parts = Object.keys(results[0]?.phases ?? {}).map((name) => `${name} ${Math.round(mean((r) => r.phases[name] ?? 0))} ms`)
+  return `mean ${parts.join(", ")}; ${mean((r) => r.rounds).toFixed(1)} settle rounds`
+}

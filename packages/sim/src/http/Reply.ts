@@ -63,7 +63,9 @@ export const serveOutcome = (
       answer(refusedAnswer)
       return
     case "unanswered":
-      // Held open: the server's close() or the client's own timeout ends it.
+      // Cut: the connection resets with no status line. Else held open: the server's close() or the client's own
+      // timeout ends it.
+      if (outcome.cut === true) res.destroy()
       return
     case "answered": {
       const delay = outcome.delayMs ?? 0
