@@ -3,7 +3,8 @@ import { decodeConfig } from "@dispatch/render"
 import { Result } from "effect"
 import type { ClusterRuntime } from "./ClusterRuntime.ts"
 import type { Database } from "./Database.ts"
-import type { GateRow } from "./DispatchStore.ts"
+import { queueConfigs, readGates, type GateRow } from "./DispatchStore.ts"
+import type { Sql } from "./Database.ts"
 import type { DispatchInput, RetryPolicy } from "@dispatch/jobs"
 
 /** What every part of the dispatcher shares: the database, the cluster, who this process is, its clock and settings. */
@@ -44,4 +45,15 @@ export const gateOf = (row: GateRow | undefined): Gate => {
 export const backendOf = (config: unknown, row: GateRow | undefined): Result.Result<Backend, ReadonlyArray<string>> => {
   const decoded = decodeConfig(config)
   return Result.isFailure(decoded) ? Result.fail(decoded.failure.reasons) : Result.succeed({ config: decoded.success, gate: gateOf(row) })
+}
+
+/** A queue's Backend as a pass read it, or the reasons its stored config no longer decodes. */
+export type QueueBackends = (queue: number) => Result.Result<Backend, ReadonlyArray<string>>
+
+/** The Backend of each of these queues as stored now (config and gate, read once for all of them), or the reasons
+ * its config no longer decodes: what a pass over many jobs asks for each job's queue. */
+export const queueBackends = async (sql: Sql, queues: Iterable<number>): Promise<QueueBackends> => {
+  const configs = await queueConfigs(sql, [...new Set(queues)])
+  const gates = await readGates(sql)
+  return (queue) => backendOf(configs.get(queue), gates.get(queue))
 }

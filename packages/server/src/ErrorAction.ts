@@ -1,5 +1,5 @@
 import { isPassing, retryAfterOf, type StartError } from "@dispatch/effects"
-import type { Fault, RetryPolicy, Verdict } from "@dispatch/jobs"
+import { defaultRetryPolicy, type Fault, type RetryPolicy, type Verdict } from "@dispatch/jobs"
 
 /** How the dispatcher spaces retries: the first delay's cap, doubled each attempt, up to a ceiling. */
 export interface Backoff {
@@ -7,8 +7,8 @@ export interface Backoff {
   readonly maxMs: number
 }
 
-/** The default spacing of retries: capped at 1 s, doubling, at most 5 min. */
-export const defaultBackoff: Backoff = { baseMs: 1000, maxMs: 300_000 }
+/** The default spacing of retries, the dispatch machine's own: capped at 1 s, doubling, at most 5 min. */
+export const defaultBackoff: Backoff = { baseMs: defaultRetryPolicy.baseMs, maxMs: defaultRetryPolicy.maxMs }
 
 // By the error's tag and the cause Start recorded (`isPassing`), never by its reasons' text: a refusal the same
 // request would get again fails the job; a fault that a retry may pass is retried as a new attempt.

@@ -6,8 +6,7 @@
 import { stop } from "@dispatch/effects"
 import { Result } from "effect"
 import type { Database, Sql } from "./Database.ts"
-import { backendOf, type DispatchContext } from "./DispatchContext.ts"
-import { queueConfigs, readGates } from "./DispatchStore.ts"
+import { queueBackends, type DispatchContext, type QueueBackends } from "./DispatchContext.ts"
 
 /** An ended job whose cluster objects are due for removal. */
 export interface ExpiredJob {
@@ -60,9 +59,9 @@ export interface RetentionReport {
 /** How a removal ended for one job. */
 type Removal = { readonly kind: "removed"; readonly reason: string | null } | { readonly kind: "retry"; readonly reason: string } | { readonly kind: "abandoned" }
 
-const removeOne = async (context: DispatchContext, job: ExpiredJob, configs: ReadonlyMap<number, unknown>, gates: Awaited<ReturnType<typeof readGates>>): Promise<Removal> => {
+const removeOne = async (context: DispatchContext, job: ExpiredJob, backendOfQueue: QueueBackends): Promise<Removal> => {
   if (job.key === null) return { kind: "removed", reason: "it never reached the cluster" }
-  const backend = backendOf(configs.get(job.queue), gates.get(job.queue))
+  const backend = backendOfQueue(job.queue)
   if (Result.isFailure(backend)) return { kind: "retry", reason: `queue ${job.queue}'s backend: ${backend.failure.join("; ")}` }
   const stopped = await context.cluster.run(stop(backend.success, { job: job.key, submission: 1 }))
   if (stopped.kind === "abandoned") return { kind: "abandoned" }
@@ -81,12 +80,11 @@ export const retentionPass = async (context: DispatchContext, retentionMs: numbe
   const nowMs = context.clock()
   const jobs = await takeExpiredJobs(context.db, nowMs, new Date(nowMs - retentionMs).toISOString(), context.leaseMs, limit)
   if (jobs.length === 0) return { taken: 0, removed: 0, failures: [] }
-  const configs = await queueConfigs(context.db, [...new Set(jobs.map((j) => j.queue))])
-  const gates = await readGates(context.db)
+  const backendOfQueue = await queueBackends(context.db, jobs.map((j) => j.queue))
   const failures: Array<string> = []
   let removed = 0
   for (const job of jobs) {
-    const removal = await removeOne(context, job, configs, gates)
+    const removal = await removeOne(context, job, backendOfQueue)
     if (removal.kind === "abandoned") {
       // The service is closing: the lease is given back, so the next process takes the job at once.
       await recordRemovalFailed(context.db, job.id, nowMs, "interrupted: the service closed")

@@ -1,9 +1,9 @@
 import { findMany, InFlight, makeInFlight, stop, type JobStatus as FoundStatus } from "@dispatch/effects"
 import { step, type DispatchAnswer, type DispatchEvent } from "@dispatch/jobs"
 import { Context, Effect, Layer, Result } from "effect"
-import { backendOf, machineInput, type DispatchContext } from "./DispatchContext.ts"
+import { machineInput, queueBackends, type DispatchContext, type QueueBackends } from "./DispatchContext.ts"
 import { stateOf, writeAnswer, type DispatchRow } from "./DispatchRow.ts"
-import { openedJobs, queueConfigs, readGates, stoppingJobs } from "./DispatchStore.ts"
+import { openedJobs, stoppingJobs } from "./DispatchStore.ts"
 import { faultOf } from "./ErrorAction.ts"
 import { problemOf } from "./JobDispatch.ts"
 
@@ -48,10 +48,9 @@ export const syncPass = async (context: DispatchContext): Promise<SyncReport> =>
   const problems: Array<string> = []
   const jobs = (await openedJobs(context.db)).filter((j) => j.key !== null)
   const groups = byQueue(jobs)
-  const configs = await queueConfigs(context.db, [...groups.keys()])
-  const gates = await readGates(context.db)
+  const backendOfQueue = await queueBackends(context.db, groups.keys())
   for (const [queue, members] of groups) {
-    const backend = backendOf(configs.get(queue), gates.get(queue))
+    const backend = backendOfQueue(queue)
     if (Result.isFailure(backend)) continue
     // An opened job's create is known to have landed: the shared memory of unanswered creates (a database read and
     // write per job) has nothing to say about it, so its Find runs on a memory of its own.
@@ -67,10 +66,10 @@ export const syncPass = async (context: DispatchContext): Promise<SyncReport> =>
 }
 
 /** What Stop did, as the machine's event: nothing left, something still going, or a fault. */
-const stopOf = async (context: DispatchContext, job: DispatchRow, configs: ReadonlyMap<number, unknown>, gates: Awaited<ReturnType<typeof readGates>>): Promise<DispatchEvent | undefined> => {
+const stopOf = async (context: DispatchContext, job: DispatchRow, backendOfQueue: QueueBackends): Promise<DispatchEvent | undefined> => {
   // No StartRequest was ever made: nothing of the job can be on the cluster.
   if (job.key === null) return { type: "stopped", gone: true }
-  const backend = backendOf(configs.get(job.queue), gates.get(job.queue))
+  const backend = backendOfQueue(job.queue)
   if (Result.isFailure(backend)) return { type: "stopFailed", fault: { verdict: "refused", reason: `the queue's config does not decode: ${backend.failure.join("; ")}` } }
   const result = await context.cluster.run(stop(backend.success, { job: job.key, submission: 1 }))
   if (result.kind === "abandoned") return undefined
@@ -83,11 +82,10 @@ const stopOf = async (context: DispatchContext, job: DispatchRow, configs: Reado
  * machine says. Answers how many stops are done. */
 export const stopPass = async (context: DispatchContext): Promise<number> => {
   const jobs = await stoppingJobs(context.db, context.clock())
-  const configs = await queueConfigs(context.db, [...new Set(jobs.map((j) => j.queue))])
-  const gates = await readGates(context.db)
+  const backendOfQueue = await queueBackends(context.db, jobs.map((j) => j.queue))
   let stopped = 0
   for (const job of jobs) {
-    const event = await stopOf(context, job, configs, gates)
+    const event = await stopOf(context, job, backendOfQueue)
     if (event === undefined) continue
     const answer = await feed(context, job, event)
     if (answer !== undefined && answer.state.kind !== "stopping") stopped++
