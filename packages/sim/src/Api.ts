@@ -24,23 +24,6 @@ export interface Resource {
   readonly hasStatus: boolean
 }
 
-/** The resources the simulator serves. */
-export const Resources: ReadonlyArray<Resource> = [
-  { group: "trainer.kubeflow.org", versions: ["v1alpha1"], kind: "TrainJob", listKind: "TrainJobList", plural: "trainjobs", singular: "trainjob", shortNames: [], namespaced: true, hasStatus: true },
-  { group: "trainer.kubeflow.org", versions: ["v1alpha1"], kind: "TrainingRuntime", listKind: "TrainingRuntimeList", plural: "trainingruntimes", singular: "trainingruntime", shortNames: [], namespaced: true, hasStatus: false },
-  { group: "trainer.kubeflow.org", versions: ["v1alpha1"], kind: "ClusterTrainingRuntime", listKind: "ClusterTrainingRuntimeList", plural: "clustertrainingruntimes", singular: "clustertrainingruntime", shortNames: [], namespaced: false, hasStatus: false },
-  { group: "kueue.x-k8s.io", versions: ["v1beta2", "v1beta1"], kind: "Workload", listKind: "WorkloadList", plural: "workloads", singular: "workload", shortNames: ["kwl", "kueueworkload", "kueueworkloads"], namespaced: true, hasStatus: true },
-  { group: "kueue.x-k8s.io", versions: ["v1beta2", "v1beta1"], kind: "AdmissionCheck", listKind: "AdmissionCheckList", plural: "admissionchecks", singular: "admissioncheck", shortNames: ["ac"], namespaced: false, hasStatus: true },
-  { group: "kueue.x-k8s.io", versions: ["v1beta2", "v1beta1"], kind: "LocalQueue", listKind: "LocalQueueList", plural: "localqueues", singular: "localqueue", shortNames: ["queue", "queues", "lq"], namespaced: true, hasStatus: true },
-  { group: "kueue.x-k8s.io", versions: ["v1beta2", "v1beta1"], kind: "ClusterQueue", listKind: "ClusterQueueList", plural: "clusterqueues", singular: "clusterqueue", shortNames: ["cq"], namespaced: false, hasStatus: true },
-  { group: "jobset.x-k8s.io", versions: ["v1alpha2"], kind: "JobSet", listKind: "JobSetList", plural: "jobsets", singular: "jobset", shortNames: [], namespaced: true, hasStatus: true },
-  { group: "batch", versions: ["v1"], kind: "Job", listKind: "JobList", plural: "jobs", singular: "job", shortNames: [], namespaced: true, hasStatus: true },
-  { group: "", versions: ["v1"], kind: "Namespace", listKind: "NamespaceList", plural: "namespaces", singular: "namespace", shortNames: ["ns"], namespaced: false, hasStatus: true },
-  { group: "", versions: ["v1"], kind: "ConfigMap", listKind: "ConfigMapList", plural: "configmaps", singular: "configmap", shortNames: ["cm"], namespaced: true, hasStatus: false },
-  { group: "", versions: ["v1"], kind: "Pod", listKind: "PodList", plural: "pods", singular: "pod", shortNames: ["po"], namespaced: true, hasStatus: true },
-  { group: "", versions: ["v1"], kind: "Event", listKind: "EventList", plural: "events", singular: "event", shortNames: ["ev"], namespaced: true, hasStatus: false }
-]
-
 /** The API verbs the simulator understands (RBAC's names). */
 export type Verb = "create" | "get" | "list" | "update" | "patch" | "delete" | "watch"
 
@@ -99,6 +82,12 @@ export type Outcome =
   /** Applied as usual (or not, as the fault plan says), then the answer was lost: the caller times out, or, when
    * `cut`, sees its connection reset at once (a proxy or a server dying mid-request), equally without an answer. */
   | { readonly kind: "unanswered"; readonly cut?: boolean }
+
+/** One line of a container's log and the clock time it was written. */
+export interface LogLine {
+  readonly time: number
+  readonly text: string
+}
 
 /** A watch event, as the API server streams them. */
 export interface WatchEvent {

@@ -10,10 +10,8 @@ import {
   type KubeObject,
   type ObjectChange,
   type Outcome,
-  type Resource,
   type SystemClient,
-  type WatchEvent,
-  Resources
+  type WatchEvent
 } from "./Api.ts"
 import { type AuthTokens, authorize } from "./apiserver/Auth.ts"
 import { type SelfReviewKind, selfReview } from "./apiserver/SelfReview.ts"
@@ -28,7 +26,9 @@ import { isJsonObject } from "./apiserver/store/JsonValue.ts"
 import { finishNamespaces } from "./apiserver/collection/NamespaceLifecycle.ts"
 import { failLostContainers } from "./controllers/kubelet/LostContainers.ts"
 import { SeededRandom, freshSeed } from "./Random.ts"
-import { resourceByPlural } from "./kinds/ResourceTable.ts"
+import { builtinKinds } from "./kinds/Builtin.ts"
+import type { Kind } from "./kinds/Kind.ts"
+import { KindRegistry } from "./kinds/KindRegistry.ts"
 import { isSelection, parseSelection } from "./apiserver/lists/Selection.ts"
 import { identityOf, type ServerContext } from "./apiserver/store/ServerContext.ts"
 import { expired, injected, pathNotFound } from "./apiserver/StatusErrors.ts"
@@ -58,6 +58,11 @@ export interface SimulatorOptions {
    * resumes it (its objects, resourceVersions and clock; `startTime` is ignored) instead of starting empty.
    */
   readonly journal?: StoreJournal
+  /**
+   * The kinds served (default: the built-in ones, `builtinKinds`). The controllers installed work on
+   * the kinds they know, so leaving out one a controller writes leaves its writes refused.
+   */
+  readonly kinds?: ReadonlyArray<Kind>
 }
 
 /** 2026-01-01T00:00:00Z, the default start of the sim clock. */
@@ -78,7 +83,9 @@ export class Simulator implements ControllerHost {
   private faultPlan: FaultPlan
   private readonly auth: AuthTokens | undefined
   private readonly store = new Store()
-  private readonly garbage = new GarbageQueue(this.store)
+  private readonly garbage: GarbageQueue
+  /** The kinds this simulator serves. */
+  readonly kinds: KindRegistry
   private readonly controllerList: Array<Controller> = []
   private readonly admissionList: Array<Admission> = []
   private readonly context: ServerContext
@@ -96,6 +103,9 @@ export class Simulator implements ControllerHost {
   private readonly journal: StoreJournal | undefined
 
   constructor(options: SimulatorOptions = {}) {
+    this.kinds = new KindRegistry(options.kinds ?? builtinKinds)
+    this.garbage = new GarbageQueue(this.store, this.kinds)
+    options.journal?.checkServed((plural) => this.kinds.byResource(plural) !== undefined)
     const restored = options.journal?.restored
     this.journal = options.journal
     this.resumed = restored !== undefined
@@ -105,6 +115,7 @@ export class Simulator implements ControllerHost {
     this.uidSeed = options.seed ?? freshSeed()
     this.context = {
       store: this.store,
+      kinds: this.kinds,
       now: () => this.clock,
       // A resumed simulator with a seed must not hand out the uids its first run did.
       random: new SeededRandom(restored === undefined ? this.uidSeed : (this.uidSeed ^ Math.imul(restored.revision, 0x9e3779b1)) >>> 0),
@@ -168,7 +179,7 @@ export class Simulator implements ControllerHost {
     if (action?.type === "refuse") return { outcome: { kind: "refused" }, ...none }
     if (action?.type === "status") return { outcome: { kind: "answered", response: injected(action.code, action.message, action.retryAfterSeconds) }, ...none }
     if (action?.type === "drop") return { outcome: { kind: "unanswered" }, ...none }
-    const selection = parseSelection({ ...request, namespace: resource.namespaced ? request.namespace : undefined, resource: resource.plural })
+    const selection = parseSelection({ ...request, namespace: resource.namespaced ? request.namespace : undefined, selectable: resource.selectableFields })
     if (!isSelection(selection)) return { outcome: { kind: "answered", response: selection }, ...none }
     const rv = request.resourceVersion
     const parsedVersion = parseResourceVersion(rv)
@@ -272,8 +283,8 @@ export class Simulator implements ControllerHost {
     return client
   }
 
-  private resolve(request: ApiRequest): Resource | undefined {
-    const resource = resourceByPlural(request.resource)
+  private resolve(request: ApiRequest): Kind | undefined {
+    const resource = this.kinds.byResource(request.resource)
     return resource !== undefined && resource.group === request.group && resource.versions.includes(request.version) ? resource : undefined
   }
 
@@ -294,7 +305,7 @@ export class Simulator implements ControllerHost {
 
   // Seeds one object, creating its namespace first when needed.
   private seed(object: KubeObject): ReadonlyArray<RejectedSeed> {
-    const resource = Resources.find((r) => r.kind === object.kind)
+    const resource = typeof object.kind === "string" ? this.kinds.byKindName(object.kind) : undefined
     if (resource === undefined) return [{ object, response: pathNotFound() }]
     const namespace = targetNamespace(resource, object)
     if (namespace !== undefined && this.store.get("namespaces", undefined, namespace) === undefined) {

@@ -1,6 +1,6 @@
 import { fc, test } from "@fast-check/vitest"
 import { describe, expect, it } from "vitest"
-import { checkConfigMap, configMapKeyProblems, maxConfigMapBytes } from "../src/kinds/core/ConfigMapRules.ts"
+import { checkConfigMap, configMapKeyProblems, maxConfigMapBytes } from "../src/kinds/core/configmap/ConfigMapRules.ts"
 
 const keyChars = fc.constantFrom(..."abcXYZ019-_.".split(""))
 const goodKey = fc.string({ unit: keyChars, minLength: 1, maxLength: 253 }).filter((k) => k !== "." && !k.startsWith(".."))

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest"
 import type { ApiRequest, ApiResponse, FieldValidation, KubeObject } from "../src/Api.ts"
 import { type FieldTree, prune, quantityPattern, typeErrors } from "../src/apiserver/validation/FieldTree.ts"
 import { freezeJson } from "../src/apiserver/store/JsonValue.ts"
-import { fieldsOf } from "../src/kinds/KindFields.ts"
+import { fieldsOf } from "./builtin-kinds.ts"
 import { at, bareSimulator, call, clusterRuntime, created, read, status, trainJob, workload } from "./sim-fixture.ts"
 
 const jobWithUnknowns = (name: string): KubeObject =>

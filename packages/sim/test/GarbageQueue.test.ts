@@ -1,6 +1,8 @@
+import { builtin } from "./builtin-kinds.ts"
 import { test as propTest, fc } from "@fast-check/vitest"
 import { describe, expect, it } from "vitest"
-import { type KubeObject, Resources } from "../src/Api.ts"
+import { type KubeObject } from "../src/Api.ts"
+import { Resources } from "../src/kinds/Builtin.ts"
 import { GarbageQueue, ownerReferencesOf } from "../src/apiserver/collection/GarbageQueue.ts"
 import { ownerState } from "../src/apiserver/collection/GarbageCollector.ts"
 import { Store } from "../src/apiserver/store/Store.ts"
@@ -29,7 +31,7 @@ const addressKey = (a: { readonly resource: string; readonly namespace: string |
 describe("garbage queue", () => {
   propTest.prop([fc.array(op, { maxLength: 40 })])("its owner index agrees with a full scan of the store after any writes and removals", (ops) => {
     const store = new Store()
-    const queue = new GarbageQueue(store)
+    const queue = new GarbageQueue(store, builtin)
     for (const o of ops) {
       if (o.remove) store.remove("workloads", o.namespace, o.name)
       else store.write("workloads", workloadNaming(o.namespace, o.name, o.owners))
@@ -48,7 +50,7 @@ describe("garbage queue", () => {
 
   it("marks a written dependent, the dependents of a removed owner, and the owner a dependent names", () => {
     const store = new Store()
-    const queue = new GarbageQueue(store)
+    const queue = new GarbageQueue(store, builtin)
     store.write("trainjobs", { kind: "TrainJob", metadata: { name: "j1", namespace: "a", uid: "u1" } })
     // an object with neither owners nor a deletion mark is none of the collector's business
     expect(queue.takePending()).toEqual([])
@@ -70,10 +72,10 @@ const forest = fc.record({
   released: fc.array(fc.nat(9), { maxLength: 3 })
 })
 
-const contextOf = (objects: ReadonlyMap<string, ReadonlyArray<KubeObject>>): Pick<ServerContext, "store"> => {
+const contextOf = (objects: ReadonlyMap<string, ReadonlyArray<KubeObject>>): Pick<ServerContext, "store" | "kinds"> => {
   const store = new Store()
   for (const [plural, list] of objects) for (const o of list) store.write(plural, o)
-  return { store }
+  return { store, kinds: builtin }
 }
 
 describe("incremental garbage collection", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { Resources } from "../src/Api.ts"
+import { Resources } from "../src/kinds/Builtin.ts"
 import { defaultStartTime, Simulator } from "../src/Simulator.ts"
 import { at, bareSimulator, call, clusterRuntime, meta, read, trainJob } from "./sim-fixture.ts"
 

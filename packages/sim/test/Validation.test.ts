@@ -182,18 +182,18 @@ describe("validation after admission (the checked object)", () => {
   it("looks again at every part a webhook replaced, and skips only the frozen parts it kept", async () => {
     const { validate } = await import("../src/apiserver/validation/Validation.ts")
     const { freezeJson } = await import("../src/apiserver/store/JsonValue.ts")
-    const { resourceByPlural } = await import("../src/kinds/ResourceTable.ts")
-    const resource = resourceByPlural("trainjobs")
+    const { builtin } = await import("./builtin-kinds.ts")
+    const resource = builtin.byResource("trainjobs")
     if (resource === undefined) throw new Error("no trainjobs")
     const checked: KubeObject = freezeJson({ apiVersion: "trainer.kubeflow.org/v1alpha1", kind: "TrainJob", ...trainJob("ok", { runtimeRef: { name: "torch" } }) })
-    expect(validate(resource, checked, undefined)).toEqual([])
+    expect(validate(builtin, resource, checked, undefined)).toEqual([])
     // A new spec with a wrong type and new metadata with a bad label: both looked at again.
     // (Frozen too: being frozen is not being the checked part.)
     const replaced = { ...checked, metadata: freezeJson({ ...meta(checked), labels: { "bad key!": "v" } }), spec: freezeJson({ ...(checked["spec"] as object), suspend: "yes" }) }
-    expect(validate(resource, replaced, undefined, checked).map((e) => e.field)).toEqual(validate(resource, replaced, undefined).map((e) => e.field))
-    expect(validate(resource, replaced, undefined, checked).map((e) => e.field)).toEqual(["metadata.labels", "spec.suspend"])
+    expect(validate(builtin, resource, replaced, undefined, checked).map((e) => e.field)).toEqual(validate(builtin, resource, replaced, undefined).map((e) => e.field))
+    expect(validate(builtin, resource, replaced, undefined, checked).map((e) => e.field)).toEqual(["metadata.labels", "spec.suspend"])
     // The kept frozen parts are the checked ones: nothing new to report, and the same answer as a full look.
     const kept = { ...checked, spec: checked["spec"] }
-    expect(validate(resource, kept, undefined, checked)).toEqual([])
+    expect(validate(builtin, resource, kept, undefined, checked)).toEqual([])
   })
 })

@@ -1,7 +1,8 @@
 // Shared by the controller scenario tests: a simulator seeded with runtimes, and REST calls made through
 // `sim.handle` the way a client makes them.
 import { expect } from "vitest"
-import { type ApiResponse, type KubeObject, Resources, type SystemClient } from "../src/Api.ts"
+import { type ApiResponse, type KubeObject, type SystemClient } from "../src/Api.ts"
+import { Resources } from "../src/kinds/Builtin.ts"
 import type { ControllerOptions } from "../src/controllers/index.ts"
 import { Simulator } from "../src/Simulator.ts"
 

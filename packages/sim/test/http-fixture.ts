@@ -5,7 +5,8 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { torchRuntime } from "../../../test/fixtures/TorchRuntime.ts"
 import type { KubeObject } from "../src/Api.ts"
-import { type SimServer, kubeconfigFor, startSimServer } from "../src/http/index.ts"
+import { type SimServer, kubeconfigFor } from "../src/http/index.ts"
+import { startSimServer } from "../src/SimServer.ts"
 import { Simulator, type SimulatorOptions } from "../src/Simulator.ts"
 
 /** A ClusterTrainingRuntime with one trainer step, enough for TrainJobs to be admitted and run. */

@@ -10,7 +10,7 @@ import type { Duplex } from "node:stream"
 import { join } from "node:path"
 import fc from "fast-check"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { Resources } from "../src/Api.ts"
+import { Resources } from "../src/kinds/Builtin.ts"
 import { type Served, runtime, serve, trainJob } from "./http-fixture.ts"
 import { protobufBody } from "./protobuf-encoder.ts"
 

@@ -1,13 +1,12 @@
 // Each kind's OpenAPI v3 schema comes from the field tree its writes are pruned and checked with: read
 // back into a tree, every served document's schema gives that same tree.
 import { describe, expect, it } from "vitest"
-import { Resources } from "../src/Api.ts"
+import { Resources } from "../src/kinds/Builtin.ts"
 import type { FieldTree } from "../src/apiserver/validation/FieldTree.ts"
 import { groupVersionDocument, schemaName } from "../src/http/OpenApi.ts"
 import { objectMetaSchemaName, quantitySchemaName } from "../src/http/OpenApiSchema.ts"
 import { objectMeta } from "../src/kinds/core/CoreFields.ts"
-import { descriptionsOf } from "../src/kinds/FieldDescriptions.ts"
-import { fieldsOf } from "../src/kinds/KindFields.ts"
+import { builtin, descriptionsOf, fieldsOf } from "./builtin-kinds.ts"
 
 type Schema = Record<string, unknown>
 
@@ -47,7 +46,7 @@ describe("OpenAPI schemas", () => {
   const described = Resources.filter((r) => fieldsOf(r.plural) !== "open")
 
   it.each(described.flatMap((r) => r.versions.map((v) => [`${r.kind} ${v}`, r, v] as const)))("describe %s by its field tree", (_name, r, version) => {
-    const doc = groupVersionDocument(r.group, version) as { components: { schemas: Record<string, Schema> } }
+    const doc = groupVersionDocument(builtin, r.group, version) as { components: { schemas: Record<string, Schema> } }
     const schema = doc.components.schemas[schemaName(r.group, version, r.kind)] as Schema
     expect(sorted(treeOf(schema))).toEqual(sorted(fieldsOf(r.plural)))
   })
@@ -64,7 +63,7 @@ describe("OpenAPI schemas", () => {
       const known = new Set(paths(fieldsOf(r.plural), ""))
       expect(Object.keys(descriptionsOf(r.plural)).filter((p) => !known.has(p)), r.plural).toEqual([])
     }
-    const doc = groupVersionDocument("trainer.kubeflow.org", "v1alpha1") as { components: { schemas: Record<string, Schema> } }
+    const doc = groupVersionDocument(builtin, "trainer.kubeflow.org", "v1alpha1") as { components: { schemas: Record<string, Schema> } }
     const trainJob = doc.components.schemas["org.kubeflow.trainer.v1alpha1.TrainJob"] as { properties: { spec: { properties: { trainer: Schema } } } }
     expect(trainJob.properties.spec.properties.trainer["description"]).toBe(descriptionsOf("trainjobs")["spec.trainer"])
   })

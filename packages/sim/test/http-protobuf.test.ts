@@ -3,9 +3,9 @@
 // protobuf create over HTTP checked in the store.
 import fc from "fast-check"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { decodeMessage, decodeProtobufBody, goDuration, messageFields, protobufKinds } from "../src/http/ProtobufBody.ts"
+import { decodeMessage, decodeProtobufBody, goDuration } from "../src/http/ProtobufBody.ts"
 import { WireError } from "../src/http/ProtobufWire.ts"
-import { builtinMessages } from "../src/kinds/BuiltinMessages.ts"
+import { builtinTables as tables } from "./builtin-kinds.ts"
 import { type Served, serve } from "./http-fixture.ts"
 import { encodeMessage, protobufBody } from "./protobuf-encoder.ts"
 
@@ -48,7 +48,7 @@ const scalar = (type: string, dropped: boolean): fc.Arbitrary<unknown> | undefin
 // no empty lists or maps (protobuf cannot tell them from absent ones), and no durations (their text
 // form is Go's, checked on its own below). Nested messages stop at `depth`.
 const objectOf = (name: string, depth: number): fc.Arbitrary<Record<string, unknown>> => {
-  const table = messageFields(name)
+  const table = tables.fields(name)
   if (table === undefined) throw new Error(name)
   const parts: Array<fc.Arbitrary<Record<string, unknown>>> = []
   const plain: Record<string, fc.Arbitrary<unknown>> = {}
@@ -72,11 +72,11 @@ const objectOf = (name: string, depth: number): fc.Arbitrary<Record<string, unkn
 }
 
 describe("protobuf bodies", () => {
-  it.each(protobufKinds.map((k) => [k.kind, k]))("decode what an encoder of the same tables wrote (%s)", (_kind, k) => {
+  it.each(tables.kinds.map((k) => [k.kind, k]))("decode what an encoder of the same tables wrote (%s)", (_kind, k) => {
     const apiVersion = k.group === "" ? "v1" : `${k.group}/v1`
     fc.assert(
       fc.property(objectOf(k.message, 3), (object) => {
-        const decoded = decodeProtobufBody(protobufBody(apiVersion, k.kind, k.message, object))
+        const decoded = decodeProtobufBody(tables, protobufBody(apiVersion, k.kind, k.message, object))
         expect(decoded).toEqual({ ok: true, object: { apiVersion, kind: k.kind, ...object } })
       }),
       { numRuns: 40 }
@@ -85,7 +85,7 @@ describe("protobuf bodies", () => {
 
   it("reads a namespace as kubectl create namespace sends it", () => {
     const body = protobufBody("v1", "Namespace", "core.v1.Namespace", { metadata: { name: "x", creationTimestamp: undefined }, spec: {}, status: {} })
-    expect(decodeProtobufBody(body)).toEqual({ ok: true, object: { apiVersion: "v1", kind: "Namespace", metadata: { name: "x" }, spec: {}, status: {} } })
+    expect(decodeProtobufBody(tables, body)).toEqual({ ok: true, object: { apiVersion: "v1", kind: "Namespace", metadata: { name: "x" }, spec: {}, status: {} } })
   })
 
   it("prints durations as Go does", () => {
@@ -119,7 +119,7 @@ describe("protobuf bodies", () => {
 
   it("answers 415 naming a kind it does not take as protobuf", () => {
     const body = protobufBody("trainer.kubeflow.org/v1alpha1", "TrainJob", "core.v1.Namespace", { metadata: { name: "t" } })
-    const decoded = decodeProtobufBody(body)
+    const decoded = decodeProtobufBody(tables, body)
     expect(decoded.ok).toBe(false)
     if (decoded.ok) return
     expect(decoded.response.code).toBe(415)
@@ -128,9 +128,9 @@ describe("protobuf bodies", () => {
 
   it("reads any bytes as any message or refuses them with a WireError, never another error", () => {
     fc.assert(
-      fc.property(fc.constantFrom(...Object.keys(builtinMessages)), fc.uint8Array({ maxLength: 48 }), (name, bytes) => {
+      fc.property(fc.constantFrom(...tables.names()), fc.uint8Array({ maxLength: 48 }), (name, bytes) => {
         try {
-          decodeMessage(name, bytes)
+          decodeMessage(tables, name, bytes)
         } catch (error) {
           expect(error).toBeInstanceOf(WireError)
         }
@@ -139,7 +139,7 @@ describe("protobuf bodies", () => {
     )
     // Well-formed messages with bytes overwritten reach the nested and special messages random bytes
     // seldom form.
-    const kinds = protobufKinds.map((k) => k.message)
+    const kinds = tables.kinds.map((k) => k.message)
     const mutated = fc
       .constantFrom(...kinds)
       .chain((name) => fc.tuple(fc.constant(name), objectOf(name, 3), fc.array(fc.tuple(fc.nat(), fc.nat({ max: 255 })), { minLength: 1, maxLength: 4 })))
@@ -148,7 +148,7 @@ describe("protobuf bodies", () => {
         const bytes = Uint8Array.from(encodeMessage(name, object))
         for (const [at, value] of overwrite) if (bytes.length > 0) bytes[at % bytes.length] = value
         try {
-          decodeMessage(name, bytes)
+          decodeMessage(tables, name, bytes)
         } catch (error) {
           expect(error).toBeInstanceOf(WireError)
         }
@@ -158,20 +158,20 @@ describe("protobuf bodies", () => {
     // A timestamp whose seconds arrive as bytes.
     const time = [0x0a, 0x01, 0x78]
     const meta = [0x42, time.length, ...time]
-    expect(() => decodeMessage("core.v1.Namespace", Uint8Array.from([0x0a, meta.length, ...meta]))).toThrow(WireError)
+    expect(() => decodeMessage(tables, "core.v1.Namespace", Uint8Array.from([0x0a, meta.length, ...meta]))).toThrow(WireError)
   })
 
   it("answers 400, never throws, for any bytes after the magic", () => {
     fc.assert(
       fc.property(fc.uint8Array({ maxLength: 64 }), (tail) => {
-        const decoded = decodeProtobufBody(Uint8Array.from([0x6b, 0x38, 0x73, 0x00, ...tail]))
+        const decoded = decodeProtobufBody(tables, Uint8Array.from([0x6b, 0x38, 0x73, 0x00, ...tail]))
         if (!decoded.ok) expect([400, 415]).toContain(decoded.response.code)
       }),
       { numRuns: 2_000 }
     )
     const cut = protobufBody("v1", "Namespace", "core.v1.Namespace", { metadata: { name: "x" } })
-    expect(decodeProtobufBody(cut.subarray(0, cut.length - 3))).toMatchObject({ ok: false, response: { code: 400 } })
-    expect(decodeProtobufBody(Uint8Array.from([1, 2, 3, 4, 5]))).toMatchObject({ ok: false, response: { code: 400 } })
+    expect(decodeProtobufBody(tables, cut.subarray(0, cut.length - 3))).toMatchObject({ ok: false, response: { code: 400 } })
+    expect(decodeProtobufBody(tables, Uint8Array.from([1, 2, 3, 4, 5]))).toMatchObject({ ok: false, response: { code: 400 } })
   })
 })
 

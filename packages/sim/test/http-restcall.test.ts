@@ -1,6 +1,6 @@
 import { fc, test } from "@fast-check/vitest"
 import { describe, expect, it } from "vitest"
-import { Resources } from "../src/Api.ts"
+import { Resources } from "../src/kinds/Builtin.ts"
 import { acceptsTable, patchTypeOf } from "../src/http/MediaType.ts"
 import { type RestInput, decodeRestCall } from "../src/http/RestCall.ts"
 

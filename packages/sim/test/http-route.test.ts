@@ -1,7 +1,8 @@
 import { fc, test } from "@fast-check/vitest"
 import { describe, expect, it } from "vitest"
-import { Resources } from "../src/Api.ts"
+import { Resources } from "../src/kinds/Builtin.ts"
 import { routeOf } from "../src/http/Route.ts"
+import { builtin } from "./builtin-kinds.ts"
 
 const dnsLabel = fc.stringMatching(/^[a-z]([-a-z0-9]{0,20}[a-z0-9])?$/)
 const resource = fc.constantFrom(...Resources)
@@ -14,7 +15,7 @@ describe("routeOf", () => {
     const version = r.versions[0] ?? ""
     const ns = r.namespaced ? namespace : undefined
     const path = `${collectionPath(r, version, ns)}/${name}${status ? "/status" : ""}`
-    const route = routeOf(path)
+    const route = routeOf(builtin, path)
     if (status && !r.hasStatus) {
       expect(route).toEqual({ kind: "notFound" })
       return
@@ -31,32 +32,32 @@ describe("routeOf", () => {
 
   test.prop([resource, dnsLabel])("a namespaced resource is listed across namespaces without one", (r, namespace) => {
     const version = r.versions[0] ?? ""
-    expect(routeOf(collectionPath(r, version, undefined))).toEqual({ kind: "resource", resource: r, version })
-    const inNamespace = routeOf(collectionPath(r, version, namespace))
+    expect(routeOf(builtin, collectionPath(r, version, undefined))).toEqual({ kind: "resource", resource: r, version })
+    const inNamespace = routeOf(builtin, collectionPath(r, version, namespace))
     expect(inNamespace.kind).toBe(r.namespaced ? "resource" : "notFound")
   })
 
   test.prop([fc.array(fc.string(), { maxLength: 8 })])("never throws on any path", (segments) => {
-    expect(() => routeOf(`/${segments.join("/")}`)).not.toThrow()
+    expect(() => routeOf(builtin, `/${segments.join("/")}`)).not.toThrow()
   })
 
   it("names the discovery and OpenAPI documents", () => {
-    expect(routeOf("/version")).toEqual({ kind: "version" })
-    expect(routeOf("/api")).toEqual({ kind: "coreVersions" })
-    expect(routeOf("/apis")).toEqual({ kind: "groups" })
-    expect(routeOf("/api/v1")).toEqual({ kind: "resourceList", group: "", version: "v1" })
-    expect(routeOf("/apis/kueue.x-k8s.io/v1beta1")).toEqual({ kind: "resourceList", group: "kueue.x-k8s.io", version: "v1beta1" })
-    expect(routeOf("/openapi/v3")).toEqual({ kind: "openapiRoot" })
-    expect(routeOf("/openapi/v3/apis/trainer.kubeflow.org/v1alpha1")).toEqual({
+    expect(routeOf(builtin, "/version")).toEqual({ kind: "version" })
+    expect(routeOf(builtin, "/api")).toEqual({ kind: "coreVersions" })
+    expect(routeOf(builtin, "/apis")).toEqual({ kind: "groups" })
+    expect(routeOf(builtin, "/api/v1")).toEqual({ kind: "resourceList", group: "", version: "v1" })
+    expect(routeOf(builtin, "/apis/kueue.x-k8s.io/v1beta1")).toEqual({ kind: "resourceList", group: "kueue.x-k8s.io", version: "v1beta1" })
+    expect(routeOf(builtin, "/openapi/v3")).toEqual({ kind: "openapiRoot" })
+    expect(routeOf(builtin, "/openapi/v3/apis/trainer.kubeflow.org/v1alpha1")).toEqual({
       kind: "openapiGroupVersion",
       group: "trainer.kubeflow.org",
       version: "v1alpha1"
     })
-    expect(routeOf("/openapi/v2")).toEqual({ kind: "openapiV2" })
+    expect(routeOf(builtin, "/openapi/v2")).toEqual({ kind: "openapiV2" })
   })
 
   it("routes a pod's log", () => {
-    expect(routeOf("/api/v1/namespaces/default/pods/p/log")).toMatchObject({ kind: "resource", namespace: "default", name: "p", subresource: "log" })
+    expect(routeOf(builtin, "/api/v1/namespaces/default/pods/p/log")).toMatchObject({ kind: "resource", namespace: "default", name: "p", subresource: "log" })
   })
 
   it("does not serve what is not there", () => {
@@ -73,7 +74,7 @@ describe("routeOf", () => {
       "/openapi/v3/apis/apps/v1",
       "/%E0%A4%A"
     ]) {
-      expect(routeOf(path), path).toEqual({ kind: "notFound" })
+      expect(routeOf(builtin, path), path).toEqual({ kind: "notFound" })
     }
   })
 })

@@ -1,7 +1,8 @@
 import { fc, test } from "@fast-check/vitest"
 import { describe, expect, it } from "vitest"
-import { type KubeObject, Resources } from "../src/Api.ts"
-import { printedTrainJobState, tableOf, trainJobState } from "../src/http/Table.ts"
+import { type KubeObject } from "../src/Api.ts"
+import { Resources } from "../src/kinds/Builtin.ts"
+import { tableOf } from "../src/http/Table.ts"
 
 const byPlural = (plural: string) => Resources.find((r) => r.plural === plural)!
 const created = "2026-01-01T00:00:00Z"
@@ -14,29 +15,6 @@ const job = (status: Record<string, unknown>): KubeObject => ({
   status
 })
 const condition = (type: string, status: string) => ({ type, status })
-
-describe("trainJobState", () => {
-  it("reads terminal conditions first, then suspension, then activity", () => {
-    expect(trainJobState(job({ conditions: [condition("Suspended", "True")] }))).toBe("Suspended")
-    expect(trainJobState(job({ conditions: [condition("Suspended", "False")], jobsStatus: [{ name: "node", active: 1 }] }))).toBe("Running")
-    expect(trainJobState(job({ conditions: [condition("Suspended", "False")] }))).toBe("Pending")
-    expect(trainJobState(job({ conditions: [condition("Suspended", "False"), condition("Complete", "True")] }))).toBe("Complete")
-    expect(trainJobState(job({ conditions: [condition("Complete", "True"), condition("Failed", "True")] }))).toBe("Failed")
-    expect(trainJobState(job({}))).toBe("Pending")
-  })
-})
-
-const conditionType = fc.constantFrom("Suspended", "Complete", "Failed", "Created")
-
-describe("printedTrainJobState", () => {
-  test.prop([fc.array(fc.tuple(conditionType, fc.constantFrom("True", "False")), { maxLength: 8 }), fc.array(fc.record({ name: fc.constant("node"), active: fc.nat(3) }), { maxLength: 2 })])(
-    "is the type of the last condition whatever its status, or empty, as the CRD's printer column",
-    (list, jobsStatus) => {
-      const printed = printedTrainJobState(job({ conditions: list.map(([type, status]) => condition(type, status)), jobsStatus }))
-      expect(printed).toBe(list.at(-1)?.[0] ?? "")
-    }
-  )
-})
 
 describe("tableOf", () => {
   it("prints the State column from the last condition, and a null cell for a job without conditions", () => {

@@ -4,7 +4,8 @@
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { kubeconfigFor, startSimServer } from "../src/http/index.ts"
+import { kubeconfigFor } from "../src/http/index.ts"
+import { startSimServer } from "../src/SimServer.ts"
 import { type Served, serve } from "./http-fixture.ts"
 import { kubectl, ok } from "./kubectl-fixture.ts"
 

@@ -1,6 +1,7 @@
 // The other direction of the simulator's protobuf bodies, for tests: a JSON object encoded by the same
 // message tables into the bytes kubectl's typed clients send (magic, runtime.Unknown envelope, message).
-import { type MessageField, messageFields, protobufMagic } from "../src/http/ProtobufBody.ts"
+import { type MessageField, protobufMagic } from "../src/http/ProtobufBody.ts"
+import { builtinTables } from "./builtin-kinds.ts"
 
 const varint = (value: bigint): Array<number> => {
   let v = BigInt.asUintN(64, value)
@@ -79,7 +80,7 @@ const encodeField = (number: number, spec: MessageField, object: Record<string, 
 
 /** The protobuf message of a JSON object, by the named message's table. */
 export const encodeMessage = (name: string, object: Record<string, unknown>): Array<number> => {
-  const table = messageFields(name)
+  const table = builtinTables.fields(name)
   if (table === undefined) throw new Error(`no table for ${name}`)
   return [...table.entries()].sort(([a], [b]) => a - b).flatMap(([number, spec]) => encodeField(number, spec, object))
 }

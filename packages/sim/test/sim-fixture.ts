@@ -1,7 +1,8 @@
 // Shared by the core's tests: a simulator without Trainer's webhook (so any runtime name will do
 // unless a test installs it), and REST calls made through `handle` the way a face makes them.
 import { expect } from "vitest"
-import { type ApiRequest, type ApiResponse, type KubeObject, Resources } from "../src/Api.ts"
+import { type ApiRequest, type ApiResponse, type KubeObject } from "../src/Api.ts"
+import { Resources } from "../src/kinds/Builtin.ts"
 import { Simulator, type SimulatorOptions } from "../src/Simulator.ts"
 
 /** A simulator with no controllers, seed 7, unless options say otherwise. */

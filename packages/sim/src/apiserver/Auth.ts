@@ -1,7 +1,7 @@
 // Optional bearer-token auth: a request without a known token is 401, a verb the token may not use is
 // 403 with the real server's wording. Each token acts as a user named after its place in the table.
 import type { ApiRequest, ApiResponse, Resource, Verb } from "../Api.ts"
-import { qualifiedResource } from "../kinds/ResourceTable.ts"
+import { qualifiedResource } from "./ResourceNames.ts"
 import { forbidden, unauthorized } from "./StatusErrors.ts"
 
 /** Bearer tokens and the verbs each may use ("*" for all). */

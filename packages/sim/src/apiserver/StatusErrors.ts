@@ -4,7 +4,7 @@
 import type { ApiResponse, Resource } from "../Api.ts"
 import { statusBody } from "../Api.ts"
 import { errorLine, type FieldError } from "./validation/FieldErrors.ts"
-import { qualifiedKind, qualifiedResource } from "../kinds/ResourceTable.ts"
+import { qualifiedKind, qualifiedResource } from "./ResourceNames.ts"
 
 const answer = (code: number, body: Record<string, unknown>, headers?: Record<string, string>): ApiResponse =>
   headers === undefined ? { code, body } : { code, body, headers }

@@ -1,8 +1,9 @@
 // The discovery documents kubectl reads before anything else: /version, /api, /apis and one
-// APIResourceList per group/version, all derived from the served `Resources`.
-import { type Resource, Resources } from "../Api.ts"
+// APIResourceList per group/version, all derived from the served kinds.
+import type { Resource } from "../Api.ts"
 import { reviewGroupVersion, reviewResources } from "../apiserver/SelfReview.ts"
-import { groupVersions, serves } from "./Route.ts"
+import type { KindRegistry } from "../kinds/KindRegistry.ts"
+import { serves } from "./Route.ts"
 
 /** The Kubernetes minor version the simulator claims; kubectl's dispatcher picks its binary by it. */
 export const servedMinorVersion = 32
@@ -28,10 +29,10 @@ export const coreVersions = (serverAddress: string): Record<string, unknown> => 
 })
 
 /** The /apis body: every named group with its versions, the first listed preferred. */
-export const groupList = (): Record<string, unknown> => {
+export const groupList = (kinds: KindRegistry): Record<string, unknown> => {
   const groups = new Map<string, Array<string>>()
   const [reviewGroup = "", reviewVersion = ""] = reviewGroupVersion.split("/")
-  for (const { group, version } of [...groupVersions(), { group: reviewGroup, version: reviewVersion }]) {
+  for (const { group, version } of [...kinds.groupVersions, { group: reviewGroup, version: reviewVersion }]) {
     if (group === "") continue
     groups.set(group, [...(groups.get(group) ?? []), version])
   }
@@ -66,12 +67,12 @@ const resourceEntries = (r: Resource): ReadonlyArray<Record<string, unknown>> =>
 ]
 
 /** The APIResourceList of one group/version. */
-export const resourceList = (group: string, version: string): Record<string, unknown> => ({
+export const resourceList = (kinds: KindRegistry, group: string, version: string): Record<string, unknown> => ({
   kind: "APIResourceList",
   apiVersion: "v1",
   groupVersion: group === "" ? version : `${group}/${version}`,
   resources: [
-    ...Resources.filter((r) => serves(r, group, version)).flatMap(resourceEntries),
+    ...kinds.servedIn(group, version).flatMap(resourceEntries),
     ...reviewResources
       .filter((r) => serves(r, group, version))
       .map((r) => ({ name: r.plural, singularName: r.singular, namespaced: false, kind: r.kind, verbs: ["create"] }))

@@ -3,11 +3,10 @@
 // and whether PATCH takes strategic merge (ours do not, so `apply` sends merge patches); and `kubectl
 // explain` reads each kind's schema, which comes from the field tree the simulator validates with.
 import { createHash } from "node:crypto"
-import { type Resource, Resources } from "../Api.ts"
-import { descriptionsOf } from "../kinds/FieldDescriptions.ts"
-import { fieldsOf } from "../kinds/KindFields.ts"
+import type { Resource } from "../Api.ts"
+import type { Kind } from "../kinds/Kind.ts"
+import type { KindRegistry } from "../kinds/KindRegistry.ts"
 import { objectMetaSchema, objectMetaSchemaName, quantitySchema, quantitySchemaName, schemaOf } from "./OpenApiSchema.ts"
-import { groupVersions, serves } from "./Route.ts"
 
 const gvPath = (group: string, version: string): string => (group === "" ? `api/${version}` : `apis/${group}/${version}`)
 
@@ -26,10 +25,10 @@ const metadata = { allOf: [{ $ref: `#/components/schemas/${objectMetaSchemaName}
 
 // A kind the simulator describes gets its field tree's schema; the others (pods, jobs, events) keep
 // open spec and status, as the simulator stores them.
-const objectProperties = (r: Resource): Record<string, unknown> => {
-  const tree = fieldsOf(r.plural)
+const objectProperties = (r: Kind): Record<string, unknown> => {
+  const tree = r.fields
   if (tree !== "open") {
-    const described = schemaOf(tree, descriptionsOf(r.plural))["properties"] as Record<string, Record<string, unknown>>
+    const described = schemaOf(tree, r.descriptions)["properties"] as Record<string, Record<string, unknown>>
     const spec = described["spec"] === undefined ? {} : { spec: { description: `The desired state of the ${r.kind}.`, ...described["spec"] } }
     const status = described["status"] === undefined ? {} : { status: { description: `The observed state of the ${r.kind}, written by its controller.`, ...described["status"] } }
     return { ...described, ...typeMeta, metadata, ...spec, ...status }
@@ -42,7 +41,7 @@ const objectProperties = (r: Resource): Record<string, unknown> => {
   }
 }
 
-const kindSchema = (r: Resource, version: string, kind: string, description: string): Record<string, unknown> => ({
+const kindSchema = (r: Kind, version: string, kind: string, description: string): Record<string, unknown> => ({
   type: "object",
   description,
   properties:
@@ -132,8 +131,8 @@ const resourcePaths = (r: Resource, version: string): Record<string, unknown> =>
 }
 
 /** The OpenAPI v3 document of one group/version. */
-export const groupVersionDocument = (group: string, version: string): Record<string, unknown> => {
-  const served = Resources.filter((r) => serves(r, group, version))
+export const groupVersionDocument = (kinds: KindRegistry, group: string, version: string): Record<string, unknown> => {
+  const served = kinds.servedIn(group, version)
   return {
     openapi: "3.0.0",
     info: { title: "dispatch simulated cluster", version: `${group === "" ? "" : `${group}/`}${version}` },
@@ -154,11 +153,11 @@ export const groupVersionDocument = (group: string, version: string): Record<str
 const hashOf = (document: unknown): string => createHash("sha512").update(JSON.stringify(document)).digest("hex").toUpperCase()
 
 /** The /openapi/v3 index: each group/version's document, addressed by a hash of its content. */
-export const openApiRoot = (): Record<string, unknown> => ({
+export const openApiRoot = (kinds: KindRegistry): Record<string, unknown> => ({
   paths: Object.fromEntries(
-    groupVersions().map(({ group, version }) => {
+    kinds.groupVersions.map(({ group, version }) => {
       const path = gvPath(group, version)
-      return [path, { serverRelativeURL: `/openapi/v3/${path}?hash=${hashOf(groupVersionDocument(group, version))}` }]
+      return [path, { serverRelativeURL: `/openapi/v3/${path}?hash=${hashOf(groupVersionDocument(kinds, group, version))}` }]
     })
   )
 })

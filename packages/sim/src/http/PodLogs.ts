@@ -4,9 +4,8 @@
 // log as the simulator's containers wrote it (synthetic on the clock, or a process's output with exec). A followed log is polled until the container exits, the pod
 // goes, or the client leaves.
 import type { ServerResponse } from "node:http"
-import { type ApiResponse, type KubeObject, statusBody } from "../Api.ts"
-import { containerStatus, syntheticLog, type LogLine } from "../controllers/kubelet/SyntheticLogs.ts"
-import type { Simulator } from "../Simulator.ts"
+import { type ApiResponse, type KubeObject, type LogLine, statusBody } from "../Api.ts"
+import type { ServedSimulator } from "./ServedSimulator.ts"
 import { readQuery } from "./QueryParams.ts"
 import { sendJson, serveOutcome, type Timers } from "./Reply.ts"
 
@@ -20,6 +19,17 @@ export interface PodLogCall {
 }
 
 const badRequest = (message: string): ApiResponse => ({ code: 400, body: statusBody(400, "BadRequest", message) })
+
+/** The lines a container of a pod has written by a clock time. */
+export type ContainerLog = (pod: KubeObject, container: string, now: number) => ReadonlyArray<LogLine>
+
+// The state the kubelet last wrote for a container (running, waiting or terminated), if any.
+const containerState = (pod: KubeObject, container: string): Record<string, unknown> | undefined => {
+  const statuses = (pod["status"] as { containerStatuses?: unknown } | undefined)?.containerStatuses
+  const entry = Array.isArray(statuses) ? (statuses as ReadonlyArray<Record<string, unknown> | null>).find((s) => s?.["name"] === container) : undefined
+  const state = entry?.["state"]
+  return typeof state === "object" && state !== null ? (state as Record<string, unknown>) : undefined
+}
 
 const containersOf = (pod: KubeObject): ReadonlyArray<string> => {
   const spec = pod["spec"] as { containers?: ReadonlyArray<{ name?: unknown }> } | undefined
@@ -70,7 +80,7 @@ const decide = (pod: KubeObject, query: URLSearchParams, now: number): LogReques
   ]
   if (problems.length > 0) return { code: 422, body: statusBody(422, "Invalid", `PodLogOptions "${name}" is invalid: ${problems.join(", ")}`) }
   if (options.previous === true) return badRequest(`previous terminated container "${container}" in pod "${name}" not found`)
-  const state = containerStatus(pod, container)?.["state"] as Record<string, unknown> | undefined
+  const state = containerState(pod, container)
   if (state === undefined || state["waiting"] !== undefined) {
     return badRequest(`container "${container}" in pod "${name}" is waiting to start: ContainerCreating`)
   }
@@ -88,10 +98,17 @@ const render = (line: LogLine, timestamps: boolean): string =>
   `${timestamps ? `${new Date(line.time).toISOString().replace(/\.(\d{3})Z$/, ".$1000000Z")} ` : ""}${line.text}\n`
 
 const isExited = (pod: KubeObject | undefined, container: string): boolean =>
-  pod === undefined || (containerStatus(pod, container)?.["state"] as Record<string, unknown> | undefined)?.["terminated"] !== undefined
+  pod === undefined || containerState(pod, container)?.["terminated"] !== undefined
 
 /** Serves GET .../pods/{name}/log. */
-export const servePodLog = (res: ServerResponse, simulator: Pick<Simulator, "handle" | "now"> & Partial<Pick<Simulator, "containerLog">>, call: PodLogCall, timers: Timers, pollMs = 100): void => {
+export const servePodLog = (
+  res: ServerResponse,
+  simulator: Pick<ServedSimulator, "handle" | "now" | "containerLog">,
+  call: PodLogCall,
+  timers: Timers,
+  fallbackLog: ContainerLog,
+  pollMs = 100
+): void => {
   const read = () => simulator.handle({
     verb: "get",
     group: "",
@@ -106,8 +123,8 @@ export const servePodLog = (res: ServerResponse, simulator: Pick<Simulator, "han
     const pod = response.body as KubeObject
     const request = decide(pod, call.query, simulator.now())
     if ("code" in request) return sendJson(res, request)
-    // A wrapper that forwards no containerLog serves the synthetic log, as before exec existed.
-    const logOf = (current: KubeObject) => simulator.containerLog?.(current, request.container) ?? syntheticLog(current, request.container, simulator.now())
+    // A wrapper that forwards no containerLog serves the fallback (the synthetic log), as before exec existed.
+    const logOf = (current: KubeObject) => simulator.containerLog?.(current, request.container) ?? fallbackLog(current, request.container, simulator.now())
     const selected = (lines: ReadonlyArray<LogLine>) => lines.filter((line) => request.since === undefined || line.time >= request.since)
     const first = selected(logOf(pod))
     const shown = request.tail === undefined ? first : first.slice(Math.max(0, first.length - request.tail))

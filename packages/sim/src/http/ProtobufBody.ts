@@ -3,7 +3,8 @@
 // apiVersion and kind, and the typed message, turned into the JSON object the rest of the simulator
 // reads, as the real server's protobuf decoding followed by its JSON encoding would give it.
 import { type ApiResponse, statusBody } from "../Api.ts"
-import { builtinMessages } from "../kinds/BuiltinMessages.ts"
+import type { KindRegistry } from "../kinds/KindRegistry.ts"
+import { apiMessages } from "./ApiMessages.ts"
 import { type WireField, WireError, readFields, readPackedVarints } from "./ProtobufWire.ts"
 import { memoizeText } from "./TextMemo.ts"
 
@@ -18,14 +19,7 @@ export interface MessageField {
   readonly inline: boolean
 }
 
-const parsed = new Map<string, ReadonlyMap<number, MessageField>>()
-
-/** The fields of a message by number, or undefined for a message the tables do not know. */
-export const messageFields = (name: string): ReadonlyMap<number, MessageField> | undefined => {
-  const known = parsed.get(name)
-  if (known !== undefined) return known
-  const text = Object.hasOwn(builtinMessages, name) ? builtinMessages[name] : undefined
-  if (text === undefined) return undefined
+const parseTable = (text: string): ReadonlyMap<number, MessageField> => {
   const fields = new Map<number, MessageField>()
   for (const entry of text.split(" ").filter((e) => e !== "")) {
     const [number = "", json = "", type = "", flags = ""] = entry.split(":")
@@ -39,20 +33,52 @@ export const messageFields = (name: string): ReadonlyMap<number, MessageField> |
       inline: flags.includes("i")
     })
   }
-  parsed.set(name, fields)
   return fields
 }
 
-/** The kinds accepted as protobuf bodies, by apiVersion group ("" for core) and kind, with their message. */
-export const protobufKinds: ReadonlyArray<{ readonly group: string; readonly kind: string; readonly message: string }> = [
-  { group: "", kind: "Namespace", message: "core.v1.Namespace" },
-  { group: "", kind: "ConfigMap", message: "core.v1.ConfigMap" },
-  { group: "", kind: "Pod", message: "core.v1.Pod" },
-  { group: "", kind: "Event", message: "core.v1.Event" },
-  { group: "batch", kind: "Job", message: "batch.v1.Job" },
+/** A kind accepted as a protobuf body: its apiVersion group ("" for core), its kind and its message. */
+export interface ProtobufKind {
+  readonly group: string
+  readonly kind: string
+  readonly message: string
+}
+
+// The review kinds, which the API server serves whatever kinds it stores.
+const reviewKinds: ReadonlyArray<ProtobufKind> = [
   { group: "authorization.k8s.io", kind: "SelfSubjectAccessReview", message: "authorization.v1.SelfSubjectAccessReview" },
   { group: "authorization.k8s.io", kind: "SelfSubjectRulesReview", message: "authorization.v1.SelfSubjectRulesReview" }
 ]
+
+/** The message tables one server decodes with: the API server's own and those of the kinds it serves. */
+export class MessageTables {
+  // Each table parsed once, on first use: a pure memo of this server's constant tables.
+  private readonly parsed = new Map<string, ReadonlyMap<number, MessageField>>()
+  /** The kinds accepted as protobuf bodies. */
+  readonly kinds: ReadonlyArray<ProtobufKind>
+
+  constructor(private readonly registry: KindRegistry) {
+    this.kinds = [
+      ...registry.kinds.flatMap((k) => (k.protobufMessage === undefined ? [] : [{ group: k.group, kind: k.kind, message: k.protobufMessage }])),
+      ...reviewKinds
+    ]
+  }
+
+  /** The fields of a message by number, or undefined for a message the tables do not know. */
+  fields(name: string): ReadonlyMap<number, MessageField> | undefined {
+    const known = this.parsed.get(name)
+    if (known !== undefined) return known
+    const text = Object.hasOwn(apiMessages, name) ? apiMessages[name] : this.registry.protobufMessage(name)
+    if (text === undefined) return undefined
+    const fields = parseTable(text)
+    this.parsed.set(name, fields)
+    return fields
+  }
+
+  /** Every message name the tables know. */
+  names(): ReadonlyArray<string> {
+    return [...Object.keys(apiMessages), ...this.registry.kinds.flatMap((k) => Object.keys(k.protobuf))]
+  }
+}
 
 const scalarTypes = new Set(["string", "bytes", "int32", "int64", "uint32", "uint64", "bool", "double"])
 const varintTypes = new Set(["int32", "int64", "uint32", "uint64", "bool"])
@@ -123,7 +149,7 @@ const scalarOf = (type: string, field: WireField, path: string): unknown => {
 // The fields of a small special message by number (the last occurrence wins, as protobuf merges).
 const byNumber = (bytes: Uint8Array): ReadonlyMap<number, WireField> => new Map(readFields(bytes).map((f) => [f.number, f]))
 
-const specialOf = (type: string, bytes: Uint8Array, path: string): unknown => {
+const specialOf = (tables: MessageTables, type: string, bytes: Uint8Array, path: string): unknown => {
   const f = byNumber(bytes)
   const int = (n: number, t: string): number => (f.has(n) ? (scalarOf(t, f.get(n) as WireField, path) as number) : 0)
   const str = (n: number): string => (f.has(n) ? (scalarOf("string", f.get(n) as WireField, path) as string) : "")
@@ -160,20 +186,20 @@ const specialOf = (type: string, bytes: Uint8Array, path: string): unknown => {
     case "stringList":
       return readFields(bytes).filter((x) => x.number === 1).map((x) => scalarOf("string", x, path))
     default:
-      return decodeMessage(type, bytes, path)
+      return decodeMessage(tables, type, bytes, path)
   }
 }
 
-const valueOf = (type: string, field: WireField, path: string): unknown =>
-  scalarTypes.has(type) ? scalarOf(type, field, path) : specialOf(type, bytesOf(field, path), path)
+const valueOf = (tables: MessageTables, type: string, field: WireField, path: string): unknown =>
+  scalarTypes.has(type) ? scalarOf(type, field, path) : specialOf(tables, type, bytesOf(field, path), path)
 
 // A map entry without its value holds the value type's zero, as Go's decoder leaves it.
-const zeroOf = (type: string): unknown => {
+const zeroOf = (tables: MessageTables, type: string): unknown => {
   if (type === "string" || type === "bytes") return ""
   if (type === "bool") return false
   if (scalarTypes.has(type)) return 0
   if (type === "quantity") return "0"
-  return specialOf(type, new Uint8Array(), "") ?? null
+  return specialOf(tables, type, new Uint8Array(), "") ?? null
 }
 
 // Go's omitempty: empty strings, zeros, false, and empty lists and maps (never a struct).
@@ -184,8 +210,8 @@ const isEmpty = (value: unknown, spec: MessageField): boolean =>
 const fieldPath = (path: string, json: string): string => (path === "" ? json : `${path}.${json}`)
 
 /** Decodes one message by its table into its JSON form. Throws a WireError on malformed input. */
-export const decodeMessage = (name: string, bytes: Uint8Array, path = ""): Record<string, unknown> => {
-  const table = messageFields(name)
+export const decodeMessage = (tables: MessageTables, name: string, bytes: Uint8Array, path = ""): Record<string, unknown> => {
+  const table = tables.fields(name)
   if (table === undefined) throw new WireError(`${path === "" ? "the body" : path}: no table for ${name}`)
   const out: Record<string, unknown> = {}
   for (const field of readFields(bytes)) {
@@ -196,7 +222,7 @@ export const decodeMessage = (name: string, bytes: Uint8Array, path = ""): Recor
     if (spec.map) {
       const entry = byNumber(bytesOf(field, at))
       const key = entry.has(1) ? (scalarOf("string", entry.get(1) as WireField, at) as string) : ""
-      const value = entry.has(2) ? valueOf(spec.type, entry.get(2) as WireField, `${at}[${key}]`) : zeroOf(spec.type)
+      const value = entry.has(2) ? valueOf(tables, spec.type, entry.get(2) as WireField, `${at}[${key}]`) : zeroOf(tables, spec.type)
       const map = (out[spec.json] ??= {}) as Record<string, unknown>
       Object.defineProperty(map, key, { value, enumerable: true, writable: true, configurable: true })
     } else if (spec.repeated) {
@@ -204,12 +230,12 @@ export const decodeMessage = (name: string, bytes: Uint8Array, path = ""): Recor
       if (varintTypes.has(spec.type) && field.wire === "bytes") {
         for (const v of readPackedVarints(field.value)) list.push(scalarOf(spec.type, { number: field.number, wire: "varint", value: v }, at))
       } else {
-        list.push(valueOf(spec.type, field, `${at}[${list.length}]`))
+        list.push(valueOf(tables, spec.type, field, `${at}[${list.length}]`))
       }
     } else if (spec.inline) {
-      Object.assign(out, valueOf(spec.type, field, path))
+      Object.assign(out, valueOf(tables, spec.type, field, path))
     } else {
-      const value = valueOf(spec.type, field, at)
+      const value = valueOf(tables, spec.type, field, at)
       if (value === undefined) delete out[spec.json]
       else out[spec.json] = value
     }
@@ -250,7 +276,7 @@ const unsupported = (what: string): ProtobufDecoded => ({
 })
 
 /** Decodes a protobuf request body (magic, runtime.Unknown envelope, typed message) into its JSON object. */
-export const decodeProtobufBody = (bytes: Uint8Array): ProtobufDecoded => {
+export const decodeProtobufBody = (tables: MessageTables, bytes: Uint8Array): ProtobufDecoded => {
   if (bytes.length < 4 || protobufMagic.some((b, i) => bytes[i] !== b)) return badRequest("the protobuf body does not start with the k8s\\0 magic")
   try {
     const envelope = byNumber(bytes.subarray(4))
@@ -262,11 +288,11 @@ export const decodeProtobufBody = (bytes: Uint8Array): ProtobufDecoded => {
     const encoding = text(envelope, 3, "contentEncoding")
     if (encoding !== "") return unsupported(`content encoding "${encoding}"`)
     const group = apiVersion.includes("/") ? (apiVersion.split("/")[0] ?? "") : ""
-    const message = kind === "DeleteOptions" ? "meta.v1.DeleteOptions" : protobufKinds.find((k) => k.group === group && k.kind === kind)?.message
+    const message = kind === "DeleteOptions" ? "meta.v1.DeleteOptions" : tables.kinds.find((k) => k.group === group && k.kind === kind)?.message
     const gvk = `${group === "" ? "" : `${group}/`}${apiVersion.split("/").pop() ?? ""}, Kind=${kind}`
     if (message === undefined) return unsupported(`${gvk}`)
     const raw = envelope.has(2) ? bytesOf(envelope.get(2) as WireField, "raw") : new Uint8Array()
-    return { ok: true, object: { apiVersion, kind, ...decodeMessage(message, raw) } }
+    return { ok: true, object: { apiVersion, kind, ...decodeMessage(tables, message, raw) } }
   } catch (error) {
     if (error instanceof WireError) return badRequest(error.message)
     throw error

@@ -1,7 +1,9 @@
 // Where a request path points in the Kubernetes REST layout: the discovery and OpenAPI documents, or
 // one of the served resources (a collection, an object, or an object's status). Methods and query
 // parameters are read elsewhere; this only names the target.
-import { type Resource, Resources } from "../Api.ts"
+import type { Resource } from "../Api.ts"
+import type { Kind } from "../kinds/Kind.ts"
+import type { KindRegistry } from "../kinds/KindRegistry.ts"
 import { type SelfReviewKind, reviewGroupVersion, reviewResources } from "../apiserver/SelfReview.ts"
 
 /** The target of a request path. */
@@ -16,7 +18,7 @@ export type Route =
   | { readonly kind: "review"; readonly review: SelfReviewKind }
   | {
       readonly kind: "resource"
-      readonly resource: Resource
+      readonly resource: Kind
       readonly version: string
       readonly namespace?: string
       readonly name?: string
@@ -30,41 +32,10 @@ const notFound: Route = { kind: "notFound" }
 export const serves = (resource: Resource, group: string, version: string): boolean =>
   resource.group === group && resource.versions.includes(version)
 
-/** The served group/version pairs, core first, in the order of `Resources`. */
-export const groupVersions = (): ReadonlyArray<{ readonly group: string; readonly version: string }> => {
-  const seen = new Set<string>()
-  const out: Array<{ group: string; version: string }> = []
-  for (const r of Resources) {
-    for (const version of r.versions) {
-      const key = `${r.group}/${version}`
-      if (!seen.has(key)) {
-        seen.add(key)
-        out.push({ group: r.group, version })
-      }
-    }
-  }
-  return out.sort((a, b) => (a.group === "" ? -1 : b.group === "" ? 1 : 0))
-}
-
-// The served resources by group, version and plural (the first in `Resources` order where two share
-// them), and the served group/version pairs: every request's path is looked up in these.
-const servedKey = (group: string, version: string, plural: string): string => `${group}\u0000${version}\u0000${plural}`
-const servedResources = new Map<string, Resource>()
-const servedGroupVersions = new Set<string>()
-for (const r of Resources) {
-  for (const version of r.versions) {
-    const key = servedKey(r.group, version, r.plural)
-    if (!servedResources.has(key)) servedResources.set(key, r)
-    servedGroupVersions.add(servedKey(r.group, version, ""))
-  }
-}
-
-const servesGroupVersion = (group: string, version: string): boolean => servedGroupVersions.has(servedKey(group, version, ""))
-
 // The segments after /api/v1 or /apis/{group}/{version}:
 //   {plural}[/{name}[/status]]  or  namespaces/{ns}/{plural}[/{name}[/status]]
-const resourceRoute = (group: string, version: string, rest: ReadonlyArray<string>): Route => {
-  const find = (plural: string | undefined): Resource | undefined => (plural === undefined ? undefined : servedResources.get(servedKey(group, version, plural)))
+const resourceRoute = (kinds: KindRegistry, group: string, version: string, rest: ReadonlyArray<string>): Route => {
+  const find = (plural: string | undefined): Kind | undefined => (plural === undefined ? undefined : kinds.servedAt(group, version, plural))
   const namespacedForm = rest[0] === "namespaces" && rest.length >= 3 && find(rest[2])?.namespaced === true
   if (namespacedForm) {
     const [, namespace, plural, name, sub, ...extra] = rest
@@ -81,7 +52,7 @@ const resourceRoute = (group: string, version: string, rest: ReadonlyArray<strin
 }
 
 const withObject = (
-  resource: Resource,
+  resource: Kind,
   version: string,
   namespace: string | undefined,
   name: string | undefined,
@@ -114,8 +85,9 @@ export const splitTarget = (target: string): { readonly path: string; readonly q
   return { path: path === "" ? "/" : path, query: new URLSearchParams(q < 0 ? "" : withoutFragment.slice(q + 1)) }
 }
 
-/** Names the target of a URL path (without its query string). */
-export const routeOf = (path: string): Route => {
+/** Names the target of a URL path (without its query string), among the kinds served. */
+export const routeOf = (kinds: KindRegistry, path: string): Route => {
+  const servesGroupVersion = (group: string, version: string): boolean => kinds.servesGroupVersion(group, version)
   const trimmed = path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path
   const segments = trimmed.split("/").slice(1).map(decodeSegment)
   if (segments.some((s) => s === undefined)) return notFound
@@ -128,7 +100,7 @@ export const routeOf = (path: string): Route => {
       if (second === undefined) return { kind: "coreVersions" }
       if (!servesGroupVersion("", second)) return notFound
       if (third === undefined) return { kind: "resourceList", group: "", version: second }
-      return resourceRoute("", second, [third, ...rest])
+      return resourceRoute(kinds, "", second, [third, ...rest])
     case "apis": {
       if (second === undefined) return { kind: "groups" }
       if (`${second}/${third}` === reviewGroupVersion) {
@@ -138,7 +110,7 @@ export const routeOf = (path: string): Route => {
       }
       if (third === undefined || !servesGroupVersion(second, third)) return notFound
       if (rest.length === 0) return { kind: "resourceList", group: second, version: third }
-      return resourceRoute(second, third, rest)
+      return resourceRoute(kinds, second, third, rest)
     }
     case "openapi":
       if (second === "v2" && third === undefined) return { kind: "openapiV2" }

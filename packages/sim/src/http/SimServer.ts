@@ -5,12 +5,13 @@ import type { AddressInfo } from "node:net"
 import type { Duplex } from "node:stream"
 import { type ApiResponse, type Outcome, type Resource, statusBody } from "../Api.ts"
 import { reviewResources } from "../apiserver/SelfReview.ts"
-import type { Simulator } from "../Simulator.ts"
+import type { ServedSimulator } from "./ServedSimulator.ts"
 import { coreVersions, groupList, resourceList, versionInfo } from "./Discovery.ts"
 import { groupVersionDocument, openApiRoot } from "./OpenApi.ts"
-import { servePodLog } from "./PodLogs.ts"
+import { type ContainerLog, servePodLog } from "./PodLogs.ts"
 import { serveOutcome, sendJson, sendJsonOnSocket } from "./Reply.ts"
-import { decodeProtobufBody, isProtobufBody } from "./ProtobufBody.ts"
+import { MessageTables, decodeProtobufBody, isProtobufBody } from "./ProtobufBody.ts"
+import type { KindRegistry } from "../kinds/KindRegistry.ts"
 import { readBody } from "./RequestBody.ts"
 import { type RestCall, type RestInput, decodeRestCall } from "./RestCall.ts"
 import { type Route, routeOf, splitTarget } from "./Route.ts"
@@ -20,8 +21,7 @@ import { tableOf } from "./Table.ts"
 import { serveWatch } from "./WatchStream.ts"
 import type { Writable } from "../Writable.ts"
 
-/** The part of a Simulator the HTTP face uses. */
-export type ServedSimulator = Pick<Simulator, "handle" | "watch" | "now" | "advanceTo"> & Partial<Pick<Simulator, "serve" | "containerLog" | "selfReview">>
+export type { ServedSimulator }
 
 /** How to start a simulator server. */
 export interface SimServerOptions {
@@ -36,6 +36,13 @@ export interface SimServerOptions {
   readonly tickMs?: number
   /** Real elapsed time in ms, for the ticker (default `performance.now`); tests may inject their own. */
   readonly realTime?: () => number
+}
+
+/** How the HTTP face starts: a server's options and the kinds it routes to (the simulator's own). */
+export interface HttpFaceOptions extends SimServerOptions {
+  readonly kinds: KindRegistry
+  /** The log served for a simulator that does not serve its containers' own. */
+  readonly fallbackLog: ContainerLog
 }
 
 /** A running simulator server. */
@@ -53,20 +60,20 @@ const methodNotAllowed: ApiResponse = {
   body: statusBody(405, "MethodNotAllowed", "the server does not allow this method on the requested resource")
 }
 
-const documentFor = (route: Route, serverAddress: string): ApiResponse => {
+const documentFor = (kinds: KindRegistry, route: Route, serverAddress: string): ApiResponse => {
   switch (route.kind) {
     case "version":
       return { code: 200, body: versionInfo() }
     case "coreVersions":
       return { code: 200, body: coreVersions(serverAddress) }
     case "groups":
-      return { code: 200, body: groupList() }
+      return { code: 200, body: groupList(kinds) }
     case "resourceList":
-      return { code: 200, body: resourceList(route.group, route.version) }
+      return { code: 200, body: resourceList(kinds, route.group, route.version) }
     case "openapiRoot":
-      return { code: 200, body: openApiRoot() }
+      return { code: 200, body: openApiRoot(kinds) }
     case "openapiGroupVersion":
-      return { code: 200, body: groupVersionDocument(route.group, route.version) }
+      return { code: 200, body: groupVersionDocument(kinds, route.group, route.version) }
     case "openapiV2":
     case "review":
     case "notFound":
@@ -86,7 +93,7 @@ const internalError = (error: unknown): Outcome => ({
 })
 
 /** Reads and decodes one REST call; undefined when it was answered already (or the client left). */
-const decodeCall = async (req: IncomingMessage, res: ServerResponse, callTarget: RestInput["target"], query: URLSearchParams): Promise<RestCall | undefined> => {
+const decodeCall = async (tables: MessageTables, req: IncomingMessage, res: ServerResponse, callTarget: RestInput["target"], query: URLSearchParams): Promise<RestCall | undefined> => {
   const body = await readBody(req)
   if (body.kind === "aborted") return undefined
   if (body.kind === "tooLarge") {
@@ -99,7 +106,7 @@ const decodeCall = async (req: IncomingMessage, res: ServerResponse, callTarget:
   }
   // A protobuf body (kubectl's typed clients send one for built-in kinds) is read into the JSON object
   // it stands for; the rest of the call is decoded as for a JSON body.
-  const protobuf = isProtobufBody(header(req, "content-type")) && body.bytes.length > 0 ? decodeProtobufBody(body.bytes) : undefined
+  const protobuf = isProtobufBody(header(req, "content-type")) && body.bytes.length > 0 ? decodeProtobufBody(tables, body.bytes) : undefined
   if (protobuf !== undefined && !protobuf.ok) {
     sendJson(res, protobuf.response)
     return undefined
@@ -123,19 +130,21 @@ const decodeCall = async (req: IncomingMessage, res: ServerResponse, callTarget:
   return decoded.call
 }
 
-/** Starts a simulator server on 127.0.0.1. Rejects with a SimServerError if it cannot listen. */
-export const startSimServer = (options: SimServerOptions): Promise<SimServer> => {
+/** Starts the HTTP face of a simulator serving `kinds` on 127.0.0.1. Rejects with a SimServerError if it cannot listen. */
+export const startHttpFace = (options: HttpFaceOptions): Promise<SimServer> => {
   const simulator = options.simulator
+  const kinds = options.kinds
+  const tables = new MessageTables(kinds)
   const realTime = options.realTime ?? (() => performance.now())
   const { timers, cancelAll } = serverTimers()
 
   const serve = async (req: IncomingMessage, res: ServerResponse, serverAddress: string): Promise<void> => {
     const target = splitTarget(req.url ?? "/")
-    const route = routeOf(target.path)
+    const route = routeOf(kinds, target.path)
     // A wrapper that does not pass reviews on does not serve them.
     if (route.kind === "review" && simulator.selfReview !== undefined) {
       const review = reviewResources.find((r) => r.kind === route.review) as Resource
-      const decoded = await decodeCall(req, res, { resource: review, version: "v1" }, target.query)
+      const decoded = await decodeCall(tables, req, res, { resource: review, version: "v1" }, target.query)
       if (decoded === undefined) return
       if (decoded.request.verb !== "create") return sendJson(res, methodNotAllowed)
       return sendJson(res, simulator.selfReview(route.review, decoded.request.token, decoded.request.body))
@@ -143,19 +152,19 @@ export const startSimServer = (options: SimServerOptions): Promise<SimServer> =>
     if (route.kind !== "resource") {
       const body = await readBody(req)
       if (body.kind === "aborted") return
-      sendJson(res, req.method === "GET" || route.kind === "notFound" || route.kind === "review" ? documentFor(route, serverAddress) : methodNotAllowed)
+      sendJson(res, req.method === "GET" || route.kind === "notFound" || route.kind === "review" ? documentFor(kinds, route, serverAddress) : methodNotAllowed)
       return
     }
     if (route.subresource === "log") {
       if (req.method !== "GET") return sendJson(res, methodNotAllowed)
       const token = /^Bearer\s+(\S+)\s*$/i.exec(header(req, "authorization") ?? "")?.[1]
-      return servePodLog(res, simulator, { version: route.version, namespace: route.namespace ?? "default", name: route.name ?? "", query: target.query, token }, timers)
+      return servePodLog(res, simulator, { version: route.version, namespace: route.namespace ?? "default", name: route.name ?? "", query: target.query, token }, timers, options.fallbackLog)
     }
     const callTarget: Writable<RestInput["target"]> = { resource: route.resource, version: route.version }
     if (route.namespace !== undefined) callTarget.namespace = route.namespace
     if (route.name !== undefined) callTarget.name = route.name
     if (route.subresource === "status") callTarget.subresource = "status"
-    const call = await decodeCall(req, res, callTarget, target.query)
+    const call = await decodeCall(tables, req, res, callTarget, target.query)
     if (call === undefined) return
     if (call.request.verb === "watch") {
       try {
@@ -195,7 +204,7 @@ export const startSimServer = (options: SimServerOptions): Promise<SimServer> =>
     // CONNECT and protocol upgrades (exec, port-forward, proxies) are served by no resource here: the
     // path is not found, or the method not allowed on it, as for any other method.
     const refuseTunnel = (req: IncomingMessage, socket: Duplex): void => {
-      const route = routeOf(splitTarget(req.url ?? "/").path)
+      const route = routeOf(kinds, splitTarget(req.url ?? "/").path)
       sendJsonOnSocket(socket, req.method, route.kind === "notFound" ? notFound : methodNotAllowed)
     }
     server.on("connect", refuseTunnel)

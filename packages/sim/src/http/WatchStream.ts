@@ -2,8 +2,9 @@
 // lets the answer through, and stopped when the client leaves, the timeout passes, an ERROR event is
 // sent or the server closes.
 import type { ServerResponse } from "node:http"
-import type { Resource, WatchEvent } from "../Api.ts"
-import type { Simulator } from "../Simulator.ts"
+import type { WatchEvent } from "../Api.ts"
+import type { Kind } from "../kinds/Kind.ts"
+import type { ServedSimulator } from "./ServedSimulator.ts"
 import { jsonText } from "./JsonText.ts"
 import { serveOutcome, sendJson, type Timers } from "./Reply.ts"
 import type { RestCall } from "./RestCall.ts"
@@ -12,8 +13,8 @@ import { tableOf } from "./Table.ts"
 /** Serves a watch call until the client goes away or its timeoutSeconds pass. */
 export const serveWatch = (
   res: ServerResponse,
-  simulator: Pick<Simulator, "watch" | "now">,
-  resource: Resource,
+  simulator: Pick<ServedSimulator, "watch" | "now">,
+  resource: Kind,
   call: RestCall,
   timers: Timers
 ): void => {

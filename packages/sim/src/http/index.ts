@@ -1,6 +1,5 @@
 /** The simulator's HTTP face. */
-export { startSimServer, type ServedSimulator, type SimServer, type SimServerOptions } from "./SimServer.ts"
+export type { ServedSimulator, SimServer, SimServerOptions } from "./SimServer.ts"
 export { SimServerError } from "./SimServerError.ts"
 export { kubeconfigFor, kubeconfigEntryName, type KubeconfigOptions } from "./Kubeconfig.ts"
 export { humanDuration } from "./HumanDuration.ts"
-export { printedTrainJobState, trainJobState } from "./Table.ts"

@@ -1,7 +1,8 @@
 // Runs the registered admission webhooks of a resource in order, each seeing the previous one's
 // object, and re-runs schema validation on what they return when they changed it (mutations must still be
 // valid; what went in was validated already).
-import type { ApiResponse, KubeObject, Resource } from "../../Api.ts"
+import type { ApiResponse, KubeObject } from "../../Api.ts"
+import type { Kind } from "../../kinds/Kind.ts"
 import { jsonClone, jsonEqual } from "../store/JsonValue.ts"
 import type { ServerContext } from "../store/ServerContext.ts"
 import { invalid, webhookDenied } from "../StatusErrors.ts"
@@ -10,7 +11,7 @@ import { validate } from "../validation/Validation.ts"
 /** Admits an object on create or update: the object to store, or the answer refusing it. */
 export const admit = (
   context: ServerContext,
-  resource: Resource,
+  resource: Kind,
   operation: "create" | "update",
   object: KubeObject,
   old: KubeObject | undefined,
@@ -28,6 +29,6 @@ export const admit = (
   }
   if (!changed) return { object: current }
   // What went in passed validation (it is only ever admitted then): parts the webhooks kept need no second look.
-  const errors = validate(resource, current, old, object)
+  const errors = validate(context.kinds, resource, current, old, object)
   return errors.length > 0 ? { refused: invalid(resource, name, errors) } : { object: current }
 }

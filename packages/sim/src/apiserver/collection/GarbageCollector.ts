@@ -2,16 +2,16 @@
 // changes: dependents whose owners are all gone (not found, or a different uid) are deleted, dangling
 // references beside live owners are dropped, Orphan deletes release their dependents, and Foreground
 // deletes delete their dependents and finish once no dependent blocking the owner remains.
-import type { KubeObject, Resource } from "../../Api.ts"
+import type { KubeObject } from "../../Api.ts"
+import type { Kind } from "../../kinds/Kind.ts"
 import { deleteObject, foregroundFinalizer, orphanFinalizer } from "../verbs/Delete.ts"
 import { type GarbageQueue, type ObjectAddress, ownerReferencesOf } from "./GarbageQueue.ts"
-import { resourceByKind, resourceByPlural } from "../../kinds/ResourceTable.ts"
 import { finalizersOf, identityOf, isDeleting, metadataOf, type ServerContext } from "../store/ServerContext.ts"
 import { commitUpdate } from "../verbs/Update.ts"
 
 /** A stored object with its resource. */
 interface Entry {
-  readonly resource: Resource
+  readonly resource: Kind
   readonly object: KubeObject
 }
 
@@ -20,7 +20,7 @@ export type OwnerState = "present" | "absent" | "unknown"
 
 /** Resolves one owner reference of a dependent in `namespace`. */
 export const ownerState = (context: ServerContext, ref: Record<string, unknown>, namespace: string | undefined): OwnerState => {
-  const resource = resourceByKind(String(ref["apiVersion"] ?? ""), String(ref["kind"] ?? ""))
+  const resource = context.kinds.byKind(String(ref["apiVersion"] ?? ""), String(ref["kind"] ?? ""))
   if (resource === undefined || (resource.namespaced && namespace === undefined)) return "unknown"
   const owner = context.store.get(resource.plural, resource.namespaced ? namespace : undefined, String(ref["name"] ?? ""))
   return owner !== undefined && metadataOf(owner)["uid"] === ref["uid"] ? "present" : "absent"
@@ -43,7 +43,7 @@ const remove = (context: ServerContext, entry: Entry, policy: "Background" | "Fo
 
 // The stored object at an address, with its resource.
 const entryAt = (context: ServerContext, address: ObjectAddress): Entry | undefined => {
-  const resource = resourceByPlural(address.resource)
+  const resource = context.kinds.byResource(address.resource)
   const object = resource === undefined ? undefined : context.store.get(address.resource, address.namespace, address.name)
   return resource === undefined || object === undefined ? undefined : { resource, object }
 }

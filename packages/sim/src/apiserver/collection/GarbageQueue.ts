@@ -5,7 +5,7 @@
 // removed). An object none of whose inputs changed would get the same answer as last time: nothing.
 import type { KubeObject } from "../../Api.ts"
 import { isDeeplyFrozen, isJsonObject } from "../store/JsonValue.ts"
-import { resourceByKind } from "../../kinds/ResourceTable.ts"
+import type { KindRegistry } from "../../kinds/KindRegistry.ts"
 import { metadataOf } from "../store/ServerContext.ts"
 import type { Store, StoredChange } from "../store/Store.ts"
 
@@ -30,25 +30,13 @@ const keyOf = (address: ObjectAddress): string => `${address.resource}|${address
 
 // The owner a reference names, if the server serves its kind (a namespaced owner is sought in the
 // dependent's namespace, as the collector resolves it).
-const ownerAddress = (ref: Record<string, unknown>, namespace: string | undefined): ObjectAddress | undefined => {
-  const resource = resourceByKind(String(ref["apiVersion"] ?? ""), String(ref["kind"] ?? ""))
+const ownerAddress = (kinds: KindRegistry, ref: Record<string, unknown>, namespace: string | undefined): ObjectAddress | undefined => {
+  const resource = kinds.byKind(String(ref["apiVersion"] ?? ""), String(ref["kind"] ?? ""))
   if (resource === undefined || (resource.namespaced && namespace === undefined)) return undefined
   return { resource: resource.plural, namespace: resource.namespaced ? namespace : undefined, name: String(ref["name"] ?? "") }
 }
 
-// A reference's owner and its key, kept per stored (frozen, so unchanging) reference and the namespace
-// it was resolved in: every write of a dependent names the same reference objects again.
-const resolvedOwners = new WeakMap<object, { readonly namespace: string | undefined; readonly owner: { readonly address: ObjectAddress; readonly key: string } | undefined }>()
-
-const ownerOf = (ref: Record<string, unknown>, namespace: string | undefined): { readonly address: ObjectAddress; readonly key: string } | undefined => {
-  const frozen = isDeeplyFrozen(ref)
-  const known = frozen ? resolvedOwners.get(ref) : undefined
-  if (known !== undefined && known.namespace === namespace) return known.owner
-  const address = ownerAddress(ref, namespace)
-  const owner = address === undefined ? undefined : { address, key: keyOf(address) }
-  if (frozen) resolvedOwners.set(ref, { namespace, owner })
-  return owner
-}
+type ResolvedOwner = { readonly address: ObjectAddress; readonly key: string }
 
 /** The owner index and the collector's pending objects over one store. */
 export class GarbageQueue {
@@ -57,9 +45,26 @@ export class GarbageQueue {
   // dependent key -> the owner uids it is indexed under
   private readonly indexedUids = new Map<string, ReadonlyArray<string>>()
   private pending = new Map<string, ObjectAddress>()
+  // A reference's owner and its key, kept per stored (frozen, so unchanging) reference and the namespace
+  // it was resolved in: every write of a dependent names the same reference objects again. Per queue,
+  // since whether an owner's kind is served is this server's to say.
+  private readonly resolvedOwners = new WeakMap<object, { readonly namespace: string | undefined; readonly owner: ResolvedOwner | undefined }>()
 
-  constructor(store: Store) {
+  constructor(
+    store: Store,
+    private readonly kinds: KindRegistry
+  ) {
     store.subscribe((change) => this.observe(change))
+  }
+
+  private ownerOf(ref: Record<string, unknown>, namespace: string | undefined): ResolvedOwner | undefined {
+    const frozen = isDeeplyFrozen(ref)
+    const known = frozen ? this.resolvedOwners.get(ref) : undefined
+    if (known !== undefined && known.namespace === namespace) return known.owner
+    const address = ownerAddress(this.kinds, ref, namespace)
+    const owner = address === undefined ? undefined : { address, key: keyOf(address) }
+    if (frozen) this.resolvedOwners.set(ref, { namespace, owner })
+    return owner
   }
 
   /** The addresses of the stored objects whose owner references name `uid`. */
@@ -105,7 +110,7 @@ export class GarbageQueue {
     if (dependents !== undefined) for (const [dependentKey, dependent] of dependents) this.pending.set(dependentKey, dependent)
     const named = keptRefs || change.previous === undefined ? refs : [...refs, ...ownerReferencesOf(change.previous)]
     for (const ref of named) {
-      const owner = ownerOf(ref, namespace)
+      const owner = this.ownerOf(ref, namespace)
       if (owner !== undefined) this.pending.set(owner.key, owner.address)
     }
   }

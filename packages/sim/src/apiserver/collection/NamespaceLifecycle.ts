@@ -1,6 +1,5 @@
 // The namespace lifecycle controller: a namespace marked for deletion has its objects deleted, and
 // goes itself once it is empty and no finalizer remains.
-import { Resources } from "../../Api.ts"
 import { deleteObject } from "../verbs/Delete.ts"
 import { finalizersOf, identityOf, isDeleting, type ServerContext } from "../store/ServerContext.ts"
 
@@ -10,7 +9,7 @@ export const finishNamespaces = (context: ServerContext): boolean => {
   for (const ns of context.store.list("namespaces")) {
     if (!isDeleting(ns)) continue
     const { name } = identityOf(ns)
-    const namespaced = Resources.filter((r) => r.namespaced)
+    const namespaced = context.kinds.kinds.filter((r) => r.namespaced)
     for (const resource of namespaced) {
       for (const object of context.store.list(resource.plural, name)) {
         if (!isDeleting(object)) {

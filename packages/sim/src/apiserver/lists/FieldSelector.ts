@@ -1,5 +1,5 @@
 // Field selectors: metadata.name and metadata.namespace for every resource (all a CRD allows), plus
-// the fields a built-in kind's registry adds (SelectableFields), with =, == or !=.
+// the fields a built-in kind adds (its selectableFields), with =, == or !=.
 
 /** One field requirement. */
 export interface FieldRequirement {

@@ -6,14 +6,18 @@ import { isJsonObject } from "../store/JsonValue.ts"
 import { type LabelSelector, matchesLabels, parseLabelSelector } from "./LabelSelector.ts"
 import { identityOf, metadataOf } from "../store/ServerContext.ts"
 import { badRequest } from "../StatusErrors.ts"
-import { selectableFields, selectableValue } from "../../kinds/SelectableFields.ts"
+import type { Kind } from "../../kinds/Kind.ts"
 
 /** A parsed selection. */
 export interface Selection {
   readonly namespace: string | undefined
   readonly labels: LabelSelector
   readonly fields: ReadonlyArray<FieldRequirement>
+  /** How each field the kind can be selected by is read. */
+  readonly selectable: Kind["selectableFields"]
 }
+
+const none: Kind["selectableFields"] = {}
 
 /** Parses a request's selectors; a malformed selector is a 400. */
 export const parseSelection = (request: {
@@ -21,15 +25,15 @@ export const parseSelection = (request: {
   readonly name?: string | undefined
   readonly labelSelector?: string | undefined
   readonly fieldSelector?: string | undefined
-  /** The resource's plural, which decides the fields it can be selected by. */
-  readonly resource?: string | undefined
+  /** The fields the kind can be selected by (beyond metadata.name and metadata.namespace). */
+  readonly selectable?: Kind["selectableFields"] | undefined
 }): Selection | ApiResponse => {
   const labels = parseLabelSelector(request.labelSelector ?? "")
   if (!labels.ok) return badRequest(labels.message)
-  const fields = parseFieldSelector(request.fieldSelector ?? "", selectableFields(request.resource))
+  const fields = parseFieldSelector(request.fieldSelector ?? "", Object.keys(request.selectable ?? none))
   if (!fields.ok) return badRequest(fields.message)
   const byName: ReadonlyArray<FieldRequirement> = request.name === undefined ? [] : [{ field: "metadata.name", equal: true, value: request.name }]
-  return { namespace: request.namespace, labels: labels.selector, fields: [...fields.selector, ...byName] }
+  return { namespace: request.namespace, labels: labels.selector, fields: [...fields.selector, ...byName], selectable: request.selectable ?? none }
 }
 
 /** True when the parse gave a selection rather than an error answer. */
@@ -41,5 +45,5 @@ export const selects = (selection: Selection, object: KubeObject): boolean => {
   if (selection.namespace !== undefined && namespace !== selection.namespace) return false
   const labels = metadataOf(object)["labels"]
   const labelMap = isJsonObject(labels) ? (labels as Record<string, string>) : {}
-  return matchesLabels(selection.labels, labelMap) && matchesFields(selection.fields, { name, namespace: namespace ?? "" }, (field) => selectableValue(object, field))
+  return matchesLabels(selection.labels, labelMap) && matchesFields(selection.fields, { name, namespace: namespace ?? "" }, (field) => selection.selectable[field]?.(object) ?? "")
 }

@@ -3,12 +3,15 @@
 import type { Admission, KubeObject, Resource, SystemClient } from "../../Api.ts"
 import { isJsonObject, jsonCloneSharing } from "./JsonValue.ts"
 import type { SeededRandom } from "../../Random.ts"
-import { apiVersionFor } from "../../kinds/ResourceTable.ts"
+import { apiVersionFor } from "../ResourceNames.ts"
 import type { Store } from "./Store.ts"
+import type { KindRegistry } from "../../kinds/KindRegistry.ts"
 
 /** The parts of the simulator every verb needs. */
 export interface ServerContext {
   readonly store: Store
+  /** The kinds this server serves. */
+  readonly kinds: KindRegistry
   readonly now: () => number
   readonly random: SeededRandom
   readonly admissions: () => ReadonlyArray<Admission>

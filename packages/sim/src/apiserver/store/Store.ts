@@ -216,6 +216,11 @@ export class Store {
     }
   }
 
+  /** The resources the store has held objects of, in the order it first did. */
+  resources(): Iterable<string> {
+    return this.byResource.keys()
+  }
+
   /** Every stored object of a resource, in no particular (but a repeatable) order. */
   all(resource: string): Iterable<KubeObject> {
     return this.byResource.get(resource)?.values() ?? []

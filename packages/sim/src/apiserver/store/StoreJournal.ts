@@ -9,7 +9,7 @@
 // or below the snapshot's revision, which replay skips.
 import { closeSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from "node:fs"
 import { join } from "node:path"
-import { Resources, type KubeObject } from "../../Api.ts"
+import type { KubeObject } from "../../Api.ts"
 import { isJsonObject } from "./JsonValue.ts"
 import { objectKey, type Store, type StoredChange } from "./Store.ts"
 
@@ -62,7 +62,9 @@ type JournalLine =
   | { readonly revision: number; readonly clock: number; readonly resource: string; readonly type: "remove"; readonly key: string }
   | { readonly clock: number }
 
-const servedPlurals = new Set(Resources.map((r) => r.plural))
+// A resource's plural, as the journal names it: which resources are served is the simulator's to say
+// when it resumes (checkServed), so a journal can be read whatever kinds its simulator serves.
+const isPlural = (value: unknown): value is string => typeof value === "string" && /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(value)
 
 const isCount = (value: unknown): value is number => typeof value === "number" && Number.isSafeInteger(value) && value >= 0
 
@@ -83,7 +85,7 @@ const readLine = (value: unknown): JournalLine | string => {
   if (value["revision"] === undefined) return { clock: value["clock"] }
   const { revision, resource, type } = value
   if (!isCount(revision)) return "its revision is not a whole number"
-  if (typeof resource !== "string" || !servedPlurals.has(resource)) return `resource ${JSON.stringify(resource)} is not one the simulator serves`
+  if (!isPlural(resource)) return `resource ${JSON.stringify(resource)} is not a resource name`
   if (type === "put") return isJsonObject(value["object"]) ? { revision, clock: value["clock"], resource, type, object: value["object"] } : "a put without an object"
   if (type === "remove") return typeof value["key"] === "string" ? { revision, clock: value["clock"], resource, type, key: value["key"] } : "a remove without a key"
   return `type ${JSON.stringify(type)} is neither put nor remove`
@@ -116,8 +118,8 @@ const readSnapshot = (text: string): { readonly state: RestoredState } | { reado
   const objects = entries.flatMap((entry: unknown, i: number) => {
     const resource = isJsonObject(entry) ? entry["resource"] : undefined
     const object = isJsonObject(entry) ? entry["object"] : undefined
-    if (typeof resource === "string" && servedPlurals.has(resource) && isJsonObject(object)) return [{ resource, object }]
-    problems.push(`${snapshotFile}: object ${i} is not a served resource's object`)
+    if (isPlural(resource) && isJsonObject(object)) return [{ resource, object }]
+    problems.push(`${snapshotFile}: object ${i} is not a resource's object`)
     return []
   })
   return problems.length > 0 ? { problems } : { state: { revision: Number(value["revision"]), clock: Number(value["clock"]), objects } }
@@ -171,6 +173,12 @@ export class StoreJournal {
         setImmediate(() => {
           throw error
         }))
+  }
+
+  /** Refuses what the directory held when some of it is of a resource the resuming simulator does not serve. */
+  checkServed(serves: (plural: string) => boolean): void {
+    const unserved = [...new Set((this.restored?.objects ?? []).map((o) => o.resource).filter((plural) => !serves(plural)))]
+    if (unserved.length > 0) throw new StoreJournalError(this.dir, unserved.map((plural) => `resource ${JSON.stringify(plural)} is not one the simulator serves`))
   }
 
   /**
@@ -241,7 +249,7 @@ export class StoreJournal {
   }
 
   private writeSnapshot(store: Store): void {
-    const objects = Resources.flatMap((r) => [...store.all(r.plural)].map((object) => ({ resource: r.plural, object })))
+    const objects = [...store.resources()].flatMap((plural) => [...store.all(plural)].map((object) => ({ resource: plural, object })))
     const text = JSON.stringify({ format: snapshotFormat, revision: store.currentRevision(), clock: Math.max(this.lastClock, this.now()), objects })
     const temp = join(this.dir, `${snapshotFile}.tmp`)
     const fd = openSync(temp, "w")

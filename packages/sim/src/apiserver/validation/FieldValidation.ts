@@ -2,10 +2,10 @@
 // define. Strict refuses the request naming every one; Warn drops them and says so in a Warning
 // header; Ignore drops them silently. A request that names no directive is treated as Warn, the real
 // server's default since Kubernetes 1.23.
-import type { ApiResponse, FieldValidation, KubeObject, Resource } from "../../Api.ts"
+import type { ApiResponse, FieldValidation, KubeObject } from "../../Api.ts"
 import { prune } from "./FieldTree.ts"
 import { isJsonObject } from "../store/JsonValue.ts"
-import { fieldsOf } from "../../kinds/KindFields.ts"
+import type { Kind } from "../../kinds/Kind.ts"
 import { badRequest } from "../StatusErrors.ts"
 
 /** The directive a request without one gets. */
@@ -19,14 +19,14 @@ export type DecodedFields = { readonly object: KubeObject; readonly warnings: Re
  * replaces; `handedOver`: the body is the server's to keep, so what is kept of it is not copied).
  */
 export const decodeFields = (
-  resource: Resource,
+  resource: Kind,
   version: string,
   body: KubeObject,
   directive: FieldValidation | undefined,
   stored?: KubeObject,
   handedOver = false
 ): DecodedFields => {
-  const { value, unknown } = prune(fieldsOf(resource.plural), body, stored, handedOver)
+  const { value, unknown } = prune(resource.fields, body, stored, handedOver)
   const object = isJsonObject(value) ? value : body
   const mode = directive ?? defaultFieldValidation
   if (unknown.length === 0 || mode === "Ignore") return { object, warnings: [] }

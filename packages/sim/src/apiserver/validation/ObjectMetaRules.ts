@@ -1,17 +1,17 @@
 // The checks every object's metadata goes through, whatever its resource: name format, labels,
 // annotations (keys and total size), finalizers and owner references.
-import type { Resource } from "../../Api.ts"
+import type { Kind } from "../../kinds/Kind.ts"
+import type { KindRegistry } from "../../kinds/KindRegistry.ts"
 import { type FieldError, invalidValue, requiredValue, wrongType } from "./FieldErrors.ts"
 import { isJsonObject } from "../store/JsonValue.ts"
-import { checkDns1123Label, checkDns1123Subdomain, checkLabelValue, checkQualifiedName } from "./NameRules.ts"
-import { resourceByKind } from "../../kinds/ResourceTable.ts"
+import { checkLabelValue, checkQualifiedName } from "./NameRules.ts"
 
 /** The most bytes all annotations of one object may take together. */
 export const totalAnnotationSizeLimit = 262_144
 
-const checkName = (resource: Resource, name: unknown): ReadonlyArray<FieldError> => {
+const checkName = (resource: Kind, name: unknown): ReadonlyArray<FieldError> => {
   if (typeof name !== "string" || name === "") return [requiredValue("metadata.name", "name or generateName is required")]
-  const problems = resource.kind === "Namespace" ? checkDns1123Label(name) : checkDns1123Subdomain(name)
+  const problems = resource.strategy.nameProblems(name)
   return problems.map((p) => invalidValue("metadata.name", name, p))
 }
 
@@ -56,7 +56,7 @@ const checkFinalizers = (value: unknown): ReadonlyArray<FieldError> => {
 
 const requiredRefFields = ["apiVersion", "kind", "name", "uid"] as const
 
-const checkOwnerReferences = (resource: Resource, value: unknown): ReadonlyArray<FieldError> => {
+const checkOwnerReferences = (kinds: KindRegistry, resource: Kind, value: unknown): ReadonlyArray<FieldError> => {
   if (value === undefined || value === null) return []
   if (!Array.isArray(value)) return [wrongType("metadata.ownerReferences", value, "array")]
   const errors: Array<FieldError> = []
@@ -74,7 +74,7 @@ const checkOwnerReferences = (resource: Resource, value: unknown): ReadonlyArray
       }
     }
     if (ref["controller"] === true) controllers.push(String(ref["name"]))
-    const owner = resourceByKind(String(ref["apiVersion"] ?? ""), String(ref["kind"] ?? ""))
+    const owner = kinds.byKind(String(ref["apiVersion"] ?? ""), String(ref["kind"] ?? ""))
     if (!resource.namespaced && owner?.namespaced === true) {
       errors.push(invalidValue("metadata.ownerReferences", ref["name"], "a cluster-scoped object cannot have a namespaced owner"))
     }
@@ -92,11 +92,11 @@ const checkOwnerReferences = (resource: Resource, value: unknown): ReadonlyArray
 }
 
 /** Every problem with an object's metadata (name already final: generateName resolved). */
-export const checkObjectMeta = (resource: Resource, metadata: Record<string, unknown>): ReadonlyArray<FieldError> => [
+export const checkObjectMeta = (kinds: KindRegistry, resource: Kind, metadata: Record<string, unknown>): ReadonlyArray<FieldError> => [
   ...checkName(resource, metadata["name"]),
   ...checkStringMap("metadata.labels", metadata["labels"], checkLabelValue),
   ...checkStringMap("metadata.annotations", metadata["annotations"], undefined),
   ...checkAnnotationSize(metadata["annotations"]),
   ...checkFinalizers(metadata["finalizers"]),
-  ...checkOwnerReferences(resource, metadata["ownerReferences"])
+  ...checkOwnerReferences(kinds, resource, metadata["ownerReferences"])
 ]

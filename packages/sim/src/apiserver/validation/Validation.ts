@@ -1,26 +1,11 @@
 // All the schema-level checks for one write, by resource: metadata rules for every object, the types
-// of the fields its schema defines, then the resource's own rules. Admission webhooks are run elsewhere.
-import type { Resource } from "../../Api.ts"
+// of the fields its kind's schema defines, then the kind's own rules. Admission webhooks are run elsewhere.
 import type { FieldError } from "./FieldErrors.ts"
 import { typeErrors } from "./FieldTree.ts"
 import { isJsonObject, keepsFrozenPart } from "../store/JsonValue.ts"
-import { fieldsOf } from "../../kinds/KindFields.ts"
-import { checkAdmissionCheck, checkWorkload } from "../../kinds/kueue/KueueRules.ts"
 import { checkObjectMeta } from "./ObjectMetaRules.ts"
-import { checkConfigMap } from "../../kinds/core/ConfigMapRules.ts"
-import { checkRuntime } from "../../kinds/trainer/RuntimeRules.ts"
-import { checkTrainJob } from "../../kinds/trainer/TrainJobRules.ts"
-
-const resourceRules: Readonly<
-  Record<string, (object: Record<string, unknown>, old: Record<string, unknown> | undefined) => ReadonlyArray<FieldError>>
-> = {
-  trainjobs: checkTrainJob,
-  trainingruntimes: checkRuntime,
-  clustertrainingruntimes: checkRuntime,
-  workloads: checkWorkload,
-  admissionchecks: checkAdmissionCheck,
-  configmaps: checkConfigMap
-}
+import type { Kind } from "../../kinds/Kind.ts"
+import type { KindRegistry } from "../../kinds/KindRegistry.ts"
 
 // A part that is, frozen, the very one an object that passed these checks holds (`old`, as stored, or
 // `checked`, what admission was handed) passed them then and cannot have changed since.
@@ -35,12 +20,12 @@ const typeMetaParts: ReadonlySet<string> = new Set(["apiVersion", "kind", "metad
 // update leaves as the stored object has it (the spec under a status update) is not checked again, nor
 // is any frozen value below that an object that passed holds in the same place (what a webhook kept).
 const fieldTypeErrors = (
-  resource: Resource,
+  resource: Kind,
   object: Record<string, unknown>,
   old: Record<string, unknown> | undefined,
   checked: Record<string, unknown> | undefined
 ): ReadonlyArray<FieldError> => {
-  const tree = fieldsOf(resource.plural)
+  const tree = resource.fields
   if (typeof tree === "string" || !("fields" in tree)) return []
   return Object.keys(tree.fields).flatMap((part) => {
     const sub = tree.fields[part]
@@ -66,7 +51,8 @@ const distinct = (errors: ReadonlyArray<FieldError>): ReadonlyArray<FieldError> 
  * parts this one kept need no second look; the resource's own rules, which look across parts, still run.
  */
 export const validate = (
-  resource: Resource,
+  kinds: KindRegistry,
+  resource: Kind,
   object: Record<string, unknown>,
   old: Record<string, unknown> | undefined,
   checked?: Record<string, unknown>
@@ -74,6 +60,6 @@ export const validate = (
   const metadata = isJsonObject(object["metadata"]) ? object["metadata"] : {}
   // Metadata kept as stored (a status update's) passed these same checks when it was stored.
   const kept = passed(object, "metadata", old, checked)
-  const errors = [...(kept ? [] : checkObjectMeta(resource, metadata)), ...fieldTypeErrors(resource, object, old, checked), ...(resourceRules[resource.plural]?.(object, old) ?? [])]
+  const errors = [...(kept ? [] : checkObjectMeta(kinds, resource, metadata)), ...fieldTypeErrors(resource, object, old, checked), ...resource.strategy.validate(object, old)]
   return errors.length === 0 ? errors : distinct(errors)
 }

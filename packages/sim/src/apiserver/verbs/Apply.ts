@@ -2,9 +2,9 @@
 // live object by the kinds' list types, its manager comes to own exactly the fields it sets, fields it
 // applied before and no longer sets are removed unless another manager owns them, and changing another
 // manager's field is a 409 conflict naming each one unless forced. A missing object is created.
-import type { ApiResponse, FieldValidation, KubeObject, Resource } from "../../Api.ts"
-import { fieldsOf } from "../../kinds/KindFields.ts"
-import { apiVersionFor } from "../../kinds/ResourceTable.ts"
+import type { ApiResponse, FieldValidation, KubeObject } from "../../Api.ts"
+import type { Kind } from "../../kinds/Kind.ts"
+import { apiVersionFor } from "../ResourceNames.ts"
 import { isJsonObject, jsonClone } from "../store/JsonValue.ts"
 import { identityOf, metadataOf, type ServerContext, timestamp } from "../store/ServerContext.ts"
 import { applyConflict, badRequest, notFound } from "../StatusErrors.ts"
@@ -30,7 +30,7 @@ export interface ApplyOptions {
 
 // The part of a configuration an apply through `subresource` sets: metadata (but never managedFields),
 // spec and the rest on the main endpoint, status on /status.
-const configPart = (resource: Resource, config: KubeObject, subresource: "status" | undefined): KubeObject => {
+const configPart = (resource: Kind, config: KubeObject, subresource: "status" | undefined): KubeObject => {
   const { managedFields: _ignored, ...metadata } = metadataOf(config)
   if (subresource === "status") return config["status"] === undefined ? {} : { status: config["status"] }
   const { status: _status, ...rest } = config
@@ -46,7 +46,7 @@ export const ownerName = (entry: ManagedEntry): string => {
 /** Applies a configuration to a stored object (or its status), creating the object when it does not exist. */
 export const apply = (
   context: ServerContext,
-  resource: Resource,
+  resource: Kind,
   namespace: string | undefined,
   name: string,
   body: unknown,
@@ -63,7 +63,7 @@ export const apply = (
   const decoded = decodeFields(resource, options.version, sent, options.fieldValidation)
   if ("refused" in decoded) return decoded.refused
   const config = decoded.object
-  const tree = fieldsOf(resource.plural)
+  const tree = resource.fields
   const applied = objectFieldSet(scoped(resource, config, options.subresource), tree)
   const live = context.store.get(resource.plural, resource.namespaced ? namespace : undefined, name)
   if (live === undefined) {

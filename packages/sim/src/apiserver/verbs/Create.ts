@@ -2,10 +2,10 @@
 // validation, admission, then AlreadyExists or the stored object (or nothing stored, on dryRun).
 import type { ApiResponse, FieldValidation, KubeObject, Resource } from "../../Api.ts"
 import { admit } from "../admission/AdmissionChain.ts"
-import { applyDefaults } from "../../kinds/Defaults.ts"
 import { decodeFields, withWarnings } from "../validation/FieldValidation.ts"
 import { freezeParts, isJsonObject, putOwn, withoutKey } from "../store/JsonValue.ts"
-import { apiVersionFor as apiVersionOf, groupOf, resourceByPlural, versionOf } from "../../kinds/ResourceTable.ts"
+import { apiVersionFor as apiVersionOf, groupOf, versionOf } from "../ResourceNames.ts"
+import type { Kind } from "../../kinds/Kind.ts"
 import { isDeleting, metadataOf, present, type ServerContext, timestamp } from "../store/ServerContext.ts"
 import { alreadyExists, badRequest, forbidden, invalid, notFound } from "../StatusErrors.ts"
 import { requiredValue } from "../validation/FieldErrors.ts"
@@ -13,7 +13,6 @@ import { tooLargeToStore } from "../store/StoredSize.ts"
 import { validate } from "../validation/Validation.ts"
 import type { FieldSet } from "../managed/FieldSet.ts"
 import { createdEntries, withEntries } from "../managed/ManagedFields.ts"
-import { fieldsOf } from "../../kinds/KindFields.ts"
 
 /** The alphabet and length Kubernetes uses for generated name suffixes. */
 const suffixAlphabet = "bcdfghjklmnpqrstvwxz2456789"
@@ -53,7 +52,7 @@ export const checkTypeMeta = (resource: Resource, body: unknown): ApiResponse | 
 
 /** The namespace's refusal of new content, if any: missing (404) or terminating (403). */
 export const namespaceRefusal = (context: ServerContext, resource: Resource, namespace: string, name: string): ApiResponse | undefined => {
-  const namespaces = resourceByPlural("namespaces")
+  const namespaces = context.kinds.byResource("namespaces")
   const ns = context.store.get("namespaces", undefined, namespace)
   if (namespaces === undefined) return undefined
   if (ns === undefined) return notFound(namespaces, namespace)
@@ -70,16 +69,15 @@ const chooseName = (context: ServerContext, metadata: Record<string, unknown>): 
   return base.slice(0, maxGeneratedBase) + context.random.pick(suffixAlphabet, suffixLength)
 }
 
-const initialState = (resource: Resource, object: KubeObject): KubeObject => {
-  if (resource.plural === "namespaces") {
-    const spec = isJsonObject(object["spec"]) ? object["spec"] : {}
-    return { ...object, spec: { finalizers: ["kubernetes"], ...spec }, status: { phase: "Active" } }
-  }
+// What the server sets itself on create: the kind's own, or, under a status subresource, no status yet.
+const initialState = (resource: Kind, object: KubeObject): KubeObject => {
+  const prepare = resource.strategy.prepareForCreate
+  if (prepare !== undefined) return prepare(object)
   return resource.hasStatus ? withoutKey(object, "status") : object
 }
 
 /** Creates an object. */
-export const create = (context: ServerContext, resource: Resource, sentBody: unknown, options: CreateOptions): ApiResponse => {
+export const create = (context: ServerContext, resource: Kind, sentBody: unknown, options: CreateOptions): ApiResponse => {
   // The store must never share structure with what the caller keeps, unless it is frozen for good (a
   // controller's new object built from stored parts) or handed over: decoding the fields copies the rest.
   const typeProblem = checkTypeMeta(resource, sentBody)
@@ -90,7 +88,7 @@ export const create = (context: ServerContext, resource: Resource, sentBody: unk
 }
 
 // The create once the body is decoded: unknown fields are gone.
-const createDecoded = (context: ServerContext, resource: Resource, body: KubeObject, options: CreateOptions): ApiResponse => {
+const createDecoded = (context: ServerContext, resource: Kind, body: KubeObject, options: CreateOptions): ApiResponse => {
   const sent = metadataOf(body)
   // The real server passes its storage layer's error through as a 500; the fault is the client's, so 400.
   if (typeof sent["resourceVersion"] === "string" && sent["resourceVersion"] !== "") {
@@ -117,7 +115,7 @@ const createDecoded = (context: ServerContext, resource: Resource, body: KubeObj
   metadata["generation"] = 1
   // Defaults are the requester's, as the real server's defaulting is; what the registry then sets itself
   // (a Namespace's finalizer and phase) belongs to no manager.
-  const defaulted = applyDefaults(resource.plural, { ...body, apiVersion: apiVersionOf(resource, options.version), metadata })
+  const defaulted = resource.strategy.defaults({ ...body, apiVersion: apiVersionOf(resource, options.version), metadata })
   const candidate = initialState(resource, defaulted)
   if (namespace === undefined) delete (candidate["metadata"] as Record<string, unknown>)["namespace"]
   // Frozen now, as the store would freeze them (nothing edits them from here on): admission's second
@@ -125,12 +123,12 @@ const createDecoded = (context: ServerContext, resource: Resource, body: KubeObj
   // last one of its kind's by shape, without building it (ObjectFields).
   freezeParts(defaulted)
   freezeParts(candidate)
-  const errors = validate(resource, candidate, undefined)
+  const errors = validate(context.kinds, resource, candidate, undefined)
   if (errors.length > 0) return invalid(resource, name, errors)
   const admitted = admit(context, resource, "create", candidate, undefined, name)
   if ("refused" in admitted) return admitted.refused
   const writer = { manager: options.manager, operation: options.applied === undefined ? ("Update" as const) : ("Apply" as const), apiVersion: apiVersionOf(resource, options.version), subresource: undefined }
-  const object = withEntries(admitted.object, createdEntries(resource, fieldsOf(resource.plural), defaulted, writer, timestamp(context.now()), options.applied))
+  const object = withEntries(admitted.object, createdEntries(resource, resource.fields, defaulted, writer, timestamp(context.now()), options.applied))
   if (options.dryRun) {
     return context.store.get(resource.plural, namespace, name) !== undefined ? alreadyExists(resource, name) : { code: 201, body: present(resource, object, options.version) }
   }

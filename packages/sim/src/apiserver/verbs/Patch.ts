@@ -2,12 +2,13 @@
 // apply has its own verb (Apply.ts). Strategic merge patch is refused with 415 for custom resources as the
 // real server does (a Namespace, a built-in, takes it and is merged like a merge patch: it has no lists a
 // strategy would key).
-import type { ApiResponse, FieldValidation, PatchType, Resource } from "../../Api.ts"
+import type { ApiResponse, FieldValidation, PatchType } from "../../Api.ts"
+import type { Kind } from "../../kinds/Kind.ts"
 import { isJsonObject, jsonClone } from "../store/JsonValue.ts"
 import { jsonPatch } from "../patches/JsonPatch.ts"
 import { mergePatch } from "../patches/MergePatch.ts"
 import { present, type ServerContext } from "../store/ServerContext.ts"
-import { apiVersionFor } from "../../kinds/ResourceTable.ts"
+import { apiVersionFor } from "../ResourceNames.ts"
 import { badRequest, notFound, patchNotApplicable, unsupportedMediaType } from "../StatusErrors.ts"
 import { apply } from "./Apply.ts"
 import { commitUpdate } from "./Update.ts"
@@ -25,7 +26,7 @@ export interface PatchOptions {
   readonly force?: boolean | undefined
 }
 
-const patched = (resource: Resource, current: unknown, patch: unknown, patchType: PatchType): { value: unknown } | { refused: ApiResponse } => {
+const patched = (resource: Kind, current: unknown, patch: unknown, patchType: PatchType): { value: unknown } | { refused: ApiResponse } => {
   switch (patchType) {
     case "json": {
       const result = jsonPatch(current, patch)
@@ -46,7 +47,7 @@ const patched = (resource: Resource, current: unknown, patch: unknown, patchType
 /** Patches a stored object (or its status). */
 export const patch = (
   context: ServerContext,
-  resource: Resource,
+  resource: Kind,
   namespace: string | undefined,
   name: string,
   body: unknown,

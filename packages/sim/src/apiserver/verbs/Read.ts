@@ -1,15 +1,16 @@
 // The read verbs: get one object, and list a collection with selectors, limit and continue tokens
 // in a List of the resource's listKind carrying the store's revision.
-import type { ApiResponse, Resource } from "../../Api.ts"
+import type { ApiResponse } from "../../Api.ts"
+import type { Kind } from "../../kinds/Kind.ts"
 import { decodeContinue, encodeContinue } from "../lists/Paging.ts"
-import { apiVersionFor } from "../../kinds/ResourceTable.ts"
+import { apiVersionFor } from "../ResourceNames.ts"
 import { isSelection, parseSelection, selects } from "../lists/Selection.ts"
 import { present, type ServerContext } from "../store/ServerContext.ts"
 import { badRequest, notFound } from "../StatusErrors.ts"
 import { objectKey } from "../store/Store.ts"
 
 /** Reads one object. */
-export const get = (context: ServerContext, resource: Resource, namespace: string | undefined, name: string, version: string): ApiResponse => {
+export const get = (context: ServerContext, resource: Kind, namespace: string | undefined, name: string, version: string): ApiResponse => {
   const stored = context.store.get(resource.plural, resource.namespaced ? namespace : undefined, name)
   return stored === undefined ? notFound(resource, name) : { code: 200, body: present(resource, stored, version) }
 }
@@ -25,8 +26,8 @@ export interface ListOptions {
 }
 
 /** Lists a collection, one page at a time when a limit is given. */
-export const list = (context: ServerContext, resource: Resource, options: ListOptions): ApiResponse => {
-  const selection = parseSelection({ ...options, namespace: resource.namespaced ? options.namespace : undefined, resource: resource.plural })
+export const list = (context: ServerContext, resource: Kind, options: ListOptions): ApiResponse => {
+  const selection = parseSelection({ ...options, namespace: resource.namespaced ? options.namespace : undefined, selectable: resource.selectableFields })
   if (!isSelection(selection)) return selection
   const token = options.continue === undefined || options.continue === "" ? undefined : decodeContinue(options.continue)
   if (options.continue !== undefined && options.continue !== "" && token === undefined) return badRequest("continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)")

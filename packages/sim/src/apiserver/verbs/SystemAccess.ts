@@ -7,7 +7,8 @@ import { create } from "./Create.ts"
 import { deleteObject } from "./Delete.ts"
 import { jsonClone } from "../store/JsonValue.ts"
 import { matchesLabels, parseLabelSelector } from "../lists/LabelSelector.ts"
-import { groupOf, resourceByPlural, versionOf } from "../../kinds/ResourceTable.ts"
+import { groupOf, versionOf } from "../ResourceNames.ts"
+import type { Kind } from "../../kinds/Kind.ts"
 import { handedOut, identityOf, metadataOf, type ServerContext } from "../store/ServerContext.ts"
 import { pathNotFound } from "../StatusErrors.ts"
 import { update } from "./Update.ts"
@@ -24,8 +25,8 @@ export const servedVersion = (resource: Resource, object: KubeObject): string =>
 export const targetNamespace = (resource: Resource, object: unknown): string | undefined =>
   resource.namespaced ? (identityOf(object).namespace ?? "default") : undefined
 
-const on = (plural: string, call: (resource: Resource) => ApiResponse): ApiResponse => {
-  const resource = resourceByPlural(plural)
+const on = (context: ServerContext, plural: string, call: (resource: Kind) => ApiResponse): ApiResponse => {
+  const resource = context.kinds.byResource(plural)
   return resource === undefined ? pathNotFound() : call(resource)
 }
 
@@ -42,17 +43,17 @@ export const systemClient = (context: ServerContext, mode: ReadMode, manager: st
   // it: the store keeps (and freezes) it as it is, where a caller outside the simulator gets it copied.
   const handedOver = mode === "snapshot"
   // A write answers with the stored object's frozen parts (present): a copy for callers who may edit it.
-  const write = (plural: string, call: (resource: Resource) => ApiResponse): ApiResponse => (mode === "copy" ? answerHandedOut(on(plural, call)) : on(plural, call))
+  const write = (plural: string, call: (resource: Kind) => ApiResponse): ApiResponse => (mode === "copy" ? answerHandedOut(on(context, plural, call)) : on(context, plural, call))
   return {
     now: () => context.now(),
     get: (resource, namespace, name) => {
-      const r = resourceByPlural(resource)
+      const r = context.kinds.byResource(resource)
       const stored = r === undefined ? undefined : context.store.get(resource, r.namespaced ? namespace : undefined, name)
       return stored === undefined ? undefined : handOut(stored)
     },
     list: (resource, namespace, labelSelector) => {
       const selector = parseLabelSelector(labelSelector ?? "")
-      const r = resourceByPlural(resource)
+      const r = context.kinds.byResource(resource)
       if (!selector.ok || r === undefined) return []
       const stored = context.store.list(resource, r.namespaced ? namespace : undefined)
       const selected = selector.selector.length === 0 ? stored : stored.filter((o) => matchesLabels(selector.selector, (metadataOf(o)["labels"] ?? {}) as Record<string, string>))

@@ -2,9 +2,8 @@
 // resourceVersion, the main endpoint ignoring status and /status ignoring the rest, server-owned
 // metadata kept, generation rising on changes outside metadata and status, finalizer rules while
 // deleting, validation and admission, and removal once the last finalizer of a deleting object goes.
-import type { ApiResponse, FieldValidation, KubeObject, Resource } from "../../Api.ts"
+import type { ApiResponse, FieldValidation, KubeObject } from "../../Api.ts"
 import { admit } from "../admission/AdmissionChain.ts"
-import { applyDefaults } from "../../kinds/Defaults.ts"
 import { decodeFields, withWarnings } from "../validation/FieldValidation.ts"
 import { type FieldError, forbidden as forbiddenField } from "../validation/FieldErrors.ts"
 import { isJsonObject, jsonEqual, putOwn, withoutKey } from "../store/JsonValue.ts"
@@ -14,8 +13,8 @@ import { checkTypeMeta } from "./Create.ts"
 import { tooLargeToStore } from "../store/StoredSize.ts"
 import { validate } from "../validation/Validation.ts"
 import { entriesOf, type ManagedEntry, updatedEntries, withEntries } from "../managed/ManagedFields.ts"
-import { fieldsOf } from "../../kinds/KindFields.ts"
-import { apiVersionFor } from "../../kinds/ResourceTable.ts"
+import type { Kind } from "../../kinds/Kind.ts"
+import { apiVersionFor } from "../ResourceNames.ts"
 
 /** How an update is asked for. */
 export interface UpdateOptions {
@@ -58,7 +57,7 @@ const missingResourceVersion: FieldError = {
 }
 
 // The object the update would store: status from the right place, server-owned metadata kept.
-const merged = (resource: Resource, old: KubeObject, candidate: KubeObject, subresource: "status" | undefined): KubeObject => {
+const merged = (resource: Kind, old: KubeObject, candidate: KubeObject, subresource: "status" | undefined): KubeObject => {
   if (subresource === "status") {
     const rest = withoutKey(old, "status")
     return candidate["status"] === undefined ? rest : { ...rest, status: candidate["status"] }
@@ -86,7 +85,7 @@ const newFinalizersWhileDeleting = (old: KubeObject, next: KubeObject): Readonly
 /** Applies a full new version of a stored object (PUT, or the result of a patch), its unknown fields pruned or refused first. */
 export const commitUpdate = (
   context: ServerContext,
-  resource: Resource,
+  resource: Kind,
   old: KubeObject,
   sentCandidate: KubeObject,
   options: UpdateOptions
@@ -96,7 +95,7 @@ export const commitUpdate = (
   return withWarnings(commitDecoded(context, resource, old, decoded.object, options), decoded.warnings)
 }
 
-const commitDecoded = (context: ServerContext, resource: Resource, old: KubeObject, candidate: KubeObject, options: UpdateOptions): ApiResponse => {
+const commitDecoded = (context: ServerContext, resource: Kind, old: KubeObject, candidate: KubeObject, options: UpdateOptions): ApiResponse => {
   const { name, namespace } = identityOf(old)
   const sent = metadataOf(candidate)
   const sentVersion = sent["resourceVersion"]
@@ -112,8 +111,8 @@ const commitDecoded = (context: ServerContext, resource: Resource, old: KubeObje
     return conflict(resource, name, `Precondition failed: UID in precondition: ${sentUid}, UID in object meta: ${String(oldUid)}`)
   }
   const shaped = merged(resource, old, candidate, options.subresource)
-  let next = options.subresource === "status" ? shaped : applyDefaults(resource.plural, shaped)
-  const errors = [...newFinalizersWhileDeleting(old, next), ...validate(resource, next, old)]
+  let next = options.subresource === "status" ? shaped : resource.strategy.defaults(shaped)
+  const errors = [...newFinalizersWhileDeleting(old, next), ...validate(context.kinds, resource, next, old)]
   if (errors.length > 0) return invalid(resource, name, errors)
   // Attributed before admission, as the real server does: a webhook's changes are no manager's.
   const managed = managedAfter(context, resource, old, candidate, next, options)
@@ -143,7 +142,7 @@ const commitDecoded = (context: ServerContext, resource: Resource, old: KubeObje
 // differs from the stored one replaces it before this write is attributed, as the real server does.
 const managedAfter = (
   context: ServerContext,
-  resource: Resource,
+  resource: Kind,
   old: KubeObject,
   candidate: KubeObject,
   next: KubeObject,
@@ -154,13 +153,13 @@ const managedAfter = (
   const sent = options.subresource === undefined ? entriesOf(candidate) : undefined
   const base = sent === undefined || jsonEqual(sent, stored) ? stored : sent
   const writer = { manager: options.manager, operation: "Update" as const, apiVersion: apiVersionFor(resource, options.version), subresource: options.subresource }
-  return updatedEntries({ resource, tree: fieldsOf(resource.plural), entries: base, old, next, writer }, () => timestamp(context.now()))
+  return updatedEntries({ resource, tree: resource.fields, entries: base, old, next, writer }, () => timestamp(context.now()))
 }
 
 /** The PUT verb: the whole object (or its status), with metadata.resourceVersion required. */
 export const update = (
   context: ServerContext,
-  resource: Resource,
+  resource: Kind,
   namespace: string | undefined,
   name: string,
   body: unknown,

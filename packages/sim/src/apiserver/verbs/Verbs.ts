@@ -1,6 +1,7 @@
 // Routes one decoded request to its verb, after checking that the verb makes sense on that path
 // (a name where one is needed, a namespace for namespaced objects, status only where it exists).
-import type { ApiRequest, ApiResponse, Resource } from "../../Api.ts"
+import type { ApiRequest, ApiResponse } from "../../Api.ts"
+import type { Kind } from "../../kinds/Kind.ts"
 import { create } from "./Create.ts"
 import { deleteObject } from "./Delete.ts"
 import { patch } from "./Patch.ts"
@@ -13,7 +14,7 @@ import { parseResourceVersion } from "../store/ResourceVersion.ts"
 import { update } from "./Update.ts"
 
 /** Serves every verb but watch. */
-export const serveVerb = (context: ServerContext, resource: Resource, request: ApiRequest): ApiResponse => {
+export const serveVerb = (context: ServerContext, resource: Kind, request: ApiRequest): ApiResponse => {
   const namespace = resource.namespaced ? request.namespace : undefined
   if (resource.namespaced && namespace === undefined && request.verb !== "list") return pathNotFound()
   if (request.subresource === "status" && !resource.hasStatus) return pathNotFound()

@@ -1,14 +1,10 @@
 // What a simulated container writes to its log, as a pure function of the pod and the clock: the
 // command it would run, a progress line for every second it has been running, and its exit.
-import type { KubeObject } from "../../Api.ts"
+import type { KubeObject, LogLine } from "../../Api.ts"
 import { asArray, asNumber, asRecord, asString, at } from "../shared/KubeFields.ts"
 import { parseTimestamp } from "../shared/Timestamps.ts"
 
-/** One log line and the clock time it was written. */
-export interface LogLine {
-  readonly time: number
-  readonly text: string
-}
+export type { LogLine }
 
 const quoted = (word: string): string => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`)
 

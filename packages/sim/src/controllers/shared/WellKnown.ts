@@ -5,7 +5,7 @@ export const trainerGroup = "trainer.kubeflow.org"
 /** apiVersion of Trainer's objects. */
 export const trainerApiVersion = "trainer.kubeflow.org/v1alpha1"
 /** spec.managedBy value meaning "Trainer's own controller runs this job" (also the default). */
-export const trainerManager = "trainer.kubeflow.org/trainjob-controller"
+export { trainerManager } from "../../kinds/trainer/trainjob/TrainJobRules.ts"
 /** Label on a runtime's replicated job naming its step; the trainer step carries "trainer". */
 export const ancestorStepLabel = "trainer.kubeflow.org/trainjob-ancestor-step"
 /** Name of the trainer container (and of the trainer step in the shipped runtimes). */

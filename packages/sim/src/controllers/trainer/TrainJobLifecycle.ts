@@ -3,11 +3,12 @@
 // scripted outcome), or Failed by its active deadline, whichever comes first. The run's clock starts at
 // creation, or at the last resume.
 import type { KubeObject } from "../../Api.ts"
-import { findCondition, isConditionTrue, readConditions, setCondition, type Condition } from "../shared/Conditions.ts"
+import { findCondition, readConditions, setCondition, type Condition } from "../shared/Conditions.ts"
 import { asNumber, asRecord, asString, at, type JsonRecord } from "../shared/KubeFields.ts"
 import type { RunOutcome } from "../Options.ts"
 import type { ReplicatedJob } from "./ReplicatedJobs.ts"
 import { formatTimestamp, parseTimestamp } from "../shared/Timestamps.ts"
+import { isFinished } from "../../kinds/trainer/trainjob/TrainJobState.ts"
 
 /** TrainJob conditions are capped at 8 by the CRD. */
 export const maxTrainJobConditions = 8
@@ -31,12 +32,6 @@ const none: Counts = { active: 0, ready: 0, succeeded: 0, failed: 0, suspended: 
 
 const jobsStatus = (jobs: ReadonlyArray<ReplicatedJob>, counts: (job: ReplicatedJob) => Partial<Counts>) =>
   jobs.map((job) => ({ name: job.name, ...none, ...counts(job) }))
-
-/** Whether the TrainJob has finished (Complete or Failed). */
-export const isFinished = (job: KubeObject): boolean => {
-  const conditions = readConditions(at(job, "status", "conditions"))
-  return isConditionTrue(conditions, "Complete") || isConditionTrue(conditions, "Failed")
-}
 
 /** When the TrainJob's run started: its last resume, or its creation. */
 export const runStart = (job: KubeObject, suspended: Condition | undefined = findCondition(readConditions(at(job, "status", "conditions")), "Suspended")): number | undefined =>

@@ -14,7 +14,8 @@ import { lookUpRuntime } from "./Runtimes.ts"
 import { RuntimeReaders, runtimeKey, runtimeKeyOf } from "./RuntimeReaders.ts"
 import { updateStatus } from "../shared/StoreWrites.ts"
 import { ensureJobSet } from "./TrainJobJobSets.ts"
-import { deriveTrainJob, isFinished, jobSetReport, stepTrainJob } from "./TrainJobLifecycle.ts"
+import { deriveTrainJob, jobSetReport, stepTrainJob } from "./TrainJobLifecycle.ts"
+import { isFinished } from "../../kinds/trainer/trainjob/TrainJobState.ts"
 import { trainerManager } from "../shared/WellKnown.ts"
 
 // What a job's look reads of its runtime: only its spec (a frozen stored part, replaced when the spec

@@ -1,41 +1,10 @@
-// The protobuf wire shape of the built-in kinds the simulator serves (core/v1 Namespace, ConfigMap, Pod and Event,
-// batch/v1 Job, authorization/v1's self reviews, meta/v1 DeleteOptions) and every message they embed:
-// per message, each field's number, its JSON name, its type (a scalar, one of the special wire types
-// below, or another message) and flags. The field numbers are Kubernetes' protobuf contract (the
-// `protobuf:` tags of k8s.io/api and apimachinery's Go types); they never change once released, so a
-// newer table decodes what an older kubectl sends.
-//
-// Entry syntax: `<number>:<json name>:<type>[:<flags>]`, flags r = repeated, m = map<string, type>,
-// o = omitempty in JSON, p = a pointer in Go (present even when zero), i = inlined into the parent's JSON.
-// Special types: quantity, time, microTime, duration, intOrString, raw (RawExtension), fieldsV1,
-// stringList (authorization's ExtraValue).
+// The protobuf wire shape of core/v1 Pod and every message it embeds (the pod spec and status, containers, volumes, probes ...): per message, each field's number, JSON name, type and flags.
+// Field numbers are Kubernetes' protobuf contract (the `protobuf:` tags of k8s.io/api's Go types): they
+// never change once released, so a newer table decodes what an older kubectl sends. The entry syntax is
+// the one http/ApiMessages.ts describes.
 
-/** The encoded field tables, by `<group>.<version>.<Kind>` (core for the core group). */
-export const builtinMessages: Readonly<Record<string, string>> = {
-  "authorization.v1.FieldSelectorAttributes": "1:rawSelector:string:o 2:requirements:meta.v1.FieldSelectorRequirement:ro",
-  "authorization.v1.LabelSelectorAttributes": "1:rawSelector:string:o 2:requirements:meta.v1.LabelSelectorRequirement:ro",
-  "authorization.v1.NonResourceAttributes": "1:path:string:o 2:verb:string:o",
-  "authorization.v1.NonResourceRule": "1:verbs:string:r 2:nonResourceURLs:string:ro",
-  "authorization.v1.ResourceAttributes": "1:namespace:string:o 2:verb:string:o 3:group:string:o 4:version:string:o 5:resource:string:o 6:subresource:string:o 7:name:string:o 8:fieldSelector:authorization.v1.FieldSelectorAttributes:op 9:labelSelector:authorization.v1.LabelSelectorAttributes:op",
-  "authorization.v1.ResourceRule": "1:verbs:string:r 2:apiGroups:string:ro 3:resources:string:ro 4:resourceNames:string:ro",
-  "authorization.v1.SelfSubjectAccessReview": "1:metadata:meta.v1.ObjectMeta:o 2:spec:authorization.v1.SelfSubjectAccessReviewSpec 3:status:authorization.v1.SubjectAccessReviewStatus:o",
-  "authorization.v1.SelfSubjectAccessReviewSpec": "1:resourceAttributes:authorization.v1.ResourceAttributes:op 2:nonResourceAttributes:authorization.v1.NonResourceAttributes:op",
-  "authorization.v1.SelfSubjectRulesReview": "1:metadata:meta.v1.ObjectMeta:o 2:spec:authorization.v1.SelfSubjectRulesReviewSpec 3:status:authorization.v1.SubjectRulesReviewStatus:o",
-  "authorization.v1.SelfSubjectRulesReviewSpec": "1:namespace:string:o",
-  "authorization.v1.SubjectAccessReviewStatus": "1:allowed:bool 4:denied:bool:o 2:reason:string:o 3:evaluationError:string:o",
-  "authorization.v1.SubjectRulesReviewStatus": "1:resourceRules:authorization.v1.ResourceRule:r 2:nonResourceRules:authorization.v1.NonResourceRule:r 3:incomplete:bool 4:evaluationError:string:o",
-  "batch.v1.Job": "1:metadata:meta.v1.ObjectMeta:o 2:spec:batch.v1.JobSpec:o 3:status:batch.v1.JobStatus:o",
-  "batch.v1.JobCondition": "1:type:string 2:status:string 3:lastProbeTime:time:o 4:lastTransitionTime:time:o 5:reason:string:o 6:message:string:o",
-  "batch.v1.JobSchedulingConfiguration": "1:schedulingPolicy:scheduling.v1alpha3.WorkloadPodGroupSchedulingPolicy:op 2:schedulingConstraints:scheduling.v1alpha3.WorkloadPodGroupSchedulingConstraints:op 3:disruptionMode:scheduling.v1alpha3.WorkloadPodGroupDisruptionMode:op 4:resourceClaims:scheduling.v1alpha3.WorkloadPodGroupResourceClaim:ro",
-  "batch.v1.JobSpec": "1:parallelism:int32:op 2:completions:int32:op 3:activeDeadlineSeconds:int64:op 11:podFailurePolicy:batch.v1.PodFailurePolicy:op 16:successPolicy:batch.v1.SuccessPolicy:op 7:backoffLimit:int32:op 12:backoffLimitPerIndex:int32:op 13:maxFailedIndexes:int32:op 4:selector:meta.v1.LabelSelector:op 5:manualSelector:bool:op 6:template:core.v1.PodTemplateSpec 8:ttlSecondsAfterFinished:int32:op 9:completionMode:string:op 10:suspend:bool:op 14:podReplacementPolicy:string:op 15:managedBy:string:op 17:scheduling:batch.v1.JobSchedulingConfiguration:op",
-  "batch.v1.JobStatus": "1:conditions:batch.v1.JobCondition:ro 2:startTime:time:op 3:completionTime:time:op 4:active:int32:o 5:succeeded:int32:o 6:failed:int32:o 11:terminating:int32:op 7:completedIndexes:string:o 10:failedIndexes:string:op 8:uncountedTerminatedPods:batch.v1.UncountedTerminatedPods:op 9:ready:int32:op",
-  "batch.v1.PodFailurePolicy": "1:rules:batch.v1.PodFailurePolicyRule:r",
-  "batch.v1.PodFailurePolicyOnExitCodesRequirement": "1:containerName:string:op 2:operator:string 3:values:int32:r",
-  "batch.v1.PodFailurePolicyOnPodConditionsPattern": "1:type:string 2:status:string",
-  "batch.v1.PodFailurePolicyRule": "1:action:string 2:onExitCodes:batch.v1.PodFailurePolicyOnExitCodesRequirement:op 3:onPodConditions:batch.v1.PodFailurePolicyOnPodConditionsPattern:ro",
-  "batch.v1.SuccessPolicy": "1:rules:batch.v1.SuccessPolicyRule:r",
-  "batch.v1.SuccessPolicyRule": "1:succeededIndexes:string:op 2:succeededCount:int32:op",
-  "batch.v1.UncountedTerminatedPods": "1:succeeded:string:ro 2:failed:string:ro",
+/** The field tables, by `<group>.<version>.<Kind>`. */
+export const podMessages: Readonly<Record<string, string>> = {
   "core.v1.AWSElasticBlockStoreVolumeSource": "1:volumeID:string 2:fsType:string:o 3:partition:int32:o 4:readOnly:bool:o",
   "core.v1.Affinity": "1:nodeAffinity:core.v1.NodeAffinity:op 2:podAffinity:core.v1.PodAffinity:op 3:podAntiAffinity:core.v1.PodAntiAffinity:op",
   "core.v1.AppArmorProfile": "1:type:string 2:localhostProfile:string:op",
@@ -72,9 +41,6 @@ export const builtinMessages: Readonly<Record<string, string>> = {
   "core.v1.EphemeralContainer": "1::core.v1.EphemeralContainerCommon:i 2:targetContainerName:string:o",
   "core.v1.EphemeralContainerCommon": "1:name:string 2:image:string:o 3:command:string:ro 4:args:string:ro 5:workingDir:string:o 6:ports:core.v1.ContainerPort:ro 19:envFrom:core.v1.EnvFromSource:ro 7:env:core.v1.EnvVar:ro 8:resources:core.v1.ResourceRequirements:o 23:resizePolicy:core.v1.ContainerResizePolicy:ro 24:restartPolicy:string:op 25:restartPolicyRules:core.v1.ContainerRestartRule:ro 9:volumeMounts:core.v1.VolumeMount:ro 21:volumeDevices:core.v1.VolumeDevice:ro 10:livenessProbe:core.v1.Probe:op 11:readinessProbe:core.v1.Probe:op 22:startupProbe:core.v1.Probe:op 12:lifecycle:core.v1.Lifecycle:op 13:terminationMessagePath:string:o 20:terminationMessagePolicy:string:o 14:imagePullPolicy:string:o 15:securityContext:core.v1.SecurityContext:op 16:stdin:bool:o 17:stdinOnce:bool:o 18:tty:bool:o",
   "core.v1.EphemeralVolumeSource": "1:volumeClaimTemplate:core.v1.PersistentVolumeClaimTemplate:op",
-  "core.v1.Event": "1:metadata:meta.v1.ObjectMeta 2:involvedObject:core.v1.ObjectReference 3:reason:string:o 4:message:string:o 5:source:core.v1.EventSource:o 6:firstTimestamp:time:o 7:lastTimestamp:time:o 8:count:int32:o 9:type:string:o 10:eventTime:microTime:o 11:series:core.v1.EventSeries:op 12:action:string:o 13:related:core.v1.ObjectReference:op 14:reportingComponent:string 15:reportingInstance:string",
-  "core.v1.EventSeries": "1:count:int32:o 2:lastObservedTime:microTime:o",
-  "core.v1.EventSource": "1:component:string:o 2:host:string:o",
   "core.v1.EvictionResponder": "1:name:string 2:priority:int32:p",
   "core.v1.ExecAction": "1:command:string:ro",
   "core.v1.FCVolumeSource": "1:targetWWNs:string:ro 2:lun:int32:op 3:fsType:string:o 4:readOnly:bool:o 5:wwids:string:ro",
@@ -99,11 +65,6 @@ export const builtinMessages: Readonly<Record<string, string>> = {
   "core.v1.LinuxContainerUser": "1:uid:int64 2:gid:int64 3:supplementalGroups:int64:ro",
   "core.v1.LocalObjectReference": "1:name:string:o",
   "core.v1.NFSVolumeSource": "1:server:string 2:path:string 3:readOnly:bool:o",
-  "core.v1.ConfigMap": "1:metadata:meta.v1.ObjectMeta:o 4:immutable:bool:op 2:data:string:mo 3:binaryData:bytes:mo",
-  "core.v1.Namespace": "1:metadata:meta.v1.ObjectMeta:o 2:spec:core.v1.NamespaceSpec:o 3:status:core.v1.NamespaceStatus:o",
-  "core.v1.NamespaceCondition": "1:type:string 2:status:string 4:lastTransitionTime:time:o 5:reason:string:o 6:message:string:o",
-  "core.v1.NamespaceSpec": "1:finalizers:string:ro",
-  "core.v1.NamespaceStatus": "1:phase:string:o 2:conditions:core.v1.NamespaceCondition:ro",
   "core.v1.NodeAffinity": "1:requiredDuringSchedulingIgnoredDuringExecution:core.v1.NodeSelector:op 2:preferredDuringSchedulingIgnoredDuringExecution:core.v1.PreferredSchedulingTerm:ro",
   "core.v1.NodeAllocatableMappedResources": "1:name:string 2:quantity:quantity:p",
   "core.v1.NodeAllocatableOverheadResources": "1:name:string 2:perPod:quantity:op 3:perContainer:quantity:op",
@@ -112,7 +73,6 @@ export const builtinMessages: Readonly<Record<string, string>> = {
   "core.v1.NodeSelectorRequirement": "1:key:string 2:operator:string 3:values:string:ro",
   "core.v1.NodeSelectorTerm": "1:matchExpressions:core.v1.NodeSelectorRequirement:ro 2:matchFields:core.v1.NodeSelectorRequirement:ro",
   "core.v1.ObjectFieldSelector": "1:apiVersion:string:o 2:fieldPath:string",
-  "core.v1.ObjectReference": "1:kind:string:o 2:namespace:string:o 3:name:string:o 4:uid:string:o 5:apiVersion:string:o 6:resourceVersion:string:o 7:fieldPath:string:o",
   "core.v1.PersistentVolumeClaimSpec": "1:accessModes:string:ro 4:selector:meta.v1.LabelSelector:op 2:resources:core.v1.VolumeResourceRequirements:o 3:volumeName:string:o 5:storageClassName:string:op 6:volumeMode:string:op 7:dataSource:core.v1.TypedLocalObjectReference:op 8:dataSourceRef:core.v1.TypedObjectReference:op 9:volumeAttributesClassName:string:op",
   "core.v1.PersistentVolumeClaimTemplate": "1:metadata:meta.v1.ObjectMeta:o 2:spec:core.v1.PersistentVolumeClaimSpec",
   "core.v1.PersistentVolumeClaimVolumeSource": "1:claimName:string 2:readOnly:bool:o",
@@ -136,7 +96,6 @@ export const builtinMessages: Readonly<Record<string, string>> = {
   "core.v1.PodSecurityContext": "1:seLinuxOptions:core.v1.SELinuxOptions:op 8:windowsOptions:core.v1.WindowsSecurityContextOptions:op 2:runAsUser:int64:op 6:runAsGroup:int64:op 3:runAsNonRoot:bool:op 4:supplementalGroups:int64:ro 12:supplementalGroupsPolicy:string:op 5:fsGroup:int64:op 7:sysctls:core.v1.Sysctl:ro 9:fsGroupChangePolicy:string:op 10:seccompProfile:core.v1.SeccompProfile:op 11:appArmorProfile:core.v1.AppArmorProfile:op 13:seLinuxChangePolicy:string:op",
   "core.v1.PodSpec": "1:volumes:core.v1.Volume:ro 20:initContainers:core.v1.Container:ro 2:containers:core.v1.Container:r 34:ephemeralContainers:core.v1.EphemeralContainer:ro 3:restartPolicy:string:o 4:terminationGracePeriodSeconds:int64:op 5:activeDeadlineSeconds:int64:op 6:dnsPolicy:string:o 7:nodeSelector:string:mo 8:serviceAccountName:string:o 9:serviceAccount:string:o 21:automountServiceAccountToken:bool:op 10:nodeName:string:o 11:hostNetwork:bool:o 12:hostPID:bool:o 13:hostIPC:bool:o 27:shareProcessNamespace:bool:op 14:securityContext:core.v1.PodSecurityContext:op 15:imagePullSecrets:core.v1.LocalObjectReference:ro 16:hostname:string:o 17:subdomain:string:o 18:affinity:core.v1.Affinity:op 19:schedulerName:string:o 22:tolerations:core.v1.Toleration:ro 23:hostAliases:core.v1.HostAlias:ro 24:priorityClassName:string:o 25:priority:int32:op 26:dnsConfig:core.v1.PodDNSConfig:op 28:readinessGates:core.v1.PodReadinessGate:ro 29:runtimeClassName:string:op 30:enableServiceLinks:bool:op 31:preemptionPolicy:string:op 32:overhead:quantity:mo 33:topologySpreadConstraints:core.v1.TopologySpreadConstraint:ro 35:setHostnameAsFQDN:bool:op 36:os:core.v1.PodOS:op 37:hostUsers:bool:op 38:schedulingGates:core.v1.PodSchedulingGate:ro 39:resourceClaims:core.v1.PodResourceClaim:ro 40:resources:core.v1.ResourceRequirements:op 41:hostnameOverride:string:op 43:schedulingGroup:core.v1.PodSchedulingGroup:op 44:evictionResponders:core.v1.EvictionResponder:ro",
   "core.v1.PodStatus": "17:observedGeneration:int64:o 1:phase:string:o 2:conditions:core.v1.PodCondition:ro 3:message:string:o 4:reason:string:o 11:nominatedNodeName:string:o 5:hostIP:string:o 16:hostIPs:core.v1.HostIP:ro 6:podIP:string:o 12:podIPs:core.v1.PodIP:ro 7:startTime:time:op 10:initContainerStatuses:core.v1.ContainerStatus:ro 8:containerStatuses:core.v1.ContainerStatus:ro 9:qosClass:string:o 13:ephemeralContainerStatuses:core.v1.ContainerStatus:ro 14:resize:string:o 15:resourceClaimStatuses:core.v1.PodResourceClaimStatus:ro 18:extendedResourceClaimStatus:core.v1.PodExtendedResourceClaimStatus:op 19:allocatedResources:quantity:mo 20:resources:core.v1.ResourceRequirements:op 21:nodeAllocatableResourceClaimStatuses:core.v1.NodeAllocatableResourceClaimStatus:ro 22:volumeHealth:core.v1.PodVolumeHealth:ro",
-  "core.v1.PodTemplateSpec": "1:metadata:meta.v1.ObjectMeta:o 2:spec:core.v1.PodSpec:o",
   "core.v1.PodVolumeHealth": "1:name:string 2:healthConditions:core.v1.VolumeHealthCondition:ro 3:lastTransitionTime:time:o",
   "core.v1.PortworxVolumeSource": "1:volumeID:string 2:fsType:string:o 3:readOnly:bool:o",
   "core.v1.PreferredSchedulingTerm": "1:weight:int32 2:preference:core.v1.NodeSelectorTerm",
@@ -178,22 +137,5 @@ export const builtinMessages: Readonly<Record<string, string>> = {
   "core.v1.VolumeStatus": "1:image:core.v1.ImageVolumeStatus:op",
   "core.v1.VsphereVirtualDiskVolumeSource": "1:volumePath:string 2:fsType:string:o 3:storagePolicyName:string:o 4:storagePolicyID:string:o",
   "core.v1.WeightedPodAffinityTerm": "1:weight:int32 2:podAffinityTerm:core.v1.PodAffinityTerm",
-  "core.v1.WindowsSecurityContextOptions": "1:gmsaCredentialSpecName:string:op 2:gmsaCredentialSpec:string:op 3:runAsUserName:string:op 4:hostProcess:bool:op",
-  "meta.v1.DeleteOptions": "1:gracePeriodSeconds:int64:op 2:preconditions:meta.v1.Preconditions:op 3:orphanDependents:bool:op 4:propagationPolicy:string:op 5:dryRun:string:ro 6:ignoreStoreReadErrorWithClusterBreakingPotential:bool:op",
-  "meta.v1.FieldSelectorRequirement": "1:key:string 2:operator:string 3:values:string:ro",
-  "meta.v1.LabelSelector": "1:matchLabels:string:mo 2:matchExpressions:meta.v1.LabelSelectorRequirement:ro",
-  "meta.v1.LabelSelectorRequirement": "1:key:string 2:operator:string 3:values:string:ro",
-  "meta.v1.ManagedFieldsEntry": "1:manager:string:o 2:operation:string:o 3:apiVersion:string:o 4:time:time:op 6:fieldsType:string:o 7:fieldsV1:fieldsV1:op 8:subresource:string:o",
-  "meta.v1.ObjectMeta": "1:name:string:o 2:generateName:string:o 3:namespace:string:o 4:selfLink:string:o 5:uid:string:o 6:resourceVersion:string:o 7:generation:int64:o 8:creationTimestamp:time:o 9:deletionTimestamp:time:op 10:deletionGracePeriodSeconds:int64:op 11:labels:string:mo 12:annotations:string:mo 13:ownerReferences:meta.v1.OwnerReference:ro 14:finalizers:string:ro 17:managedFields:meta.v1.ManagedFieldsEntry:ro",
-  "meta.v1.OwnerReference": "5:apiVersion:string 1:kind:string 3:name:string 4:uid:string 6:controller:bool:op 7:blockOwnerDeletion:bool:op",
-  "meta.v1.Preconditions": "1:uid:string:op 2:resourceVersion:string:op",
-  "scheduling.v1alpha3.TopologyConstraint": "1:key:string",
-  "scheduling.v1alpha3.WorkloadPodGroupAllDisruptionMode": "",
-  "scheduling.v1alpha3.WorkloadPodGroupBasicSchedulingPolicy": "",
-  "scheduling.v1alpha3.WorkloadPodGroupDisruptionMode": "1:single:scheduling.v1alpha3.WorkloadPodGroupSingleDisruptionMode:op 2:all:scheduling.v1alpha3.WorkloadPodGroupAllDisruptionMode:op",
-  "scheduling.v1alpha3.WorkloadPodGroupGangSchedulingPolicy": "1:minCount:int32:op",
-  "scheduling.v1alpha3.WorkloadPodGroupResourceClaim": "1:name:string 2:resourceClaimName:string:op 3:resourceClaimTemplateName:string:op",
-  "scheduling.v1alpha3.WorkloadPodGroupSchedulingConstraints": "1:topology:scheduling.v1alpha3.TopologyConstraint:ro",
-  "scheduling.v1alpha3.WorkloadPodGroupSchedulingPolicy": "1:basic:scheduling.v1alpha3.WorkloadPodGroupBasicSchedulingPolicy:op 2:gang:scheduling.v1alpha3.WorkloadPodGroupGangSchedulingPolicy:op",
-  "scheduling.v1alpha3.WorkloadPodGroupSingleDisruptionMode": "",
+  "core.v1.WindowsSecurityContextOptions": "1:gmsaCredentialSpecName:string:op 2:gmsaCredentialSpec:string:op 3:runAsUserName:string:op 4:hostProcess:bool:op"
 }

@@ -1,9 +1,8 @@
-// The minimal shape Kueue's CRDs enforce on Workloads (pod sets, admission check states) and
-// AdmissionChecks (a controller name that never changes).
-import { duplicate, type FieldError, invalidValue, notSupported, requiredValue, wrongType } from "../../apiserver/validation/FieldErrors.ts"
-import { isJsonObject, jsonEqual, valueAt } from "../../apiserver/store/JsonValue.ts"
-import { checkDns1123Label } from "../../apiserver/validation/NameRules.ts"
-import { checkArray, checkBoolean, checkInteger, checkString } from "../../apiserver/validation/SchemaChecks.ts"
+// The minimal shape Kueue's Workload CRD enforces: pod sets (which never change) and admission check states.
+import { duplicate, type FieldError, invalidValue, notSupported, requiredValue, wrongType } from "../../../apiserver/validation/FieldErrors.ts"
+import { isJsonObject, jsonEqual, valueAt } from "../../../apiserver/store/JsonValue.ts"
+import { checkDns1123Label } from "../../../apiserver/validation/NameRules.ts"
+import { checkArray, checkBoolean, checkInteger, checkString } from "../../../apiserver/validation/SchemaChecks.ts"
 
 /** The states an admission check entry on a Workload may have. */
 export const admissionCheckStates: ReadonlyArray<string> = ["Pending", "Ready", "Retry", "Rejected"]
@@ -57,17 +56,5 @@ export const checkWorkload = (object: Record<string, unknown>, old: Record<strin
     ...checkBoolean("spec.active", spec["active"]),
     ...(oldPodSets !== undefined && !jsonEqual(oldPodSets, spec["podSets"]) ? [invalidValue("spec.podSets", spec["podSets"], "field is immutable")] : []),
     ...checkAdmissionChecks(valueAt(object, ["status", "admissionChecks"]))
-  ]
-}
-
-/** Every problem with an AdmissionCheck (and, on update, with the change from `old`). */
-export const checkAdmissionCheck = (object: Record<string, unknown>, old: Record<string, unknown> | undefined): ReadonlyArray<FieldError> => {
-  const spec = object["spec"]
-  if (!isJsonObject(spec)) return [spec === undefined ? requiredValue("spec") : wrongType("spec", spec, "object")]
-  const name = spec["controllerName"]
-  const oldName = valueAt(old, ["spec", "controllerName"])
-  return [
-    ...(name === undefined ? [requiredValue("spec.controllerName")] : checkString("spec.controllerName", name, 253, 1)),
-    ...(oldName !== undefined && name !== undefined && oldName !== name ? [invalidValue("spec.controllerName", name, "field is immutable")] : [])
   ]
 }

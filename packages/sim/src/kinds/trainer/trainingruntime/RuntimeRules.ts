@@ -1,7 +1,7 @@
 // What the TrainingRuntime and ClusterTrainingRuntime CRDs enforce beyond metadata: a non-empty spec
 // and template, and at most one ML policy (torch, mpi, jax, xgboost, flux).
-import { type FieldError, invalidValue, wrongType } from "../../apiserver/validation/FieldErrors.ts"
-import { isJsonObject } from "../../apiserver/store/JsonValue.ts"
+import { type FieldError, invalidValue, wrongType } from "../../../apiserver/validation/FieldErrors.ts"
+import { isJsonObject } from "../../../apiserver/store/JsonValue.ts"
 
 /** The ML policies of which a runtime may configure at most one. */
 export const mlPolicies: ReadonlyArray<string> = ["torch", "mpi", "jax", "xgboost", "flux"]

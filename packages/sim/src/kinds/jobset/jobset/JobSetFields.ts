@@ -1,8 +1,8 @@
 // The fields of JobSet (jobset.x-k8s.io/v1alpha2): its spec, which Trainer's runtimes embed as their
 // template, and its status. The batch/v1 subtrees of a Job spec (selector, podFailurePolicy,
 // successPolicy), pod specs and volume claim templates are left open.
-import { condition, embeddedMeta, kindFields, podTemplate } from "../core/CoreFields.ts"
-import { type FieldTree, fields, listOf } from "../../apiserver/validation/FieldTree.ts"
+import { condition, embeddedMeta, kindFields, podTemplate } from "../../core/CoreFields.ts"
+import { type FieldTree, fields, listOf } from "../../../apiserver/validation/FieldTree.ts"
 
 const strings = listOf("string")
 

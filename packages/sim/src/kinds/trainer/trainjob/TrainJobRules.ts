@@ -1,10 +1,10 @@
 // What the TrainJob CRD (and the part of Trainer's webhook that needs no other object) enforces:
 // the RFC 1035 name, runtimeRef, trainer limits, runtimePatches keyed by manager, managedBy values,
 // activeDeadlineSeconds, the immutable fields, and runtimePatches changing only while suspended.
-import { duplicate, type FieldError, forbidden, invalidValue, notSupported, requiredValue, wrongType } from "../../apiserver/validation/FieldErrors.ts"
-import { isJsonObject, jsonEqual, keepsFrozenPart, valueAt } from "../../apiserver/store/JsonValue.ts"
-import { isRfc1035Label } from "../../apiserver/validation/NameRules.ts"
-import { checkArray, checkBoolean, checkInteger, checkString } from "../../apiserver/validation/SchemaChecks.ts"
+import { duplicate, type FieldError, forbidden, invalidValue, notSupported, requiredValue, wrongType } from "../../../apiserver/validation/FieldErrors.ts"
+import { isJsonObject, jsonEqual, keepsFrozenPart, valueAt } from "../../../apiserver/store/JsonValue.ts"
+import { isRfc1035Label } from "../../../apiserver/validation/NameRules.ts"
+import { checkArray, checkBoolean, checkInteger, checkString } from "../../../apiserver/validation/SchemaChecks.ts"
 
 /** The managedBy value of Trainer's own controller (the default). */
 export const trainerManager = "trainer.kubeflow.org/trainjob-controller"

@@ -1,7 +1,12 @@
 import { test as propTest, fc } from "@fast-check/vitest"
 import { describe, expect, it } from "vitest"
-import { Resources } from "../src/Api.ts"
-import { groupOf, resourceByKind, resourceByPlural, versionOf } from "../src/kinds/ResourceTable.ts"
+import { Resources } from "../src/kinds/Builtin.ts"
+import { groupOf, versionOf } from "../src/apiserver/ResourceNames.ts"
+import { KindRegistry } from "../src/kinds/KindRegistry.ts"
+
+const registry = new KindRegistry(Resources)
+const resourceByKind = (apiVersion: string, kind: string) => registry.byKind(apiVersion, kind)
+const resourceByPlural = (plural: string) => registry.byResource(plural)
 
 // The lookups as scans of the table and splits of the string: what the maps and index arithmetic must agree with.
 const scanGroup = (apiVersion: string): string => (apiVersion.includes("/") ? (apiVersion.split("/")[0] ?? "") : "")
@@ -11,7 +16,7 @@ const known = [...Resources.map((r) => r.kind), ...Resources.map((r) => r.plural
 const piece = fc.oneof(fc.constantFrom(...known, "", "v1", "v1beta2", "Job/batch"), fc.string({ maxLength: 6 }))
 const apiVersion = fc.oneof(piece, fc.tuple(piece, piece).map(([a, b]) => `${a}/${b}`), fc.tuple(piece, piece, piece).map((p) => p.join("/")))
 
-describe("the resource table's lookups", () => {
+describe("the kind registry's lookups", () => {
   propTest.prop([apiVersion])("split an apiVersion as a split on its slashes does", (text) => {
     expect(groupOf(text)).toBe(scanGroup(text))
     expect(versionOf(text)).toBe(scanVersion(text))

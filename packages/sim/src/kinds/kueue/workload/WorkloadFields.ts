@@ -1,8 +1,8 @@
-// The fields of Kueue's CRDs (kueue.x-k8s.io): Workload and AdmissionCheck. The simulator stores one
-// form for both served versions, so each tree is the union of v1beta1's and v1beta2's fields. Pod
+// The fields of Kueue's Workload CRD (kueue.x-k8s.io). The simulator stores one form for both served
+// versions, so the tree is the union of v1beta1's and v1beta2's fields. Pod
 // templates, tolerations and topology assignments are left open.
-import { condition, kindFields, podTemplate } from "../core/CoreFields.ts"
-import { type FieldTree, fields, listOf, mapOf } from "../../apiserver/validation/FieldTree.ts"
+import { condition, kindFields, podTemplate } from "../../core/CoreFields.ts"
+import { type FieldTree, fields, listOf, mapOf } from "../../../apiserver/validation/FieldTree.ts"
 
 const topologyRequest = fields({
   podIndexLabel: "string",
@@ -78,14 +78,4 @@ export const workloadFields: FieldTree = kindFields({
     queueName: "string"
   }),
   status: workloadStatus
-})
-
-/** An AdmissionCheck. */
-export const admissionCheckFields: FieldTree = kindFields({
-  spec: fields({
-    controllerName: "string",
-    parameters: fields({ apiGroup: "string", kind: "string", name: "string" }),
-    retryDelayMinutes: "integer"
-  }),
-  status: fields({ conditions: listOf(condition) })
 })

@@ -1,8 +1,6 @@
-// The fields of Trainer's CRDs (trainer.kubeflow.org/v1alpha1): TrainJob, and the JobSet template of
-// TrainingRuntime and ClusterTrainingRuntime (JobSet's own spec). Pod specs are left open.
-import { condition, embeddedMeta, envVar, kindFields, podTemplate, resourceRequirements } from "../core/CoreFields.ts"
-import { type FieldTree, fields, listOf } from "../../apiserver/validation/FieldTree.ts"
-import { jobSetSpec } from "../jobset/JobSetFields.ts"
+// The fields of Trainer's TrainJob CRD (trainer.kubeflow.org/v1alpha1). Pod specs are left open.
+import { condition, embeddedMeta, envVar, kindFields, podTemplate, resourceRequirements } from "../../core/CoreFields.ts"
+import { type FieldTree, fields, listOf } from "../../../apiserver/validation/FieldTree.ts"
 
 const strings = listOf("string")
 
@@ -55,23 +53,4 @@ export const trainJobFields: FieldTree = kindFields({
     trainer
   }),
   status: trainJobStatus
-})
-
-/** A TrainingRuntime or ClusterTrainingRuntime (the CRDs define no status). */
-export const trainingRuntimeFields: FieldTree = kindFields({
-  spec: fields({
-    mlPolicy: fields({
-      numNodes: "integer",
-      torch: fields({ envInjection: fields({ targets: listOf(fields({ containerNames: strings, jobName: "string" })) }) }),
-      mpi: fields({ mpiImplementation: "string", numProcPerNode: "integer", runLauncherAsNode: "boolean", sshAuthMountPath: "string" }),
-      jax: fields({}),
-      xgboost: fields({}),
-      flux: fields({ numProcPerNode: "integer" })
-    }),
-    podGroupPolicy: fields({
-      coscheduling: fields({ scheduleTimeoutSeconds: "integer" }),
-      volcano: fields({ networkTopology: fields({ highestTierAllowed: "integer", mode: "string" }) })
-    }),
-    template: fields({ metadata: embeddedMeta, spec: jobSetSpec })
-  })
 })

@@ -1,10 +1,10 @@
 // A core/v1 ConfigMap's shape and rules, as the API server validates one: keys of a config map's
 // characters, no key both in data and binaryData, base64 binary values, at most 1 MiB in all, and once
 // `immutable` is set, neither its data nor the flag may change.
-import { type FieldError, duplicate, forbidden, invalidValue, tooLong } from "../../apiserver/validation/FieldErrors.ts"
-import { fields, mapOf, type FieldTree } from "../../apiserver/validation/FieldTree.ts"
-import { isJsonObject, jsonEqual } from "../../apiserver/store/JsonValue.ts"
-import { objectMeta } from "./CoreFields.ts"
+import { type FieldError, duplicate, forbidden, invalidValue, tooLong } from "../../../apiserver/validation/FieldErrors.ts"
+import { fields, mapOf, type FieldTree } from "../../../apiserver/validation/FieldTree.ts"
+import { isJsonObject, jsonEqual } from "../../../apiserver/store/JsonValue.ts"
+import { objectMeta } from "../CoreFields.ts"
 
 /** The fields of a ConfigMap. */
 export const configMapFields: FieldTree = fields({

@@ -1,0 +1,36 @@
+// The kinds a simulator serves unless told otherwise: one entry per kind, each defined in its own folder
+// (kinds/<group>/<kind>/). The order is the API's: discovery lists groups and resources in it.
+import type { Kind } from "./Kind.ts"
+import { trainJob } from "./trainer/trainjob/TrainJob.ts"
+import { trainingRuntime } from "./trainer/trainingruntime/TrainingRuntime.ts"
+import { clusterTrainingRuntime } from "./trainer/clustertrainingruntime/ClusterTrainingRuntime.ts"
+import { workload } from "./kueue/workload/Workload.ts"
+import { admissionCheck } from "./kueue/admissioncheck/AdmissionCheck.ts"
+import { localQueue } from "./kueue/localqueue/LocalQueue.ts"
+import { clusterQueue } from "./kueue/clusterqueue/ClusterQueue.ts"
+import { jobSet } from "./jobset/jobset/JobSet.ts"
+import { job } from "./batch/job/Job.ts"
+import { namespace } from "./core/namespace/Namespace.ts"
+import { configMap } from "./core/configmap/ConfigMap.ts"
+import { pod } from "./core/pod/Pod.ts"
+import { event } from "./core/event/Event.ts"
+
+/** The built-in kinds: Trainer's, Kueue's and JobSet's custom resources and the core and batch kinds they run as. */
+export const builtinKinds: ReadonlyArray<Kind> = [
+  trainJob,
+  trainingRuntime,
+  clusterTrainingRuntime,
+  workload,
+  admissionCheck,
+  localQueue,
+  clusterQueue,
+  jobSet,
+  job,
+  namespace,
+  configMap,
+  pod,
+  event
+]
+
+/** The resources the simulator serves unless told otherwise. */
+export const Resources: ReadonlyArray<Kind> = builtinKinds
