@@ -4,6 +4,7 @@
 // them. Keyed by the frozen value itself, so a kept text can never be stale.
 import { isDeeplyFrozen } from "../apiserver/store/JsonValue.ts"
 
+// Module state that is a pure memo cache of constant input (frozen parts): every server may share it.
 const texts = new WeakMap<object, string>()
 
 // How many levels of new containers (an answer's top level, a presented copy's, a list's items) are

@@ -23,6 +23,7 @@ const parseMediaRange = (text: string): MediaRange => {
 /** The patch format named by a Content-Type header, or undefined when it names none. */
 export const patchTypeOf = (contentType: string | undefined): PatchType | undefined => patchTypeOfText(contentType ?? "")
 
+// Module state that is a pure memo cache of constant input (header texts; so is isYamlText below): every server may share it.
 const patchTypeOfText = memoizeText((contentType: string): PatchType | undefined => {
   switch (parseMediaRange(contentType).type) {
     case "application/json-patch+json":

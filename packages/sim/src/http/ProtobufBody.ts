@@ -253,6 +253,7 @@ export const protobufMagic = Uint8Array.of(0x6b, 0x38, 0x73, 0x00)
 /** True when a Content-Type header names Kubernetes' protobuf encoding. */
 export const isProtobufBody = (contentType: string | undefined): boolean => isProtobufText(contentType ?? "")
 
+// Module state that is a pure memo cache of constant input (header texts): every server may share it.
 const isProtobufText = memoizeText((contentType: string): boolean => contentType.split(";")[0]?.trim().toLowerCase() === "application/vnd.kubernetes.protobuf")
 
 /** A decoded body, or the answer to send instead. */

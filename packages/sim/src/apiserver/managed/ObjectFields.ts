@@ -29,6 +29,7 @@ export const fieldElement = (name: string): string => {
 
 // Field names repeat from object to object: the element made once is reused, which spares building and
 // interning a new key string per field of every write (bounded, as names made up by the million could be).
+// Module state that is a pure memo cache of constant input (field names): every simulator may share it.
 const fieldElements = new Map<string, string>()
 const fieldElementCacheSize = 8192
 
@@ -80,6 +81,7 @@ export const itemElements = (list: ReadonlyArray<unknown>, listType: ListType): 
 }
 
 // Field sets of frozen parts, which never change: a value written again is not walked again.
+// Module state that is a pure memo cache of constant input (frozen parts; the tree is checked on use): every simulator may share it.
 const memo = new WeakMap<object, { readonly tree: FieldTree; readonly field: string; readonly set: FieldSet }>()
 
 /** The node of the set a value at a field contributes (the value's own path included when it is owned itself). */
@@ -153,6 +155,7 @@ interface RecentPart {
   readonly tree: FieldTree
   readonly set: FieldSet
 }
+// Module state that is a pure memo cache of constant input (frozen parts; the tree is checked on use): every simulator may share it.
 const recentParts = new Map<string, Map<string, RecentPart>>()
 // Fields per kind kept at most (a kind whose schema is open may be sent any top-level field).
 const recentFieldsPerKind = 64

@@ -76,6 +76,7 @@ class Adopting {
 }
 
 // The rare value frozen (or sealed) before freezeJson saw it.
+// Module state that is a pure memo cache of constant input (frozen values): every simulator may share it.
 const frozenElsewhere = new WeakMap<object, number>()
 
 // What freezeJson froze, all the way down, carries this mark: a private field, which no key list,

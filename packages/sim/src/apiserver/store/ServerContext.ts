@@ -44,6 +44,7 @@ export const finalizersOf = (object: unknown): ReadonlyArray<string> => {
 export const isDeleting = (object: unknown): boolean => typeof metadataOf(object)["deletionTimestamp"] === "string"
 
 // The clock stands still between steps while many writes are stamped: the last answer is kept.
+// Module state that is a pure memo cache of constant input (a whole second's text): every simulator may share it.
 let lastStamp: { readonly second: number; readonly text: string } = { second: Number.NaN, text: "" }
 
 /** An RFC 3339 timestamp with second precision, as metadata carries them. */

@@ -14,6 +14,7 @@ export const storedSize = (object: KubeObject): number => encoder.encode(JSON.st
 
 // The JSON length of frozen parts, which never change: a write that keeps a stored part (the spec, on a
 // status update) does not serialise it again. Only an object's top-level parts are kept here.
+// Module state that is a pure memo cache of constant input (frozen parts): every simulator may share it.
 const frozenLengths = new WeakMap<object, number>()
 
 const partLength = (value: unknown): number => {

@@ -39,6 +39,7 @@ const readReplicatedJobs = (list: unknown): ReadonlyArray<ReplicatedJobSpec> =>
 
 // Read once per stored list: a JobSet is looked at again after each write to it or to one of its Jobs,
 // and a status write keeps its spec.
+// Module state that is a pure memo cache of constant input (frozen lists, readOnce): every simulator may share it.
 const readStoredReplicatedJobs = readOnce(readReplicatedJobs)
 
 const replicatedJobsOf = (jobSet: KubeObject): ReadonlyArray<ReplicatedJobSpec> => readStoredReplicatedJobs(at(jobSet, "spec", "replicatedJobs"))

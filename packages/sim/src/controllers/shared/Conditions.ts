@@ -15,6 +15,7 @@ export interface Condition {
 /** A condition to set: everything but the transition time, which setCondition decides. */
 export type ConditionUpdate = Omit<Condition, "lastTransitionTime">
 
+// Module state that is a pure memo cache of constant input (frozen lists, readOnce): every simulator may share it.
 /** Reads a stored conditions list, skipping malformed entries (once per stored list: a look asks of it often). */
 export const readConditions: (value: unknown) => ReadonlyArray<Condition> = readOnce((value) => parseConditions(value))
 

@@ -1,6 +1,7 @@
 // Kubernetes stamps times as RFC 3339 with whole seconds (metav1.Time); conditions and patches follow.
 
 // The clock stands still between steps while many objects are stamped: the last answer is kept.
+// Module state that is a pure memo cache of constant input (a whole second's text): every simulator may share it.
 let last: { readonly second: number; readonly text: string } = { second: Number.NaN, text: "" }
 
 /** Formats milliseconds since the epoch as a Kubernetes timestamp (whole seconds, UTC). */

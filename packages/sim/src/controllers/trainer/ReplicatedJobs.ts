@@ -33,6 +33,7 @@ const positiveInt = (value: unknown, fallback: number): number => {
 
 // Replicated jobs by runtime spec (read once per stored spec), then by the job's own numNodes (the only
 // part of the job they read).
+// Module state that is a pure memo cache of constant input (frozen specs, readOnce): every simulator may share it.
 const byNumNodes = readOnce(() => new Map<number | undefined, ReadonlyArray<ReplicatedJob>>())
 
 /** The replicated jobs of `runtime` as `job` would run them. */

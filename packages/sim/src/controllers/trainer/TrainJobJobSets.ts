@@ -55,6 +55,7 @@ export const buildJobSet = (job: KubeObject, runtime: KubeObject, jobs: Readonly
 // frozen stored parts, so the same object means the same content; the JobSet reads nothing else of the
 // runtime, whose metadata Start rewrites): a TrainJob looked at again with nothing changed costs a lookup,
 // not a JobSet's rendering and comparison.
+// Module state that is a pure memo cache of constant input (frozen parts): every simulator may share it.
 const upToDate = new WeakMap<object, { readonly jobSpec: unknown; readonly runtimeSpec: unknown }>()
 
 const remember = (stored: KubeObject | undefined, job: KubeObject, runtime: KubeObject): boolean => {
