@@ -1,36 +1,14 @@
-// Two simulators in one process, configured differently (the kinds they serve, their fault rules,
-// their controllers' options), each over its own HTTP face: neither sees the other's configuration or
-// objects, in process or on the wire.
+// Two simulators in one process, configured differently (the kinds they serve, the first adding the
+// documented Widget; their fault rules; their controllers' options), each over its own HTTP face:
+// neither sees the other's configuration or objects, in process or on the wire.
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { KubeObject } from "../src/Api.ts"
-import { invalidValue } from "../src/apiserver/validation/FieldErrors.ts"
-import { fields } from "../src/apiserver/validation/FieldTree.ts"
 import { builtinKinds } from "../src/kinds/Builtin.ts"
-import { defineKind } from "../src/kinds/Kind.ts"
 import { trainJobState } from "../src/kinds/trainer/trainjob/TrainJobState.ts"
 import { Simulator } from "../src/Simulator.ts"
 import { type Served, runtime, serve, trainJob } from "./http-fixture.ts"
 import { call } from "./sim-fixture.ts"
-
-// A kind only the first simulator serves, with a rule beyond its schema.
-const widget = defineKind({
-  group: "example.com",
-  versions: ["v1"],
-  kind: "Widget",
-  listKind: "WidgetList",
-  plural: "widgets",
-  singular: "widget",
-  shortNames: ["wd"],
-  namespaced: true,
-  hasStatus: false,
-  fields: fields({ apiVersion: "string", kind: "string", metadata: "open", spec: fields({ size: "integer" }) }),
-  strategy: {
-    validate: (object) => {
-      const size = (object["spec"] as { size?: unknown } | undefined)?.size
-      return typeof size === "number" && size < 1 ? [invalidValue("spec.size", size, "must be at least 1")] : []
-    }
-  }
-})
+import { widget } from "./WidgetKind.ts"
 
 const widgetBody = (name: string, size: number): KubeObject => ({ apiVersion: "example.com/v1", kind: "Widget", metadata: { name }, spec: { size } })
 const widgetsAt = { group: "example.com", version: "v1", resource: "widgets", namespace: "default" } as const

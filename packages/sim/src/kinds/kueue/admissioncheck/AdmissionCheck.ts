@@ -2,11 +2,11 @@
 import { defineKind } from "../../Kind.ts"
 import { admissionCheckFields } from "./AdmissionCheckFields.ts"
 import { checkAdmissionCheck } from "./AdmissionCheckRules.ts"
+import { kueueApi } from "../KueueApi.ts"
 
 /** AdmissionCheck. */
 export const admissionCheck = defineKind({
-  group: "kueue.x-k8s.io",
-  versions: ["v1beta2", "v1beta1"],
+  ...kueueApi,
   kind: "AdmissionCheck",
   listKind: "AdmissionCheckList",
   plural: "admissionchecks",

@@ -3,11 +3,11 @@ import { defineKind } from "../../Kind.ts"
 import { ageColumn, column, field, nameColumn, text } from "../../Columns.ts"
 import { queueCountColumns } from "../QueueParts.ts"
 import { clusterQueueFields } from "./ClusterQueueFields.ts"
+import { kueueApi } from "../KueueApi.ts"
 
 /** ClusterQueue. */
 export const clusterQueue = defineKind({
-  group: "kueue.x-k8s.io",
-  versions: ["v1beta2", "v1beta1"],
+  ...kueueApi,
   kind: "ClusterQueue",
   listKind: "ClusterQueueList",
   plural: "clusterqueues",

@@ -3,11 +3,11 @@ import { defineKind } from "../../Kind.ts"
 import { ageColumn, column, field, nameColumn, text } from "../../Columns.ts"
 import { queueCountColumns } from "../QueueParts.ts"
 import { localQueueFields } from "./LocalQueueFields.ts"
+import { kueueApi } from "../KueueApi.ts"
 
 /** LocalQueue. */
 export const localQueue = defineKind({
-  group: "kueue.x-k8s.io",
-  versions: ["v1beta2", "v1beta1"],
+  ...kueueApi,
   kind: "LocalQueue",
   listKind: "LocalQueueList",
   plural: "localqueues",

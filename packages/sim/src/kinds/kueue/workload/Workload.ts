@@ -5,6 +5,7 @@ import { withDefaults } from "../../Defaults.ts"
 import { isJsonObject } from "../../../apiserver/store/JsonValue.ts"
 import { workloadFields } from "./WorkloadFields.ts"
 import { checkWorkload } from "./WorkloadRules.ts"
+import { kueueApi } from "../KueueApi.ts"
 
 // The CRD's defaults: each pod set's name and count.
 const defaults = (object: Record<string, unknown>): Record<string, unknown> => {
@@ -15,8 +16,7 @@ const defaults = (object: Record<string, unknown>): Record<string, unknown> => {
 
 /** Workload. */
 export const workload = defineKind({
-  group: "kueue.x-k8s.io",
-  versions: ["v1beta2", "v1beta1"],
+  ...kueueApi,
   kind: "Workload",
   listKind: "WorkloadList",
   plural: "workloads",
