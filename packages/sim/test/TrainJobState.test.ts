@@ -21,6 +21,14 @@ describe("trainJobState", () => {
     expect(trainJobState(job({}))).toBe("Pending")
   })
 
+  it("counts a job running when any of its replicated jobs has an active or a ready pod", () => {
+    const withJobs = (...jobsStatus: ReadonlyArray<Record<string, unknown>>) => trainJobState(job({ jobsStatus }))
+    expect(withJobs({ name: "node", ready: 1 })).toBe("Running")
+    expect(withJobs({ name: "init", active: 0, ready: 0 }, { name: "node", active: 2 })).toBe("Running")
+    expect(withJobs({ name: "node", active: 0, ready: 0, succeeded: 1 })).toBe("Pending")
+    expect(withJobs()).toBe("Pending")
+  })
+
   test.prop([fc.array(fc.tuple(fc.constantFrom("Suspended", "Complete", "Failed", "Created"), fc.constantFrom("True", "False")), { maxLength: 8 })])(
     "counts a job finished exactly when its (first) Complete or Failed condition is True",
     (list) => {
@@ -34,6 +42,12 @@ describe("trainJobState", () => {
 const conditionType = fc.constantFrom("Suspended", "Complete", "Failed", "Created")
 
 describe("printedTrainJobState", () => {
+  it("is empty without conditions, or when the last one names no type", () => {
+    expect(printedTrainJobState(job({}))).toBe("")
+    expect(printedTrainJobState(job({ conditions: [] }))).toBe("")
+    expect(printedTrainJobState(job({ conditions: [condition("Complete", "True"), { status: "True" }] }))).toBe("")
+  })
+
   test.prop([fc.array(fc.tuple(conditionType, fc.constantFrom("True", "False")), { maxLength: 8 }), fc.array(fc.record({ name: fc.constant("node"), active: fc.nat(3) }), { maxLength: 2 })])(
     "is the type of the last condition whatever its status, or empty, as the CRD's printer column",
     (list, jobsStatus) => {

@@ -46,7 +46,7 @@ export class KindRegistry {
       }
       for (const [name, text] of Object.entries(k.protobuf)) if (!this.messages.has(name)) this.messages.set(name, text)
     }
-    this.groupVersions = pairs.sort((a, b) => (a.group === "" ? -1 : b.group === "" ? 1 : 0))
+    this.groupVersions = [...pairs.filter((p) => p.group === ""), ...pairs.filter((p) => p.group !== "")]
   }
 
   /** The kind with that plural name. */
