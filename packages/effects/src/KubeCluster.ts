@@ -5,7 +5,7 @@ import { ClusterError } from "./ClusterError.ts"
 import { Cluster, type ClusterShape, type PodLogOptions } from "./Cluster.ts"
 import { clusterOverTransport, type ClusterCall, malformed } from "./ClusterCall.ts"
 import { KeepAliveAgents } from "./KeepAliveAgents.ts"
-import { type Authentication, KubeCredentials } from "./KubeCredentials.ts"
+import { type Authentication, KubeCredentials, watchingAuthenticators } from "./KubeCredentials.ts"
 import { type HttpAnswer, type HttpRequest, type HttpServer, sendRequest, streamRequest } from "./KeepAliveHttp.ts"
 import { describeCall, type ObjectKey, Pods } from "./ResourceKind.ts"
 import { clusterErrorOf, isSuccessCode } from "./StatusMapping.ts"
@@ -75,8 +75,8 @@ const contentTypes = { create: "application/json", patch: "application/merge-pat
 // the credentials' (client-node's RequestContext also parses the URL and keeps query parameters in a
 // URLSearchParams, work this file does once per cluster instead of once per call).
 const authenticated = (authentication: Authentication, server: ServerAddress, method: string, path: string, headers: Record<string, string>, body: string | undefined): HttpRequest => {
-  const { agent } = authentication
-  return { server: server.options, path: server.prefix + path, method, headers: { ...headers, ...authentication.headers }, ...(body === undefined ? {} : { body }), ...(agent === undefined ? {} : { agent }) }
+  const { agent, tls, proxied } = authentication
+  return { server: server.options, path: server.prefix + path, method, headers: { ...headers, ...authentication.headers }, ...(body === undefined ? {} : { body }), tls, proxied, ...(agent === undefined ? {} : { agent }) }
 }
 
 /** Where the cluster's server is: node:http's options for its origin, and the path its URL puts before every API path. */
@@ -213,7 +213,8 @@ export const loadKubeConfig = (path: string | undefined): Effect.Effect<KubeConf
   return Effect.tryPromise({
     try: async () => {
       const { KubeConfig } = await clientNode()
-      const config = new KubeConfig()
+      // Watched from its creation, so its credentials can be kept between calls (KubeCredentials).
+      const config = watchingAuthenticators(new KubeConfig())
       if (path === undefined) config.loadFromDefault()
       else config.loadFromFile(path)
       return config
