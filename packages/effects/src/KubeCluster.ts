@@ -14,6 +14,8 @@ import { clusterErrorOf, isSuccessCode } from "./StatusMapping.ts"
 // program that imports this package (a job service on the simulator, or with no cluster, never needs it).
 /** client-node, loaded on first use. */
 export const clientNode = (): Promise<typeof import("@kubernetes/client-node")> => (loading ??= import("@kubernetes/client-node"))
+// The one module-level variable of this package: a memo of a constant input (the import of one pinned
+// module), the same for every cluster and service in the process; it holds no state of theirs.
 let loading: Promise<typeof import("@kubernetes/client-node")> | undefined
 
 /** Where KubeCluster finds its cluster, and how long one call may take. */
