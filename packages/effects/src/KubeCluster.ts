@@ -147,6 +147,8 @@ const answerOf = (call: ClusterCall, answer: HttpAnswer): Effect.Effect<unknown,
 /**
  * The Cluster operations over a loaded KubeConfig: client-node authenticates each call, and calls share
  * keep-alive connections (KeepAliveHttp); idle ones close on their own and never keep the process alive.
+ * Credentials written in the kubeconfig are kept between calls only for a KubeConfig from loadKubeConfig
+ * (any other may have authenticators added to it, so client-node is asked on every call).
  */
 export const makeKubeCluster = (config: KubeConfig, callMs: number): ClusterShape => {
   const url = config.getCurrentCluster()?.server ?? ""
