@@ -52,4 +52,36 @@ describe("KeepAliveAgents", () => {
     // Options that are not the connection's identity (a timeout, say) do not split the pool.
     expect(agents.share("https:", { cert: Buffer.from("cert-1"), timeout: 5 })).toBe(base)
   })
+
+  it("tells bytes from text: a CA given as a Buffer and one given as a string are two identities", () => {
+    const agents = pool()
+    const bytes = agents.share("https:", { ca: Buffer.from("ca") })
+    expect(agents.share("https:", { ca: "ca" })).not.toBe(bytes)
+  })
+
+  it("keeps only the options that are set: an absent one is not passed on as undefined", () => {
+    const agents = pool()
+    const dispatcher = agents.share("https:", { ca: Buffer.from("ca"), cert: undefined, servername: "api" })
+    const options = Object.getOwnPropertySymbols(dispatcher).map((symbol) => [symbol.description, (dispatcher as unknown as Record<symbol, unknown>)[symbol]] as const)
+    const connect = (options.find(([name]) => name === "options")?.[1] as { readonly connect?: Record<string, unknown> } | undefined)?.connect
+    expect(Object.keys(connect ?? {}).sort()).toEqual(["ca", "servername"])
+  })
+
+  it("holds at most eight identities, dropping the oldest, and closes every one on destroy", async () => {
+    const agents = pool()
+    const first = agents.share("https:", { cert: Buffer.from("cert-0") })
+    const rest = Array.from({ length: 7 }, (_, i) => agents.share("https:", { cert: Buffer.from(`cert-${i + 1}`) }))
+    // Eight identities: the first is still pooled.
+    expect(agents.share("https:", { cert: Buffer.from("cert-0") })).toBe(first)
+    agents.share("https:", { cert: Buffer.from("cert-8") })
+    // A ninth: the oldest (the first) is dropped, and asking for it again makes a new dispatcher.
+    expect(agents.share("https:", { cert: Buffer.from("cert-0") })).not.toBe(first)
+    // Asking for it pushed out the next oldest, cert-1: a dropped dispatcher is left to close its idle
+    // connections on their own; the pooled ones are destroyed with the pool.
+    agents.destroy()
+    await new Promise((resolve) => setImmediate(resolve))
+    expect((rest[0] as UndiciAgent).destroyed).toBe(false)
+    for (const dispatcher of rest.slice(1)) expect((dispatcher as UndiciAgent).destroyed).toBe(true)
+    expect(agents.share("https:", { cert: Buffer.from("cert-7") })).not.toBe(rest[6])
+  })
 })

@@ -92,6 +92,53 @@ describe("KubeCredentials", () => {
     expect(proxied.agent?.constructor.name).toBe("HttpsProxyAgent")
   })
 
+  it("passes on only what client-node set: no TLS option for a token over a verified cluster, and a proxy-url left empty is no proxy", async () => {
+    const plain = await new KubeCredentials(configWith([{ token: "t" }])).current()
+    expect(Object.keys(plain.tls)).toEqual([])
+    expect(plain.proxied).toBe(false)
+    expect((await new KubeCredentials(configWith([{ token: "t" }], { proxyUrl: "" })).current()).proxied).toBe(false)
+  })
+
+  it("a user's token wins over its basic auth, as client-node's own requests have it", async () => {
+    expect((await new KubeCredentials(configWith([{ username: "ann", password: "pw", token: "tok" }])).current()).headers["Authorization"]).toBe("Bearer tok")
+  })
+
+  it("applies the cluster's insecure-skip-tls-verify and tls-server-name for a context with no user, and keeps that answer", async () => {
+    const config = watchingAuthenticators(new KubeConfig())
+    config.loadFromOptions({
+      clusters: [{ name: "c", server: "https://127.0.0.1:6443", skipTLSVerify: true, tlsServerName: "api.internal" }],
+      users: [],
+      contexts: [{ name: "x", cluster: "c", user: "nobody" }],
+      currentContext: "x"
+    })
+    const credentials = new KubeCredentials(config)
+    const first = await next(config, credentials)
+    expect(first.tls).toEqual({ rejectUnauthorized: false, servername: "api.internal" })
+    expect(first.authorization).toBeUndefined()
+    expect((await next(config, credentials)).asked).toBe(0)
+    // The same cluster without them: neither is set.
+    ;(config.getCurrentCluster() as { skipTLSVerify: boolean }).skipTLSVerify = false
+    ;(config.getCurrentCluster() as { tlsServerName: string }).tlsServerName = ""
+    const after = await next(config, credentials)
+    expect(after).toMatchObject({ asked: 1 })
+    expect(Object.keys(after.tls)).toEqual([])
+  })
+
+  it("sends every header an authenticator sets, a repeated one joined as HTTP joins it, and none it leaves unset", async () => {
+    const config = watchingAuthenticators(new KubeConfig())
+    config.loadFromOptions({ clusters: [{ name: "c", server: "https://127.0.0.1:6443" }], users: [{ name: "u" }], contexts: [{ name: "x", cluster: "c", user: "u" }], currentContext: "x" })
+    config.addAuthenticator({
+      isAuthProvider: () => true,
+      applyAuthentication: async (_user: unknown, options: { headers: Record<string, unknown> }) => {
+        options.headers["Impersonate-Group"] = ["a", "b"]
+        options.headers["X-Unset"] = undefined
+        options.headers["Authorization"] = "Bearer from-authenticator"
+      }
+    } as never)
+    const headers = (await new KubeCredentials(config).current()).headers
+    expect(headers).toEqual({ "Impersonate-Group": "a, b", Authorization: "Bearer from-authenticator" })
+  })
+
   it("a token and an exec plugin's token reach the headers", async () => {
     const exec = { apiVersion: "client.authentication.k8s.io/v1", command: process.execPath, args: ["-e", `process.stdout.write(${JSON.stringify(JSON.stringify({ apiVersion: "client.authentication.k8s.io/v1", kind: "ExecCredential", status: { token: "from-exec" } }))})`], interactiveMode: "Never" }
     expect((await new KubeCredentials(configWith([{ exec }])).current()).headers["Authorization"]).toBe("Bearer from-exec")
