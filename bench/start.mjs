@@ -22,7 +22,8 @@ import { createRequire } from "node:module"
 import { pathToFileURL } from "node:url"
 import { decodeConfig, decodeStartRequest, renderStart } from "../packages/render/dist/index.js"
 import { Simulator, kubeconfigFor } from "../packages/sim/dist/index.js"
-import { Cluster, InFlightMemory, KubeCluster, SimCluster, TrainingRuntimes, openBackend, start } from "../packages/effects/dist/index.js"
+import { Cluster, InFlightMemory, KubeCluster, TrainingRuntimes, openBackend, start } from "../packages/effects/dist/index.js"
+import { SimCluster } from "../packages/sim/dist/cluster/SimCluster.js"
 
 // effect is the effects package's dependency, not the workspace root's: resolve it from there.
 const fromEffects = createRequire(new URL("../packages/effects/package.json", import.meta.url))

@@ -10,7 +10,7 @@
 // repository's lockfile pins; only what the store lacks is fetched. pnpm's strict node_modules also
 // catches an import a package does not declare.
 import { execFile } from "node:child_process"
-import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs"
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -112,5 +112,34 @@ describe("the packed packages", () => {
     const demo = ok(await run(join(scratch, "node_modules", ".bin", "dispatch"), ["demo"], scratch))
     expect(demo.stdout).toMatch(/Succeeded/)
     expect(ok(await run(join(scratch, "node_modules", ".bin", "dispatch"), ["--version"], scratch)).stdout).toBe(`dispatch ${(await manifestOf(tarballs.get("@dispatch/cli") ?? "")).version}\n`)
+  }, blockBoundMs)
+
+  // The library is the Cluster port and the client-node adapter: an application that embeds it gets no
+  // simulator (the simulator's adapter ships with the simulator, as @dispatch/sim/cluster).
+  it("@dispatch/effects installs alone, without the simulator, and runs a program", async () => {
+    const alone = join(dir, "alone")
+    const deps = Object.fromEntries([...tarballs].map(([name, tarball]) => [name, `file:${tarball}`]))
+    const root = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { devDependencies: Record<string, string> }
+    mkdirSync(alone)
+    writeFileSync(join(alone, "package.json"), JSON.stringify({ name: "dispatch-effects-alone", private: true, type: "module", dependencies: { "@dispatch/effects": deps["@dispatch/effects"], effect: root.devDependencies["effect"] ?? "" } }, null, 2))
+    // Every sibling is offered (overrides), so a dependency on any of them would be installed and seen.
+    writeFileSync(join(alone, "pnpm-workspace.yaml"), `overrides:\n${Object.entries(deps).map(([n, spec]) => `  "${n}": "${spec}"`).join("\n")}\n`)
+    ok(await run("npx", [...pnpm, "install", "--prefer-offline"], alone))
+    const installed = readdirSync(join(alone, "node_modules", ".pnpm")).filter((entry) => entry.startsWith("@dispatch+")).map((entry) => entry.replace(/@file.*$/, ""))
+    expect(installed.sort()).toEqual(["@dispatch+effects", "@dispatch+render"])
+    expect(existsSync(join(alone, "node_modules", "@dispatch", "sim"))).toBe(false)
+    writeFileSync(
+      join(alone, "program.mjs"),
+      [
+        'import { Effect } from "effect"',
+        'import { TrainJobs, describeCall, openBackend } from "@dispatch/effects"',
+        'const backend = openBackend({ namespace: "ml-team", mode: "plain", runtimes: [{ kind: "TrainingRuntime", name: "dispatch-torch" }] })',
+        'const line = await Effect.runPromise(Effect.sync(() => `${backend.gate.state} ${describeCall("get", TrainJobs, { namespace: "ml-team", name: "j" })}`))',
+        "console.log(line)"
+      ].join("\n")
+    )
+    const ran = ok(await run("node", ["program.mjs"], alone))
+    expect(ran.stdout).toBe("open get trainjobs ml-team/j\n")
+    expect(ran.stderr).toBe("")
   }, blockBoundMs)
 })

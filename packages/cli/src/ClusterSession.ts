@@ -2,7 +2,8 @@
 // chain), or an embedded simulator seeded from runtime files that lives as long as the command.
 import { Effect, Layer, Result } from "effect"
 import type { BackendConfig } from "@dispatch/render"
-import { Cluster, type ClusterError, InFlight, InFlightMemory, loadKubeConfig, makeKubeCluster, SimCluster } from "@dispatch/effects"
+import { Cluster, type ClusterError, InFlight, InFlightMemory, loadKubeConfig, makeKubeCluster } from "@dispatch/effects"
+import { SimCluster } from "@dispatch/sim/cluster"
 import type { Simulator, StoreJournal } from "@dispatch/sim"
 import { BundledExamples } from "./BundledExamples.ts"
 import type { CliIo } from "./CliIo.ts"

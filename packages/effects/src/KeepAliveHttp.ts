@@ -6,6 +6,7 @@ import { type Agent, type ClientRequest, type IncomingMessage, request as httpRe
 import { request as httpsRequest } from "node:https"
 import type { Dispatcher } from "undici"
 import type { KeepAliveAgents } from "./KeepAliveAgents.ts"
+import type { TlsOptions } from "./KubeCredentials.ts"
 
 /** The server a request goes to: its origin, and node:http's options for it. */
 export interface HttpServer {
@@ -24,8 +25,12 @@ export interface HttpRequest {
   readonly method: string
   readonly headers: Readonly<Record<string, string>>
   readonly body?: string
-  /** The agent client-node's KubeConfig chose (TLS material, proxy); the pool stands in for it. */
+  /** The TLS options client-node's KubeConfig gave the request; the pool's connections are made with them. */
+  readonly tls: TlsOptions
+  /** The agent client-node's KubeConfig made for the request: a stream goes over it, and when
+   * `proxied` every request does; otherwise the pool stands in for it. */
   readonly agent?: Agent
+  readonly proxied?: boolean
 }
 
 /** The whole answer. */
@@ -158,9 +163,8 @@ const nodeRequest = (request: HttpRequest, headers: Record<string, string | numb
  * `code`, such as ECONNREFUSED or UND_ERR_SOCKET, says how far it got), or a TimeoutError when no complete
  * answer arrives within `callMs`. May throw before anything is sent (a header undici refuses). */
 export const sendRequest = (agents: KeepAliveAgents, callMs: number, request: HttpRequest, outcome: HttpOutcome): void => {
-  const dispatcher = agents.share(request.agent)
-  if (dispatcher === undefined) sendOverAgent(callMs, request, outcome)
-  else sendOver(dispatcher, callMs, request, outcome)
+  if (request.proxied === true) sendOverAgent(callMs, request, outcome)
+  else sendOver(agents.share(request.server.protocol, request.tls), callMs, request, outcome)
 }
 
 /** How a streamed exchange ended: a 2xx whose body went to `onChunk` (the text is empty), or any other

@@ -5,7 +5,7 @@ import { ClusterError } from "./ClusterError.ts"
 import { Cluster, type ClusterShape, type PodLogOptions } from "./Cluster.ts"
 import { clusterOverTransport, type ClusterCall, malformed } from "./ClusterCall.ts"
 import { KeepAliveAgents } from "./KeepAliveAgents.ts"
-import { type Authentication, KubeCredentials } from "./KubeCredentials.ts"
+import { type Authentication, KubeCredentials, watchingAuthenticators } from "./KubeCredentials.ts"
 import { type HttpAnswer, type HttpRequest, type HttpServer, sendRequest, streamRequest } from "./KeepAliveHttp.ts"
 import { describeCall, type ObjectKey, Pods } from "./ResourceKind.ts"
 import { clusterErrorOf, isSuccessCode } from "./StatusMapping.ts"
@@ -14,6 +14,8 @@ import { clusterErrorOf, isSuccessCode } from "./StatusMapping.ts"
 // program that imports this package (a job service on the simulator, or with no cluster, never needs it).
 /** client-node, loaded on first use. */
 export const clientNode = (): Promise<typeof import("@kubernetes/client-node")> => (loading ??= import("@kubernetes/client-node"))
+// The one module-level variable of this package: a memo of a constant input (the import of one pinned
+// module), the same for every cluster and service in the process; it holds no state of theirs.
 let loading: Promise<typeof import("@kubernetes/client-node")> | undefined
 
 /** Where KubeCluster finds its cluster, and how long one call may take. */
@@ -75,8 +77,8 @@ const contentTypes = { create: "application/json", patch: "application/merge-pat
 // the credentials' (client-node's RequestContext also parses the URL and keeps query parameters in a
 // URLSearchParams, work this file does once per cluster instead of once per call).
 const authenticated = (authentication: Authentication, server: ServerAddress, method: string, path: string, headers: Record<string, string>, body: string | undefined): HttpRequest => {
-  const { agent } = authentication
-  return { server: server.options, path: server.prefix + path, method, headers: { ...headers, ...authentication.headers }, ...(body === undefined ? {} : { body }), ...(agent === undefined ? {} : { agent }) }
+  const { agent, tls, proxied } = authentication
+  return { server: server.options, path: server.prefix + path, method, headers: { ...headers, ...authentication.headers }, ...(body === undefined ? {} : { body }), tls, proxied, ...(agent === undefined ? {} : { agent }) }
 }
 
 /** Where the cluster's server is: node:http's options for its origin, and the path its URL puts before every API path. */
@@ -145,6 +147,8 @@ const answerOf = (call: ClusterCall, answer: HttpAnswer): Effect.Effect<unknown,
 /**
  * The Cluster operations over a loaded KubeConfig: client-node authenticates each call, and calls share
  * keep-alive connections (KeepAliveHttp); idle ones close on their own and never keep the process alive.
+ * Credentials written in the kubeconfig are kept between calls only for a KubeConfig from loadKubeConfig
+ * (any other may have authenticators added to it, so client-node is asked on every call).
  */
 export const makeKubeCluster = (config: KubeConfig, callMs: number): ClusterShape => {
   const url = config.getCurrentCluster()?.server ?? ""
@@ -213,7 +217,8 @@ export const loadKubeConfig = (path: string | undefined): Effect.Effect<KubeConf
   return Effect.tryPromise({
     try: async () => {
       const { KubeConfig } = await clientNode()
-      const config = new KubeConfig()
+      // Watched from its creation, so its credentials can be kept between calls (KubeCredentials).
+      const config = watchingAuthenticators(new KubeConfig())
       if (path === undefined) config.loadFromDefault()
       else config.loadFromFile(path)
       return config

@@ -1,46 +1,83 @@
-// client-node authenticates a request by building it a new http(s).Agent and its headers through a chain of
-// promises, on every call. When every credential is written in the kubeconfig itself (a token, basic auth,
-// inline certificates and CA, impersonation), that answer is the same each time: it is kept until the
-// current context, cluster or user changes in any field. Credentials that live elsewhere are asked of
-// client-node call by call, as before: token, certificate and CA files may be rotated, exec and auth-provider
-// plugins' tokens expire, and authenticators added to the KubeConfig decide for themselves. A proxy's agent
-// is not kept either: it is used as it is, for one request.
-import type { KubeConfig, RequestContext } from "@kubernetes/client-node"
+// client-node authenticates a request through its public KubeConfig.applyToHTTPSOptions, which fills in a
+// request's options: its headers (a token, impersonation, what an auth plugin says), basic auth, the TLS
+// material, and a new http(s).Agent for it, on every call. When every credential is written in the
+// kubeconfig itself (a token, basic auth, inline certificates and CA, impersonation), that answer is the
+// same each time: it is kept until the current context, cluster or user changes in any field. Credentials
+// that live elsewhere are asked of client-node call by call, as before: token, certificate and CA files may
+// be rotated, exec and auth-provider plugins' tokens expire, and authenticators added to the KubeConfig
+// decide for themselves. A proxy's agent is not kept either: it is used as it is, for one request.
+import type { KubeConfig } from "@kubernetes/client-node"
 import type { Agent } from "node:http"
+import type { RequestOptions } from "node:https"
 
-/** What client-node's applySecurityAuthentication writes into a request: its headers and the agent it chose. */
+/** The TLS options a connection to the cluster is made with (what client-node sets from the kubeconfig:
+ * `ca`, `cert`, `key`, `pfx`, `passphrase`, `rejectUnauthorized`, `servername`). */
+export type TlsOptions = Readonly<Record<string, unknown>>
+
+/** What client-node's applyToHTTPSOptions gives a request: its headers, TLS material and agent. */
 export interface Authentication {
   readonly headers: Readonly<Record<string, string>>
+  readonly tls: TlsOptions
+  /** The agent client-node made for the request (it carries the same TLS material, or a proxy). */
   readonly agent: Agent | undefined
+  /** Whether the cluster names a proxy: then `agent` is the proxy's, and the request goes through it. */
+  readonly proxied: boolean
 }
 
-// The two methods of RequestContext that applySecurityAuthentication calls (client-node 1.4.0, pinned).
+// The options of node:https that client-node sets from the kubeconfig, and that decide which connections
+// are interchangeable.
+const tlsKeys = ["ca", "cert", "key", "pfx", "passphrase", "rejectUnauthorized", "servername"] as const
+
+// Headers as one string each (an array is joined as HTTP joins repeated headers).
+const headerText = (value: unknown): string => (Array.isArray(value) ? value.join(", ") : String(value))
+
 const applied = async (config: KubeConfig): Promise<Authentication> => {
+  const options: RequestOptions = {}
+  await config.applyToHTTPSOptions(options)
+  const cluster = config.getCurrentCluster()
   const headers: Record<string, string> = {}
-  let agent: Agent | undefined
-  const context = {
-    setHeaderParam: (key: string, value: string) => void (headers[key] = value),
-    setAgent: (chosen: Agent) => void (agent = chosen)
-  }
-  await config.applySecurityAuthentication(context as unknown as RequestContext)
-  return { headers, agent }
+  for (const [key, value] of Object.entries(options.headers ?? {})) if (value !== undefined) headers[key] = headerText(value)
+  // Basic auth arrives as `auth` (user:password); a token's bearer header, when the user has both, wins.
+  if (typeof options.auth === "string" && headers["Authorization"] === undefined) headers["Authorization"] = `Basic ${Buffer.from(options.auth).toString("base64")}`
+  const given = options as Readonly<Record<string, unknown>>
+  const tls: Record<string, unknown> = Object.fromEntries(tlsKeys.flatMap((key) => (given[key] === undefined ? [] : [[key, given[key]]])))
+  // client-node reads the cluster's TLS settings only for a context that names a user: the cluster's own
+  // fields (public in its Cluster type) hold for one that does not.
+  if (tls["rejectUnauthorized"] === undefined && cluster?.skipTLSVerify === true) tls["rejectUnauthorized"] = false
+  if (tls["servername"] === undefined && typeof cluster?.tlsServerName === "string" && cluster.tlsServerName !== "") tls["servername"] = cluster.tlsServerName
+  const agent = options.agent instanceof Object ? (options.agent as Agent) : undefined
+  return { headers, tls, agent, proxied: typeof cluster?.proxyUrl === "string" && cluster.proxyUrl !== "" }
 }
 
 type Fields = Readonly<Record<string, unknown>> | null
 
-// Every field client-node reads from a file, a plugin or an authenticator it was given; absent all of
-// them, its answer depends on the cluster and user objects alone.
+// Every field client-node reads from a file, a plugin or a proxy; absent all of them (and added
+// authenticators), its answer depends on the cluster and user objects alone.
 const dynamicUserFields = ["authProvider", "exec", "certFile", "keyFile"] as const
 const dynamicClusterFields = ["caFile", "proxyUrl"] as const
 
 const hasAny = (fields: Fields, keys: ReadonlyArray<string>): boolean => fields !== null && keys.some((key) => fields[key] !== undefined && fields[key] !== null && fields[key] !== "")
 
-// custom_authenticators is client-node's (private) list of authenticators added with addAuthenticator: any
-// of them may apply to any user. A version that names it otherwise is treated as having some.
-const hasCustomAuthenticators = (config: KubeConfig): boolean => {
-  const custom = (config as unknown as { readonly custom_authenticators?: unknown }).custom_authenticators
-  return !Array.isArray(custom) || custom.length > 0
+const authenticatorsAdded = Symbol("authenticatorsAdded")
+
+interface WatchedKubeConfig {
+  readonly [authenticatorsAdded]: () => boolean
 }
+
+/**
+ * Has `config` record whether an authenticator is ever added to it (client-node keeps its list private),
+ * and returns it. Credentials are kept only for a KubeConfig watched from its creation: for any other, an
+ * authenticator may have been added, and may apply to any user, so client-node is asked on every call.
+ */
+export const watchingAuthenticators = (config: KubeConfig): KubeConfig => {
+  let added = false
+  const add = config.addAuthenticator.bind(config)
+  Object.defineProperty(config, "addAuthenticator", { value: (authenticator: Parameters<KubeConfig["addAuthenticator"]>[0]) => ((added = true), add(authenticator)) })
+  Object.defineProperty(config, authenticatorsAdded, { value: () => added })
+  return config
+}
+
+const mayHaveAuthenticators = (config: KubeConfig): boolean => (config as Partial<WatchedKubeConfig>)[authenticatorsAdded]?.() ?? true
 
 // The current context's name and every field of its cluster and user, in order, as the kept answer was
 // computed from them. The fields left once files, plugins and proxies are excluded are strings and
@@ -82,7 +119,7 @@ export class KubeCredentials {
   current(): Authentication | Promise<Authentication> {
     const cluster = this.config.getCurrentCluster() as Fields
     const user = this.config.getCurrentUser() as Fields
-    if (hasAny(user, dynamicUserFields) || hasAny(cluster, dynamicClusterFields) || hasCustomAuthenticators(this.config)) {
+    if (hasAny(user, dynamicUserFields) || hasAny(cluster, dynamicClusterFields) || mayHaveAuthenticators(this.config)) {
       this.kept = undefined
       return applied(this.config)
     }

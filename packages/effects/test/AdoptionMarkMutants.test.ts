@@ -10,7 +10,7 @@ import { Cluster } from "../src/Cluster.ts"
 import { ClusterError } from "../src/ClusterError.ts"
 import type { KubeResource } from "../src/KubeObjects.ts"
 import { TrainingRuntimes } from "../src/ResourceKind.ts"
-import { SimCluster } from "../src/SimCluster.ts"
+import { SimCluster } from "@dispatch/sim/cluster"
 import { configOf, namespace, runOnTestClock, simOf, torchRuntime, type RecordedSim } from "./StartFixture.ts"
 
 const config = configOf("plain")

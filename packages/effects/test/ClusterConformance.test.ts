@@ -14,7 +14,7 @@ import { Cluster, type ClusterShape, type PodLogOptions } from "../src/Cluster.t
 import type { ClusterError, ClusterErrorReason } from "../src/ClusterError.ts"
 import { KubeCluster } from "../src/KubeCluster.ts"
 import { ClusterTrainingRuntimes, Pods, TrainJobs, TrainingRuntimes, Workloads } from "../src/ResourceKind.ts"
-import { SimCluster } from "../src/SimCluster.ts"
+import { SimCluster } from "@dispatch/sim/cluster"
 import { runOnTestClock, torchRuntime } from "./StartFixture.ts"
 
 const namespace = "default"

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest"
 import { gateRefusal, openBackend } from "../src/Backend.ts"
 import { deleteIfExists } from "../src/ExistingObjects.ts"
 import { TrainingRuntimes } from "../src/ResourceKind.ts"
-import { SimCluster } from "../src/SimCluster.ts"
+import { SimCluster } from "@dispatch/sim/cluster"
 import { configOf, namespace, type RecordedSim, runOnTestClock, simOf, torchRuntime } from "./StartFixture.ts"
 
 const name = "dj-copy-s1"

@@ -7,7 +7,7 @@ import type { FaultRule, KubeObject } from "@dispatch/sim"
 import { configListing, frozenRuntime, ownerOfItsName } from "../src/FrozenRuntime.ts"
 import type { KubeResource } from "../src/KubeObjects.ts"
 import { RETRY_POLICY } from "../src/RetryPolicy.ts"
-import { SimCluster } from "../src/SimCluster.ts"
+import { SimCluster } from "@dispatch/sim/cluster"
 import { isPassing, type StartError } from "../src/StartErrors.ts"
 import { backendOf, configOf, errorOf, namespace, type RecordedSim, requestOf, runOnTestClock, runStart, simOf, trainJobNameOf, valueOf } from "./StartFixture.ts"
 

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest"
 import { Simulator } from "@dispatch/sim"
 import { InFlightMemory } from "../src/InFlight.ts"
 import { libraryLog } from "../src/LibraryLog.ts"
-import { SimCluster } from "../src/SimCluster.ts"
+import { SimCluster } from "@dispatch/sim/cluster"
 import { start } from "../src/Start.ts"
 import { backendOf, configOf, requestOf, runtimes } from "./StartFixture.ts"
 

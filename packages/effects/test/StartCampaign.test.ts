@@ -12,7 +12,7 @@ import { type BackendConfig, compareReadBack, decodeStartRequest, renderStart, s
 import { type ApiRequest, type FaultRule, type KubeObject, type Outcome, randomFaultPlan } from "@dispatch/sim"
 import { type Backend } from "../src/Backend.ts"
 import { InFlight, type InFlightShape, makeInFlight } from "../src/InFlight.ts"
-import { SimCluster, type SimulatorFace } from "../src/SimCluster.ts"
+import { SimCluster, type SimulatorFace } from "@dispatch/sim/cluster"
 import { start, type StartResult } from "../src/Start.ts"
 import { isPassing, type StartError } from "../src/StartErrors.ts"
 import { admissionGatedBy, jobUidLabel, parseGates } from "../src/WorkloadReadiness.ts"

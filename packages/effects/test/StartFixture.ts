@@ -7,7 +7,7 @@ import { type BackendConfig, decodeConfig, startGateName, trainJobName } from "@
 import { type ApiRequest, type Controller, type KubeObject, type Outcome, Simulator, type SimulatorOptions } from "@dispatch/sim"
 import { type Backend, type Gate, openBackend } from "../src/Backend.ts"
 import { InFlight, makeInFlight, type InFlightShape } from "../src/InFlight.ts"
-import { SimCluster, type SimulatorFace } from "../src/SimCluster.ts"
+import { SimCluster, type SimulatorFace } from "@dispatch/sim/cluster"
 import { start, type StartResult } from "../src/Start.ts"
 import type { StartError } from "../src/StartErrors.ts"
 import { admissionGatedBy, jobUidLabel } from "../src/WorkloadReadiness.ts"

@@ -8,7 +8,7 @@ import type { FaultRule, KubeObject } from "@dispatch/sim"
 import { adoptionMark } from "../src/AdoptionMark.ts"
 import { InFlight, makeInFlight } from "../src/InFlight.ts"
 import { RETRY_POLICY } from "../src/RetryPolicy.ts"
-import { SimCluster } from "../src/SimCluster.ts"
+import { SimCluster } from "@dispatch/sim/cluster"
 import { start } from "../src/Start.ts"
 import {
   afterCall,

@@ -5,7 +5,7 @@ import { Effect, Layer, Option, Tracer } from "effect"
 import { describe, expect, it } from "vitest"
 import { Cluster } from "../src/Cluster.ts"
 import { InFlight, makeInFlight } from "../src/InFlight.ts"
-import { SimCluster } from "../src/SimCluster.ts"
+import { SimCluster } from "@dispatch/sim/cluster"
 import { start } from "../src/Start.ts"
 import { backendOf, configOf, requestOf, runOnTestClock, simOf } from "./StartFixture.ts"
 

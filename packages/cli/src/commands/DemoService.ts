@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto"
 import { Effect, Result } from "effect"
 import { makeClient, runWithFetch, type DispatchClient } from "@dispatch/client"
-import { SimCluster } from "@dispatch/effects"
+import { SimCluster } from "@dispatch/sim/cluster"
 import { hashToken, reportingWorkload, serve, type EntrypointInput, type QueueInput } from "@dispatch/server"
 import { BundledExamples } from "../BundledExamples.ts"
 import type { CliIo } from "../CliIo.ts"

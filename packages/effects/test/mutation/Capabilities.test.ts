@@ -3,7 +3,7 @@
 import { Effect, Exit } from "effect"
 import { describe, expect, it } from "vitest"
 import { openBackend } from "../../src/Backend.ts"
-import { SimCluster } from "../../src/SimCluster.ts"
+import { SimCluster } from "@dispatch/sim/cluster"
 import { capabilities } from "../../src/lifecycle/Capabilities.ts"
 import { configOf, requestOf, runOnTestClock, simOf, writes, type RecordedSim } from "../StartFixture.ts"
 

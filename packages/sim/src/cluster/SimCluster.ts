@@ -1,11 +1,23 @@
+// The simulator as a Cluster: the adapter that lets Start and the lifecycle run against a Simulator
+// in-process. It lives with the simulator, not in @dispatch/effects, so that an application embedding the
+// library installs no simulator code; @dispatch/effects is this entry point's (peer) dependency, and the
+// simulator's own entry point never loads it.
 import { Clock, Effect, Layer, Result } from "effect"
-import type { ApiRequest, KubeObject, Outcome, PropagationPolicy } from "@dispatch/sim"
-import { ClusterError } from "./ClusterError.ts"
-import { Cluster, type ClusterShape, type PodLogOptions } from "./Cluster.ts"
-import type { KubeResource } from "./KubeObjects.ts"
-import { describeCall, type ObjectKey, Pods } from "./ResourceKind.ts"
-import { clusterOverTransport, type ClusterCall } from "./ClusterCall.ts"
-import { clusterErrorOf, isSuccessCode } from "./StatusMapping.ts"
+import {
+  Cluster,
+  type ClusterCall,
+  ClusterError,
+  type ClusterShape,
+  clusterErrorOf,
+  clusterOverTransport,
+  describeCall,
+  isSuccessCode,
+  type KubeResource,
+  type ObjectKey,
+  type PodLogOptions,
+  Pods
+} from "@dispatch/effects"
+import type { ApiRequest, KubeObject, Outcome, PropagationPolicy } from "../index.ts"
 
 const asRecord = (value: unknown): Readonly<Record<string, unknown>> | undefined =>
   typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined
