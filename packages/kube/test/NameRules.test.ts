@@ -1,0 +1,110 @@
+// The name rules against apimachinery's own examples (the good and bad values of validation_test.go),
+// plus laws that hold for every string.
+import { fc, test } from "@fast-check/vitest"
+import { describe, expect, it } from "vitest"
+import {
+  dns1123LabelProblems,
+  dns1123SubdomainProblems,
+  isDns1123Label,
+  isDns1123Subdomain,
+  isLabelValue,
+  isQualifiedName,
+  isRfc1035Label,
+  qualifiedNameProblems,
+  utf8Length
+} from "../src/NameRules.ts"
+
+const a = (n: number, c = "a"): string => c.repeat(n)
+
+// Upstream's IsDNS1123Label examples.
+const labelGood = ["a", "ab", "abc", "a1", "a-1", "a--1--2--b", "0", "01", "012", "1a", "1-a", "1--a--b--2", a(63)]
+const labelBad = [
+  "", "A", "ABC", "aBc", "A1", "A-1", "1-A", "-", "a-", "-a", "1-", "-1", "_", "a_", "_a", "a_b", "1_", "_1", "1_2",
+  ".", "a.", ".a", "a.b", "1.", ".1", "1.2", " ", "a ", " a", "a b", "1 ", " 1", "1 2", a(64)
+]
+// Upstream's IsDNS1123Subdomain examples.
+const subdomainGood = [
+  "a", "ab", "abc", "a1", "a-1", "a--1--2--b", "0", "01", "012", "1a", "1-a", "1--a--b--2",
+  "a.a", "ab.a", "abc.a", "a1.a", "a-1.a", "a--1--2--b.a", "a.1", "ab.1", "abc.1", "a1.1", "a-1.1", "a--1--2--b.1",
+  "0.a", "01.a", "012.a", "1a.a", "1-a.a", "0.1", "01.1", "012.1", "1a.1", "1-a.1", "1--a--b--2.1",
+  "a.b.c.d.e", "aa.bb.cc.dd.ee", "1.2.3.4.5", "11.22.33.44.55", a(253)
+]
+const subdomainBad = [
+  "", "A", "ABC", "aBc", "A1", "A-1", "1-A", "-", "a-", "-a", "1-", "-1", "_", "a_", "_a", "a_b", "1_", "_1", "1_2",
+  ".", "a.", ".a", "a..b", "1.", ".1", "1..2", " ", "a ", " a", "a b", "1 ", " 1", "1 2",
+  "A.a", "aB.a", "ab.A", "A1.a", "a1.A", "A.1", "aB.1", "A1.1", "1A.1", "0.A", "01.A", "012.A", "1A.a", "1a.A",
+  "A.B.C.D.E", "AA.BB.CC.DD.EE", "a.B.c.d.e", "aa.bB.cc.dd.ee", "a@b", "a,b", "a;b", "a:b", "a%b", "a?b", "a$b", a(254)
+]
+// Upstream's IsDNS1035Label examples.
+const rfc1035Good = ["a", "ab", "abc", "a1", "a-1", "a--1--2--b", a(63)]
+const rfc1035Bad = ["0", "01", "012", "1a", "1-a", "1--a--b--2", ...labelBad]
+// Upstream's IsQualifiedName examples.
+const qualifiedGood = [
+  "simple", "now-with-dashes", "1-starts-with-num", "1234", "simple/simple", "now-with-dashes/simple",
+  "now-with-dashes/now-with-dashes", "now.with.dots/simple", "now-with.dashes-and.dots/simple", "1-num.2-num/3-num",
+  "1234/5678", "1.2.3.4/5678", "Uppercase_Is_OK_123", "example.com/Uppercase_Is_OK_123", "requests.storage-foo",
+  a(63), `${a(253)}/${a(63, "b")}`
+]
+const qualifiedBad = [
+  "nospecialchars%^=@", "cantendwithadash-", "-cantstartwithadash-", "only/one/slash", "Example.com/abc",
+  "example_com/abc", "example.com/", "/simple", a(64), `${a(254)}/abc`
+]
+// Upstream's IsValidLabelValue examples.
+const labelValueGood = ["simple", "now-with-dashes", "1-starts-with-num", "end-with-num-1", "1234", a(63), ""]
+const labelValueBad = ["nospecialchars%^=@", "Tama-nui-te-rā.is.Māori.sun", "\\backslashes\\are\\bad", "-starts-with-dash", "ends-with-dash-", ".starts.with.dot", "ends.with.dot.", a(64)]
+
+const table: ReadonlyArray<readonly [string, (s: string) => boolean, ReadonlyArray<string>, ReadonlyArray<string>]> = [
+  ["DNS-1123 label", isDns1123Label, labelGood, labelBad],
+  ["DNS-1123 subdomain", isDns1123Subdomain, subdomainGood, subdomainBad],
+  ["RFC 1035 label", isRfc1035Label, rfc1035Good, rfc1035Bad],
+  ["qualified name", isQualifiedName, qualifiedGood, qualifiedBad],
+  ["label value", isLabelValue, labelValueGood, labelValueBad]
+]
+
+describe.each(table)("%s, as apimachinery's examples say", (_, valid, good, bad) => {
+  it.each(good.map((s) => [s.length > 20 ? `${s.slice(0, 12)}...(${s.length})` : JSON.stringify(s), s]))("accepts %s", (_, s) => expect(valid(s)).toBe(true))
+  it.each(bad.map((s) => [s.length > 20 ? `${s.slice(0, 12)}...(${s.length})` : JSON.stringify(s), s]))("refuses %s", (_, s) => expect(valid(s)).toBe(false))
+})
+
+const labelChar = fc.constantFrom(..."abcdefghijklmnopqrstuvwxyz0123456789-")
+const alnum = fc.constantFrom(..."abcdefghijklmnopqrstuvwxyz0123456789")
+const label = fc.tuple(alnum, fc.string({ unit: labelChar, maxLength: 61 }), alnum).map(([h, m, t]) => `${h}${m}${t}`)
+
+describe("laws", () => {
+  test.prop([label])("every well-formed label of at most 63 is a label and a subdomain", (s) => {
+    expect(isDns1123Label(s)).toBe(true)
+    expect(isDns1123Subdomain(s)).toBe(true)
+  })
+
+  test.prop([fc.array(label, { minLength: 1, maxLength: 8 })])("dot-joined labels are a subdomain exactly when at most 253, whatever each label's length", (labels) => {
+    const s = labels.join(".")
+    expect(isDns1123Subdomain(s)).toBe(s.length <= 253)
+    expect(isDns1123Label(s)).toBe(labels.length === 1)
+  })
+
+  test.prop([fc.string({ maxLength: 80 })])("an RFC 1035 label is a DNS-1123 label that starts with a letter", (s) => {
+    expect(isRfc1035Label(s)).toBe(isDns1123Label(s) && /^[a-z]/.test(s))
+  })
+
+  test.prop([fc.string({ maxLength: 300 })])("a value is valid exactly when no problem is named", (s) => {
+    expect(isDns1123Subdomain(s)).toBe(dns1123SubdomainProblems(s).length === 0)
+    expect(isDns1123Label(s)).toBe(dns1123LabelProblems(s).length === 0)
+    expect(isQualifiedName(s)).toBe(qualifiedNameProblems(s).length === 0)
+  })
+
+  test.prop([label, label])("a label key is a subdomain prefix, '/', and a name", (prefix, name) => {
+    expect(isQualifiedName(`${prefix}/${name}`)).toBe(true)
+    expect(isQualifiedName(`${prefix}/${name}/x`)).toBe(false)
+  })
+
+  it("names both problems of a value too long and malformed, as the API server does", () => {
+    expect(dns1123LabelProblems(`${a(64)}_`)).toEqual([expect.stringMatching(/no more than 63/), expect.stringMatching(/RFC 1123 label/)])
+    expect(dns1123SubdomainProblems(a(254))).toEqual(["must be no more than 253 characters"])
+    expect(qualifiedNameProblems("/x")).toEqual(["prefix part must be non-empty"])
+    expect(qualifiedNameProblems("x/")).toEqual(["name part must be non-empty"])
+  })
+
+  test.prop([fc.string({ unit: "binary", maxLength: 50 })])("utf8Length is the size of the string's UTF-8 encoding", (s) => {
+    expect(utf8Length(s)).toBe(Buffer.byteLength(s, "utf8"))
+  })
+})
