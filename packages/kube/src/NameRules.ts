@@ -145,3 +145,29 @@ export const utf8Length = (s: string): number => {
   }
   return bytes
 }
+
+/** The bytes a map of annotations takes, keys and values in UTF-8, as the API server counts them against MAX_ANNOTATIONS_BYTES. */
+export const annotationsSize = (annotations: Readonly<Record<string, unknown>>): number => {
+  let bytes = 0
+  for (const key of Object.keys(annotations)) {
+    const value = annotations[key]
+    bytes += utf8Length(key) + (typeof value === "string" ? utf8Length(value) : 0)
+  }
+  return bytes
+}
+
+/** Every problem with a label map, each naming its key or value. */
+export const labelsProblems = (labels: Readonly<Record<string, string>>): ReadonlyArray<string> =>
+  Object.entries(labels).flatMap(([key, value]) => [
+    ...qualifiedNameProblems(key).map((p) => `label key ${JSON.stringify(key)}: ${p}`),
+    ...labelValueProblems(value).map((p) => `label ${JSON.stringify(key)} value ${JSON.stringify(value)}: ${p}`)
+  ])
+
+/** Every problem with an annotation map: bad keys, and a total size over MAX_ANNOTATIONS_BYTES. */
+export const annotationsProblems = (annotations: Readonly<Record<string, string>>): ReadonlyArray<string> => {
+  const bytes = annotationsSize(annotations)
+  return [
+    ...Object.keys(annotations).flatMap((key) => qualifiedNameProblems(key).map((p) => `annotation key ${JSON.stringify(key)}: ${p}`)),
+    ...(bytes > MAX_ANNOTATIONS_BYTES ? [`annotations take ${bytes} bytes, more than ${MAX_ANNOTATIONS_BYTES}`] : [])
+  ]
+}

@@ -5,11 +5,14 @@ import { describe, expect, it } from "vitest"
 import {
   dns1123LabelProblems,
   dns1123SubdomainProblems,
+  annotationsProblems,
+  annotationsSize,
   isDns1123Label,
   isDns1123Subdomain,
   isLabelValue,
   isQualifiedName,
   isRfc1035Label,
+  labelsProblems,
   qualifiedNameProblems,
   utf8Length
 } from "../src/NameRules.ts"
@@ -67,8 +70,8 @@ describe.each(table)("%s, as apimachinery's examples say", (_, valid, good, bad)
 })
 
 const labelChar = fc.constantFrom(..."abcdefghijklmnopqrstuvwxyz0123456789-")
-const alnum = fc.constantFrom(..."abcdefghijklmnopqrstuvwxyz0123456789")
-const label = fc.tuple(alnum, fc.string({ unit: labelChar, maxLength: 61 }), alnum).map(([h, m, t]) => `${h}${m}${t}`)
+const alnumChar = fc.constantFrom(..."abcdefghijklmnopqrstuvwxyz0123456789")
+const label = fc.tuple(alnumChar, fc.string({ unit: labelChar, maxLength: 61 }), alnumChar).map(([h, m, t]) => `${h}${m}${t}`)
 
 describe("laws", () => {
   test.prop([label])("every well-formed label of at most 63 is a label and a subdomain", (s) => {
@@ -106,5 +109,110 @@ describe("laws", () => {
 
   test.prop([fc.string({ unit: "binary", maxLength: 50 })])("utf8Length is the size of the string's UTF-8 encoding", (s) => {
     expect(utf8Length(s)).toBe(Buffer.byteLength(s, "utf8"))
+  })
+})
+
+// An independent, character-by-character statement of the rules, to check the regex-based checker against.
+const alnum = (c: string): boolean => /^[A-Za-z0-9]$/.test(c)
+const lowerAlnum = (c: string): boolean => /^[a-z0-9]$/.test(c)
+const refLabelValue = (v: string): boolean =>
+  v === "" || (v.length <= 63 && alnum(v[0]!) && alnum(v[v.length - 1]!) && [...v].every((c) => alnum(c) || c === "-" || c === "_" || c === "."))
+const refLabelCharacters = (s: string): boolean =>
+  s.length >= 1 && lowerAlnum(s[0]!) && lowerAlnum(s[s.length - 1]!) && [...s].every((c) => lowerAlnum(c) || c === "-")
+const refDnsLabel = (s: string): boolean => s.length <= 63 && refLabelCharacters(s)
+// Upstream holds a subdomain to 253 in all, not each of its labels to 63.
+const refSubdomain = (s: string): boolean => s.length <= 253 && s.split(".").every(refLabelCharacters)
+const refQualified = (k: string): boolean => {
+  const parts = k.split("/")
+  if (parts.length > 2) return false
+  const name = parts[parts.length - 1]!
+  return (parts.length === 1 || refSubdomain(parts[0]!)) && name.length >= 1 && refLabelValue(name)
+}
+
+const alphabet = (chars: string, maxLength: number, minLength = 0): fc.Arbitrary<string> => fc.string({ unit: fc.constantFrom(...chars), minLength, maxLength })
+const keyish = alphabet("ab-._/Z9", 70)
+
+describe("the name rules, against a character-by-character statement of them", () => {
+  test.prop([fc.oneof(alphabet("aZ9-_.", 70), fc.string())])("isLabelValue agrees with the rule stated character by character", (v) => {
+    expect(isLabelValue(v)).toBe(refLabelValue(v))
+  })
+  test.prop([fc.oneof(keyish, fc.string())])("isQualifiedName agrees with the rule stated character by character", (k) => {
+    expect(isQualifiedName(k)).toBe(refQualified(k))
+  })
+  test.prop([fc.oneof(alphabet("a9-.", 80), alphabet("ab", 70, 55).chain((a) => alphabet("a.", 3).map((b) => `${a}${b}${a}`)))])("isDns1123Subdomain agrees with the rule stated label by label", (s) => {
+    expect(isDns1123Subdomain(s)).toBe(refSubdomain(s))
+  })
+  test.prop([alphabet("az09-", 70)])("an RFC 1035 label is a DNS label starting with a letter", (s) => {
+    expect(isRfc1035Label(s)).toBe(refDnsLabel(s) && /^[a-z]/.test(s))
+  })
+  it("knows the boundaries", () => {
+    expect(isLabelValue("a".repeat(63))).toBe(true)
+    expect(isLabelValue("a".repeat(64))).toBe(false)
+    expect(isRfc1035Label(`a${"0".repeat(62)}`)).toBe(true)
+    expect(isRfc1035Label(`a${"0".repeat(63)}`)).toBe(false)
+    expect(isQualifiedName(`${"a".repeat(253)}/b`)).toBe(true)
+    expect(isQualifiedName(`${"a".repeat(254)}/b`)).toBe(false)
+    expect(isQualifiedName(`${"a.".repeat(126)}a/${"b".repeat(63)}`)).toBe(true)
+    expect(isQualifiedName("x".repeat(1_000_000))).toBe(false)
+    expect(isDns1123Label("a".repeat(63))).toBe(true)
+    expect(isDns1123Label("a".repeat(64))).toBe(false)
+    const labels63 = (n: number) => Array.from({ length: n }, () => "a".repeat(63)).join(".")
+    // Four labels of 63 and their dots are 255 characters: cut to 253 and 254.
+    expect(isDns1123Subdomain(labels63(4).slice(0, 253))).toBe(true)
+    expect(isDns1123Subdomain(`${labels63(4).slice(0, 252)}ab`)).toBe(false)
+    expect(isDns1123Subdomain(`b.${"a".repeat(63)}`)).toBe(true)
+    expect(isDns1123Subdomain(`b.${"a".repeat(64)}`)).toBe(true)
+    expect(isQualifiedName("a/b")).toBe(true)
+    expect(isQualifiedName("a".repeat(63))).toBe(true)
+    expect(isQualifiedName("a".repeat(64))).toBe(false)
+    expect(isQualifiedName(`p/${"a".repeat(64)}`)).toBe(false)
+    expect(isQualifiedName("p/")).toBe(false)
+    expect(isQualifiedName("")).toBe(false)
+  })
+  it("names every bad key and value in a label map", () => {
+    expect(labelsProblems({ "ok/fine": "v", "-bad": "v", good: "bad value" })).toEqual([
+      expect.stringMatching(/^label key "-bad": name part must consist of/),
+      expect.stringMatching(/^label "good" value "bad value": a valid label must be/)
+    ])
+  })
+  // "binary" draws every code unit, lone surrogates included; the default draws ASCII only.
+  test.prop([fc.oneof(fc.string(), fc.string({ unit: "binary" }), fc.string({ unit: fc.integer({ min: 0xd7f0, max: 0xe010 }).map((u) => String.fromCharCode(u)) }))])(
+    "utf8Length matches the encoder",
+    (s) => {
+      expect(utf8Length(s)).toBe(new TextEncoder().encode(s).length)
+    }
+  )
+  it.each([
+    ["\u007f", 1],
+    ["\u0080", 2],
+    ["\u07ff", 2],
+    ["\u0800", 3],
+    ["\ud7ff", 3],
+    ["\ud800\udc00", 4],
+    ["\udbff\udfff", 4],
+    ["\udc00", 3],
+    ["\ue000", 3],
+    ["\ud800", 3],
+    ["a\ud800", 4],
+    ["\ud800a", 4],
+    ["\ud800\ud800\udc00", 7],
+    ["\ud83d\ude00\ud83d\ude00", 8],
+    ["\udbff\ue000", 6],
+    // A low surrogate after a unit that is not a high one: both alone.
+    ["\ud7ff\udc00", 6],
+    ["\udc00\udc00", 6],
+    ["\ue000\udfff", 6]
+  ])("counts %j as %i UTF-8 bytes, as the API server does (a lone surrogate is U+FFFD, 3 bytes)", (s, bytes) => {
+    expect(utf8Length(s)).toBe(bytes)
+    expect(new TextEncoder().encode(s).length).toBe(bytes)
+  })
+  it("limits all annotations together to 256 KiB", () => {
+    expect(annotationsProblems({ a: "x".repeat(262_143) })).toEqual([])
+    expect(annotationsProblems({ a: "x".repeat(262_144) })).toEqual(["annotations take 262145 bytes, more than 262144"])
+    // Counted in UTF-8: 131,072 two-byte characters are 262,144 bytes.
+    expect(annotationsProblems({ b: "é".repeat(131_072) })).toEqual(["annotations take 262145 bytes, more than 262144"])
+  })
+  it("names a bad annotation key", () => {
+    expect(annotationsProblems({ "ok/fine": "v", "-bad": "v" })).toEqual([expect.stringMatching(/^annotation key "-bad": name part must consist of/)])
   })
 })

@@ -1,5 +1,5 @@
 import { runtimeLabel, type BackendConfig } from "./Config.ts"
-import { isLabelValue, isQualifiedName } from "./KubeRules.ts"
+import { isLabelValue, isQualifiedName } from "@dispatch/kube"
 import { annotationKeys, attemptToken, comment, labelKeys, startGateName } from "./Names.ts"
 import { KUEUE_GATE_ANNOTATION, KUEUE_QUEUE_LABEL, TRAINER_LABEL_PREFIX } from "./Upstream.ts"
 import type { RuntimeRef, StartRequest } from "./Wire.ts"

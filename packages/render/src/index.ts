@@ -25,7 +25,6 @@ export {
   type LabelKeys
 } from "./Names.ts"
 export { PROLOGUE, PROLOGUE_NAME, WORKDIR_MISSING_EXIT, prologueCommand } from "./Prologue.ts"
-export { isDnsLabel, isDnsSubdomain, isLabelValue, isQualifiedName, isRfc1035Label } from "./KubeRules.ts"
 export { ceilSeconds, parseGoDuration } from "./Duration.ts"
 export { isJobId } from "./JobId.ts"
 export { KUEUE_GATE_ANNOTATION, KUEUE_QUEUE_LABEL, TRAINER_API_VERSION, TRAINER_CONTROLLER } from "./Upstream.ts"
