@@ -1,7 +1,8 @@
 import { fc, test } from "@fast-check/vitest"
 import { describe, expect, it } from "vitest"
 import { gateProblems, gateUpdateProblems, parseGates } from "../src/controllers/kueue/AdmissionGates.ts"
-import { isRfc1035Label, longestPodName, unschedulableJobs, type ReplicatedJob } from "../src/controllers/trainer/ReplicatedJobs.ts"
+import { isRfc1035Label } from "@dispatch/kube"
+import { longestPodName, unschedulableJobs, type ReplicatedJob } from "../src/controllers/trainer/ReplicatedJobs.ts"
 import { workloadNameFor } from "../src/controllers/kueue/WorkloadNames.ts"
 
 const rfc1035 = fc.stringMatching(/^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/)

@@ -1,8 +1,8 @@
 // meta.k8s.io/v1 Tables, the form `kubectl get` asks for so that it can print server-chosen columns.
 // TrainJob and Workload get the printer columns of their CRDs (an empty cell is null, as the real
 // server sends it); every other kind gets NAME and AGE.
+import { humanDuration, valueAt } from "@dispatch/kube"
 import type { KubeObject, Resource } from "../Api.ts"
-import { humanDuration } from "./HumanDuration.ts"
 import type { IncludeObject } from "./MediaType.ts"
 import { workloadColumns } from "./WorkloadColumns.ts"
 
@@ -20,8 +20,7 @@ export interface Column {
 const record = (value: unknown): Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {}
 
-const field = (value: unknown, ...path: ReadonlyArray<string>): unknown =>
-  path.reduce<unknown>((v, key) => record(v)[key], value)
+const field = (value: unknown, ...path: ReadonlyArray<string>): unknown => valueAt(value, path)
 
 const text = (value: unknown): string | null => (typeof value === "string" && value !== "" ? value : null)
 

@@ -3,13 +3,13 @@
 // (NAME DATA AGE), and the
 // printer columns of the JobSet, LocalQueue and ClusterQueue CRDs.
 import type { KubeObject } from "../Api.ts"
-import { humanDuration } from "./HumanDuration.ts"
+import { humanDuration, valueAt } from "@dispatch/kube"
 import type { Column } from "./Table.ts"
 
 const record = (value: unknown): Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {}
 const list = (value: unknown): ReadonlyArray<Record<string, unknown>> => (Array.isArray(value) ? value.map(record) : [])
-const field = (value: unknown, ...path: ReadonlyArray<string>): unknown => path.reduce<unknown>((v, key) => record(v)[key], value)
+const field = (value: unknown, ...path: ReadonlyArray<string>): unknown => valueAt(value, path)
 const text = (value: unknown): string | null => (typeof value === "string" && value !== "" ? value : null)
 const count = (value: unknown): number => (typeof value === "number" && Number.isFinite(value) ? value : 0)
 const time = (value: unknown): number | undefined => {

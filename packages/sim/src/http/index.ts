@@ -2,5 +2,4 @@
 export { startSimServer, type ServedSimulator, type SimServer, type SimServerOptions } from "./SimServer.ts"
 export { SimServerError } from "./SimServerError.ts"
 export { kubeconfigFor, kubeconfigEntryName, type KubeconfigOptions } from "./Kubeconfig.ts"
-export { humanDuration } from "./HumanDuration.ts"
 export { printedTrainJobState, trainJobState } from "./Table.ts"

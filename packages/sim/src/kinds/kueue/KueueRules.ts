@@ -2,7 +2,7 @@
 // AdmissionChecks (a controller name that never changes).
 import { duplicate, type FieldError, invalidValue, notSupported, requiredValue, wrongType } from "../../apiserver/validation/FieldErrors.ts"
 import { isJsonObject, jsonEqual, valueAt } from "../../apiserver/store/JsonValue.ts"
-import { checkDns1123Label } from "../../apiserver/validation/NameRules.ts"
+import { dns1123LabelProblems } from "@dispatch/kube"
 import { checkArray, checkBoolean, checkInteger, checkString } from "../../apiserver/validation/SchemaChecks.ts"
 
 /** The states an admission check entry on a Workload may have. */
@@ -14,7 +14,7 @@ const checkPodSet = (podSet: unknown, i: number): ReadonlyArray<FieldError> => {
   const name = podSet["name"]
   return [
     ...checkString(`${field}.name`, name, 63),
-    ...(typeof name === "string" ? checkDns1123Label(name).map((p) => invalidValue(`${field}.name`, name, p)) : []),
+    ...(typeof name === "string" ? dns1123LabelProblems(name).map((p) => invalidValue(`${field}.name`, name, p)) : []),
     ...checkInteger(`${field}.count`, podSet["count"], 0),
     ...checkInteger(`${field}.minCount`, podSet["minCount"], 1),
     ...(podSet["template"] === undefined ? [requiredValue(`${field}.template`)] : [])
