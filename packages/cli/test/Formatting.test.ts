@@ -71,6 +71,8 @@ describe("the objects the demo shows", () => {
     expect(lines[0]).toMatch(/^TrainingRuntime ml-team\/dispatch-torch +the runtime the cluster offers/)
     expect(lines[1]).toContain(`dispatch's private copy of TrainingRuntime/dispatch-torch, owned by TrainJob ${manifests.name}`)
     expect(lines[2]).toMatch(/^TrainJob ml-team\/dj-.* +job 01JD8X2Q4M7N9P3R5S6T8V0W1Y submission 17, image registry\.example\.com\/ml\/resnet:1\.4\.2, 2 node\(s\) x 4 nvidia\.com\/gpu/)
+    // Created suspended, the TrainJob is held until dispatch releases it.
+    expect(lines[2]).toMatch(/, state Suspended$/)
   })
 })
 

@@ -6,8 +6,9 @@ const second = 1000
 const minute = 60 * second
 const hour = 60 * minute
 
-/** A duration in milliseconds as kubectl prints an age: `<invalid>` for under -1s (clock skew beyond tolerance), `0s` for a small negative. */
+/** A duration in milliseconds as kubectl prints an age: `<invalid>` for under -1s (clock skew beyond tolerance), `0s` for a small negative, `<unknown>` for no duration (NaN, as from an unreadable timestamp). */
 export const humanDuration = (ms: number): string => {
+  if (!Number.isFinite(ms)) return "<unknown>"
   // Go converts toward zero: -1.9s is -1 and tolerated as "now"; -2s is not.
   const seconds = Math.trunc(ms / second)
   if (seconds < -1) return "<invalid>"

@@ -46,6 +46,11 @@ describe("humanDuration", () => {
     expect(valueOf(humanDuration(lo))).toBeLessThanOrEqual(valueOf(humanDuration(hi)))
   })
 
+  it("is <unknown> without a duration, as kubectl prints a missing timestamp", () => {
+    expect(humanDuration(Number.NaN)).toBe("<unknown>")
+    expect(humanDuration(Date.parse("") - 0)).toBe("<unknown>")
+  })
+
   test.prop([fc.integer({ min: -10 * y, max: -2 * s })])("is <invalid> for a clock skew of two seconds or more", (t) => {
     expect(humanDuration(t)).toBe("<invalid>")
   })
