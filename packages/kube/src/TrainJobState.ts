@@ -7,10 +7,10 @@ import { arrayAt, valueAt } from "./JsonPath.ts"
 
 /** A TrainJob's state by Trainer's fields. */
 export type TrainJobState =
-  /** The Failed condition is True, with its reason (e.g. DeadlineExceeded) and message. */
-  | { readonly state: "Failed"; readonly reason: string; readonly message: string }
   /** The Complete condition is True, with its reason (e.g. AllJobsCompleted). */
   | { readonly state: "Complete"; readonly reason: string }
+  /** The Failed condition is True, with its reason (e.g. DeadlineExceeded) and message. */
+  | { readonly state: "Failed"; readonly reason: string; readonly message: string }
   /** Not finished, and spec.suspend is true. */
   | { readonly state: "Suspended" }
   /** Not finished nor suspended, with an active or ready pod. */
@@ -26,12 +26,12 @@ export const hasActivePods = (trainJob: unknown): boolean =>
     return (typeof active === "number" && active > 0) || (typeof ready === "number" && ready > 0)
   })
 
-/** The TrainJob's state by Trainer's fields; Failed wins over Complete should both be True. */
+/** The TrainJob's state by Trainer's fields. Trainer sets one of Complete and Failed; should both be True, Complete wins, as the work did finish. */
 export const trainJobState = (trainJob: unknown): TrainJobState => {
-  const failed = conditionOf(trainJob, "Failed")
-  if (failed?.status === "True") return { state: "Failed", reason: failed.reason, message: failed.message }
   const complete = conditionOf(trainJob, "Complete")
   if (complete?.status === "True") return { state: "Complete", reason: complete.reason }
+  const failed = conditionOf(trainJob, "Failed")
+  if (failed?.status === "True") return { state: "Failed", reason: failed.reason, message: failed.message }
   if (valueAt(trainJob, ["spec", "suspend"]) === true) return { state: "Suspended" }
   return hasActivePods(trainJob) ? { state: "Running" } : { state: "Pending" }
 }

@@ -34,11 +34,12 @@ describe("trainJobState", () => {
     expect(trainJobState(trainJob({ jobsStatus: [{ name: "node", active: 0, ready: 2 }] }))).toEqual({ state: "Running" })
     expect(trainJobState(trainJob({ jobsStatus: [{ name: "node", active: "1" }] }))).toEqual({ state: "Pending" })
     expect(trainJobState(trainJob({ conditions: [condition("Complete", "True", "AllJobsCompleted")], suspend: true }))).toEqual({ state: "Complete", reason: "AllJobsCompleted" })
-    expect(trainJobState(trainJob({ conditions: [condition("Complete", "True"), condition("Failed", "True", "BackoffLimitExceeded", "pod failed")] }))).toEqual({
+    expect(trainJobState(trainJob({ conditions: [condition("Failed", "True", "BackoffLimitExceeded", "pod failed")] }))).toEqual({
       state: "Failed",
       reason: "BackoffLimitExceeded",
       message: "pod failed"
     })
+    expect(trainJobState(trainJob({ conditions: [condition("Failed", "True"), condition("Complete", "True", "AllJobsCompleted")] }))).toEqual({ state: "Complete", reason: "AllJobsCompleted" })
     expect(trainJobState(trainJob({ conditions: [condition("Failed", "False"), condition("Complete", "False")] }))).toEqual({ state: "Pending" })
     expect(trainJobState(undefined)).toEqual({ state: "Pending" })
   })
@@ -54,7 +55,8 @@ describe("trainJobState", () => {
     const j = trainJob(fields)
     const state = trainJobState(j).state
     const finished = isConditionTrue(j, "Failed") || isConditionTrue(j, "Complete")
-    if (finished) expect(["Failed", "Complete"]).toContain(state)
+    if (isConditionTrue(j, "Complete")) expect(state).toBe("Complete")
+    else if (finished) expect(state).toBe("Failed")
     else if (fields.suspend === true) expect(state).toBe("Suspended")
     else expect(state).toBe(hasActivePods(j) ? "Running" : "Pending")
   })

@@ -2,7 +2,7 @@
 // jobsStatus), in Kueue mode its Workload, and the InFlight memory of an unanswered create.
 import { admissionGatedBy, parseGates } from "../WorkloadReadiness.ts"
 import { checkEntry, isHeldEntry } from "./AdmissionChecks.ts"
-import { arrayAt, conditionOf, isTrue, stringAt, valueAt } from "./ObjectFields.ts"
+import { conditionOf, isConditionTrue, stringAt, trainJobState, type TrainJobState } from "@dispatch/kube"
 
 /** One state of a job's submission, with what Find knows about why. */
 export type JobState =
@@ -46,13 +46,8 @@ export interface Observed {
 /** The gates listed on a Workload's admission-gated-by annotation. */
 export const gatesOf = (workload: unknown): ReadonlyArray<string> => parseGates(stringAt(workload, ["metadata", "annotations", admissionGatedBy]))
 
-/** Trainer's rule: running when not suspended and some replicated job has an active or ready pod. */
-const hasActivePods = (trainJob: unknown): boolean =>
-  arrayAt(trainJob, ["status", "jobsStatus"]).some((job) => {
-    const active = valueAt(job, ["active"])
-    const ready = valueAt(job, ["ready"])
-    return (typeof active === "number" && active > 0) || (typeof ready === "number" && ready > 0)
-  })
+/** Whether Trainer has finished the TrainJob: it may then not change. */
+export const isFinished = (state: TrainJobState): boolean => state.state === "Complete" || state.state === "Failed"
 
 const kueueHold = (observed: Observed, suspended: boolean): string | undefined => {
   // No live Workload: a new, still suspended TrainJob waits for Kueue to make it (with dispatch's gate);
@@ -80,18 +75,16 @@ export const jobState = (observed: Observed): JobState => {
     return { state: "Absent" }
   }
   if (stringAt(job, ["metadata", "deletionTimestamp"]) !== undefined) return { state: "Stopping" }
-  const complete = conditionOf(job, "Complete")
-  if (complete?.status === "True") return { state: "Succeeded", reason: complete.reason }
-  const failed = conditionOf(job, "Failed")
-  if (failed?.status === "True") return { state: "Failed", reason: failed.reason, message: failed.message }
-  const suspended = valueAt(job, ["spec", "suspend"]) === true
+  const trainer = trainJobState(job)
+  if (trainer.state === "Complete") return { state: "Succeeded", reason: trainer.reason }
+  if (trainer.state === "Failed") return { state: "Failed", reason: trainer.reason, message: trainer.message }
   if (observed.mode === "plain") {
-    if (suspended) return { state: "Held", reason: "spec.suspend is true: Open or Release it" }
-    return hasActivePods(job) ? { state: "Running" } : { state: "Queued", reason: "not suspended, but no pod is active yet" }
+    if (trainer.state === "Suspended") return { state: "Held", reason: "spec.suspend is true: Open or Release it" }
+    return trainer.state === "Running" ? { state: "Running" } : { state: "Queued", reason: "not suspended, but no pod is active yet" }
   }
-  const held = kueueHold(observed, suspended)
+  const held = kueueHold(observed, trainer.state === "Suspended")
   if (held !== undefined) return { state: "Held", reason: held }
-  if (!suspended && hasActivePods(job)) return { state: "Running" }
-  if (!isTrue(observed.workload, "Admitted")) return { state: "Queued", reason: notAdmitted(observed.workload) }
+  if (trainer.state === "Running") return { state: "Running" }
+  if (!isConditionTrue(observed.workload, "Admitted")) return { state: "Queued", reason: notAdmitted(observed.workload) }
   return { state: "Queued", reason: "admitted; no pod is active yet" }
 }

@@ -1,6 +1,7 @@
 // Open, Hold and Release. Plain mode writes spec.suspend on the TrainJob; Kueue mode never does (Kueue
 // owns it there) and instead removes dispatch's admission gate from the Workload (Open) and moves
 // dispatch's admission check (Hold: Retry, which evicts, then Pending; Release and Open: Ready).
+import { isConditionTrue, trainJobState, valueAt } from "@dispatch/kube"
 import { Clock, Effect } from "effect"
 import { startGateName, type BackendConfig } from "@dispatch/render"
 import type { Backend } from "../Backend.ts"
@@ -23,9 +24,8 @@ import {
 import { converge, type Decision } from "./Converge.ts"
 import { jobObjects, type JobKey, type JobObjects } from "./JobKey.ts"
 import { readTrainJob, readWorkload, requireOwn } from "./JobReads.ts"
-import { gatesOf } from "./JobState.ts"
+import { gatesOf, isFinished } from "./JobState.ts"
 import type { LifecycleError } from "./LifecycleErrors.ts"
-import { isTrue, valueAt } from "./ObjectFields.ts"
 
 /** The three transitions. */
 export type Transition = "open" | "hold" | "release"
@@ -60,7 +60,7 @@ const plainDecision = (want: boolean) => (job: KubeResource): Decision<Cluster> 
 const unlessFinished = <S>(trainJobOf: (state: S) => KubeResource, decide: (state: S) => Decision<Cluster>) => (state: S): Decision<Cluster> => {
   const decision = decide(state)
   const job = trainJobOf(state)
-  if (decision.kind === "done" || !(isTrue(job, "Complete") || isTrue(job, "Failed"))) return decision
+  if (decision.kind === "done" || !isFinished(trainJobState(job))) return decision
   return { kind: "refuse", reason: `the TrainJob ${job.metadata.namespace ?? ""}/${job.metadata.name} has finished` }
 }
 
@@ -101,7 +101,7 @@ const kueueDecision = (config: BackendConfig, transition: Transition) => (view: 
     case "hold":
       if (entry?.["state"] === "Retry") return { kind: "wait", reason: `Kueue has not acted on the Retry of ${check} yet` }
       // Only an admitted Workload needs evicting; for any other a Pending check already keeps it out.
-      if (isTrue(workload, "Admitted")) return setCheck(workload, check, "Retry", RETRY_MESSAGE)
+      if (isConditionTrue(workload, "Admitted")) return setCheck(workload, check, "Retry", RETRY_MESSAGE)
       return entry?.["state"] === "Pending" && entry["message"] === HOLD_MESSAGE ? { kind: "done" } : setCheck(workload, check, "Pending", HOLD_MESSAGE)
   }
 }
