@@ -1,5 +1,6 @@
 // The fields a field selector may name beyond metadata.name and metadata.namespace, per resource, as
 // the real server's registries allow them (custom resources allow only those two).
+import { valueAt } from "@dispatch/kube"
 
 const byPlural: Readonly<Record<string, ReadonlyArray<string>>> = {
   pods: ["spec.nodeName", "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName", "spec.hostNetwork", "status.phase", "status.podIP", "status.nominatedNodeName"],
@@ -27,7 +28,6 @@ export const selectableFields = (plural: string | undefined): ReadonlyArray<stri
 export const selectableValue = (object: unknown, field: string): string => {
   // Events select `source` by its component; jobs `status.successful` by their succeeded count.
   const path = field === "source" ? ["source", "component"] : field === "status.successful" ? ["status", "succeeded"] : field.split(".")
-  let value: unknown = object
-  for (const key of path) value = typeof value === "object" && value !== null ? (value as Record<string, unknown>)[key] : undefined
+  const value = valueAt(object, path)
   return value === undefined || value === null ? (field === "status.successful" ? "0" : "") : String(value)
 }
