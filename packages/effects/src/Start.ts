@@ -18,7 +18,7 @@ import {
   isJobId,
   renderStart,
   runtimeRefOf,
-  startGateName,
+  admissionGateName,
   trainJobName
 } from "@dispatch/render"
 import { type Backend, gateRefusal } from "./Backend.ts"
@@ -384,7 +384,7 @@ export const awaitWorkload = (
     ? Effect.succeed(true)
     : Effect.gen(function* () {
         const cluster = yield* Cluster
-        const gate = startGateName(config)
+        const gate = admissionGateName(config)
         const check = config.kueue.admissionCheck
         const selector = `${jobUidLabel}=${trainJob.metadata.uid ?? ""}`
         const problemsNow = Effect.map(Effect.result(cluster.list(Workloads, manifests.namespace, selector)), (listed) =>

@@ -8,7 +8,7 @@
 import fc from "fast-check"
 import { Effect, Exit, Layer, Result } from "effect"
 import { describe, expect, it } from "vitest"
-import { type BackendConfig, compareReadBack, decodeStartRequest, renderStart, startGateName } from "@dispatch/render"
+import { type BackendConfig, compareReadBack, decodeStartRequest, renderStart, admissionGateName } from "@dispatch/render"
 import { type ApiRequest, type FaultRule, type KubeObject, type Outcome, randomFaultPlan } from "@dispatch/sim"
 import { type Backend } from "../src/Backend.ts"
 import { InFlight, type InFlightShape, makeInFlight } from "../src/InFlight.ts"
@@ -333,7 +333,7 @@ const checkSuccess = (world: World, config: BackendConfig, expectedJob: KubeObje
   if (result.created || !opened) expect(result.gateClosed, "the gate is closed after Start").toBe(true)
   if (config.mode === "kueue" && !changedSince(world, id, "workload", returnedAt)) {
     const gates = world.store.list("workloads", namespace, `${jobUidLabel}=${result.uid}`).map((w) => parseGates((metaOf(w)["annotations"] as Record<string, string> | undefined)?.[admissionGatedBy]))
-    expect(gates.some((g) => g.includes(startGateName(config))), "Kueue: a Workload carries the gate").toBe(result.gateClosed)
+    expect(gates.some((g) => g.includes(admissionGateName(config))), "Kueue: a Workload carries the gate").toBe(result.gateClosed)
   }
 }
 
@@ -392,7 +392,7 @@ const checkStore = (world: World, opened: boolean): void => {
   for (const job of jobs) expect((job["spec"] as Record<string, unknown>)["suspend"], "no TrainJob unsuspended").toBe(true)
   if (world.mode !== "kueue") return
   for (const workload of world.store.list("workloads", namespace)) {
-    expect(parseGates((metaOf(workload)["annotations"] as Record<string, string> | undefined)?.[admissionGatedBy]), "the start gate stays").toContain(startGateName(configs.kueue))
+    expect(parseGates((metaOf(workload)["annotations"] as Record<string, string> | undefined)?.[admissionGatedBy]), "the start gate stays").toContain(admissionGateName(configs.kueue))
     expect((workload["status"] as Record<string, unknown> | undefined)?.["admission"], "no Workload admitted").toBeUndefined()
   }
 }

@@ -3,7 +3,7 @@
 import { torchRuntime as sharedTorchRuntime } from "../../../test/fixtures/TorchRuntime.ts"
 import { Effect, Exit, Fiber, Layer, References, Result } from "effect"
 import { TestClock } from "effect/testing"
-import { type BackendConfig, decodeConfig, startGateName, trainJobName } from "@dispatch/render"
+import { type BackendConfig, decodeConfig, admissionGateName, trainJobName } from "@dispatch/render"
 import { type ApiRequest, type Controller, type KubeObject, type Outcome, Simulator, type SimulatorOptions } from "@dispatch/sim"
 import { type Backend, type Gate, openBackend } from "../src/Backend.ts"
 import { InFlight, makeInFlight, type InFlightShape } from "../src/InFlight.ts"
@@ -237,7 +237,7 @@ export const scriptedKueue = (options: { gate: boolean; check: boolean; serves?:
           name: workloadName,
           namespace,
           labels: { [jobUidLabel]: metadata.uid },
-          annotations: options.gate ? { [admissionGatedBy]: startGateName(configOf("kueue")) } : {},
+          annotations: options.gate ? { [admissionGatedBy]: admissionGateName(configOf("kueue")) } : {},
           ownerReferences: [{ apiVersion: "trainer.kubeflow.org/v1alpha1", kind: "TrainJob", name: metadata.name, uid: metadata.uid, controller: true }]
         },
         spec: { queueName: "team-queue", podSets: [{ name: "node", count: 1, template: { spec: { containers: [{ name: "node", image: "i" }] } } }] }

@@ -1,7 +1,7 @@
 // Step 9 on TestClock: the Workload wait, with the simulator's Kueue (workloadDelayMs) for timing and a
 // scripted Kueue for Workloads that lack the gate or the check.
 import { describe, expect, it } from "vitest"
-import { startGateName } from "@dispatch/render"
+import { admissionGateName } from "@dispatch/render"
 import { admissionGatedBy } from "../src/WorkloadReadiness.ts"
 import { backendOf, configOf, errorOf, namespace, requestOf, runStart, scriptedKueue, simOf, stored, suspendOnCreate, trainJobNameOf, valueOf } from "./StartFixture.ts"
 
@@ -31,7 +31,7 @@ describe("Start, step 9: the Kueue Workload", () => {
     expect(result.name).toBe(name1)
     const workloads = stored(recorded, "workloads")
     expect(workloads).toHaveLength(1)
-    expect((workloads[0]?.metadata?.["annotations"] as Record<string, string>)[admissionGatedBy]).toContain(startGateName(kueue))
+    expect((workloads[0]?.metadata?.["annotations"] as Record<string, string>)[admissionGatedBy]).toContain(admissionGateName(kueue))
     expect((stored(recorded, "trainjobs")[0]?.["spec"] as Record<string, unknown>)["suspend"]).toBe(true)
     const lists = recorded.calls.filter((c) => c.request.verb === "list")
     expect(lists.length).toBeGreaterThanOrEqual(29)

@@ -1,6 +1,6 @@
 import { runtimeLabel, type BackendConfig } from "./Config.ts"
 import { isLabelValue, isQualifiedName } from "@dispatch/kube"
-import { annotationKeys, attemptToken, comment, labelKeys, startGateName } from "./Names.ts"
+import { annotationKeys, attemptToken, comment, labelKeys, admissionGateName } from "./Names.ts"
 import { KUEUE_GATE_ANNOTATION, KUEUE_QUEUE_LABEL, TRAINER_LABEL_PREFIX } from "./Upstream.ts"
 import type { RuntimeRef, StartRequest } from "./Wire.ts"
 import { isRecord, pathOf } from "./Json.ts"
@@ -35,7 +35,7 @@ export const trainJobLabels = (request: StartRequest, config: BackendConfig): St
 /** The TrainJob's annotations: comment and attempt token, plus the closed start gate in Kueue mode. */
 export const trainJobAnnotations = (request: StartRequest, config: BackendConfig): StringMap => ({
   ...attemptAnnotations(request, config),
-  ...(config.mode === "kueue" ? { [KUEUE_GATE_ANNOTATION]: startGateName(config) } : {})
+  ...(config.mode === "kueue" ? { [KUEUE_GATE_ANNOTATION]: admissionGateName(config) } : {})
 })
 
 /** Trainer's own labels on the source runtime (such as its framework), which the copy keeps; others are left behind. */

@@ -18,7 +18,7 @@ export {
   labelKeys,
   patchManager,
   probeSelectorKey,
-  startGateName,
+  admissionGateName,
   trainJobName,
   jobKeyOfName,
   type AnnotationKeys,

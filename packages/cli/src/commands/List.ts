@@ -2,7 +2,7 @@
 // in Kueue mode one of Workloads); `-l` narrows it, `-w` keeps watching and prints each change.
 import { Effect, Result } from "effect"
 import { humanDuration } from "@dispatch/kube"
-import { labelKeys, startGateName, type BackendConfig } from "@dispatch/render"
+import { labelKeys, admissionGateName, type BackendConfig } from "@dispatch/render"
 import { Cluster, type JobState, type KubeResource, TrainJobs, Workloads, jobState, openBackend, readFailure, requireAccess, workloadFor, jobUidLabel } from "@dispatch/effects"
 import { type ClusterCommandSpec, clusterImpl } from "../ClusterCommand.ts"
 import { parseClusterCommand } from "../ClusterArgs.ts"
@@ -66,7 +66,7 @@ export const listJobs = (config: BackendConfig, selector: string | undefined) =>
         inFlightAtMs: undefined,
         nowMs,
         callBoundMs: config.timeouts.callBoundMs,
-        gate: startGateName(config),
+        admissionGate: admissionGateName(config),
         check: config.kueue?.admissionCheck
       })
       const labels = trainJob.metadata.labels ?? {}

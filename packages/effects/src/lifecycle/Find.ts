@@ -1,6 +1,6 @@
 // Find: one job by its deterministic name, or many with one labelled list.
 import { Clock, Effect, Option } from "effect"
-import { labelKeys, startGateName, type BackendConfig } from "@dispatch/render"
+import { labelKeys, admissionGateName, type BackendConfig } from "@dispatch/render"
 import type { Backend } from "../Backend.ts"
 import { Cluster } from "../Cluster.ts"
 import { InFlight, inFlightKey } from "../InFlight.ts"
@@ -42,7 +42,7 @@ const statusOf = (
       inFlightAtMs: since,
       nowMs: yield* Clock.currentTimeMillis,
       callBoundMs: config.timeouts.callBoundMs,
-      gate: startGateName(config),
+      admissionGate: admissionGateName(config),
       check: config.kueue?.admissionCheck
     })
     return { ...state, ref: objectRef(objects, trainJob?.metadata.uid) }

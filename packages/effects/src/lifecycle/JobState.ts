@@ -38,13 +38,13 @@ export interface Observed {
   readonly nowMs: number
   readonly callBoundMs: number
   /** dispatch's Kueue admission gate, `<labelDomain>/start`. */
-  readonly gate: string
+  readonly admissionGate: string
   /** dispatch's admission check (kueue.admissionCheck), in Kueue mode. */
   readonly check: string | undefined
 }
 
 /** The gates listed on a Workload's admission-gated-by annotation. */
-export const gatesOf = (workload: unknown): ReadonlyArray<string> => parseGates(stringAt(workload, ["metadata", "annotations", admissionGatedBy]))
+export const admissionGatesOf = (workload: unknown): ReadonlyArray<string> => parseGates(stringAt(workload, ["metadata", "annotations", admissionGatedBy]))
 
 /** Whether Trainer has finished the TrainJob: it may then not change. */
 export const isFinished = (state: TrainJobState): boolean => state.state === "Complete" || state.state === "Failed"
@@ -53,7 +53,7 @@ const kueueHold = (observed: Observed, suspended: boolean): string | undefined =
   // No live Workload: a new, still suspended TrainJob waits for Kueue to make it (with dispatch's gate);
   // a running one whose Workload is being deleted is not held by anything.
   if (observed.workload === undefined) return suspended ? "Kueue has not made the TrainJob's Workload yet; it is created with dispatch's gate" : undefined
-  if (gatesOf(observed.workload).includes(observed.gate)) return `the Workload carries dispatch's gate ${observed.gate}: Open it`
+  if (admissionGatesOf(observed.workload).includes(observed.admissionGate)) return `the Workload carries dispatch's gate ${observed.admissionGate}: Open it`
   if (observed.check === undefined) return undefined
   return isHeldEntry(checkEntry(observed.workload, observed.check)) ? `dispatch holds the admission check ${observed.check}: Release it` : undefined
 }

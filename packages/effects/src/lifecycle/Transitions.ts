@@ -3,7 +3,7 @@
 // dispatch's admission check (Hold: Retry, which evicts, then Pending; Release and Open: Ready).
 import { isConditionTrue, trainJobState, valueAt } from "@dispatch/kube"
 import { Clock, Effect } from "effect"
-import { startGateName, type BackendConfig } from "@dispatch/render"
+import { admissionGateName, type BackendConfig } from "@dispatch/render"
 import type { Backend } from "../Backend.ts"
 import { Cluster } from "../Cluster.ts"
 import type { KubeResource } from "../KubeObjects.ts"
@@ -24,7 +24,7 @@ import {
 import { converge, type Decision } from "./Converge.ts"
 import { jobObjects, type JobKey, type JobObjects } from "./JobKey.ts"
 import { readTrainJob, readWorkload, requireOwn } from "./JobReads.ts"
-import { gatesOf, isFinished } from "./JobState.ts"
+import { admissionGatesOf, isFinished } from "./JobState.ts"
 import type { LifecycleError } from "./LifecycleErrors.ts"
 
 /** The three transitions. */
@@ -80,8 +80,8 @@ const setCheck = (workload: KubeResource, check: string, state: CheckState, mess
   })
 })
 
-const removeGate = (workload: KubeResource, gate: string): Decision<Cluster> => {
-  const remaining = gatesOf(workload).filter((g) => g !== gate)
+const removeAdmissionGate = (workload: KubeResource, gate: string): Decision<Cluster> => {
+  const remaining = admissionGatesOf(workload).filter((g) => g !== gate)
   const patch = { metadata: { annotations: { [admissionGatedBy]: remaining.length === 0 ? null : remaining.join(",") } } }
   return { kind: "write", write: Effect.flatMap(Cluster, (c) => c.mergePatch(Workloads, keyOf(workload), patch, rvOf(workload))) }
 }
@@ -91,10 +91,10 @@ const kueueDecision = (config: BackendConfig, transition: Transition) => (view: 
   if (workload === undefined) return { kind: "wait", reason: "Kueue has not made the TrainJob's Workload" }
   const check = config.kueue?.admissionCheck ?? ""
   const entry = checkEntry(workload, check)
-  const gate = startGateName(config)
+  const gate = admissionGateName(config)
   switch (transition) {
     case "open":
-      if (gatesOf(workload).includes(gate)) return removeGate(workload, gate)
+      if (admissionGatesOf(workload).includes(gate)) return removeAdmissionGate(workload, gate)
       return entry?.["state"] === "Ready" ? { kind: "done" } : setCheck(workload, check, "Ready", READY_MESSAGE)
     case "release":
       return entry?.["state"] === "Ready" ? { kind: "done" } : setCheck(workload, check, "Ready", READY_MESSAGE)
