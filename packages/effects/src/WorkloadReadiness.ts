@@ -26,7 +26,7 @@ const problemsOf = (workload: KubeResource, gate: string, check: string, expecta
     onSome: (w) => (w.status?.admissionChecks ?? []).map((c) => c.name)
   })
   return [
-    ...(gates.includes(gate) || expectation.gateMayBeGone === true ? [] : [`Workload ${name} does not carry the start gate ${gate} in ${admissionGatedBy}`]),
+    ...(gates.includes(gate) || expectation.gateMayBeGone === true ? [] : [`Workload ${name} does not carry dispatch's admission gate ${gate} in ${admissionGatedBy}`]),
     ...(checks.includes(check) ? [] : [`Workload ${name} does not list the admission check ${check}`])
   ]
 }

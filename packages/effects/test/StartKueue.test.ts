@@ -49,7 +49,7 @@ describe("Start, step 9: the Kueue Workload", () => {
   })
 
   it.each([
-    ["without dispatch's gate", { gate: false, check: true }, "start gate"],
+    ["without dispatch's gate", { gate: false, check: true }, "admission gate"],
     ["without the admission check", { gate: true, check: false }, "admission check"]
   ] as const)("fails for a Workload %s, and stops the TrainJob", async (_, options, words) => {
     const recorded = simOf()

@@ -45,7 +45,7 @@ describe("workloadProblems", () => {
     const bare: KubeResource = { apiVersion: "kueue.x-k8s.io/v1beta1", kind: "Workload", metadata: { name: "trainjob-x-bare" } }
     const gated = workload(["dispatch.io/start"], [])
     expect(workloadProblems([bare, gated], "dispatch.io/start", "dispatch-check")).toEqual([
-      `Workload trainjob-x-bare does not carry the start gate dispatch.io/start in ${admissionGatedBy}`,
+      `Workload trainjob-x-bare does not carry dispatch's admission gate dispatch.io/start in ${admissionGatedBy}`,
       "Workload trainjob-x-bare does not list the admission check dispatch-check",
       "Workload trainjob-x-abcde does not list the admission check dispatch-check"
     ])

@@ -7,7 +7,7 @@ import { preview } from "./Preview.ts"
 import { cappedRefusal, type Refusal } from "./Refusal.ts"
 import { Config, type Duration, type RuntimeRef } from "./Wire.ts"
 
-/** A backend's Kueue settings: the LocalQueue its jobs go to and the AdmissionCheck that is their start gate. */
+/** A backend's Kueue settings: the LocalQueue its jobs go to and the AdmissionCheck that, with dispatch's admission gate, is their start gate. */
 export interface KueueSettings {
   readonly queue: string
   readonly admissionCheck: string

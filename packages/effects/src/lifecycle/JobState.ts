@@ -10,7 +10,7 @@ export type JobState =
   | { readonly state: "Absent" }
   /** No TrainJob yet, but a create went unanswered at `sinceMs`: it may still appear until `untilMs`. */
   | { readonly state: "InFlight"; readonly sinceMs: number; readonly untilMs: number }
-  /** dispatch's start gate is closed or dispatch holds the job. */
+  /** dispatch's start gate is closed: spec.suspend in plain mode; in Kueue mode its admission gate, or its admission check held Pending. */
   | { readonly state: "Held"; readonly reason: string }
   /** Opened, but not running yet: Kueue has not admitted it, or no pod is active yet. */
   | { readonly state: "Queued"; readonly reason: string }
