@@ -7,7 +7,7 @@ import { labelKeys, admissionGateName } from "@dispatch/render"
 import { openBackend } from "../../src/Backend.ts"
 import { InFlight, inFlightKey, makeInFlight, type InFlightShape } from "../../src/InFlight.ts"
 import { SimCluster } from "../../src/SimCluster.ts"
-import { find, findMany, MAX_SELECTOR_JOBS, selectorFor, workloadSelectorFor, type JobStatus } from "../../src/lifecycle/Find.ts"
+import { find, findMany, MAX_SELECTOR_JOBS, selectorFor, workloadSelectorFor, type FoundJob } from "../../src/lifecycle/Find.ts"
 import { hold, open } from "../../src/lifecycle/Transitions.ts"
 import type { Backend } from "../../src/Backend.ts"
 import type { Cluster } from "../../src/Cluster.ts"
@@ -174,7 +174,7 @@ describe("Kueue mode: Find reads the Workload, findMany lists them once", () => 
         yield* open(backend, keyOf(2))
         yield* hold(backend, keyOf(3))
         const keys = [keyOf(4), keyOf(2), keyOf(5), keyOf(1), keyOf(3)]
-        const one: Array<JobStatus> = []
+        const one: Array<FoundJob> = []
         for (const key of keys) one.push(yield* find(backend, key))
         const before = world.calls.length
         const many = yield* findMany(backend, keys)
