@@ -10,7 +10,8 @@ import { InFlight, makeInFlight, type InFlightShape } from "../src/InFlight.ts"
 import { SimCluster, type SimulatorFace } from "../src/SimCluster.ts"
 import { start, type StartResult } from "../src/Start.ts"
 import type { StartError } from "../src/StartErrors.ts"
-import { admissionGatedBy, jobUidLabel } from "../src/WorkloadReadiness.ts"
+import { admissionGatedBy } from "@dispatch/kube"
+import { jobUidLabel } from "../src/WorkloadReadiness.ts"
 
 /** The namespace every test works in. */
 export const namespace = "default"

@@ -2,7 +2,7 @@
 // scripted Kueue for Workloads that lack the gate or the check.
 import { describe, expect, it } from "vitest"
 import { admissionGateName } from "@dispatch/render"
-import { admissionGatedBy } from "../src/WorkloadReadiness.ts"
+import { admissionGatedBy } from "@dispatch/kube"
 import { backendOf, configOf, errorOf, namespace, requestOf, runStart, scriptedKueue, simOf, stored, suspendOnCreate, trainJobNameOf, valueOf } from "./StartFixture.ts"
 
 const kueue = configOf("kueue")

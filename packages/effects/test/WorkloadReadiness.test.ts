@@ -2,7 +2,8 @@ import { test } from "@fast-check/vitest"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import type { KubeResource } from "../src/KubeObjects.ts"
-import { admissionGatedBy, parseGates, workloadProblems } from "../src/WorkloadReadiness.ts"
+import { admissionGatedBy } from "@dispatch/kube"
+import { workloadProblems } from "../src/WorkloadReadiness.ts"
 
 const token = fc.stringMatching(/^[a-z][a-z0-9.\/-]{0,20}$/)
 
@@ -57,13 +58,7 @@ describe("workloadProblems", () => {
   })
 })
 
-describe("parseGates", () => {
-  it("reads Kueue's comma-separated list as written by hand: spaces around a gate and empty entries ignored", () => {
-    expect(parseGates(" kueue.x-k8s.io/a , dispatch.io/start,, ")).toEqual(["kueue.x-k8s.io/a", "dispatch.io/start"])
-    expect(parseGates(undefined)).toEqual([])
-    expect(parseGates("")).toEqual([])
-  })
-
+describe("a Workload's admission gates", () => {
   it("a Workload whose annotation lists the gate among others, with spaces, carries it", () => {
     const spaced = workload(["other/gate", " dispatch.io/start "], ["c"])
     expect(workloadProblems([spaced], "dispatch.io/start", "c")).toEqual([])

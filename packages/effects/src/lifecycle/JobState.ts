@@ -1,8 +1,7 @@
 // Find's answer, as a pure function of what was read: the TrainJob (Trainer's real conditions and
 // jobsStatus), in Kueue mode its Workload, and the InFlight memory of an unanswered create.
-import { admissionGatedBy, parseGates } from "../WorkloadReadiness.ts"
 import { checkEntry, isHeldEntry } from "./AdmissionChecks.ts"
-import { conditionOf, isConditionTrue, stringAt, trainJobState, type TrainJobState } from "@dispatch/kube"
+import { admissionGatedBy, conditionOf, isConditionTrue, parseAdmissionGates, stringAt, trainJobState, type TrainJobState } from "@dispatch/kube"
 
 /** One state of a job's submission, with what Find knows about why. */
 export type JobState =
@@ -44,7 +43,7 @@ export interface Observed {
 }
 
 /** The gates listed on a Workload's admission-gated-by annotation. */
-export const admissionGatesOf = (workload: unknown): ReadonlyArray<string> => parseGates(stringAt(workload, ["metadata", "annotations", admissionGatedBy]))
+export const admissionGatesOf = (workload: unknown): ReadonlyArray<string> => parseAdmissionGates(stringAt(workload, ["metadata", "annotations", admissionGatedBy]))
 
 /** Whether Trainer has finished the TrainJob: it may then not change. */
 export const isFinished = (state: TrainJobState): boolean => state.state === "Complete" || state.state === "Failed"

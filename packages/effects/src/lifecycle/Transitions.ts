@@ -1,7 +1,7 @@
 // Open, Hold and Release. Plain mode writes spec.suspend on the TrainJob; Kueue mode never does (Kueue
 // owns it there) and instead removes dispatch's admission gate from the Workload (Open) and moves
 // dispatch's admission check (Hold: Retry, which evicts, then Pending; Release and Open: Ready).
-import { isConditionTrue, trainJobState, valueAt } from "@dispatch/kube"
+import { admissionGatedBy, isConditionTrue, trainJobState, valueAt } from "@dispatch/kube"
 import { Clock, Effect } from "effect"
 import { admissionGateName, type BackendConfig } from "@dispatch/render"
 import type { Backend } from "../Backend.ts"
@@ -9,7 +9,6 @@ import { Cluster } from "../Cluster.ts"
 import type { KubeResource } from "../KubeObjects.ts"
 import { TrainJobs, Workloads } from "../ResourceKind.ts"
 import { ErrRejected, type ObjectRef, objectRef } from "../StartErrors.ts"
-import { admissionGatedBy } from "../WorkloadReadiness.ts"
 import { requireAccess, type Access } from "./Access.ts"
 import {
   checkEntries,
