@@ -13,7 +13,9 @@ import {
   isQualifiedName,
   isRfc1035Label,
   labelsProblems,
+  labelValueProblems,
   qualifiedNameProblems,
+  rfc1035LabelProblems,
   utf8Length
 } from "../src/NameRules.ts"
 
@@ -98,6 +100,25 @@ describe("laws", () => {
   test.prop([label, label])("a label key is a subdomain prefix, '/', and a name", (prefix, name) => {
     expect(isQualifiedName(`${prefix}/${name}`)).toBe(true)
     expect(isQualifiedName(`${prefix}/${name}/x`)).toBe(false)
+  })
+
+  it("names only the pattern for a malformed value at the length limit", () => {
+    expect(dns1123LabelProblems(a(63, "A"))).toEqual([expect.stringMatching(/^a lowercase RFC 1123 label must consist/)])
+    expect(dns1123SubdomainProblems(a(253, "A"))).toEqual([expect.stringMatching(/^a lowercase RFC 1123 subdomain must consist/)])
+    expect(rfc1035LabelProblems(a(63, "0"))).toEqual([expect.stringMatching(/^a DNS-1035 label must consist .* start with an alphabetic character/)])
+    expect(labelValueProblems(a(63, "-"))).toEqual([expect.stringMatching(/^a valid label must be an empty string or consist/)])
+    expect(qualifiedNameProblems(`p/${a(63, "-")}`)).toEqual([expect.stringMatching(/^name part must consist of alphanumeric characters/)])
+  })
+
+  it("words a qualified name's problems as the API server does", () => {
+    expect(qualifiedNameProblems("a/b/c")).toEqual([expect.stringMatching(/^a qualified name must consist of .* with an optional DNS subdomain prefix and '\/'/)])
+    expect(qualifiedNameProblems("Example.com/abc")).toEqual([expect.stringMatching(/^prefix part a lowercase RFC 1123 subdomain must consist/)])
+    expect(qualifiedNameProblems(`p/${a(64)}`)).toEqual(["name part must be no more than 63 characters"])
+  })
+
+  it("counts an annotation map's keys and string values in UTF-8, and nothing for a value that is not a string", () => {
+    expect(annotationsSize({ ab: "é", c: 5 as unknown as string })).toBe(2 + 2 + 1)
+    expect(annotationsSize({ a: ["xy"] as unknown as string })).toBe(1)
   })
 
   it("names both problems of a value too long and malformed, as the API server does", () => {

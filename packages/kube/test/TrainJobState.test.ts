@@ -33,6 +33,9 @@ describe("trainJobState", () => {
     expect(trainJobState(trainJob({ suspend: false, jobsStatus: [{ name: "node", active: 1 }] }))).toEqual({ state: "Running" })
     expect(trainJobState(trainJob({ jobsStatus: [{ name: "node", active: 0, ready: 2 }] }))).toEqual({ state: "Running" })
     expect(trainJobState(trainJob({ jobsStatus: [{ name: "node", active: "1" }] }))).toEqual({ state: "Pending" })
+    expect(trainJobState(trainJob({ jobsStatus: [{ name: "node", ready: "2" }] }))).toEqual({ state: "Pending" })
+    expect(trainJobState(trainJob({ jobsStatus: [{ name: "node", active: 0, ready: 0 }] }))).toEqual({ state: "Pending" })
+    expect(trainJobState(trainJob({ jobsStatus: [{ name: "node", active: 0 }, { name: "init", ready: 1 }] }))).toEqual({ state: "Running" })
     expect(trainJobState(trainJob({ conditions: [condition("Complete", "True", "AllJobsCompleted")], suspend: true }))).toEqual({ state: "Complete", reason: "AllJobsCompleted" })
     expect(trainJobState(trainJob({ conditions: [condition("Failed", "True", "BackoffLimitExceeded", "pod failed")] }))).toEqual({
       state: "Failed",
