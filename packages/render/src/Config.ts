@@ -1,7 +1,7 @@
 import { Result } from "effect"
 import { ceilMillis } from "./Duration.ts"
 import { decodableFields, decodeWire } from "./Decode.ts"
-import { isDns1123Label, isDns1123Subdomain, isLabelValue, isQualifiedName } from "@dispatch/kube"
+import { isDns1123Label, isDns1123Subdomain, isLabelValue, isQualifiedName, MAX_ADMISSION_GATE_LENGTH } from "@dispatch/kube"
 import { DEFAULT_LABEL_DOMAIN, admissionGateName } from "./Names.ts"
 import { preview } from "./Preview.ts"
 import { cappedRefusal, type Refusal } from "./Refusal.ts"
@@ -80,8 +80,8 @@ const ruleProblems = (wire: Partial<Config>): ReadonlyArray<string> => {
   if (!isDns1123Subdomain(labelDomain)) reasons.push(`config labelDomain: ${preview(labelDomain)} is not a DNS-1123 subdomain`)
   // Kueue caps each admission gate name at 63 characters, and the gate is `<labelDomain>/start`; the
   // patch's manager, `<labelDomain>/dispatch`, is then at most 66, well within what the API server takes.
-  else if (admissionGateName({ labelDomain }).length > 63) {
-    reasons.push(`config labelDomain: ${preview(labelDomain)} is too long: ${admissionGateName({ labelDomain })} must fit in 63 characters`)
+  else if (admissionGateName({ labelDomain }).length > MAX_ADMISSION_GATE_LENGTH) {
+    reasons.push(`config labelDomain: ${preview(labelDomain)} is too long: ${admissionGateName({ labelDomain })} must fit in ${MAX_ADMISSION_GATE_LENGTH} characters`)
   }
 
   const probeRuntime = wire.probeRuntime

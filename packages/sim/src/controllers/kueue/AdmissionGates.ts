@@ -1,7 +1,7 @@
 // Kueue's admission gates: the `kueue.x-k8s.io/admission-gated-by` annotation lists domain-prefixed gate
 // names separated by commas. It may be set only at creation; afterwards gates can only be removed.
 
-import { isQualifiedName, parseAdmissionGates } from "@dispatch/kube"
+import { isQualifiedName, MAX_ADMISSION_GATE_LENGTH, parseAdmissionGates } from "@dispatch/kube"
 
 // A domain-prefixed name: a qualified name whose DNS-subdomain prefix is not optional.
 const isDomainPrefixedName = (gate: string): boolean => gate.includes("/") && isQualifiedName(gate)
@@ -12,7 +12,7 @@ export const gateProblems = (path: string, annotation: string | undefined): Read
   parseAdmissionGates(annotation).flatMap((gate) => {
     const problems: Array<string> = []
     if (!isDomainPrefixedName(gate)) problems.push(`${path}: Invalid value: "${gate}": a gate must be a domain-prefixed name such as example.com/gate`)
-    if (gate.length > 63) problems.push(`${path}: Invalid value: "${gate}": a gate must be no more than 63 characters`)
+    if (gate.length > MAX_ADMISSION_GATE_LENGTH) problems.push(`${path}: Invalid value: "${gate}": a gate must be no more than ${MAX_ADMISSION_GATE_LENGTH} characters`)
     return problems
   })
 
