@@ -77,6 +77,11 @@ describe("admission gates", () => {
   it("refuses gates without a domain or too long", () => {
     expect(gateProblems("p", "plain")).toHaveLength(1)
     expect(gateProblems("p", `example.com/${"g".repeat(60)}`)).toHaveLength(1)
+    expect(gateProblems("p", `e.io/${"g".repeat(58)}`)).toEqual([])
+    expect(gateProblems("p", `e.io/${"g".repeat(59)}`)).toEqual([expect.stringMatching(/no more than 63 characters$/)])
+    expect(gateProblems("p", "/g")).toHaveLength(1)
+    expect(gateProblems("p", "e.io/g/h")).toHaveLength(1)
+    expect(gateProblems("p", "E.io/g")).toHaveLength(1)
     expect(parseAdmissionGates(undefined)).toEqual([])
     expect(parseAdmissionGates("")).toEqual([])
   })
