@@ -1,39 +1,37 @@
 // What the demo shows of the objects on its cluster: one line each, saying what the object is to
 // dispatch. Pure: it reads the objects it is given.
+import { trainJobState, valueAt } from "@dispatch/kube"
 import { type BackendConfig, annotationKeys, labelKeys } from "@dispatch/render"
-import { type KubeObject, trainJobState } from "@dispatch/sim"
-
-const at = (value: unknown, path: ReadonlyArray<string | number>): unknown =>
-  path.reduce<unknown>((v, key) => (typeof v === "object" && v !== null ? (v as Record<string | number, unknown>)[key] : undefined), value)
+import type { KubeObject } from "@dispatch/sim"
 
 const text = (value: unknown): string => (typeof value === "string" || typeof value === "number" ? String(value) : "")
 
 const nameOf = (object: KubeObject): string => {
-  const namespace = text(at(object, ["metadata", "namespace"]))
-  return `${namespace === "" ? "" : `${namespace}/`}${text(at(object, ["metadata", "name"]))}`
+  const namespace = text(valueAt(object, ["metadata", "namespace"]))
+  return `${namespace === "" ? "" : `${namespace}/`}${text(valueAt(object, ["metadata", "name"]))}`
 }
 
 const owners = (object: KubeObject): string => {
-  const list = at(object, ["metadata", "ownerReferences"])
-  return Array.isArray(list) ? list.map((o) => `${text(at(o, ["kind"]))} ${text(at(o, ["name"]))}`).join(", ") : ""
+  const list = valueAt(object, ["metadata", "ownerReferences"])
+  return Array.isArray(list) ? list.map((o) => `${text(valueAt(o, ["kind"]))} ${text(valueAt(o, ["name"]))}`).join(", ") : ""
 }
 
 const describeRuntime = (object: KubeObject, config: BackendConfig): string => {
-  const source = text(at(object, ["metadata", "annotations", annotationKeys(config).sourceRuntime]))
+  const source = text(valueAt(object, ["metadata", "annotations", annotationKeys(config).sourceRuntime]))
   if (source === "") return "the runtime the cluster offers (seeded from the runtime file)"
   const owner = owners(object)
   return `dispatch's private copy of ${source}${owner === "" ? ", no owner yet" : `, owned by ${owner} (deleted with it)`}`
 }
 
 const describeTrainJob = (object: KubeObject, config: BackendConfig): string => {
-  const trainer = at(object, ["spec", "trainer"])
-  const gpus = text(at(trainer, ["resourcesPerNode", "limits", config.gpuResource]))
+  const trainer = valueAt(object, ["spec", "trainer"])
+  const gpus = text(valueAt(trainer, ["resourcesPerNode", "limits", config.gpuResource]))
   const labels = labelKeys(config)
   return [
-    `job ${text(at(object, ["metadata", "labels", labels.jobId]))} submission ${text(at(object, ["metadata", "labels", labels.submission]))}`,
-    `image ${text(at(trainer, ["image"]))}`,
-    `${text(at(trainer, ["numNodes"]))} node(s)${gpus === "" ? "" : ` x ${gpus} ${config.gpuResource}`}`,
-    `state ${trainJobState(object)}`
+    `job ${text(valueAt(object, ["metadata", "labels", labels.jobId]))} submission ${text(valueAt(object, ["metadata", "labels", labels.submission]))}`,
+    `image ${text(valueAt(trainer, ["image"]))}`,
+    `${text(valueAt(trainer, ["numNodes"]))} node(s)${gpus === "" ? "" : ` x ${gpus} ${config.gpuResource}`}`,
+    `state ${trainJobState(object).state}`
   ].join(", ")
 }
 

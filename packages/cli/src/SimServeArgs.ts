@@ -1,4 +1,5 @@
 // The options of `dispatch sim serve`, read from its command line with every problem named.
+import { isDns1123Subdomain } from "@dispatch/kube"
 import type { FaultRule } from "@dispatch/sim"
 import { parseFault } from "./FaultSpec.ts"
 import { type ArgList, type OptionReader, type UsageError, finish, readOptions } from "./OptionReader.ts"
@@ -38,9 +39,6 @@ export interface QueueQuota {
 // Kubernetes' quantity form, as a ClusterQueue's nominalQuota takes it: 8, 500m, 1.5, 64Gi, 2G, 1e3.
 const quantity = /^\d+(\.\d+)?([eE]\d+|m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$/
 
-// A DNS-1123 subdomain, as a ClusterQueue's name must be.
-const objectName = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/
-
 /** Reads the arguments that follow `sim serve`. */
 export const parseSimServeArgs = (list: ArgList): { readonly args: SimServeArgs } | UsageError => {
   const options = readOptions(list, { values: ["port", "kubeconfig-out", "mode", "config", "run-time", "queue-cpu", "queue-memory", "queue-gpus", "cluster-queue"], multi: ["runtime", "fault"], switches: ["read-only", "exec"] })
@@ -76,7 +74,7 @@ const readQueueQuota = (options: OptionReader, mode: SimMode): QueueQuota | unde
   if (cpu !== undefined && !quantity.test(cpu)) options.problem(`--queue-cpu "${cpu}" is not a quantity (e.g. 8, 500m, 1.5)`)
   if (memory !== undefined && !quantity.test(memory)) options.problem(`--queue-memory "${memory}" is not a quantity (e.g. 64Gi, 512Mi)`)
   if (gpusText !== undefined && !/^\d{1,6}$/.test(gpusText)) options.problem(`--queue-gpus "${gpusText}" is not a whole number of GPUs`)
-  if (clusterQueue !== undefined && !objectName.test(clusterQueue)) options.problem(`--cluster-queue "${clusterQueue}" is not a valid object name (lower case letters, digits, '-' and '.')`)
+  if (clusterQueue !== undefined && !isDns1123Subdomain(clusterQueue)) options.problem(`--cluster-queue "${clusterQueue}" is not a valid object name (lower case letters, digits, '-' and '.')`)
   if (given.every(([, value]) => value === undefined)) return undefined
   return {
     ...(clusterQueue === undefined ? {} : { clusterQueue }),

@@ -151,7 +151,8 @@ describe("dispatch list, wait, runtimes and new-id", { timeout: processTestMs },
     expect(text.stdout.split("\n")[0]).toMatch(/^JOB\s+SUBMISSION\s+STATE\s+AGE\s+TRAINJOB$/)
     expect(text.stdout).toMatch(new RegExp(`01JD8X2Q4M7N9P3R5S6T8V0W1Y\\s+17\\s+\\w+\\s+\\S+\\s+${name}`))
     // AGE is against the cluster's clock: no job is older than this suite's servers.
-    const seconds = (age: string): number => Number(age.slice(0, -1)) * ({ s: 1, m: 60, h: 3600, d: 86_400 }[age.slice(-1)] ?? Number.NaN)
+    const seconds = (age: string): number =>
+      /^(\d+[smhd])+$/.test(age) ? [...age.matchAll(/(\d+)([smhd])/g)].reduce((sum, [, n, u]) => sum + Number(n) * ({ s: 1, m: 60, h: 3600, d: 86_400 }[u ?? ""] ?? Number.NaN), 0) : Number.NaN
     const ages = text.stdout.trim().split("\n").slice(1).map((line) => seconds(line.split(/\s+/)[3] ?? ""))
     expect(ages).toHaveLength(2)
     for (const age of ages) expect(age).toBeLessThanOrEqual((Date.now() - suiteStartMs) / 1000 + 1)

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest"
 import { parse, parseAllDocuments } from "yaml"
 import { readFileSync } from "node:fs"
 import { decodeConfig, decodeStartRequest, renderStart } from "@dispatch/render"
-import type { JobStatus, ProbeReport } from "@dispatch/effects"
+import type { FoundJob, ProbeReport } from "@dispatch/effects"
 import { parseClusterCommand, jobOptions } from "../src/ClusterArgs.ts"
 import { describeObjects } from "../src/CreatedObjects.ts"
 import { ExitCode } from "../src/ExitCode.ts"
@@ -50,7 +50,7 @@ describe("render output", () => {
 
 describe("find output", () => {
   const ref = { namespace: "ns", name: "dj-x-s1" }
-  const status: fc.Arbitrary<JobStatus> = fc.oneof(
+  const status: fc.Arbitrary<FoundJob> = fc.oneof(
     fc.constantFrom("Absent" as const, "Running" as const, "Stopping" as const).map((state) => ({ state, ref })),
     fc.record({ state: fc.constantFrom("Held" as const, "Queued" as const, "Succeeded" as const), reason: fc.string({ minLength: 1, maxLength: 20 }) }).map((s) => ({ ...s, ref })),
     fc.record({ state: fc.constant("Failed" as const), reason: fc.string({ minLength: 1, maxLength: 20 }), message: fc.string({ maxLength: 20 }) }).map((s) => ({ ...s, ref })),
@@ -71,6 +71,8 @@ describe("the objects the demo shows", () => {
     expect(lines[0]).toMatch(/^TrainingRuntime ml-team\/dispatch-torch +the runtime the cluster offers/)
     expect(lines[1]).toContain(`dispatch's private copy of TrainingRuntime/dispatch-torch, owned by TrainJob ${manifests.name}`)
     expect(lines[2]).toMatch(/^TrainJob ml-team\/dj-.* +job 01JD8X2Q4M7N9P3R5S6T8V0W1Y submission 17, image registry\.example\.com\/ml\/resnet:1\.4\.2, 2 node\(s\) x 4 nvidia\.com\/gpu/)
+    // Created suspended, the TrainJob is held until dispatch releases it.
+    expect(lines[2]).toMatch(/, state Suspended$/)
   })
 })
 

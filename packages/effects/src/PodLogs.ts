@@ -1,5 +1,6 @@
 // The pods of a TrainJob, through the pluggable Cluster: found by the JobSet label Trainer's JobSet gives
 // them, each with its node's index; their logs are read with Cluster.podLog.
+import { arrayAt, stringAt } from "@dispatch/kube"
 import { Effect } from "effect"
 import { Cluster } from "./Cluster.ts"
 import type { ClusterError } from "./ClusterError.ts"
@@ -19,10 +20,11 @@ const nodeIndexOf = (labels: Readonly<Record<string, string>>): number => {
   return completion === undefined ? jobIndex : Number(completion) + jobIndex
 }
 
-const containersOf = (spec: unknown): ReadonlyArray<string> => {
-  const containers = typeof spec === "object" && spec !== null ? (spec as Record<string, unknown>)["containers"] : undefined
-  return Array.isArray(containers) ? containers.flatMap((c) => (typeof c === "object" && c !== null && typeof (c as Record<string, unknown>)["name"] === "string" ? [(c as Record<string, string>)["name"] ?? ""] : [])) : []
-}
+const containersOf = (spec: unknown): ReadonlyArray<string> =>
+  arrayAt(spec, ["containers"]).flatMap((c) => {
+    const name = stringAt(c, ["name"])
+    return name === undefined ? [] : [name]
+  })
 
 /** The pods of `trainJob` in `namespace`, by node index (the newest pod of a node when it was replaced). */
 export const trainJobPods = (namespace: string, trainJob: string): Effect.Effect<ReadonlyArray<TrainJobPod>, ClusterError, Cluster> =>

@@ -1,6 +1,7 @@
 // Start, as the seed lists it: one function per step, in order, then the failure paragraph. Every
 // decision about what to write or whether a read-back matches is render's; this file only calls the
 // cluster, in order, and says what each failure means.
+import { stringAt } from "@dispatch/kube"
 import { Clock, Effect, type Fiber, Result, Tracer } from "effect"
 import {
   type BackendConfig,
@@ -17,7 +18,7 @@ import {
   isJobId,
   renderStart,
   runtimeRefOf,
-  startGateName,
+  admissionGateName,
   trainJobName
 } from "@dispatch/render"
 import { type Backend, gateRefusal } from "./Backend.ts"
@@ -383,7 +384,7 @@ export const awaitWorkload = (
     ? Effect.succeed(true)
     : Effect.gen(function* () {
         const cluster = yield* Cluster
-        const gate = startGateName(config)
+        const gate = admissionGateName(config)
         const check = config.kueue.admissionCheck
         const selector = `${jobUidLabel}=${trainJob.metadata.uid ?? ""}`
         const problemsNow = Effect.map(Effect.result(cluster.list(Workloads, manifests.namespace, selector)), (listed) =>
@@ -431,8 +432,7 @@ export const stopAfterFailure = (
 
 /** The job id of a request not yet decoded, when it has one: for the first steps' spans and the logs. */
 const rawJobOf = (input: unknown): string | undefined => {
-  const job = typeof input === "object" && input !== null ? (input as Record<string, unknown>)["job"] : undefined
-  return typeof job === "string" ? job : undefined
+  return stringAt(input, ["job"])
 }
 
 /** Turns a request's JobID and its TrainJob's name (once the id is known valid) into span attributes;

@@ -1,12 +1,6 @@
+import { admissionGatedBy, parseAdmissionGates } from "@dispatch/kube"
 import { Option } from "effect"
 import { decodeWorkload, type KubeResource } from "./KubeObjects.ts"
-
-/** Kueue's annotation listing the gates that hold a job's admission. */
-export const admissionGatedBy = "kueue.x-k8s.io/admission-gated-by"
-
-/** The gates an admission-gated-by annotation lists (comma-separated, blanks ignored). */
-export const parseGates = (annotation: string | undefined): ReadonlyArray<string> =>
-  (annotation ?? "").split(",").map((g) => g.trim()).filter((g) => g.length > 0)
 
 /** Kueue's label naming the UID of a Workload's job. */
 export const jobUidLabel = "kueue.x-k8s.io/job-uid"
@@ -20,13 +14,13 @@ export interface WorkloadExpectation {
 
 const problemsOf = (workload: KubeResource, gate: string, check: string, expectation: WorkloadExpectation): ReadonlyArray<string> => {
   const name = workload.metadata.name
-  const gates = parseGates(workload.metadata.annotations?.[admissionGatedBy])
+  const gates = parseAdmissionGates(workload.metadata.annotations?.[admissionGatedBy])
   const checks: ReadonlyArray<string> = Option.match(decodeWorkload(workload), {
     onNone: (): ReadonlyArray<string> => [],
     onSome: (w) => (w.status?.admissionChecks ?? []).map((c) => c.name)
   })
   return [
-    ...(gates.includes(gate) || expectation.gateMayBeGone === true ? [] : [`Workload ${name} does not carry the start gate ${gate} in ${admissionGatedBy}`]),
+    ...(gates.includes(gate) || expectation.gateMayBeGone === true ? [] : [`Workload ${name} does not carry dispatch's admission gate ${gate} in ${admissionGatedBy}`]),
     ...(checks.includes(check) ? [] : [`Workload ${name} does not list the admission check ${check}`])
   ]
 }

@@ -8,14 +8,15 @@
 import fc from "fast-check"
 import { Effect, Exit, Layer, Result } from "effect"
 import { describe, expect, it } from "vitest"
-import { type BackendConfig, compareReadBack, decodeStartRequest, renderStart, startGateName } from "@dispatch/render"
+import { type BackendConfig, compareReadBack, decodeStartRequest, renderStart, admissionGateName } from "@dispatch/render"
 import { type ApiRequest, type FaultRule, type KubeObject, type Outcome, randomFaultPlan } from "@dispatch/sim"
 import { type Backend } from "../src/Backend.ts"
 import { InFlight, type InFlightShape, makeInFlight } from "../src/InFlight.ts"
 import { SimCluster, type SimulatorFace } from "@dispatch/sim/cluster"
 import { start, type StartResult } from "../src/Start.ts"
 import { isPassing, type StartError } from "../src/StartErrors.ts"
-import { admissionGatedBy, jobUidLabel, parseGates } from "../src/WorkloadReadiness.ts"
+import { admissionGatedBy, parseAdmissionGates } from "@dispatch/kube"
+import { jobUidLabel } from "../src/WorkloadReadiness.ts"
 import { backendOf, configOf, namespace, openInStore, requestOf, runOnTestClock, simOf, torchRuntime, trainJobNameOf } from "./StartFixture.ts"
 
 /** How many cases a run checks: 120 by default (about 25 s with both cores several times oversubscribed: TestClock fixes each
@@ -332,8 +333,8 @@ const checkSuccess = (world: World, config: BackendConfig, expectedJob: KubeObje
   }
   if (result.created || !opened) expect(result.gateClosed, "the gate is closed after Start").toBe(true)
   if (config.mode === "kueue" && !changedSince(world, id, "workload", returnedAt)) {
-    const gates = world.store.list("workloads", namespace, `${jobUidLabel}=${result.uid}`).map((w) => parseGates((metaOf(w)["annotations"] as Record<string, string> | undefined)?.[admissionGatedBy]))
-    expect(gates.some((g) => g.includes(startGateName(config))), "Kueue: a Workload carries the gate").toBe(result.gateClosed)
+    const gates = world.store.list("workloads", namespace, `${jobUidLabel}=${result.uid}`).map((w) => parseAdmissionGates((metaOf(w)["annotations"] as Record<string, string> | undefined)?.[admissionGatedBy]))
+    expect(gates.some((g) => g.includes(admissionGateName(config))), "Kueue: a Workload carries the gate").toBe(result.gateClosed)
   }
 }
 
@@ -392,7 +393,7 @@ const checkStore = (world: World, opened: boolean): void => {
   for (const job of jobs) expect((job["spec"] as Record<string, unknown>)["suspend"], "no TrainJob unsuspended").toBe(true)
   if (world.mode !== "kueue") return
   for (const workload of world.store.list("workloads", namespace)) {
-    expect(parseGates((metaOf(workload)["annotations"] as Record<string, string> | undefined)?.[admissionGatedBy]), "the start gate stays").toContain(startGateName(configs.kueue))
+    expect(parseAdmissionGates((metaOf(workload)["annotations"] as Record<string, string> | undefined)?.[admissionGatedBy]), "the start gate stays").toContain(admissionGateName(configs.kueue))
     expect((workload["status"] as Record<string, unknown> | undefined)?.["admission"], "no Workload admitted").toBeUndefined()
   }
 }

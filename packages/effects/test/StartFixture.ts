@@ -3,14 +3,15 @@
 import { torchRuntime as sharedTorchRuntime } from "../../../test/fixtures/TorchRuntime.ts"
 import { Effect, Exit, Fiber, Layer, References, Result } from "effect"
 import { TestClock } from "effect/testing"
-import { type BackendConfig, decodeConfig, startGateName, trainJobName } from "@dispatch/render"
+import { type BackendConfig, decodeConfig, admissionGateName, trainJobName } from "@dispatch/render"
 import { type ApiRequest, type Controller, type KubeObject, type Outcome, Simulator, type SimulatorOptions } from "@dispatch/sim"
 import { type Backend, type Gate, openBackend } from "../src/Backend.ts"
 import { InFlight, makeInFlight, type InFlightShape } from "../src/InFlight.ts"
 import { SimCluster, type SimulatorFace } from "@dispatch/sim/cluster"
 import { start, type StartResult } from "../src/Start.ts"
 import type { StartError } from "../src/StartErrors.ts"
-import { admissionGatedBy, jobUidLabel } from "../src/WorkloadReadiness.ts"
+import { admissionGatedBy } from "@dispatch/kube"
+import { jobUidLabel } from "../src/WorkloadReadiness.ts"
 
 /** The namespace every test works in. */
 export const namespace = "default"
@@ -237,7 +238,7 @@ export const scriptedKueue = (options: { gate: boolean; check: boolean; serves?:
           name: workloadName,
           namespace,
           labels: { [jobUidLabel]: metadata.uid },
-          annotations: options.gate ? { [admissionGatedBy]: startGateName(configOf("kueue")) } : {},
+          annotations: options.gate ? { [admissionGatedBy]: admissionGateName(configOf("kueue")) } : {},
           ownerReferences: [{ apiVersion: "trainer.kubeflow.org/v1alpha1", kind: "TrainJob", name: metadata.name, uid: metadata.uid, controller: true }]
         },
         spec: { queueName: "team-queue", podSets: [{ name: "node", count: 1, template: { spec: { containers: [{ name: "node", image: "i" }] } } }] }

@@ -1,8 +1,8 @@
 // Step 9 on TestClock: the Workload wait, with the simulator's Kueue (workloadDelayMs) for timing and a
 // scripted Kueue for Workloads that lack the gate or the check.
 import { describe, expect, it } from "vitest"
-import { startGateName } from "@dispatch/render"
-import { admissionGatedBy } from "../src/WorkloadReadiness.ts"
+import { admissionGateName } from "@dispatch/render"
+import { admissionGatedBy } from "@dispatch/kube"
 import { backendOf, configOf, errorOf, namespace, requestOf, runStart, scriptedKueue, simOf, stored, suspendOnCreate, trainJobNameOf, valueOf } from "./StartFixture.ts"
 
 const kueue = configOf("kueue")
@@ -31,7 +31,7 @@ describe("Start, step 9: the Kueue Workload", () => {
     expect(result.name).toBe(name1)
     const workloads = stored(recorded, "workloads")
     expect(workloads).toHaveLength(1)
-    expect((workloads[0]?.metadata?.["annotations"] as Record<string, string>)[admissionGatedBy]).toContain(startGateName(kueue))
+    expect((workloads[0]?.metadata?.["annotations"] as Record<string, string>)[admissionGatedBy]).toContain(admissionGateName(kueue))
     expect((stored(recorded, "trainjobs")[0]?.["spec"] as Record<string, unknown>)["suspend"]).toBe(true)
     const lists = recorded.calls.filter((c) => c.request.verb === "list")
     expect(lists.length).toBeGreaterThanOrEqual(29)
@@ -49,7 +49,7 @@ describe("Start, step 9: the Kueue Workload", () => {
   })
 
   it.each([
-    ["without dispatch's gate", { gate: false, check: true }, "start gate"],
+    ["without dispatch's gate", { gate: false, check: true }, "admission gate"],
     ["without the admission check", { gate: true, check: false }, "admission check"]
   ] as const)("fails for a Workload %s, and stops the TrainJob", async (_, options, words) => {
     const recorded = simOf()

@@ -2,7 +2,8 @@ import { test } from "@fast-check/vitest"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import type { KubeResource } from "../src/KubeObjects.ts"
-import { admissionGatedBy, parseGates, workloadProblems } from "../src/WorkloadReadiness.ts"
+import { admissionGatedBy } from "@dispatch/kube"
+import { workloadProblems } from "../src/WorkloadReadiness.ts"
 
 const token = fc.stringMatching(/^[a-z][a-z0-9.\/-]{0,20}$/)
 
@@ -45,7 +46,7 @@ describe("workloadProblems", () => {
     const bare: KubeResource = { apiVersion: "kueue.x-k8s.io/v1beta1", kind: "Workload", metadata: { name: "trainjob-x-bare" } }
     const gated = workload(["dispatch.io/start"], [])
     expect(workloadProblems([bare, gated], "dispatch.io/start", "dispatch-check")).toEqual([
-      `Workload trainjob-x-bare does not carry the start gate dispatch.io/start in ${admissionGatedBy}`,
+      `Workload trainjob-x-bare does not carry dispatch's admission gate dispatch.io/start in ${admissionGatedBy}`,
       "Workload trainjob-x-bare does not list the admission check dispatch-check",
       "Workload trainjob-x-abcde does not list the admission check dispatch-check"
     ])
@@ -57,13 +58,7 @@ describe("workloadProblems", () => {
   })
 })
 
-describe("parseGates", () => {
-  it("reads Kueue's comma-separated list as written by hand: spaces around a gate and empty entries ignored", () => {
-    expect(parseGates(" kueue.x-k8s.io/a , dispatch.io/start,, ")).toEqual(["kueue.x-k8s.io/a", "dispatch.io/start"])
-    expect(parseGates(undefined)).toEqual([])
-    expect(parseGates("")).toEqual([])
-  })
-
+describe("a Workload's admission gates", () => {
   it("a Workload whose annotation lists the gate among others, with spaces, carries it", () => {
     const spaced = workload(["other/gate", " dispatch.io/start "], ["c"])
     expect(workloadProblems([spaced], "dispatch.io/start", "c")).toEqual([])

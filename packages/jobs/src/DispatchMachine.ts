@@ -2,7 +2,6 @@
 // event; the answer is the next state and the commands the service runs. The service decides nothing itself,
 // so what holds of this module (tested on its own) holds of the service. Pure: time and the random draw of a
 // retry's jitter come in with each event.
-import type { FindState } from "./FindStatus.ts"
 import { allowedChanges, transition, type JobStatus, type StatusChange } from "./JobStatus.ts"
 import { retryDelayMs, withinBudget, type RetryPolicy } from "./RetryPolicy.ts"
 
@@ -55,8 +54,8 @@ export interface Fault {
   readonly landsBy?: number
 }
 
-/** What Find said of the job's TrainJob. */
-export type Found = FindState | "Absent" | "Stopping"
+/** What Find said of the job's TrainJob: the lifecycle's job states, as the service passes them on. */
+export type Found = "Absent" | "InFlight" | "Held" | "Queued" | "Running" | "Succeeded" | "Failed" | "Stopping"
 
 /** Something that happens to a job: a user's action, or the answer of a cluster call the machine asked for. */
 export type DispatchEvent =

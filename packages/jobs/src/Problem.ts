@@ -14,33 +14,3 @@ export interface Refused<P extends Problem = Problem> {
 
 /** Wraps the problems found; callers pass every one they found, never just the first. */
 export const refused = <P extends Problem>(problems: ReadonlyArray<P>): Refused<P> => ({ _tag: "Refused", problems })
-
-// Upstream stops at its first failing check, so the status it would have answered is the first problem's.
-/** The HTTP status for a refusal: the status of the problem upstream Dioptra would have hit first. */
-export const httpStatus = (refusal: Refused): 400 | 404 | 500 => refusal.problems[0]?.status ?? 400
-
-/** One problem as it appears in an error body: its kind, its message and its fields. */
-export interface ProblemDetail {
-  readonly error: string
-  readonly message: string
-  readonly [field: string]: unknown
-}
-
-/** Dioptra's error body `{error, message, detail}`, with every problem in `detail`. */
-export interface ErrorBody {
-  readonly error: string
-  readonly message: string
-  readonly detail: ReadonlyArray<ProblemDetail>
-}
-
-const detailOf = (problem: Problem): ProblemDetail => {
-  const { _tag, ...fields } = { ...problem }
-  return { ...fields, error: _tag, message: problem.message }
-}
-
-/** Renders a refusal as Dioptra's error body; `error` names the problem that decided the status. */
-export const errorBody = (refusal: Refused): ErrorBody => ({
-  error: refusal.problems[0]?._tag ?? "Refused",
-  message: refusal.problems.map((p) => p.message).join("; "),
-  detail: refusal.problems.map(detailOf)
-})

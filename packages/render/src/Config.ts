@@ -1,13 +1,13 @@
 import { Result } from "effect"
 import { ceilMillis } from "./Duration.ts"
 import { decodableFields, decodeWire } from "./Decode.ts"
-import { isDnsLabel, isDnsSubdomain, isLabelValue, isQualifiedName } from "./KubeRules.ts"
-import { DEFAULT_LABEL_DOMAIN, startGateName } from "./Names.ts"
+import { isDns1123Label, isDns1123Subdomain, isLabelValue, isQualifiedName, MAX_ADMISSION_GATE_LENGTH } from "@dispatch/kube"
+import { DEFAULT_LABEL_DOMAIN, admissionGateName } from "./Names.ts"
 import { preview } from "./Preview.ts"
 import { cappedRefusal, type Refusal } from "./Refusal.ts"
 import { Config, type Duration, type RuntimeRef } from "./Wire.ts"
 
-/** A backend's Kueue settings: the LocalQueue its jobs go to and the AdmissionCheck that is their start gate. */
+/** A backend's Kueue settings: the LocalQueue its jobs go to and the AdmissionCheck that, with dispatch's admission gate, is their start gate. */
 export interface KueueSettings {
   readonly queue: string
   readonly admissionCheck: string
@@ -67,21 +67,21 @@ const timeout = (
  * a field that did not decode has its shape problem reported instead. */
 const ruleProblems = (wire: Partial<Config>): ReadonlyArray<string> => {
   const reasons: Array<string> = []
-  if (wire.namespace !== undefined && !isDnsLabel(wire.namespace)) reasons.push(`config namespace: ${preview(wire.namespace)} is not a DNS-1123 label`)
+  if (wire.namespace !== undefined && !isDns1123Label(wire.namespace)) reasons.push(`config namespace: ${preview(wire.namespace)} is not a DNS-1123 label`)
   if (wire.runtimes !== undefined && wire.runtimes.length === 0) reasons.push("config runtimes: must list at least one runtime")
   wire.runtimes?.forEach((ref, i) => {
-    if (!isDnsSubdomain(ref.name)) reasons.push(`config runtimes[${i}].name: ${preview(ref.name)} is not a DNS-1123 subdomain`)
+    if (!isDns1123Subdomain(ref.name)) reasons.push(`config runtimes[${i}].name: ${preview(ref.name)} is not a DNS-1123 subdomain`)
   })
 
   const gpuResource = wire.gpuResource ?? ConfigDefaults.gpuResource
   if (!isQualifiedName(gpuResource)) reasons.push(`config gpuResource: ${preview(gpuResource)} is not a resource name`)
 
   const labelDomain = wire.labelDomain ?? ConfigDefaults.labelDomain
-  if (!isDnsSubdomain(labelDomain)) reasons.push(`config labelDomain: ${preview(labelDomain)} is not a DNS-1123 subdomain`)
+  if (!isDns1123Subdomain(labelDomain)) reasons.push(`config labelDomain: ${preview(labelDomain)} is not a DNS-1123 subdomain`)
   // Kueue caps each admission gate name at 63 characters, and the gate is `<labelDomain>/start`; the
   // patch's manager, `<labelDomain>/dispatch`, is then at most 66, well within what the API server takes.
-  else if (startGateName({ labelDomain }).length > 63) {
-    reasons.push(`config labelDomain: ${preview(labelDomain)} is too long: ${startGateName({ labelDomain })} must fit in 63 characters`)
+  else if (admissionGateName({ labelDomain }).length > MAX_ADMISSION_GATE_LENGTH) {
+    reasons.push(`config labelDomain: ${preview(labelDomain)} is too long: ${admissionGateName({ labelDomain })} must fit in ${MAX_ADMISSION_GATE_LENGTH} characters`)
   }
 
   const probeRuntime = wire.probeRuntime
@@ -93,10 +93,10 @@ const ruleProblems = (wire: Partial<Config>): ReadonlyArray<string> => {
   if (wire.kueue !== undefined) {
     const { queue, admissionCheck } = wire.kueue
     // An empty name is not a DNS subdomain.
-    if (!isLabelValue(queue) || !isDnsSubdomain(queue)) {
+    if (!isLabelValue(queue) || !isDns1123Subdomain(queue)) {
       reasons.push(`config kueue.queue: ${preview(queue)} is not a LocalQueue name usable as a label value`)
     }
-    if (!isDnsSubdomain(admissionCheck)) reasons.push(`config kueue.admissionCheck: ${preview(admissionCheck)} is not a DNS-1123 subdomain`)
+    if (!isDns1123Subdomain(admissionCheck)) reasons.push(`config kueue.admissionCheck: ${preview(admissionCheck)} is not a DNS-1123 subdomain`)
   }
 
   const callMs = timeout("call", wire.timeouts?.call, ConfigDefaults.callMs, reasons)

@@ -1,3 +1,4 @@
+import { type PathStep, valueAt } from "@dispatch/kube"
 import { Result, Schema, SchemaIssue } from "effect"
 import { isRecord } from "./Json.ts"
 import { preview } from "./Preview.ts"
@@ -19,11 +20,11 @@ export const formatPath = (path: ReadonlyArray<PropertyKey>): string => {
 
 const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
 
-// The value an issue is about. Every key but the last is one the schema walked into, so an object, and
+// The value an issue is about. Every key but the last is one the schema walked into, so an object or array, and
 // the last is there unless it is missing, which describe reports as "required" without the value. The
 // guard is for a check of ours that names a path the input does not have: render never throws on input.
-const valueAt = (input: unknown, keys: ReadonlyArray<PropertyKey>): unknown =>
-  keys.reduce<unknown>((at, key) => (typeof at === "object" && at !== null ? (at as Record<PropertyKey, unknown>)[key] : undefined), input)
+const issueValue = (input: unknown, keys: ReadonlyArray<PropertyKey>): unknown =>
+  keys.some((key) => typeof key === "symbol") ? undefined : valueAt(input, keys as ReadonlyArray<PathStep>)
 
 // effect's wording, made to read as a refusal, with the offending value shown (bounded).
 const describe = (message: string, value: unknown): string => {
@@ -52,7 +53,7 @@ export const decodeWire = <S extends Schema.ConstraintDecoder<unknown>>(
     // segments or a missing path (its DefaultIssue), so the path is read as it is.
     const keys = (issue.path ?? []) as ReadonlyArray<PropertyKey>
     const path = formatPath(keys)
-    return `${name(path)}: ${describe(issue.message, valueAt(input, keys))}`
+    return `${name(path)}: ${describe(issue.message, issueValue(input, keys))}`
   })
   return Result.fail(cappedRefusal("ErrInvalid", reasons))
 }

@@ -1,6 +1,6 @@
 import { Result } from "effect"
 import { decodeWire, underField } from "./Decode.ts"
-import { isDnsSubdomain } from "./KubeRules.ts"
+import { isDns1123Subdomain } from "@dispatch/kube"
 import { preview } from "./Preview.ts"
 import { refusal, type Refusal } from "./Refusal.ts"
 import { TRAINER_MAX_IMAGE_CHARS } from "./Upstream.ts"
@@ -24,7 +24,7 @@ export const runtimeRefOf = (request: StartRequest): Result.Result<RuntimeRef, R
   if (value === undefined) return Result.fail(refusal("ErrInvalid", [`${where}: required, naming the runtime to copy`]))
   const decoded = decodeWire(RuntimeRef, value, underField(where))
   if (Result.isFailure(decoded)) return decoded
-  if (!isDnsSubdomain(decoded.success.name)) {
+  if (!isDns1123Subdomain(decoded.success.name)) {
     return Result.fail(refusal("ErrInvalid", [`${where}.name: ${preview(decoded.success.name)} is not a DNS-1123 subdomain`]))
   }
   return Result.succeed({ kind: decoded.success.kind, name: decoded.success.name })

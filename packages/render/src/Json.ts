@@ -8,16 +8,6 @@ export type KubeObject = { readonly [key: string]: JsonValue }
 export const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
   typeof u === "object" && u !== null && !Array.isArray(u)
 
-/** Reads a nested field of unknown data; undefined when any step is missing or not an object. */
-export const pathOf = (u: unknown, path: ReadonlyArray<string>): unknown => {
-  let at: unknown = u
-  for (const key of path) {
-    if (!isRecord(at) || !Object.hasOwn(at, key)) return undefined
-    at = at[key]
-  }
-  return at
-}
-
 const isPlainProto = (o: object): boolean => {
   const proto = Object.getPrototypeOf(o)
   return proto === Object.prototype || proto === null

@@ -1,9 +1,9 @@
 import { runtimeLabel, type BackendConfig } from "./Config.ts"
-import { isLabelValue, isQualifiedName } from "./KubeRules.ts"
-import { annotationKeys, attemptToken, comment, labelKeys, startGateName } from "./Names.ts"
-import { KUEUE_GATE_ANNOTATION, KUEUE_QUEUE_LABEL, TRAINER_LABEL_PREFIX } from "./Upstream.ts"
+import { admissionGatedBy, isLabelValue, isQualifiedName, valueAt } from "@dispatch/kube"
+import { annotationKeys, attemptToken, comment, labelKeys, admissionGateName } from "./Names.ts"
+import { KUEUE_QUEUE_LABEL, TRAINER_LABEL_PREFIX } from "./Upstream.ts"
 import type { RuntimeRef, StartRequest } from "./Wire.ts"
-import { isRecord, pathOf } from "./Json.ts"
+import { isRecord} from "./Json.ts"
 
 /** A label or annotation map. */
 export type StringMap = Readonly<Record<string, string>>
@@ -35,12 +35,12 @@ export const trainJobLabels = (request: StartRequest, config: BackendConfig): St
 /** The TrainJob's annotations: comment and attempt token, plus the closed start gate in Kueue mode. */
 export const trainJobAnnotations = (request: StartRequest, config: BackendConfig): StringMap => ({
   ...attemptAnnotations(request, config),
-  ...(config.mode === "kueue" ? { [KUEUE_GATE_ANNOTATION]: startGateName(config) } : {})
+  ...(config.mode === "kueue" ? { [admissionGatedBy]: admissionGateName(config) } : {})
 })
 
 /** Trainer's own labels on the source runtime (such as its framework), which the copy keeps; others are left behind. */
 const trainerLabelsOf = (source: unknown): StringMap => {
-  const labels = pathOf(source, ["metadata", "labels"])
+  const labels = valueAt(source, ["metadata", "labels"])
   if (!isRecord(labels)) return {}
   const kept: Record<string, string> = {}
   for (const key of Object.keys(labels).sort()) {

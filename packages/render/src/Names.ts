@@ -43,8 +43,8 @@ export const annotationKeys = (config: { readonly labelDomain: string }): Annota
   sourceRuntime: `${config.labelDomain}/source-runtime`
 })
 
-/** The Kueue admission gate that holds a job until dispatch releases it: `<labelDomain>/start`. */
-export const startGateName = (config: { readonly labelDomain: string }): string => `${config.labelDomain}/start`
+/** dispatch's Kueue admission gate, which keeps a job's Workload from admission until Open removes it: `<labelDomain>/start`. */
+export const admissionGateName = (config: { readonly labelDomain: string }): string => `${config.labelDomain}/start`
 
 /** The manager of dispatch's runtime patch: `<labelDomain>/dispatch`. */
 export const patchManager = (config: { readonly labelDomain: string }): string => `${config.labelDomain}/dispatch`

@@ -1,9 +1,10 @@
+import { admissionGatedBy, valueAt } from "@dispatch/kube"
 import type { BackendConfig } from "./Config.ts"
-import { isRecord, pathOf, putOwn } from "./Json.ts"
+import { isRecord, putOwn } from "./Json.ts"
 import { firstDifference, pathText } from "./JsonDifference.ts"
 import { patchManager } from "./Names.ts"
 import { preview } from "./Preview.ts"
-import { KUEUE_GATE_ANNOTATION, KUEUE_QUEUE_LABEL, TRAINER_CONTROLLER } from "./Upstream.ts"
+import { KUEUE_QUEUE_LABEL, TRAINER_CONTROLLER } from "./Upstream.ts"
 
 // Start step 8. Only what dispatch wrote and owns is compared: the server's defaults, status and its own
 // metadata (uid, resourceVersion, managedFields, ...) and other managers' labels and patches are not.
@@ -17,8 +18,8 @@ const leafDiffers = (field: string, wrote: unknown, read: unknown): string | und
 }
 
 const mapDifferences = (field: "labels" | "annotations", written: unknown, read: unknown, owned: (key: string) => boolean): Array<string> => {
-  const wrote = pathOf(written, ["metadata", field])
-  const got = pathOf(read, ["metadata", field])
+  const wrote = valueAt(written, ["metadata", field])
+  const got = valueAt(read, ["metadata", field])
   const wroteMap = isRecord(wrote) ? wrote : {}
   const gotMap = isRecord(got) ? got : {}
   const out: Array<string> = []
@@ -44,8 +45,8 @@ const envValue = (entry: unknown): unknown => {
 }
 
 const trainerDifferences = (written: unknown, read: unknown): Array<string> => {
-  const wrote = pathOf(written, ["spec", "trainer"])
-  const got = pathOf(read, ["spec", "trainer"])
+  const wrote = valueAt(written, ["spec", "trainer"])
+  const got = valueAt(read, ["spec", "trainer"])
   if (!isRecord(got)) return [differs("spec.trainer", wrote, got)]
   const wroteMap = isRecord(wrote) ? wrote : {}
   const keys = [...new Set([...Object.keys(wroteMap), ...Object.keys(got)])]
@@ -63,8 +64,8 @@ const trainerDifferences = (written: unknown, read: unknown): Array<string> => {
 const patchDifferences = (written: unknown, read: unknown, config: BackendConfig): Array<string> => {
   const manager = patchManager(config)
   const find = (object: unknown): unknown => {
-    const patches = pathOf(object, ["spec", "runtimePatches"])
-    return Array.isArray(patches) ? patches.find((p) => pathOf(p, ["manager"]) === manager) : undefined
+    const patches = valueAt(object, ["spec", "runtimePatches"])
+    return Array.isArray(patches) ? patches.find((p) => valueAt(p, ["manager"]) === manager) : undefined
   }
   const wrote = find(written)
   const got = find(read)
@@ -88,21 +89,21 @@ export const compareReadBack = (written: unknown, read: unknown, config: Backend
   const domain = `${config.labelDomain}/`
   const out = [
     ...mapDifferences("labels", written, read, (key) => key.startsWith(domain) || key === KUEUE_QUEUE_LABEL),
-    ...mapDifferences("annotations", written, read, (key) => key.startsWith(domain) || key === KUEUE_GATE_ANNOTATION)
+    ...mapDifferences("annotations", written, read, (key) => key.startsWith(domain) || key === admissionGatedBy)
   ]
   for (const field of ["runtimeRef", "activeDeadlineSeconds"]) {
-    const a = pathOf(written, ["spec", field])
-    const b = pathOf(read, ["spec", field])
+    const a = valueAt(written, ["spec", field])
+    const b = valueAt(read, ["spec", field])
     const reason = leafDiffers(`spec.${field}`, a, b)
     if (reason !== undefined) out.push(reason)
   }
   out.push(...trainerDifferences(written, read), ...patchDifferences(written, read, config))
-  const managedBy = pathOf(read, ["spec", "managedBy"])
+  const managedBy = valueAt(read, ["spec", "managedBy"])
   if (managedBy !== undefined && managedBy !== TRAINER_CONTROLLER) out.push(differs("spec.managedBy", TRAINER_CONTROLLER, managedBy))
   // Only a TrainJob this Start created: once adopted, Open, Hold and Release (or Kueue) may have moved it.
   if (options.adopted !== true) {
-    const a = pathOf(written, ["spec", "suspend"])
-    const b = pathOf(read, ["spec", "suspend"])
+    const a = valueAt(written, ["spec", "suspend"])
+    const b = valueAt(read, ["spec", "suspend"])
     if (config.mode === "plain" && a !== b) out.push(differs("spec.suspend", a, b))
     // Beyond the seed's list: Kueue's webhook closes every queue-labelled TrainJob on create, so one that
     // reads back open is not Kueue's, and would run without dispatch's gate.

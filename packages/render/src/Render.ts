@@ -1,8 +1,9 @@
+import { valueAt } from "@dispatch/kube"
 import { Result } from "effect"
 import { limitReasons } from "./AdapterLimits.ts"
 import type { BackendConfig } from "./Config.ts"
 import { extensionReasons, runtimeRefOf } from "./Extensions.ts"
-import { cloneJson, pathOf, type KubeObject } from "./Json.ts"
+import { cloneJson, type KubeObject } from "./Json.ts"
 import { validateJobSpec } from "./JobSpecValidate.ts"
 import { trainJobName } from "./Names.ts"
 import { cappedRefusal, type Refusal } from "./Refusal.ts"
@@ -47,11 +48,11 @@ export const renderStart = (request: StartRequest, config: BackendConfig, runtim
 
   // checkRuntime has proved the spec is plain JSON and the trainer step exists (so the list of
   // replicated jobs does too).
-  const sourceSpec = cloneJson(pathOf(runtime, ["spec"]))!
-  const trainerStep = String(pathOf(trainerStepOf(runtime).step, ["name"]))
+  const sourceSpec = cloneJson(valueAt(runtime, ["spec"]))!
+  const trainerStep = String(valueAt(trainerStepOf(runtime).step, ["name"]))
   const torch = mlPoliciesOf(runtime).includes("torch")
   const steps = replicatedJobsOf(runtime)!.flatMap((job) => {
-    const stepName = pathOf(job, ["name"])
+    const stepName = valueAt(job, ["name"])
     return typeof stepName === "string" ? [stepName] : []
   })
   const name = trainJobName(request.job, request.submission)

@@ -1,5 +1,6 @@
+import { valueAt } from "@dispatch/kube"
 import type { BackendConfig } from "./Config.ts"
-import { jsonEqual, pathOf, type JsonValue, type KubeObject } from "./Json.ts"
+import { jsonEqual, type JsonValue, type KubeObject } from "./Json.ts"
 import { copyAnnotations, copyLabels } from "./Metadata.ts"
 import { TRAINER_API_VERSION } from "./Upstream.ts"
 import type { RuntimeRef, StartRequest } from "./Wire.ts"
@@ -29,10 +30,10 @@ export const renderRuntimeCopy = (
  * and its spec equals the source runtime's.
  */
 export const copyMatchesSource = (existingCopy: unknown, source: unknown): boolean => {
-  const owners = pathOf(existingCopy, ["metadata", "ownerReferences"])
+  const owners = valueAt(existingCopy, ["metadata", "ownerReferences"])
   // No owner is an absent, null or empty list; anything else, even malformed, counts as owned.
   if (owners !== undefined && owners !== null && !(Array.isArray(owners) && owners.length === 0)) return false
-  // pathOf reads nothing from a value that is not an object, and a runtime without a spec matches nothing.
-  const copySpec = pathOf(existingCopy, ["spec"])
-  return copySpec !== undefined && jsonEqual(copySpec, pathOf(source, ["spec"]))
+  // valueAt reads nothing from a value that is not an object, and a runtime without a spec matches nothing.
+  const copySpec = valueAt(existingCopy, ["spec"])
+  return copySpec !== undefined && jsonEqual(copySpec, valueAt(source, ["spec"]))
 }

@@ -1,5 +1,6 @@
+import { valueAt } from "@dispatch/kube"
 import { runtimeLabel, sameRuntime, type BackendConfig } from "./Config.ts"
-import { isJsonTree, isRecord, pathOf } from "./Json.ts"
+import { isJsonTree, isRecord } from "./Json.ts"
 import { MAX_TRAINJOB_NAME, RESERVED_ENV_PREFIX } from "./Names.ts"
 import { preview } from "./Preview.ts"
 import { cappedRefusal, type Refusal } from "./Refusal.ts"
@@ -13,19 +14,19 @@ const POD_NAME_FIXED = 3 + 6
 
 /** The replicated jobs of a runtime, or undefined when the runtime has no such list. */
 export const replicatedJobsOf = (runtime: unknown): ReadonlyArray<unknown> | undefined => {
-  const jobs = pathOf(runtime, ["spec", "template", "spec", "replicatedJobs"])
+  const jobs = valueAt(runtime, ["spec", "template", "spec", "replicatedJobs"])
   return Array.isArray(jobs) ? jobs : undefined
 }
 
 const nameOf = (job: unknown): string | undefined => {
-  const name = pathOf(job, ["name"])
+  const name = valueAt(job, ["name"])
   return typeof name === "string" ? name : undefined
 }
 
 /** The runtime's trainer step: the replicated job labelled as the trainer, else the one named `node`. */
 export const trainerStepOf = (runtime: unknown): { step?: Readonly<Record<string, unknown>>; problems: Array<string> } => {
   const jobs = (replicatedJobsOf(runtime) ?? []).filter(isRecord)
-  const labelled = jobs.filter((job) => pathOf(job, ["template", "metadata", "labels", ANCESTOR_STEP_LABEL]) === TRAINER_STEP)
+  const labelled = jobs.filter((job) => valueAt(job, ["template", "metadata", "labels", ANCESTOR_STEP_LABEL]) === TRAINER_STEP)
   if (labelled.length > 1) {
     const names = labelled.map((job) => preview(nameOf(job))).join(", ")
     return { problems: [`${labelled.length} replicated jobs (${names}) are labelled ${ANCESTOR_STEP_LABEL}: ${TRAINER_STEP}; exactly one trainer step is needed`] }
@@ -35,8 +36,8 @@ export const trainerStepOf = (runtime: unknown): { step?: Readonly<Record<string
     return { problems: [`no replicated job is labelled ${ANCESTOR_STEP_LABEL}: ${TRAINER_STEP} and none is named ${NODE}`] }
   }
   if (nameOf(step) === undefined) return { problems: ["the trainer step has no name"] }
-  const containers = pathOf(step, ["template", "spec", "template", "spec", "containers"])
-  const hasNode = Array.isArray(containers) && containers.some((c) => pathOf(c, ["name"]) === NODE)
+  const containers = valueAt(step, ["template", "spec", "template", "spec", "containers"])
+  const hasNode = Array.isArray(containers) && containers.some((c) => valueAt(c, ["name"]) === NODE)
   return hasNode ? { step, problems: [] } : { problems: [`trainer step ${preview(nameOf(step))} has no container named ${NODE}`] }
 }
 
@@ -50,8 +51,8 @@ const podNameReasons = (jobs: ReadonlyArray<unknown>, trainerStep: unknown, node
   for (const job of jobs) {
     const name = nameOf(job)
     if (name === undefined) continue
-    const maxJobIndex = count(pathOf(job, ["replicas"])) - 1
-    const declared = Math.max(count(pathOf(job, ["template", "spec", "parallelism"])), count(pathOf(job, ["template", "spec", "completions"])))
+    const maxJobIndex = count(valueAt(job, ["replicas"])) - 1
+    const declared = Math.max(count(valueAt(job, ["template", "spec", "parallelism"])), count(valueAt(job, ["template", "spec", "completions"])))
     // Trainer scales the step named node with numNodes; in MPI-style runtimes the labelled trainer step is
     // the launcher beside it. Counting the nodes for both can only over-count, never miss a long name.
     const pods = job === trainerStep || name === NODE ? Math.max(count(nodes), declared) : declared
@@ -67,9 +68,9 @@ const podNameReasons = (jobs: ReadonlyArray<unknown>, trainerStep: unknown, node
 
 /** The ML policies a runtime sets (present and not null). */
 export const mlPoliciesOf = (runtime: unknown): Array<(typeof ML_POLICIES)[number]> => {
-  const policy = pathOf(runtime, ["spec", "mlPolicy"])
+  const policy = valueAt(runtime, ["spec", "mlPolicy"])
   // A policy set to null is not set, as Kubernetes reads it.
-  return ML_POLICIES.filter((name) => pathOf(policy, [name]) != null)
+  return ML_POLICIES.filter((name) => valueAt(policy, [name]) != null)
 }
 
 /** The env prefixes Trainer's ML-policy plugins set themselves, and refuse from a job. */
@@ -94,12 +95,12 @@ const mlPolicyReasons = (runtime: unknown, spec: JobSpec): Array<string> => {
 }
 
 const reservedEnvReasons = (trainerStep: unknown): Array<string> => {
-  const containers = pathOf(trainerStep, ["template", "spec", "template", "spec", "containers"])
-  const node = Array.isArray(containers) ? containers.find((c) => pathOf(c, ["name"]) === NODE) : undefined
-  const env = pathOf(node, ["env"])
+  const containers = valueAt(trainerStep, ["template", "spec", "template", "spec", "containers"])
+  const node = Array.isArray(containers) ? containers.find((c) => valueAt(c, ["name"]) === NODE) : undefined
+  const env = valueAt(node, ["env"])
   if (!Array.isArray(env)) return []
   return env
-    .map((entry) => pathOf(entry, ["name"]))
+    .map((entry) => valueAt(entry, ["name"]))
     .filter((name): name is string => typeof name === "string" && name.startsWith(RESERVED_ENV_PREFIX))
     .map((name) => `trainer container ${NODE} already defines ${preview(name)}; keys beginning ${RESERVED_ENV_PREFIX} are dispatch's`)
 }

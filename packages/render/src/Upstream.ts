@@ -16,8 +16,6 @@ export const TRAINER_CONTROLLER = "trainer.kubeflow.org/trainjob-controller"
 export const TRAINER_LABEL_PREFIX = "trainer.kubeflow.org/"
 /** Kueue's queue label. */
 export const KUEUE_QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
-/** Kueue's admission-gate annotation. */
-export const KUEUE_GATE_ANNOTATION = "kueue.x-k8s.io/admission-gated-by"
 /** Trainer's limit on spec.trainer.command and spec.trainer.env items. */
 export const TRAINER_MAX_ITEMS = 128
 /** Trainer's limit on the length of one command item. */

@@ -18,15 +18,14 @@ export {
   labelKeys,
   patchManager,
   probeSelectorKey,
-  startGateName,
+  admissionGateName,
   trainJobName,
   jobKeyOfName,
   type AnnotationKeys,
   type LabelKeys
 } from "./Names.ts"
 export { PROLOGUE, PROLOGUE_NAME, WORKDIR_MISSING_EXIT, prologueCommand } from "./Prologue.ts"
-export { isDnsLabel, isDnsSubdomain, isLabelValue, isQualifiedName, isRfc1035Label } from "./KubeRules.ts"
 export { ceilSeconds, parseGoDuration } from "./Duration.ts"
 export { isJobId } from "./JobId.ts"
-export { KUEUE_GATE_ANNOTATION, KUEUE_QUEUE_LABEL, TRAINER_API_VERSION, TRAINER_CONTROLLER } from "./Upstream.ts"
+export { KUEUE_QUEUE_LABEL, TRAINER_API_VERSION, TRAINER_CONTROLLER } from "./Upstream.ts"
 export type { JsonValue, KubeObject } from "./Json.ts"

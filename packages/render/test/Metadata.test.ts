@@ -1,7 +1,7 @@
 import { test } from "@fast-check/vitest"
 import { Result } from "effect"
 import { describe, expect } from "vitest"
-import { annotationProblems, labelProblems } from "../src/KubeRules.ts"
+import { annotationsProblems, labelsProblems } from "@dispatch/kube"
 import { renderStart, type KubeObject } from "../src/index.ts"
 import { configArb, requestArb, runtimeOf } from "./Generators.ts"
 
@@ -15,10 +15,10 @@ describe("labels and annotations", () => {
     const patch = JSON.stringify((trainJob["spec"] as Record<string, unknown>)["runtimePatches"])
     const podLabels = (JSON.parse(patch) as Array<any>)[0].trainingRuntimeSpec.template.spec.replicatedJobs[0].template.spec.template.metadata.labels
     for (const o of [trainJob, runtimeCopy]) {
-      expect(labelProblems(metadata(o, "labels"))).toEqual([])
-      expect(annotationProblems(metadata(o, "annotations"))).toEqual([])
+      expect(labelsProblems(metadata(o, "labels"))).toEqual([])
+      expect(annotationsProblems(metadata(o, "annotations"))).toEqual([])
     }
-    expect(labelProblems(podLabels)).toEqual([])
+    expect(labelsProblems(podLabels)).toEqual([])
     const token = metadata(trainJob, "annotations")[`${config.labelDomain}/attempt-token`]!
     expect(token.split(".")[0]).toBe(String(request.attempt))
     expect(metadata(trainJob, "annotations")[`${config.labelDomain}/comment`]).toContain(` a=${request.attempt}`)

@@ -2,7 +2,8 @@ import { test } from "@fast-check/vitest"
 import fc from "fast-check"
 import { Result } from "effect"
 import { describe, expect, it } from "vitest"
-import { isRfc1035Label, renderStart, type KubeObject, type Manifests, type Refusal, type StartRequest } from "../src/index.ts"
+import { isRfc1035Label } from "@dispatch/kube"
+import { renderStart, type KubeObject, type Manifests, type Refusal, type StartRequest } from "../src/index.ts"
 import { configArb, exampleRequest, plainConfig, requestArb, runtimeOf, RUNTIME } from "./Generators.ts"
 
 const ok = (r: Result.Result<Manifests, Refusal>): Manifests => {

@@ -4,7 +4,8 @@ import { test } from "@fast-check/vitest"
 import fc from "fast-check"
 import { Result } from "effect"
 import { describe, expect, it } from "vitest"
-import { KUEUE_GATE_ANNOTATION, KUEUE_QUEUE_LABEL, MAX_REASONS, renderStart, type KubeObject, type Manifests, type Refusal, type StartRequest } from "../src/index.ts"
+import { admissionGatedBy } from "@dispatch/kube"
+import { KUEUE_QUEUE_LABEL, MAX_REASONS, renderStart, type KubeObject, type Manifests, type Refusal, type StartRequest } from "../src/index.ts"
 import { configArb, exampleRequest, plainConfig, requestArb, runtimeOf, text } from "./Generators.ts"
 
 const ok = (r: Result.Result<Manifests, Refusal>): Manifests => {
@@ -258,7 +259,7 @@ describe("the TrainJob's labels and annotations", () => {
     const { labels, annotations } = metadataOf(m.trainJob)
     expect(Object.keys(annotations!).sort()).toEqual(["dispatch.phpboyscout.uk/attempt-token", "dispatch.phpboyscout.uk/comment"])
     expect(Object.keys(labels!).sort()).toEqual(["dispatch.phpboyscout.uk/generation", "dispatch.phpboyscout.uk/job-id", "dispatch.phpboyscout.uk/submission"])
-    expect(annotations).not.toHaveProperty([KUEUE_GATE_ANNOTATION])
+    expect(annotations).not.toHaveProperty([admissionGatedBy])
     expect(labels).not.toHaveProperty([KUEUE_QUEUE_LABEL])
   })
 
@@ -266,7 +267,7 @@ describe("the TrainJob's labels and annotations", () => {
     const config = { ...plainConfig, kueue: { queue: "team-q", admissionCheck: "ac" } }
     const { labels, annotations } = metadataOf(ok(renderStart(exampleRequest, config, runtimeOf())).trainJob)
     expect(labels).not.toHaveProperty([KUEUE_QUEUE_LABEL])
-    expect(annotations).not.toHaveProperty([KUEUE_GATE_ANNOTATION])
+    expect(annotations).not.toHaveProperty([admissionGatedBy])
     expect((ok(renderStart(exampleRequest, config, runtimeOf())).trainJob["spec"] as KubeObject)["suspend"]).toBe(true)
   })
 
@@ -294,7 +295,7 @@ describe("the TrainJob's labels and annotations", () => {
   it("in Kueue mode adds the queue label and the gate, under the config's label domain", () => {
     const config = { ...plainConfig, mode: "kueue" as const, kueue: { queue: "team-q", admissionCheck: "ac" }, labelDomain: "example.org" }
     const { labels, annotations } = metadataOf(ok(renderStart(exampleRequest, config, runtimeOf())).trainJob)
-    expect(annotations![KUEUE_GATE_ANNOTATION]).toBe("example.org/start")
+    expect(annotations![admissionGatedBy]).toBe("example.org/start")
     expect(labels![KUEUE_QUEUE_LABEL]).toBe("team-q")
     expect(annotations!["example.org/comment"]).toBe(`dispatch job ${exampleRequest.job} g=2 s=17 a=1`)
   })

@@ -1,4 +1,4 @@
-import { findMany, InFlight, makeInFlight, stop, type JobStatus as FoundStatus } from "@dispatch/effects"
+import { findMany, InFlight, makeInFlight, stop, type FoundJob } from "@dispatch/effects"
 import { step, type DispatchAnswer, type DispatchEvent } from "@dispatch/jobs"
 import { Context, Effect, Layer, Result } from "effect"
 import { machineInput, queueBackends, type DispatchContext, type QueueBackends } from "./DispatchContext.ts"
@@ -8,7 +8,7 @@ import { faultOf } from "./ErrorAction.ts"
 import { problemOf } from "./JobDispatch.ts"
 
 /** Find's answer about a followed job as the machine's event, with the reason the job keeps when it ends. */
-export const foundEvent = (found: FoundStatus): DispatchEvent => {
+export const foundEvent = (found: FoundJob): DispatchEvent => {
   const where = `${found.ref.namespace}/${found.ref.name}`
   switch (found.state) {
     case "Absent":

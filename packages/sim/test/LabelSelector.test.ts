@@ -26,6 +26,7 @@ describe("label selectors", () => {
       ]
     })
     expect(parseLabelSelector("kueue.x-k8s.io/queue-name=q")).toMatchObject({ ok: true })
+    expect(parseLabelSelector(`${"p".repeat(253)}/${"k".repeat(63)}=${"v".repeat(63)}`)).toMatchObject({ ok: true })
   })
 
   it("matches as the API server does", () => {
@@ -44,7 +45,8 @@ describe("label selectors", () => {
   })
 
   it("refuses malformed selectors", () => {
-    for (const bad of ["a=b=c", "bad key=x", "a in (x", "=x", "a,", "a=-x-"]) {
+    // A key is a qualified name: its name part at most 63, its prefix a DNS subdomain; a value at most 63.
+    for (const bad of ["a=b=c", "bad key=x", "a in (x", "=x", "a,", "a=-x-", `${"k".repeat(64)}=v`, `Example.com/k=v`, `k=${"v".repeat(64)}`]) {
       expect(parseLabelSelector(bad).ok, bad).toBe(false)
     }
   })

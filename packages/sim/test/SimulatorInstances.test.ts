@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { KubeObject } from "../src/Api.ts"
 import { builtinKinds } from "../src/kinds/Builtin.ts"
-import { trainJobState } from "../src/kinds/trainer/trainjob/TrainJobState.ts"
+import { trainJobState } from "@dispatch/kube"
 import { Simulator } from "../src/Simulator.ts"
 import { type Served, runtime, serve, trainJob } from "./http-fixture.ts"
 import { call } from "./sim-fixture.ts"
@@ -45,8 +45,8 @@ describe("two simulators in one process", () => {
       first.advance(1_000)
       second.advance(1_000)
     }
-    expect(trainJobState(first.system.get("trainjobs", "default", "job") ?? {})).toBe("Complete")
-    expect(trainJobState(second.system.get("trainjobs", "default", "job") ?? {})).toBe("Running")
+    expect(trainJobState(first.system.get("trainjobs", "default", "job") ?? {}).state).toBe("Complete")
+    expect(trainJobState(second.system.get("trainjobs", "default", "job") ?? {}).state).toBe("Running")
 
     // What each stores is its own.
     expect(first.system.list("configmaps", "default").map((c) => c.metadata?.["name"])).toEqual(["d"])

@@ -1,7 +1,8 @@
 import { fc, test } from "@fast-check/vitest"
 import { describe, expect, it } from "vitest"
-import { gateProblems, gateUpdateProblems, parseGates } from "../src/controllers/kueue/AdmissionGates.ts"
-import { isRfc1035Label, longestPodName, unschedulableJobs, type ReplicatedJob } from "../src/controllers/trainer/ReplicatedJobs.ts"
+import { gateProblems, gateUpdateProblems } from "../src/controllers/kueue/AdmissionGates.ts"
+import { isRfc1035Label, parseAdmissionGates } from "@dispatch/kube"
+import { longestPodName, unschedulableJobs, type ReplicatedJob } from "../src/controllers/trainer/ReplicatedJobs.ts"
 import { workloadNameFor } from "../src/controllers/kueue/WorkloadNames.ts"
 
 const rfc1035 = fc.stringMatching(/^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/)
@@ -63,7 +64,7 @@ describe("workload names", () => {
 describe("admission gates", () => {
   const gate = fc.tuple(fc.stringMatching(/^[a-z]{1,10}\.(com|org)$/), fc.stringMatching(/^[a-z][a-z0-9]{0,20}$/)).map(([d, n]) => `${d}/${n}`)
   test.prop([fc.uniqueArray(gate, { maxLength: 5 })])("parse back what is joined, and valid gates pass", (gates) => {
-    expect(parseGates(gates.join(","))).toEqual(gates)
+    expect(parseAdmissionGates(gates.join(","))).toEqual(gates)
     expect(gateProblems("p", gates.join(", "))).toEqual([])
   })
   test.prop([fc.uniqueArray(gate, { maxLength: 5 }), fc.uniqueArray(gate, { maxLength: 5 })])(
@@ -76,7 +77,12 @@ describe("admission gates", () => {
   it("refuses gates without a domain or too long", () => {
     expect(gateProblems("p", "plain")).toHaveLength(1)
     expect(gateProblems("p", `example.com/${"g".repeat(60)}`)).toHaveLength(1)
-    expect(parseGates(undefined)).toEqual([])
-    expect(parseGates("")).toEqual([])
+    expect(gateProblems("p", `e.io/${"g".repeat(58)}`)).toEqual([])
+    expect(gateProblems("p", `e.io/${"g".repeat(59)}`)).toEqual([expect.stringMatching(/no more than 63 characters$/)])
+    expect(gateProblems("p", "/g")).toHaveLength(1)
+    expect(gateProblems("p", "e.io/g/h")).toHaveLength(1)
+    expect(gateProblems("p", "E.io/g")).toHaveLength(1)
+    expect(parseAdmissionGates(undefined)).toEqual([])
+    expect(parseAdmissionGates("")).toEqual([])
   })
 })

@@ -4,7 +4,7 @@
 import { relative } from "node:path"
 import { Clock, Effect, Result } from "effect"
 import { type BackendConfig, type Manifests, runtimeLabel, runtimeRefOf } from "@dispatch/render"
-import { type Backend, type JobStatus, find, open, probe, start } from "@dispatch/effects"
+import { type Backend, type FoundJob, find, open, probe, start } from "@dispatch/effects"
 import type { KubeObject, Simulator } from "@dispatch/sim"
 import { BundledExamples } from "../BundledExamples.ts"
 import type { CliIo } from "../CliIo.ts"
@@ -33,7 +33,7 @@ const objectsOf = (simulator: Simulator, config: BackendConfig): ReadonlyArray<K
 /** The longest the demo follows a job, in simulated seconds: far beyond the example's run. */
 const MAX_FOLLOW_SECONDS = 3600
 
-const isFinal = (status: JobStatus): boolean => status.state === "Succeeded" || status.state === "Failed"
+const isFinal = (status: FoundJob): boolean => status.state === "Succeeded" || status.state === "Failed"
 
 /** Finds the job once a simulated second until it ends, showing its state as a progress line. */
 const follow = (io: CliIo, backend: Backend, key: { readonly job: string; readonly submission: number }) =>
@@ -65,7 +65,7 @@ export interface DemoSummary {
   readonly submission: number
   readonly trainJob: string
   readonly uid: string
-  readonly state: JobStatus["state"]
+  readonly state: FoundJob["state"]
   readonly simulatedSeconds: number
   /** The namespace's runtimes, TrainJobs and Workloads at the end, as the text's "Created in namespace" lists them. */
   readonly objects: ReadonlyArray<{ readonly kind: string; readonly name: string }>
@@ -106,7 +106,7 @@ const demo = async (io: CliIo, args: DemoArgs, output: OutputFormat): Promise<Fa
 
   const key = { job: request.success.job, submission: request.success.submission }
   let uid = ""
-  let ended: { readonly state: JobStatus["state"]; readonly seconds: number } | undefined
+  let ended: { readonly state: FoundJob["state"]; readonly seconds: number } | undefined
   const program = Effect.gen(function* () {
     const report = yield* probe(config.success)
     const unproven = probeFailure(report)

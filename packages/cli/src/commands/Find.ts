@@ -1,14 +1,14 @@
 // `dispatch find`: the one state of a job's submission (Absent, InFlight, Held, Queued, Running,
 // Succeeded, Failed, Stopping), read from the cluster.
 import { Result } from "effect"
-import { type JobStatus, find, openBackend } from "@dispatch/effects"
+import { type FoundJob, find, openBackend } from "@dispatch/effects"
 import { type ClusterCommandSpec, clusterImpl, printResult } from "../ClusterCommand.ts"
 import { type JobSubmission, jobOptions, parseClusterCommand } from "../ClusterArgs.ts"
 import { CommandSpecs } from "../CommandSpec.ts"
 import { runProgram } from "../RunProgram.ts"
 
 /** What a state adds to its name, if anything. */
-export const stateDetail = (status: JobStatus): string => {
+export const stateDetail = (status: FoundJob): string => {
   switch (status.state) {
     case "Held":
     case "Queued":
@@ -27,7 +27,7 @@ export const stateDetail = (status: JobStatus): string => {
 }
 
 /** The plain line of a job's state. */
-export const statusLine = (status: JobStatus): string => {
+export const statusLine = (status: FoundJob): string => {
   const detail = stateDetail(status)
   return `${status.ref.namespace}/${status.ref.name}: ${status.state}${detail === "" ? "" : ` (${detail})`}`
 }

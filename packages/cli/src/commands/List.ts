@@ -1,7 +1,8 @@
 // `dispatch list`: every job dispatch manages in the namespace, from one labelled list of TrainJobs (and
 // in Kueue mode one of Workloads); `-l` narrows it, `-w` keeps watching and prints each change.
 import { Effect, Result } from "effect"
-import { labelKeys, startGateName, type BackendConfig } from "@dispatch/render"
+import { humanDuration } from "@dispatch/kube"
+import { labelKeys, admissionGateName, type BackendConfig } from "@dispatch/render"
 import { Cluster, type JobState, type KubeResource, TrainJobs, Workloads, jobState, openBackend, readFailure, requireAccess, workloadFor, jobUidLabel } from "@dispatch/effects"
 import { type ClusterCommandSpec, clusterImpl } from "../ClusterCommand.ts"
 import { parseClusterCommand } from "../ClusterArgs.ts"
@@ -23,15 +24,6 @@ export interface ListedJob {
   readonly createdAt: string
 }
 
-/** kubectl's AGE: the largest whole unit, e.g. `45s`, `12m`, `3h`, `6d`. */
-export const age = (sinceMs: number, nowMs: number): string => {
-  const seconds = Math.max(0, Math.floor((nowMs - sinceMs) / 1000))
-  if (seconds < 120) return `${seconds}s`
-  if (seconds < 7200) return `${Math.floor(seconds / 60)}m`
-  if (seconds < 172_800) return `${Math.floor(seconds / 3600)}h`
-  return `${Math.floor(seconds / 86_400)}d`
-}
-
 /** Lines of a table: each column as wide as its widest cell, two spaces apart. */
 export const table = (rows: ReadonlyArray<ReadonlyArray<string>>): ReadonlyArray<string> => {
   const widths = rows.reduce<Array<number>>((w, row) => row.map((cell, i) => Math.max(w[i] ?? 0, cell.length)), [])
@@ -46,7 +38,7 @@ export const listLines = (jobs: ReadonlyArray<ListedJob>, format: "text" | "wide
   if (format === "name") return jobs.map((j) => `trainjob/${j.trainJob}`)
   const head = format === "wide" ? ["JOB", "SUBMISSION", "STATE", "AGE", "TRAINJOB", "NAMESPACE", "UID", "DETAIL"] : ["JOB", "SUBMISSION", "STATE", "AGE", "TRAINJOB"]
   const rows = jobs.map((j) => {
-    const cells = [j.job, String(j.submission), j.state, age(Date.parse(j.createdAt), nowMs), j.trainJob]
+    const cells = [j.job, String(j.submission), j.state, humanDuration(nowMs - Date.parse(j.createdAt)), j.trainJob]
     return format === "wide" ? [...cells, j.namespace, j.uid, j.detail] : cells
   })
   return table(header ? [head, ...rows] : rows)
@@ -74,7 +66,7 @@ export const listJobs = (config: BackendConfig, selector: string | undefined) =>
         inFlightAtMs: undefined,
         nowMs,
         callBoundMs: config.timeouts.callBoundMs,
-        gate: startGateName(config),
+        admissionGate: admissionGateName(config),
         check: config.kueue?.admissionCheck
       })
       const labels = trainJob.metadata.labels ?? {}

@@ -1,7 +1,7 @@
 // `dispatch wait`: waits until a job reaches one of the states named, reading it once a second (Effect's
 // Clock); 0 when it does, 1 when --timeout passes first, the error's own code on a typed error.
 import { Clock, Effect, Result } from "effect"
-import { type JobStatus, JobStateNames, find, openBackend } from "@dispatch/effects"
+import { type FoundJob, JobStateNames, find, openBackend } from "@dispatch/effects"
 import { type ClusterCommandSpec, clusterImpl, printResult } from "../ClusterCommand.ts"
 import { type JobSubmission, jobOptions, parseClusterCommand } from "../ClusterArgs.ts"
 import type { CliIo } from "../CliIo.ts"
@@ -21,7 +21,7 @@ export const waitFor = (io: CliIo, key: JobSubmission, states: ReadonlySet<strin
     const backend = openBackend(config)
     const began = yield* Clock.currentTimeMillis
     for (;;) {
-      const status: JobStatus = yield* find(backend, key)
+      const status: FoundJob = yield* find(backend, key)
       if (states.has(status.state)) return { status, reached: true }
       const waited = (yield* Clock.currentTimeMillis) - began
       if (waited >= timeoutMs) return { status, reached: false }

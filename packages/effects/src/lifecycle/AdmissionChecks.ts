@@ -1,6 +1,6 @@
 // dispatch is the controller of one admission check (kueue.admissionCheck): Hold and Release move its
 // entry in a Workload's status.admissionChecks. Pure, so the laws of the change can be tested alone.
-import { arrayAt, stringAt } from "./ObjectFields.ts"
+import { arrayAt, stringAt } from "@dispatch/kube"
 
 /** The states Kueue defines for an admission check entry. */
 export type CheckState = "Pending" | "Ready" | "Retry" | "Rejected"

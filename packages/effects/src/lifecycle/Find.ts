@@ -1,6 +1,6 @@
 // Find: one job by its deterministic name, or many with one labelled list.
 import { Clock, Effect, Option } from "effect"
-import { labelKeys, startGateName, type BackendConfig } from "@dispatch/render"
+import { labelKeys, admissionGateName, type BackendConfig } from "@dispatch/render"
 import type { Backend } from "../Backend.ts"
 import { Cluster } from "../Cluster.ts"
 import { InFlight, inFlightKey } from "../InFlight.ts"
@@ -16,8 +16,8 @@ import { belongsTo, readTrainJob, readWorkload, workloadFor } from "./JobReads.t
 import { jobState, type JobState } from "./JobState.ts"
 import type { LifecycleError } from "./LifecycleErrors.ts"
 
-/** Find's answer: the job's state and the reference of its TrainJob (with the UID when it exists). */
-export type JobStatus = JobState & { readonly ref: ObjectRef }
+/** Find's answer about one job: its state and the reference of its TrainJob (with the UID when it exists). */
+export type FoundJob = JobState & { readonly ref: ObjectRef }
 
 /** Above this many distinct jobs, Find lists every dispatch TrainJob of the namespace instead of naming
  * each job in the selector, keeping the request line short. */
@@ -28,7 +28,7 @@ const statusOf = (
   objects: JobObjects,
   trainJob: KubeResource | undefined,
   workload: KubeResource | undefined
-): Effect.Effect<JobStatus, never, InFlight> =>
+): Effect.Effect<FoundJob, never, InFlight> =>
   Effect.gen(function* () {
     const inFlight = yield* InFlight
     const key = inFlightKey(objects)
@@ -42,14 +42,14 @@ const statusOf = (
       inFlightAtMs: since,
       nowMs: yield* Clock.currentTimeMillis,
       callBoundMs: config.timeouts.callBoundMs,
-      gate: startGateName(config),
+      admissionGate: admissionGateName(config),
       check: config.kueue?.admissionCheck
     })
     return { ...state, ref: objectRef(objects, trainJob?.metadata.uid) }
   })
 
 /** Find: reads the job's TrainJob by name (and in Kueue mode its Workload) and reports one state. */
-export const find = (backend: Backend, key: JobKey): Effect.Effect<JobStatus, LifecycleError, Cluster | InFlight> =>
+export const find = (backend: Backend, key: JobKey): Effect.Effect<FoundJob, LifecycleError, Cluster | InFlight> =>
   Effect.gen(function* () {
     yield* requireAccess(backend, "read")
     const config = backend.config
@@ -75,7 +75,7 @@ export const workloadSelectorFor = (uids: ReadonlyArray<string>): string =>
 
 /** Find for many jobs at once: one labelled list of TrainJobs (and in Kueue mode one list of Workloads),
  * never one GET per job. Answers in the order of `keys`; a malformed key is ErrInvalid naming every one. */
-export const findMany = (backend: Backend, keys: ReadonlyArray<JobKey>): Effect.Effect<ReadonlyArray<JobStatus>, LifecycleError, Cluster | InFlight> =>
+export const findMany = (backend: Backend, keys: ReadonlyArray<JobKey>): Effect.Effect<ReadonlyArray<FoundJob>, LifecycleError, Cluster | InFlight> =>
   Effect.gen(function* () {
     yield* requireAccess(backend, "read")
     const config = backend.config

@@ -1,8 +1,7 @@
 // Find's answer, as a pure function of what was read: the TrainJob (Trainer's real conditions and
 // jobsStatus), in Kueue mode its Workload, and the InFlight memory of an unanswered create.
-import { admissionGatedBy, parseGates } from "../WorkloadReadiness.ts"
 import { checkEntry, isHeldEntry } from "./AdmissionChecks.ts"
-import { arrayAt, conditionOf, isTrue, stringAt, valueAt } from "./ObjectFields.ts"
+import { admissionGatedBy, conditionOf, isConditionTrue, parseAdmissionGates, stringAt, trainJobState, type TrainJobState } from "@dispatch/kube"
 
 /** One state of a job's submission, with what Find knows about why. */
 export type JobState =
@@ -10,7 +9,7 @@ export type JobState =
   | { readonly state: "Absent" }
   /** No TrainJob yet, but a create went unanswered at `sinceMs`: it may still appear until `untilMs`. */
   | { readonly state: "InFlight"; readonly sinceMs: number; readonly untilMs: number }
-  /** dispatch's start gate is closed or dispatch holds the job. */
+  /** dispatch's start gate is closed: spec.suspend in plain mode; in Kueue mode its admission gate, or its admission check held Pending. */
   | { readonly state: "Held"; readonly reason: string }
   /** Opened, but not running yet: Kueue has not admitted it, or no pod is active yet. */
   | { readonly state: "Queued"; readonly reason: string }
@@ -38,27 +37,22 @@ export interface Observed {
   readonly nowMs: number
   readonly callBoundMs: number
   /** dispatch's Kueue admission gate, `<labelDomain>/start`. */
-  readonly gate: string
+  readonly admissionGate: string
   /** dispatch's admission check (kueue.admissionCheck), in Kueue mode. */
   readonly check: string | undefined
 }
 
 /** The gates listed on a Workload's admission-gated-by annotation. */
-export const gatesOf = (workload: unknown): ReadonlyArray<string> => parseGates(stringAt(workload, ["metadata", "annotations", admissionGatedBy]))
+export const admissionGatesOf = (workload: unknown): ReadonlyArray<string> => parseAdmissionGates(stringAt(workload, ["metadata", "annotations", admissionGatedBy]))
 
-/** Trainer's rule: running when not suspended and some replicated job has an active or ready pod. */
-const hasActivePods = (trainJob: unknown): boolean =>
-  arrayAt(trainJob, ["status", "jobsStatus"]).some((job) => {
-    const active = valueAt(job, ["active"])
-    const ready = valueAt(job, ["ready"])
-    return (typeof active === "number" && active > 0) || (typeof ready === "number" && ready > 0)
-  })
+/** Whether Trainer has finished the TrainJob: it may then not change. */
+export const isFinished = (state: TrainJobState): boolean => state.state === "Complete" || state.state === "Failed"
 
 const kueueHold = (observed: Observed, suspended: boolean): string | undefined => {
   // No live Workload: a new, still suspended TrainJob waits for Kueue to make it (with dispatch's gate);
   // a running one whose Workload is being deleted is not held by anything.
   if (observed.workload === undefined) return suspended ? "Kueue has not made the TrainJob's Workload yet; it is created with dispatch's gate" : undefined
-  if (gatesOf(observed.workload).includes(observed.gate)) return `the Workload carries dispatch's gate ${observed.gate}: Open it`
+  if (admissionGatesOf(observed.workload).includes(observed.admissionGate)) return `the Workload carries dispatch's gate ${observed.admissionGate}: Open it`
   if (observed.check === undefined) return undefined
   return isHeldEntry(checkEntry(observed.workload, observed.check)) ? `dispatch holds the admission check ${observed.check}: Release it` : undefined
 }
@@ -80,18 +74,16 @@ export const jobState = (observed: Observed): JobState => {
     return { state: "Absent" }
   }
   if (stringAt(job, ["metadata", "deletionTimestamp"]) !== undefined) return { state: "Stopping" }
-  const complete = conditionOf(job, "Complete")
-  if (complete?.status === "True") return { state: "Succeeded", reason: complete.reason }
-  const failed = conditionOf(job, "Failed")
-  if (failed?.status === "True") return { state: "Failed", reason: failed.reason, message: failed.message }
-  const suspended = valueAt(job, ["spec", "suspend"]) === true
+  const trainer = trainJobState(job)
+  if (trainer.state === "Complete") return { state: "Succeeded", reason: trainer.reason }
+  if (trainer.state === "Failed") return { state: "Failed", reason: trainer.reason, message: trainer.message }
   if (observed.mode === "plain") {
-    if (suspended) return { state: "Held", reason: "spec.suspend is true: Open or Release it" }
-    return hasActivePods(job) ? { state: "Running" } : { state: "Queued", reason: "not suspended, but no pod is active yet" }
+    if (trainer.state === "Suspended") return { state: "Held", reason: "spec.suspend is true: Open or Release it" }
+    return trainer.state === "Running" ? { state: "Running" } : { state: "Queued", reason: "not suspended, but no pod is active yet" }
   }
-  const held = kueueHold(observed, suspended)
+  const held = kueueHold(observed, trainer.state === "Suspended")
   if (held !== undefined) return { state: "Held", reason: held }
-  if (!suspended && hasActivePods(job)) return { state: "Running" }
-  if (!isTrue(observed.workload, "Admitted")) return { state: "Queued", reason: notAdmitted(observed.workload) }
+  if (trainer.state === "Running") return { state: "Running" }
+  if (!isConditionTrue(observed.workload, "Admitted")) return { state: "Queued", reason: notAdmitted(observed.workload) }
   return { state: "Queued", reason: "admitted; no pod is active yet" }
 }

@@ -1,14 +1,14 @@
 // Open, Hold and Release. Plain mode writes spec.suspend on the TrainJob; Kueue mode never does (Kueue
 // owns it there) and instead removes dispatch's admission gate from the Workload (Open) and moves
 // dispatch's admission check (Hold: Retry, which evicts, then Pending; Release and Open: Ready).
+import { admissionGatedBy, isConditionTrue, trainJobState, valueAt } from "@dispatch/kube"
 import { Clock, Effect } from "effect"
-import { startGateName, type BackendConfig } from "@dispatch/render"
+import { admissionGateName, type BackendConfig } from "@dispatch/render"
 import type { Backend } from "../Backend.ts"
 import { Cluster } from "../Cluster.ts"
 import type { KubeResource } from "../KubeObjects.ts"
 import { TrainJobs, Workloads } from "../ResourceKind.ts"
 import { ErrRejected, type ObjectRef, objectRef } from "../StartErrors.ts"
-import { admissionGatedBy } from "../WorkloadReadiness.ts"
 import { requireAccess, type Access } from "./Access.ts"
 import {
   checkEntries,
@@ -23,9 +23,8 @@ import {
 import { converge, type Decision } from "./Converge.ts"
 import { jobObjects, type JobKey, type JobObjects } from "./JobKey.ts"
 import { readTrainJob, readWorkload, requireOwn } from "./JobReads.ts"
-import { gatesOf } from "./JobState.ts"
+import { admissionGatesOf, isFinished } from "./JobState.ts"
 import type { LifecycleError } from "./LifecycleErrors.ts"
-import { isTrue, valueAt } from "./ObjectFields.ts"
 
 /** The three transitions. */
 export type Transition = "open" | "hold" | "release"
@@ -60,7 +59,7 @@ const plainDecision = (want: boolean) => (job: KubeResource): Decision<Cluster> 
 const unlessFinished = <S>(trainJobOf: (state: S) => KubeResource, decide: (state: S) => Decision<Cluster>) => (state: S): Decision<Cluster> => {
   const decision = decide(state)
   const job = trainJobOf(state)
-  if (decision.kind === "done" || !(isTrue(job, "Complete") || isTrue(job, "Failed"))) return decision
+  if (decision.kind === "done" || !isFinished(trainJobState(job))) return decision
   return { kind: "refuse", reason: `the TrainJob ${job.metadata.namespace ?? ""}/${job.metadata.name} has finished` }
 }
 
@@ -80,8 +79,8 @@ const setCheck = (workload: KubeResource, check: string, state: CheckState, mess
   })
 })
 
-const removeGate = (workload: KubeResource, gate: string): Decision<Cluster> => {
-  const remaining = gatesOf(workload).filter((g) => g !== gate)
+const removeAdmissionGate = (workload: KubeResource, gate: string): Decision<Cluster> => {
+  const remaining = admissionGatesOf(workload).filter((g) => g !== gate)
   const patch = { metadata: { annotations: { [admissionGatedBy]: remaining.length === 0 ? null : remaining.join(",") } } }
   return { kind: "write", write: Effect.flatMap(Cluster, (c) => c.mergePatch(Workloads, keyOf(workload), patch, rvOf(workload))) }
 }
@@ -91,17 +90,17 @@ const kueueDecision = (config: BackendConfig, transition: Transition) => (view: 
   if (workload === undefined) return { kind: "wait", reason: "Kueue has not made the TrainJob's Workload" }
   const check = config.kueue?.admissionCheck ?? ""
   const entry = checkEntry(workload, check)
-  const gate = startGateName(config)
+  const gate = admissionGateName(config)
   switch (transition) {
     case "open":
-      if (gatesOf(workload).includes(gate)) return removeGate(workload, gate)
+      if (admissionGatesOf(workload).includes(gate)) return removeAdmissionGate(workload, gate)
       return entry?.["state"] === "Ready" ? { kind: "done" } : setCheck(workload, check, "Ready", READY_MESSAGE)
     case "release":
       return entry?.["state"] === "Ready" ? { kind: "done" } : setCheck(workload, check, "Ready", READY_MESSAGE)
     case "hold":
       if (entry?.["state"] === "Retry") return { kind: "wait", reason: `Kueue has not acted on the Retry of ${check} yet` }
       // Only an admitted Workload needs evicting; for any other a Pending check already keeps it out.
-      if (isTrue(workload, "Admitted")) return setCheck(workload, check, "Retry", RETRY_MESSAGE)
+      if (isConditionTrue(workload, "Admitted")) return setCheck(workload, check, "Retry", RETRY_MESSAGE)
       return entry?.["state"] === "Pending" && entry["message"] === HOLD_MESSAGE ? { kind: "done" } : setCheck(workload, check, "Pending", HOLD_MESSAGE)
   }
 }

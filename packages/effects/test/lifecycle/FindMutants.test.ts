@@ -3,11 +3,11 @@
 // not make is not the job, and a create seen once is no longer InFlight.
 import { Effect, Layer } from "effect"
 import { describe, expect, it } from "vitest"
-import { labelKeys, startGateName } from "@dispatch/render"
+import { labelKeys, admissionGateName } from "@dispatch/render"
 import { openBackend } from "../../src/Backend.ts"
 import { InFlight, inFlightKey, makeInFlight, type InFlightShape } from "../../src/InFlight.ts"
 import { SimCluster } from "@dispatch/sim/cluster"
-import { find, findMany, MAX_SELECTOR_JOBS, selectorFor, workloadSelectorFor, type JobStatus } from "../../src/lifecycle/Find.ts"
+import { find, findMany, MAX_SELECTOR_JOBS, selectorFor, workloadSelectorFor, type FoundJob } from "../../src/lifecycle/Find.ts"
 import { hold, open } from "../../src/lifecycle/Transitions.ts"
 import type { Backend } from "../../src/Backend.ts"
 import type { Cluster } from "../../src/Cluster.ts"
@@ -159,7 +159,7 @@ describe("Kueue mode: Find reads the Workload, findMany lists them once", () => 
       Effect.gen(function* () {
         const { uid } = yield* started(config, 1)
         const before = world.calls.length
-        expect(yield* find(openBackend(config), keyOf(1))).toMatchObject({ state: "Held", reason: `the Workload carries dispatch's gate ${startGateName(config)}: Open it` })
+        expect(yield* find(openBackend(config), keyOf(1))).toMatchObject({ state: "Held", reason: `the Workload carries dispatch's gate ${admissionGateName(config)}: Open it` })
         // The Workloads of that TrainJob only, by its UID.
         expect(world.calls.slice(before).filter((c) => c.request.resource === "workloads").map((c) => c.request.labelSelector)).toEqual([`kueue.x-k8s.io/job-uid=${uid}`])
       })
@@ -174,7 +174,7 @@ describe("Kueue mode: Find reads the Workload, findMany lists them once", () => 
         yield* open(backend, keyOf(2))
         yield* hold(backend, keyOf(3))
         const keys = [keyOf(4), keyOf(2), keyOf(5), keyOf(1), keyOf(3)]
-        const one: Array<JobStatus> = []
+        const one: Array<FoundJob> = []
         for (const key of keys) one.push(yield* find(backend, key))
         const before = world.calls.length
         const many = yield* findMany(backend, keys)

@@ -70,7 +70,7 @@ const observed = (over: Partial<Observed>): Observed => ({
   inFlightAtMs: undefined,
   nowMs: 0,
   callBoundMs: 1000,
-  gate,
+  admissionGate: gate,
   check,
   ...over
 })

@@ -3,7 +3,7 @@
 // numbers, only ready pods, a create exactly CallBound old.
 import { describe, expect, it } from "vitest"
 import { HOLD_MESSAGE } from "../../src/lifecycle/AdmissionChecks.ts"
-import { gatesOf, jobState, type Observed } from "../../src/lifecycle/JobState.ts"
+import { admissionGatesOf, jobState, type Observed } from "../../src/lifecycle/JobState.ts"
 
 const gate = "dispatch.example/start"
 const check = "dispatch-check"
@@ -15,7 +15,7 @@ const observed = (over: Partial<Observed>): Observed => ({
   inFlightAtMs: undefined,
   nowMs: 0,
   callBoundMs: 1000,
-  gate,
+  admissionGate: gate,
   check,
   ...over
 })
@@ -106,10 +106,10 @@ describe("the running rule", () => {
   })
 })
 
-describe("gatesOf", () => {
+describe("admissionGatesOf", () => {
   it("lists the gates of the admission-gated-by annotation, and none without it", () => {
-    expect(gatesOf(workload({ gates: ["a/b", gate] }))).toEqual(["a/b", gate])
-    expect(gatesOf(workload())).toEqual([])
-    expect(gatesOf(undefined)).toEqual([])
+    expect(admissionGatesOf(workload({ gates: ["a/b", gate] }))).toEqual(["a/b", gate])
+    expect(admissionGatesOf(workload())).toEqual([])
+    expect(admissionGatesOf(undefined)).toEqual([])
   })
 })

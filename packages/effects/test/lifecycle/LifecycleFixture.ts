@@ -14,7 +14,7 @@ import { KubeCluster } from "../../src/KubeCluster.ts"
 import { SimCluster } from "@dispatch/sim/cluster"
 import { start, type StartResult } from "../../src/Start.ts"
 import type { StartError } from "../../src/StartErrors.ts"
-import { find, type JobStatus } from "../../src/lifecycle/Find.ts"
+import { find, type FoundJob } from "../../src/lifecycle/Find.ts"
 import type { JobKey } from "../../src/lifecycle/JobKey.ts"
 import type { JobState } from "../../src/lifecycle/JobState.ts"
 import { jobId, namespace, requestOf, runOnTestClock, runtimes } from "../StartFixture.ts"
@@ -170,9 +170,9 @@ export const awaitState = (
   key: JobKey,
   state: JobState["state"],
   maxMs: number
-): Effect.Effect<JobStatus, unknown, Cluster | InFlight> =>
+): Effect.Effect<FoundJob, unknown, Cluster | InFlight> =>
   Effect.gen(function* () {
-    let last: JobStatus | undefined
+    let last: FoundJob | undefined
     for (let waited = 0; waited <= maxMs; waited += 1000) {
       last = yield* find(backend, key)
       if (last.state === state) return last

@@ -4,7 +4,7 @@
 // makes, and each refusal, naming the transition and the object.
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
-import { startGateName, type BackendConfig } from "@dispatch/render"
+import { admissionGateName, type BackendConfig } from "@dispatch/render"
 import { openBackend } from "../../src/Backend.ts"
 import { Cluster, type ClusterShape } from "../../src/Cluster.ts"
 import { TrainJobs } from "../../src/ResourceKind.ts"
@@ -55,7 +55,7 @@ describe("Kueue mode: what Open writes on the Workload", () => {
     inProcess.run({ mode: "kueue" }, (world, config) =>
       Effect.gen(function* () {
         yield* started(config, 1)
-        expect(annotationsOf(workloadOf(world, 1))[gateAnnotation]).toBe(startGateName(config))
+        expect(annotationsOf(workloadOf(world, 1))[gateAnnotation]).toBe(admissionGateName(config))
         yield* open(openBackend(config), keyOf(1))
         expect(annotationsOf(workloadOf(world, 1))).not.toHaveProperty(gateAnnotation)
         expect(checkOf(workloadOf(world, 1), "dispatch-check")).toMatchObject({ state: "Ready", message: READY_MESSAGE })
@@ -272,7 +272,7 @@ describe("Kueue mode: Workloads in other shapes", () => {
         const w = workloadOf(world, 1)
         const { uid: _uid, resourceVersion: _rv, creationTimestamp: _at, managedFields: _fields, ...metadata } = w.metadata ?? {}
         expect(world.sim.system.delete("workloads", namespace, String(metadata["name"])).code).toBeLessThan(300)
-        const gates = `first.example/gate,${startGateName(config)},second.example/gate`
+        const gates = `first.example/gate,${admissionGateName(config)},second.example/gate`
         expect(world.sim.system.create("workloads", { ...w, metadata: { ...metadata, annotations: { [gateAnnotation]: gates } } }).code).toBeLessThan(300)
         expect(annotationsOf(workloadOf(world, 1))[gateAnnotation]).toBe(gates)
         yield* open(openBackend(config), keyOf(1))

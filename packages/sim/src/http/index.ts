@@ -2,4 +2,3 @@
 export type { ServedSimulator, SimServer, SimServerOptions } from "./SimServer.ts"
 export { SimServerError } from "./SimServerError.ts"
 export { kubeconfigFor, kubeconfigEntryName, type KubeconfigOptions } from "./Kubeconfig.ts"
-export { humanDuration } from "./HumanDuration.ts"

@@ -1,7 +1,7 @@
 // Table columns (meta.k8s.io/v1), as a kind declares the ones `kubectl get` prints, and the readers
 // their cells share. An empty cell is null, as the real server sends it.
 import type { KubeObject } from "../Api.ts"
-import { humanDuration } from "../http/HumanDuration.ts"
+import { humanDuration, valueAt } from "@dispatch/kube"
 
 /** One Table column: its definition and how a row's cell is read from an object. */
 export interface Column {
@@ -22,7 +22,7 @@ export const record = (value: unknown): Record<string, unknown> =>
 export const records = (value: unknown): ReadonlyArray<Record<string, unknown>> => (Array.isArray(value) ? value.map(record) : [])
 
 /** The value at a path of keys, or undefined. */
-export const field = (value: unknown, ...path: ReadonlyArray<string>): unknown => path.reduce<unknown>((v, key) => record(v)[key], value)
+export const field = (value: unknown, ...path: ReadonlyArray<string>): unknown => valueAt(value, path)
 
 /** A non-empty string, or null (an empty cell). */
 export const text = (value: unknown): string | null => (typeof value === "string" && value !== "" ? value : null)

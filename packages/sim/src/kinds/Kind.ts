@@ -6,7 +6,7 @@
 import type { KubeObject, Resource } from "../Api.ts"
 import type { FieldError } from "../apiserver/validation/FieldErrors.ts"
 import type { FieldTree } from "../apiserver/validation/FieldTree.ts"
-import { checkDns1123Subdomain } from "../apiserver/validation/NameRules.ts"
+import { dns1123SubdomainProblems, valueAt } from "@dispatch/kube"
 import { type Column, ageColumn, nameColumn } from "./Columns.ts"
 
 /** The rules a kind's writes go through, besides the metadata rules every object has. */
@@ -53,7 +53,7 @@ export const defineKind = (definition: KindDefinition): Kind => ({
   strategy: {
     defaults: definition.strategy?.defaults ?? ((object) => object),
     validate: definition.strategy?.validate ?? (() => []),
-    nameProblems: definition.strategy?.nameProblems ?? checkDns1123Subdomain,
+    nameProblems: definition.strategy?.nameProblems ?? dns1123SubdomainProblems,
     ...(definition.strategy?.prepareForCreate === undefined ? {} : { prepareForCreate: definition.strategy.prepareForCreate })
   },
   selectableFields: definition.selectableFields ?? {},
@@ -65,7 +65,7 @@ export const defineKind = (definition: KindDefinition): Kind => ({
 export const fieldAt =
   (path: string) =>
   (object: unknown): string => {
-    let value: unknown = object
-    for (const key of path.split(".")) value = typeof value === "object" && value !== null ? (value as Record<string, unknown>)[key] : undefined
+    // A numeric step reads a list's item, as a plain JavaScript property read of "1" would.
+    const value = valueAt(object, path.split(".").map((key) => (/^\d+$/.test(key) ? Number(key) : key)))
     return value === undefined || value === null ? "" : String(value)
   }

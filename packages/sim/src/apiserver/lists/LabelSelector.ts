@@ -1,5 +1,6 @@
 // Label selectors in their string form, as list and watch take them: `a=b`, `a==b`, `a!=b`,
 // `a in (x,y)`, `a notin (x,y)`, `a` (exists) and `!a` (does not exist), joined by commas.
+import { isLabelValue, isQualifiedName } from "@dispatch/kube"
 
 /** One requirement of a label selector. */
 export type LabelRequirement =
@@ -12,8 +13,6 @@ export type LabelSelector = ReadonlyArray<LabelRequirement>
 /** A parsed selector, or why the text is not one. */
 export type LabelSelectorParse = { readonly ok: true; readonly selector: LabelSelector } | { readonly ok: false; readonly message: string }
 
-const keyPattern = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)$/
-const valuePattern = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/
 
 // Splits on commas that are not inside parentheses.
 const splitTerms = (text: string): Array<string> => {
@@ -36,9 +35,9 @@ const parseTerm = (raw: string): LabelRequirement | string => {
   const term = raw.trim()
   const setMatch = /^(\S+)\s+(in|notin)\s*\((.*)\)$/.exec(term)
   const checkKey = (key: string): string | undefined =>
-    keyPattern.test(key) && key.length <= 317 ? undefined : `invalid label key "${key}"`
+    isQualifiedName(key) ? undefined : `invalid label key "${key}"`
   const checkValue = (value: string): string | undefined =>
-    valuePattern.test(value) && value.length <= 63 ? undefined : `invalid label value: "${value}"`
+    isLabelValue(value) ? undefined : `invalid label value: "${value}"`
   if (setMatch !== null) {
     const [, key = "", op = "in", list = ""] = setMatch
     const values = list.split(",").map((v) => v.trim())

@@ -144,15 +144,8 @@ const cloneValue = (value: unknown, shareFrozen: boolean, sharedKey?: string): u
   return copy
 }
 
-/** The value at a path of object keys, or undefined where the path leaves the objects. */
-export const valueAt = (value: unknown, path: ReadonlyArray<string>): unknown => {
-  let node = value
-  for (const key of path) {
-    if (!isJsonObject(node)) return undefined
-    node = node[key]
-  }
-  return node
-}
+/** The value at a path of object keys (Kubernetes' object reading, one definition for every package). */
+export { valueAt } from "@dispatch/kube"
 
 /** Sets an own property, even one named `__proto__` (plain assignment would change the prototype). */
 export const setOwn = (object: Record<string, unknown>, key: string, value: unknown): void => {

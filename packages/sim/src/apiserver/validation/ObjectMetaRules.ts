@@ -4,10 +4,7 @@ import type { Kind } from "../../kinds/Kind.ts"
 import type { KindRegistry } from "../../kinds/KindRegistry.ts"
 import { type FieldError, invalidValue, requiredValue, wrongType } from "./FieldErrors.ts"
 import { isJsonObject } from "../store/JsonValue.ts"
-import { checkLabelValue, checkQualifiedName } from "./NameRules.ts"
-
-/** The most bytes all annotations of one object may take together. */
-export const totalAnnotationSizeLimit = 262_144
+import { annotationsSize, labelValueProblems, MAX_ANNOTATIONS_BYTES, qualifiedNameProblems } from "@dispatch/kube"
 
 const checkName = (resource: Kind, name: unknown): ReadonlyArray<FieldError> => {
   if (typeof name !== "string" || name === "") return [requiredValue("metadata.name", "name or generateName is required")]
@@ -25,7 +22,7 @@ const checkStringMap = (
   const errors: Array<FieldError> = []
   for (const key of Object.keys(value)) {
     const v = value[key]
-    for (const p of checkQualifiedName(key)) errors.push(invalidValue(field, key, p))
+    for (const p of qualifiedNameProblems(key)) errors.push(invalidValue(field, key, p))
     if (typeof v !== "string") errors.push(wrongType(`${field}.${key}`, v, "string"))
     else if (checkValue !== undefined) for (const p of checkValue(v)) errors.push(invalidValue(field, v, p))
   }
@@ -34,13 +31,8 @@ const checkStringMap = (
 
 const checkAnnotationSize = (value: unknown): ReadonlyArray<FieldError> => {
   if (!isJsonObject(value)) return []
-  let size = 0
-  for (const key of Object.keys(value)) {
-    const v = value[key]
-    size += Buffer.byteLength(key) + (typeof v === "string" ? Buffer.byteLength(v) : 0)
-  }
-  return size > totalAnnotationSizeLimit
-    ? [{ reason: "FieldValueTooLong", message: `Too long: must have at most ${totalAnnotationSizeLimit} bytes`, field: "metadata.annotations" }]
+  return annotationsSize(value) > MAX_ANNOTATIONS_BYTES
+    ? [{ reason: "FieldValueTooLong", message: `Too long: must have at most ${MAX_ANNOTATIONS_BYTES} bytes`, field: "metadata.annotations" }]
     : []
 }
 
@@ -49,7 +41,7 @@ const checkFinalizers = (value: unknown): ReadonlyArray<FieldError> => {
   if (!Array.isArray(value)) return [wrongType("metadata.finalizers", value, "array")]
   return value.flatMap((f, i) =>
     typeof f === "string"
-      ? checkQualifiedName(f).map((p) => invalidValue(`metadata.finalizers[${i}]`, f, p))
+      ? qualifiedNameProblems(f).map((p) => invalidValue(`metadata.finalizers[${i}]`, f, p))
       : [wrongType(`metadata.finalizers[${i}]`, f, "string")]
   )
 }
@@ -94,7 +86,7 @@ const checkOwnerReferences = (kinds: KindRegistry, resource: Kind, value: unknow
 /** Every problem with an object's metadata (name already final: generateName resolved). */
 export const checkObjectMeta = (kinds: KindRegistry, resource: Kind, metadata: Record<string, unknown>): ReadonlyArray<FieldError> => [
   ...checkName(resource, metadata["name"]),
-  ...checkStringMap("metadata.labels", metadata["labels"], checkLabelValue),
+  ...checkStringMap("metadata.labels", metadata["labels"], labelValueProblems),
   ...checkStringMap("metadata.annotations", metadata["annotations"], undefined),
   ...checkAnnotationSize(metadata["annotations"]),
   ...checkFinalizers(metadata["finalizers"]),

@@ -4,7 +4,7 @@
 // left and room in the queue), admit it (quota reserved and every check Ready), and what releasing its
 // quota leaves once its job has stopped.
 import type { KubeObject } from "../../Api.ts"
-import { parseGates } from "./AdmissionGates.ts"
+import { parseAdmissionGates } from "@dispatch/kube"
 import { findCondition, isConditionTrue, readConditions, removeCondition, setCondition, type Condition } from "../shared/Conditions.ts"
 import { annotationsOf, asArray, asNumber, asRecord, asString, at, copyJson, type JsonRecord } from "../shared/KubeFields.ts"
 import type { KueueQueueOptions } from "../Options.ts"
@@ -148,7 +148,7 @@ export const decideWorkload = (
   }
   let reserves = false
   if (!reserved) {
-    const gates = parseGates(annotationsOf(workload)[admissionGatedByAnnotation])
+    const gates = parseAdmissionGates(annotationsOf(workload)[admissionGatedByAnnotation])
     if (gates.length > 0) {
       set("QuotaReserved", "False", "AdmissionGated", `Admission is gated by: ${gates.join(",")}`)
       return done()

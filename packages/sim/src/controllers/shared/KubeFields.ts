@@ -1,5 +1,6 @@
 // Stored objects are untyped JSON; controllers read them through these narrowing accessors so that a
 // malformed field reads as "absent" instead of throwing inside a reconcile loop.
+import { valueAt } from "@dispatch/kube"
 import type { KubeObject } from "../../Api.ts"
 
 /** A JSON object read from a stored Kubernetes object. */
@@ -31,15 +32,7 @@ export const asNumber = (value: unknown): number | undefined =>
   typeof value === "number" && Number.isFinite(value) ? value : undefined
 
 /** The value at a path of object keys, or undefined when any step is missing. */
-export const at = (value: unknown, ...path: ReadonlyArray<string>): unknown => {
-  let current: unknown = value
-  for (const key of path) {
-    const record = asRecord(current)
-    if (record === undefined) return undefined
-    current = record[key]
-  }
-  return current
-}
+export const at = (value: unknown, ...path: ReadonlyArray<string>): unknown => valueAt(value, path)
 
 /** A string-to-string map (labels, annotations, nodeSelector), dropping non-string values. */
 export const asStringMap = (value: unknown): Readonly<Record<string, string>> => {

@@ -1,6 +1,7 @@
 // The replicated jobs a TrainJob will run, read from its runtime: their names, how many Jobs and pods
 // each has, and their containers. JobSet names pods `<trainjob>-<replicatedJob>-<jobIdx>-<podIdx>-xxxxx`
 // and needs that to be an RFC 1035 label; a runtime breaking this passes admission and never runs.
+import { isRfc1035Label } from "@dispatch/kube"
 import type { KubeObject } from "../../Api.ts"
 import { asArray, asNumber, asRecord, asString, at, labelsOf, type JsonRecord } from "../shared/KubeFields.ts"
 import { readOnce } from "../shared/FrozenReads.ts"
@@ -71,11 +72,6 @@ const readReplicatedJobs = (runtime: KubeObject, jobNumNodes: unknown): Readonly
 /** The longest pod name JobSet would give a pod of this replicated job. */
 export const longestPodName = (trainJobName: string, job: Pick<ReplicatedJob, "name" | "replicas" | "parallelism">): string =>
   `${trainJobName}-${job.name}-${job.replicas - 1}-${job.parallelism - 1}-xxxxx`
-
-const rfc1035Label = /^[a-z]([-a-z0-9]*[a-z0-9])?$/
-
-/** Whether a name is an RFC 1035 label (starts with a letter, at most 63 characters). */
-export const isRfc1035Label = (name: string): boolean => name.length <= 63 && rfc1035Label.test(name)
 
 /** The replicated jobs whose pod names would not be valid: the job then silently never runs. */
 export const unschedulableJobs = (trainJobName: string, jobs: ReadonlyArray<ReplicatedJob>): ReadonlyArray<string> =>

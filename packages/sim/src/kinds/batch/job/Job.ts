@@ -1,7 +1,7 @@
 // batch/v1 Job: pods run to completion.
 import { defineKind, fieldAt } from "../../Kind.ts"
 import { ageColumn, column, conditionTrue, count, field, nameColumn, time } from "../../Columns.ts"
-import { humanDuration } from "../../../http/HumanDuration.ts"
+import { humanDuration } from "@dispatch/kube"
 import type { KubeObject } from "../../../Api.ts"
 import { jobMessages } from "./JobMessages.ts"
 import { podMessages } from "../../core/pod/PodMessages.ts"

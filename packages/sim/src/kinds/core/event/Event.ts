@@ -1,7 +1,7 @@
 // core/v1 Event: what happened to an object, as `kubectl get events` lists it.
 import { defineKind, fieldAt } from "../../Kind.ts"
 import { column, field, text, time } from "../../Columns.ts"
-import { humanDuration } from "../../../http/HumanDuration.ts"
+import { humanDuration } from "@dispatch/kube"
 import { eventMessages } from "./EventMessages.ts"
 
 const selectable = [

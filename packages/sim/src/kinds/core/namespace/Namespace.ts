@@ -2,7 +2,7 @@
 import { defineKind, fieldAt } from "../../Kind.ts"
 import { isJsonObject } from "../../../apiserver/store/JsonValue.ts"
 import { fields, listOf } from "../../../apiserver/validation/FieldTree.ts"
-import { checkDns1123Label } from "../../../apiserver/validation/NameRules.ts"
+import { dns1123LabelProblems } from "@dispatch/kube"
 import { kindFields } from "../CoreFields.ts"
 import { namespaceMessages } from "./NamespaceMessages.ts"
 
@@ -34,7 +34,7 @@ export const namespace = defineKind({
       const spec = isJsonObject(object["spec"]) ? object["spec"] : {}
       return { ...object, spec: { finalizers: ["kubernetes"], ...spec }, status: { phase: "Active" } }
     },
-    nameProblems: checkDns1123Label
+    nameProblems: dns1123LabelProblems
   },
   selectableFields: { "status.phase": fieldAt("status.phase") }
 })

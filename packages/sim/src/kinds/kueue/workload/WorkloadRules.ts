@@ -1,7 +1,7 @@
 // The minimal shape Kueue's Workload CRD enforces: pod sets (which never change) and admission check states.
 import { duplicate, type FieldError, invalidValue, notSupported, requiredValue, wrongType } from "../../../apiserver/validation/FieldErrors.ts"
 import { isJsonObject, jsonEqual, valueAt } from "../../../apiserver/store/JsonValue.ts"
-import { checkDns1123Label } from "../../../apiserver/validation/NameRules.ts"
+import { dns1123LabelProblems } from "@dispatch/kube"
 import { checkArray, checkBoolean, checkInteger, checkString } from "../../../apiserver/validation/SchemaChecks.ts"
 
 /** The states an admission check entry on a Workload may have. */
@@ -13,7 +13,7 @@ const checkPodSet = (podSet: unknown, i: number): ReadonlyArray<FieldError> => {
   const name = podSet["name"]
   return [
     ...checkString(`${field}.name`, name, 63),
-    ...(typeof name === "string" ? checkDns1123Label(name).map((p) => invalidValue(`${field}.name`, name, p)) : []),
+    ...(typeof name === "string" ? dns1123LabelProblems(name).map((p) => invalidValue(`${field}.name`, name, p)) : []),
     ...checkInteger(`${field}.count`, podSet["count"], 0),
     ...checkInteger(`${field}.minCount`, podSet["minCount"], 1),
     ...(podSet["template"] === undefined ? [requiredValue(`${field}.template`)] : [])

@@ -3,7 +3,7 @@
 // activeDeadlineSeconds, the immutable fields, and runtimePatches changing only while suspended.
 import { duplicate, type FieldError, forbidden, invalidValue, notSupported, requiredValue, wrongType } from "../../../apiserver/validation/FieldErrors.ts"
 import { isJsonObject, jsonEqual, keepsFrozenPart, valueAt } from "../../../apiserver/store/JsonValue.ts"
-import { isRfc1035Label } from "../../../apiserver/validation/NameRules.ts"
+import { isRfc1035Label } from "@dispatch/kube"
 import { checkArray, checkBoolean, checkInteger, checkString } from "../../../apiserver/validation/SchemaChecks.ts"
 
 /** The managedBy value of Trainer's own controller (the default). */

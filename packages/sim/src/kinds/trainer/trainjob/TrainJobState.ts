@@ -1,24 +1,12 @@
-// The state a TrainJob is in, read from its conditions and jobsStatus: the one derivation the
-// simulator's Table, Trainer's and Kueue's controllers and the CLI share.
+// What the simulator reads of a TrainJob's state: whether it has finished (Trainer's derivation, in
+// @dispatch/kube, shared with the library and the CLI) and what the CRD's State printer column shows.
+import { trainJobState } from "@dispatch/kube"
 import type { KubeObject } from "../../../Api.ts"
-import { conditionTrue, conditionsOf, field, record } from "../../Columns.ts"
-
-/** Where a TrainJob stands. */
-export type TrainJobState = "Failed" | "Complete" | "Suspended" | "Running" | "Pending"
-
-/** A summary of the state a TrainJob is in (not what kubectl prints: see printedTrainJobState). */
-export const trainJobState = (object: KubeObject): TrainJobState => {
-  if (conditionTrue(object, "Failed")) return "Failed"
-  if (conditionTrue(object, "Complete")) return "Complete"
-  if (conditionTrue(object, "Suspended")) return "Suspended"
-  const jobs = field(object, "status", "jobsStatus")
-  const running = Array.isArray(jobs) && jobs.some((j) => Number(record(j)["active"] ?? 0) > 0 || Number(record(j)["ready"] ?? 0) > 0)
-  return running ? "Running" : "Pending"
-}
+import { conditionsOf } from "../../Columns.ts"
 
 /** Whether the TrainJob has finished (Complete or Failed). */
 export const isFinished = (object: KubeObject): boolean => {
-  const state = trainJobState(object)
+  const { state } = trainJobState(object)
   return state === "Failed" || state === "Complete"
 }
 
