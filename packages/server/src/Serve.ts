@@ -104,7 +104,7 @@ const reasonOf = (cause: unknown) => (cause instanceof Error ? cause.message : S
 // opens, so this one is never asked; it fails loudly if it is.
 const notOpenYet = (kind: Database["kind"]): Database => {
   const refuse = () => Promise.reject(new DatabaseError({ operation: "query", reason: "the database is not open yet" }))
-  return { kind, query: refuse, exec: refuse, transaction: refuse, close: () => Promise.resolve() }
+  return { kind, query: refuse, exec: refuse, transaction: refuse, run: refuse, close: () => Promise.resolve() }
 }
 
 /** Listens at once, then opens the database (migrating it) and starts the dispatcher: `onListening` is called with
