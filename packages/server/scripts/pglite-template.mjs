@@ -5,7 +5,7 @@
 import { PGlite } from "@electric-sql/pglite"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { dirname } from "node:path"
-import { migrate } from "../dist/Migrations.js"
+import { migrate } from "../dist/store/Migrations.js"
 import { installedPgliteVersion, pgliteDatabase, pgliteTemplate, postgresqlconf } from "../dist/PgliteDatabase.js"
 
 const db = await PGlite.create({ postgresqlconf })

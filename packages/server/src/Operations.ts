@@ -5,7 +5,7 @@
 import { Effect, Metric } from "effect"
 import { PrometheusMetrics } from "effect/observability"
 import type { Database } from "./Database.ts"
-import { migrations } from "./Migrations.ts"
+import { migrations, recordedMigrations } from "./store/Migrations.ts"
 
 /** Whether the dispatcher runs: `off` when the service was started without a cluster; `starting` until the
  * database it works on is open. */
@@ -50,10 +50,7 @@ export const readiness = async (db: Database, dispatcher: DispatcherState): Prom
   let applied = "unknown"
   try {
     await db.query(`select 1`)
-    // A database never migrated has no schema_migrations table: every migration is missing.
-    const [table] = await db.query<{ present: boolean }>(`select to_regclass('schema_migrations') is not null as present`)
-    const rows = table?.present === true ? await db.query<{ version: number }>(`select version from schema_migrations`) : []
-    const have = new Set(rows.map((r) => Number(r.version)))
+    const have = await recordedMigrations(db)
     const missing = migrations.filter((m) => !have.has(m.version)).map((m) => m.version)
     applied = missing.length === 0 ? `all ${migrations.length} applied` : `missing ${missing.join(", ")}`
     if (missing.length > 0) reasons.push(`migrations ${missing.join(", ")} are not applied`)

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import type { Database } from "../src/Database.ts"
 import type { DispatchContext } from "../src/DispatchContext.ts"
-import { migrate } from "../src/Migrations.ts"
+import { migrate } from "../src/store/Migrations.ts"
 import { openPglite } from "../src/PgliteDatabase.ts"
 import { ErrInvalid, ErrRejected, ErrUnreachable } from "@dispatch/effects"
 import { Effect } from "effect"

@@ -3,7 +3,7 @@ import { Agent, get, type IncomingMessage } from "node:http"
 import { afterAll, beforeAll, describe, expect, test } from "vitest"
 import type { Database } from "../src/Database.ts"
 import type { JobServer } from "../src/index.ts"
-import { migrations } from "../src/Migrations.ts"
+import { migrations } from "../src/store/Migrations.ts"
 import { accessLine, readiness, requestIdOf } from "../src/Operations.ts"
 import { client, newJob, started, tokens } from "./Fixtures.ts"
 

@@ -4,7 +4,7 @@
 import { Deferred, Effect, Result } from "effect"
 import { describe, expect, test } from "vitest"
 import { databaseLayer, type Database } from "../src/Database.ts"
-import { migrations } from "../src/Migrations.ts"
+import { migrations } from "../src/store/Migrations.ts"
 import { openPglite } from "../src/PgliteDatabase.ts"
 import { serve, type ServeOptions } from "../src/index.ts"
 import { tickingClock, tokenEntries, tokens } from "./Fixtures.ts"

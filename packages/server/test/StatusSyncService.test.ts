@@ -4,7 +4,7 @@ import { KubeCluster } from "@dispatch/effects"
 import { Layer } from "effect"
 import { expect, test } from "vitest"
 import { startDispatcher, type DispatchOptions } from "../src/Dispatcher.ts"
-import { migrate } from "../src/Migrations.ts"
+import { migrate } from "../src/store/Migrations.ts"
 import { openPglite } from "../src/PgliteDatabase.ts"
 import { StatusSyncService } from "../src/StatusSync.ts"
 
