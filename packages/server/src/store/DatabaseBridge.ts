@@ -1,6 +1,9 @@
-import { Cause, Context, Data, Effect, Exit } from "effect"
-import { SqlClient } from "effect/sql"
+import { Cause, Context, Data, Effect, Exit, Schema } from "effect"
+import { Reactivity } from "effect/reactivity"
+import { SqlClient, SqlError } from "effect/sql"
+import type { SqlConnection } from "effect/sql"
 import { databaseError, type Database, type Sql } from "../Database.ts"
+import { postgresCompiler, streamOf } from "./PostgresDialect.ts"
 
 // The one crossing between the service's Promise code (the HTTP handlers, the dispatcher's passes) and effect/sql:
 // the `Database` interface those callers take, answered by the one SqlClient. It goes when the callers are Effects
@@ -53,4 +56,50 @@ export const databaseOver = (kind: Database["kind"], context: Context.Context<Sq
       throw Cause.squash(exit.cause)
     }
   }
+}
+
+// A repository's statements, run by a Promise caller on what it holds (the database or one of its open
+// transactions): every statement goes through that `Sql`, so it joins the caller's transaction.
+const connectionOver = (sql: Sql): SqlConnection.Connection => {
+  const attempt = <A>(run: () => Promise<A>) => Effect.tryPromise({ try: run, catch: (cause) => new SqlError.SqlError({ reason: new SqlError.UnknownError({ cause, operation: "execute" }) }) })
+  const execute: SqlConnection.Connection["execute"] = (text, params, transformRows) =>
+    attempt(() => sql.query<object>(text, params)).pipe(Effect.map((rows) => (transformRows === undefined ? rows : transformRows(rows))))
+  const values = (text: string, params: ReadonlyArray<unknown>) =>
+    attempt(() => sql.query<Record<string, unknown>>(text, params)).pipe(Effect.map((rows) => rows.map((row) => Object.values(row))))
+  return {
+    execute,
+    executeRaw: (text, params) => attempt(() => sql.query(text, params)),
+    executeStream: streamOf(execute),
+    executeValues: values,
+    executeValuesUnprepared: values,
+    executeUnprepared: (text, params, transformRows) =>
+      params.length === 0 ? attempt(() => sql.exec(text)).pipe(Effect.as([])) : execute(text, params, transformRows)
+  }
+}
+
+const clients = new WeakMap<Sql, SqlClient.SqlClient>()
+
+const clientOver = (sql: Sql): SqlClient.SqlClient => {
+  const known = clients.get(sql)
+  if (known !== undefined) return known
+  const client = Effect.runSync(
+    SqlClient.make({ acquirer: Effect.succeed(connectionOver(sql)), compiler: postgresCompiler, driver: "bridge", spanAttributes: [] }).pipe(Effect.provide(Reactivity.layer))
+  )
+  clients.set(sql, client)
+  return client
+}
+
+/** Runs a repository's Effect on `sql` (the database, or a transaction the caller holds): resolves to its value,
+ * or rejects with what the statement threw (a DatabaseError, keeping its SQLSTATE), or a DatabaseError for a row the
+ * repository cannot read. The one crossing for repositories until their callers are Effects. */
+export const runOn = async <A, E>(sql: Sql, effect: Effect.Effect<A, E, SqlClient.SqlClient>): Promise<A> => {
+  const exit = await Effect.runPromiseExit(Effect.provideService(effect, SqlClient.SqlClient, clientOver(sql)))
+  if (Exit.isSuccess(exit)) return exit.value
+  const failure = Cause.findErrorOption(exit.cause)
+  if (failure._tag === "Some") {
+    const error = failure.value
+    if (SqlError.isSqlError(error)) throw error.reason.cause
+    throw Schema.isSchemaError(error) ? databaseError("read", error) : error
+  }
+  throw Cause.squash(exit.cause)
 }
