@@ -3,9 +3,9 @@
 // even when the first answer never reached the client (the process was killed between commit and reply).
 import { createHash } from "node:crypto"
 import { Result, Schema } from "effect"
-import { Effect } from "effect"
+import type { Effect } from "effect"
 import type { Database, Sql } from "./Database.ts"
-import { runOn } from "./store/DatabaseBridge.ts"
+import { onStore } from "./store/DatabaseBridge.ts"
 import { idempotencyKeys, type IdempotencyKeys } from "./store/IdempotencyKeys.ts"
 
 /** Who sends a keyed request and what it is: keys are scoped to the caller (group and principal). */
@@ -59,7 +59,7 @@ export const requestFingerprint = (request: KeyedRequest): string =>
 export const joined = (db: Database, sql: Sql): Database => ({ ...db, query: sql.query, exec: sql.exec, transaction: (body) => body(sql) })
 
 // The key's statements, run in the transaction the caller holds.
-const onKeys = <A, E>(sql: Sql, use: (keys: IdempotencyKeys) => Effect.Effect<A, E>): Promise<A> => runOn(sql, Effect.flatMap(idempotencyKeys, use))
+const onKeys = <A, E>(sql: Sql, use: (keys: IdempotencyKeys) => Effect.Effect<A, E>): Promise<A> => onStore(sql, idempotencyKeys, use)
 
 /** The service's keyed creations: each runs once per key. One per service (its API's layer), since it also holds the
  * keyed requests the service is answering right now. */

@@ -103,3 +103,7 @@ export const runOn = async <A, E>(sql: Sql, effect: Effect.Effect<A, E, SqlClien
   }
   throw Cause.squash(exit.cause)
 }
+
+/** Runs `use` of a repository on `sql` (see `runOn`). */
+export const onStore = <S, A, E>(sql: Sql, repository: Effect.Effect<S, never, SqlClient.SqlClient>, use: (repository: S) => Effect.Effect<A, E, SqlClient.SqlClient>): Promise<A> =>
+  runOn(sql, Effect.flatMap(repository, use))
