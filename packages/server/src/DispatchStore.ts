@@ -1,7 +1,7 @@
 import type { Gate } from "@dispatch/effects"
 import { step, type DispatchCommand, type DispatchInput, type DispatchState } from "@dispatch/jobs"
 import type { TrainJobRef } from "./ApiSchemas.ts"
-import type { Database, Sql } from "./Database.ts"
+import type { Database, Sql } from "./store/Database.ts"
 import { dispatchColumns, dispatchRowOf, isClaimed, rowAfter, stateOf, writeAnswer, type DispatchRow } from "./DispatchRow.ts"
 
 // Every query the dispatcher sends. Rows are claimed with FOR UPDATE SKIP LOCKED and a lease, so two service

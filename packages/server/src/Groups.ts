@@ -1,5 +1,5 @@
 // Groups are named in every resource's grp column; here each name gets the integer id Dioptra's clients use.
-import type { Sql } from "./Database.ts"
+import type { Sql } from "./store/Database.ts"
 import { accounts } from "./store/Accounts.ts"
 import { onStore } from "./store/DatabaseBridge.ts"
 

@@ -4,7 +4,7 @@
 import { createHash } from "node:crypto"
 import { Result, Schema } from "effect"
 import type { Effect } from "effect"
-import type { Database, Sql } from "./Database.ts"
+import type { Database, Sql } from "./store/Database.ts"
 import { onStore } from "./store/DatabaseBridge.ts"
 import { idempotencyKeys, type IdempotencyKeys } from "./store/IdempotencyKeys.ts"
 

@@ -1,7 +1,7 @@
 import { Result } from "effect"
 import { defaultRetryPolicy, formatTimeout, NoBackend, statusOf, step, transition, type InvalidTransition, type StatusChange, wireMetricValue, type InvalidSearch, type AcceptedJob, type JobStatus, type LogRecord, type MetricRecord, type Severity } from "@dispatch/jobs"
 import type { JobDispatch, MetricResponse, StoredJob, TrainJobRef } from "./ApiSchemas.ts"
-import type { Sql } from "./Database.ts"
+import type { Sql } from "./store/Database.ts"
 import { searchCondition } from "./DioptraPaging.ts"
 import { dispatchColumns, dispatchRowOf, stateOf, writeAnswer, type DispatchRow } from "./DispatchRow.ts"
 import type { NamedJob } from "./JobWire.ts"

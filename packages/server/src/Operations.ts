@@ -4,7 +4,7 @@
 // same truth.
 import { Effect, Metric } from "effect"
 import { PrometheusMetrics } from "effect/observability"
-import type { Database } from "./Database.ts"
+import type { Database } from "./store/Database.ts"
 import { migrations, recordedMigrations } from "./store/Migrations.ts"
 
 /** Whether the dispatcher runs: `off` when the service was started without a cluster; `starting` until the

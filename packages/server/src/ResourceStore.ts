@@ -1,6 +1,6 @@
 import type { Artifact, Entrypoint, EntrypointVersion, Experiment, Queue } from "@dispatch/jobs"
 import type { ArtifactResponse, QueueGate } from "./ApiSchemas.ts"
-import type { Sql } from "./Database.ts"
+import type { Sql } from "./store/Database.ts"
 import { isoTimes } from "./store/PostgresDialect.ts"
 import type { SqlCondition } from "./DioptraPaging.ts"
 

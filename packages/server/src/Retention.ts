@@ -5,7 +5,7 @@
 // and replicas honour it alike.
 import { stop } from "@dispatch/effects"
 import { Result } from "effect"
-import type { Database, Sql } from "./Database.ts"
+import type { Database, Sql } from "./store/Database.ts"
 import { queueBackends, type DispatchContext, type QueueBackends } from "./DispatchContext.ts"
 
 /** An ended job whose cluster objects are due for removal. */

@@ -1,7 +1,7 @@
 // Login sessions: the cookie holds a random token; the database keeps only its SHA-256, the user and the expiry.
 import { createHash, randomBytes } from "node:crypto"
 import { Option } from "effect"
-import type { Sql } from "./Database.ts"
+import type { Sql } from "./store/Database.ts"
 import { onStore } from "./store/DatabaseBridge.ts"
 import { loginSessions } from "./store/LoginSessions.ts"
 

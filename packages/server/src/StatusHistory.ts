@@ -1,5 +1,5 @@
 import type { JobStatus } from "@dispatch/jobs"
-import type { Sql } from "./Database.ts"
+import type { Sql } from "./store/Database.ts"
 
 /** Appends a status to a job's history, with the service's reason when it gave one. */
 export const insertHistory = async (sql: Sql, id: number, status: JobStatus, at: string, reason?: string): Promise<void> => {

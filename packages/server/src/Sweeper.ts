@@ -5,7 +5,7 @@ import { sweep, type Backend } from "@dispatch/effects"
 import { Effect, Metric, Result } from "effect"
 import { backendOf, type DispatchContext } from "./DispatchContext.ts"
 import { readGates } from "./DispatchStore.ts"
-import type { Sql } from "./Database.ts"
+import type { Sql } from "./store/Database.ts"
 import { sweeperDeleted, sweeperFailures } from "./Operations.ts"
 
 /** How the sweeper is paced and how old a leftover copy must be. */

@@ -3,7 +3,7 @@
 // (Find seeing nothing) would create the TrainJob again or call a job's Stop done before its TrainJob lands.
 import { InFlight } from "@dispatch/effects"
 import { Effect, Layer, Option } from "effect"
-import type { Database } from "./Database.ts"
+import type { Database } from "./store/Database.ts"
 
 // An entry outlives any call bound by far after a day; older ones are dropped as new ones are written.
 const keepMs = 86_400_000

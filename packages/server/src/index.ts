@@ -1,7 +1,7 @@
 /** @dispatch/server: Dioptra's job API over PGlite or PostgreSQL, dispatching jobs to the cluster. */
 export * from "./ApiSchemas.ts"
 export * from "./Auth.ts"
-export * from "./Database.ts"
+export * from "./store/Database.ts"
 export { lockDataDir, type DataDirLock } from "./DataDirLock.ts"
 export type { Dispatcher, DispatchOptions, PassReport } from "./Dispatcher.ts"
 export * from "./ErrorAction.ts"

@@ -3,9 +3,9 @@
 // adopted, not migrated again.
 import { PGlite } from "@electric-sql/pglite"
 import { afterAll, describe, expect, test } from "vitest"
-import type { Database } from "../src/Database.ts"
-import { pgliteDatabase, postgresqlconf } from "../src/PgliteDatabase.ts"
-import { openPostgres } from "../src/PostgresDatabase.ts"
+import type { Database } from "../src/store/Database.ts"
+import { pgliteDatabase, postgresqlconf } from "../src/store/PgliteDatabase.ts"
+import { openPostgres } from "../src/store/PostgresDatabase.ts"
 import { migrate, migrations, migrationsTable } from "../src/store/Migrations.ts"
 import { backends } from "./Service.ts"
 import { testPostgres, type TestPostgres } from "./TestPostgres.ts"

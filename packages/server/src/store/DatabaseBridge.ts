@@ -2,7 +2,7 @@ import { Cause, Context, Data, Effect, Exit, Schema } from "effect"
 import { Reactivity } from "effect/reactivity"
 import { SqlClient, SqlError } from "effect/sql"
 import type { SqlConnection } from "effect/sql"
-import { databaseError, type Database, type Sql } from "../Database.ts"
+import { databaseError, type Database, type Sql } from "./Database.ts"
 import { postgresCompiler, streamOf } from "./PostgresDialect.ts"
 
 // The one crossing between the service's Promise code (the HTTP handlers, the dispatcher's passes) and effect/sql:

@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { Migrator, SqlClient } from "effect/sql"
 import type { SqlError } from "effect/sql"
-import type { Database } from "../Database.ts"
+import type { Database } from "./Database.ts"
 
 /** One step of the schema, applied once, in order, and recorded in `effect_sql_migrations` (effect/sql's Migrator). */
 export interface Migration {

@@ -1,9 +1,9 @@
 import { Cause, Effect, Exit, Layer, Scope } from "effect"
 import { databaseError, databaseLayer, type Database } from "./Database.ts"
-import { databaseOver } from "./store/DatabaseBridge.ts"
-import { postgresClientLayer } from "./store/PostgresClient.ts"
+import { databaseOver } from "./DatabaseBridge.ts"
+import { postgresClientLayer } from "./PostgresClient.ts"
 
-export { statementName } from "./store/PostgresClient.ts"
+export { statementName } from "./PostgresClient.ts"
 
 /** Connects to PostgreSQL at `url` through a pool of `poolSize` connections (checked by one round trip). */
 export const openPostgres = async (url: string, poolSize = 20): Promise<Database> => {

@@ -7,8 +7,8 @@ import { Context, Effect } from "effect"
 import { Reactivity } from "effect/reactivity"
 import { SqlClient } from "effect/sql"
 import { databaseError, databaseLayer, type Database } from "./Database.ts"
-import { databaseOver } from "./store/DatabaseBridge.ts"
-import { pgliteClient } from "./store/PgliteClient.ts"
+import { databaseOver } from "./DatabaseBridge.ts"
+import { pgliteClient } from "./PgliteClient.ts"
 
 // PostgreSQL's default 128 MB of shared buffers lives in PGlite's WebAssembly memory and, once touched, stays in the
 // service's resident memory; the job service's working set is far smaller, and the data files are cached by the OS.
@@ -18,8 +18,8 @@ export const postgresqlconf = "shared_buffers = 8MB\n"
 
 /** Where the pre-initialised data directory ships: a tarball PGlite made itself, and which PGlite made it. */
 export const pgliteTemplate = {
-  tarball: fileURLToPath(new URL("../assets/pglite-datadir.tar.gz", import.meta.url)),
-  stamp: fileURLToPath(new URL("../assets/pglite-datadir.json", import.meta.url))
+  tarball: fileURLToPath(new URL("../../assets/pglite-datadir.tar.gz", import.meta.url)),
+  stamp: fileURLToPath(new URL("../../assets/pglite-datadir.json", import.meta.url))
 }
 
 /** The version of the installed PGlite, which a template must have been made by. */

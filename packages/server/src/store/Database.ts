@@ -1,7 +1,7 @@
 import { Context, Effect, Layer, Schema } from "effect"
 import { SqlError } from "effect/sql"
 import type { SqlClient } from "effect/sql"
-import { sqlStateOf } from "./store/PostgresDialect.ts"
+import { sqlStateOf } from "./PostgresDialect.ts"
 
 /** Something SQL can be sent to: the database itself, or one open transaction. */
 export interface Sql {
