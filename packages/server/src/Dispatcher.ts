@@ -11,7 +11,7 @@ import { jobControl, type JobControl } from "./JobControl.ts"
 import { dispatchPass } from "./JobDispatch.ts"
 import { queueProver } from "./QueueProver.ts"
 import { StatusSyncService, statusSyncLayer } from "./StatusSync.ts"
-import { unansweredCreates } from "./UnansweredCreates.ts"
+import { unansweredCreates } from "./store/UnansweredCreates.ts"
 
 /** How the service takes jobs to the cluster. */
 export interface DispatchOptions {
