@@ -311,17 +311,16 @@ create index jobs_awaiting_removal on jobs (cluster_removal_next_at, id) where c
 export const migrationsTable = "effect_sql_migrations"
 
 // Before effect/sql's Migrator, the service recorded applied migrations in `schema_migrations (version, name)`.
-// A database migrated then gets the Migrator's table filled from it, once, under an advisory lock (a fixed key), so
-// two services starting together on it adopt it once; the old table is left as it was, so a service of the older
-// version still starts on the database.
-const adoptionLock = 7_270_318
-
+// A database migrated then gets the Migrator's table filled from it, once, while the old table is locked, so two
+// services starting together on it adopt it once; the old table is left as it was, so a service of the older version
+// still starts on the database. The lock is a table lock, not an advisory one: taking it makes PostgreSQL read the
+// catalog changes committed while the transaction waited, so the second service sees the table the first created.
 const adoptIn = (sql: SqlClient.SqlClient) =>
   Effect.gen(function* () {
-    yield* sql`select pg_advisory_xact_lock(${adoptionLock})`
-    const [tables] = yield* sql<{ readonly old: boolean; readonly current: boolean }>`
-      select to_regclass('schema_migrations') is not null as old, to_regclass(${migrationsTable}) is not null as current`
-    if (tables?.old !== true || tables.current) return
+    const present = (table: string) => Effect.map(sql<{ readonly present: boolean }>`select to_regclass(${table}) is not null as present`, (rows) => rows[0]?.present === true)
+    if (!(yield* present("schema_migrations"))) return
+    yield* sql`lock table schema_migrations in exclusive mode`
+    if (yield* present(migrationsTable)) return
     yield* sql`create table ${sql(migrationsTable)} (
       migration_id integer primary key,
       created_at timestamp with time zone not null default now(),
