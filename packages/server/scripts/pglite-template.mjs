@@ -5,8 +5,8 @@
 import { PGlite } from "@electric-sql/pglite"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { dirname } from "node:path"
-import { migrate } from "../dist/Migrations.js"
-import { installedPgliteVersion, pgliteDatabase, pgliteTemplate, postgresqlconf } from "../dist/PgliteDatabase.js"
+import { migrate } from "../dist/store/Migrations.js"
+import { installedPgliteVersion, pgliteDatabase, pgliteTemplate, postgresqlconf } from "../dist/store/PgliteDatabase.js"
 
 const db = await PGlite.create({ postgresqlconf })
 // The service's schema is in it, migrated (a new data directory then starts without running every migration in

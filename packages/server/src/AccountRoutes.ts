@@ -1,16 +1,18 @@
 // Dioptra's users, auth and groups endpoints: sign-up (with --signup), cookie login sessions, integer group ids.
 import { checkSearchFields, parseSearch, searchMatches } from "@dispatch/jobs"
-import { Result } from "effect"
+import { Option, Result } from "effect"
 import type { GroupResponse } from "./AccountSchemas.ts"
 import { AuthGroup, GroupsGroup, UsersGroup, apiPrefix } from "./Api.ts"
 import type { Principal } from "./Auth.ts"
-import type { Sql } from "./Database.ts"
-import { isTrue, searchCondition } from "./DioptraPaging.ts"
+import type { Sql } from "./store/Database.ts"
+import { isTrue, searchTerms } from "./DioptraPaging.ts"
 import { groupIdOf, namesOtherGroup } from "./Groups.ts"
 import { listPage } from "./ListPage.ts"
 import { hashPassword, passwordMatches } from "./Password.ts"
 import { refMaker } from "./RefTypes.ts"
 import { route, type RequestContext } from "./Route.ts"
+import { accounts, userSearchFields } from "./store/Accounts.ts"
+import { onStore } from "./store/DatabaseBridge.ts"
 import {
   AlreadyExists,
   FieldsDiffer,
@@ -38,10 +40,10 @@ type Context = Pick<RequestContext<unknown, unknown, unknown>, "link">
 
 // Only a user who logged in is a member: a bearer token stands for its group, not for a user of it.
 const groupOf = async (sql: Sql, context: Context, id: number): Promise<GroupResponse | undefined> => {
-  const [group] = await sql.query<{ id: number; name: string; created_on: string }>(`select id, name, created_on from groups where id = $1`, [id])
+  const group = Option.getOrUndefined(await onStore(sql, accounts, (store) => store.group(id)))
   if (group === undefined) return undefined
   const refs = refMaker(context.link)
-  const users = await sql.query<{ id: number; username: string }>(`select id, username from users where grp = $1 order by id`, [group.name])
+  const users = await onStore(sql, accounts, (store) => store.members(group.name))
   const groupRef = refs.group(group.id, group.name)
   return {
     id: group.id,
@@ -55,9 +57,6 @@ const groupOf = async (sql: Sql, context: Context, id: number): Promise<GroupRes
     lastModifiedOn: group.created_on
   }
 }
-
-// The fields upstream's users.get searches, as SQL.
-const userSearchFields = { username: "username", email: "email" }
 
 const loginKeys = (username: string, client: string) => [`user:${username}`, `address:${client}`] as const
 
@@ -75,15 +74,14 @@ export const accountRoutes = [
         const hash = await hashPassword(body.password)
         await groupIdOf(db, signupGroup)
         return db.transaction(async (sql) => {
-          if ((await sql.query(`select 1 from users where username = $1`, [body.username])).length > 0) {
+          if (await onStore(sql, accounts, (store) => store.usernameTaken(body.username))) {
             return Result.fail(refusal(new AlreadyExists({ resource: "user", field: "username", value: body.username })))
           }
           const at = now()
-          const [row] = await sql.query<{ id: number }>(
-            `insert into users (username, email, password_hash, grp, created_on, last_modified_on) values ($1, $2, $3, $4, $5, $5) returning id`,
-            [body.username, body.email, hash, signupGroup, at]
+          const row = await onStore(sql, accounts, (store) =>
+            store.createUser({ username: body.username, email: body.email, passwordHash: hash, group: signupGroup, at })
           )
-          return Result.succeed({ id: row?.id ?? 0, username: body.username, email: body.email })
+          return Result.succeed({ id: row.id, username: body.username, email: body.email })
         })
       })()
     }
@@ -93,10 +91,8 @@ export const accountRoutes = [
       const refs = refMaker(link)
       const groups = [refs.group(principal.groupId, principal.group)]
       if (principal.userId === undefined) return Result.succeed({ username: principal.name, groups, via: "token" as const })
-      const [user] = await db.query<{ id: number; username: string; email: string; created_on: string; last_modified_on: string; last_login_on: string | null }>(
-        `select id, username, email, created_on, last_modified_on, last_login_on from users where id = $1`,
-        [principal.userId]
-      )
+      const userId = principal.userId
+      const user = Option.getOrUndefined(await onStore(db, accounts, (store) => store.currentUser(userId)))
       if (user === undefined) return Result.fail(refusal(new Unauthenticated({ reason: "the logged-in user no longer exists" })))
       return Result.succeed({
         id: user.id,
@@ -114,29 +110,16 @@ export const accountRoutes = [
     handle: async (context) => {
       // Only the caller's group's users are listed: upstream lists every user, but dispatch reveals nothing of
       // another group.
-      const search = searchCondition(context.query.search, userSearchFields, 2)
+      const search = searchTerms(context.query.search, userSearchFields)
       if (Result.isFailure(search)) return Result.fail(refusal(search.failure))
-      const { where, params } = search.success
+      const terms = search.success
       const group = context.principal.group
-      return Result.succeed(
-        await listPage(context, "/users", async (offset, limit) => {
-          const at = params.length + 2
-          const items = await context.db.query<{ id: number; username: string; email: string }>(
-            `select id, username, email from users where grp = $1 and ${where} order by id limit $${at} offset $${at + 1}`,
-            [group, ...params, limit, offset]
-          )
-          const [count] = await context.db.query<{ n: number }>(`select count(*)::int as n from users where grp = $1 and ${where}`, [group, ...params])
-          return { items, total: count?.n ?? 0 }
-        })
-      )
+      return Result.succeed(await listPage(context, "/users", (offset, limit) => onStore(context.db, accounts, (store) => store.users(group, terms, offset, limit))))
     }
   }),
   route(UsersGroup, "read", {
     handle: async ({ principal, params, db }) => {
-      const [user] = await db.query<{ id: number; username: string; email: string }>(
-        `select id, username, email from users where id = $1 and grp = $2`,
-        [params.id, principal.group]
-      )
+      const user = Option.getOrUndefined(await onStore(db, accounts, (store) => store.userInGroup({ id: params.id, group: principal.group })))
       return user === undefined ? Result.fail(refusal(new ResourceNotFound({ resource: "user", id: String(params.id) }))) : Result.succeed(user)
     }
   }),
@@ -151,7 +134,7 @@ export const accountRoutes = [
           return Result.fail(refusal(new TooManyLoginAttempts({ subject: key.startsWith("user:") ? `user ${JSON.stringify(body.username)}` : `address ${client}`, failures, windowSeconds: failureWindowSeconds })))
         }
       }
-      const [user] = await db.query<{ id: number; password_hash: string }>(`select id, password_hash from users where username = $1`, [body.username])
+      const user = Option.getOrUndefined(await onStore(db, accounts, (store) => store.credentials(body.username)))
       // An unknown user costs a hash too, so the answer's timing does not tell which usernames exist.
       const matches = await passwordMatches(body.password, user?.password_hash ?? (await hashPassword("", new Uint8Array(16))))
       if (user === undefined || !matches) {
@@ -161,7 +144,7 @@ export const accountRoutes = [
       const token = newSessionToken()
       await db.transaction(async (sql) => {
         await openSession(sql, user.id, token, at)
-        await sql.query(`update users set last_login_on = $2 where id = $1`, [user.id, at])
+        await onStore(sql, accounts, (store) => store.recordLogin(user.id, at))
         await clearFailures(sql, keys[0])
       })
       setCookie(sessionCookieHeader(token, apiPrefix))

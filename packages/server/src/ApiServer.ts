@@ -15,9 +15,9 @@ import { HttpApiBuilder, HttpApiSwagger, OpenApi } from "effect/http-api"
 import { AdmittedRequest, apiPrefix, Authorization, DispatchApi } from "./Api.ts"
 import { isCanonicalId } from "./ApiSchemas.ts"
 import { authenticate, type Credential, type Principal, type TokenEntry } from "./Auth.ts"
-import { DatabaseError, foreignKeyViolation, uniqueViolation, type Database } from "./Database.ts"
+import { DatabaseError, foreignKeyViolation, uniqueViolation, type Database } from "./store/Database.ts"
 import { errorBody, refusalStatus } from "./ErrorBody.ts"
-import { answerOnce, joined, type KeyedAnswer } from "./Idempotency.ts"
+import { IdempotentAnswers, joined, type KeyedAnswer } from "./Idempotency.ts"
 import { idempotencyHeader, parseIdempotencyKey } from "./IdempotencyKey.ts"
 import type { JobControl } from "./JobControl.ts"
 import { accessLine, metricsText, readiness, recordRequest, requestIdOf, startingReadiness, startupReason, type DispatcherState, type LogFormat, type StartupStep } from "./Operations.ts"
@@ -309,7 +309,7 @@ const authorizationLayer = (env: () => ApiEnvironment) => {
 }
 
 /** Runs a route's handler on an admitted request and answers its result as JSON. */
-const runRoute = (env: () => ApiEnvironment, route: Route) =>
+const runRoute = (env: () => ApiEnvironment, route: Route, answers: IdempotentAnswers) =>
   Effect.gen(function* () {
     const { once, ...admitted } = yield* AdmittedRequest
     const request = yield* HttpServerRequest.HttpServerRequest
@@ -347,7 +347,7 @@ const runRoute = (env: () => ApiEnvironment, route: Route) =>
         if (once === undefined) return route.keyed ? current.db.transaction((sql) => answer(joined(current.db, sql))) : answer(current.db)
         // The creation and its remembered answer are written in one transaction (see Idempotency.ts).
         const keyed = { group: admitted.principal.group, principal: admitted.principal.name, method: route.method, ...once }
-        const first = await answerOnce(current.db, keyed, current.now(), answer)
+        const first = await answers.answerOnce(current.db, keyed, current.now(), answer)
         return Result.isSuccess(first) ? first.success : { status: first.failure.status, body: errorBody(refusal(first.failure)) }
       },
       catch: (cause) => cause
@@ -361,12 +361,12 @@ const runRoute = (env: () => ApiEnvironment, route: Route) =>
   })
 
 /** Every declared group implemented by its routes: payloads are decoded by the Authorization middleware. */
-const groupLayers = (env: () => ApiEnvironment): Layer.Layer<any> =>
+const groupLayers = (env: () => ApiEnvironment, answers: IdempotentAnswers): Layer.Layer<any> =>
   (Layer.mergeAll as (...layers: ReadonlyArray<Layer.Layer<any, any, any>>) => Layer.Layer<any>)(
     ...Object.keys(DispatchApi.groups).map((group) =>
       HttpApiBuilder.group(DispatchApi, group as "jobs", (handlers) => {
         let built: any = handlers
-        for (const route of env().routes.filter((r) => r.group === group)) built = built.handleRaw(route.name, () => runRoute(env, route))
+        for (const route of env().routes.filter((r) => r.group === group)) built = built.handleRaw(route.name, () => runRoute(env, route, answers))
         return built
       })
     )
@@ -524,7 +524,7 @@ const answerEverything = (env: () => ApiEnvironment): Layer.Layer<never, never, 
 /** Every route of the service: the declared API, its document, the API index and the docs page. */
 export const serviceLayer = (env: () => ApiEnvironment) =>
   Layer.mergeAll(
-    HttpApiBuilder.layer(DispatchApi).pipe(Layer.provide(groupLayers(env)), Layer.provide(authorizationLayer(env))),
+    HttpApiBuilder.layer(DispatchApi).pipe(Layer.provide(groupLayers(env, new IdempotentAnswers())), Layer.provide(authorizationLayer(env))),
     publicRoutes(env),
     HttpApiSwagger.layer(DispatchApi, { path: `${apiPrefix}/docs` }),
     answerEverything(env)

@@ -1,5 +1,5 @@
 // Dioptra's list query (paging, sorting, search) as its Python client sends it, and the SQL a search becomes.
-import { checkSearchFields, likePattern, parseSearch, Text, type InvalidSearch } from "@dispatch/jobs"
+import { checkSearchFields, likePattern, parseSearch, Text, type InvalidSearch, type SearchTerm } from "@dispatch/jobs"
 import { Result, Schema } from "effect"
 import { PageQuery } from "./Paging.ts"
 
@@ -33,6 +33,11 @@ export const DioptraPageQuery = Schema.Struct({
   groupId: Schema.optionalKey(Schema.FiniteFromString.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(1)))
 })
 
+/** The terms of a list's `search` (none when absent), each naming one of `fields` or none; a search that does not
+ * parse, or names a field not searchable, is refused. */
+export const searchTerms = (search: string | undefined, fields: ReadonlyArray<string>): Result.Result<ReadonlyArray<SearchTerm>, InvalidSearch> =>
+  search === undefined ? Result.succeed([]) : Result.flatMap(parseSearch(search), (terms) => checkSearchFields(search, terms, fields))
+
 /** A SQL condition and its parameters, numbered from the `from` given to `searchCondition`. */
 export interface SqlCondition {
   readonly where: string
@@ -50,8 +55,7 @@ export const searchCondition = (
   from: number
 ): Result.Result<SqlCondition, InvalidSearch> => {
   if (search === undefined) return Result.succeed({ where: "true", params: [] })
-  const parsed = Result.flatMap(parseSearch(search), (terms) => checkSearchFields(search, terms, Object.keys(fields)))
-  return Result.map(parsed, (terms) => {
+  return Result.map(searchTerms(search, Object.keys(fields)), (terms) => {
     const params = terms.map(likePattern)
     const like = (expression: string, i: number) => `${expression} like $${from + i} escape '\\'`
     const clauses = terms.map((term, i) =>

@@ -2,9 +2,9 @@ import type { Backend, Gate } from "@dispatch/effects"
 import { decodeConfig } from "@dispatch/render"
 import { Result } from "effect"
 import type { ClusterRuntime } from "./ClusterRuntime.ts"
-import type { Database } from "./Database.ts"
+import type { Database } from "./store/Database.ts"
 import { queueConfigs, readGates, type GateRow } from "./DispatchStore.ts"
-import type { Sql } from "./Database.ts"
+import type { Sql } from "./store/Database.ts"
 import type { DispatchInput, RetryPolicy } from "@dispatch/jobs"
 
 /** What every part of the dispatcher shares: the database, the cluster, who this process is, its clock and settings. */

@@ -3,7 +3,7 @@
 // (a user's action or another process may have moved it meanwhile; then the answer is dropped).
 import { statusOf, type DispatchAnswer, type DispatchState, type JobStatus, type StopEnd } from "@dispatch/jobs"
 import type { JobDispatch } from "./ApiSchemas.ts"
-import type { Sql } from "./Database.ts"
+import type { Sql } from "./store/Database.ts"
 import { insertHistory } from "./StatusHistory.ts"
 
 /** A job's row as the dispatcher, the status sync and the job controls need it. */

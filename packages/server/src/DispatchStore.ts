@@ -1,7 +1,10 @@
 import type { Gate } from "@dispatch/effects"
 import { step, type DispatchCommand, type DispatchInput, type DispatchState } from "@dispatch/jobs"
 import type { TrainJobRef } from "./ApiSchemas.ts"
-import type { Database, Sql } from "./Database.ts"
+import { Option } from "effect"
+import type { Database, Sql } from "./store/Database.ts"
+import { onStore } from "./store/DatabaseBridge.ts"
+import { GateRow as GateRowSchema, QueueToProve as QueueToProveSchema, queueGates } from "./store/QueueGates.ts"
 import { dispatchColumns, dispatchRowOf, isClaimed, rowAfter, stateOf, writeAnswer, type DispatchRow } from "./DispatchRow.ts"
 
 // Every query the dispatcher sends. Rows are claimed with FOR UPDATE SKIP LOCKED and a lease, so two service
@@ -12,84 +15,42 @@ import { dispatchColumns, dispatchRowOf, isClaimed, rowAfter, stateOf, writeAnsw
 export type GateState = Gate["state"] | "proving"
 
 /** A queue's gate as stored: what its Factory proved (or that it is being proven), and when. */
-export interface GateRow {
-  readonly queue: number
-  readonly state: GateState
-  readonly reason: string
-  readonly checkedOn: string
-  readonly checkedAt: number
-}
+export type GateRow = typeof GateRowSchema.Type
 
 /** A queue whose backend needs proving: its id and stored backend (as registered). */
-export interface QueueToProve {
-  readonly id: number
-  readonly backend: { readonly config: unknown }
-}
-
-const gateColumns = `queue, state, reason, checked_on as "checkedOn", checked_at as "checkedAt"`
+export type QueueToProve = typeof QueueToProveSchema.Type
 
 /** Every gate, by queue. */
-export const readGates = async (sql: Sql): Promise<ReadonlyMap<number, GateRow>> => {
-  const rows = await sql.query<GateRow>(`select ${gateColumns} from queue_gates`)
-  return new Map(rows.map((r) => [r.queue, { ...r, checkedAt: Number(r.checkedAt) }]))
-}
+export const readGates = async (sql: Sql): Promise<ReadonlyMap<number, GateRow>> =>
+  new Map((await onStore(sql, queueGates, (gates) => gates.gates)).map((row) => [row.queue, row]))
 
 /** One queue's gate, if its backend has been proven. */
-export const readGate = async (sql: Sql, queue: number): Promise<GateRow | undefined> => {
-  const [row] = await sql.query<GateRow>(`select ${gateColumns} from queue_gates where queue = $1`, [queue])
-  return row === undefined ? undefined : { ...row, checkedAt: Number(row.checkedAt) }
-}
+export const readGate = async (sql: Sql, queue: number): Promise<GateRow | undefined> =>
+  Option.getOrUndefined(await onStore(sql, queueGates, (gates) => gates.gate(queue)))
 
 /** Queues to prove: every queue when `all`, else those never proven and those not open, proven before `before`. */
-export const queuesToProve = (sql: Sql, all: boolean, before: number) =>
-  sql.query<QueueToProve>(
-    `select q.id, q.backend from queues q left join queue_gates g on g.queue = q.id
-     where q.backend is not null and ($1 or g.queue is null or (g.state <> 'open' and g.checked_at <= $2)) order by q.id`,
-    [all, before]
-  )
+export const queuesToProve = (sql: Sql, all: boolean, before: number): Promise<ReadonlyArray<QueueToProve>> =>
+  onStore(sql, queueGates, (gates) => gates.queuesToProve(all, before))
 
 /** Stores that a queue's probe runs, unless the queue is open: an open gate stays open until a probe proves otherwise. */
-export const markProving = async (sql: Sql, queue: number, reason: string, at: string, atMs: number): Promise<void> => {
-  await sql.query(
-    `insert into queue_gates (queue, state, reason, checked_on, checked_at) values ($1, 'proving', $2, $3, $4)
-     on conflict (queue) do update set state = excluded.state, reason = excluded.reason, checked_on = excluded.checked_on, checked_at = excluded.checked_at
-     where queue_gates.state <> 'open'`,
-    [queue, reason, at, atMs]
-  )
-}
+export const markProving = (sql: Sql, queue: number, reason: string, at: string, atMs: number): Promise<void> =>
+  onStore(sql, queueGates, (gates) => gates.markProving({ queue, reason, at, atMs }))
 
 /** Stores what a queue's Factory proved. */
-export const writeGate = async (sql: Sql, queue: number, gate: Gate, at: string, atMs: number): Promise<void> => {
-  await sql.query(
-    `insert into queue_gates (queue, state, reason, checked_on, checked_at) values ($1, $2, $3, $4, $5)
-     on conflict (queue) do update set state = excluded.state, reason = excluded.reason, checked_on = excluded.checked_on, checked_at = excluded.checked_at`,
-    [queue, gate.state, gate.state === "open" ? "" : gate.reason, at, atMs]
-  )
-}
+export const writeGate = (sql: Sql, queue: number, gate: Gate, at: string, atMs: number): Promise<void> =>
+  onStore(sql, queueGates, (gates) => gates.writeGate({ queue, state: gate.state, reason: gate.state === "open" ? "" : gate.reason, at, atMs }))
 
 // Probes of one namespace share their objects' names, so only one process probes a namespace at a time.
 /** Takes the probe lease of a namespace until `untilMs`; false when another holder has it. */
-export const takeProbeLease = async (sql: Sql, namespace: string, holder: string, nowMs: number, untilMs: number): Promise<boolean> =>
-  (
-    await sql.query(
-      `insert into probe_leases (namespace, holder, until_ms) values ($1, $2, $3)
-       on conflict (namespace) do update set holder = excluded.holder, until_ms = excluded.until_ms
-       where probe_leases.until_ms < $4 or probe_leases.holder = $2 returning holder`,
-      [namespace, holder, untilMs, nowMs]
-    )
-  ).length > 0
+export const takeProbeLease = (sql: Sql, namespace: string, holder: string, nowMs: number, untilMs: number): Promise<boolean> =>
+  onStore(sql, queueGates, (gates) => gates.takeProbeLease(namespace, holder, nowMs, untilMs))
 
 /** Gives a probe lease back. */
-export const releaseProbeLease = async (sql: Sql, namespace: string, holder: string): Promise<void> => {
-  await sql.query(`delete from probe_leases where namespace = $1 and holder = $2`, [namespace, holder])
-}
+export const releaseProbeLease = (sql: Sql, namespace: string, holder: string): Promise<void> =>
+  onStore(sql, queueGates, (gates) => gates.releaseProbeLease(namespace, holder))
 
 /** The service's secret of a name, made from `fresh` the first time any process asks. */
-export const serviceSecret = async (sql: Sql, name: string, fresh: string): Promise<string> => {
-  await sql.query(`insert into service_keys (name, secret) values ($1, $2) on conflict (name) do nothing`, [name, fresh])
-  const [row] = await sql.query<{ secret: string }>(`select secret from service_keys where name = $1`, [name])
-  return row?.secret ?? fresh
-}
+export const serviceSecret = (sql: Sql, name: string, fresh: string): Promise<string> => onStore(sql, queueGates, (gates) => gates.serviceSecret(name, fresh))
 
 /** A job a dispatcher claimed: its row as the claim left it, the machine's state and what it asked for. */
 export interface ClaimedJob {

@@ -3,7 +3,7 @@ import { defaultRetryPolicy } from "@dispatch/jobs"
 import { Context, Effect, Layer } from "effect"
 import { clusterCleanup, defaultCleanupEveryMs, defaultRetentionMs, defaultSweepGraceMs } from "./ClusterCleanup.ts"
 import { makeClusterRuntime } from "./ClusterRuntime.ts"
-import { DatabaseService, type Database } from "./Database.ts"
+import { DatabaseService, type Database } from "./store/Database.ts"
 import type { DispatchContext } from "./DispatchContext.ts"
 import { releaseOwnClaims } from "./DispatchStore.ts"
 import { defaultBackoff, retryPolicyOf, type Backoff } from "./ErrorAction.ts"
@@ -11,7 +11,7 @@ import { jobControl, type JobControl } from "./JobControl.ts"
 import { dispatchPass } from "./JobDispatch.ts"
 import { queueProver } from "./QueueProver.ts"
 import { StatusSyncService, statusSyncLayer } from "./StatusSync.ts"
-import { unansweredCreates } from "./UnansweredCreates.ts"
+import { unansweredCreates } from "./store/UnansweredCreates.ts"
 
 /** How the service takes jobs to the cluster. */
 export interface DispatchOptions {

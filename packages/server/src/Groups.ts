@@ -1,5 +1,7 @@
 // Groups are named in every resource's grp column; here each name gets the integer id Dioptra's clients use.
-import type { Sql } from "./Database.ts"
+import type { Sql } from "./store/Database.ts"
+import { accounts } from "./store/Accounts.ts"
+import { onStore } from "./store/DatabaseBridge.ts"
 
 const known = new WeakMap<object, Map<string, number>>()
 
@@ -10,18 +12,9 @@ export const groupIdOf = async (db: Sql, name: string): Promise<number> => {
   known.set(db, cache)
   const cached = cache.get(name)
   if (cached !== undefined) return cached
-  await db.query(`insert into groups (name) values ($1) on conflict (name) do nothing`, [name])
-  const [row] = await db.query<{ id: number }>(`select id from groups where name = $1`, [name])
-  if (row === undefined) throw new Error(`group ${name} vanished as it was registered`)
-  cache.set(name, row.id)
-  return row.id
-}
-
-/** A group row: its id, name and when it was first seen. */
-export interface GroupRow {
-  readonly id: number
-  readonly name: string
-  readonly created_on: string
+  const id = await onStore(db, accounts, (store) => store.registerGroup(name))
+  cache.set(name, id)
+  return id
 }
 
 /** Whether a list's `groupId` names a group other than the caller's: such a list answers nothing, as Dioptra

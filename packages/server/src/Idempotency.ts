@@ -3,7 +3,10 @@
 // even when the first answer never reached the client (the process was killed between commit and reply).
 import { createHash } from "node:crypto"
 import { Result, Schema } from "effect"
-import type { Database, Sql } from "./Database.ts"
+import type { Effect } from "effect"
+import type { Database, Sql } from "./store/Database.ts"
+import { onStore } from "./store/DatabaseBridge.ts"
+import { idempotencyKeys, type IdempotencyKeys } from "./store/IdempotencyKeys.ts"
 
 /** Who sends a keyed request and what it is: keys are scoped to the caller (group and principal). */
 export interface KeyedRequest {
@@ -47,9 +50,6 @@ export class IdempotencyKeyReused extends Schema.TaggedError<IdempotencyKeyReuse
   }
 }
 
-// A second namespace for advisory locks beside the migration lock, so the two never collide.
-const keyLockSpace = 7_270_319
-
 /** What a keyed request is: its method, path and body, hashed. */
 export const requestFingerprint = (request: KeyedRequest): string =>
   createHash("sha256").update(`${request.method} ${request.path}\n`).update(request.body).digest("hex")
@@ -58,51 +58,48 @@ export const requestFingerprint = (request: KeyedRequest): string =>
 /** The database as seen inside one of its open transactions: a transaction begun on it joins that one. */
 export const joined = (db: Database, sql: Sql): Database => ({ ...db, query: sql.query, exec: sql.exec, transaction: (body) => body(sql) })
 
-// Requests of this process in progress, per database: PGlite runs one transaction at a time, so a second
-// request would only queue behind the first, where it must be told the key is in use.
-const inProgress = new WeakMap<Database, Set<string>>()
+// The key's statements, run in the transaction the caller holds.
+const onKeys = <A, E>(sql: Sql, use: (keys: IdempotencyKeys) => Effect.Effect<A, E>): Promise<A> => onStore(sql, idempotencyKeys, use)
 
-/** Runs a creating request once per key: a retry with the same request within 24 hours gets the first
- * successful answer; another request under the key is 422; one while the first is in progress is 409.
- * A refused request is not remembered, so its retry runs again. `now` is the service's ISO-8601 time. */
-export const answerOnce = async (
-  db: Database,
-  request: KeyedRequest,
-  now: string,
-  run: (db: Database) => Promise<KeyedAnswer>
-): Promise<Result.Result<KeyedAnswer, IdempotencyKeyInUse | IdempotencyKeyReused>> => {
-  const scope = JSON.stringify([request.group, request.principal, request.key])
-  const local = inProgress.get(db) ?? new Set<string>()
-  inProgress.set(db, local)
-  if (local.has(scope)) return Result.fail(new IdempotencyKeyInUse({ key: request.key }))
-  local.add(scope)
-  const fingerprint = requestFingerprint(request)
-  try {
-    return await db.transaction(async (sql) => {
-      // Another process on the same PostgreSQL holding the key's lock is answering it right now.
-      const [lock] = await sql.query<{ got: boolean }>(`select pg_try_advisory_xact_lock($1::int, hashtext($2)) as got`, [keyLockSpace, scope])
-      if (lock?.got !== true) return Result.fail(new IdempotencyKeyInUse({ key: request.key }))
-      const [first] = await sql.query<{ fingerprint: string; status: number; body: string }>(
-        `select fingerprint, status, body from idempotency_keys
-         where grp = $1 and principal = $2 and key = $3 and created_on > $4::timestamptz - interval '24 hours'`,
-        [request.group, request.principal, request.key, now]
-      )
-      if (first !== undefined) {
-        return first.fingerprint === fingerprint
-          ? Result.succeed({ status: first.status, body: JSON.parse(first.body) as unknown })
-          : Result.fail(new IdempotencyKeyReused({ key: request.key }))
-      }
-      const answer = await run(joined(db, sql))
-      if (answer.status >= 200 && answer.status < 300) {
-        await sql.query(`delete from idempotency_keys where created_on <= $1::timestamptz - interval '24 hours'`, [now])
-        await sql.query(
-          `insert into idempotency_keys (grp, principal, key, fingerprint, status, body, created_on) values ($1, $2, $3, $4, $5, $6, $7)`,
-          [request.group, request.principal, request.key, fingerprint, answer.status, JSON.stringify(answer.body), now]
-        )
-      }
-      return Result.succeed(answer)
-    })
-  } finally {
-    local.delete(scope)
+/** The service's keyed creations: each runs once per key. One per service (its API's layer), since it also holds the
+ * keyed requests the service is answering right now. */
+export class IdempotentAnswers {
+  // PGlite runs one transaction at a time, so a second request under a key being answered would only queue behind
+  // the first, where it must be told the key is in use.
+  private readonly inProgress = new Set<string>()
+
+  /** Runs a creating request once per key: a retry with the same request within 24 hours gets the first
+   * successful answer; another request under the key is 422; one while the first is in progress is 409.
+   * A refused request is not remembered, so its retry runs again. `now` is the service's ISO-8601 time. */
+  readonly answerOnce = async (
+    db: Database,
+    request: KeyedRequest,
+    now: string,
+    run: (db: Database) => Promise<KeyedAnswer>
+  ): Promise<Result.Result<KeyedAnswer, IdempotencyKeyInUse | IdempotencyKeyReused>> => {
+    const scope = JSON.stringify([request.group, request.principal, request.key])
+    if (this.inProgress.has(scope)) return Result.fail(new IdempotencyKeyInUse({ key: request.key }))
+    this.inProgress.add(scope)
+    const fingerprint = requestFingerprint(request)
+    const key = { group: request.group, principal: request.principal, key: request.key }
+    try {
+      return await db.transaction(async (sql) => {
+        // Another process on the same PostgreSQL holding the key's lock is answering it right now.
+        if (!(await onKeys(sql, (keys) => keys.lock(scope)))) return Result.fail(new IdempotencyKeyInUse({ key: request.key }))
+        const first = await onKeys(sql, (keys) => keys.recent(key, now))
+        if (first._tag === "Some") {
+          return first.value.fingerprint === fingerprint
+            ? Result.succeed({ status: first.value.status, body: JSON.parse(first.value.body) as unknown })
+            : Result.fail(new IdempotencyKeyReused({ key: request.key }))
+        }
+        const answer = await run(joined(db, sql))
+        if (answer.status >= 200 && answer.status < 300) {
+          await onKeys(sql, (keys) => keys.remember(key, { fingerprint, status: answer.status, body: JSON.stringify(answer.body) }, now))
+        }
+        return Result.succeed(answer)
+      })
+    } finally {
+      this.inProgress.delete(scope)
+    }
   }
 }

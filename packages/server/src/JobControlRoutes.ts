@@ -1,7 +1,7 @@
 import { defaultRetryPolicy, step, type AcceptedJob, type DispatchInput } from "@dispatch/jobs"
 import { Result, Schema } from "effect"
 import { IdParam, type JobResponse } from "./ApiSchemas.ts"
-import type { Sql } from "./Database.ts"
+import type { Sql } from "./store/Database.ts"
 import { lockDispatchRow, stateOf, writeAnswer, type DispatchRow } from "./DispatchRow.ts"
 import { insertJob, readJob } from "./JobStore.ts"
 import { JobsGroup } from "./Api.ts"

@@ -10,7 +10,7 @@ import { Result } from "effect"
 import type { InvalidSearch } from "@dispatch/jobs"
 import { metricNumber, type StatusResponse, type StoredJob } from "./ApiSchemas.ts"
 import type { Principal } from "./Auth.ts"
-import type { Sql } from "./Database.ts"
+import type { Sql } from "./store/Database.ts"
 import {
   artifactsOf,
   deleteJob,

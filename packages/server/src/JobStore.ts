@@ -1,8 +1,10 @@
 import { Result } from "effect"
 import { defaultRetryPolicy, formatTimeout, NoBackend, statusOf, step, transition, type InvalidTransition, type StatusChange, wireMetricValue, type InvalidSearch, type AcceptedJob, type JobStatus, type LogRecord, type MetricRecord, type Severity } from "@dispatch/jobs"
 import type { JobDispatch, MetricResponse, StoredJob, TrainJobRef } from "./ApiSchemas.ts"
-import type { Sql } from "./Database.ts"
-import { searchCondition } from "./DioptraPaging.ts"
+import type { Sql } from "./store/Database.ts"
+import { onStore } from "./store/DatabaseBridge.ts"
+import { jobHistory, logSearchFields, logSortColumns, MetricRow } from "./store/JobHistory.ts"
+import { searchCondition, searchTerms } from "./DioptraPaging.ts"
 import { dispatchColumns, dispatchRowOf, stateOf, writeAnswer, type DispatchRow } from "./DispatchRow.ts"
 import type { NamedJob } from "./JobWire.ts"
 import { JobNotControllable } from "./ServiceProblem.ts"
@@ -140,9 +142,6 @@ export const jobSortColumns = {
 /** The fields a job list may be searched by (Dioptra's search language), as SQL text. */
 export const jobSearchFields = { description: "j.description", status: "j.status", timeout: "j.timeout" } as const
 
-/** The fields a job's log may be searched by, as SQL text. */
-export const logSearchFields = { severity: "severity", message: "message", logger_name: "logger_name" } as const
-
 /** What a job list asks for: the group, optionally one experiment, a search (Dioptra's language), the order and the window. */
 export interface JobListing {
   readonly group: string
@@ -187,12 +186,7 @@ export const listJobs = async (
 
 /** Every status a job has had, oldest first, with the reason the service gave for it. */
 export const statusHistory = async (sql: Sql, id: number): Promise<ReadonlyArray<{ status: JobStatus; changedOn: string; reason?: string }>> =>
-  (
-    await sql.query<{ status: JobStatus; changedOn: string; reason: string | null }>(
-      `select status, changed_on as "changedOn", reason from job_status_history where job = $1 order by id`,
-      [id]
-    )
-  ).map(({ reason, ...entry }) => (reason === null ? entry : { ...entry, reason }))
+  (await onStore(sql, jobHistory, (history) => history.statuses(id))).map(({ reason, ...entry }) => (reason === null ? entry : { ...entry, reason }))
 
 /** Deletes a job as the dispatch machine says: its rows stay, as upstream keeps a deleted job's history, and a job
  * an attempt was made for stays `stopping` (hidden from the API) until Stop left nothing of it on the cluster. A
@@ -225,20 +219,9 @@ export const writeStatus = async (sql: Sql, id: number, change: StatusChange, at
 }
 
 /** Appends log records to a job. */
-export const insertLogs = async (sql: Sql, records: ReadonlyArray<LogRecord>): Promise<void> => {
-  for (const r of records) {
-    await sql.query(`insert into job_logs (job, severity, logger_name, message, logged_on) values ($1, $2, $3, $4, $5)`, [
-      r.job,
-      r.severity,
-      r.loggerName,
-      r.message,
-      r.createdOn
-    ])
-  }
-}
+export const insertLogs = (sql: Sql, records: ReadonlyArray<LogRecord>): Promise<void> => onStore(sql, jobHistory, (history) => history.appendLogs(records))
 
-/** The columns a job's log may be sorted by, by the names a query gives (upstream's snake_case, and camelCase). */
-export const logSortColumns = { severity: "severity", logger_name: "logger_name", loggerName: "logger_name", created_on: "logged_on", createdOn: "logged_on" } as const
+export { logSortColumns }
 
 /** What a log read asks for: the job, a severity filter, an order, a search filter (SQL and its parameters, from
  * the search language) and the window. */
@@ -255,67 +238,29 @@ export interface LogListing {
 /** One window of a job's log, in the order received unless sorted (ties in the order received), and the number of
  * records that match; a search that is not Dioptra's language, or names another field, is refused. */
 export const readLogs = async (sql: Sql, listing: LogListing) => {
-  const filter = withSearch(
-    `job = $1${listing.severities === undefined ? "" : " and severity = any($2::text[])"}`,
-    listing.severities === undefined ? [listing.job] : [listing.job, listing.severities],
-    listing.search,
-    logSearchFields
-  )
-  if (Result.isFailure(filter)) return Result.fail(filter.failure)
-  const { where, params } = filter.success
-  const order = listing.sortBy === undefined ? "id" : `${logSortColumns[listing.sortBy]} ${listing.descending ? "desc" : "asc"}, id`
-  const rows = await sql.query<LogRecord>(
-    `select job, severity, logger_name as "loggerName", message, logged_on as "createdOn" from job_logs where ${where}
-     order by ${order} limit $${params.length + 1} offset $${params.length + 2}`,
-    [...params, listing.limit, listing.offset]
-  )
-  const [count] = await sql.query<{ n: number }>(`select count(*)::int as n from job_logs where ${where}`, params)
-  return Result.succeed({ records: rows, total: count?.n ?? 0 })
+  const terms = searchTerms(listing.search, logSearchFields)
+  if (Result.isFailure(terms)) return Result.fail(terms.failure)
+  const { search: _search, ...window } = listing
+  return Result.succeed(await onStore(sql, jobHistory, (history) => history.logs({ ...window, terms: terms.success })))
 }
 
-interface MetricRow {
-  readonly job: number
-  readonly name: string
-  readonly step: number
-  readonly value: number
-  readonly specialValue: "nan" | "inf" | "-inf" | null
-  readonly timestamp: string
-}
-
-const metricOf = (row: MetricRow): MetricResponse => {
+const metricOf = (row: typeof MetricRow.Type): MetricResponse => {
   const { specialValue, ...rest } = row
-  const record: MetricRecord = { ...rest, step: Number(row.step), value: Number(row.value), ...(specialValue === null ? {} : { specialValue }) }
+  const record: MetricRecord = { ...rest, ...(specialValue === null ? {} : { specialValue }) }
   return { job: record.job, name: record.name, step: record.step, value: wireMetricValue(record), timestamp: record.timestamp }
 }
 
-const metricColumns = `job, name, step, value, special_value as "specialValue", recorded_on as "timestamp"`
-
 /** Stores a posted metric; a re-post at the same (job, name, step) is kept beside the earlier one. */
-export const insertMetric = async (sql: Sql, metric: MetricRecord): Promise<void> => {
-  await sql.query(`insert into job_metrics (job, name, step, value, special_value, recorded_on) values ($1, $2, $3, $4, $5, $6)`, [
-    metric.job,
-    metric.name,
-    metric.step,
-    metric.value,
-    metric.specialValue ?? null,
-    metric.timestamp
-  ])
-}
+export const insertMetric = (sql: Sql, metric: MetricRecord): Promise<void> => onStore(sql, jobHistory, (history) => history.appendMetric(metric))
 
 /** The latest of each of a job's metrics, by name: the last value posted at its highest step. */
 export const latestMetrics = async (sql: Sql, job: number): Promise<ReadonlyArray<MetricResponse>> =>
-  (await sql.query<MetricRow>(`select distinct on (name) ${metricColumns} from job_metrics where job = $1 order by name, step desc, id desc`, [job])).map(
-    metricOf
-  )
+  (await onStore(sql, jobHistory, (history) => history.latestMetrics(job))).map(metricOf)
 
 /** One window of every value posted for a metric, by step and then as posted, and the number of values. */
 export const metricSnapshots = async (sql: Sql, job: number, name: string, offset: number, limit: number) => {
-  const rows = await sql.query<MetricRow>(
-    `select ${metricColumns} from job_metrics where job = $1 and name = $2 order by step, id limit $3 offset $4`,
-    [job, name, limit, offset]
-  )
-  const [count] = await sql.query<{ n: number }>(`select count(*)::int as n from job_metrics where job = $1 and name = $2`, [job, name])
-  return { records: rows.map(metricOf), total: count?.n ?? 0 }
+  const { records, total } = await onStore(sql, jobHistory, (history) => history.metricValues(job, name, offset, limit))
+  return { records: records.map(metricOf), total }
 }
 
 /** The type and URI of each artifact snapshot a job loads, by artifact id. */

@@ -4,8 +4,10 @@
 // same truth.
 import { Effect, Metric } from "effect"
 import { PrometheusMetrics } from "effect/observability"
-import type { Database } from "./Database.ts"
-import { migrations } from "./Migrations.ts"
+import type { Database } from "./store/Database.ts"
+import { onStore } from "./store/DatabaseBridge.ts"
+import { migrations, recordedMigrations } from "./store/Migrations.ts"
+import { serviceFigures } from "./store/ServiceFigures.ts"
 
 /** Whether the dispatcher runs: `off` when the service was started without a cluster; `starting` until the
  * database it works on is open. */
@@ -49,11 +51,8 @@ export const readiness = async (db: Database, dispatcher: DispatcherState): Prom
   let database = "reachable"
   let applied = "unknown"
   try {
-    await db.query(`select 1`)
-    // A database never migrated has no schema_migrations table: every migration is missing.
-    const [table] = await db.query<{ present: boolean }>(`select to_regclass('schema_migrations') is not null as present`)
-    const rows = table?.present === true ? await db.query<{ version: number }>(`select version from schema_migrations`) : []
-    const have = new Set(rows.map((r) => Number(r.version)))
+    await onStore(db, serviceFigures, (figures) => figures.answers)
+    const have = await recordedMigrations(db)
     const missing = migrations.filter((m) => !have.has(m.version)).map((m) => m.version)
     applied = missing.length === 0 ? `all ${migrations.length} applied` : `missing ${missing.join(", ")}`
     if (missing.length > 0) reasons.push(`migrations ${missing.join(", ")} are not applied`)
@@ -111,20 +110,12 @@ const family = (name: string, help: string, type: "gauge" | "counter", samples: 
 /** The figures read from the database: jobs by status, dispatch attempts, jobs whose last dispatch error is of
  * each kind, jobs retention removed from the cluster, and each queue's gate. */
 export const storedMetrics = async (db: Database): Promise<string> => {
-  const jobs = await db.query<{ status: string; n: number }>(`select status, count(*)::int as n from jobs where not deleted group by status order by status`)
-  const [attempts] = await db.query<{ n: number }>(`select coalesce(sum(attempts), 0)::int as n from jobs`)
-  const errors = await db.query<{ kind: string; n: number }>(
-    `select last_error->>'error' as kind, count(*)::int as n from jobs where last_error is not null group by 1 order by 1`
-  )
-  const [removed] = await db.query<{ n: number }>(`select count(*)::int as n from jobs where cluster_removed_on is not null and cluster_removal_reason is null`)
-  const gates = await db.query<{ queue: number; name: string; state: string }>(
-    `select q.id as queue, q.name, coalesce(g.state, 'unproven') as state from queues q left join queue_gates g on g.queue = q.id order by q.id`
-  )
+  const { jobsByStatus: jobs, attempts, lastErrors: errors, removed, gates } = await onStore(db, serviceFigures, (figures) => figures.figures)
   return [
     family("dispatch_jobs", "Jobs by status (deleted jobs not counted)", "gauge", jobs.map((r) => [{ status: r.status }, Number(r.n)] as const)),
-    family("dispatch_dispatch_attempts_total", "Attempts to put jobs on a cluster, over every job", "counter", [[{}, Number(attempts?.n ?? 0)]]),
+    family("dispatch_dispatch_attempts_total", "Attempts to put jobs on a cluster, over every job", "counter", [[{}, attempts]]),
     family("dispatch_jobs_by_last_error", "Jobs whose last dispatch attempt failed, by the typed error's kind", "gauge", errors.map((r) => [{ kind: r.kind ?? "unknown" }, Number(r.n)] as const)),
-    family("dispatch_retention_removed_total", "Ended jobs past the retention whose TrainJob and runtime copy are gone from the cluster (deleted by retention, or found gone)", "counter", [[{}, Number(removed?.n ?? 0)]]),
+    family("dispatch_retention_removed_total", "Ended jobs past the retention whose TrainJob and runtime copy are gone from the cluster (deleted by retention, or found gone)", "counter", [[{}, removed]]),
     family("dispatch_queue_gate", "Each queue's gate: 1 for the state it is in", "gauge", gates.map((r) => [{ queue: String(r.queue), name: r.name, state: r.state }, 1] as const))
   ].join("\n")
 }

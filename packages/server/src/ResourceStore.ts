@@ -1,6 +1,7 @@
 import type { Artifact, Entrypoint, EntrypointVersion, Experiment, Queue } from "@dispatch/jobs"
 import type { ArtifactResponse, QueueGate } from "./ApiSchemas.ts"
-import { isoTimes, type Sql } from "./Database.ts"
+import type { Sql } from "./store/Database.ts"
+import { isoTimes } from "./store/PostgresDialect.ts"
 import type { SqlCondition } from "./DioptraPaging.ts"
 
 // Every query takes the caller's group: a resource of another group is never read, so it cannot leak. A deleted

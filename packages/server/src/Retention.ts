@@ -5,16 +5,13 @@
 // and replicas honour it alike.
 import { stop } from "@dispatch/effects"
 import { Result } from "effect"
-import type { Database, Sql } from "./Database.ts"
+import { clusterRemovals, ExpiredJob as ExpiredJobSchema } from "./store/ClusterRemovals.ts"
+import type { Database, Sql } from "./store/Database.ts"
+import { onStore } from "./store/DatabaseBridge.ts"
 import { queueBackends, type DispatchContext, type QueueBackends } from "./DispatchContext.ts"
 
 /** An ended job whose cluster objects are due for removal. */
-export interface ExpiredJob {
-  readonly id: number
-  readonly queue: number
-  /** The JobID of its StartRequest; null when no claim ever made one (nothing reached the cluster). */
-  readonly key: string | null
-}
+export type ExpiredJob = typeof ExpiredJobSchema.Type
 
 /**
  * Takes up to `limit` jobs that ended at or before `endedBefore` (their last status written then) and whose objects
@@ -22,31 +19,17 @@ export interface ExpiredJob {
  * or tried longest ago, come first, so a job that keeps failing never holds the others up.
  */
 export const takeExpiredJobs = (db: Database, nowMs: number, endedBefore: string, leaseMs: number, limit: number): Promise<ReadonlyArray<ExpiredJob>> =>
-  db.transaction(async (sql) => {
-    const rows = await sql.query<{ id: number }>(
-      `select j.id from jobs j
-       where j.cluster_removed_on is null and j.dispatch_state = 'done' and j.status in ('finished', 'failed')
-         and j.cluster_removal_next_at <= $1
-         and (select max(h.changed_on) from job_status_history h where h.job = j.id) <= $2::timestamptz
-       order by j.cluster_removal_next_at, j.id limit $3 for update of j skip locked`,
-      [nowMs, endedBefore, limit]
-    )
-    if (rows.length === 0) return []
-    return sql.query<ExpiredJob>(
-      `update jobs set cluster_removal_next_at = $2 where id = any($1::int[]) returning id, queue, start_request->>'job' as key`,
-      [rows.map((r) => r.id), nowMs + leaseMs]
-    )
-  }).then((taken) => [...taken].sort((a, b) => a.id - b.id))
+  db
+    .transaction((sql) => onStore(sql, clusterRemovals, (removals) => removals.takeExpired(nowMs, endedBefore, nowMs + leaseMs, limit)))
+    .then((taken) => [...taken].sort((a, b) => a.id - b.id))
 
 /** Records that a job's cluster objects are gone (or that there is nothing retention may remove, with why). */
-export const recordRemoved = async (sql: Sql, id: number, at: string, reason: string | null): Promise<void> => {
-  await sql.query(`update jobs set cluster_removed_on = $2, cluster_removal_reason = $3 where id = $1`, [id, at, reason])
-}
+export const recordRemoved = (sql: Sql, id: number, at: string, reason: string | null): Promise<void> =>
+  onStore(sql, clusterRemovals, (removals) => removals.recordRemoved(id, at, reason))
 
 /** Records a failed removal: the job goes to the back of the line, to be tried again on a later pass. */
-export const recordRemovalFailed = async (sql: Sql, id: number, nowMs: number, reason: string): Promise<void> => {
-  await sql.query(`update jobs set cluster_removal_next_at = $2, cluster_removal_reason = $3 where id = $1`, [id, nowMs, reason])
-}
+export const recordRemovalFailed = (sql: Sql, id: number, nowMs: number, reason: string): Promise<void> =>
+  onStore(sql, clusterRemovals, (removals) => removals.recordRemovalFailed(id, nowMs, reason))
 
 /** What one retention pass did: jobs whose objects it removed, and one line per job it could not finish. */
 export interface RetentionReport {

@@ -4,16 +4,16 @@ import { QueueBackend } from "@dispatch/jobs"
 import { TokenEntry } from "./Auth.ts"
 import { fillMissingBackends } from "./ResourceStore.ts"
 import { lockDataDir, type DataDirLock } from "./DataDirLock.ts"
-import { DatabaseError, databaseError, DatabaseService, type Database } from "./Database.ts"
+import { DatabaseError, databaseError, DatabaseService, type Database } from "./store/Database.ts"
 import { dispatcherLayer, DispatcherService, type DispatchOptions, type Dispatcher } from "./Dispatcher.ts"
 import { serviceSecret } from "./DispatchStore.ts"
 import { jobControlRoutes } from "./JobControlRoutes.ts"
 import { jobRoutes } from "./JobRoutes.ts"
 import { apiPrefix, listen, openApiDocument, type Listening } from "./ApiServer.ts"
 import { defaultLimits, type AnswerLimits } from "./Limits.ts"
-import { migrate } from "./Migrations.ts"
-import { pgliteLayer, pgliteOpeningNote } from "./PgliteDatabase.ts"
-import { postgresLayer } from "./PostgresDatabase.ts"
+import { migrate } from "./store/Migrations.ts"
+import { pgliteLayer, pgliteOpeningNote } from "./store/PgliteDatabase.ts"
+import { postgresLayer } from "./store/PostgresDatabase.ts"
 import { startupReason, type LogFormat, type StartupStep } from "./Operations.ts"
 import { resourceRoutes } from "./ResourceRoutes.ts"
 import { accountRoutes } from "./AccountRoutes.ts"
@@ -104,7 +104,7 @@ const reasonOf = (cause: unknown) => (cause instanceof Error ? cause.message : S
 // opens, so this one is never asked; it fails loudly if it is.
 const notOpenYet = (kind: Database["kind"]): Database => {
   const refuse = () => Promise.reject(new DatabaseError({ operation: "query", reason: "the database is not open yet" }))
-  return { kind, query: refuse, exec: refuse, transaction: refuse, close: () => Promise.resolve() }
+  return { kind, query: refuse, exec: refuse, transaction: refuse, run: refuse, close: () => Promise.resolve() }
 }
 
 /** Listens at once, then opens the database (migrating it) and starts the dispatcher: `onListening` is called with

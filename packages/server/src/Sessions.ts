@@ -1,6 +1,9 @@
 // Login sessions: the cookie holds a random token; the database keeps only its SHA-256, the user and the expiry.
 import { createHash, randomBytes } from "node:crypto"
-import type { Sql } from "./Database.ts"
+import { Option } from "effect"
+import type { Sql } from "./store/Database.ts"
+import { onStore } from "./store/DatabaseBridge.ts"
+import { loginSessions } from "./store/LoginSessions.ts"
 
 /** The cookie a login session travels in. */
 export const sessionCookie = "dispatch_session"
@@ -45,46 +48,28 @@ export interface SessionUser {
 
 /** The user of a session token that has not expired at `now`. */
 export const sessionUser = async (sql: Sql, token: string, now: string): Promise<SessionUser | undefined> =>
-  (
-    await sql.query<SessionUser>(
-      `select u.id, u.username, u.grp from sessions s join users u on u.id = s.user_id where s.token_hash = $1 and s.expires_on > $2`,
-      [tokenHash(token), now]
-    )
-  )[0]
+  Option.getOrUndefined(await onStore(sql, loginSessions, (sessions) => sessions.user({ tokenHash: tokenHash(token), now })))
 
 /** Stores a new session for a user, expiring `sessionSeconds` after `now`. */
 export const openSession = async (sql: Sql, userId: number, token: string, now: string): Promise<void> => {
   const expires = new Date(Date.parse(now) + sessionSeconds * 1000).toISOString()
-  await sql.query(`insert into sessions (token_hash, user_id, created_on, expires_on) values ($1, $2, $3, $4)`, [tokenHash(token), userId, now, expires])
-  await sql.query(`delete from sessions where expires_on <= $1`, [now])
+  await onStore(sql, loginSessions, (sessions) => sessions.open({ tokenHash: tokenHash(token), userId, now, expires }))
 }
 
 /** Ends one session, or every session of its user. */
-export const closeSession = async (sql: Sql, token: string, everywhere: boolean): Promise<void> => {
-  if (everywhere) await sql.query(`delete from sessions where user_id = (select user_id from sessions where token_hash = $1)`, [tokenHash(token)])
-  else await sql.query(`delete from sessions where token_hash = $1`, [tokenHash(token)])
-}
+export const closeSession = (sql: Sql, token: string, everywhere: boolean): Promise<void> =>
+  onStore(sql, loginSessions, (sessions) => sessions.close(tokenHash(token), everywhere))
 
 /** The failed logins counted under `key` within the window ending at `now`. */
 export const recentFailures = async (sql: Sql, key: string, now: string): Promise<number> => {
-  const [row] = await sql.query<{ failures: number; first_failed_on: string }>(`select failures, first_failed_on from login_failures where key = $1`, [key])
+  const row = Option.getOrUndefined(await onStore(sql, loginSessions, (sessions) => sessions.failures(key)))
   if (row === undefined) return 0
   return Date.parse(now) - Date.parse(row.first_failed_on) < failureWindowSeconds * 1000 ? row.failures : 0
 }
 
 /** Counts one failed login under `key`, starting a new window when the last one has passed. */
-export const countFailure = async (sql: Sql, key: string, now: string): Promise<void> => {
-  const windowStart = new Date(Date.parse(now) - failureWindowSeconds * 1000).toISOString()
-  await sql.query(
-    `insert into login_failures (key, failures, first_failed_on) values ($1, 1, $2)
-     on conflict (key) do update set
-       failures = case when login_failures.first_failed_on > $3 then login_failures.failures + 1 else 1 end,
-       first_failed_on = case when login_failures.first_failed_on > $3 then login_failures.first_failed_on else $2 end`,
-    [key, now, windowStart]
-  )
-}
+export const countFailure = (sql: Sql, key: string, now: string): Promise<void> =>
+  onStore(sql, loginSessions, (sessions) => sessions.countFailure(key, now, new Date(Date.parse(now) - failureWindowSeconds * 1000).toISOString()))
 
 /** Forgets the failed logins counted under `key`. */
-export const clearFailures = async (sql: Sql, key: string): Promise<void> => {
-  await sql.query(`delete from login_failures where key = $1`, [key])
-}
+export const clearFailures = (sql: Sql, key: string): Promise<void> => onStore(sql, loginSessions, (sessions) => sessions.clearFailures(key))

@@ -5,7 +5,9 @@ import { sweep, type Backend } from "@dispatch/effects"
 import { Effect, Metric, Result } from "effect"
 import { backendOf, type DispatchContext } from "./DispatchContext.ts"
 import { readGates } from "./DispatchStore.ts"
-import type { Sql } from "./Database.ts"
+import { clusterRemovals } from "./store/ClusterRemovals.ts"
+import type { Sql } from "./store/Database.ts"
+import { onStore } from "./store/DatabaseBridge.ts"
 import { sweeperDeleted, sweeperFailures } from "./Operations.ts"
 
 /** How the sweeper is paced and how old a leftover copy must be. */
@@ -25,15 +27,7 @@ export interface SweeperReport {
 
 /** The JobIDs of jobs the service may still start or stop: their copies are never swept. A deleted job that was
  * never put back on the cluster (pending) is not among them: nothing will reuse its copy. */
-export const jobsInProgress = async (sql: Sql): Promise<ReadonlySet<string>> =>
-  new Set(
-    (
-      await sql.query<{ job: string }>(
-        `select distinct start_request->>'job' as job from jobs
-         where start_request is not null and dispatch_state <> 'done' and not (deleted and dispatch_state = 'pending')`
-      )
-    ).map((r) => r.job)
-  )
+export const jobsInProgress = (sql: Sql): Promise<ReadonlySet<string>> => onStore(sql, clusterRemovals, (removals) => removals.jobsInProgress)
 
 /** One backend per namespace and label domain (the first whose gate lets it write), from every stored queue. */
 export const sweptBackends = async (sql: Sql): Promise<ReadonlyArray<Backend>> => {

@@ -3,10 +3,10 @@
 // records for each of Stop's answers; which namespaces the sweeper sweeps, how often, and what it reports; and
 // how often the two run.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
-import type { Database } from "../src/Database.ts"
+import type { Database } from "../src/store/Database.ts"
 import type { DispatchContext } from "../src/DispatchContext.ts"
-import { migrate } from "../src/Migrations.ts"
-import { openPglite } from "../src/PgliteDatabase.ts"
+import { migrate } from "../src/store/Migrations.ts"
+import { openPglite } from "../src/store/PgliteDatabase.ts"
 import { ErrInvalid, ErrRejected, ErrUnreachable } from "@dispatch/effects"
 import { Effect } from "effect"
 import { PrometheusMetrics } from "effect/observability"

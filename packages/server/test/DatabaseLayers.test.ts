@@ -1,8 +1,8 @@
 import { Context, Effect, Exit, Layer, Scope } from "effect"
 import { afterAll, describe, expect, test } from "vitest"
-import { DatabaseError, DatabaseService } from "../src/Database.ts"
-import { pgliteLayer } from "../src/PgliteDatabase.ts"
-import { postgresLayer } from "../src/PostgresDatabase.ts"
+import { DatabaseError, DatabaseService } from "../src/store/Database.ts"
+import { pgliteLayer } from "../src/store/PgliteDatabase.ts"
+import { postgresLayer } from "../src/store/PostgresDatabase.ts"
 import { backends } from "./Service.ts"
 import { testPostgres, type TestPostgres } from "./TestPostgres.ts"
 

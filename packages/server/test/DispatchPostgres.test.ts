@@ -10,9 +10,9 @@ import {
   trainJobCreates,
   type SimWorld
 } from "./ClusterWorld.ts"
-import { DatabaseError, type Database, type Sql } from "../src/Database.ts"
+import { DatabaseError, type Database, type Sql } from "../src/store/Database.ts"
 import { startDispatcher } from "../src/Dispatcher.ts"
-import { openPostgres } from "../src/PostgresDatabase.ts"
+import { openPostgres } from "../src/store/PostgresDatabase.ts"
 import { client, started, tokens } from "./Fixtures.ts"
 import { testPostgres, type TestPostgres } from "./TestPostgres.ts"
 

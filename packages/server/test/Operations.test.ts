@@ -1,9 +1,9 @@
 // The operations face: /healthz, /readyz, /metrics, X-Request-Id and the access log.
 import { Agent, get, type IncomingMessage } from "node:http"
 import { afterAll, beforeAll, describe, expect, test } from "vitest"
-import type { Database } from "../src/Database.ts"
+import type { Database } from "../src/store/Database.ts"
 import type { JobServer } from "../src/index.ts"
-import { migrations } from "../src/Migrations.ts"
+import { migrations } from "../src/store/Migrations.ts"
 import { accessLine, readiness, requestIdOf } from "../src/Operations.ts"
 import { client, newJob, started, tokens } from "./Fixtures.ts"
 

@@ -3,8 +3,8 @@ import { existsSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, test } from "vitest"
-import { migrate, migrations } from "../src/Migrations.ts"
-import { installedPgliteVersion, openPglite, pgliteTemplate, pgliteTemplateBlob, postgresqlconf } from "../src/PgliteDatabase.ts"
+import { migrate, migrations, migrationsTable } from "../src/store/Migrations.ts"
+import { installedPgliteVersion, openPglite, pgliteTemplate, pgliteTemplateBlob, postgresqlconf } from "../src/store/PgliteDatabase.ts"
 
 describe("the pre-initialised PGlite data directory", () => {
   test("ships for the installed PGlite and the service's configuration (else rerun scripts/pglite-template.mjs)", () => {
@@ -32,7 +32,7 @@ describe("the pre-initialised PGlite data directory", () => {
   test("a new data directory made from it holds the service's schema, every migration applied, and no rows of a service (else rerun scripts/pglite-template.mjs)", async () => {
     const db = await openPglite()
     try {
-      const versions = await db.query<{ version: number }>(`select version from schema_migrations order by version`)
+      const versions = await db.query<{ version: number }>(`select migration_id as version from ${migrationsTable} order by migration_id`)
       expect(versions.map((v) => v.version)).toEqual(migrations.map((m) => m.version))
       expect(await db.query(`select name from service_keys`)).toEqual([])
       expect(await db.query(`select name from groups`)).toEqual([])

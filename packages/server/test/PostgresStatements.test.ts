@@ -2,8 +2,8 @@
 // running them); texts past the limit stay unnamed, and a plan made stale by another process's migration is not an error.
 import { Context, Effect, Exit, Layer, Scope } from "effect"
 import { afterAll, beforeAll, describe, expect, test } from "vitest"
-import { DatabaseService, type Database } from "../src/Database.ts"
-import { postgresLayer, statementName } from "../src/PostgresDatabase.ts"
+import { DatabaseService, type Database } from "../src/store/Database.ts"
+import { postgresLayer, statementName } from "../src/store/PostgresDatabase.ts"
 import { testPostgres, type TestPostgres } from "./TestPostgres.ts"
 
 describe("PostgreSQL statements", () => {

@@ -3,9 +3,9 @@
 // its first query (the migrations' check) are held on Deferreds the test releases, so each window is certain.
 import { Deferred, Effect, Result } from "effect"
 import { describe, expect, test } from "vitest"
-import { databaseLayer, type Database } from "../src/Database.ts"
-import { migrations } from "../src/Migrations.ts"
-import { openPglite } from "../src/PgliteDatabase.ts"
+import { databaseLayer, type Database } from "../src/store/Database.ts"
+import { migrations } from "../src/store/Migrations.ts"
+import { openPglite } from "../src/store/PgliteDatabase.ts"
 import { serve, type ServeOptions } from "../src/index.ts"
 import { tickingClock, tokenEntries, tokens } from "./Fixtures.ts"
 

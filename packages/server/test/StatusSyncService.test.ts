@@ -4,8 +4,8 @@ import { KubeCluster } from "@dispatch/effects"
 import { Layer } from "effect"
 import { expect, test } from "vitest"
 import { startDispatcher, type DispatchOptions } from "../src/Dispatcher.ts"
-import { migrate } from "../src/Migrations.ts"
-import { openPglite } from "../src/PgliteDatabase.ts"
+import { migrate } from "../src/store/Migrations.ts"
+import { openPglite } from "../src/store/PgliteDatabase.ts"
 import { StatusSyncService } from "../src/StatusSync.ts"
 
 test("a pass follows and stops jobs through the status sync service it was given", async () => {

@@ -14,7 +14,7 @@ const killed = () => new DatabaseError({ operation: "query", reason: "the servic
 export const mortalDatabase = (db: Database, alive: Alive): Database => {
   const guard = <A>(work: () => Promise<A>): Promise<A> => (alive() ? work() : Promise.reject(killed()))
   const wrap = (sql: Sql): Sql => ({ query: (text, params) => guard(() => sql.query(text, params)), exec: (script) => guard(() => sql.exec(script)) })
-  return { kind: db.kind, ...wrap(db), transaction: (body) => guard(() => db.transaction((sql) => body(wrap(sql)))), close: async () => undefined }
+  return { kind: db.kind, ...wrap(db), transaction: (body) => guard(() => db.transaction((sql) => body(wrap(sql)))), run: (effect) => guard(() => db.run(effect)), close: async () => undefined }
 }
 
 /** The cluster as a process sees it: once dead, a call fails before anything is sent (a dead process sends nothing). */

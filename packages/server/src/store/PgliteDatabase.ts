@@ -3,26 +3,12 @@ import { existsSync, readFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { databaseError, databaseLayer, isoTimes, type Database, type Sql } from "./Database.ts"
-
-type Queryable = Pick<PGlite, "query" | "exec">
-
-const sqlOf = (target: Queryable): Sql => ({
-  query: async <R>(text: string, params: ReadonlyArray<unknown> = []) => {
-    try {
-      return (await target.query<R>(text, [...params])).rows.map(isoTimes)
-    } catch (cause) {
-      throw databaseError("query", cause)
-    }
-  },
-  exec: async (script) => {
-    try {
-      await target.exec(script)
-    } catch (cause) {
-      throw databaseError("script", cause)
-    }
-  }
-})
+import { Context, Effect } from "effect"
+import { Reactivity } from "effect/reactivity"
+import { SqlClient } from "effect/sql"
+import { databaseError, databaseLayer, type Database } from "./Database.ts"
+import { databaseOver } from "./DatabaseBridge.ts"
+import { pgliteClient } from "./PgliteClient.ts"
 
 // PostgreSQL's default 128 MB of shared buffers lives in PGlite's WebAssembly memory and, once touched, stays in the
 // service's resident memory; the job service's working set is far smaller, and the data files are cached by the OS.
@@ -32,8 +18,8 @@ export const postgresqlconf = "shared_buffers = 8MB\n"
 
 /** Where the pre-initialised data directory ships: a tarball PGlite made itself, and which PGlite made it. */
 export const pgliteTemplate = {
-  tarball: fileURLToPath(new URL("../assets/pglite-datadir.tar.gz", import.meta.url)),
-  stamp: fileURLToPath(new URL("../assets/pglite-datadir.json", import.meta.url))
+  tarball: fileURLToPath(new URL("../../assets/pglite-datadir.tar.gz", import.meta.url)),
+  stamp: fileURLToPath(new URL("../../assets/pglite-datadir.json", import.meta.url))
 }
 
 /** The version of the installed PGlite, which a template must have been made by. */
@@ -79,13 +65,11 @@ export const openPglite = async (dataDir?: string): Promise<Database> => {
   return pgliteDatabase(db)
 }
 
-/** An open PGlite as the service's database interface. */
-export const pgliteDatabase = (db: PGlite): Database => ({
-  kind: "pglite",
-  ...sqlOf(db),
-  transaction: (body) => db.transaction((tx) => body(sqlOf(tx))),
-  close: () => db.close()
-})
+/** An open PGlite as the service's database interface, over effect/sql's client on it. */
+export const pgliteDatabase = (db: PGlite): Database => {
+  const client = Effect.runSync(pgliteClient(db).pipe(Effect.provide(Reactivity.layer)))
+  return databaseOver("pglite", Context.make(SqlClient.SqlClient, client), () => db.close())
+}
 
 /** The database service on PGlite in `dataDir` (in memory when absent), closed when the layer's scope closes. */
 export const pgliteLayer = (dataDir?: string) => databaseLayer(dataDir === undefined ? "in-memory PGlite" : `PGlite in ${dataDir}`, () => openPglite(dataDir))

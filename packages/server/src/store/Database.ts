@@ -1,4 +1,7 @@
 import { Context, Effect, Layer, Schema } from "effect"
+import { SqlError } from "effect/sql"
+import type { SqlClient } from "effect/sql"
+import { sqlStateOf } from "./PostgresDialect.ts"
 
 /** Something SQL can be sent to: the database itself, or one open transaction. */
 export interface Sql {
@@ -13,6 +16,8 @@ export interface Database extends Sql {
   /** Runs `body` in one transaction: committed when it resolves, rolled back when it rejects. */
   readonly transaction: <A>(body: (sql: Sql) => Promise<A>) => Promise<A>
   readonly close: () => Promise<void>
+  /** Runs an Effect over the database's effect/sql client (outside any transaction of `transaction`). */
+  readonly run: <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient>) => Promise<A>
 }
 
 /** The service's database as an Effect service: one interface, provided by one of two layers (`pgliteLayer` or
@@ -49,23 +54,11 @@ export const uniqueViolation = "23505"
 /** PostgreSQL's SQLSTATE for a foreign key violation: a row named was deleted meanwhile (a snapshot retention let go). */
 export const foreignKeyViolation = "23503"
 
-/** Turns whatever a driver threw into a DatabaseError, keeping the SQLSTATE. */
+/** Turns whatever a driver threw (or effect/sql's SqlError around it) into a DatabaseError, keeping the SQLSTATE. */
 export const databaseError = (operation: string, cause: unknown): DatabaseError => {
   if (cause instanceof DatabaseError) return cause
-  const code = typeof cause === "object" && cause !== null && "code" in cause && typeof cause.code === "string" ? cause.code : undefined
-  const reason = cause instanceof Error ? cause.message : String(cause)
+  const driverError = SqlError.isSqlError(cause) ? cause.reason.cause : cause
+  const code = sqlStateOf(driverError)
+  const reason = driverError instanceof Error ? driverError.message : String(driverError)
   return code === undefined ? new DatabaseError({ operation, reason }) : new DatabaseError({ operation, reason, code })
-}
-
-// Both drivers read a timestamptz as a Date; the service answers times as the ISO-8601 strings it stamped.
-/** A row with every Date value turned into its ISO-8601 string (UTC, milliseconds). */
-export const isoTimes = <R>(row: R): R => {
-  if (typeof row !== "object" || row === null) return row
-  let copy: Record<string, unknown> | undefined
-  for (const [key, value] of Object.entries(row)) {
-    if (value instanceof Date) {
-      copy = { ...(copy ?? row), [key]: value.toISOString() }
-    }
-  }
-  return (copy ?? row) as R
 }

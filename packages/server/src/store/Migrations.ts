@@ -1,6 +1,9 @@
+import { Effect } from "effect"
+import { Migrator, SqlClient } from "effect/sql"
+import type { SqlError } from "effect/sql"
 import type { Database } from "./Database.ts"
 
-/** One step of the schema, applied once, in order, and recorded in `schema_migrations`. */
+/** One step of the schema, applied once, in order, and recorded in `effect_sql_migrations` (effect/sql's Migrator). */
 export interface Migration {
   readonly version: number
   readonly name: string
@@ -8,7 +11,7 @@ export interface Migration {
 }
 
 // Times are stamped by the service's injected clock (ISO-8601) and stored as timestamptz (text before migration
-// 3); both engines read them back as the same ISO-8601 string (see `isoTimes` in Database.ts). Integers that may pass 2^31 (timeouts, metric steps) are float8, which holds every safe integer exactly.
+// 3); both engines read them back as the same ISO-8601 string (see `isoTimes` in PostgresDialect.ts). Integers that may pass 2^31 (timeouts, metric steps) are float8, which holds every safe integer exactly.
 /** The service's schema, oldest first; a released migration is never edited, only followed. */
 export const migrations: ReadonlyArray<Migration> = [
   {
@@ -304,26 +307,57 @@ create index jobs_awaiting_removal on jobs (cluster_removal_next_at, id) where c
   }
 ]
 
-// A fixed key for the advisory lock, so two services starting on one PostgreSQL migrate one after the other.
-const migrationLock = 7_270_318
+/** The table effect/sql's Migrator records applied migrations in. */
+export const migrationsTable = "effect_sql_migrations"
 
-/** Applies every migration the database lacks, each in its own transaction; returns the versions applied. */
-export const migrate = async (db: Database, steps: ReadonlyArray<Migration> = migrations): Promise<ReadonlyArray<number>> => {
-  await db.query(`create table if not exists schema_migrations (version integer primary key, name text not null)`)
-  // One read skips what is applied already (a migration is never undone), so a restart on a current database costs
-  // one query, not a locked transaction per migration; what is missing is checked again under the lock.
-  const present = new Set((await db.query<{ version: number }>(`select version from schema_migrations`)).map((row) => Number(row.version)))
-  const applied: Array<number> = []
-  for (const step of steps.filter((s) => !present.has(s.version))) {
-    const done = await db.transaction(async (sql) => {
-      await sql.query(`select pg_advisory_xact_lock($1)`, [migrationLock])
-      const present = await sql.query(`select 1 from schema_migrations where version = $1`, [step.version])
-      if (present.length > 0) return false
-      await sql.exec(step.sql)
-      await sql.query(`insert into schema_migrations (version, name) values ($1, $2)`, [step.version, step.name])
-      return true
+// Before effect/sql's Migrator, the service recorded applied migrations in `schema_migrations (version, name)`.
+// A database migrated then gets the Migrator's table filled from it, once, while the old table is locked, so two
+// services starting together on it adopt it once; the old table is left as it was, so a service of the older version
+// still starts on the database. The lock is a table lock, not an advisory one: taking it makes PostgreSQL read the
+// catalog changes committed while the transaction waited, so the second service sees the table the first created.
+const adoptIn = (sql: SqlClient.SqlClient) =>
+  Effect.gen(function* () {
+    const present = (table: string) => Effect.map(sql<{ readonly present: boolean }>`select to_regclass(${table}) is not null as present`, (rows) => rows[0]?.present === true)
+    if (!(yield* present("schema_migrations"))) return
+    yield* sql`lock table schema_migrations in exclusive mode`
+    if (yield* present(migrationsTable)) return
+    yield* sql`create table ${sql(migrationsTable)} (
+      migration_id integer primary key,
+      created_at timestamp with time zone not null default now(),
+      name text not null
+    )`
+    yield* sql`insert into ${sql(migrationsTable)} (migration_id, name) select version, name from schema_migrations`
+  })
+
+const adoptRecordOfOldRunner = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql.withTransaction(adoptIn(sql))
+})
+
+/** Applies every step the database lacks through effect/sql's Migrator (in one transaction that locks the record
+ * table, so a second service starting meanwhile waits, then finds nothing to do); answers the versions applied. */
+export const applyMigrations = (steps: ReadonlyArray<Migration> = migrations): Effect.Effect<ReadonlyArray<number>, Migrator.MigrationError | SqlError.SqlError, SqlClient.SqlClient> =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    yield* adoptRecordOfOldRunner
+    const applied = yield* Migrator.make({})({
+      table: migrationsTable,
+      loader: Effect.succeed(steps.map((step) => [step.version, step.name, Effect.succeed(sql.unsafe(step.sql).unprepared)] as const))
     })
-    if (done) applied.push(step.version)
-  }
-  return applied
+    return applied.map(([version]) => version)
+  })
+
+/** The versions recorded as applied (none when the database was never migrated). */
+export const recordedMigrations = async (db: Database): Promise<ReadonlySet<number>> => {
+  const [table] = await db.query<{ present: boolean }>(`select to_regclass('${migrationsTable}') is not null as present`)
+  const rows = table?.present === true ? await db.query<{ migration_id: number }>(`select migration_id from ${migrationsTable}`) : []
+  return new Set(rows.map((row) => Number(row.migration_id)))
+}
+
+/** Applies every migration the database lacks; returns the versions applied. */
+export const migrate = async (db: Database, steps: ReadonlyArray<Migration> = migrations): Promise<ReadonlyArray<number>> => {
+  // A restart on a current database costs one read, not the Migrator's locked transaction.
+  const recorded = await recordedMigrations(db)
+  if (steps.every((step) => recorded.has(step.version))) return []
+  return db.run(applyMigrations(steps))
 }

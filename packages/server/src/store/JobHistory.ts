@@ -1,0 +1,107 @@
+// What a job leaves behind as it runs: its status history, its log records and the metric values it posted.
+import { JobStatus, LogRecord, SpecialValue, type MetricRecord, type SearchTerm, type Severity } from "@dispatch/jobs"
+import { Effect, Schema } from "effect"
+import { SqlClient, SqlSchema } from "effect/sql"
+import { searchCondition } from "./SearchCondition.ts"
+
+/** One status of a job's history, with the service's reason when it gave one. */
+export const HistoryRow = Schema.Struct({ status: JobStatus, changedOn: Schema.String, reason: Schema.NullOr(Schema.String) })
+
+/** One posted metric value as stored. */
+export const MetricRow = Schema.Struct({
+  job: Schema.Number,
+  name: Schema.String,
+  step: Schema.Number,
+  value: Schema.Number,
+  specialValue: Schema.NullOr(SpecialValue),
+  timestamp: Schema.String
+})
+
+const Count = Schema.Array(Schema.Struct({ n: Schema.Number }))
+
+// The fields upstream's log search takes, as SQL.
+const logSearchColumns = { severity: "severity", message: "message", logger_name: "logger_name" }
+
+/** The fields a job's log can be searched by. */
+export const logSearchFields = Object.keys(logSearchColumns)
+
+/** The columns a job's log may be sorted by, by the names a query gives (upstream's snake_case, and camelCase). */
+export const logSortColumns = { severity: "severity", logger_name: "logger_name", loggerName: "logger_name", created_on: "logged_on", createdOn: "logged_on" } as const
+
+/** What a log read asks for: the job, a severity filter, a search's terms, an order and the window. */
+export interface LogWindow {
+  readonly job: number
+  readonly terms: ReadonlyArray<SearchTerm>
+  readonly severities?: ReadonlyArray<Severity>
+  readonly sortBy?: keyof typeof logSortColumns
+  readonly descending: boolean
+  readonly offset: number
+  readonly limit: number
+}
+
+/** The job history's repository over the SqlClient in context. */
+export const jobHistory = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const metricColumns = sql.literal(`job, name, step, value, special_value as "specialValue", recorded_on as "timestamp"`)
+  const count = (statement: Effect.Effect<ReadonlyArray<unknown>, any>) => Effect.map(Effect.flatMap(statement, Schema.decodeUnknownEffect(Count)), (rows) => rows[0]?.n ?? 0)
+  return {
+    /** Appends a status to a job's history, with the service's reason when it gave one. */
+    appendStatus: (job: number, status: JobStatus, at: string, reason: string | null) =>
+      Effect.asVoid(sql`insert into job_status_history (job, status, changed_on, reason) values (${job}, ${status}, ${at}, ${reason})`),
+    /** Every status a job has had, oldest first. */
+    statuses: SqlSchema.findAll({
+      Request: Schema.Number,
+      Result: HistoryRow,
+      execute: (job) => sql`select status, changed_on as "changedOn", reason from job_status_history where job = ${job} order by id`
+    }),
+    /** Appends log records to a job, one statement each, in order. */
+    appendLogs: (records: ReadonlyArray<LogRecord>) =>
+      Effect.forEach(
+        records,
+        (r) => sql`insert into job_logs (job, severity, logger_name, message, logged_on) values (${r.job}, ${r.severity}, ${r.loggerName}, ${r.message}, ${r.createdOn})`,
+        { discard: true }
+      ),
+    /** One window of a job's log, in the order received unless sorted (ties in the order received), and how many
+     * records match. */
+    logs: (window: LogWindow) => {
+      const where = sql.and([
+        sql`job = ${window.job}`,
+        ...(window.severities === undefined ? [] : [sql`severity = any(${window.severities}::text[])`]),
+        searchCondition(sql, window.terms, logSearchColumns)
+      ])
+      const order = sql.literal(window.sortBy === undefined ? "id" : `${logSortColumns[window.sortBy]} ${window.descending ? "desc" : "asc"}, id`)
+      return Effect.all({
+        records: Effect.flatMap(
+          sql`select job, severity, logger_name as "loggerName", message, logged_on as "createdOn" from job_logs where ${where}
+              order by ${order} limit ${window.limit} offset ${window.offset}`,
+          Schema.decodeUnknownEffect(Schema.Array(LogRecord))
+        ),
+        total: count(sql`select count(*)::int as n from job_logs where ${where}`)
+      })
+    },
+    /** Stores a posted metric value; a re-post at the same (job, name, step) is kept beside the earlier one. */
+    appendMetric: (metric: MetricRecord) =>
+      Effect.asVoid(
+        sql`insert into job_metrics (job, name, step, value, special_value, recorded_on)
+            values (${metric.job}, ${metric.name}, ${metric.step}, ${metric.value}, ${metric.specialValue ?? null}, ${metric.timestamp})`
+      ),
+    /** The latest of each of a job's metrics, by name: the last value posted at its highest step. */
+    latestMetrics: SqlSchema.findAll({
+      Request: Schema.Number,
+      Result: MetricRow,
+      execute: (job) => sql`select distinct on (name) ${metricColumns} from job_metrics where job = ${job} order by name, step desc, id desc`
+    }),
+    /** One window of every value posted for a metric, by step and then as posted, and how many there are. */
+    metricValues: (job: number, name: string, offset: number, limit: number) =>
+      Effect.all({
+        records: Effect.flatMap(
+          sql`select ${metricColumns} from job_metrics where job = ${job} and name = ${name} order by step, id limit ${limit} offset ${offset}`,
+          Schema.decodeUnknownEffect(Schema.Array(MetricRow))
+        ),
+        total: count(sql`select count(*)::int as n from job_metrics where job = ${job} and name = ${name}`)
+      })
+  }
+})
+
+/** The job history's repository. */
+export type JobHistory = Effect.Success<typeof jobHistory>

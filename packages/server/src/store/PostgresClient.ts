@@ -1,0 +1,98 @@
+import { Effect, Layer } from "effect"
+import { Reactivity } from "effect/reactivity"
+import { SqlClient } from "effect/sql"
+import type { SqlConnection, SqlError } from "effect/sql"
+import pg from "pg"
+import { postgresCompiler, readRows, sqlErrorOf, streamOf } from "./PostgresDialect.ts"
+
+// PostgreSQL plans an unnamed statement at every execution, and the service's statements (a creation's catalog read
+// and its INSERT with the names joined) cost more to plan than to run: each gets a name, so every connection plans
+// it once and reuses the plan (node-postgres prepares a named statement on a connection at its first use). Only the
+// first `namedStatementLimit` distinct texts are named: the service's own statements are a fixed few hundred at most,
+// while searches and lists of ids make texts without end, which stay unnamed so no connection keeps them forever.
+const namedStatementLimit = 512
+const statementNames = new Map<string, string>()
+
+/** The name a statement is prepared under, or undefined once the limit of named texts is reached. */
+export const statementName = (text: string): string | undefined => {
+  const known = statementNames.get(text)
+  if (known !== undefined || statementNames.size >= namedStatementLimit) return known
+  const name = `dispatch_${statementNames.size + 1}`
+  statementNames.set(text, name)
+  return name
+}
+
+// SQLSTATE 0A000, "cached plan must not change result type".
+const isStalePlan = (cause: unknown): boolean =>
+  typeof cause === "object" && cause !== null && "code" in cause && cause.code === "0A000" && String((cause as { message?: unknown }).message).includes("cached plan")
+
+type Queryable = Pick<pg.Pool, "query">
+
+// A statement sent by name, or unnamed past the limit of names.
+const send = async (target: Queryable, text: string, values: Array<unknown>, rowMode: "array" | undefined): Promise<pg.QueryResult> => {
+  const name = statementName(text)
+  if (name === undefined) return target.query({ text, values, ...(rowMode === undefined ? {} : { rowMode }) })
+  try {
+    return await target.query({ name, text, values, ...(rowMode === undefined ? {} : { rowMode }) })
+  } catch (cause) {
+    // A table whose columns changed since the statement was prepared (another process migrated the schema)
+    // cannot run its plan: the statement is sent unnamed instead (outside a transaction; inside, the transaction
+    // has already failed on it).
+    if (!isStalePlan(cause)) throw cause
+    return target.query({ text, values, ...(rowMode === undefined ? {} : { rowMode }) })
+  }
+}
+
+const attempt = <A>(operation: string, run: () => Promise<A>): Effect.Effect<A, SqlError.SqlError> =>
+  Effect.tryPromise({ try: run, catch: sqlErrorOf(operation) })
+
+/** One connection as effect/sql sees it: the pool itself (each statement on whichever connection is free) or one
+ * checked-out connection (a transaction's). */
+const connectionOf = (target: Queryable): SqlConnection.Connection => {
+  const execute: SqlConnection.Connection["execute"] = (sql, params, transformRows) =>
+    attempt("execute", () => send(target, sql, [...params], undefined)).pipe(Effect.map((result) => readRows(result.rows, transformRows)))
+  return {
+    execute,
+    executeRaw: (sql, params) => attempt("execute", () => target.query({ text: sql, values: [...params] })),
+    executeStream: streamOf(execute),
+    executeValues: (sql, params) =>
+      attempt("execute", () => send(target, sql, [...params], "array")).pipe(Effect.map((result) => result.rows as ReadonlyArray<ReadonlyArray<unknown>>)),
+    executeValuesUnprepared: (sql, params) =>
+      attempt("execute", () => target.query({ text: sql, values: [...params], rowMode: "array" })).pipe(Effect.map((result) => result.rows as ReadonlyArray<ReadonlyArray<unknown>>)),
+    // Unnamed; without parameters node-postgres uses the simple protocol, which takes a script of several statements.
+    executeUnprepared: (sql, params, transformRows) =>
+      attempt("execute", () => (params.length === 0 ? target.query(sql) : target.query({ text: sql, values: [...params] }))).pipe(
+        Effect.map((result) => readRows(Array.isArray(result) ? (result.at(-1)?.rows ?? []) : result.rows, transformRows))
+      )
+  }
+}
+
+/** effect/sql's client over a pool of `poolSize` connections to the PostgreSQL at `url`, checked by one round trip when
+ * built; the pool ends when the layer's scope closes. */
+export const postgresClientLayer = (url: string, poolSize = 20): Layer.Layer<SqlClient.SqlClient, SqlError.SqlError> =>
+  Layer.effect(
+    SqlClient.SqlClient,
+    Effect.gen(function* () {
+      const pool = yield* Effect.acquireRelease(
+        Effect.sync(() => {
+          const pool = new pg.Pool({ connectionString: url, max: poolSize })
+          // An idle connection dropped by the server must not crash the process; the next query reconnects.
+          pool.on("error", () => undefined)
+          return pool
+        }),
+        (pool) => Effect.promise(() => pool.end())
+      )
+      yield* attempt("connect", () => pool.query("select 1"))
+      const transactionConnection = Effect.acquireRelease(
+        attempt("connect", () => pool.connect()),
+        (client) => Effect.sync(() => client.release())
+      ).pipe(Effect.map(connectionOf))
+      return yield* SqlClient.make({
+        acquirer: Effect.succeed(connectionOf(pool)),
+        transactionAcquirer: transactionConnection,
+        compiler: postgresCompiler,
+        driver: "pg",
+        spanAttributes: [["db.system.name", "postgresql"]]
+      })
+    })
+  ).pipe(Layer.provide(Reactivity.layer))

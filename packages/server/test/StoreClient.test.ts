@@ -1,0 +1,104 @@
+// The one effect/sql client under both stores, as the service's code meets it: PostgreSQL's SQLSTATE survives as
+// data (a unique or foreign-key violation), a transaction commits whole or not at all, and what a transaction's body
+// throws comes back unchanged; a repository's statements join the transaction its caller holds.
+import { fc, test as property } from "@fast-check/vitest"
+import { Option } from "effect"
+import { SqlError } from "effect/sql"
+import { afterAll, beforeAll, describe, expect, test } from "vitest"
+import { databaseError, DatabaseError, foreignKeyViolation, uniqueViolation, type Database } from "../src/store/Database.ts"
+import { onStore } from "../src/store/DatabaseBridge.ts"
+import { loginSessions } from "../src/store/LoginSessions.ts"
+import { openPglite } from "../src/store/PgliteDatabase.ts"
+import { openPostgres } from "../src/store/PostgresDatabase.ts"
+import { sqlErrorOf } from "../src/store/PostgresDialect.ts"
+import { migrate } from "../src/store/Migrations.ts"
+import { backends } from "./Service.ts"
+import { testPostgres, type TestPostgres } from "./TestPostgres.ts"
+
+describe("a driver's failure read into effect/sql's SqlError", () => {
+  property.prop([fc.stringMatching(/^[0-9A-Z]{5}$/), fc.string()])("keeps its SQLSTATE and message through to the service's DatabaseError", (code, message) => {
+    const driverError = Object.assign(new Error(message), { code })
+    const read = sqlErrorOf("execute")(driverError)
+    expect(read.reason.cause).toBe(driverError)
+    expect(databaseError("query", read)).toEqual(new DatabaseError({ operation: "query", reason: message, code }))
+  })
+
+  test("its reason follows PostgreSQL's classes", () => {
+    const reason = (code: string | undefined) => sqlErrorOf("execute")(Object.assign(new Error("x"), code === undefined ? {} : { code })).reason._tag
+    expect([reason("23505"), reason("23503"), reason("40P01"), reason("40001"), reason("42P01"), reason("28P01"), reason("08006"), reason("XX000"), reason(undefined)]).toEqual([
+      "UniqueViolation",
+      "ConstraintError",
+      "DeadlockError",
+      "SerializationError",
+      "SqlSyntaxError",
+      "AuthenticationError",
+      "ConnectionError",
+      "UnknownError",
+      "ConnectionError"
+    ])
+    expect(SqlError.isSqlError(sqlErrorOf("execute")(new Error("x")))).toBe(true)
+  })
+})
+
+describe.each(backends)("the SqlClient under the service on %s", (backend) => {
+  let db: Database | undefined
+  let postgres: TestPostgres | undefined
+  beforeAll(async () => {
+    postgres = backend === "postgres" ? await testPostgres() : undefined
+    db = postgres === undefined ? await openPglite() : await openPostgres(postgres.url, 4)
+    await migrate(db)
+  })
+  afterAll(async () => {
+    await db?.close()
+    await postgres?.release()
+  })
+  const opened = () => {
+    if (db === undefined) throw new Error("the database did not open")
+    return db
+  }
+
+  test("a unique and a foreign-key violation arrive as DatabaseErrors carrying their SQLSTATE", async () => {
+    const db = opened()
+    await db.query(`insert into groups (name) values ('taken')`)
+    const unique = await db.query(`insert into groups (name) values ('taken')`).then(() => undefined, (cause: unknown) => cause)
+    expect(unique).toBeInstanceOf(DatabaseError)
+    expect((unique as DatabaseError).code).toBe(uniqueViolation)
+    const foreign = await db.query(`insert into sessions (token_hash, user_id, created_on, expires_on) values ('h', 999999, now(), now())`).then(() => undefined, (cause: unknown) => cause)
+    expect((foreign as DatabaseError).code).toBe(foreignKeyViolation)
+  })
+
+  test("a transaction whose body throws writes nothing and rejects with what the body threw", async () => {
+    const db = opened()
+    const thrown = new Error("the body's own failure")
+    const outcome = await db
+      .transaction(async (sql) => {
+        await sql.query(`insert into groups (name) values ('rolled back')`)
+        await onStore(sql, loginSessions, (sessions) => sessions.countFailure("user:rolled-back", "2026-12-01T00:00:00.000Z", "2026-11-30T23:45:00.000Z"))
+        throw thrown
+      })
+      .then(() => undefined, (cause: unknown) => cause)
+    expect(outcome).toBe(thrown)
+    expect(await db.query(`select name from groups where name = 'rolled back'`)).toEqual([])
+    expect(await db.query(`select key from login_failures where key = 'user:rolled-back'`)).toEqual([])
+  })
+
+  test("a repository's statements run in the caller's transaction and are committed with it", async () => {
+    const db = opened()
+    await db.transaction(async (sql) => {
+      await onStore(sql, loginSessions, (sessions) => sessions.countFailure("user:kept", "2026-12-01T00:00:00.000Z", "2026-11-30T23:45:00.000Z"))
+      // Seen inside the transaction before it commits.
+      expect(Option.getOrUndefined(await onStore(sql, loginSessions, (sessions) => sessions.failures("user:kept")))).toEqual({
+        failures: 1,
+        first_failed_on: "2026-12-01T00:00:00.000Z"
+      })
+    })
+    expect(await db.query(`select failures from login_failures where key = 'user:kept'`)).toEqual([{ failures: 1 }])
+  })
+
+  test("a statement a repository sends that the database refuses rejects with the DatabaseError the database interface threw", async () => {
+    const db = opened()
+    const failing: Database = { ...db, query: () => Promise.reject(new DatabaseError({ operation: "query", reason: "injected" })) }
+    const outcome = await onStore(failing, loginSessions, (sessions) => sessions.failures("any")).then(() => undefined, (cause: unknown) => cause)
+    expect(outcome).toEqual(new DatabaseError({ operation: "query", reason: "injected" }))
+  })
+})
