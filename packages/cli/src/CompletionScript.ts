@@ -1,28 +1,33 @@
-// What the completion scripts offer for a value: the command tree types every value a string (the CLI's
-// own readers check them), so the scripts learn from the specs which values are files and which a fixed set.
+// What the completion scripts offer for a value: the command tree that reads the line takes every value
+// as a string (each command's declared flags check them), so the scripts learn from the declarations
+// which values are files and which a fixed set.
 import type { Completions } from "effect/cli"
-import type { CommandSpec, FlagSpec } from "./CommandSpec.ts"
+import type { CommandDeclaration } from "./Commands.ts"
+import { type FlagFacts, argumentOf, flagsOf } from "./FlagFacts.ts"
 
-/** What a flag's values are, read from its placeholder: FILE and DIR name paths, `a|b|c` is that set; undefined for free text. */
-export const flagType = (flag: FlagSpec): Completions.FlagType | undefined => {
+/** What a flag's values are: its declared set, or read from its placeholder (FILE and DIR name paths,
+ * `a|b|c` is that set); undefined for free text. */
+export const flagType = (flag: FlagFacts): Completions.FlagType | undefined => {
+  if (flag.choices !== undefined) return { _tag: "Choice", values: flag.choices }
   if (flag.metavar === "FILE") return { _tag: "Path", pathType: "file" }
   if (flag.metavar === "DIR") return { _tag: "Path", pathType: "directory" }
   if (flag.metavar !== undefined && /^[a-z]+(\|[a-z]+)+$/.test(flag.metavar)) return { _tag: "Choice", values: flag.metavar.split("|") }
   return undefined
 }
 
-/** The command tree's descriptor with each flag's and positional word's values typed from the specs of the command at `words`. */
+/** The command tree's descriptor with each flag's and positional word's values typed from the declaration of the command at `words`. */
 export const withValueTypes = (
   descriptor: Completions.CommandDescriptor,
-  specs: ReadonlyArray<CommandSpec>,
+  specs: ReadonlyArray<CommandDeclaration>,
   words: ReadonlyArray<string> = []
 ): Completions.CommandDescriptor => {
   const spec = specs.find((s) => s.words.join(" ") === words.join(" "))
-  const choices = spec?.argument?.choices
+  const choices = spec === undefined ? undefined : argumentOf(spec)?.choices
+  const flags = spec === undefined ? [] : flagsOf(spec)
   return {
     ...descriptor,
     flags: descriptor.flags.map((f) => {
-      const own = spec?.flags.find((g) => g.name === f.name)
+      const own = flags.find((g) => g.name === f.name)
       const type = own === undefined ? undefined : flagType(own)
       return type === undefined ? f : { ...f, type }
     }),

@@ -7,7 +7,8 @@ import { fileURLToPath } from "node:url"
 import { promisify } from "node:util"
 import { afterAll, describe, expect, it } from "vitest"
 import { runCli } from "../src/Cli.ts"
-import { CommandSpecs } from "../src/CommandSpec.ts"
+import { Commands } from "../src/Commands.ts"
+import { flagsOf as declaredFlags } from "../src/FlagFacts.ts"
 import { ExitCode } from "../src/ExitCode.ts"
 import { recordingIo } from "./CommandLine.ts"
 
@@ -77,8 +78,8 @@ const complete = async (shell: Shell, line: string): Promise<ReadonlyArray<strin
   return [...new Set(offered.split("\n").filter((l) => l !== "").map((l) => l.split("\t")[0]!))]
 }
 
-const topWords = [...new Set(Object.values(CommandSpecs).map((s) => s.words[0]))]
-const flagsOf = (spec: (typeof CommandSpecs)[keyof typeof CommandSpecs]) => spec.flags.map((f) => `--${f.name}`)
+const topWords = [...new Set(Object.values(Commands).map((s) => s.words[0]))]
+const flagsOf = (spec: (typeof Commands)[keyof typeof Commands]) => declaredFlags(spec).map((f) => `--${f.name}`)
 
 describe("completion", { timeout: shellBoundMs * 4 }, () => {
   it.each(shells)("%s offers every command for `dispatch ` and only the matching ones for `dispatch lo`", async (shell) => {
@@ -88,7 +89,7 @@ describe("completion", { timeout: shellBoundMs * 4 }, () => {
 
   it.each(shells)("%s offers a command's own flags: `dispatch logs --`, `dispatch render --req`", async (shell) => {
     const logs = await complete(shell, "dispatch logs --")
-    for (const flag of flagsOf(CommandSpecs.logs)) expect(logs).toContain(flag)
+    for (const flag of flagsOf(Commands.logs)) expect(logs).toContain(flag)
     expect(logs).not.toContain("--request")
     expect(await complete(shell, "dispatch render --req")).toEqual(["--request"])
   })
