@@ -14,7 +14,7 @@ import { type CommandDeclaration, Commands } from "./Commands.ts"
 import { endCommand } from "./CommandEnd.ts"
 import { ExitCode } from "./ExitCode.ts"
 import { usage } from "./Failure.ts"
-import { completionsShell, withValueTypes } from "./CompletionScript.ts"
+import { completionsShell, fishScript, withValueTypes } from "./CompletionScript.ts"
 import { type FlagFacts, argumentOf, displayFlag, flagsOf } from "./FlagFacts.ts"
 import { type ArgList, type CommandImpl, readValues } from "./FlagReader.ts"
 import { normalizeArgv } from "./KubectlArgv.ts"
@@ -98,7 +98,8 @@ const completionCommand: CommandImpl = {
     const problems = completionCommand.check(list)
     if (problems.length > 0) return endCommand(io, "completion", "text", usage(problems, usageLine(Commands.completion)))
     const shell = list.positional[0] as "bash" | "zsh" | "fish"
-    io.out(Completions.generate("dispatch", shell, withValueTypes(Completions.fromCommand(tree({ io, result: {} })), specs)))
+    const script = Completions.generate("dispatch", shell, withValueTypes(Completions.fromCommand(tree({ io, result: {} })), specs))
+    io.out(shell === "fish" ? fishScript(script, specs) : script)
     return ExitCode.ok
   }
 }
@@ -120,7 +121,11 @@ interface Run {
 const paramOf = (f: FlagFacts) => {
   const base =
     f.kind === "switch"
-      ? (Flag.Boolean(f.name).pipe(Flag.withDefault(false), Flag.map((on): ReadonlyArray<string> => (on ? [""] : []))) as Flag.Flag<ReadonlyArray<string>>)
+      ? (Flag.Boolean(f.name).pipe(
+          (flag) => (f.negation === undefined ? Flag.withoutNegation(flag) : Flag.withNegation(flag, f.negation)),
+          Flag.withDefault(false),
+          Flag.map((on): ReadonlyArray<string> => (on ? [""] : []))
+        ) as Flag.Flag<ReadonlyArray<string>>)
       : Flag.String(f.name).pipe(Flag.atLeast(0), Flag.withMetavar(f.metavar ?? "VALUE"))
   const described = base.pipe(Flag.withDescription(f.description))
   return f.short === undefined ? described : described.pipe(Flag.withAlias(f.short))

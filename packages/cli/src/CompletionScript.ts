@@ -36,6 +36,22 @@ export const withValueTypes = (
   }
 }
 
+/** effect/cli's fish script, with each command that shares its name with another's subcommand (`serve`,
+ * and `sim serve`) offered only where it is that command: fish's `__fish_seen_subcommand_from serve`
+ * also holds on `dispatch sim serve`, which would otherwise be offered both commands' flags. */
+export const fishScript = (script: string, commands: ReadonlyArray<CommandDeclaration>): string => {
+  const tops = new Set(commands.map((c) => c.words[0]!))
+  let fixed = script
+  for (const top of tops) {
+    const parents = [...new Set(commands.filter((c) => c.words.slice(1).includes(top)).map((c) => c.words[0]!))]
+    if (parents.length === 0) continue
+    const unless = parents.map((p) => `; and not __fish_seen_subcommand_from ${p}`).join("")
+    fixed = fixed.replaceAll(`-n '__fish_seen_subcommand_from ${top};`, `-n '__fish_seen_subcommand_from ${top}${unless};`)
+    fixed = fixed.replaceAll(`-n '__fish_seen_subcommand_from ${top}'`, `-n '__fish_seen_subcommand_from ${top}${unless}'`)
+  }
+  return fixed
+}
+
 /** The shell `--completions SHELL` (or `--completions=SHELL`) asks for anywhere on the line, if it does. */
 export const completionsShell = (argv: ReadonlyArray<string>): string | undefined => {
   const at = argv.findIndex((w) => w === "--completions" || w.startsWith("--completions="))

@@ -22,6 +22,8 @@ export interface FlagFacts {
   readonly required?: boolean
   /** The only values it takes, if it is declared with a fixed set. */
   readonly choices?: ReadonlyArray<string>
+  /** A switch's long name that turns it off (effect/cli's `--no-<name>`), unless declared without one. */
+  readonly negation?: string
 }
 
 /** The positional word a command takes, as the usage line and completions see it. */
@@ -83,7 +85,8 @@ export const flagFacts = (flag: Flag.Flag<unknown>): FlagFacts => {
     ...(isSwitch || single.typeName === undefined ? {} : { metavar: single.typeName }),
     ...(short === undefined ? {} : { short }),
     ...(!isSwitch && !optional && (!variadic || least > 0) ? { required: true } : {}),
-    ...(choices === undefined ? {} : { choices })
+    ...(choices === undefined ? {} : { choices }),
+    ...(isSwitch && single.negation !== false ? { negation: single.negation ?? `no-${single.name}` } : {})
   }
 }
 

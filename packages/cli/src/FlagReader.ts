@@ -44,6 +44,16 @@ const parseAlone = <A>(flag: Flag.Flag<A>, values: ReadonlyArray<string>): Exit.
 
 const unwrap = (value: unknown): unknown => (Option.isOption(value) ? Option.getOrUndefined(value) : value)
 
+/** What a flag's declaration gives when the line leaves it out, as the line would spell it; undefined
+ * when that is nothing (a flag that must be given, an optional value, an unset switch, no values). */
+export const declaredDefault = (flag: Flag.Flag<unknown>): string | undefined => {
+  const absent = parseAlone(flag, [])
+  if (!Exit.isSuccess(absent)) return undefined
+  const value = unwrap(absent.value)
+  if (value === undefined || value === false || (Array.isArray(value) && value.length === 0)) return undefined
+  return String(value)
+}
+
 /** The words of a problem effect/cli's parser found with one flag's values. */
 const problemOf = (flag: Flag.Flag<unknown>, error: CliError.CliError): string => {
   const facts = flagFacts(flag)
