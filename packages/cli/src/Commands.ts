@@ -64,6 +64,9 @@ const duration = (zero: boolean) => (text: string): number | undefined => {
   return ms === undefined || (ms === 0 && !zero) ? undefined : ms
 }
 
+/** A quantity as a ClusterQueue's nominalQuota takes it (Kubernetes' quantity form): 8, 500m, 1.5, 64Gi, 2G, 1e3. */
+const quantity = (text: string): string | undefined => (/^\d+(\.\d+)?([eE]\d+|m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$/.test(text) ? text : undefined)
+
 /** A TCP port. */
 const port = (fallback: number, description: string): Flag.Flag<number> =>
   reading("port", "P", description, (text) => (/^\d+$/.test(text) && Number(text) <= 65535 ? Number(text) : undefined), "a port number (0-65535)").pipe(Flag.withDefault(fallback))
@@ -232,9 +235,9 @@ export const Commands = {
       fault: several("fault", "RULE", "VERB:RESOURCE[:NAME]=ACTION, e.g. create:trainjobs=drop"),
       "run-time": Flag.optional(reading("run-time", "S", "each training run completes S seconds after it starts (default 5)", wholeNumber(6, 1), "a whole number of seconds from 1 to 999999")),
       exec: toggle("exec", "run each pod's command as a local child process: its output is the pod's log, its exit ends the pod"),
-      "queue-cpu": optional("queue-cpu", "Q", "--mode kueue: the ClusterQueue's nominal CPU quota, e.g. 8 or 500m (default: not counted)"),
-      "queue-memory": optional("queue-memory", "Q", "--mode kueue: the ClusterQueue's nominal memory quota, e.g. 64Gi (default: not counted)"),
-      "queue-gpus": optional("queue-gpus", "N", "--mode kueue: the ClusterQueue's nominal nvidia.com/gpu quota (default: not counted)"),
+      "queue-cpu": Flag.optional(reading("queue-cpu", "Q", "--mode kueue: the ClusterQueue's nominal CPU quota, e.g. 8 or 500m (default: not counted)", quantity, "a quantity (e.g. 8, 500m, 1.5)")),
+      "queue-memory": Flag.optional(reading("queue-memory", "Q", "--mode kueue: the ClusterQueue's nominal memory quota, e.g. 64Gi (default: not counted)", quantity, "a quantity (e.g. 64Gi, 512Mi)")),
+      "queue-gpus": Flag.optional(reading("queue-gpus", "N", "--mode kueue: the ClusterQueue's nominal nvidia.com/gpu quota (default: not counted)", wholeNumber(6), "a whole number of GPUs")),
       "cluster-queue": optional("cluster-queue", "NAME", "--mode kueue: the ClusterQueue behind the config's LocalQueue (default cluster-queue)")
     },
     examples: [{ command: "dispatch sim serve --kubeconfig-out sim.kubeconfig --runtime examples/runtime.yaml", description: "a simulated cluster for kubectl" }]

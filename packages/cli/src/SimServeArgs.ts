@@ -36,9 +36,6 @@ export interface QueueQuota {
   readonly gpus?: number
 }
 
-// Kubernetes' quantity form, as a ClusterQueue's nominalQuota takes it: 8, 500m, 1.5, 64Gi, 2G, 1e3.
-const quantity = /^\d+(\.\d+)?([eE]\d+|m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$/
-
 // A DNS-1123 subdomain, as a ClusterQueue's name must be.
 const objectName = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/
 
@@ -65,21 +62,18 @@ export const parseSimServeArgs = (list: ArgList): { readonly args: SimServeArgs 
 
 /** Reads the Kueue quota flags; each needs --mode kueue. */
 const readQueueQuota = (options: ValueReader<(typeof Commands.simServe)["flags"]>, mode: SimMode): QueueQuota | undefined => {
+  const names = ["queue-cpu", "queue-memory", "queue-gpus", "cluster-queue"] as const
+  for (const name of names) if (options.given(name) && mode !== "kueue") options.problem(`--${name} sets the Kueue queue: it needs --mode kueue`)
   const cpu = options.value("queue-cpu")
   const memory = options.value("queue-memory")
-  const gpusText = options.value("queue-gpus")
+  const gpus = options.value("queue-gpus")
   const clusterQueue = options.value("cluster-queue")
-  const given: Array<[string, string | undefined]> = [["queue-cpu", cpu], ["queue-memory", memory], ["queue-gpus", gpusText], ["cluster-queue", clusterQueue]]
-  for (const [name, value] of given) if (value !== undefined && mode !== "kueue") options.problem(`--${name} sets the Kueue queue: it needs --mode kueue`)
-  if (cpu !== undefined && !quantity.test(cpu)) options.problem(`--queue-cpu "${cpu}" is not a quantity (e.g. 8, 500m, 1.5)`)
-  if (memory !== undefined && !quantity.test(memory)) options.problem(`--queue-memory "${memory}" is not a quantity (e.g. 64Gi, 512Mi)`)
-  if (gpusText !== undefined && !/^\d{1,6}$/.test(gpusText)) options.problem(`--queue-gpus "${gpusText}" is not a whole number of GPUs`)
   if (clusterQueue !== undefined && !objectName.test(clusterQueue)) options.problem(`--cluster-queue "${clusterQueue}" is not a valid object name (lower case letters, digits, '-' and '.')`)
-  if (given.every(([, value]) => value === undefined)) return undefined
+  if (names.every((name) => !options.given(name))) return undefined
   return {
     ...(clusterQueue === undefined ? {} : { clusterQueue }),
     ...(cpu === undefined ? {} : { cpu }),
     ...(memory === undefined ? {} : { memory }),
-    ...(gpusText === undefined ? {} : { gpus: Number(gpusText) })
+    ...(gpus === undefined ? {} : { gpus })
   }
 }
