@@ -10,7 +10,9 @@ import { flagsOf } from "../src/FlagFacts.ts"
 import { flagReference, referenceEnd, referenceStart } from "../src/FlagReference.ts"
 import { usageLine } from "../src/Usage.ts"
 import { recordingIo } from "./CommandLine.ts"
-import { complete, shellBoundMs, shells } from "./ShellCompletion.ts"
+import { shellBoundMs, shellCompleter, shells } from "./ShellCompletion.ts"
+
+const complete = shellCompleter()
 
 const named = (command: CommandDeclaration): string => command.words.join(" ")
 const declared = (command: CommandDeclaration): ReadonlyArray<string> => flagsOf(command).map((f) => `--${f.name}`).sort()

@@ -3,7 +3,9 @@ import { describe, expect, it } from "vitest"
 import { Commands } from "../src/Commands.ts"
 import { flagsOf as declaredFlags } from "../src/FlagFacts.ts"
 import { ExitCode } from "../src/ExitCode.ts"
-import { complete, run, shellBoundMs, shells } from "./ShellCompletion.ts"
+import { run, shellBoundMs, shellCompleter, shells } from "./ShellCompletion.ts"
+
+const complete = shellCompleter()
 
 const topWords = [...new Set(Object.values(Commands).map((s) => s.words[0]))]
 const flagsOf = (spec: (typeof Commands)[keyof typeof Commands]) => declaredFlags(spec).map((f) => `--${f.name}`)

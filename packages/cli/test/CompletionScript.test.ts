@@ -4,7 +4,7 @@ import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { type CommandDeclaration, Commands } from "../src/Commands.ts"
 import { type FlagFacts, argumentOf, flagsOf } from "../src/FlagFacts.ts"
-import { completionsShell, flagType, withValueTypes } from "../src/CompletionScript.ts"
+import { completionsShell, fishScript, flagType, withValueTypes } from "../src/CompletionScript.ts"
 
 const valueFlag = (metavar: string): FlagFacts => ({ name: "f", kind: "value", description: "d", metavar })
 
@@ -57,5 +57,30 @@ describe("completionsShell", () => {
     expect(completionsShell(["render", "--completions=fish"])).toBe("fish")
     expect(completionsShell(["render", "--completions"])).toBeUndefined()
     expect(completionsShell(["render", "--request", "r.json"])).toBeUndefined()
+  })
+})
+
+describe("fishScript", () => {
+  const line = (condition: string) => `complete -c dispatch -n '${condition}' -f`
+  const commands = [
+    { words: ["serve"], summary: "s", flags: {} },
+    { words: ["serve", "hash-token"], summary: "s", flags: {} },
+    { words: ["sim", "serve"], summary: "s", flags: {} },
+    { words: ["render"], summary: "s", flags: {} }
+  ]
+
+  it("offers a command that shares its name with another's subcommand only where it is that command", () => {
+    const script = [line("__fish_seen_subcommand_from serve"), line("__fish_seen_subcommand_from serve; and __fish_seen_subcommand_from hash-token"), line("__fish_seen_subcommand_from sim; and __fish_seen_subcommand_from serve"), line("__fish_seen_subcommand_from render")].join("\n")
+    expect(fishScript(script, commands).split("\n")).toEqual([
+      line("__fish_seen_subcommand_from serve; and not __fish_seen_subcommand_from sim"),
+      line("__fish_seen_subcommand_from serve; and not __fish_seen_subcommand_from sim; and __fish_seen_subcommand_from hash-token"),
+      line("__fish_seen_subcommand_from sim; and __fish_seen_subcommand_from serve"),
+      line("__fish_seen_subcommand_from render")
+    ])
+  })
+
+  it("leaves a script whose commands share no name untouched", () => {
+    const script = [line("__fish_seen_subcommand_from render"), line("__fish_seen_subcommand_from sim; and __fish_seen_subcommand_from serve")].join("\n")
+    expect(fishScript(script, commands.filter((c) => c.words[0] !== "serve"))).toBe(script)
   })
 })

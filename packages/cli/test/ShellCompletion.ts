@@ -19,11 +19,6 @@ export const run = async (argv: ReadonlyArray<string>) => {
 export const shells = ["bash", "zsh", "fish"] as const
 export type Shell = (typeof shells)[number]
 
-const dir = mkdtempSync(join(tmpdir(), "dispatch-completion-"))
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
-const workDir = mkdtempSync(join(dir, "cwd-"))
-writeFileSync(join(workDir, "request.json"), "{}")
-
 // A missing shell fails the test (CI's .ci/run installs all three): a completion script never run in
 // its shell proves nothing.
 const requireShell = (shell: Shell): void => {
@@ -38,8 +33,18 @@ const zshHarness = fileURLToPath(new URL("zsh-complete.zsh", import.meta.url))
 // Generous: one completion takes well under a second on an idle machine.
 export const shellBoundMs = 120_000
 
-/** Every candidate `shell` offers when the user presses Tab at the end of `line`, in order, without repeats. */
-export const complete = async (shell: Shell, line: string): Promise<ReadonlyArray<string>> => {
+/** A completer for one test file, in a scratch directory of its own that is removed after the file's
+ * tests: it gives every candidate `shell` offers when the user presses Tab at the end of `line`, in
+ * order, without repeats. */
+export const shellCompleter = (): ((shell: Shell, line: string) => Promise<ReadonlyArray<string>>) => {
+  const dir = mkdtempSync(join(tmpdir(), "dispatch-completion-"))
+  afterAll(() => rmSync(dir, { recursive: true, force: true }))
+  const workDir = mkdtempSync(join(dir, "cwd-"))
+  writeFileSync(join(workDir, "request.json"), "{}")
+  return (shell, line) => complete(dir, workDir, shell, line)
+}
+
+const complete = async (dir: string, workDir: string, shell: Shell, line: string): Promise<ReadonlyArray<string>> => {
   requireShell(shell)
   const script = await run(["completion", shell])
   expect(script.code).toBe(ExitCode.ok)
