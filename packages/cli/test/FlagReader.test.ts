@@ -1,8 +1,8 @@
 import { fc, test } from "@fast-check/vitest"
 import { describe, expect, it } from "vitest"
 import { Flag } from "effect/cli"
-import { type CommandDeclaration, allCommands } from "../src/Commands.ts"
-import { type ArgList, readValues } from "../src/FlagReader.ts"
+import { type CommandDeclaration, Commands, allCommands } from "../src/Commands.ts"
+import { type ArgList, declaredDefault, readValues } from "../src/FlagReader.ts"
 import { normalizeArgv } from "../src/KubectlArgv.ts"
 import { lineOf } from "./CommandLine.ts"
 
@@ -102,5 +102,16 @@ describe("readValues", () => {
     expect(options.value("output")).toBe("text")
     expect(options.value("request")).toBeUndefined()
     expect(options.problems).toEqual(["--request is required"])
+  })
+})
+
+describe("declaredDefault", () => {
+  it("is what a declared flag gives when the line leaves it out, and nothing for a required, optional, unset or empty one", () => {
+    expect(declaredDefault(Commands.serve.flags.port)).toBe("8080")
+    expect(declaredDefault(Commands.serve.flags.host)).toBe("127.0.0.1")
+    expect(declaredDefault(Commands.demo.flags.speed)).toBe("20")
+    expect(declaredDefault(Commands.render.flags.output)).toBe("yaml")
+    expect(declaredDefault(Commands.stop.flags.wait)).toBe("0")
+    for (const none of [Commands.start.flags.request, Commands.start.flags.config, Commands.start.flags.sim, Commands.start.flags.runtime]) expect(declaredDefault(none)).toBeUndefined()
   })
 })
