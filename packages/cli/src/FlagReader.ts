@@ -48,8 +48,7 @@ const unwrap = (value: unknown): unknown => (Option.isOption(value) ? Option.get
  * when that is nothing (a flag that must be given, an optional value, an unset switch, no values). */
 export const declaredDefault = (flag: Flag.Flag<unknown>): string | undefined => {
   const absent = parseAlone(flag, [])
-  if (!Exit.isSuccess(absent)) return undefined
-  const value = unwrap(absent.value)
+  const value = Exit.isSuccess(absent) ? unwrap(absent.value) : undefined
   if (value === undefined || value === false || (Array.isArray(value) && value.length === 0)) return undefined
   return String(value)
 }

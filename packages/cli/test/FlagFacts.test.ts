@@ -44,6 +44,11 @@ describe("flagFacts", () => {
     expect(flagFacts(Flag.String(n)).choices).toBeUndefined()
   })
 
+  it("reads an undescribed flag or word as described by nothing", () => {
+    expect(flagFacts(Flag.String("bare")).description).toBe("")
+    expect(argumentOf({ words: ["x"], summary: "s", flags: {}, argument: Argument.String("word") })?.description).toBe("")
+  })
+
   it("sees through a value's check to the flag it checks", () => {
     const port = Flag.String("port").pipe(Flag.withMetavar("P"), Flag.filterMap(() => undefined as never, () => "a port"), Flag.withDefault(0))
     expect(flagFacts(port)).toMatchObject({ name: "port", kind: "value", metavar: "P" })

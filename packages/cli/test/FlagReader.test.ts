@@ -1,6 +1,6 @@
 import { fc, test } from "@fast-check/vitest"
 import { describe, expect, it } from "vitest"
-import { Flag } from "effect/cli"
+import { Argument, Flag } from "effect/cli"
 import { type CommandDeclaration, Commands, allCommands } from "../src/Commands.ts"
 import { type ArgList, declaredDefault, readValues } from "../src/FlagReader.ts"
 import { normalizeArgv } from "../src/KubectlArgv.ts"
@@ -97,6 +97,21 @@ describe("readValues", () => {
     ])
   })
 
+  it("reads a flag once: asked again, it gives the same value and names no problem twice", () => {
+    const options = readValues(spec, listOf({ output: ["xml"], runtime: ["a", ""] }))
+    expect([options.value("output"), options.value("output")]).toEqual(["text", "text"])
+    expect([options.value("runtime"), options.value("runtime")]).toEqual([["a"], ["a"]])
+    expect(options.problems).toEqual(['-o/--output "xml" is not one of text, json', "--runtime must name a file"])
+  })
+
+  it("names a stray word as unexpected unless the command takes one", () => {
+    expect(readValues(spec, listOf({ request: ["r"] }, ["word"])).problems).toEqual(['unexpected argument "word"'])
+    const taking = { ...spec, argument: Argument.String("trainjob").pipe(Argument.optional) }
+    const options = readValues(taking, listOf({ request: ["r"] }, ["name", "more"]))
+    expect(options.argument()).toBe("name")
+    expect(options.problems).toEqual(['unexpected argument "more"'])
+  })
+
   it("gives the fallback of an absent choice and reports an absent required flag", () => {
     const options = readValues(spec, listOf({}))
     expect(options.value("output")).toBe("text")
@@ -112,6 +127,7 @@ describe("declaredDefault", () => {
     expect(declaredDefault(Commands.demo.flags.speed)).toBe("20")
     expect(declaredDefault(Commands.render.flags.output)).toBe("yaml")
     expect(declaredDefault(Commands.stop.flags.wait)).toBe("0")
+    expect(declaredDefault(Flag.String("label").pipe(Flag.withDefault("")))).toBe("")
     for (const none of [Commands.start.flags.request, Commands.start.flags.config, Commands.start.flags.sim, Commands.start.flags.runtime]) expect(declaredDefault(none)).toBeUndefined()
   })
 })
