@@ -1,60 +1,66 @@
-// The command line on effect/cli: the command tree made from CommandSpecs, help anywhere (`--help`,
-// `-h`, `dispatch help <command>`), `--version`, shell completions, and each command's own module
-// loaded only when it runs. effect/cli stops at the first bad flag value, so values are read by each
-// command's OptionReader, which names every problem; an unknown option or a stray word is set aside and
-// the line read again, so that one run still names everything wrong with it.
+// The command line on effect/cli: the command tree made from the commands' declarations (Commands.ts),
+// help anywhere (`--help`, `-h`, `dispatch help <command>`), `--version`, shell completions, and each
+// command's own module loaded only when it runs. The tree takes each declared flag's values as words:
+// effect/cli's parser stops at the first bad value, so each command parses them with its declared flags
+// (FlagReader), naming every problem; an unknown option or a stray word is set aside and the line read
+// again, so that one run still names everything wrong with it.
 import { Console, Effect, FileSystem, Layer, Option, Path, Stdio, Terminal } from "effect"
 import { Argument, CliConfig, CliOutput, Command, Completions, Flag, GlobalFlag } from "effect/cli"
 import { ChildProcessSpawner } from "effect/process"
 import { readFileSync } from "node:fs"
 import { colourOn } from "./Colour.ts"
 import type { CliIo } from "./CliIo.ts"
-import { type CommandSpec, CommandSpecs, optionsOf, usageLine } from "./CommandSpec.ts"
+import { type CommandDeclaration, Commands } from "./Commands.ts"
 import { endCommand } from "./CommandEnd.ts"
 import { ExitCode } from "./ExitCode.ts"
 import { usage } from "./Failure.ts"
-import { completionsShell, withValueTypes } from "./CompletionScript.ts"
+import { completionsShell, fishScript, withValueTypes } from "./CompletionScript.ts"
+import { type FlagFacts, argumentOf, displayFlag, flagsOf } from "./FlagFacts.ts"
+import { type ArgList, type CommandImpl, readValues } from "./FlagReader.ts"
 import { normalizeArgv } from "./KubectlArgv.ts"
-import { type ArgList, type CommandImpl, displayFlag, readOptions } from "./OptionReader.ts"
-import { OutputFormats, printResult } from "./Output.ts"
+import { printResult } from "./Output.ts"
+import { optionsOf, usageLine } from "./Usage.ts"
 
-/** A command: its spec and its module, loaded when it runs. */
+/** A command: its declaration and its module, loaded when it runs. */
 export interface Command {
-  readonly spec: CommandSpec
+  readonly spec: CommandDeclaration
   readonly load: () => Promise<CommandImpl>
 }
 
 /** dispatch's version, from its package.json (one level above src/ and dist/ alike). */
 export const version: string = (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version
 
-const entry = (spec: CommandSpec, load: () => Promise<CommandImpl>): Command => ({ spec, load })
+const entry = (spec: CommandDeclaration, load: () => Promise<CommandImpl>): Command => ({ spec, load })
 
 /** Every command of the CLI, in the order `dispatch help` lists them. */
 export const commands: ReadonlyArray<Command> = [
-  entry(CommandSpecs.demo, () => import("./commands/Demo.ts").then((m) => m.demoCommand)),
-  entry(CommandSpecs.demoService, () => import("./commands/DemoService.ts").then((m) => m.demoServiceCommand)),
-  entry(CommandSpecs.render, () => import("./commands/Render.ts").then((m) => m.renderCommand)),
-  entry(CommandSpecs.start, () => import("./commands/Start.ts").then((m) => m.startImpl)),
-  entry(CommandSpecs.find, () => import("./commands/Find.ts").then((m) => m.findImpl)),
-  entry(CommandSpecs.open, () => import("./commands/Transition.ts").then((m) => m.transitionImpl("open"))),
-  entry(CommandSpecs.hold, () => import("./commands/Transition.ts").then((m) => m.transitionImpl("hold"))),
-  entry(CommandSpecs.release, () => import("./commands/Transition.ts").then((m) => m.transitionImpl("release"))),
-  entry(CommandSpecs.stop, () => import("./commands/Stop.ts").then((m) => m.stopImpl)),
-  entry(CommandSpecs.wait, () => import("./commands/Wait.ts").then((m) => m.waitImpl)),
-  entry(CommandSpecs.list, () => import("./commands/List.ts").then((m) => m.listImpl)),
-  entry(CommandSpecs.runtimes, () => import("./commands/Runtimes.ts").then((m) => m.runtimesImpl)),
-  entry(CommandSpecs.logs, () => import("./commands/Logs.ts").then((m) => m.logsImpl)),
-  entry(CommandSpecs.probe, () => import("./commands/Probe.ts").then((m) => m.probeImpl)),
-  entry(CommandSpecs.capabilities, () => import("./commands/Capabilities.ts").then((m) => m.capabilitiesImpl)),
-  entry(CommandSpecs.simServe, () => import("./commands/SimServe.ts").then((m) => m.simServeCommand)),
-  entry(CommandSpecs.serve, () => import("./commands/Serve.ts").then((m) => m.serveCommand)),
-  entry(CommandSpecs.hashToken, () => import("./commands/Serve.ts").then((m) => m.hashTokenCommand)),
-  entry(CommandSpecs.newId, () => import("./commands/NewId.ts").then((m) => m.newIdCommand)),
-  entry(CommandSpecs.version, async () => versionCommand),
-  entry(CommandSpecs.completion, async () => completionCommand)
+  entry(Commands.demo, () => import("./commands/Demo.ts").then((m) => m.demoCommand)),
+  entry(Commands.demoService, () => import("./commands/DemoService.ts").then((m) => m.demoServiceCommand)),
+  entry(Commands.render, () => import("./commands/Render.ts").then((m) => m.renderCommand)),
+  entry(Commands.start, () => import("./commands/Start.ts").then((m) => m.startImpl)),
+  entry(Commands.find, () => import("./commands/Find.ts").then((m) => m.findImpl)),
+  entry(Commands.open, () => import("./commands/Transition.ts").then((m) => m.transitionImpl("open"))),
+  entry(Commands.hold, () => import("./commands/Transition.ts").then((m) => m.transitionImpl("hold"))),
+  entry(Commands.release, () => import("./commands/Transition.ts").then((m) => m.transitionImpl("release"))),
+  entry(Commands.stop, () => import("./commands/Stop.ts").then((m) => m.stopImpl)),
+  entry(Commands.wait, () => import("./commands/Wait.ts").then((m) => m.waitImpl)),
+  entry(Commands.list, () => import("./commands/List.ts").then((m) => m.listImpl)),
+  entry(Commands.runtimes, () => import("./commands/Runtimes.ts").then((m) => m.runtimesImpl)),
+  entry(Commands.logs, () => import("./commands/Logs.ts").then((m) => m.logsImpl)),
+  entry(Commands.probe, () => import("./commands/Probe.ts").then((m) => m.probeImpl)),
+  entry(Commands.capabilities, () => import("./commands/Capabilities.ts").then((m) => m.capabilitiesImpl)),
+  entry(Commands.simServe, () => import("./commands/SimServe.ts").then((m) => m.simServeCommand)),
+  entry(Commands.serve, () => import("./commands/Serve.ts").then((m) => m.serveCommand)),
+  entry(Commands.hashToken, () => import("./commands/Serve.ts").then((m) => m.hashTokenCommand)),
+  entry(Commands.newId, () => import("./commands/NewId.ts").then((m) => m.newIdCommand)),
+  entry(Commands.version, async () => versionCommand),
+  entry(Commands.completion, async () => completionCommand)
 ]
 
 const specs = commands.map((c) => c.spec)
+
+/** How a flag of any command is named in a problem, by its long name. */
+const displayName = (name: string): string => displayFlag(specs.flatMap(flagsOf).find((f) => f.name === name) ?? { name })
 
 const rootUsage = (): ReadonlyArray<string> => [
   "usage: dispatch <command> [options]   (dispatch <command> --help: its flags and examples)",
@@ -66,21 +72,21 @@ const rootUsage = (): ReadonlyArray<string> => [
 ]
 
 const versionOutput = (list: ArgList) => {
-  const options = readOptions(list, { values: ["output"] })
-  return { options, output: options.choice("output", OutputFormats, "text") ?? "text" }
+  const options = readValues(Commands.version, list)
+  return { options, output: options.value("output") }
 }
 
 const versionCommand: CommandImpl = {
   check: (list) => versionOutput(list).options.problems,
   run: async (list, io) => {
     const { options, output } = versionOutput(list)
-    if (options.problems.length > 0) return endCommand(io, "version", "text", usage(options.problems, usageLine(CommandSpecs.version)))
+    if (options.problems.length > 0) return endCommand(io, "version", "text", usage(options.problems, usageLine(Commands.version)))
     printResult(io, output, { version }, [`dispatch ${version}`])
     return ExitCode.ok
   }
 }
 
-const shells = CommandSpecs.completion.argument.choices
+const shells = argumentOf(Commands.completion)?.choices ?? []
 
 const completionCommand: CommandImpl = {
   check: (list) => {
@@ -90,9 +96,10 @@ const completionCommand: CommandImpl = {
   },
   run: async (list, io) => {
     const problems = completionCommand.check(list)
-    if (problems.length > 0) return endCommand(io, "completion", "text", usage(problems, usageLine(CommandSpecs.completion)))
-    const shell = list.positional[0] as (typeof shells)[number]
-    io.out(Completions.generate("dispatch", shell, withValueTypes(Completions.fromCommand(tree({ io, result: {} })), specs)))
+    if (problems.length > 0) return endCommand(io, "completion", "text", usage(problems, usageLine(Commands.completion)))
+    const shell = list.positional[0] as "bash" | "zsh" | "fish"
+    const script = Completions.generate("dispatch", shell, withValueTypes(Completions.fromCommand(tree({ io, result: {} })), specs))
+    io.out(shell === "fish" ? fishScript(script, specs) : script)
     return ExitCode.ok
   }
 }
@@ -111,10 +118,14 @@ interface Run {
   result: { outcome?: Outcome }
 }
 
-const paramOf = (f: CommandSpec["flags"][number]) => {
+const paramOf = (f: FlagFacts) => {
   const base =
     f.kind === "switch"
-      ? (Flag.Boolean(f.name).pipe(Flag.withDefault(false), Flag.map((on): ReadonlyArray<string> => (on ? [""] : []))) as Flag.Flag<ReadonlyArray<string>>)
+      ? (Flag.Boolean(f.name).pipe(
+          (flag) => (f.negation === undefined ? Flag.withoutNegation(flag) : Flag.withNegation(flag, f.negation)),
+          Flag.withDefault(false),
+          Flag.map((on): ReadonlyArray<string> => (on ? [""] : []))
+        ) as Flag.Flag<ReadonlyArray<string>>)
       : Flag.String(f.name).pipe(Flag.atLeast(0), Flag.withMetavar(f.metavar ?? "VALUE"))
   const described = base.pipe(Flag.withDescription(f.description))
   return f.short === undefined ? described : described.pipe(Flag.withAlias(f.short))
@@ -122,17 +133,19 @@ const paramOf = (f: CommandSpec["flags"][number]) => {
 
 const leaf = (command: Command, name: string, run: Run) => {
   const spec = command.spec
-  const config: Record<string, Flag.Flag<ReadonlyArray<string>> | Argument.Argument<Option.Option<string>>> = Object.fromEntries(spec.flags.map((f) => [f.name, paramOf(f)]))
-  if (spec.argument !== undefined) config["~argument"] = Argument.String(spec.argument.name).pipe(Argument.withDescription(spec.argument.description), Argument.optional)
+  const flags = flagsOf(spec)
+  const argument = argumentOf(spec)
+  const config: Record<string, Flag.Flag<ReadonlyArray<string>> | Argument.Argument<Option.Option<string>>> = Object.fromEntries(flags.map((f) => [f.name, paramOf(f)]))
+  if (argument !== undefined) config["~argument"] = Argument.String(argument.name).pipe(Argument.withDescription(argument.description), Argument.optional)
   const made = Command.make(name, config, (values: Record<string, unknown>) =>
     Effect.sync(() => {
-      const flags = new Map<string, ReadonlyArray<string>>()
-      for (const f of spec.flags) {
-        const given = values[f.name] as ReadonlyArray<string>
-        if (given.length > 0) flags.set(f.name, given)
+      const given = new Map<string, ReadonlyArray<string>>()
+      for (const f of flags) {
+        const words = values[f.name] as ReadonlyArray<string>
+        if (words.length > 0) given.set(f.name, words)
       }
-      const argument = values["~argument"] as Option.Option<string> | undefined
-      const list: ArgList = { flags, positional: argument !== undefined && Option.isSome(argument) ? [argument.value] : [], missingValues: [] }
+      const word = values["~argument"] as Option.Option<string> | undefined
+      const list: ArgList = { flags: given, positional: word !== undefined && Option.isSome(word) ? [word.value] : [] }
       run.result.outcome = { _tag: "Read", command, list }
     })
   )
@@ -233,8 +246,8 @@ const setAside = (
     }
     case "InvalidValue": {
       const option = String(error["option"])
-      if (error["value"] !== "") return { problem: `${displayFlag(option)} "${String(error["value"])}" is not valid: ${String(error["expected"])}` }
-      return { problem: `${displayFlag(option)} needs a value`, argv: drop((w, i) => (w === `--${option}` || /^-[a-z]$/.test(w)) && (argv[i + 1] === undefined || (argv[i + 1] ?? "").startsWith("-")), false) }
+      if (error["value"] !== "") return { problem: `${displayName(option)} "${String(error["value"])}" is not valid: ${String(error["expected"])}` }
+      return { problem: `${displayName(option)} needs a value`, argv: drop((w, i) => (w === `--${option}` || /^-[a-z]$/.test(w)) && (argv[i + 1] === undefined || (argv[i + 1] ?? "").startsWith("-")), false) }
     }
     case "UnexpectedArgument": {
       const words = (error["arguments"] as ReadonlyArray<string>) ?? []
@@ -243,7 +256,7 @@ const setAside = (
       return { problem: words.map((w) => `unexpected argument "${w}"`).join("\n"), argv: rest }
     }
     case "MissingOption":
-      return { problem: `${displayFlag(String(error["option"]))} is required` }
+      return { problem: `${displayName(String(error["option"]))} is required` }
     default:
       return { problem: String(error["message"] ?? error._tag) }
   }
@@ -289,7 +302,7 @@ export const readLine = async (argv: ReadonlyArray<string>, io: CliIo): Promise<
 export const runCli = async (argv: ReadonlyArray<string>, io: CliIo): Promise<number> => {
   // `--completions SHELL` prints the same typed script as `dispatch completion SHELL`, not effect/cli's own.
   const shell = completionsShell(argv)
-  if (shell !== undefined) return completionCommand.run({ flags: new Map(), positional: [shell], missingValues: [] }, io)
+  if (shell !== undefined) return completionCommand.run({ flags: new Map(), positional: [shell] }, io)
   const read = await readLine(argv, io)
   switch (read._tag) {
     case "Shown":

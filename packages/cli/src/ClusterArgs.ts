@@ -1,6 +1,10 @@
 // The options of the commands that talk to a cluster (start, find, open, hold, release, stop, probe,
 // capabilities): which cluster, which backend config, which output; plus each one's own.
-import { type ArgList, type OptionReader, type UsageError, finish, readOptions } from "./OptionReader.ts"
+import type { Option } from "effect"
+import type { Flag } from "effect/cli"
+import { jobKeyOfName } from "@dispatch/render"
+import type { CommandDeclaration } from "./Commands.ts"
+import { type ArgList, type UsageError, type ValueReader, finish, readValues } from "./FlagReader.ts"
 
 /** The cluster a command talks to: a kubeconfig (or client-node's default chain), or an embedded simulator. */
 export type ClusterTarget =
@@ -8,8 +12,7 @@ export type ClusterTarget =
   /** Seeded from `runtimes`; none given means the bundled example runtime. */
   | { readonly _tag: "Sim"; readonly runtimes: ReadonlyArray<string>; /** Each pod's command runs as a local child process. */ readonly exec?: boolean }
 
-import { jobKeyOfName } from "@dispatch/render"
-import { type OutputFormat, OutputFormats } from "./Output.ts"
+import type { OutputFormat } from "./Output.ts"
 
 /** The options every cluster command takes. */
 export interface ClusterOptions {
@@ -23,37 +26,31 @@ export interface ClusterOptions {
   readonly timeoutMs?: number
 }
 
-const clusterFlags = { values: ["kubeconfig", "context", "namespace", "config", "output", "timeout"], multi: ["runtime"], switches: ["sim", "exec"] } as const
-
-/** A duration as kubectl spells it: `90s`, `2m`, `1h`, `500ms`, or a whole number of seconds. */
-export const parseDuration = (text: string): number | undefined => {
-  const match = /^(\d{1,9})(ms|s|m|h)?$/.exec(text)
-  if (match === null) return undefined
-  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(match[2] ?? "s") as "ms" | "s" | "m" | "h"]
-  return Number(match[1]) * unit
+/** The flags every cluster command declares (Commands.ts), whose values make its ClusterOptions. */
+export interface ClusterFlags {
+  readonly [name: string]: Flag.Flag<unknown>
+  readonly kubeconfig: Flag.Flag<Option.Option<string>>
+  readonly sim: Flag.Flag<boolean>
+  readonly context: Flag.Flag<Option.Option<string>>
+  readonly namespace: Flag.Flag<Option.Option<string>>
+  readonly timeout: Flag.Flag<Option.Option<number>>
+  readonly runtime: Flag.Flag<ReadonlyArray<string>>
+  readonly exec: Flag.Flag<boolean>
+  readonly config: Flag.Flag<Option.Option<string>>
+  readonly output: Flag.Flag<string>
 }
 
-/** `--timeout D`: a duration, or a problem. */
-export const timeoutOption = (options: OptionReader): number | undefined => {
-  const text = options.single("timeout")
-  if (text === undefined) return undefined
-  const ms = parseDuration(text)
-  if (ms === undefined || ms === 0) options.problem(`--timeout "${text}" is not a duration (e.g. 30s, 5m, 1h)`)
-  return ms
-}
-
-const readCluster = (options: OptionReader, formats: ReadonlyArray<string>): ClusterOptions => {
-  const kubeconfig = options.single("kubeconfig")
-  const context = options.single("context")
-  const namespace = options.single("namespace")
-  const timeoutMs = timeoutOption(options)
-  const sim = options.switch("sim")
-  const exec = options.switch("exec")
-  const runtimes = options.list("runtime")
-  const config = options.single("config")
+const readCluster = (options: ValueReader<ClusterFlags>, ownFormats: boolean): ClusterOptions => {
+  const kubeconfig = options.value("kubeconfig")
+  const context = options.value("context")
+  const namespace = options.value("namespace")
+  const timeoutMs = options.value("timeout")
+  const sim = options.value("sim")
+  const exec = options.value("exec")
+  const runtimes = options.value("runtime")
+  const config = options.value("config")
   // A command with formats of its own (a list's wide and name) reads -o itself; its result's format is its own.
-  const chosen = formats === OutputFormats ? options.choice("output", OutputFormats, "text") : "text"
-  const output: OutputFormat = chosen ?? "text"
+  const output: OutputFormat = ownFormats ? "text" : (options.value("output") as OutputFormat)
   if (sim && kubeconfig !== undefined) options.problem("--sim and --kubeconfig cannot be used together")
   if (sim && context !== undefined) options.problem("--context names a kubeconfig's context: it cannot be used with --sim")
   if (!sim && runtimes.length > 0) options.problem("--runtime seeds the embedded simulator: it needs --sim")
@@ -64,24 +61,30 @@ const readCluster = (options: OptionReader, formats: ReadonlyArray<string>): Clu
   return { target, ...(config === undefined ? {} : { config }), ...(namespace === undefined ? {} : { namespace }), output, ...(timeoutMs === undefined ? {} : { timeoutMs }) }
 }
 
-/** Reads a cluster command's line: the cluster options plus the command's own `values`, read by `own`. */
-export const parseClusterCommand = <A>(
+/** Reads a cluster command's line: the cluster options plus the command's own values, read by `own`. */
+export const parseClusterCommand = <F extends ClusterFlags, A>(
+  command: CommandDeclaration<F>,
   list: ArgList,
-  flags: { readonly values: ReadonlyArray<string>; readonly switches?: ReadonlyArray<string> },
-  own: (options: OptionReader) => () => A,
-  argument = false,
-  formats: ReadonlyArray<string> = OutputFormats
+  own: (options: ValueReader<F>) => () => A,
+  ownFormats = false
 ): { readonly args: ClusterOptions & A } | UsageError => {
-  const options = readOptions(list, { ...clusterFlags, values: [...clusterFlags.values, ...flags.values], switches: [...clusterFlags.switches, ...(flags.switches ?? [])], argument })
-  const cluster = readCluster(options, formats)
+  const options = readValues(command, list)
+  const cluster = readCluster(options as unknown as ValueReader<ClusterFlags>, ownFormats)
   const rest = own(options)
   return finish(options, () => ({ ...cluster, ...rest() }))
 }
 
 /** `--request R`, required. */
-export const requestOption = (options: OptionReader): (() => { readonly request: string }) => {
-  const request = options.required("request")
-  return () => ({ request: request ?? "" })
+export const requestOption = (options: ValueReader<{ readonly request: Flag.Flag<string> }>): (() => { readonly request: string }) => {
+  const request = options.value("request")
+  return () => ({ request })
+}
+
+/** The flags that name a job other than by its TrainJob name. */
+export interface JobFlags {
+  readonly [name: string]: Flag.Flag<unknown>
+  readonly job: Flag.Flag<Option.Option<string>>
+  readonly submission: Flag.Flag<Option.Option<number>>
 }
 
 /** Names one submission of one job: `--job ID --submission N`. */
@@ -92,18 +95,19 @@ export interface JobSubmission {
 
 /** The job a command addresses: its TrainJob name (`dj-<job>-s<N>`, as dispatch prints it), or
  * `--job ID --submission N`; the submission must be a whole number. */
-export const jobOptions = (options: OptionReader): (() => JobSubmission) => {
+export const jobOptions = (options: ValueReader<JobFlags>): (() => JobSubmission) => {
   const name = options.argument()
   if (name !== undefined) {
-    if (options.single("job") !== undefined || options.single("submission") !== undefined) options.problem(`give the TrainJob name "${name}" or --job and --submission, not both`)
+    if (options.given("job") || options.given("submission")) options.problem(`give the TrainJob name "${name}" or --job and --submission, not both`)
     const key = jobKeyOfName(name)
     if (key === undefined) options.problem(`"${name}" is not the name of a TrainJob dispatch makes (dj-<job ID in lower case>-s<submission>)`)
     return () => key ?? { job: "", submission: 0 }
   }
-  const job = options.required("job")
-  const text = options.required("submission")
-  if (text !== undefined && !/^\d{1,9}$/.test(text)) options.problem(`--submission "${text}" is not a whole number`)
-  return () => ({ job: job ?? "", submission: Number(text) })
+  const job = options.value("job")
+  if (job === undefined && !options.given("job")) options.problem("--job is required")
+  const submission = options.value("submission")
+  if (submission === undefined && !options.given("submission")) options.problem("--submission is required")
+  return () => ({ job: job ?? "", submission: submission ?? 0 })
 }
 
 /** The flags that name the cluster and backend as given on this command line, for hints a user can paste. */

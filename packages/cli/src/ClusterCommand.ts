@@ -5,13 +5,14 @@ import type { BackendConfig } from "@dispatch/render"
 import { BundledExamples } from "./BundledExamples.ts"
 import type { CliIo } from "./CliIo.ts"
 import type { ClusterOptions } from "./ClusterArgs.ts"
-import { type CommandSpec, usageLine } from "./CommandSpec.ts"
+import type { CommandDeclaration } from "./Commands.ts"
+import { usageLine } from "./Usage.ts"
 import { type ClusterSession, openSession } from "./ClusterSession.ts"
 import { endCommand } from "./CommandEnd.ts"
 import { type Failure, usage } from "./Failure.ts"
 import { loadConfig } from "./Inputs.ts"
 import { printResult as printFormatted } from "./Output.ts"
-import { type ArgList, type CommandImpl, type UsageError, problemsOf } from "./OptionReader.ts"
+import { type ArgList, type CommandImpl, type UsageError, problemsOf } from "./FlagReader.ts"
 
 /** What a cluster command's body gets: its arguments, the decoded config and the open session. */
 export interface ClusterContext<A> {
@@ -23,7 +24,7 @@ export interface ClusterContext<A> {
 
 /** A cluster command: its help, how to read its line, and its body. */
 export interface ClusterCommandSpec<A> {
-  readonly help: CommandSpec
+  readonly help: CommandDeclaration
   readonly parse: (list: ArgList) => { readonly args: ClusterOptions & A } | UsageError
   readonly body: (context: ClusterContext<A>) => Promise<Failure | undefined>
   /** Whether the command writes: a wait it gives up on may have changed the cluster. */

@@ -1,13 +1,15 @@
 // kubectl's spellings, rewritten into the ones effect/cli reads, before it reads them: flags before the
 // command (`dispatch -o json find ...`), a short flag glued to its value (`-ojson`), several values after
-// one flag that takes many (`--runtime a.yaml b.yaml`) and `dispatch help <command>`. Pure.
-import type { CommandSpec, FlagSpec } from "./CommandSpec.ts"
+// one flag that takes many (`--runtime a.yaml b.yaml`) and `dispatch help <command>`. effect/cli reads
+// none of these spellings; which flags take values is read off the commands' declarations. Pure.
+import type { CommandDeclaration } from "./Commands.ts"
+import { type FlagFacts, flagsOf } from "./FlagFacts.ts"
 
 // effect/cli's own flag that takes a value, given before any command.
-const completionsFlag: FlagSpec = { name: "completions", kind: "value", description: "print the completion script of a shell" }
+const completionsFlag: FlagFacts = { name: "completions", kind: "value", description: "print the completion script of a shell" }
 
-const flagNamed = (specs: ReadonlyArray<CommandSpec>, word: string): FlagSpec | undefined => {
-  const all = [...specs.flatMap((s) => s.flags), completionsFlag]
+const flagNamed = (specs: ReadonlyArray<CommandDeclaration>, word: string): FlagFacts | undefined => {
+  const all = [...specs.flatMap(flagsOf), completionsFlag]
   if (word.startsWith("--")) return all.find((f) => f.name === word.slice(2).split("=")[0])
   return all.find((f) => f.short !== undefined && f.short === word.slice(1, 2))
 }
@@ -15,7 +17,7 @@ const flagNamed = (specs: ReadonlyArray<CommandSpec>, word: string): FlagSpec | 
 const isFlag = (word: string): boolean => word.startsWith("-") && word !== "-"
 
 /** `-ojson` as `-o json`, for the short flags that take a value. */
-const unglue = (specs: ReadonlyArray<CommandSpec>, argv: ReadonlyArray<string>): ReadonlyArray<string> =>
+const unglue = (specs: ReadonlyArray<CommandDeclaration>, argv: ReadonlyArray<string>): ReadonlyArray<string> =>
   argv.flatMap((word) => {
     if (word.startsWith("--") || !/^-[A-Za-z][^=]/.test(word)) return [word]
     const known = flagNamed(specs, word)
@@ -23,11 +25,11 @@ const unglue = (specs: ReadonlyArray<CommandSpec>, argv: ReadonlyArray<string>):
   })
 
 /** The command whose words lead `words` (the longest such), if any. */
-const commandAt = (specs: ReadonlyArray<CommandSpec>, words: ReadonlyArray<string>): CommandSpec | undefined =>
+const commandAt = (specs: ReadonlyArray<CommandDeclaration>, words: ReadonlyArray<string>): CommandDeclaration | undefined =>
   [...specs].sort((a, b) => b.words.length - a.words.length).find((s) => s.words.every((w, i) => words[i] === w))
 
 /** Splits off the flags (with their values) given before the command's words. */
-const leadingFlags = (specs: ReadonlyArray<CommandSpec>, argv: ReadonlyArray<string>): number => {
+const leadingFlags = (specs: ReadonlyArray<CommandDeclaration>, argv: ReadonlyArray<string>): number => {
   let i = 0
   while (i < argv.length && isFlag(argv[i] ?? "")) {
     const word = argv[i] ?? ""
@@ -39,12 +41,12 @@ const leadingFlags = (specs: ReadonlyArray<CommandSpec>, argv: ReadonlyArray<str
 }
 
 /** `--runtime a b` as `--runtime a --runtime b`, for the command's flags that take several values. */
-const spreadMulti = (spec: CommandSpec, argv: ReadonlyArray<string>): ReadonlyArray<string> => {
+const spreadMulti = (spec: CommandDeclaration, argv: ReadonlyArray<string>): ReadonlyArray<string> => {
   const out: Array<string> = []
   let multi: string | undefined
   for (const word of argv) {
     if (isFlag(word)) {
-      const known = spec.flags.find((f) => word === `--${f.name}`)
+      const known = flagsOf(spec).find((f) => word === `--${f.name}`)
       multi = known?.kind === "multi" ? word : undefined
       out.push(word)
       continue
@@ -57,7 +59,7 @@ const spreadMulti = (spec: CommandSpec, argv: ReadonlyArray<string>): ReadonlyAr
 }
 
 /** The command line as effect/cli should read it. */
-export const normalizeArgv = (specs: ReadonlyArray<CommandSpec>, argv: ReadonlyArray<string>): ReadonlyArray<string> => {
+export const normalizeArgv = (specs: ReadonlyArray<CommandDeclaration>, argv: ReadonlyArray<string>): ReadonlyArray<string> => {
   const unglued = unglue(specs, argv)
   const lead = leadingFlags(specs, unglued)
   const before = unglued.slice(0, lead)

@@ -2,7 +2,9 @@
 // programs (`-o text|json|yaml`, kubectl's spellings). Pure but for the printing itself.
 import { stringify } from "yaml"
 import type { CliIo } from "./CliIo.ts"
-import { type ArgList, displayFlag } from "./OptionReader.ts"
+import type { Flag } from "effect/cli"
+import type { CommandDeclaration } from "./Commands.ts"
+import { type ArgList, readValues } from "./FlagReader.ts"
 
 /** The formats every command's result can be printed in. */
 export const OutputFormats = ["text", "json", "yaml"] as const
@@ -28,20 +30,14 @@ export interface OutputTaken {
   readonly problems: ReadonlyArray<string>
 }
 
-/** Takes `-o`/`--output` off `list`: its format (text when absent), the rest, and what is wrong with it. */
-export const takeOutput = (list: ArgList): OutputTaken => {
-  const values = list.flags.get("output") ?? []
+/** Takes `-o`/`--output` off `list`, read with `command`'s declared flag: its format (its default when
+ * absent or wrong), the rest, and what is wrong with it. */
+export const takeOutput = (command: CommandDeclaration<{ readonly output: Flag.Flag<OutputFormat> }>, list: ArgList): OutputTaken => {
   const flags = new Map(list.flags)
   flags.delete("output")
-  const rest: ArgList = { ...list, flags, missingValues: list.missingValues.filter((f) => f !== "output") }
-  const given = values[0]
-  const found = OutputFormats.find((f) => f === given)
-  const problems = [
-    ...(list.missingValues.includes("output") ? [`${displayFlag("output")} needs a value`] : []),
-    ...(values.length > 1 ? [`${displayFlag("output")} is given more than once`] : []),
-    ...(given !== undefined && found === undefined ? [`${displayFlag("output")} "${given}" is not one of ${OutputFormats.join(", ")}`] : [])
-  ]
-  return { output: found ?? "text", rest, problems }
+  const alone = readValues({ words: command.words, summary: command.summary, flags: { output: command.flags.output } }, { flags: new Map([["output", list.flags.get("output") ?? []]]), positional: [] })
+  const output = alone.value("output")
+  return { output, rest: { ...list, flags }, problems: alone.problems }
 }
 
 /** Where a command's lines (and progress) for people go: stdout, or stderr when stdout carries its JSON

@@ -1,5 +1,6 @@
 // The options of `dispatch render`.
-import { type ArgList, type UsageError, finish, readOptions } from "./OptionReader.ts"
+import { Commands } from "./Commands.ts"
+import { type ArgList, type UsageError, finish, readValues } from "./FlagReader.ts"
 
 /** The options of `dispatch render`. */
 export interface RenderArgs {
@@ -12,11 +13,10 @@ export interface RenderArgs {
 
 /** Reads the arguments that follow `render`. */
 export const parseRenderArgs = (list: ArgList): { readonly args: RenderArgs } | UsageError => {
-  const options = readOptions(list, { values: ["request", "config", "output"], multi: ["runtime"] })
-  const request = options.required("request")
-  const runtimes = options.list("runtime")
-  if (runtimes.length === 0 && options.problems.every((p) => !p.startsWith("--runtime"))) options.problem("--runtime is required")
-  const config = options.single("config")
-  const output = options.choice("output", ["yaml", "json", "text"] as const, "yaml")
-  return finish(options, () => ({ request: request ?? "", runtimes, ...(config === undefined ? {} : { config }), output: output ?? "yaml" }))
+  const options = readValues(Commands.render, list)
+  const request = options.value("request")
+  const runtimes = options.value("runtime")
+  const config = options.value("config")
+  const output = options.value("output")
+  return finish(options, () => ({ request, runtimes, ...(config === undefined ? {} : { config }), output }))
 }

@@ -1,7 +1,8 @@
 // The options of `dispatch serve` (the job service) and `dispatch serve hash-token`, read from their
 // command lines with every problem named.
-import { parseDuration } from "./ClusterArgs.ts"
-import { type ArgList, type UsageError, finish, readOptions } from "./OptionReader.ts"
+import { Commands } from "./Commands.ts"
+import { parseDuration } from "./Duration.ts"
+import { type ArgList, type UsageError, type ValueReader, finish, readValues } from "./FlagReader.ts"
 
 /** Where the service takes jobs: nowhere (it only stores them), a cluster by kubeconfig, or an embedded simulator. */
 export type ServeTarget =
@@ -44,51 +45,40 @@ export interface ServeArgs {
 /** The environment variables `dispatch serve` reads its cleanup settings from when no flag gives them. */
 export const serveEnvVars = { retention: "DISPATCH_RETENTION", "sweep-grace": "DISPATCH_SWEEP_GRACE" } as const
 
-const portOf = (options: ReturnType<typeof readOptions>, fallback: number): number => {
-  const text = options.single("port")
-  if (text === undefined) return fallback
-  const port = Number(text)
-  if (!/^\d+$/.test(text) || port > 65535) options.problem(`--port "${text}" is not a port number (0-65535)`)
-  return port
-}
+type ServeFlags = (typeof Commands.serve)["flags"]
 
 // A flag wins over its environment variable; either is a duration as kubectl spells it (0 allowed).
-const durationOf = (options: ReturnType<typeof readOptions>, flag: keyof typeof serveEnvVars, env: Readonly<Record<string, string | undefined>>): number | undefined => {
-  const given = options.single(flag)
+const durationOf = (options: ValueReader<ServeFlags>, flag: keyof typeof serveEnvVars, env: Readonly<Record<string, string | undefined>>): number | undefined => {
+  if (options.given(flag)) return options.value(flag)
   const variable = serveEnvVars[flag]
-  const text = given ?? (env[variable] === "" ? undefined : env[variable])
+  const text = env[variable] === "" ? undefined : env[variable]
   if (text === undefined) return undefined
   const ms = parseDuration(text)
-  if (ms === undefined) options.problem(`${given === undefined ? variable : `--${flag}`} "${text}" is not a duration (e.g. 30s, 5m, 24h)`)
+  if (ms === undefined) options.problem(`${variable} "${text}" is not a duration (e.g. 30s, 5m, 24h)`)
   return ms
 }
 
 /** Reads the arguments that follow `serve`, and the cleanup settings from `env` where no flag gives them. */
 export const parseServeArgs = (list: ArgList, env: Readonly<Record<string, string | undefined>> = {}): { readonly args: ServeArgs } | UsageError => {
-  const options = readOptions(list, {
-    values: ["host", "port", "data-dir", "tokens", "kubeconfig", "config", "instance", "log-format", "sim-kubeconfig-out", "default-backend", "retention", "sweep-grace"],
-    multi: ["runtime"],
-    switches: ["sim", "cluster", "exec", "signup"]
-  })
-  const host = options.single("host") ?? "127.0.0.1"
-  const port = portOf(options, 8080)
-  const dataDir = options.single("data-dir") ?? "dispatch-data"
-  const tokens = options.single("tokens")
-  const kubeconfig = options.single("kubeconfig")
-  const sim = options.switch("sim")
-  const exec = options.switch("exec")
+  const options = readValues(Commands.serve, list)
+  const host = options.value("host")
+  const port = options.value("port")
+  const dataDir = options.value("data-dir")
+  const tokens = options.value("tokens")
+  const kubeconfig = options.value("kubeconfig")
+  const sim = options.value("sim")
+  const exec = options.value("exec")
   // --cluster: client-node's default kubeconfig chain, without naming a file.
-  const cluster = options.switch("cluster")
-  const runtimes = options.list("runtime")
-  const config = options.single("config")
-  const simKubeconfigOut = options.single("sim-kubeconfig-out")
-  const instance = options.single("instance")
-  const logFormat = options.single("log-format") ?? "text"
-  const signup = options.switch("signup")
-  const defaultBackend = options.single("default-backend")
+  const cluster = options.value("cluster")
+  const runtimes = options.value("runtime")
+  const config = options.value("config")
+  const simKubeconfigOut = options.value("sim-kubeconfig-out")
+  const instance = options.value("instance")
+  const signup = options.value("signup")
+  const defaultBackend = options.value("default-backend")
   const retentionMs = durationOf(options, "retention", env)
   const sweepGraceMs = durationOf(options, "sweep-grace", env)
-  if (logFormat !== "text" && logFormat !== "json") options.problem(`--log-format "${logFormat}" is not one of text, json`)
+  const logFormat = options.value("log-format")
   const targets = [sim, cluster, kubeconfig !== undefined].filter(Boolean).length
   if (targets > 1) options.problem("--sim, --cluster and --kubeconfig are alternatives: give one")
   if (!sim && runtimes.length > 0) options.problem("--runtime seeds the embedded simulator: it needs --sim")
@@ -108,7 +98,7 @@ export const parseServeArgs = (list: ArgList, env: Readonly<Record<string, strin
     target,
     ...(config === undefined ? {} : { config }),
     ...(instance === undefined ? {} : { instance }),
-    logFormat: logFormat === "json" ? "json" : "text",
+    logFormat,
     signup,
     ...(defaultBackend === undefined ? {} : { defaultBackend }),
     ...(retentionMs === undefined ? {} : { retentionMs }),
@@ -125,9 +115,9 @@ export interface HashTokenArgs {
 
 /** Reads the arguments that follow `serve hash-token`. */
 export const parseHashTokenArgs = (list: ArgList): { readonly args: HashTokenArgs } | UsageError => {
-  const options = readOptions(list, { values: ["name", "group"], switches: ["read-only"] })
-  const name = options.required("name")
-  const group = options.required("group")
-  const readOnly = options.switch("read-only")
-  return finish(options, () => ({ name: name ?? "", group: group ?? "", access: readOnly ? ("read" as const) : ("write" as const) }))
+  const options = readValues(Commands.hashToken, list)
+  const name = options.value("name")
+  const group = options.value("group")
+  const readOnly = options.value("read-only")
+  return finish(options, () => ({ name, group, access: readOnly ? ("read" as const) : ("write" as const) }))
 }

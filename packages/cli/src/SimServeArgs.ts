@@ -2,7 +2,8 @@
 import { isDns1123Subdomain } from "@dispatch/kube"
 import type { FaultRule } from "@dispatch/sim"
 import { parseFault } from "./FaultSpec.ts"
-import { type ArgList, type OptionReader, type UsageError, finish, readOptions } from "./OptionReader.ts"
+import { Commands } from "./Commands.ts"
+import { type ArgList, type UsageError, type ValueReader, finish, readValues } from "./FlagReader.ts"
 
 /** Which controllers the served simulator runs. */
 export type SimMode = "plain" | "kueue"
@@ -36,50 +37,41 @@ export interface QueueQuota {
   readonly gpus?: number
 }
 
-// Kubernetes' quantity form, as a ClusterQueue's nominalQuota takes it: 8, 500m, 1.5, 64Gi, 2G, 1e3.
-const quantity = /^\d+(\.\d+)?([eE]\d+|m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$/
-
 /** Reads the arguments that follow `sim serve`. */
 export const parseSimServeArgs = (list: ArgList): { readonly args: SimServeArgs } | UsageError => {
-  const options = readOptions(list, { values: ["port", "kubeconfig-out", "mode", "config", "run-time", "queue-cpu", "queue-memory", "queue-gpus", "cluster-queue"], multi: ["runtime", "fault"], switches: ["read-only", "exec"] })
+  const options = readValues(Commands.simServe, list)
   // No --port: any free port; the kubeconfig written says which.
-  const portText = options.single("port")
-  const port = portText === undefined ? 0 : Number(portText)
-  if (portText !== undefined && (!/^\d+$/.test(portText) || port > 65535)) options.problem(`--port "${portText}" is not a port number (0-65535)`)
-  const kubeconfigOut = options.single("kubeconfig-out")
-  const mode = options.choice("mode", ["plain", "kueue"] as const, "plain")
-  const runtimes = options.list("runtime")
-  const config = options.single("config")
-  const faults = options.list("fault").flatMap((text) => {
+  const port = options.value("port")
+  const kubeconfigOut = options.value("kubeconfig-out")
+  const mode = options.value("mode")
+  const runtimes = options.value("runtime")
+  const config = options.value("config")
+  const faults = options.value("fault").flatMap((text) => {
     const parsed = parseFault(text)
     if ("problem" in parsed) options.problem(parsed.problem)
     return "rule" in parsed ? [parsed.rule] : []
   })
-  const readOnly = options.switch("read-only")
-  const runTimeText = options.single("run-time")
-  if (runTimeText !== undefined && !/^[1-9]\d{0,5}$/.test(runTimeText)) options.problem(`--run-time "${runTimeText}" is not a whole number of seconds from 1 to 999999`)
-  const exec = options.switch("exec")
-  const queue = readQueueQuota(options, mode ?? "plain")
-  return finish(options, () => ({ port, ...(kubeconfigOut === undefined ? {} : { kubeconfigOut }), runtimes, mode: mode ?? "plain", ...(config === undefined ? {} : { config }), faults, readOnly, ...(runTimeText === undefined ? {} : { runTimeSeconds: Number(runTimeText) }), exec, ...(queue === undefined ? {} : { queue }) }))
+  const readOnly = options.value("read-only")
+  const runTimeSeconds = options.value("run-time")
+  const exec = options.value("exec")
+  const queue = readQueueQuota(options, mode)
+  return finish(options, () => ({ port, ...(kubeconfigOut === undefined ? {} : { kubeconfigOut }), runtimes, mode, ...(config === undefined ? {} : { config }), faults, readOnly, ...(runTimeSeconds === undefined ? {} : { runTimeSeconds }), exec, ...(queue === undefined ? {} : { queue }) }))
 }
 
 /** Reads the Kueue quota flags; each needs --mode kueue. */
-const readQueueQuota = (options: OptionReader, mode: SimMode): QueueQuota | undefined => {
-  const cpu = options.single("queue-cpu")
-  const memory = options.single("queue-memory")
-  const gpusText = options.single("queue-gpus")
-  const clusterQueue = options.single("cluster-queue")
-  const given: Array<[string, string | undefined]> = [["queue-cpu", cpu], ["queue-memory", memory], ["queue-gpus", gpusText], ["cluster-queue", clusterQueue]]
-  for (const [name, value] of given) if (value !== undefined && mode !== "kueue") options.problem(`--${name} sets the Kueue queue: it needs --mode kueue`)
-  if (cpu !== undefined && !quantity.test(cpu)) options.problem(`--queue-cpu "${cpu}" is not a quantity (e.g. 8, 500m, 1.5)`)
-  if (memory !== undefined && !quantity.test(memory)) options.problem(`--queue-memory "${memory}" is not a quantity (e.g. 64Gi, 512Mi)`)
-  if (gpusText !== undefined && !/^\d{1,6}$/.test(gpusText)) options.problem(`--queue-gpus "${gpusText}" is not a whole number of GPUs`)
+const readQueueQuota = (options: ValueReader<(typeof Commands.simServe)["flags"]>, mode: SimMode): QueueQuota | undefined => {
+  const names = ["queue-cpu", "queue-memory", "queue-gpus", "cluster-queue"] as const
+  for (const name of names) if (options.given(name) && mode !== "kueue") options.problem(`--${name} sets the Kueue queue: it needs --mode kueue`)
+  const cpu = options.value("queue-cpu")
+  const memory = options.value("queue-memory")
+  const gpus = options.value("queue-gpus")
+  const clusterQueue = options.value("cluster-queue")
   if (clusterQueue !== undefined && !isDns1123Subdomain(clusterQueue)) options.problem(`--cluster-queue "${clusterQueue}" is not a valid object name (lower case letters, digits, '-' and '.')`)
-  if (given.every(([, value]) => value === undefined)) return undefined
+  if (names.every((name) => !options.given(name))) return undefined
   return {
     ...(clusterQueue === undefined ? {} : { clusterQueue }),
     ...(cpu === undefined ? {} : { cpu }),
     ...(memory === undefined ? {} : { memory }),
-    ...(gpusText === undefined ? {} : { gpus: Number(gpusText) })
+    ...(gpus === undefined ? {} : { gpus })
   }
 }

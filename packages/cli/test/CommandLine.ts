@@ -2,7 +2,7 @@
 // what each command's reader makes of it.
 import { readLine } from "../src/Cli.ts"
 import type { CliIo } from "../src/CliIo.ts"
-import type { ArgList } from "../src/OptionReader.ts"
+import type { ArgList } from "../src/FlagReader.ts"
 
 /** A CliIo that records what is printed and touches nothing. */
 export const recordingIo = (env: Readonly<Record<string, string | undefined>> = {}, terminal = false) => {

@@ -1,11 +1,12 @@
-// The completion scripts' value types, read from the command specs.
+// The completion scripts' value types, read from the commands' declarations.
 import { Completions } from "effect/cli"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { type CommandSpec, CommandSpecs, type FlagSpec } from "../src/CommandSpec.ts"
-import { completionsShell, flagType, withValueTypes } from "../src/CompletionScript.ts"
+import { type CommandDeclaration, Commands } from "../src/Commands.ts"
+import { type FlagFacts, argumentOf, flagsOf } from "../src/FlagFacts.ts"
+import { completionsShell, fishScript, flagType, withValueTypes } from "../src/CompletionScript.ts"
 
-const valueFlag = (metavar: string): FlagSpec => ({ name: "f", kind: "value", description: "d", metavar })
+const valueFlag = (metavar: string): FlagFacts => ({ name: "f", kind: "value", description: "d", metavar })
 
 describe("flagType", () => {
   it("reads a placeholder `a|b|c` as exactly that set, in order", () => {
@@ -25,7 +26,7 @@ describe("flagType", () => {
 })
 
 describe("withValueTypes", () => {
-  const specs: ReadonlyArray<CommandSpec> = Object.values(CommandSpecs)
+  const specs: ReadonlyArray<CommandDeclaration> = Object.values(Commands)
   const descriptor: Completions.CommandDescriptor = {
     name: "dispatch",
     description: undefined,
@@ -34,8 +35,8 @@ describe("withValueTypes", () => {
     subcommands: specs.map((spec) => ({
       name: spec.words.join(" "),
       description: spec.summary,
-      flags: spec.flags.map((f) => ({ name: f.name, aliases: [], description: f.description, type: { _tag: "String" } as const })),
-      arguments: spec.argument === undefined ? [] : [{ name: spec.argument.name, description: undefined, required: false, variadic: false, type: { _tag: "String" } as const }],
+      flags: flagsOf(spec).map((f) => ({ name: f.name, aliases: [], description: f.description, type: { _tag: "String" } as const })),
+      arguments: argumentOf(spec) === undefined ? [] : [{ name: argumentOf(spec)!.name, description: undefined, required: false, variadic: false, type: { _tag: "String" } as const }],
       subcommands: []
     }))
   }
@@ -45,7 +46,7 @@ describe("withValueTypes", () => {
     const shape = (d: Completions.CommandDescriptor): unknown => ({ ...d, flags: d.flags.map((f) => ({ ...f, type: undefined })), arguments: d.arguments.map((a) => ({ ...a, type: undefined })), subcommands: d.subcommands.map(shape) })
     expect(shape(typed)).toEqual(shape(descriptor))
     for (const [i, spec] of specs.entries()) {
-      for (const [j, flag] of spec.flags.entries()) expect(typed.subcommands[i]!.flags[j]!.type).toEqual(flagType(flag) ?? { _tag: "String" })
+      for (const [j, flag] of flagsOf(spec).entries()) expect(typed.subcommands[i]!.flags[j]!.type).toEqual(flagType(flag) ?? { _tag: "String" })
     }
   })
 })
@@ -56,5 +57,30 @@ describe("completionsShell", () => {
     expect(completionsShell(["render", "--completions=fish"])).toBe("fish")
     expect(completionsShell(["render", "--completions"])).toBeUndefined()
     expect(completionsShell(["render", "--request", "r.json"])).toBeUndefined()
+  })
+})
+
+describe("fishScript", () => {
+  const line = (condition: string) => `complete -c dispatch -n '${condition}' -f`
+  const commands = [
+    { words: ["serve"], summary: "s", flags: {} },
+    { words: ["serve", "hash-token"], summary: "s", flags: {} },
+    { words: ["sim", "serve"], summary: "s", flags: {} },
+    { words: ["render"], summary: "s", flags: {} }
+  ]
+
+  it("offers a command that shares its name with another's subcommand only where it is that command", () => {
+    const script = [line("__fish_seen_subcommand_from serve"), line("__fish_seen_subcommand_from serve; and __fish_seen_subcommand_from hash-token"), line("__fish_seen_subcommand_from sim; and __fish_seen_subcommand_from serve"), line("__fish_seen_subcommand_from render")].join("\n")
+    expect(fishScript(script, commands).split("\n")).toEqual([
+      line("__fish_seen_subcommand_from serve; and not __fish_seen_subcommand_from sim"),
+      line("__fish_seen_subcommand_from serve; and not __fish_seen_subcommand_from sim; and __fish_seen_subcommand_from hash-token"),
+      line("__fish_seen_subcommand_from sim; and __fish_seen_subcommand_from serve"),
+      line("__fish_seen_subcommand_from render")
+    ])
+  })
+
+  it("leaves a script whose commands share no name untouched", () => {
+    const script = [line("__fish_seen_subcommand_from render"), line("__fish_seen_subcommand_from sim; and __fish_seen_subcommand_from serve")].join("\n")
+    expect(fishScript(script, commands.filter((c) => c.words[0] !== "serve"))).toBe(script)
   })
 })

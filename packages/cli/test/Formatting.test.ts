@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs"
 import { decodeConfig, decodeStartRequest, renderStart } from "@dispatch/render"
 import type { FoundJob, ProbeReport } from "@dispatch/effects"
 import { parseClusterCommand, jobOptions } from "../src/ClusterArgs.ts"
+import { Commands } from "../src/Commands.ts"
 import { describeObjects } from "../src/CreatedObjects.ts"
 import { ExitCode } from "../src/ExitCode.ts"
 import { exitCodeOfFailure } from "../src/Failure.ts"
@@ -78,12 +79,12 @@ describe("the objects the demo shows", () => {
 
 describe("job options", () => {
   test.prop([fc.stringMatching(/^[0-9A-Z]{1,26}$/), fc.integer({ min: 0, max: 999_999_999 })])("read back --job and --submission", async (job, submission) => {
-    expect(parseClusterCommand((await lineOf(["find", "--job", job, "--submission", String(submission)])).list, { values: ["job", "submission"] }, jobOptions, true)).toEqual({
+    expect(parseClusterCommand(Commands.find, (await lineOf(["find", "--job", job, "--submission", String(submission)])).list, jobOptions)).toEqual({
       args: { target: { _tag: "Kube" }, output: "text", job, submission }
     })
   })
 
   it("refuses a submission that is not a whole number", async () => {
-    expect(parseClusterCommand((await lineOf(["find", "--job", "J", "--submission", "1.5"])).list, { values: ["job", "submission"] }, jobOptions, true)).toEqual({ _tag: "UsageError", problems: ['--submission "1.5" is not a whole number'] })
+    expect(parseClusterCommand(Commands.find, (await lineOf(["find", "--job", "J", "--submission", "1.5"])).list, jobOptions)).toEqual({ _tag: "UsageError", problems: ['--submission "1.5" is not a whole number'] })
   })
 })

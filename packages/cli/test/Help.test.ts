@@ -2,7 +2,8 @@
 import { readFileSync } from "node:fs"
 import { describe, expect, it } from "vitest"
 import { runCli } from "../src/Cli.ts"
-import { CommandSpecs } from "../src/CommandSpec.ts"
+import { Commands } from "../src/Commands.ts"
+import { flagsOf } from "../src/FlagFacts.ts"
 import { ExitCode } from "../src/ExitCode.ts"
 import { recordingIo } from "./CommandLine.ts"
 
@@ -15,11 +16,11 @@ const run = async (argv: ReadonlyArray<string>, env: Readonly<Record<string, str
 const packageVersion = (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version
 
 describe("help", { timeout: 120_000 }, () => {
-  it.each(Object.values(CommandSpecs).map((spec) => [spec.words.join(" "), spec] as const))("dispatch %s --help shows its summary, every flag with its description, and its examples", async (_, spec) => {
+  it.each(Object.values(Commands).map((spec) => [spec.words.join(" "), spec] as const))("dispatch %s --help shows its summary, every flag with its description, and its examples", async (_, spec) => {
     const help = await run([...spec.words, "--help"])
     expect(help).toMatchObject({ code: ExitCode.ok, stderr: "" })
     expect(help.stdout).toContain(spec.summary)
-    for (const flag of spec.flags) {
+    for (const flag of flagsOf(spec)) {
       expect(help.stdout).toContain(`--${flag.name}`)
       expect(help.stdout).toContain(flag.description)
     }
@@ -32,17 +33,17 @@ describe("help", { timeout: 120_000 }, () => {
   it("is shown wherever --help is on the line, even after flags and values", async () => {
     const help = await run(["render", "--request", "R", "--help"])
     expect(help.code).toBe(ExitCode.ok)
-    expect(help.stdout).toContain(CommandSpecs.render.summary)
+    expect(help.stdout).toContain(Commands.render.summary)
     const sim = await run(["sim", "--help"])
     expect(sim.code).toBe(ExitCode.ok)
-    expect(sim.stdout).toContain(CommandSpecs.simServe.summary)
+    expect(sim.stdout).toContain(Commands.simServe.summary)
   })
 
   it("lists every command and the exit codes for `dispatch`, `dispatch help` and `dispatch --help`", async () => {
     for (const argv of [[], ["help"], ["--help"]]) {
       const help = await run(argv)
       expect(help.code).toBe(ExitCode.ok)
-      for (const spec of Object.values(CommandSpecs)) expect(help.stdout).toContain(`dispatch ${spec.words.join(" ")}`)
+      for (const spec of Object.values(Commands)) expect(help.stdout).toContain(`dispatch ${spec.words.join(" ")}`)
       expect(help.stdout).toContain("8 ErrOutcomeUnknown")
     }
   })

@@ -1,10 +1,10 @@
 // `dispatch serve`'s cleanup settings: --retention and --sweep-grace, or their environment variables.
 import { describe, expect, it } from "vitest"
-import type { ArgList } from "../src/OptionReader.ts"
+import type { ArgList } from "../src/FlagReader.ts"
 import { parseServeArgs } from "../src/ServeArgs.ts"
 
 /** Flags as effect/cli reads them: each name with its values. */
-const flagsOf = (flags: Record<string, string> = {}): ArgList => ({ flags: new Map(Object.entries(flags).map(([k, v]) => [k, [v]])), positional: [], missingValues: [] })
+const flagsOf = (flags: Record<string, string> = {}): ArgList => ({ flags: new Map(Object.entries(flags).map(([k, v]) => [k, [v]])), positional: [] })
 
 const argsOf = (flags: Record<string, string>, env: Record<string, string> = {}) => {
   const parsed = parseServeArgs(flagsOf(flags), env)

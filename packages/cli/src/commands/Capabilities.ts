@@ -6,7 +6,7 @@ import { runtimeLabel } from "@dispatch/render"
 import { type ClusterCommandSpec, clusterImpl, printResult } from "../ClusterCommand.ts"
 import { parseClusterCommand, requestOption } from "../ClusterArgs.ts"
 import { loadRequest } from "../Inputs.ts"
-import { CommandSpecs } from "../CommandSpec.ts"
+import { Commands } from "../Commands.ts"
 import { runProgram } from "../RunProgram.ts"
 
 const yesNo = (value: boolean): string => (value ? "yes" : "no")
@@ -19,9 +19,9 @@ export const capabilitiesLines = (answer: Capabilities): ReadonlyArray<string> =
 
 /** `dispatch capabilities`. */
 export const capabilitiesCommand: ClusterCommandSpec<{ readonly request: string }> = {
-  help: CommandSpecs.capabilities,
+  help: Commands.capabilities,
   writes: false,
-  parse: (list) => parseClusterCommand(list, { values: ["request"] }, requestOption),
+  parse: (list) => parseClusterCommand(Commands.capabilities, list, requestOption),
   body: async ({ args, config, session, io }) => {
     const request = await loadRequest(io, args.request)
     if (Result.isFailure(request)) return request.failure

@@ -13,8 +13,9 @@ import { openSession } from "../ClusterSession.ts"
 import { endCommand } from "../CommandEnd.ts"
 import { describeObjects } from "../CreatedObjects.ts"
 import { type DemoArgs, parseDemoArgs } from "../DemoArgs.ts"
-import { CommandSpecs, usageLine } from "../CommandSpec.ts"
-import { type ArgList, type CommandImpl, problemsOf } from "../OptionReader.ts"
+import { Commands } from "../Commands.ts"
+import { usageLine } from "../Usage.ts"
+import { type ArgList, type CommandImpl, problemsOf } from "../FlagReader.ts"
 import { type Failure, failed, usage } from "../Failure.ts"
 import { loadConfig, loadManifests, loadRequest } from "../Inputs.ts"
 import { type OutputFormat, forPeople, printResult, takeOutput } from "../Output.ts"
@@ -157,17 +158,17 @@ const demo = async (io: CliIo, args: DemoArgs, output: OutputFormat): Promise<Fa
 
 /** Runs `dispatch demo`; resolves to the exit code. */
 const runDemo = async (list: ArgList, io: CliIo): Promise<number> => {
-  const { output, rest, problems } = takeOutput(list)
+  const { output, rest, problems } = takeOutput(Commands.demo, list)
   const parsed = parseDemoArgs(rest)
   const all = [...problems, ...problemsOf(parsed)]
-  if ("problems" in parsed || all.length > 0) return endCommand(io, "demo", "text", usage(all, usageLine(CommandSpecs.demo)))
+  if ("problems" in parsed || all.length > 0) return endCommand(io, "demo", "text", usage(all, usageLine(Commands.demo)))
   return endCommand(io, "demo", output, await demo(io, parsed.args, output))
 }
 
 /** `dispatch demo` as the CLI runs it. */
 export const demoCommand: CommandImpl = {
   check: (list) => {
-    const { rest, problems } = takeOutput(list)
+    const { rest, problems } = takeOutput(Commands.demo, list)
     return [...problems, ...problemsOf(parseDemoArgs(rest))]
   },
   run: runDemo

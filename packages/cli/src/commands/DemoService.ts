@@ -13,7 +13,8 @@ import type { CliIo } from "../CliIo.ts"
 import { endCommand } from "../CommandEnd.ts"
 import { type Failure, failed, usage } from "../Failure.ts"
 import { loadConfig, loadManifests, readDocument } from "../Inputs.ts"
-import { type ArgList, type CommandImpl, readOptions } from "../OptionReader.ts"
+import { Commands } from "../Commands.ts"
+import { type ArgList, type CommandImpl, readValues } from "../FlagReader.ts"
 import { seededSimulator } from "../SimSeed.ts"
 
 /**
@@ -41,7 +42,10 @@ interface DemoServiceArgs {
   readonly exec: boolean
 }
 
-const parseArgs = (list: ArgList) => readOptions(list, { switches: ["exec"] })
+const parseArgs = (list: ArgList) => {
+  const options = readValues(Commands.demoService, list)
+  return { exec: options.value("exec"), problems: options.problems }
+}
 
 const run = async (io: CliIo, args: DemoServiceArgs): Promise<Failure | undefined> => {
   const config = await loadConfig(io, BundledExamples.config)
@@ -144,9 +148,9 @@ const run = async (io: CliIo, args: DemoServiceArgs): Promise<Failure | undefine
 
 /** Runs `dispatch demo service`; resolves to the exit code. */
 const runDemoService = async (list: ArgList, io: CliIo): Promise<number> => {
-  const options = parseArgs(list)
-  if (options.problems.length > 0) return endCommand(io, "demo service", "text", usage(options.problems))
-  return endCommand(io, "demo service", "text", await run(io, { exec: options.switch("exec") }))
+  const { exec, problems } = parseArgs(list)
+  if (problems.length > 0) return endCommand(io, "demo service", "text", usage(problems))
+  return endCommand(io, "demo service", "text", await run(io, { exec }))
 }
 
 /** `dispatch demo service` as the CLI runs it. */

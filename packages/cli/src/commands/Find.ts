@@ -4,7 +4,7 @@ import { Result } from "effect"
 import { type FoundJob, find, openBackend } from "@dispatch/effects"
 import { type ClusterCommandSpec, clusterImpl, printResult } from "../ClusterCommand.ts"
 import { type JobSubmission, jobOptions, parseClusterCommand } from "../ClusterArgs.ts"
-import { CommandSpecs } from "../CommandSpec.ts"
+import { Commands } from "../Commands.ts"
 import { runProgram } from "../RunProgram.ts"
 
 /** What a state adds to its name, if anything. */
@@ -34,9 +34,9 @@ export const statusLine = (status: FoundJob): string => {
 
 /** `dispatch find`. */
 export const findCommand: ClusterCommandSpec<JobSubmission> = {
-  help: CommandSpecs.find,
+  help: Commands.find,
   writes: false,
-  parse: (list) => parseClusterCommand(list, { values: ["job", "submission"] }, jobOptions, true),
+  parse: (list) => parseClusterCommand(Commands.find, list, jobOptions),
   body: async ({ args, config, session, io }) => {
     const status = await runProgram(find(openBackend(config), { job: args.job, submission: args.submission }), session)
     if (Result.isFailure(status)) return status.failure

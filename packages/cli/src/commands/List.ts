@@ -6,7 +6,7 @@ import { labelKeys, admissionGateName, type BackendConfig } from "@dispatch/rend
 import { Cluster, type JobState, type KubeResource, TrainJobs, Workloads, jobState, openBackend, readFailure, requireAccess, workloadFor, jobUidLabel } from "@dispatch/effects"
 import { type ClusterCommandSpec, clusterImpl } from "../ClusterCommand.ts"
 import { parseClusterCommand } from "../ClusterArgs.ts"
-import { CommandSpecs } from "../CommandSpec.ts"
+import { Commands, type ListFormats } from "../Commands.ts"
 import type { CliIo } from "../CliIo.ts"
 import { formatValue } from "../Output.ts"
 import { runProgram } from "../RunProgram.ts"
@@ -30,8 +30,6 @@ export const table = (rows: ReadonlyArray<ReadonlyArray<string>>): ReadonlyArray
   return rows.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join("  ").trimEnd())
 }
 
-/** The formats of `dispatch list`: kubectl's, with `wide` and `name`. */
-export const ListFormats = ["text", "wide", "name", "json", "yaml"] as const
 
 /** The table (or names) of `jobs` at `nowMs`. */
 export const listLines = (jobs: ReadonlyArray<ListedJob>, format: "text" | "wide" | "name", nowMs: number, header = true): ReadonlyArray<string> => {
@@ -113,16 +111,16 @@ interface ListArgs {
 
 /** `dispatch list`. */
 export const listCommand: ClusterCommandSpec<ListArgs> = {
-  help: CommandSpecs.list,
+  help: Commands.list,
   writes: false,
   ownsWaits: true,
   parse: (list) =>
-    parseClusterCommand(list, { values: ["selector"], switches: ["watch"] }, (options) => {
-      const selector = options.single("selector")
-      const watch = options.switch("watch")
-      const format = options.choice("output", ListFormats, "text")
-      return () => ({ ...(selector === undefined ? {} : { selector }), watch, format: format ?? "text" })
-    }, false, ListFormats),
+    parseClusterCommand(Commands.list, list, (options) => {
+      const selector = options.value("selector")
+      const watch = options.value("watch")
+      const format = options.value("output")
+      return () => ({ ...(selector === undefined ? {} : { selector }), watch, format })
+    }, true),
   body: async ({ args, config, session, io }) => {
     if (!args.watch) {
       const listed = await runProgram(listJobs(config, args.selector), session)

@@ -4,8 +4,8 @@ import { Effect, Result } from "effect"
 import { Cluster, type ClusterError, type TrainJobPod, readFailure, trainJobPods } from "@dispatch/effects"
 import { trainJobName } from "@dispatch/render"
 import { type ClusterCommandSpec, clusterImpl } from "../ClusterCommand.ts"
-import { type JobSubmission, jobOptions, parseClusterCommand, parseDuration } from "../ClusterArgs.ts"
-import { CommandSpecs } from "../CommandSpec.ts"
+import { type JobSubmission, jobOptions, parseClusterCommand } from "../ClusterArgs.ts"
+import { Commands } from "../Commands.ts"
 import { failed, usage } from "../Failure.ts"
 import { runProgram } from "../RunProgram.ts"
 
@@ -18,21 +18,6 @@ interface LogsArgs extends JobSubmission {
   /** `--since D`, in whole seconds (rounded up, as kubectl sends it). */
   readonly sinceSeconds?: number
   readonly container?: string
-}
-
-const wholeNumber = (options: Parameters<typeof jobOptions>[0], name: string): number | undefined => {
-  const text = options.single(name)
-  if (text === undefined) return undefined
-  if (!/^\d{1,9}$/.test(text)) options.problem(`--${name} "${text}" is not a whole number`)
-  return Number(text)
-}
-
-const sinceOption = (options: Parameters<typeof jobOptions>[0]): number | undefined => {
-  const text = options.single("since")
-  if (text === undefined) return undefined
-  const ms = parseDuration(text)
-  if (ms === undefined || ms === 0) options.problem(`--since "${text}" is not a duration (e.g. 30s, 5m, 1h)`)
-  return ms === undefined ? undefined : Math.ceil(ms / 1000)
 }
 
 /** How often pods not made yet are looked for again with -f. */
@@ -70,19 +55,22 @@ const readLogs = (namespace: string, pods: ReadonlyArray<TrainJobPod>, args: Log
 
 /** `dispatch logs`. */
 export const logsCommand: ClusterCommandSpec<LogsArgs> = {
-  help: CommandSpecs.logs,
+  help: Commands.logs,
   writes: false,
   ownsWaits: true,
   parse: (list) =>
-    parseClusterCommand(list, { values: ["job", "submission", "node", "tail", "since", "container"], switches: ["follow", "previous"] }, (options) => {
+    parseClusterCommand(Commands.logs, list, (options) => {
       const job = jobOptions(options)
-      const follow = options.switch("follow")
-      const previous = options.switch("previous")
-      const node = wholeNumber(options, "node")
-      const tail = wholeNumber(options, "tail")
-      const sinceSeconds = sinceOption(options)
-      const container = options.single("container")
-      if (options.single("output") !== undefined && options.single("output") !== "text") options.problem(`-o ${options.single("output")}: logs are printed as text only`)
+      const follow = options.value("follow")
+      const previous = options.value("previous")
+      const node = options.value("node")
+      const tail = options.value("tail")
+      const since = options.value("since")
+      // `--since D` goes to the API server in whole seconds, rounded up, as kubectl sends it.
+      const sinceSeconds = since === undefined ? undefined : Math.ceil(since / 1000)
+      const container = options.value("container")
+      const output = options.value("output")
+      if (output !== "text") options.problem(`-o ${output}: logs are printed as text only`)
       return () => ({
         ...job(),
         follow,
@@ -92,7 +80,7 @@ export const logsCommand: ClusterCommandSpec<LogsArgs> = {
         ...(sinceSeconds === undefined ? {} : { sinceSeconds }),
         ...(container === undefined ? {} : { container })
       })
-    }, true),
+    }),
   body: async ({ args, config, session, io }) => {
     // An embedded simulator lives only as long as this command, so no job of it has run: read a served one.
     if (session.simulator !== undefined) return usage(["logs reads a running cluster: give --kubeconfig (dispatch sim serve writes one), not --sim"])

@@ -3,12 +3,12 @@
 import { randomBytes } from "node:crypto"
 import { Clock, Effect, Result } from "effect"
 import { ulid, ulidEntropyBytes } from "@dispatch/jobs"
-import { CommandSpecs, usageLine } from "../CommandSpec.ts"
+import { Commands } from "../Commands.ts"
 import { endCommand } from "../CommandEnd.ts"
 import { usage } from "../Failure.ts"
-import { type CommandImpl, type OptionReader, finish, readOptions } from "../OptionReader.ts"
-import { OutputFormats, printResult } from "../Output.ts"
-import type { ArgList } from "../OptionReader.ts"
+import { type ArgList, type CommandImpl, finish, readValues } from "../FlagReader.ts"
+import { printResult } from "../Output.ts"
+import { usageLine } from "../Usage.ts"
 
 /** A fresh JobID, its time from the Clock. */
 export const newJobId: Effect.Effect<string> = Effect.map(Clock.currentTimeMillis, (time) =>
@@ -17,9 +17,9 @@ export const newJobId: Effect.Effect<string> = Effect.map(Clock.currentTimeMilli
 )
 
 const parse = (list: ArgList) => {
-  const options: OptionReader = readOptions(list, { values: ["output"] })
-  const output = options.choice("output", OutputFormats, "text")
-  return finish(options, () => ({ output: output ?? "text" }))
+  const options = readValues(Commands.newId, list)
+  const output = options.value("output")
+  return finish(options, () => ({ output }))
 }
 
 /** `dispatch new-id` as the CLI runs it. */
@@ -30,7 +30,7 @@ export const newIdCommand: CommandImpl = {
   },
   run: async (list, io) => {
     const parsed = parse(list)
-    if ("problems" in parsed) return endCommand(io, "new-id", "text", usage(parsed.problems, usageLine(CommandSpecs.newId)))
+    if ("problems" in parsed) return endCommand(io, "new-id", "text", usage(parsed.problems, usageLine(Commands.newId)))
     const id = await Effect.runPromise(newJobId)
     printResult(io, parsed.args.output, { job: id }, [id])
     return endCommand(io, "new-id", "text", undefined)

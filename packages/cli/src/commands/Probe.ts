@@ -5,7 +5,7 @@ import { gateRefusal, type ProbeReport, probe } from "@dispatch/effects"
 import { type ClusterCommandSpec, clusterImpl, printResult } from "../ClusterCommand.ts"
 import { noOptions, parseClusterCommand } from "../ClusterArgs.ts"
 import { type Failure, failed, refused } from "../Failure.ts"
-import { CommandSpecs } from "../CommandSpec.ts"
+import { Commands } from "../Commands.ts"
 import { runProgram } from "../RunProgram.ts"
 
 const proof = (name: string, gate: ProbeReport["reach"]): ReadonlyArray<string> =>
@@ -30,9 +30,9 @@ export const probeFailure = (report: ProbeReport): Failure | undefined => {
 
 /** `dispatch probe`. */
 export const probeCommand: ClusterCommandSpec<Record<never, never>> = {
-  help: CommandSpecs.probe,
+  help: Commands.probe,
   writes: true,
-  parse: (list) => parseClusterCommand(list, { values: [] }, noOptions),
+  parse: (list) => parseClusterCommand(Commands.probe, list, noOptions),
   body: async ({ args, config, session, io }) => {
     const report = await runProgram(probe(config), session)
     if (Result.isFailure(report)) return report.failure

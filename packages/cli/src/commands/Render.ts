@@ -9,8 +9,9 @@ import { endCommand } from "../CommandEnd.ts"
 import { type Failure, refused, usage } from "../Failure.ts"
 import { loadConfig, loadManifests, loadRequest } from "../Inputs.ts"
 import { type RenderArgs, parseRenderArgs } from "../RenderArgs.ts"
-import { CommandSpecs, usageLine } from "../CommandSpec.ts"
-import { type ArgList, type CommandImpl, problemsOf as lineProblems } from "../OptionReader.ts"
+import { Commands } from "../Commands.ts"
+import { usageLine } from "../Usage.ts"
+import { type ArgList, type CommandImpl, problemsOf as lineProblems } from "../FlagReader.ts"
 import type { SeedObject } from "../RuntimeManifests.ts"
 
 /** The runtime a request names, among the objects of the runtime files (undefined: render says it is missing). */
@@ -55,7 +56,7 @@ const combine = (failures: ReadonlyArray<Failure>): Failure => {
 /** Runs `dispatch render`; resolves to the exit code. */
 const runRender = async (list: ArgList, io: CliIo): Promise<number> => {
   const parsed = parseRenderArgs(list)
-  if ("problems" in parsed) return endCommand(io, "render", "text", usage(parsed.problems, usageLine(CommandSpecs.render)))
+  if ("problems" in parsed) return endCommand(io, "render", "text", usage(parsed.problems, usageLine(Commands.render)))
   return endCommand(io, "render", parsed.args.output === "json" ? "json" : "text", await render(io, parsed.args))
 }
 

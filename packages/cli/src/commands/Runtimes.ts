@@ -6,7 +6,7 @@ import { type BackendConfig, type JobSpec, type RuntimeRef, checkRuntime, checkR
 import { Cluster, ClusterTrainingRuntimes, TrainingRuntimes, getIfExists, openBackend, readFailure, requireAccess } from "@dispatch/effects"
 import { type ClusterCommandSpec, clusterImpl, printResult } from "../ClusterCommand.ts"
 import { parseClusterCommand } from "../ClusterArgs.ts"
-import { CommandSpecs } from "../CommandSpec.ts"
+import { Commands } from "../Commands.ts"
 import { loadRequest } from "../Inputs.ts"
 import { runProgram } from "../RunProgram.ts"
 import { table } from "./List.ts"
@@ -72,11 +72,11 @@ export const runtimeLines = (reports: ReadonlyArray<RuntimeReport>): ReadonlyArr
 
 /** `dispatch runtimes`. */
 export const runtimesCommand: ClusterCommandSpec<{ readonly request?: string }> = {
-  help: CommandSpecs.runtimes,
+  help: Commands.runtimes,
   writes: false,
   parse: (list) =>
-    parseClusterCommand(list, { values: ["request"] }, (options) => {
-      const request = options.single("request")
+    parseClusterCommand(Commands.runtimes, list, (options) => {
+      const request = options.value("request")
       return () => (request === undefined ? {} : { request })
     }),
   body: async ({ args, config, session, io }) => {

@@ -14,10 +14,11 @@ import { endCommand } from "../CommandEnd.ts"
 import { type Failure, failed, usage } from "../Failure.ts"
 import { loadConfig, readDocument } from "../Inputs.ts"
 import { type ServeArgs, parseHashTokenArgs, parseServeArgs } from "../ServeArgs.ts"
-import { CommandSpecs, usageLine } from "../CommandSpec.ts"
+import { Commands } from "../Commands.ts"
+import { usageLine } from "../Usage.ts"
 import { serveReadyLine } from "./ServeReady.ts"
 import { type OutputFormat, printResult, takeOutput } from "../Output.ts"
-import { type ArgList, type CommandImpl, problemsOf } from "../OptionReader.ts"
+import { type ArgList, type CommandImpl, problemsOf } from "../FlagReader.ts"
 
 // The dispatcher's own per-call bound; each queue's backend config still bounds its Starts.
 const clusterCallMs = 30_000
@@ -172,7 +173,7 @@ const run = async (io: CliIo, args: ServeArgs, output: OutputFormat = "text"): P
       io.err(`dispatch serve: stopped before it served (${error.reasons.join("; ")})`)
       return undefined
     }
-    return error.stage === "options" ? usage(error.reasons, usageLine(CommandSpecs.serve)) : failed([error.message])
+    return error.stage === "options" ? usage(error.reasons, usageLine(Commands.serve)) : failed([error.message])
   }
   const server = started.success
   io.err(`${serveReadyLine}: ${where}`)
@@ -184,16 +185,16 @@ const run = async (io: CliIo, args: ServeArgs, output: OutputFormat = "text"): P
 
 /** Runs `dispatch serve`; resolves to the exit code. */
 const runServe = async (list: ArgList, io: CliIo): Promise<number> => {
-  const { output, rest, problems } = takeOutput(list)
+  const { output, rest, problems } = takeOutput(Commands.serve, list)
   const parsed = parseServeArgs(rest, io.env)
   const all = [...problems, ...problemsOf(parsed)]
-  return endCommand(io, "serve", output, "problems" in parsed || all.length > 0 ? usage(all, usageLine(CommandSpecs.serve)) : await run(io, parsed.args, output))
+  return endCommand(io, "serve", output, "problems" in parsed || all.length > 0 ? usage(all, usageLine(Commands.serve)) : await run(io, parsed.args, output))
 }
 
 /** `dispatch serve` as the CLI runs it. */
 export const serveCommand: CommandImpl = {
   check: (list) => {
-    const { rest, problems } = takeOutput(list)
+    const { rest, problems } = takeOutput(Commands.serve, list)
     return [...problems, ...problemsOf(parseServeArgs(rest))]
   },
   run: runServe
@@ -202,7 +203,7 @@ export const serveCommand: CommandImpl = {
 /** Runs `dispatch serve hash-token`: prints a new token (once) and the entry to put in the --tokens file. */
 const runHashToken = async (list: ArgList, io: CliIo): Promise<number> => {
   const parsed = parseHashTokenArgs(list)
-  if ("problems" in parsed) return endCommand(io, "serve hash-token", "text", usage(parsed.problems, usageLine(CommandSpecs.hashToken)))
+  if ("problems" in parsed) return endCommand(io, "serve hash-token", "text", usage(parsed.problems, usageLine(Commands.hashToken)))
   const made = newToken(parsed.args.name, parsed.args.group, parsed.args.access)
   io.err(`token (shown once; give it to ${parsed.args.name} as "Authorization: Bearer <token>"):`)
   io.err(made.token)

@@ -11,9 +11,10 @@ import { formatFault } from "../FaultSpec.ts"
 import type { SeedObject } from "../RuntimeManifests.ts"
 import { type KueueSetup, anonymousActsAs, controllersFor, defaultClusterQueue, readOnlyAuth, readOnlyToken, seededSimulator } from "../SimSeed.ts"
 import { type SimServeArgs, parseSimServeArgs } from "../SimServeArgs.ts"
-import { CommandSpecs, usageLine } from "../CommandSpec.ts"
+import { Commands } from "../Commands.ts"
+import { usageLine } from "../Usage.ts"
 import { type OutputFormat, printResult, takeOutput } from "../Output.ts"
-import { type ArgList, type CommandImpl, problemsOf } from "../OptionReader.ts"
+import { type ArgList, type CommandImpl, problemsOf } from "../FlagReader.ts"
 
 // The backend config `sim serve` serves: --config, or in kueue mode the bundled Kueue example. Its
 // namespace is created, so that the probe and the first Start of that config find it; --mode kueue also
@@ -126,17 +127,17 @@ const quotaText = (queue: NonNullable<SimServeArgs["queue"]>): string => {
 
 /** Runs `dispatch sim serve`; resolves to the exit code. */
 const runSimServe = async (list: ArgList, io: CliIo): Promise<number> => {
-  const { output, rest, problems } = takeOutput(list)
+  const { output, rest, problems } = takeOutput(Commands.simServe, list)
   const parsed = parseSimServeArgs(rest)
   const all = [...problems, ...problemsOf(parsed)]
-  const failure = "problems" in parsed || all.length > 0 ? usage(all, usageLine(CommandSpecs.simServe)) : await serve(io, parsed.args, output)
+  const failure = "problems" in parsed || all.length > 0 ? usage(all, usageLine(Commands.simServe)) : await serve(io, parsed.args, output)
   return endCommand(io, "sim serve", output, failure)
 }
 
 /** `dispatch sim serve` as the CLI runs it. */
 export const simServeCommand: CommandImpl = {
   check: (list) => {
-    const { rest, problems } = takeOutput(list)
+    const { rest, problems } = takeOutput(Commands.simServe, list)
     return [...problems, ...problemsOf(parseSimServeArgs(rest))]
   },
   run: runSimServe

@@ -3,7 +3,7 @@ import { Result } from "effect"
 import { openBackend, start, type StartResult } from "@dispatch/effects"
 import { type ClusterCommandSpec, clusterImpl, printResult } from "../ClusterCommand.ts"
 import { clusterFlagsOf, commandLine, parseClusterCommand, requestOption } from "../ClusterArgs.ts"
-import { CommandSpecs } from "../CommandSpec.ts"
+import { Commands } from "../Commands.ts"
 import { loadRequest } from "../Inputs.ts"
 import { runProgram } from "../RunProgram.ts"
 
@@ -18,9 +18,9 @@ export const startedLines = (result: StartResult, flags: ReadonlyArray<string>):
 
 /** `dispatch start`. */
 export const startCommand: ClusterCommandSpec<{ readonly request: string }> = {
-  help: CommandSpecs.start,
+  help: Commands.start,
   writes: true,
-  parse: (list) => parseClusterCommand(list, { values: ["request"] }, requestOption),
+  parse: (list) => parseClusterCommand(Commands.start, list, requestOption),
   body: async ({ args, config, session, io }) => {
     const request = await loadRequest(io, args.request)
     if (Result.isFailure(request)) return request.failure

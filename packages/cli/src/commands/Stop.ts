@@ -5,7 +5,7 @@ import { type StopResult, openBackend, stop } from "@dispatch/effects"
 import { type ClusterCommandSpec, clusterImpl, printResult } from "../ClusterCommand.ts"
 import { type JobSubmission, jobOptions, parseClusterCommand } from "../ClusterArgs.ts"
 import { failed } from "../Failure.ts"
-import { CommandSpecs } from "../CommandSpec.ts"
+import { Commands } from "../Commands.ts"
 import { runProgram } from "../RunProgram.ts"
 
 /** The plain lines of a Stop. */
@@ -16,15 +16,14 @@ export const stopLines = (result: StopResult): ReadonlyArray<string> =>
 
 /** `dispatch stop`. */
 export const stopCommand: ClusterCommandSpec<JobSubmission & { readonly waitSeconds: number }> = {
-  help: CommandSpecs.stop,
+  help: Commands.stop,
   writes: true,
   parse: (list) =>
-    parseClusterCommand(list, { values: ["job", "submission", "wait"] }, (options) => {
+    parseClusterCommand(Commands.stop, list, (options) => {
       const job = jobOptions(options)
-      const wait = options.single("wait")
-      if (wait !== undefined && !/^\d{1,5}$/.test(wait)) options.problem(`--wait "${wait}" is not a whole number of seconds`)
-      return () => ({ ...job(), waitSeconds: wait === undefined ? 0 : Number(wait) })
-    }, true),
+      const waitSeconds = options.value("wait")
+      return () => ({ ...job(), waitSeconds })
+    }),
   body: async ({ args, config, session, io }) => {
     const key = { job: args.job, submission: args.submission }
     const result = await runProgram(stop(openBackend(config), key, { waitMs: args.waitSeconds * 1000 }), session)

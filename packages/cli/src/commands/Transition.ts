@@ -4,16 +4,16 @@ import { Result } from "effect"
 import { type Transition, openBackend, transition } from "@dispatch/effects"
 import { type ClusterCommandSpec, clusterImpl, printResult } from "../ClusterCommand.ts"
 import { type JobSubmission, jobOptions, parseClusterCommand } from "../ClusterArgs.ts"
-import { CommandSpecs } from "../CommandSpec.ts"
+import { Commands } from "../Commands.ts"
 import { runProgram } from "../RunProgram.ts"
 
 const done: Readonly<Record<Transition, string>> = { open: "opened", hold: "held", release: "released" }
 
 /** `dispatch open`, `dispatch hold` or `dispatch release`. */
 export const transitionCommand = (which: Transition): ClusterCommandSpec<JobSubmission> => ({
-  help: CommandSpecs[which],
+  help: Commands[which],
   writes: true,
-  parse: (list) => parseClusterCommand(list, { values: ["job", "submission"] }, jobOptions, true),
+  parse: (list) => parseClusterCommand(Commands[which], list, jobOptions),
   body: async ({ args, config, session, io }) => {
     const ref = await runProgram(transition(openBackend(config), { job: args.job, submission: args.submission }, which), session)
     if (Result.isFailure(ref)) return ref.failure

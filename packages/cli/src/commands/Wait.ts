@@ -5,7 +5,7 @@ import { type FoundJob, JobStateNames, find, openBackend } from "@dispatch/effec
 import { type ClusterCommandSpec, clusterImpl, printResult } from "../ClusterCommand.ts"
 import { type JobSubmission, jobOptions, parseClusterCommand } from "../ClusterArgs.ts"
 import type { CliIo } from "../CliIo.ts"
-import { CommandSpecs } from "../CommandSpec.ts"
+import { Commands } from "../Commands.ts"
 import { failed } from "../Failure.ts"
 import { runProgram } from "../RunProgram.ts"
 import { statusLine } from "./Find.ts"
@@ -36,17 +36,17 @@ export const waitFor = (io: CliIo, key: JobSubmission, states: ReadonlySet<strin
 
 /** `dispatch wait`. */
 export const waitCommand: ClusterCommandSpec<JobSubmission & { readonly states: ReadonlyArray<StateName> }> = {
-  help: CommandSpecs.wait,
+  help: Commands.wait,
   writes: false,
   ownsWaits: true,
   parse: (list) =>
-    parseClusterCommand(list, { values: ["job", "submission", "for"] }, (options) => {
+    parseClusterCommand(Commands.wait, list, (options) => {
       const job = jobOptions(options)
-      const text = options.required("for") ?? ""
+      const text = options.value("for") ?? ""
       const states = text.split(",").filter((s) => s !== "")
       for (const s of states) if (!(JobStateNames as ReadonlyArray<string>).includes(s)) options.problem(`--for "${s}" is not a state: ${JobStateNames.join(", ")}`)
       return () => ({ ...job(), states: states as ReadonlyArray<StateName> })
-    }, true),
+    }),
   body: async ({ args, config, session, io }) => {
     const timeoutMs = args.timeoutMs ?? DEFAULT_WAIT_MS
     const waited = await runProgram(waitFor(io, { job: args.job, submission: args.submission }, new Set(args.states), timeoutMs, config), session)
