@@ -8,7 +8,7 @@ import type { Simulator, StoreJournal } from "@dispatch/sim"
 import { BundledExamples } from "./BundledExamples.ts"
 import type { CliIo } from "./CliIo.ts"
 import type { ClusterTarget } from "./ClusterArgs.ts"
-import { type Failure, usage } from "./Failure.ts"
+import { type Failure, failed, usage } from "./Failure.ts"
 import { loadManifests } from "./Inputs.ts"
 import { controllersForConfig, seededSimulator } from "./SimSeed.ts"
 
@@ -68,6 +68,6 @@ export const openSession = async (io: CliIo, target: ClusterTarget, config: Back
   const manifests = await loadManifests(io, target.runtimes.length > 0 ? target.runtimes : [BundledExamples.runtime])
   if (Result.isFailure(manifests)) return Result.fail(manifests.failure)
   const seeded = seededSimulator({ controllers: controllersForConfig(config, { exec: target.exec === true }), ...(journal === undefined ? {} : { journal }) }, manifests.success, [config.namespace])
-  if ("problems" in seeded) return Result.fail(usage(seeded.problems))
+  if ("problems" in seeded) return Result.fail(seeded.unusableState === true ? failed(seeded.problems) : usage(seeded.problems))
   return Result.succeed({ layer: Layer.merge(SimCluster(seeded.simulator, { callMs }), InFlightMemory), simulator: seeded.simulator, close: () => seeded.simulator.close() })
 }

@@ -2,7 +2,7 @@
 // the config need (a fresh cluster has only "default"), then the seed objects themselves. Shared by
 // `dispatch sim serve` and every command's `--sim`.
 import type { BackendConfig } from "@dispatch/render"
-import { type ApiRequest, type ControllerOptions, type SeedQueue, type ServedSimulator, Simulator, type SimulatorOptions } from "@dispatch/sim"
+import { type ApiRequest, type ControllerOptions, type SeedQueue, type ServedSimulator, Simulator, type SimulatorOptions, StoreJournalError } from "@dispatch/sim"
 import type { SeedObject } from "./RuntimeManifests.ts"
 import type { QueueQuota, SimMode } from "./SimServeArgs.ts"
 
@@ -84,14 +84,21 @@ const namespaceOf = (seed: SeedObject): string | undefined => {
 
 /**
  * A simulator with `objects` created in it, or every object it refused, each named by its source. A
- * simulator that resumed its journal keeps the objects it held: only those it lacks are created.
+ * simulator that resumed its journal keeps the objects it held: only those it lacks are created; a
+ * journal it cannot resume (objects of a resource it does not serve) is answered as `unusableState`.
  */
 export const seededSimulator = (
   options: Pick<SimulatorOptions, "controllers" | "auth" | "faults" | "journal" | "startTime">,
   objects: ReadonlyArray<SeedObject>,
   namespaces: ReadonlyArray<string> = []
-): { readonly simulator: Simulator } | { readonly problems: ReadonlyArray<string> } => {
-  const simulator = new Simulator(options)
+): { readonly simulator: Simulator } | { readonly problems: ReadonlyArray<string>; readonly unusableState?: true } => {
+  let simulator: Simulator
+  try {
+    simulator = new Simulator(options)
+  } catch (cause) {
+    if (cause instanceof StoreJournalError) return { problems: [cause.message], unusableState: true }
+    throw cause
+  }
   const declared = new Set(objects.filter((o) => o.resource.kind === "Namespace").map((o) => String(o.object.metadata?.["name"])))
   const needed = new Set([...namespaces, ...objects.flatMap((o) => namespaceOf(o) ?? [])])
   for (const name of needed) {
