@@ -6,7 +6,7 @@ import { describe, expect, test } from "vitest"
 import { dispatchRowOf, isClaimed, lockDispatchRow, rowAfter, stateOf, storedStateOf, writeAnswer, type DispatchRow } from "../src/DispatchRow.ts"
 import { startMs, useDispatchWorld } from "./DispatchWorld.ts"
 
-const w = useDispatchWorld()
+const w = useDispatchWorld("DispatchRow")
 const at = "2026-06-01T13:00:00.000Z"
 
 const lock = async (id: number): Promise<DispatchRow> => {

@@ -60,8 +60,15 @@ export interface DispatchWorld {
   readonly history: (id: number) => Promise<ReadonlyArray<{ readonly status: string; readonly reason: string | null }>>
 }
 
-/** Opens the file's database before its tests and registers one world on a queue whose gate is open. */
-export const useDispatchWorld = (): DispatchWorld => {
+// Under Stryker each mutant reruns a file's tests in the same worker (vitest's isolate is off): opening and migrating
+// PGlite and registering the world again for every mutant would be most of the run's time on a busy machine, so a
+// mutation run keeps each file's database for the next mutant (each test still starts without jobs).
+type Kept = Map<string, { readonly db: Database; readonly world: World }>
+const kept: Kept = ((globalThis as { __dispatchWorlds?: Kept }).__dispatchWorlds ??= new Map())
+const mutationRun = process.env["STRYKER_MUTATOR_WORKER"] !== undefined
+
+/** Opens the file's database (`name` names it) before its tests and registers one world on a queue whose gate is open. */
+export const useDispatchWorld = (name: string): DispatchWorld => {
   let db: Database | undefined
   let world: World | undefined
   const clock = { now: startMs }
@@ -96,8 +103,8 @@ export const useDispatchWorld = (): DispatchWorld => {
     await writeGate(db, world?.queue ?? 0, { state: "open" }, new Date(startMs).toISOString(), startMs)
   })
   afterAll(async () => {
-    for (const runtime of runtimes) await runtime.close()
-    await db?.close()
+    for (const runtime of runtimes.splice(0)) await runtime.close()
+    if (!mutationRun) await db?.close()
   })
   return {
     db: database,

@@ -6,7 +6,7 @@ import { dispatchPass } from "../src/JobDispatch.ts"
 import { foundEvent, stopPass, syncPass } from "../src/StatusSync.ts"
 import { scriptedCluster, simulator, startMs, stored, useDispatchWorld } from "./DispatchWorld.ts"
 
-const w = useDispatchWorld()
+const w = useDispatchWorld("StatusSync")
 
 const ref = { namespace: "ml-team", name: "tj" }
 const ok = (value: unknown) => ({ kind: "ok", value }) as const
