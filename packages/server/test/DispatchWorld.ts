@@ -6,6 +6,7 @@ import { SimCluster } from "@dispatch/effects"
 import { Simulator, type FaultRule, type KubeObject } from "@dispatch/sim"
 import { defaultRetryPolicy } from "@dispatch/jobs"
 import { Effect } from "effect"
+import pg from "pg"
 import { afterAll, beforeAll, beforeEach } from "vitest"
 import { handleApiRequest } from "../src/ApiServer.ts"
 import { makeClusterRuntime, type ClusterRun, type ClusterRuntime } from "../src/ClusterRuntime.ts"
@@ -15,6 +16,7 @@ import { writeGate } from "../src/DispatchStore.ts"
 import type { JobControl } from "../src/JobControl.ts"
 import { migrate } from "../src/Migrations.ts"
 import { openPglite } from "../src/PgliteDatabase.ts"
+import { openPostgres } from "../src/PostgresDatabase.ts"
 import { openApi, routes } from "../src/Serve.ts"
 import { unansweredCreates } from "../src/UnansweredCreates.ts"
 import { namespace, registerSimWorld, torchRuntime } from "./ClusterWorld.ts"
@@ -60,12 +62,32 @@ export interface DispatchWorld {
   readonly history: (id: number) => Promise<ReadonlyArray<{ readonly status: string; readonly reason: string | null }>>
 }
 
-// Under Stryker each mutant reruns a file's tests in the same worker (vitest's isolate is off): opening and migrating
-// PGlite and registering the world again for every mutant would be most of the run's time on a busy machine, so a
-// mutation run keeps each file's database for the next mutant (each test still starts without jobs).
-type Kept = Map<string, { readonly db: Database; readonly world: World }>
-const kept: Kept = ((globalThis as { __dispatchWorlds?: Kept }).__dispatchWorlds ??= new Map())
-const mutationRun = process.env["STRYKER_MUTATOR_WORKER"] !== undefined
+// Under Stryker every mutant reruns a file's tests in a fresh worker, and opening PGlite (compiling its WebAssembly)
+// takes seconds, tens of seconds on a busy machine: most of a mutation run. With DISPATCH_MUTATION_POSTGRES (a
+// PostgreSQL server's admin URL, e.g. from test/postgres/start.sh) each file of each Stryker worker keeps a database
+// of its own there, migrated and registered once and reused by every later mutant (each test still starts without
+// jobs). Without it, the file opens PGlite as usual.
+const mutationPostgres = process.env["DISPATCH_MUTATION_POSTGRES"]
+
+const keptDatabase = async (admin: string, name: string): Promise<{ readonly db: Database; readonly fresh: boolean }> => {
+  const database = `dispatch_mutation_${name.toLowerCase()}_${process.env["STRYKER_MUTATOR_WORKER"] ?? "0"}`
+  const client = new pg.Client({ connectionString: admin })
+  await client.connect()
+  const fresh = (await client.query(`select 1 from pg_database where datname = $1`, [database])).rowCount === 0
+  if (fresh) await client.query(`create database ${database}`)
+  await client.end()
+  const url = new URL(admin)
+  url.pathname = `/${database}`
+  return { db: await openPostgres(url.toString()), fresh }
+}
+
+const worldNamed = async (db: Database): Promise<World | undefined> => {
+  const [row] = await db.query<World>(
+    `select q.id as queue, e.id as entrypoint, x.id as experiment from queues q, entrypoints e, experiments x
+     where q.name = 'q-dispatch' and e.name = 'ep-dispatch' and x.name = 'ex-dispatch'`
+  )
+  return row
+}
 
 /** Opens the file's database (`name` names it) before its tests and registers one world on a queue whose gate is open. */
 export const useDispatchWorld = (name: string): DispatchWorld => {
@@ -87,10 +109,10 @@ export const useDispatchWorld = (name: string): DispatchWorld => {
   const alice = inProcess(api)
   const runtimes: Array<ClusterRuntime> = []
   beforeAll(async () => {
-    db = await openPglite()
-    await migrate(db)
-    world = await registerSimWorld(alice, "dispatch")
-    await writeGate(db, world.queue, { state: "open" }, new Date(startMs).toISOString(), startMs)
+    const kept = mutationPostgres === undefined ? undefined : await keptDatabase(mutationPostgres, name)
+    db = kept?.db ?? (await openPglite())
+    if (kept === undefined || kept.fresh) await migrate(db)
+    world = (kept === undefined ? undefined : await worldNamed(db)) ?? (await registerSimWorld(alice, "dispatch"))
   })
   // Each test starts without jobs, with the clock at its start and the queue's gate open.
   beforeEach(async () => {
@@ -104,7 +126,7 @@ export const useDispatchWorld = (name: string): DispatchWorld => {
   })
   afterAll(async () => {
     for (const runtime of runtimes.splice(0)) await runtime.close()
-    if (!mutationRun) await db?.close()
+    await db?.close()
   })
   return {
     db: database,

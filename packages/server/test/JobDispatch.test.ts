@@ -189,6 +189,44 @@ describe("a dispatch pass's answers, with the cluster's answers given", () => {
     }
   })
 
+  /** The database, with `meanwhile` run right after the claim's transaction (another process or a user acting). */
+  const afterClaim = (meanwhile: () => Promise<unknown>): Database => {
+    const db = w.db()
+    let first = true
+    return {
+      ...db,
+      transaction: async <A>(body: (sql: Sql) => Promise<A>) => {
+        const result = await db.transaction(body)
+        if (first) {
+          first = false
+          await meanwhile()
+        }
+        return result
+      }
+    }
+  }
+
+  test("a job that left its group after the claim fails as gone, without a cluster call", async () => {
+    const id = await w.submit()
+    const cluster = scriptedCluster([startOk])
+    await dispatchPass(w.context(cluster, { db: afterClaim(() => w.db().query(`update jobs set grp = 'speech' where id = $1`, [id])) }), 4)
+    expect(cluster.runs()).toBe(0)
+    expect((await w.history(id)).at(-1)).toEqual({ status: "failed", reason: `job ${id} no longer exists` })
+  })
+
+  test("a job whose queue or entrypoint is gone fails naming both", async () => {
+    const { queue, entrypoint } = w.world()
+    for (const table of ["queues", "entrypoints"]) {
+      const id = await w.submit()
+      const id2 = table === "queues" ? queue : entrypoint
+      const cluster = scriptedCluster([startOk])
+      await dispatchPass(w.context(cluster, { db: afterClaim(() => w.db().query(`update ${table} set grp = 'speech' where id = $1`, [id2])) }), 4)
+      await w.db().query(`update ${table} set grp = 'vision' where id = $1`, [id2])
+      expect(cluster.runs()).toBe(0)
+      expect((await w.history(id)).at(-1)).toEqual({ status: "failed", reason: `the job's queue ${queue} or entrypoint ${entrypoint} no longer exists` })
+    }
+  })
+
   test("a closing service leaves the claim in place, for the lease to hand on", async () => {
     const id = await w.submit()
     await dispatchPass(w.context(scriptedCluster([{ kind: "abandoned", reason: "closing" }])), 4)
