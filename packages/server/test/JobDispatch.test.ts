@@ -227,6 +227,23 @@ describe("a dispatch pass's answers, with the cluster's answers given", () => {
     }
   })
 
+  test("a job that cannot be made into a StartRequest fails with every problem, without a cluster call", async () => {
+    const id = await w.submit()
+    await w.db().query(`update jobs set swaps = '[{"swap_name": "training_method", "task_alias": "method_z"}]'::jsonb where id = $1`, [id])
+    const cluster = scriptedCluster([startOk])
+    // The JobID's entropy out of range: a second problem beside the swap.
+    const entropy = (n: number) => Array.from({ length: n }, () => (n === 10 ? 256 : 128))
+    await dispatchPass(w.context(cluster, { entropy }), 4)
+    expect(cluster.runs()).toBe(0)
+    const last = (await w.history(id)).at(-1)
+    expect(last?.status).toBe("failed")
+    const reasons = String(last?.reason).split("; ")
+    expect(reasons.length).toBeGreaterThan(1)
+    for (const reason of reasons) expect(reason).toMatch(/\w/)
+    expect(reasons.join("\n")).toMatch(/training_method/)
+    expect(await w.row(id)).toMatchObject({ start_request: null, status: "failed" })
+  })
+
   test("a closing service leaves the claim in place, for the lease to hand on", async () => {
     const id = await w.submit()
     await dispatchPass(w.context(scriptedCluster([{ kind: "abandoned", reason: "closing" }])), 4)

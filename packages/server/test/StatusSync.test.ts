@@ -3,7 +3,8 @@
 import { ErrRejected, ErrUnreachable } from "@dispatch/effects"
 import { describe, expect, test } from "vitest"
 import { dispatchPass } from "../src/JobDispatch.ts"
-import { foundEvent, stopPass, syncPass } from "../src/StatusSync.ts"
+import { Effect } from "effect"
+import { foundEvent, statusSyncLayer, StatusSyncService, stopPass, syncPass } from "../src/StatusSync.ts"
 import { scriptedCluster, simulator, startMs, stored, useDispatchWorld } from "./DispatchWorld.ts"
 
 const w = useDispatchWorld("StatusSync")
@@ -190,5 +191,19 @@ describe("a stop pass", () => {
     expect(cluster.runs()).toBe(0)
     w.clock.now = startMs + 1001
     expect(await stopPass(w.context(cluster))).toBe(1)
+  })
+})
+
+describe("the status sync service", () => {
+  test("follows and stops through the passes over its context", async () => {
+    const followed = await openedJob()
+    const stopping = await openedJob()
+    expect((await w.api("POST", `/jobs/${stopping}/cancel`)).status).toBe(200)
+    const cluster = scriptedCluster([ok([{ state: "Running", ref }]), ok({ gone: true })])
+    const sync = Effect.runSync(Effect.provide(Effect.service(StatusSyncService), statusSyncLayer(w.context(cluster))))
+    expect(await sync.follow()).toEqual({ followed: 1, problems: [] })
+    expect((await w.row(followed))["status"]).toBe("started")
+    expect(await sync.stopCancelled()).toBe(1)
+    expect((await w.row(stopping))["dispatch_state"]).toBe("done")
   })
 })
