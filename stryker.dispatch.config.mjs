@@ -1,6 +1,8 @@
 // @ts-check
 // Mutation testing for the service's dispatcher, the part that executes the dispatch machine's commands and writes its
-// answers: `pnpm mutate:dispatch` (docs/testing.md).
+// answers: `pnpm mutate:dispatch` (docs/testing.md). Its tests open PGlite for every mutant (seconds each, tens of
+// seconds on a busy machine) unless DISPATCH_MUTATION_POSTGRES names a PostgreSQL server's admin URL (from
+// test/postgres/start.sh): then each test file keeps a database there for the whole run.
 import { mutationOptions } from "./stryker.config.mjs"
 
 const options = mutationOptions("dispatch", "packages/server", [
