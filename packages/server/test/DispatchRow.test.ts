@@ -147,7 +147,9 @@ describe("what else a write sets", () => {
     await write(await lock(id), claimed)
     expect((await w.row(id))["last_error"]).toEqual({ error: "ErrRejected", reasons: ["no"] })
     await write(await lock(id), claimed, { error: null })
-    expect((await w.row(id))["last_error"]).toBeNull()
+    // Cleared is SQL NULL, not a JSON null: both read as null, only the database tells them apart.
+    const [cleared] = await w.db().query<{ cleared: boolean }>(`select last_error is null as cleared from jobs where id = $1`, [id])
+    expect(cleared).toEqual({ cleared: true })
   })
 
   test("the modification time moves with a recorded status, or when asked, and not otherwise", async () => {

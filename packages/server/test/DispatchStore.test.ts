@@ -126,6 +126,13 @@ describe("claims", () => {
     expect(claimed).toMatchObject({ state: { kind: "claimed" }, commands: [{ type: "look" }], startRequest: { job: "J" }, row: { key: "J" } })
   })
 
+  test("an unanswered create whose retry time came but whose bound has not passed is left alone", async () => {
+    const id = await w.submit()
+    await w.db().query(`update jobs set dispatch_state = 'unknown', attempts = 1, next_attempt_at = $2, lands_by = $3 where id = $1`, [id, startMs, startMs + 10])
+    expect(await claimJobs(w.db(), "p", input(), 1000, 10, at)).toEqual([])
+    expect(await w.row(id)).toMatchObject({ claimed_by: null, claim_until: null, dispatch_state: "unknown", attempts: 1 })
+  })
+
   test("a kept StartRequest is never replaced; a TrainJob is recorded; a claim is given back only by its holder", async () => {
     const id = await w.submit()
     await saveStartRequest(w.db(), id, { job: "first" })
