@@ -70,13 +70,18 @@ describe("cancel", () => {
     const id = await w.submit()
     await w.db().query(`update jobs set status = 'finished', dispatch_state = 'done' where id = $1`, [id])
     const c = control({ kind: "ok", value: undefined })
+    const before = await w.row(id)
+    w.clock.now = startMs + 60_000
     const refused = await w.api("POST", `/jobs/${id}/cancel`)
     expect(refused.status).toBe(409)
     expect(refused.body).toMatchObject({ error: "JobNotControllable" })
     expect(JSON.stringify(refused.body)).toContain("finished")
-    expect(await w.row(id)).toMatchObject({ status: "finished", dispatch_state: "done" })
+    expect(await w.row(id)).toEqual(before)
     expect(c.wakes()).toBe(0)
-    expect((await w.api("POST", `/jobs/${id + 1000}/cancel`)).status).toBe(404)
+    const missing = await w.api("POST", `/jobs/${id + 1000}/cancel`)
+    expect(missing.status).toBe(404)
+    expect(missing.body).toMatchObject({ error: "ResourceNotFound" })
+    expect(JSON.stringify(missing.body)).toContain("job")
     await w.db().query(`update jobs set grp = 'speech' where id = $1`, [id])
     expect((await w.api("POST", `/jobs/${id}/cancel`)).status).toBe(404)
     await w.db().query(`update jobs set grp = 'vision' where id = $1`, [id])
@@ -108,6 +113,8 @@ describe("hold and release", () => {
   test("a hold the cluster failed is answered with the typed error, and the job is unchanged", async () => {
     const id = await openedJob()
     const before = await w.row(id)
+    // Later than the job's last change: a write would move its modification time.
+    w.clock.now = startMs + 60_000
     control({ kind: "error", error: new ErrUnreachable({ reasons: ["patch timed out"] }) })
     const answer = await w.api("POST", `/jobs/${id}/hold`)
     expect(answer.body).toMatchObject({ error: "ClusterActionFailed" })
@@ -148,6 +155,16 @@ describe("hold and release", () => {
     })
     expect((await w.api("POST", `/jobs/${moved}/hold`)).status).toBe(200)
     expect(await w.row(moved)).toMatchObject({ status: "deferred", dispatch_state: "held", held_from: "started" })
+  })
+
+  test("a job deleted while its hold was on the cluster is answered as not found", async () => {
+    const id = await openedJob()
+    control({ kind: "ok", value: undefined }, async () => {
+      await w.db().query(`update jobs set deleted = true where id = $1`, [id])
+    })
+    const answer = await w.api("POST", `/jobs/${id}/hold`)
+    expect(answer.status).toBe(404)
+    expect(answer.body).toMatchObject({ error: "ResourceNotFound" })
   })
 
   test("a queued job not yet on the cluster is held without a cluster call", async () => {
