@@ -162,18 +162,21 @@ describe("a dispatch pass's answers, with the cluster's answers given", () => {
     expect((await w.row(id))["status"]).toBe("queued")
   })
 
-  test("a job that cannot be made into a StartRequest fails with why, without a cluster call", async () => {
+  test("a job whose queue's config no longer decodes fails with every reason, without a cluster call", async () => {
     const id = await w.submit()
-    await w.db().query(`update queues set backend = jsonb_set(backend, '{config,mode}', '"nonsense"') where id = $1`, [w.world().queue])
+    const [saved] = await w.db().query<{ backend: unknown }>(`select backend from queues where id = $1`, [w.world().queue])
+    await w.db().query(`update queues set backend = jsonb_set(jsonb_set(backend, '{config,mode}', '"nonsense"'), '{config,namespace}', '"Not A Name"') where id = $1`, [w.world().queue])
     try {
       const cluster = scriptedCluster([startOk])
       await dispatchPass(w.context(cluster), 4)
       expect(cluster.runs()).toBe(0)
       const history = await w.history(id)
       expect(history.at(-1)).toMatchObject({ status: "failed", reason: expect.stringContaining(`queue ${w.world().queue}'s config does not decode`) })
+      const reasons = String(history.at(-1)?.reason).split("does not decode: ")[1]?.split("; ") ?? []
+      expect(reasons.length).toBeGreaterThan(1)
       expect(await w.row(id)).toMatchObject({ status: "failed", dispatch_state: "done", start_request: null })
     } finally {
-      await w.db().query(`update queues set backend = jsonb_set(backend, '{config,mode}', '"plain"') where id = $1`, [w.world().queue])
+      await w.db().query(`update queues set backend = $2::jsonb where id = $1`, [w.world().queue, JSON.stringify(saved?.backend)])
     }
   })
 
