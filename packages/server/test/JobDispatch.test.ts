@@ -138,7 +138,7 @@ describe("a dispatch pass's answers, with the cluster's answers given", () => {
     const refused = await w.submit()
     const rejected = failing(new ErrRejected({ reasons: ["patch refused"], cause: { kind: "Refused", reason: "Invalid", code: 422 } }))
     await dispatchPass(w.context(scriptedCluster([startOk, rejected, { kind: "ok", value: { state: "Stopped", ref: { namespace: "ml-team", name: "tj" } } }])), 4)
-    expect(await w.row(refused)).toMatchObject({ last_error: { error: "ErrRejected", reasons: ["patch refused"] } })
+    expect(await w.row(refused)).toMatchObject({ status: "failed", last_error: { error: "ErrRejected", reasons: ["patch refused"] } })
     expect((await w.row(refused))["dispatch_state"]).not.toBe("opened")
     const launched = await w.submit()
     await dispatchPass(w.context(scriptedCluster([startOk, rejected, found("Succeeded")])), 4)
@@ -168,7 +168,7 @@ describe("a dispatch pass's answers, with the cluster's answers given", () => {
     await w.db().query(`update queues set backend = jsonb_set(jsonb_set(backend, '{config,mode}', '"nonsense"'), '{config,namespace}', '"Not A Name"') where id = $1`, [w.world().queue])
     try {
       const cluster = scriptedCluster([startOk])
-      await dispatchPass(w.context(cluster), 4)
+      expect(await dispatchPass(w.context(cluster), 4)).toEqual({ claimed: 1, problems: [] })
       expect(cluster.runs()).toBe(0)
       const history = await w.history(id)
       expect(history.at(-1)).toMatchObject({ status: "failed", reason: expect.stringContaining(`queue ${w.world().queue}'s config does not decode`) })
@@ -236,7 +236,7 @@ describe("a dispatch pass's answers, with the cluster's answers given", () => {
     const cluster = scriptedCluster([startOk])
     // The JobID's entropy out of range: a second problem beside the swap.
     const entropy = (n: number) => Array.from({ length: n }, () => (n === 10 ? 256 : 128))
-    await dispatchPass(w.context(cluster, { entropy }), 4)
+    expect(await dispatchPass(w.context(cluster, { entropy }), 4)).toEqual({ claimed: 1, problems: [] })
     expect(cluster.runs()).toBe(0)
     const last = (await w.history(id)).at(-1)
     expect(last?.status).toBe("failed")
@@ -247,13 +247,32 @@ describe("a dispatch pass's answers, with the cluster's answers given", () => {
     expect(await w.row(id)).toMatchObject({ start_request: null, status: "failed" })
   })
 
-  test("a closing service leaves the claim in place, for the lease to hand on", async () => {
+  test("a closing service leaves the claim in place, for the lease to hand on, whichever call it was in", async () => {
+    const abandoned = { kind: "abandoned", reason: "closing" } as const
+    const start = await w.submit()
+    expect(await dispatchPass(w.context(scriptedCluster([abandoned])), 4)).toEqual({ claimed: 1, problems: [] })
+    expect(await w.row(start)).toMatchObject({ claimed_by: "tester", claim_until: startMs + 60_000, status: "queued", dispatch_state: "starting", trainjob: null })
+    await w.db().query(`update jobs set dispatch_state = 'done', status = 'failed', claimed_by = null where id = $1`, [start])
+    const open = await w.submit()
+    expect(await dispatchPass(w.context(scriptedCluster([startOk, abandoned])), 4)).toEqual({ claimed: 1, problems: [] })
+    expect(await w.row(open)).toMatchObject({ claimed_by: "tester", dispatch_state: "owned", trainjob: { name: "tj" } })
+    await w.db().query(`update jobs set dispatch_state = 'done', status = 'failed', claimed_by = null where id = $1`, [open])
+    const look = await w.submit()
+    await dispatchPass(w.context(scriptedCluster([failing(new ErrOutcomeUnknown({ reasons: ["no answer"] }))])), 4)
+    w.clock.now = startMs + 5000
+    expect(await dispatchPass(w.context(scriptedCluster([abandoned])), 4)).toEqual({ claimed: 1, problems: [] })
+    expect(await w.row(look)).toMatchObject({ claimed_by: "tester", dispatch_state: "claimed" })
+  })
+
+  test("every call of one attempt uses the StartRequest its claim made, though each draw of entropy differs", async () => {
+    const sim = simulator()
     const id = await w.submit()
-    await dispatchPass(w.context(scriptedCluster([{ kind: "abandoned", reason: "closing" }])), 4)
+    let counter = 0
+    const entropy = (n: number) => Array.from({ length: n }, () => counter++ % 256)
+    expect(await dispatchPass(w.context(w.simCluster(sim), { entropy }), 4)).toEqual({ claimed: 1, problems: [] })
     const row = await w.row(id)
-    expect(row).toMatchObject({ claimed_by: "tester", claim_until: startMs + 60_000, status: "queued" })
-    expect(["claimed", "starting"]).toContain(row["dispatch_state"])
-    expect(row["trainjob"]).toBeNull()
+    expect(row["dispatch_state"]).toBe("opened")
+    expect(stored(sim, "trainjobs")).toEqual([`dj-${String(row["start_request"].job).toLowerCase()}-s1`])
   })
 
   test("an answer for a job cancelled meanwhile is dropped and the claim given back; the TrainJob found is still recorded", async () => {
