@@ -1,6 +1,7 @@
 // The status sync's passes in process: following opened jobs with Find and stopping cancelled and deleted ones; checked
 // on what the database and the simulator store.
 import { ErrRejected, ErrUnreachable } from "@dispatch/effects"
+import { defaultRetryPolicy, retryDelayMs } from "@dispatch/jobs"
 import { describe, expect, test } from "vitest"
 import { dispatchPass } from "../src/JobDispatch.ts"
 import { Effect } from "effect"
@@ -177,10 +178,28 @@ describe("a stop pass", () => {
       const cluster = scriptedCluster([ok({ gone: true })])
       expect(await stopPass(w.context(cluster))).toBe(0)
       expect(cluster.runs()).toBe(0)
-      expect(await w.row(id)).toMatchObject({ dispatch_state: "stopping", stop_tries: 1 })
+      // A refusal waits the longest retry delay, not the one for a first try.
+      const row = await w.row(id)
+      expect(row).toMatchObject({ dispatch_state: "stopping", stop_tries: 1 })
+      const draw = (128 * 65_536 + 128 * 256 + 128) / 16_777_216
+      expect(Number(row["next_attempt_at"])).toBe(startMs + retryDelayMs(defaultRetryPolicy, Number.MAX_SAFE_INTEGER, draw))
+      expect(Number(row["next_attempt_at"])).toBeGreaterThan(startMs + retryDelayMs(defaultRetryPolicy, 1, draw))
     } finally {
       await w.db().query(`update queues set backend = jsonb_set(backend, '{config,mode}', '"plain"') where id = $1`, [w.world().queue])
     }
+  })
+
+  test("a stop whose job moved meanwhile is dropped, and not counted", async () => {
+    const id = await stoppingJob()
+    const cluster = {
+      run: async <A>() => {
+        await w.db().query(`update jobs set status = 'finished' where id = $1`, [id])
+        return ok({ gone: true }) as unknown as { kind: "ok"; value: A }
+      },
+      close: async () => undefined
+    }
+    expect(await stopPass(w.context(cluster))).toBe(0)
+    expect(await w.row(id)).toMatchObject({ dispatch_state: "stopping", status: "finished" })
   })
 
   test("a job a dispatcher holds is left to it", async () => {
