@@ -129,6 +129,17 @@ describe("hold and release", () => {
     expect(await w.row(id)).toEqual(before)
   })
 
+  test("a release the cluster failed leaves the held job as it was", async () => {
+    const id = await openedJob()
+    control({ kind: "ok", value: undefined })
+    expect((await w.api("POST", `/jobs/${id}/hold`)).status).toBe(200)
+    const held = await w.row(id)
+    w.clock.now = startMs + 120_000
+    control({ kind: "error", error: new ErrUnreachable({ reasons: ["patch timed out"] }) })
+    expect((await w.api("POST", `/jobs/${id}/release`)).body).toMatchObject({ error: "ClusterActionFailed" })
+    expect(await w.row(id)).toEqual(held)
+  })
+
   test("without a dispatcher, or for a job without a StartRequest, a hold that needs the cluster is refused", async () => {
     const id = await openedJob()
     const before = await w.row(id)
