@@ -6,7 +6,8 @@
 import { mutationOptions } from "./stryker.config.mjs"
 
 const options = mutationOptions("dispatch", "packages/server", [
-  "packages/server/src/{JobDispatch,DispatchRow,StatusSync,JobControlRoutes,DispatchStore,UnansweredCreates,StatusHistory,ErrorAction}.ts"
+  "packages/server/src/{JobDispatch,DispatchRow,StatusSync,JobControlRoutes,DispatchStore,StatusHistory,ErrorAction}.ts",
+  "packages/server/src/store/UnansweredCreates.ts"
 ])
 
 // Only the tests of these modules, which run the passes in process on PGlite with the simulator in process or a script
