@@ -126,7 +126,7 @@ describe("the packed packages", () => {
     writeFileSync(join(alone, "pnpm-workspace.yaml"), `overrides:\n${Object.entries(deps).map(([n, spec]) => `  "${n}": "${spec}"`).join("\n")}\n`)
     ok(await run("npx", [...pnpm, "install", "--prefer-offline"], alone))
     const installed = readdirSync(join(alone, "node_modules", ".pnpm")).filter((entry) => entry.startsWith("@dispatch+")).map((entry) => entry.replace(/@file.*$/, ""))
-    expect(installed.sort()).toEqual(["@dispatch+effects", "@dispatch+render"])
+    expect(installed.sort()).toEqual(["@dispatch+effects", "@dispatch+kube", "@dispatch+render"])
     expect(existsSync(join(alone, "node_modules", "@dispatch", "sim"))).toBe(false)
     writeFileSync(
       join(alone, "program.mjs"),
