@@ -100,7 +100,7 @@ describe("dispatch probe and capabilities", { timeout: processTestMs }, () => {
       // Kueue mode on a cluster without Kueue: no Workload ever appears.
       dispatch(["probe", "--kubeconfig", plainServer, "--config", kueueSlow])
     ])
-    expect(zero.code).toBe(ExitCode.ok)
+    expect(zero.code, zero.stderr).toBe(ExitCode.ok)
     expect(JSON.parse(zero.stdout)).toEqual({
       gate: { state: "open" },
       reach: { proven: true, reasons: [] },
@@ -108,13 +108,13 @@ describe("dispatch probe and capabilities", { timeout: processTestMs }, () => {
       launch: { proven: true, reasons: [] },
       leftovers: []
     })
-    expect(six.code).toBe(ExitCode.ErrUnreachable)
+    expect(six.code, six.stderr).toBe(ExitCode.ErrUnreachable)
     expect(six.stdout).toMatch(/^backend closed: /)
     expect(six.stderr).toContain("dispatch probe: ErrUnreachable")
-    expect(seven.code).toBe(ExitCode.ErrReadOnly)
+    expect(seven.code, seven.stderr).toBe(ExitCode.ErrReadOnly)
     // One JSON value on stdout: the report, which says which gate failed.
     expect(JSON.parse(seven.stdout)).toMatchObject({ gate: { state: "read-only" }, reach: { proven: true }, write: { proven: false } })
-    expect(four.code).toBe(ExitCode.ErrUnsupported)
+    expect(four.code, four.stderr).toBe(ExitCode.ErrUnsupported)
     expect(four.stdout).toContain("backend observe-only")
   })
 
