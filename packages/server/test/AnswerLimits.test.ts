@@ -6,9 +6,9 @@ import { test as propTest } from "@fast-check/vitest"
 import fc from "fast-check"
 import { afterAll, beforeAll, describe, expect, test } from "vitest"
 import { defaultLimits, type JobServer } from "../src/index.ts"
-import { maxBodyBytes } from "../src/ApiServer.ts"
-import { oversizedFields } from "../src/Limits.ts"
-import { fitToBytes, maxPageLength } from "../src/Paging.ts"
+import { maxBodyBytes } from "../src/http/ApiServer.ts"
+import { oversizedFields } from "../src/wire/Limits.ts"
+import { fitToBytes, maxPageLength } from "../src/wire/Paging.ts"
 import { client, started, tokens, type Answer } from "./Fixtures.ts"
 
 const limits = { fieldBytes: 4096, pageBytes: 10_000 }

@@ -2,7 +2,7 @@ import { test } from "@fast-check/vitest"
 import fc from "fast-check"
 import { Result } from "effect"
 import { expect } from "vitest"
-import { authenticate, hashToken, tokenMatches } from "../src/Auth.ts"
+import { authenticate, hashToken, tokenMatches } from "../src/http/Auth.ts"
 
 const token = fc.string({ minLength: 1, maxLength: 64 }).filter((t) => !/\s/.test(t))
 const salt = fc.uint8Array({ minLength: 16, maxLength: 32 })

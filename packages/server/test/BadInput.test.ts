@@ -3,8 +3,8 @@
 import { test as propTest } from "@fast-check/vitest"
 import fc from "fast-check"
 import { describe, expect, test } from "vitest"
-import { maxBodyItems } from "../src/Limits.ts"
-import { isJsonContentType, jsonDepth, maxJsonDepth } from "../src/RequestBody.ts"
+import { maxBodyItems } from "../src/wire/Limits.ts"
+import { isJsonContentType, jsonDepth, maxJsonDepth } from "../src/http/RequestBody.ts"
 import { backends, useService } from "./Service.ts"
 import { entrypointBody, jobBody, newJob, registerWorld } from "./Fixtures.ts"
 

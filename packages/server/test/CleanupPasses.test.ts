@@ -4,16 +4,16 @@
 // how often the two run.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import type { Database } from "../src/store/Database.ts"
-import type { DispatchContext } from "../src/DispatchContext.ts"
+import type { DispatchContext } from "../src/dispatch/DispatchContext.ts"
 import { migrate } from "../src/store/Migrations.ts"
 import { openPglite } from "../src/store/PgliteDatabase.ts"
 import { ErrInvalid, ErrRejected, ErrUnreachable } from "@dispatch/effects"
 import { Effect } from "effect"
 import { PrometheusMetrics } from "effect/observability"
-import { clusterCleanup, retentionBatch } from "../src/ClusterCleanup.ts"
-import type { ClusterRun } from "../src/ClusterRuntime.ts"
-import { recordRemovalFailed, recordRemoved, retentionPass, takeExpiredJobs } from "../src/Retention.ts"
-import { jobsInProgress, sweeper, sweptBackends } from "../src/Sweeper.ts"
+import { clusterCleanup, retentionBatch } from "../src/dispatch/ClusterCleanup.ts"
+import type { ClusterRun } from "../src/dispatch/ClusterRuntime.ts"
+import { recordRemovalFailed, recordRemoved, retentionPass, takeExpiredJobs } from "../src/dispatch/Retention.ts"
+import { jobsInProgress, sweeper, sweptBackends } from "../src/dispatch/Sweeper.ts"
 
 const hour = 3_600_000
 const now = Date.parse("2026-06-01T12:00:00Z")

@@ -9,7 +9,7 @@ import { RETRY_POLICY } from "@dispatch/effects"
 import { labelKeys, trainJobName as nameOf } from "@dispatch/render"
 import type { KubeObject } from "@dispatch/sim"
 import { afterAll, beforeAll, describe, expect, test } from "vitest"
-import type { JobResponse } from "../src/ApiSchemas.ts"
+import type { JobResponse } from "../src/wire/ApiSchemas.ts"
 import type { Dispatcher, DispatchOptions } from "../src/index.ts"
 import {
   dispatchingService,

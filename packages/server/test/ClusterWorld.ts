@@ -8,8 +8,8 @@ import { KubeCluster } from "@dispatch/effects"
 import { kubeconfigFor, Simulator, startSimServer, type ApiRequest, type KubeObject, type Outcome, type SimServer, type SimulatorOptions } from "@dispatch/sim"
 import { Effect, Layer } from "effect"
 import type { DispatchOptions, JobServer } from "../src/index.ts"
-import type { JobResponse } from "../src/ApiSchemas.ts"
-import { reportingWorkload, type ReportingWorkload } from "../src/ReportingWorkload.ts"
+import type { JobResponse } from "../src/wire/ApiSchemas.ts"
+import { reportingWorkload, type ReportingWorkload } from "../src/dispatch/ReportingWorkload.ts"
 import { client, entrypointBody, jobBody, started, tokens, type Client, type World } from "./Fixtures.ts"
 
 /** The namespace and runtime every test queue uses (as in `queueBody`). */

@@ -1,7 +1,7 @@
 // A creation commits exactly when it answers 2xx: a fault after its insert (the database failing, or the answer
 // failing to be written) leaves nothing stored, on both databases.
 import { describe, expect, test } from "vitest"
-import { handleApiRequest, type ApiEnvironment } from "../src/ApiServer.ts"
+import { handleApiRequest, type ApiEnvironment } from "../src/http/ApiServer.ts"
 import { DatabaseError, type Database, type Sql } from "../src/index.ts"
 import { openApi, routes } from "../src/Serve.ts"
 import { inProcess, jobBody, registerWorld, tokenEntries, tokens } from "./Fixtures.ts"

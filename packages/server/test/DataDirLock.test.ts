@@ -4,7 +4,7 @@ import { hostname, tmpdir } from "node:os"
 import { join } from "node:path"
 import { Result } from "effect"
 import { afterAll, beforeAll, describe, expect, test } from "vitest"
-import { lockDataDir, lockFileName } from "../src/DataDirLock.ts"
+import { lockDataDir, lockFileName } from "../src/store/DataDirLock.ts"
 import { serve } from "../src/index.ts"
 import { started, tokenEntries } from "./Fixtures.ts"
 

@@ -11,7 +11,7 @@ import {
   type SimWorld
 } from "./ClusterWorld.ts"
 import { DatabaseError, type Database, type Sql } from "../src/store/Database.ts"
-import { startDispatcher } from "../src/Dispatcher.ts"
+import { startDispatcher } from "../src/dispatch/Dispatcher.ts"
 import { openPostgres } from "../src/store/PostgresDatabase.ts"
 import { client, started, tokens } from "./Fixtures.ts"
 import { testPostgres, type TestPostgres } from "./TestPostgres.ts"

@@ -3,7 +3,7 @@
 // the answer says; checked on what the database stores.
 import type { DispatchState } from "@dispatch/jobs"
 import { describe, expect, test } from "vitest"
-import { dispatchRowOf, isClaimed, lockDispatchRow, rowAfter, stateOf, storedStateOf, writeAnswer, type DispatchRow } from "../src/DispatchRow.ts"
+import { dispatchRowOf, isClaimed, lockDispatchRow, rowAfter, stateOf, storedStateOf, writeAnswer, type DispatchRow } from "../src/dispatch/DispatchRow.ts"
 import { startMs, useDispatchWorld } from "./DispatchWorld.ts"
 
 const w = useDispatchWorld("DispatchRow")

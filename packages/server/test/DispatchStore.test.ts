@@ -19,7 +19,7 @@ import {
   stoppingJobs,
   takeProbeLease,
   writeGate
-} from "../src/DispatchStore.ts"
+} from "../src/store/DispatchStore.ts"
 import { startMs, useDispatchWorld } from "./DispatchWorld.ts"
 
 const w = useDispatchWorld("DispatchStore")

@@ -4,7 +4,7 @@ import { ErrInvalid, ErrOutcomeUnknown, ErrReadOnly, ErrRejected, ErrUnreachable
 import fc from "fast-check"
 import { describe, expect, test } from "vitest"
 import { faultOf, foundEvent, JobDispatch, reportToken, reportTokenJob, reportTokenKey, serviceUrlKey } from "../src/index.ts"
-import { jobControlRoutes } from "../src/JobControlRoutes.ts"
+import { jobControlRoutes } from "../src/http/JobControlRoutes.ts"
 
 const reasons = fc.array(fc.string(), { minLength: 1, maxLength: 3 })
 const anyError = fc.oneof(

@@ -1,8 +1,8 @@
 import { test } from "@fast-check/vitest"
 import fc from "fast-check"
 import { expect } from "vitest"
-import { errorBody, refusalStatus } from "../src/ErrorBody.ts"
-import { AlreadyExists, InvalidRequest, refusal, ResourceNotFound, type ServiceProblem } from "../src/ServiceProblem.ts"
+import { errorBody, refusalStatus } from "../src/wire/ErrorBody.ts"
+import { AlreadyExists, InvalidRequest, refusal, ResourceNotFound, type ServiceProblem } from "../src/wire/ServiceProblem.ts"
 
 const problem: fc.Arbitrary<ServiceProblem> = fc.oneof(
   fc.record({ resource: fc.string(), id: fc.string() }).map((f) => new ResourceNotFound(f)),

@@ -5,7 +5,7 @@ import fc from "fast-check"
 import { Result } from "effect"
 import { afterAll, beforeAll, describe, expect, test } from "vitest"
 import type { JobServer } from "../src/index.ts"
-import { parseRequestTarget } from "../src/RequestTarget.ts"
+import { parseRequestTarget } from "../src/http/RequestTarget.ts"
 import { client, started, tokens } from "./Fixtures.ts"
 import { bodyOf, headerOf, rawExchange, statusOf } from "./RawHttp.ts"
 

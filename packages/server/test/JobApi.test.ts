@@ -16,7 +16,7 @@ import {
   pageOf,
   StatusResponse
 } from "../src/index.ts"
-import { ResourceRef } from "../src/RefTypes.ts"
+import { ResourceRef } from "../src/wire/RefTypes.ts"
 import { routes } from "../src/Serve.ts"
 import { entrypointBody, jobBody, registerWorld, type Answer, type Client } from "./Fixtures.ts"
 import { backends, useService } from "./Service.ts"

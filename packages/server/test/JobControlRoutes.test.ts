@@ -2,9 +2,9 @@
 // what each writes to the job's row and history, which cluster call it asks for, and what it refuses.
 import { ErrUnreachable } from "@dispatch/effects"
 import { describe, expect, test } from "vitest"
-import type { ClusterRun } from "../src/ClusterRuntime.ts"
-import type { JobControl } from "../src/JobControl.ts"
-import { dispatchPass } from "../src/JobDispatch.ts"
+import type { ClusterRun } from "../src/dispatch/ClusterRuntime.ts"
+import type { JobControl } from "../src/dispatch/JobControl.ts"
+import { dispatchPass } from "../src/dispatch/JobDispatch.ts"
 import { scriptedCluster, startMs, useDispatchWorld } from "./DispatchWorld.ts"
 
 const w = useDispatchWorld("JobControlRoutes")

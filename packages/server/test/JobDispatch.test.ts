@@ -3,9 +3,9 @@
 import { ErrInvalid, ErrOutcomeUnknown, ErrReadOnly, ErrRejected, ErrUnreachable, type StartError } from "@dispatch/effects"
 import { describe, expect, test } from "vitest"
 import type { Database, Sql } from "../src/store/Database.ts"
-import { readGate } from "../src/DispatchStore.ts"
-import { dispatchPass, problemOf, recordedError } from "../src/JobDispatch.ts"
-import { reportToken, reportTokenKey, serviceUrlKey } from "../src/ReportToken.ts"
+import { readGate } from "../src/store/DispatchStore.ts"
+import { dispatchPass, problemOf, recordedError } from "../src/dispatch/JobDispatch.ts"
+import { reportToken, reportTokenKey, serviceUrlKey } from "../src/http/ReportToken.ts"
 import { scriptedCluster, simulator, startMs, stored, useDispatchWorld } from "./DispatchWorld.ts"
 
 const w = useDispatchWorld("JobDispatch")

@@ -3,7 +3,7 @@
 // is on what the simulator stores.
 import type { ApiRequest, KubeObject } from "@dispatch/sim"
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest"
-import type { JobResponse } from "../src/ApiSchemas.ts"
+import type { JobResponse } from "../src/wire/ApiSchemas.ts"
 import {
   dispatchingService,
   eventually,

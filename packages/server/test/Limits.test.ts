@@ -2,7 +2,7 @@
 import { test as propTest } from "@fast-check/vitest"
 import fc from "fast-check"
 import { expect, test } from "vitest"
-import { crowdedFields } from "../src/Limits.ts"
+import { crowdedFields } from "../src/wire/Limits.ts"
 
 propTest.prop([fc.integer({ min: 0, max: 40 }), fc.integer({ min: 1, max: 40 }), fc.boolean()])(
   "crowdedFields names each array or object with more items than the limit, with its path and count",

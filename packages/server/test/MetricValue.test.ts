@@ -3,7 +3,7 @@ import { metricValue, recordMetric } from "@dispatch/jobs"
 import fc from "fast-check"
 import { Result } from "effect"
 import { expect } from "vitest"
-import { metricNumber } from "../src/ApiSchemas.ts"
+import { metricNumber } from "../src/wire/ApiSchemas.ts"
 
 const wire = fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constantFrom("nan", "inf", "-inf", "NaN", "Infinity", "-Infinity"))
 

@@ -5,7 +5,7 @@ import { migrate, migrations, type Database } from "../src/index.ts"
 import { PGlite } from "@electric-sql/pglite"
 import { pgliteDatabase, postgresqlconf } from "../src/store/PgliteDatabase.ts"
 import { openPostgres } from "../src/store/PostgresDatabase.ts"
-import { readExperiment } from "../src/ResourceStore.ts"
+import { readExperiment } from "../src/store/ResourceStore.ts"
 import { backends } from "./Service.ts"
 import { testPostgres, type TestPostgres } from "./TestPostgres.ts"
 

@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest"
 import type { Database } from "../src/store/Database.ts"
 import type { JobServer } from "../src/index.ts"
 import { migrations } from "../src/store/Migrations.ts"
-import { accessLine, readiness, requestIdOf } from "../src/Operations.ts"
+import { accessLine, requestIdOf } from "../src/ops/AccessLog.ts"
+import { readiness } from "../src/ops/Readiness.ts"
 import { client, newJob, started, tokens } from "./Fixtures.ts"
 
 describe("operations endpoints", () => {

@@ -1,7 +1,7 @@
 import { test } from "@fast-check/vitest"
 import fc from "fast-check"
 import { expect } from "vitest"
-import { fitToBytes, maxPageLength, page, pageWindow } from "../src/Paging.ts"
+import { fitToBytes, maxPageLength, page, pageWindow } from "../src/wire/Paging.ts"
 
 const window = fc.record({ index: fc.nat({ max: 500 }), pageLength: fc.integer({ min: 1, max: maxPageLength }) })
 

@@ -2,7 +2,7 @@ import { test } from "@fast-check/vitest"
 import fc from "fast-check"
 import { Result } from "effect"
 import { expect } from "vitest"
-import { findRoute, matchTemplate } from "../src/Router.ts"
+import { findRoute, matchTemplate } from "../src/http/Router.ts"
 import { routes } from "../src/Serve.ts"
 
 const segment = fc.string({ minLength: 1, maxLength: 12 })

@@ -3,9 +3,9 @@
 import { ErrRejected, ErrUnreachable } from "@dispatch/effects"
 import { defaultRetryPolicy, retryDelayMs } from "@dispatch/jobs"
 import { describe, expect, test } from "vitest"
-import { dispatchPass } from "../src/JobDispatch.ts"
+import { dispatchPass } from "../src/dispatch/JobDispatch.ts"
 import { Effect } from "effect"
-import { foundEvent, statusSyncLayer, StatusSyncService, stopPass, syncPass } from "../src/StatusSync.ts"
+import { foundEvent, statusSyncLayer, StatusSyncService, stopPass, syncPass } from "../src/dispatch/StatusSync.ts"
 import { scriptedCluster, simulator, startMs, stored, useDispatchWorld } from "./DispatchWorld.ts"
 
 const w = useDispatchWorld("StatusSync")

@@ -3,10 +3,10 @@
 import { KubeCluster } from "@dispatch/effects"
 import { Layer } from "effect"
 import { expect, test } from "vitest"
-import { startDispatcher, type DispatchOptions } from "../src/Dispatcher.ts"
+import { startDispatcher, type DispatchOptions } from "../src/dispatch/Dispatcher.ts"
 import { migrate } from "../src/store/Migrations.ts"
 import { openPglite } from "../src/store/PgliteDatabase.ts"
-import { StatusSyncService } from "../src/StatusSync.ts"
+import { StatusSyncService } from "../src/dispatch/StatusSync.ts"
 
 test("a pass follows and stops jobs through the status sync service it was given", async () => {
   const db = await openPglite()

@@ -3,9 +3,9 @@
 // can be deleted through the API.
 import { Schema } from "effect"
 import { describe, expect, test } from "vitest"
-import { handleApiRequest, type ApiEnvironment } from "../src/ApiServer.ts"
+import { handleApiRequest, type ApiEnvironment } from "../src/http/ApiServer.ts"
 import { JobResponse, pageOf } from "../src/index.ts"
-import { listItem } from "../src/ListPage.ts"
+import { listItem } from "../src/wire/ListPage.ts"
 import { openApi, routes } from "../src/Serve.ts"
 import { inProcess, jobBody, newJob, registerWorld, tokenEntries, tokens } from "./Fixtures.ts"
 import { backends } from "./Service.ts"

@@ -8,8 +8,8 @@ import { webRoot } from "@dispatch/web"
 import fc from "fast-check"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { JobServer } from "../src/index.ts"
-import { acceptsGzip, contentTypeOf, webContentPolicy } from "../src/WebApp.ts"
-import { maxMetricPageLength } from "../src/Paging.ts"
+import { acceptsGzip, contentTypeOf, webContentPolicy } from "../src/http/WebApp.ts"
+import { maxMetricPageLength } from "../src/wire/Paging.ts"
 import { client, newJob, started, tokens } from "./Fixtures.ts"
 
 const script = `console.log(${JSON.stringify("x".repeat(4000))})\n`

@@ -4,7 +4,7 @@ import { valueNesting } from "@dispatch/jobs"
 import fc from "fast-check"
 import { expect, test } from "vitest"
 import { parse as parseYaml, stringify as yamlText } from "yaml"
-import { yamlDepth } from "../src/YamlDepth.ts"
+import { yamlDepth } from "../src/http/YamlDepth.ts"
 
 propTest.prop([fc.jsonValue({ maxDepth: 12 }), fc.boolean()])("yamlDepth counts as deep as the parsed value nests, in block or flow style", (value, flow) => {
   const text = flow ? JSON.stringify(value) : yamlText(value)

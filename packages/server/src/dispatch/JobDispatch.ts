@@ -1,0 +1,150 @@
+import { find, open, start, type Backend, type JobKey, type StartError } from "@dispatch/effects"
+import { step, toStartRequest, type DispatchCommand, type DispatchEvent, type Fault } from "@dispatch/jobs"
+import type { StartRequest } from "@dispatch/render"
+import { Result } from "effect"
+import type { TrainJobRef } from "../wire/ApiSchemas.ts"
+import { backendOf, machineInput, type DispatchContext } from "./DispatchContext.ts"
+import { isClaimed, rowAfter, writeAnswer } from "./DispatchRow.ts"
+import { claimJobs, readGate, releaseClaim, saveStartRequest, saveTrainJob, writeGate, type ClaimedJob } from "../store/DispatchStore.ts"
+import { faultOf } from "./Retries.ts"
+import { launchedAnyway } from "./LaunchCheck.ts"
+import { readJob } from "../store/JobStore.ts"
+import { reportToken, reportTokenKey, serviceUrlKey } from "../http/ReportToken.ts"
+import { readEntrypoint, readQueue } from "../store/ResourceStore.ts"
+
+/** What one claimed job needs to go to the cluster. */
+interface Prepared {
+  readonly queue: number
+  readonly backend: Backend
+  readonly request: StartRequest
+  readonly key: JobKey
+}
+
+/** A typed error as it is stored on the job (`last_error`). */
+export const recordedError = (error: StartError) => ({
+  error: error._tag,
+  reasons: error.reasons,
+  ...("ref" in error && error.ref !== undefined ? { ref: error.ref } : {})
+})
+
+/** A cluster call's answer as the machine takes it, with what the service keeps beside the state: the TrainJob
+ * it made or found, and the typed error of a failed call. */
+interface Outcome {
+  readonly event: DispatchEvent
+  readonly trainJob?: TrainJobRef
+  readonly error?: ReturnType<typeof recordedError>
+}
+
+// The request is made once, by the first claim, and kept: every later attempt, in any process, starts the same
+// TrainJob (same JobID, same env), so a retried Start adopts what an earlier one created instead of making another.
+const prepare = async (context: DispatchContext, claimed: ClaimedJob): Promise<Result.Result<Prepared, string>> => {
+  const { row } = claimed
+  const job = (await readJob(context.db, row.group, row.id))?.job
+  if (job === undefined) return Result.fail(`job ${row.id} no longer exists`)
+  const queue = await readQueue(context.db, row.group, job.queue)
+  const entrypoint = await readEntrypoint(context.db, row.group, job.entrypoint, job.entrypointSnapshot)
+  if (queue === undefined || entrypoint === undefined) return Result.fail(`the job's queue ${job.queue} or entrypoint ${job.entrypoint} no longer exists`)
+  if (queue.backend === undefined) return Result.fail(`queue ${queue.id} has no backend`)
+  const backend = backendOf(queue.backend.config, await readGate(context.db, queue.id))
+  if (Result.isFailure(backend)) return Result.fail(`queue ${queue.id}'s config does not decode: ${backend.failure.join("; ")}`)
+  let request = claimed.startRequest as StartRequest | null
+  if (request === null) {
+    const made = toStartRequest(job, queue, entrypoint, { time: context.clock(), entropy: context.entropy(10) })
+    if (Result.isFailure(made)) return Result.fail(made.failure.problems.map((p) => p.message).join("; "))
+    request = { ...made.success, spec: { ...made.success.spec, env: { ...made.success.spec.env, [serviceUrlKey]: context.reportUrl } } }
+    await saveStartRequest(context.db, row.id, request)
+  }
+  // The token is derived, never stored: added here, it is the same on every attempt.
+  const withToken: StartRequest = { ...request, spec: { ...request.spec, env: { ...request.spec.env, [reportTokenKey]: reportToken(context.secret, row.id) } } }
+  return Result.succeed({ queue: queue.id, backend: backend.success, request: withToken, key: { job: request.job, submission: request.submission } })
+}
+
+const refOf = (ref: { readonly namespace: string; readonly name: string; readonly uid?: string }): TrainJobRef => ({
+  namespace: ref.namespace,
+  name: ref.name,
+  ...(ref.uid === undefined || ref.uid === "" ? {} : { uid: ref.uid })
+})
+
+/** A failed call as the machine's event `make` takes it, with the typed error kept on the job. */
+const failed = (context: DispatchContext, prepared: Prepared, error: StartError, make: (fault: Fault) => DispatchEvent): Outcome => ({
+  event: make(faultOf(error, context.clock(), prepared.backend.config.timeouts.callBoundMs)),
+  error: recordedError(error)
+})
+
+// Runs one of the machine's cluster commands; undefined when the service is closing (the claim then stays, and its
+// lease decides when another process takes the job over).
+const execute = async (context: DispatchContext, command: "start" | "look" | "open", prepared: Prepared): Promise<Outcome | undefined> => {
+  const { backend, request, key } = prepared
+  switch (command) {
+    case "look": {
+      const found = await context.cluster.run(find(backend, key))
+      if (found.kind === "abandoned") return undefined
+      if (found.kind === "error") return failed(context, prepared, found.error, (fault) => ({ type: "findFailed", fault }))
+      const status = found.value
+      const event: DispatchEvent = status.state === "InFlight" ? { type: "found", found: "InFlight", untilMs: status.untilMs } : { type: "found", found: status.state }
+      return status.state === "Absent" || status.state === "InFlight" ? { event } : { event, trainJob: refOf(status.ref) }
+    }
+    case "start": {
+      const started = await context.cluster.run(start(backend, request))
+      if (started.kind === "abandoned") return undefined
+      if (started.kind === "error") return failed(context, prepared, started.error, (fault) => ({ type: "startFailed", fault }))
+      return { event: { type: "startOk" }, trainJob: refOf(started.value) }
+    }
+    case "open": {
+      const opened = await context.cluster.run(open(backend, key))
+      if (opened.kind === "abandoned") return undefined
+      // Open verifies by reading back: a run that ended between its write and that read looks refused, so Find says.
+      if (opened.kind === "ok" || (await launchedAnyway(context.cluster, backend, key, opened.error))) return { event: { type: "openOk" } }
+      return failed(context, prepared, opened.error, (fault) => ({ type: "openFailed", fault }))
+    }
+  }
+}
+
+const isCall = (command: DispatchCommand): command is Extract<DispatchCommand, { readonly type: "start" | "look" | "open" }> =>
+  command.type === "start" || command.type === "look" || command.type === "open"
+
+/** Takes one claimed job through the machine: runs each cluster call it asks for, feeds the answer back and writes
+ * the state it answers, until it asks for no more (it rests: opened, queued for a retry, waiting out an unanswered
+ * create, or stopping). An answer for a job that moved meanwhile (cancelled, deleted) is dropped and the claim given
+ * back: the stop pass takes the job from there. */
+const dispatchOne = async (context: DispatchContext, claimed: ClaimedJob): Promise<void> => {
+  let row = claimed.row
+  let state = claimed.state
+  let commands = claimed.commands
+  let prepared: Prepared | undefined
+  for (let call = commands.find(isCall); call !== undefined; call = commands.find(isCall)) {
+    let outcome: Outcome | undefined
+    if (prepared === undefined) {
+      const made = await prepare(context, claimed)
+      if (Result.isFailure(made)) outcome = { event: { type: "unpreparable", reason: made.failure } }
+      else prepared = made.success
+    }
+    if (outcome === undefined && prepared !== undefined) outcome = await execute(context, call.type, prepared)
+    if (outcome === undefined) return
+    const { trainJob } = outcome
+    if (trainJob !== undefined) await saveTrainJob(context.db, row.id, trainJob)
+    const answer = step(state, outcome.event, machineInput(context))
+    const at = context.now()
+    const written = await context.db.transaction((sql) => writeAnswer(sql, row, answer, at, outcome.error === undefined ? {} : { error: outcome.error }))
+    if (!written) return releaseClaim(context.db, row.id, context.instance)
+    for (const command of answer.commands) {
+      if (command.type === "reprove" && prepared !== undefined) await writeGate(context.db, prepared.queue, { state: "read-only", reason: command.reason }, at, context.clock())
+    }
+    row = rowAfter(row, answer.state, isClaimed(answer.state) ? context.instance : null)
+    state = answer.state
+    commands = answer.commands
+  }
+}
+
+/** What a pass could not record, one line per job: the database failed while the job was being dispatched. */
+export const problemOf = (job: number, cause: unknown): string => `job ${job}: ${cause instanceof Error ? cause.message : String(cause)}`
+
+/** Claims up to `limit` due jobs and takes each through the machine (Start, then Open), all at once; resolves when
+ * every one has been recorded. A job whose recording fails keeps its claim until the lease runs out, and the
+ * failure is returned. */
+export const dispatchPass = async (context: DispatchContext, limit: number): Promise<{ readonly claimed: number; readonly problems: ReadonlyArray<string> }> => {
+  const claimed = await claimJobs(context.db, context.instance, machineInput(context), context.leaseMs, limit, context.now())
+  const problems: Array<string> = []
+  await Promise.all(claimed.map((job) => dispatchOne(context, job).catch((cause: unknown) => void problems.push(problemOf(job.row.id, cause)))))
+  return { claimed: claimed.length, problems }
+}

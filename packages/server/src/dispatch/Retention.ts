@@ -1,0 +1,87 @@
+// Retention: once a job has ended (finished, failed or cancelled, its dispatch done) for longer than the retention,
+// its TrainJob and runtime copy are deleted from the cluster with Stop, as Kubernetes' ttlSecondsAfterFinished
+// does for a Job. The job itself, its status history, logs and metrics stay in the service. Everything is in the
+// database: which jobs are due, a lease while one process removes them, and when they were removed, so restarts
+// and replicas honour it alike.
+import { stop } from "@dispatch/effects"
+import { Result } from "effect"
+import { clusterRemovals, ExpiredJob as ExpiredJobSchema } from "../store/ClusterRemovals.ts"
+import type { Database, Sql } from "../store/Database.ts"
+import { onStore } from "../store/DatabaseBridge.ts"
+import { queueBackends, type DispatchContext, type QueueBackends } from "./DispatchContext.ts"
+
+/** An ended job whose cluster objects are due for removal. */
+export type ExpiredJob = typeof ExpiredJobSchema.Type
+
+/**
+ * Takes up to `limit` jobs that ended at or before `endedBefore` (their last status written then) and whose objects
+ * are not removed yet, leasing each until `nowMs + leaseMs` so no other process takes it meanwhile. Jobs never tried,
+ * or tried longest ago, come first, so a job that keeps failing never holds the others up.
+ */
+export const takeExpiredJobs = (db: Database, nowMs: number, endedBefore: string, leaseMs: number, limit: number): Promise<ReadonlyArray<ExpiredJob>> =>
+  db
+    .transaction((sql) => onStore(sql, clusterRemovals, (removals) => removals.takeExpired(nowMs, endedBefore, nowMs + leaseMs, limit)))
+    .then((taken) => [...taken].sort((a, b) => a.id - b.id))
+
+/** Records that a job's cluster objects are gone (or that there is nothing retention may remove, with why). */
+export const recordRemoved = (sql: Sql, id: number, at: string, reason: string | null): Promise<void> =>
+  onStore(sql, clusterRemovals, (removals) => removals.recordRemoved(id, at, reason))
+
+/** Records a failed removal: the job goes to the back of the line, to be tried again on a later pass. */
+export const recordRemovalFailed = (sql: Sql, id: number, nowMs: number, reason: string): Promise<void> =>
+  onStore(sql, clusterRemovals, (removals) => removals.recordRemovalFailed(id, nowMs, reason))
+
+/** What one retention pass did: jobs whose objects it removed, and one line per job it could not finish. */
+export interface RetentionReport {
+  /** Jobs taken this pass. */
+  readonly taken: number
+  readonly removed: number
+  readonly failures: ReadonlyArray<string>
+}
+
+/** How a removal ended for one job. */
+type Removal = { readonly kind: "removed"; readonly reason: string | null } | { readonly kind: "retry"; readonly reason: string } | { readonly kind: "abandoned" }
+
+const removeOne = async (context: DispatchContext, job: ExpiredJob, backendOfQueue: QueueBackends): Promise<Removal> => {
+  if (job.key === null) return { kind: "removed", reason: "it never reached the cluster" }
+  const backend = backendOfQueue(job.queue)
+  if (Result.isFailure(backend)) return { kind: "retry", reason: `queue ${job.queue}'s backend: ${backend.failure.join("; ")}` }
+  const stopped = await context.cluster.run(stop(backend.success, { job: job.key, submission: 1 }))
+  if (stopped.kind === "abandoned") return { kind: "abandoned" }
+  if (stopped.kind === "ok") {
+    // Stop deleted what was there; what remains is being deleted (garbage collection, a finalizer): looked at again.
+    return stopped.value.gone ? { kind: "removed", reason: null } : { kind: "retry", reason: `still on the cluster: ${stopped.value.remaining.join(", ")}` }
+  }
+  const error = stopped.error
+  // A TrainJob of the job's name that dispatch did not make (or a key that names none) is not retention's to remove.
+  if (error._tag === "ErrRejected" || error._tag === "ErrInvalid") return { kind: "removed", reason: `not removed: ${error._tag}: ${error.reasons.join("; ")}` }
+  return { kind: "retry", reason: `${error._tag}: ${error.reasons.join("; ")}` }
+}
+
+/** Removes the cluster objects of up to `limit` jobs that ended more than `retentionMs` ago (service clock). */
+export const retentionPass = async (context: DispatchContext, retentionMs: number, limit: number, log: (line: string) => void): Promise<RetentionReport> => {
+  const nowMs = context.clock()
+  const jobs = await takeExpiredJobs(context.db, nowMs, new Date(nowMs - retentionMs).toISOString(), context.leaseMs, limit)
+  if (jobs.length === 0) return { taken: 0, removed: 0, failures: [] }
+  const backendOfQueue = await queueBackends(context.db, jobs.map((j) => j.queue))
+  const failures: Array<string> = []
+  let removed = 0
+  for (const job of jobs) {
+    const removal = await removeOne(context, job, backendOfQueue)
+    if (removal.kind === "abandoned") {
+      // The service is closing: the lease is given back, so the next process takes the job at once.
+      await recordRemovalFailed(context.db, job.id, nowMs, "interrupted: the service closed")
+    } else if (removal.kind === "removed") {
+      await recordRemoved(context.db, job.id, context.now(), removal.reason)
+      if (removal.reason === null) {
+        log(`dispatch retention: removed the TrainJob and runtime copy of job ${job.id} (JobID ${String(job.key)}) from the cluster`)
+        removed++
+      }
+    } else {
+      await recordRemovalFailed(context.db, job.id, context.clock(), removal.reason)
+      log(`dispatch retention: job ${job.id}: not removed yet: ${removal.reason}`)
+      failures.push(`retention: job ${job.id}: ${removal.reason}`)
+    }
+  }
+  return { taken: jobs.length, removed, failures }
+}

@@ -1,0 +1,70 @@
+import { ResourceId } from "@dispatch/jobs"
+import { Schema } from "effect"
+import { page, pageWindow, type Page, type PageQuery } from "./Paging.ts"
+import type { QueryValue, RequestContext } from "../http/Route.ts"
+
+/** What a list answers in place of a stored row it cannot render (a defect: nothing the API accepts makes one):
+ * the row's id and URL, so it can be found and deleted, and why it is shown so. Dioptra's clients read it as
+ * any other item; the typed client reads it as this. */
+export const UnreadableItem = Schema.Struct({
+  id: ResourceId,
+  error: Schema.Literal("UnreadableRow"),
+  message: Schema.String,
+  url: Schema.String
+})
+/** A stored row a list cannot render. */
+export type UnreadableItem = typeof UnreadableItem.Type
+
+/** A list item: the resource, or the stored row it could not be rendered from. */
+export const listItem = <A extends Schema.Top>(item: A) => Schema.Union([item, UnreadableItem])
+
+/** How a list names its stored rows: the resource they are, and the API path of one by its id. */
+export interface RowNames {
+  readonly resource: string
+  readonly path: (id: number) => string
+}
+
+type ListContext = RequestContext<unknown, PageQuery & Readonly<Record<string, QueryValue | undefined>>, unknown>
+
+const unreadable = (context: ListContext, names: RowNames, id: number, cause: unknown): UnreadableItem => {
+  const reason = cause instanceof Error ? cause.message : String(cause)
+  context.log(`${names.resource} ${id} is stored in a form the service cannot render (${reason}); it is listed as UnreadableRow: delete it (DELETE ${names.path(id)})`)
+  return { id, error: "UnreadableRow", message: `${names.resource} ${id} is stored in a form the service cannot render; delete it and create it again`, url: context.link(names.path(id)) }
+}
+
+/** Each stored row rendered as a list item, or, for a row whose rendering throws, its UnreadableItem (logged), so
+ * one bad row never breaks its list. */
+export const renderRows = <R, A>(context: ListContext, names: RowNames, rows: ReadonlyArray<R>, id: (row: R) => number, render: (row: R) => A): ReadonlyArray<A | UnreadableItem> =>
+  rows.map((row) => {
+    try {
+      return render(row)
+    } catch (cause) {
+      return unreadable(context, names, id(row), cause)
+    }
+  })
+
+const idOf = (item: unknown): number | undefined => {
+  const id = typeof item === "object" && item !== null && "id" in item ? item.id : undefined
+  return typeof id === "number" ? id : undefined
+}
+
+type Read<A> = (offset: number, limit: number) => Promise<{ readonly items: ReadonlyArray<A>; readonly total: number }>
+
+/** Reads one window of a list and wraps it in a page whose links repeat the request's other query fields; the
+ * page holds at most the context's byte budget of items (and always one). With `names`, an item that cannot be
+ * written as JSON is answered as its UnreadableItem. */
+export function listPage<A>(context: ListContext, path: string, read: Read<A>): Promise<Page<A>>
+export function listPage<A>(context: ListContext, path: string, read: Read<A>, names: RowNames): Promise<Page<A | UnreadableItem>>
+export async function listPage<A>(context: ListContext, path: string, read: Read<A>, names?: RowNames): Promise<Page<A | UnreadableItem>> {
+  const window = pageWindow(context.query)
+  const { items, total } = await read(window.index, window.pageLength)
+  const kept = Object.fromEntries(Object.entries(context.query).filter((e): e is [string, QueryValue] => e[1] !== undefined))
+  const linkTo = (index: number) => context.link(path, { ...kept, index, pageLength: window.pageLength })
+  if (names === undefined) return page(items, total, window, linkTo, context.limits.pageBytes)
+  const fallback = (item: A | UnreadableItem, cause: unknown): A | UnreadableItem => {
+    const id = idOf(item)
+    if (id === undefined) throw cause
+    return unreadable(context, names, id, cause)
+  }
+  return page<A | UnreadableItem>(items, total, window, linkTo, context.limits.pageBytes, fallback)
+}
