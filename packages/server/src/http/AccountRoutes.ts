@@ -10,7 +10,7 @@ import { groupIdOf, namesOtherGroup } from "../store/Groups.ts"
 import { listPage } from "../wire/ListPage.ts"
 import { hashPassword, passwordMatches } from "./Password.ts"
 import { refMaker } from "../wire/RefTypes.ts"
-import { route, type RequestContext } from "./Route.ts"
+import { promiseRoute as route, type RequestContext } from "./Route.ts"
 import { accounts, userSearchFields } from "../store/Accounts.ts"
 import { onStore } from "../store/DatabaseBridge.ts"
 import {

@@ -29,6 +29,21 @@ import { isJsonContentType, jsonDepth, maxJsonDepth } from "./RequestBody.ts"
 import { decodePart } from "./RequestDecoding.ts"
 import { parseRequestTarget } from "./RequestTarget.ts"
 import type { Route } from "./Route.ts"
+import {
+  AnswerLimitsService,
+  Caller,
+  ClientAddress,
+  Control,
+  DefectLog,
+  Links,
+  RequestDatabase,
+  ServiceClock,
+  ServiceSettings,
+  SetCookie,
+  type RequestServices
+} from "./RequestServices.ts"
+import { runOn } from "../store/DatabaseBridge.ts"
+import type { SqlClient } from "effect/sql"
 import { findRoute } from "./Router.ts"
 import { groupIdOf } from "../store/Groups.ts"
 import { sessionTokenOf, sessionUser } from "./Sessions.ts"
@@ -310,33 +325,47 @@ const authorizationLayer = (env: () => ApiEnvironment) => {
   })
 }
 
+/** The services a handler reads, for one request answered on `db` (the database, or the creation's transaction). */
+const requestServices = (
+  current: ApiEnvironment,
+  principal: Principal,
+  client: string,
+  setCookie: (value: string) => void,
+  db: Database
+): Context.Context<Exclude<RequestServices, SqlClient.SqlClient>> =>
+  Context.make(Caller, principal).pipe(
+    Context.add(ServiceClock, { now: current.now }),
+    Context.add(AnswerLimitsService, current.limits ?? defaultLimits),
+    Context.add(Links, {
+      link: (linkPath, query = {}) => {
+        const pairs = Object.entries(query).flatMap(([k, v]): Array<[string, string]> => (typeof v === "object" ? v.map((one) => [k, one]) : [[k, String(v)]]))
+        const search = new URLSearchParams(pairs).toString()
+        return `${current.baseUrl}${apiPrefix}${linkPath}${search === "" ? "" : `?${search}`}`
+      }
+    }),
+    Context.add(Control, current.control?.()),
+    Context.add(ServiceSettings, { signup: current.signup ?? false, signupGroup: current.signupGroup ?? "public", defaultBackend: current.defaultBackend }),
+    Context.add(ClientAddress, client),
+    Context.add(SetCookie, setCookie),
+    Context.add(DefectLog, logOf(current)),
+    Context.add(RequestDatabase, db)
+  )
+
 /** Runs a route's handler on an admitted request and answers its result as JSON. */
 const runRoute = (env: () => ApiEnvironment, route: Route, answers: IdempotentAnswers) =>
   Effect.gen(function* () {
-    const { once, ...admitted } = yield* AdmittedRequest
+    const { once, principal, params, query, body } = yield* AdmittedRequest
     const request = yield* HttpServerRequest.HttpServerRequest
     const current = env()
     const cookies: Array<string> = []
+    const client = Option.getOrElse(request.remoteAddress, () => "unknown")
     let rendered: { readonly answer: KeyedAnswer; readonly text: string } | undefined
     const answer = async (db: Database): Promise<KeyedAnswer> => {
-      const result = await route.handle({
-        ...admitted,
-        db,
-        now: current.now,
-        control: current.control?.(),
-        limits: current.limits ?? defaultLimits,
-        signup: current.signup ?? false,
-        signupGroup: current.signupGroup ?? "public",
-        defaultBackend: current.defaultBackend,
-        client: Option.getOrElse(request.remoteAddress, () => "unknown"),
-        setCookie: (value) => void cookies.push(value),
-        log: logOf(current),
-        link: (linkPath, query = {}) => {
-          const pairs = Object.entries(query).flatMap(([k, v]): Array<[string, string]> => (typeof v === "object" ? v.map((one) => [k, one]) : [[k, String(v)]]))
-          const search = new URLSearchParams(pairs).toString()
-          return `${current.baseUrl}${apiPrefix}${linkPath}${search === "" ? "" : `?${search}`}`
-        }
-      })
+      const handled = route.handle({ params, query, body }).pipe(
+        Effect.result,
+        Effect.provideContext(requestServices(current, principal, client, (value) => void cookies.push(value), db))
+      )
+      const result = await runOn(db, handled)
       const answered: KeyedAnswer = Result.isSuccess(result) ? { status: 200, body: result.success } : { status: refusalStatus(result.failure), body: errorBody(result.failure) }
       // Written out before the creation's transaction commits: an answer that cannot be sent rolls its write back.
       rendered = { answer: answered, text: JSON.stringify(answered.body) }
@@ -348,7 +377,7 @@ const runRoute = (env: () => ApiEnvironment, route: Route, answers: IdempotentAn
         // answer that cannot be written) rolls the insert back, so no 5xx ever stands for something committed.
         if (once === undefined) return route.keyed ? current.db.transaction((sql) => answer(joined(current.db, sql))) : answer(current.db)
         // The creation and its remembered answer are written in one transaction (see Idempotency.ts).
-        const keyed = { group: admitted.principal.group, principal: admitted.principal.name, method: route.method, ...once }
+        const keyed = { group: principal.group, principal: principal.name, method: route.method, ...once }
         const first = await answers.answerOnce(current.db, keyed, current.now(), answer)
         return Result.isSuccess(first) ? first.success : { status: first.failure.status, body: errorBody(refusal(first.failure)) }
       },
