@@ -2,11 +2,13 @@
 // clock, how big an answer may be, how to link to the API, where to send a Set-Cookie or a defect, and the
 // database. The API layer provides them per request (Handlers.ts); a handler names what it uses in its type.
 import type { QueueBackend } from "@dispatch/jobs"
-import { Context, Effect } from "effect"
-import type { SqlClient } from "effect/sql"
+import { Context, Effect, type Result, Schema } from "effect"
+import { SqlClient, SqlError } from "effect/sql"
 import type { Principal } from "./Auth.ts"
 import type { JobControl } from "../dispatch/JobControl.ts"
-import type { Database } from "../store/Database.ts"
+import { databaseError, DatabaseError, type Database } from "../store/Database.ts"
+import { runOn } from "../store/DatabaseBridge.ts"
+import { joined } from "./Idempotency.ts"
 import type { AnswerLimits } from "../wire/Limits.ts"
 
 /** Who asks: the principal the Authorization middleware admitted. */
@@ -78,3 +80,31 @@ export const now: Effect.Effect<string, never, ServiceClock> = ServiceClock.useS
  * the API layer answers as it always has (a lost race 409, else 500) and which rolls a creation back. */
 export const onDatabase = <A>(use: (db: Database) => Promise<A>): Effect.Effect<A, never, RequestDatabase> =>
   RequestDatabase.use((db) => Effect.promise(() => use(db)))
+
+// What a repository failed with, as the database's failure the API layer answers (a lost race 409, else 500).
+const storeFailure = (error: unknown): unknown => {
+  if (SqlError.isSqlError(error)) return error.reason.cause instanceof DatabaseError ? error.reason.cause : databaseError("query", error)
+  return Schema.isSchemaError(error) ? databaseError("read", error) : error
+}
+
+/** A repository's statements in a handler: a failure of the database (or a row its schema refuses) is no refusal of
+ * the request but a defect of the answer, answered by the API layer and rolling a creation back (see `onDatabase`). */
+export const stored = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, never, R> =>
+  Effect.catch(effect, (error) => Effect.die(storeFailure(error)))
+
+/** Runs `effect` in one transaction of the request's database, joining the creation's when it runs in one:
+ * committed when it succeeds or refuses, rolled back on a defect. */
+export const transaction = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R | RequestDatabase> =>
+  Effect.gen(function* () {
+    const context = yield* Effect.context<R | RequestDatabase>()
+    const db = Context.get(context as Context.Context<RequestDatabase>, RequestDatabase)
+    // The transaction's own SqlClient (over its connection) replaces the request's for what runs inside.
+    const outside = Context.omit(SqlClient.SqlClient)(context)
+    const result = yield* Effect.promise(() =>
+      db.transaction((sql) => {
+        const inside = Context.add(outside, RequestDatabase, joined(db, sql))
+        return runOn(sql, Effect.provideContext(Effect.result(effect), inside) as Effect.Effect<Result.Result<A, E>, never, SqlClient.SqlClient>)
+      })
+    )
+    return yield* Effect.fromResult(result)
+  })
