@@ -1,14 +1,14 @@
 // The declared API's groups implemented by the routes: each request's handler runs with the services it reads
 // (RequestServices.ts), and its answer, a creation's with its write, is committed together or not at all.
-import { Context, Effect, Layer, Option, Result } from "effect"
+import { Cause, Context, Effect, Exit, Layer, Option, Result } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
-import type { SqlClient } from "effect/sql"
+import { SqlClient } from "effect/sql"
 import { AdmittedRequest, apiPrefix, DispatchApi } from "./Api.ts"
 import { logOf, type ApiEnvironment } from "./ApiEnvironment.ts"
 import type { Principal } from "./Auth.ts"
 import { failureOf, jsonAnswer, refused } from "./ErrorAnswers.ts"
-import { joined, type IdempotentAnswers, type KeyedAnswer } from "./Idempotency.ts"
+import type { IdempotentAnswers, KeyedAnswer } from "./Idempotency.ts"
 import {
   AnswerLimitsService,
   Caller,
@@ -20,11 +20,12 @@ import {
   ServiceClock,
   ServiceSettings,
   SetCookie,
+  transaction,
   type RequestServices
 } from "./RequestServices.ts"
 import type { Route } from "./Route.ts"
 import type { Database } from "../store/Database.ts"
-import { runOn } from "../store/DatabaseBridge.ts"
+import { clientOver } from "../store/DatabaseBridge.ts"
 import { errorBody, refusalStatus } from "../wire/ErrorBody.ts"
 import { defaultLimits } from "../wire/Limits.ts"
 import { refusal } from "../wire/ServiceProblem.ts"
@@ -64,34 +65,35 @@ const runRoute = (env: () => ApiEnvironment, route: Route, answers: IdempotentAn
     const cookies: Array<string> = []
     const client = Option.getOrElse(request.remoteAddress, () => "unknown")
     let rendered: { readonly answer: KeyedAnswer; readonly text: string } | undefined
-    const answer = async (db: Database): Promise<KeyedAnswer> => {
-      const handled = route.handle({ params, query, body }).pipe(
-        Effect.result,
-        Effect.provideContext(requestServices(current, principal, client, (value) => void cookies.push(value), db))
-      )
-      const result = await runOn(db, handled)
+    const answer = Effect.gen(function* () {
+      const result = yield* Effect.result(route.handle({ params, query, body }))
       const answered: KeyedAnswer = Result.isSuccess(result) ? { status: 200, body: result.success } : { status: refusalStatus(result.failure), body: errorBody(result.failure) }
       // Written out before the creation's transaction commits: an answer that cannot be sent rolls its write back.
       rendered = { answer: answered, text: JSON.stringify(answered.body) }
       return answered
-    }
-    const answered = yield* Effect.tryPromise({
-      try: async (): Promise<KeyedAnswer> => {
-        // A creation and its answer succeed or fail together: a failure after its insert (the database, or an
-        // answer that cannot be written) rolls the insert back, so no 5xx ever stands for something committed.
-        if (once === undefined) return route.keyed ? current.db.transaction((sql) => answer(joined(current.db, sql))) : answer(current.db)
-        // The creation and its remembered answer are written in one transaction (see Idempotency.ts).
-        const keyed = { group: principal.group, principal: principal.name, method: route.method, ...once }
-        const first = await answers.answerOnce(current.db, keyed, current.now(), answer)
-        return Result.isSuccess(first) ? first.success : { status: first.failure.status, body: errorBody(refusal(first.failure)) }
-      },
-      catch: (cause) => cause
-    }).pipe(Effect.result)
-    if (Result.isFailure(answered)) return refused(failureOf(answered.failure, logOf(current)))
+    })
+    // A creation and its answer succeed or fail together: a failure after its insert (the database, or an answer
+    // that cannot be written) rolls the insert back, so no 5xx ever stands for something committed. A keyed
+    // creation and its remembered answer are written in one transaction (see Idempotency.ts).
+    const keyed = once === undefined ? undefined : { group: principal.group, principal: principal.name, method: route.method, ...once }
+    const answering =
+      keyed === undefined
+        ? route.keyed
+          ? transaction(answer)
+          : answer
+        : Effect.map(answers.answerOnce(keyed, current.now(), answer), (first) =>
+            Result.isSuccess(first) ? first.success : { status: first.failure.status, body: errorBody(refusal(first.failure)) }
+          )
+    const answered = yield* answering.pipe(
+      Effect.provideContext(requestServices(current, principal, client, (value) => void cookies.push(value), current.db)),
+      Effect.provideService(SqlClient.SqlClient, clientOver(current.db)),
+      Effect.exit
+    )
+    if (Exit.isFailure(answered)) return refused(failureOf(Cause.squash(answered.cause), logOf(current)))
     const response =
-      rendered?.answer === answered.success
-        ? HttpServerResponse.text(rendered.text, { status: answered.success.status, contentType: "application/json" })
-        : jsonAnswer(answered.success.status, answered.success.body)
+      rendered?.answer === answered.value
+        ? HttpServerResponse.text(rendered.text, { status: answered.value.status, contentType: "application/json" })
+        : jsonAnswer(answered.value.status, answered.value.body)
     return cookies.length === 0 ? response : HttpServerResponse.setHeader(response, "set-cookie", cookies.join(", "))
   })
 

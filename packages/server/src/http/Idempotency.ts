@@ -2,11 +2,10 @@
 // are written in the creation's own transaction, so once the creation is committed a retry gets its answer,
 // even when the first answer never reached the client (the process was killed between commit and reply).
 import { createHash } from "node:crypto"
-import { Result, Schema } from "effect"
-import type { Effect } from "effect"
-import type { Database, Sql } from "../store/Database.ts"
-import { onStore } from "../store/DatabaseBridge.ts"
-import { idempotencyKeys, type IdempotencyKeys } from "../store/IdempotencyKeys.ts"
+import { Effect, Result, Schema } from "effect"
+import type { SqlClient } from "effect/sql"
+import { idempotencyKeys } from "../store/IdempotencyKeys.ts"
+import { stored, transaction, type RequestDatabase } from "./RequestServices.ts"
 
 /** Who sends a keyed request and what it is: keys are scoped to the caller (group and principal). */
 export interface KeyedRequest {
@@ -54,13 +53,6 @@ export class IdempotencyKeyReused extends Schema.TaggedError<IdempotencyKeyReuse
 export const requestFingerprint = (request: KeyedRequest): string =>
   createHash("sha256").update(`${request.method} ${request.path}\n`).update(request.body).digest("hex")
 
-// The handler's writes join the key's transaction: committed together, or not at all.
-/** The database as seen inside one of its open transactions: a transaction begun on it joins that one. */
-export const joined = (db: Database, sql: Sql): Database => ({ ...db, query: sql.query, exec: sql.exec, transaction: (body) => body(sql) })
-
-// The key's statements, run in the transaction the caller holds.
-const onKeys = <A, E>(sql: Sql, use: (keys: IdempotencyKeys) => Effect.Effect<A, E>): Promise<A> => onStore(sql, idempotencyKeys, use)
-
 /** The service's keyed creations: each runs once per key. One per service (its API's layer), since it also holds the
  * keyed requests the service is answering right now. */
 export class IdempotentAnswers {
@@ -70,36 +62,35 @@ export class IdempotentAnswers {
 
   /** Runs a creating request once per key: a retry with the same request within 24 hours gets the first
    * successful answer; another request under the key is 422; one while the first is in progress is 409.
-   * A refused request is not remembered, so its retry runs again. `now` is the service's ISO-8601 time. */
-  readonly answerOnce = async (
-    db: Database,
+   * A refused request is not remembered, so its retry runs again. `now` is the service's ISO-8601 time. The
+   * creation and its remembered answer are written in one transaction of the request's database. */
+  readonly answerOnce = <E, R>(
     request: KeyedRequest,
     now: string,
-    run: (db: Database) => Promise<KeyedAnswer>
-  ): Promise<Result.Result<KeyedAnswer, IdempotencyKeyInUse | IdempotencyKeyReused>> => {
-    const scope = JSON.stringify([request.group, request.principal, request.key])
-    if (this.inProgress.has(scope)) return Result.fail(new IdempotencyKeyInUse({ key: request.key }))
-    this.inProgress.add(scope)
-    const fingerprint = requestFingerprint(request)
-    const key = { group: request.group, principal: request.principal, key: request.key }
-    try {
-      return await db.transaction(async (sql) => {
+    run: Effect.Effect<KeyedAnswer, E, R>
+  ): Effect.Effect<Result.Result<KeyedAnswer, IdempotencyKeyInUse | IdempotencyKeyReused>, E, R | RequestDatabase | SqlClient.SqlClient> =>
+    Effect.suspend(() => {
+      const scope = JSON.stringify([request.group, request.principal, request.key])
+      if (this.inProgress.has(scope)) return Effect.succeed(Result.fail(new IdempotencyKeyInUse({ key: request.key })))
+      this.inProgress.add(scope)
+      const fingerprint = requestFingerprint(request)
+      const key = { group: request.group, principal: request.principal, key: request.key }
+      const once = Effect.gen(function* () {
+        const keys = yield* idempotencyKeys
         // Another process on the same PostgreSQL holding the key's lock is answering it right now.
-        if (!(await onKeys(sql, (keys) => keys.lock(scope)))) return Result.fail(new IdempotencyKeyInUse({ key: request.key }))
-        const first = await onKeys(sql, (keys) => keys.recent(key, now))
+        if (!(yield* stored(keys.lock(scope)))) return Result.fail(new IdempotencyKeyInUse({ key: request.key }))
+        const first = yield* stored(keys.recent(key, now))
         if (first._tag === "Some") {
           return first.value.fingerprint === fingerprint
             ? Result.succeed({ status: first.value.status, body: JSON.parse(first.value.body) as unknown })
             : Result.fail(new IdempotencyKeyReused({ key: request.key }))
         }
-        const answer = await run(joined(db, sql))
+        const answer = yield* run
         if (answer.status >= 200 && answer.status < 300) {
-          await onKeys(sql, (keys) => keys.remember(key, { fingerprint, status: answer.status, body: JSON.stringify(answer.body) }, now))
+          yield* stored(keys.remember(key, { fingerprint, status: answer.status, body: JSON.stringify(answer.body) }, now))
         }
         return Result.succeed(answer)
       })
-    } finally {
-      this.inProgress.delete(scope)
-    }
-  }
+      return transaction(once).pipe(Effect.ensuring(Effect.sync(() => this.inProgress.delete(scope))))
+    })
 }

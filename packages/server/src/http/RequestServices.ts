@@ -6,9 +6,8 @@ import { Context, Effect, type Result, Schema } from "effect"
 import { SqlClient, SqlError } from "effect/sql"
 import type { Principal } from "./Auth.ts"
 import type { JobControl } from "../dispatch/JobControl.ts"
-import { databaseError, DatabaseError, type Database } from "../store/Database.ts"
+import { databaseError, DatabaseError, type Database, type Sql } from "../store/Database.ts"
 import { runOn } from "../store/DatabaseBridge.ts"
-import { joined } from "./Idempotency.ts"
 import type { AnswerLimits } from "../wire/Limits.ts"
 
 /** Who asks: the principal the Authorization middleware admitted. */
@@ -91,6 +90,9 @@ const storeFailure = (error: unknown): unknown => {
  * the request but a defect of the answer, answered by the API layer and rolling a creation back (see `onDatabase`). */
 export const stored = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, never, R> =>
   Effect.catch(effect, (error) => Effect.die(storeFailure(error)))
+
+/** The database as seen inside one of its open transactions: a transaction begun on it joins that one. */
+const joined = (db: Database, sql: Sql): Database => ({ ...db, query: sql.query, exec: sql.exec, transaction: (body) => body(sql) })
 
 /** Runs `effect` in one transaction of the request's database, joining the creation's when it runs in one:
  * committed when it succeeds or refuses, rolled back on a defect. */
