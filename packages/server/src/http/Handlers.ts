@@ -1,6 +1,6 @@
 // The declared API's groups implemented by the routes: each request's handler runs with the services it reads
 // (RequestServices.ts), and its answer, a creation's with its write, is committed together or not at all.
-import { Cause, Context, Effect, Exit, Layer, Option, Result } from "effect"
+import { Cause, Effect, Exit, Layer, Option, Result } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { SqlClient } from "effect/sql"
@@ -9,20 +9,7 @@ import { logOf, type ApiEnvironment } from "./ApiEnvironment.ts"
 import type { Principal } from "./Auth.ts"
 import { failureOf, jsonAnswer, refused } from "./ErrorAnswers.ts"
 import type { IdempotentAnswers, KeyedAnswer } from "./Idempotency.ts"
-import {
-  AnswerLimitsService,
-  Caller,
-  ClientAddress,
-  Control,
-  DefectLog,
-  Links,
-  RequestDatabase,
-  ServiceClock,
-  ServiceSettings,
-  SetCookie,
-  transaction,
-  type RequestServices
-} from "./RequestServices.ts"
+import { servicesOf, transaction } from "./RequestServices.ts"
 import type { Route } from "./Route.ts"
 import type { Database } from "../store/Database.ts"
 import { clientOver } from "../store/DatabaseBridge.ts"
@@ -31,30 +18,23 @@ import { defaultLimits } from "../wire/Limits.ts"
 import { refusal } from "../wire/ServiceProblem.ts"
 
 /** The services a handler reads, for one request answered on `db` (the database, or the creation's transaction). */
-const requestServices = (
-  current: ApiEnvironment,
-  principal: Principal,
-  client: string,
-  setCookie: (value: string) => void,
-  db: Database
-): Context.Context<Exclude<RequestServices, SqlClient.SqlClient>> =>
-  Context.make(Caller, principal).pipe(
-    Context.add(ServiceClock, { now: current.now }),
-    Context.add(AnswerLimitsService, current.limits ?? defaultLimits),
-    Context.add(Links, {
-      link: (linkPath, query = {}) => {
-        const pairs = Object.entries(query).flatMap(([k, v]): Array<[string, string]> => (typeof v === "object" ? v.map((one) => [k, one]) : [[k, String(v)]]))
-        const search = new URLSearchParams(pairs).toString()
-        return `${current.baseUrl}${apiPrefix}${linkPath}${search === "" ? "" : `?${search}`}`
-      }
-    }),
-    Context.add(Control, current.control?.()),
-    Context.add(ServiceSettings, { signup: current.signup ?? false, signupGroup: current.signupGroup ?? "public", defaultBackend: current.defaultBackend }),
-    Context.add(ClientAddress, client),
-    Context.add(SetCookie, setCookie),
-    Context.add(DefectLog, logOf(current)),
-    Context.add(RequestDatabase, db)
-  )
+const requestServices = (current: ApiEnvironment, principal: Principal, client: string, setCookie: (value: string) => void, db: Database) =>
+  servicesOf({
+    principal,
+    now: current.now,
+    limits: current.limits ?? defaultLimits,
+    link: (linkPath, query = {}) => {
+      const pairs = Object.entries(query).flatMap(([k, v]): Array<[string, string]> => (typeof v === "object" ? v.map((one) => [k, one]) : [[k, String(v)]]))
+      const search = new URLSearchParams(pairs).toString()
+      return `${current.baseUrl}${apiPrefix}${linkPath}${search === "" ? "" : `?${search}`}`
+    },
+    control: current.control?.(),
+    settings: { signup: current.signup ?? false, signupGroup: current.signupGroup ?? "public", defaultBackend: current.defaultBackend },
+    client,
+    setCookie,
+    log: logOf(current),
+    db
+  })
 
 /** Runs a route's handler on an admitted request and answers its result as JSON. */
 const runRoute = (env: () => ApiEnvironment, route: Route, answers: IdempotentAnswers) =>

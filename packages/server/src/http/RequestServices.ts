@@ -71,6 +71,34 @@ export type RequestServices =
   | RequestDatabase
   | SqlClient.SqlClient
 
+/** What one request's services are made of. */
+export interface RequestValues {
+  readonly principal: Principal
+  readonly now: () => string
+  readonly limits: AnswerLimits
+  readonly link: Links["Service"]["link"]
+  readonly control: JobControl | undefined
+  readonly settings: ServiceSettings["Service"]
+  readonly client: string
+  readonly setCookie: (value: string) => void
+  readonly log: (line: string) => void
+  readonly db: Database
+}
+
+/** The services a handler reads, but the SqlClient (which the database it runs on gives). */
+export const servicesOf = (values: RequestValues): Context.Context<Exclude<RequestServices, SqlClient.SqlClient>> =>
+  Context.make(Caller, values.principal).pipe(
+    Context.add(ServiceClock, { now: values.now }),
+    Context.add(AnswerLimitsService, values.limits),
+    Context.add(Links, { link: values.link }),
+    Context.add(Control, values.control),
+    Context.add(ServiceSettings, values.settings),
+    Context.add(ClientAddress, values.client),
+    Context.add(SetCookie, values.setCookie),
+    Context.add(DefectLog, values.log),
+    Context.add(RequestDatabase, values.db)
+  )
+
 /** The service's time now, as an ISO-8601 string. */
 export const now: Effect.Effect<string, never, ServiceClock> = ServiceClock.useSync((clock) => clock.now())
 
