@@ -72,7 +72,7 @@ export const accountRoutes = [
         const { signup, signupGroup } = yield* ServiceSettings
         if (!signup) return yield* Effect.fail(refusal(new SignupDisabled({})))
         if (body.password !== body.confirmPassword) return yield* Effect.fail(refusal(new FieldsDiffer({ field: "confirmPassword", other: "password" })))
-        const hash = yield* Effect.promise(() => hashPassword(body.password))
+        const hash = yield* hashPassword(body.password)
         yield* stored(groupIdOf(signupGroup))
         return yield* transaction(
           Effect.gen(function* () {
@@ -147,7 +147,7 @@ export const accountRoutes = [
         const store = yield* accounts
         const user = Option.getOrUndefined(yield* stored(store.credentials(body.username)))
         // An unknown user costs a hash too, so the answer's timing does not tell which usernames exist.
-        const matches = yield* Effect.promise(async () => passwordMatches(body.password, user?.password_hash ?? (await hashPassword("", new Uint8Array(16)))))
+        const matches = yield* passwordMatches(body.password, user?.password_hash ?? (yield* hashPassword("", new Uint8Array(16))))
         if (user === undefined || !matches) {
           for (const key of keys) yield* stored(countFailure(key, at))
           return yield* Effect.fail(refusal(new LoginFailed({ username: body.username })))
