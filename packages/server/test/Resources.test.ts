@@ -6,13 +6,14 @@ import { describe, expect, test } from "vitest"
 import { clientOver } from "../src/store/DatabaseBridge.ts"
 import { groupIdOf } from "../src/store/Groups.ts"
 import { resources } from "../src/store/Resources.ts"
+import { backends } from "./Service.ts"
 import { useMigratedDatabase } from "./TestDatabase.ts"
 
 const at = "2026-12-01T00:00:00.000Z"
 const document = { parameters: [], artifactParameters: [], taskGraph: { steps: [] } } as never
 
-describe("the resources' repository", () => {
-  const database = useMigratedDatabase("pglite", "resources")
+describe.each(backends)("the resources' repository on %s", (backend) => {
+  const database = useMigratedDatabase(backend, "resources")
   const run = <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient>) => Effect.runPromise(Effect.provideService(effect, SqlClient.SqlClient, clientOver(database())))
   const runExit = <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient>) => Effect.runPromiseExit(Effect.provideService(effect, SqlClient.SqlClient, clientOver(database())))
 
@@ -42,6 +43,20 @@ describe("the resources' repository", () => {
     )
     expect(experiment?.entrypoints).toEqual([made.entrypoint])
     expect(catalog).toEqual({ experiment, entrypoint, queue, artifacts: [artifact] })
+  })
+
+  test("the bytes an entrypoint's snapshots would take are counted from the stored documents, as a number on either database", async () => {
+    const bytes = await run(
+      Effect.gen(function* () {
+        yield* groupIdOf("team")
+        const store = yield* resources
+        const entrypoint = yield* store.insertEntrypoint("team", { name: "alice" }, { name: "sized", description: "", queues: [] }, document, at)
+        const stored = yield* store.snapshotBytesWith(entrypoint, 0, 10)
+        return { stored, withMore: yield* store.snapshotBytesWith(entrypoint, 100, 10) }
+      })
+    )
+    const [row] = await database().query<{ n: number }>(`select octet_length(s.document::text) as n from entrypoint_snapshots s join entrypoints e on e.id = s.entrypoint where e.name = 'sized'`)
+    expect(bytes).toEqual({ stored: row?.n, withMore: (row?.n ?? 0) + 100 })
   })
 
   test("a row its schema refuses fails the read with the schema's error", async () => {
