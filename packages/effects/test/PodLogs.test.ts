@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest"
 import type { FaultAction } from "@dispatch/sim"
 import { SimCluster } from "@dispatch/sim/cluster"
 import { Cluster, type ClusterShape } from "../src/Cluster.ts"
-import { ClusterError, type ClusterErrorReason } from "../src/ClusterError.ts"
+import type { ClusterErrorReason } from "../src/ClusterError.ts"
 import type { KubeResource } from "../src/KubeObjects.ts"
 import { trainJobPods } from "../src/PodLogs.ts"
 import { namespace, runOnTestClock, simOf, type RecordedSim } from "./StartFixture.ts"
@@ -112,7 +112,6 @@ describe("trainJobPods through the simulator", () => {
     it(`fails with the list call's ClusterError when it is ${label}`, async () => {
       const recorded = store(simOf({ faults: [{ verb: "list", resource: "pods", action }] }), pod("tj-a-node-0-0-y"))
       const error = failureOf(await throughSim(recorded))
-      expect(error).toBeInstanceOf(ClusterError)
       expect(error).toMatchObject({ _tag: "ClusterError", reason })
       expect(error.call).toContain("pods")
       expect(recorded.calls.map((c) => c.request.verb)).toEqual(["list"])
