@@ -2,15 +2,15 @@
 // so a trace shows which job each Find, Stop or transition was about.
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
-import { openBackend } from "../../src/Backend.ts"
-import type { Cluster } from "../../src/Cluster.ts"
-import type { InFlight } from "../../src/InFlight.ts"
-import { find, findMany } from "../../src/lifecycle/Find.ts"
-import { probe } from "../../src/lifecycle/Probe.ts"
-import { stop } from "../../src/lifecycle/Stop.ts"
-import { hold, open, release } from "../../src/lifecycle/Transitions.ts"
-import { jobId } from "../StartFixture.ts"
-import { inProcess, keyOf, started, traced } from "./LifecycleFixture.ts"
+import { openBackend } from "../../../src/Backend.ts"
+import type { Cluster } from "../../../src/Cluster.ts"
+import type { InFlight } from "../../../src/InFlight.ts"
+import { find, findMany } from "../../../src/lifecycle/Find.ts"
+import { probe } from "../../../src/lifecycle/Probe.ts"
+import { stop } from "../../../src/lifecycle/Stop.ts"
+import { hold, open, release } from "../../../src/lifecycle/Transitions.ts"
+import { jobId } from "../../StartFixture.ts"
+import { inProcess, keyOf, started, traced } from "../../lifecycle/LifecycleFixture.ts"
 
 const job = { "dispatch.job": jobId(1), "dispatch.submission": 1 }
 

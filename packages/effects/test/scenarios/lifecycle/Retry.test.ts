@@ -4,13 +4,13 @@
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import type { FaultRule } from "@dispatch/sim"
-import { find, findMany } from "../../src/lifecycle/Find.ts"
-import { hold, open, release } from "../../src/lifecycle/Transitions.ts"
-import { stop } from "../../src/lifecycle/Stop.ts"
-import { RETRY_POLICY } from "../../src/RetryPolicy.ts"
-import { isPassing } from "../../src/StartErrors.ts"
-import { trainJobNameOf } from "../StartFixture.ts"
-import { inProcess, keyOf, openOf, started, storedNamed, type World } from "./LifecycleFixture.ts"
+import { find, findMany } from "../../../src/lifecycle/Find.ts"
+import { hold, open, release } from "../../../src/lifecycle/Transitions.ts"
+import { stop } from "../../../src/lifecycle/Stop.ts"
+import { RETRY_POLICY } from "../../../src/RetryPolicy.ts"
+import { isPassing } from "../../../src/StartErrors.ts"
+import { trainJobNameOf } from "../../StartFixture.ts"
+import { inProcess, keyOf, openOf, started, storedNamed, type World } from "../../lifecycle/LifecycleFixture.ts"
 
 const name = trainJobNameOf(1)
 const suspendOf = (world: World): unknown => (storedNamed(world, "trainjobs", name)[0]?.["spec"] as Record<string, unknown> | undefined)?.["suspend"]

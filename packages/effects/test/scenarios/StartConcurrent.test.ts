@@ -3,8 +3,8 @@
 import { Exit } from "effect"
 import { describe, expect, it } from "vitest"
 import type { KubeObject } from "@dispatch/sim"
-import { RETRY_POLICY } from "../src/RetryPolicy.ts"
-import { backendOf, configOf, namespace, requestOf, runStartsTogether, simOf, stored, trainJobNameOf } from "./StartFixture.ts"
+import { RETRY_POLICY } from "../../src/RetryPolicy.ts"
+import { backendOf, configOf, namespace, requestOf, runStartsTogether, simOf, stored, trainJobNameOf } from "../StartFixture.ts"
 
 const name1 = trainJobNameOf(1)
 const kueueQueues = { kueue: { queues: { "team-queue": { admissionChecks: ["dispatch-check"] } } } }

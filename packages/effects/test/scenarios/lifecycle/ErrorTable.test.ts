@@ -5,25 +5,25 @@ import { readFileSync } from "node:fs"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import { type BackendConfig, trainJobName } from "@dispatch/render"
-import { type Backend, type Gate, openBackend } from "../../src/Backend.ts"
-import { Cluster } from "../../src/Cluster.ts"
-import { ClusterError, ClusterErrorReason } from "../../src/ClusterError.ts"
-import { kindOfClusterError } from "../../src/ClusterCause.ts"
-import { isPassing, type StartError } from "../../src/StartErrors.ts"
-import { definiteWriteFailure, readFailure } from "../../src/StartFailure.ts"
-import { reasonOfStatus } from "../../src/StatusMapping.ts"
-import type { InFlight } from "../../src/InFlight.ts"
-import { TrainJobs } from "../../src/ResourceKind.ts"
-import { start } from "../../src/Start.ts"
-import { capabilities } from "../../src/lifecycle/Capabilities.ts"
-import { MAX_WRITES } from "../../src/lifecycle/Converge.ts"
-import { factory, factoryOf } from "../../src/lifecycle/Factory.ts"
-import { find, findMany } from "../../src/lifecycle/Find.ts"
-import { stop } from "../../src/lifecycle/Stop.ts"
-import { hold, open, release } from "../../src/lifecycle/Transitions.ts"
-import { RETRY_POLICY } from "../../src/RetryPolicy.ts"
-import { jobId, namespace, requestOf, torchRuntime } from "../StartFixture.ts"
-import { awaitState, inProcess, keyOf, started, type World, type WorldOptions } from "./LifecycleFixture.ts"
+import { type Backend, type Gate, openBackend } from "../../../src/Backend.ts"
+import { Cluster } from "../../../src/Cluster.ts"
+import { ClusterError, ClusterErrorReason } from "../../../src/ClusterError.ts"
+import { kindOfClusterError } from "../../../src/ClusterCause.ts"
+import { isPassing, type StartError } from "../../../src/StartErrors.ts"
+import { definiteWriteFailure, readFailure } from "../../../src/StartFailure.ts"
+import { reasonOfStatus } from "../../../src/StatusMapping.ts"
+import type { InFlight } from "../../../src/InFlight.ts"
+import { TrainJobs } from "../../../src/ResourceKind.ts"
+import { start } from "../../../src/Start.ts"
+import { capabilities } from "../../../src/lifecycle/Capabilities.ts"
+import { MAX_WRITES } from "../../../src/lifecycle/Converge.ts"
+import { factory, factoryOf } from "../../../src/lifecycle/Factory.ts"
+import { find, findMany } from "../../../src/lifecycle/Find.ts"
+import { stop } from "../../../src/lifecycle/Stop.ts"
+import { hold, open, release } from "../../../src/lifecycle/Transitions.ts"
+import { RETRY_POLICY } from "../../../src/RetryPolicy.ts"
+import { jobId, namespace, requestOf, torchRuntime } from "../../StartFixture.ts"
+import { awaitState, inProcess, keyOf, started, type World, type WorldOptions } from "../../lifecycle/LifecycleFixture.ts"
 
 /** One row of the page: its case name and the Result column. */
 interface Row {
@@ -31,7 +31,7 @@ interface Row {
   readonly result: string
 }
 
-const page = readFileSync(new URL("../../../../docs/errors.md", import.meta.url), "utf8")
+const page = readFileSync(new URL("../../../../../docs/errors.md", import.meta.url), "utf8")
 
 /** The case rows of the page: `| \`case\` | Result | ...`. */
 const rows: ReadonlyArray<Row> = page
