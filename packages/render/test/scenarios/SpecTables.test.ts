@@ -5,8 +5,8 @@ import fc from "fast-check"
 import { Result } from "effect"
 import { describe, expect, it } from "vitest"
 import { admissionGatedBy } from "@dispatch/kube"
-import { KUEUE_QUEUE_LABEL, MAX_REASONS, renderStart, type KubeObject, type Manifests, type Refusal, type StartRequest } from "../src/index.ts"
-import { configArb, exampleRequest, plainConfig, requestArb, runtimeOf, text } from "./Generators.ts"
+import { KUEUE_QUEUE_LABEL, MAX_REASONS, renderStart, type KubeObject, type Manifests, type Refusal, type StartRequest } from "../../src/index.ts"
+import { configArb, exampleRequest, plainConfig, requestArb, runtimeOf, text } from "../Generators.ts"
 
 const ok = (r: Result.Result<Manifests, Refusal>): Manifests => {
   if (Result.isFailure(r)) throw new Error(`refused: ${JSON.stringify(r.failure)}`)

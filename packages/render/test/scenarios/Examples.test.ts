@@ -3,9 +3,9 @@ import { fileURLToPath } from "node:url"
 import { Result } from "effect"
 import { describe, expect, it } from "vitest"
 import { parse } from "yaml"
-import { compareReadBack, decodeConfig, decodeStartRequest, probeRequest, renderStart } from "../src/index.ts"
+import { compareReadBack, decodeConfig, decodeStartRequest, probeRequest, renderStart } from "../../src/index.ts"
 
-const example = (name: string): string => readFileSync(fileURLToPath(new URL(`../../../examples/${name}`, import.meta.url)), "utf8")
+const example = (name: string): string => readFileSync(fileURLToPath(new URL(`../../../../examples/${name}`, import.meta.url)), "utf8")
 const success = <A, E>(r: Result.Result<A, E>): A => {
   if (Result.isFailure(r)) throw new Error(JSON.stringify(r.failure))
   return r.success

@@ -1,14 +1,14 @@
 // The examples render to exactly the objects in golden/: every key, value and order. A deliberate
 // change to what render emits shows up here as a reviewable diff; regenerate with
-// `npx vitest run packages/render/test/Golden.test.ts -u` and read the diff before committing it.
+// `npx vitest run packages/render/test/scenarios/Golden.test.ts -u` and read the diff before committing it.
 import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import { Result } from "effect"
 import { describe, expect, it } from "vitest"
 import { parse } from "yaml"
-import { decodeConfig, decodeStartRequest, probeRequest, renderStart } from "../src/index.ts"
+import { decodeConfig, decodeStartRequest, probeRequest, renderStart } from "../../src/index.ts"
 
-const example = (name: string): string => readFileSync(fileURLToPath(new URL(`../../../examples/${name}`, import.meta.url)), "utf8")
+const example = (name: string): string => readFileSync(fileURLToPath(new URL(`../../../../examples/${name}`, import.meta.url)), "utf8")
 const success = <A, E>(r: Result.Result<A, E>): A => {
   if (Result.isFailure(r)) throw new Error(JSON.stringify(r.failure))
   return r.success

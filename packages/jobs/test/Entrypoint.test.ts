@@ -1,6 +1,7 @@
+// The Entrypoint schema: what a task plugin's entrypoint must declare, and which snapshot a job runs.
 import { Result, Schema } from "effect"
 import { describe, expect, it } from "vitest"
-import { Entrypoint, entrypointVersion, maxJsonDepth, Queue } from "../src/index.ts"
+import { Entrypoint, entrypointVersion, maxJsonDepth } from "../src/index.ts"
 import { entrypoint, failureOf } from "./Fixtures.ts"
 
 const version = { snapshot: 1, parameters: [], artifactParameters: [], taskGraph: { s: { t: {} } }, command: ["run"] }
@@ -49,28 +50,5 @@ describe("Entrypoint schema", () => {
 
   it("picks the named snapshot, else the highest", () => {
     expect([entrypointVersion(entrypoint)?.snapshot, entrypointVersion(entrypoint, null)?.snapshot, entrypointVersion(entrypoint, 2)?.snapshot, entrypointVersion(entrypoint, 9)]).toEqual([3, 3, 2, undefined])
-  })
-})
-
-describe("Queue schema", () => {
-  const config = { namespace: "ml", mode: "plain", runtimes: [{ kind: "ClusterTrainingRuntime", name: "torch" }] }
-  it("accepts a backend whose runtime is configured", () => {
-    expect(Result.isSuccess(Schema.decodeUnknownResult(Queue)({ id: 1, name: "q", backend: { config, runtime: { kind: "ClusterTrainingRuntime", name: "torch" } } }))).toBe(true)
-  })
-
-  it("refuses a runtime the backend does not list, since Start would refuse every job", () => {
-    const queue = { id: 1, name: "q", backend: { config, runtime: { kind: "TrainingRuntime", name: "torch" } } }
-    expect(refusalText(Queue, queue)).toContain("runtime TrainingRuntime/torch is not one of the backend's configured runtimes")
-  })
-
-  it("refuses a backend configuration render would refuse, with render's reasons", () => {
-    const bad = { ...config, namespace: "Not_A_Label" }
-    const queue = { id: 1, name: "q", backend: { config: bad, runtime: config.runtimes[0] } }
-    expect(refusalText(Queue, queue)).toContain('config namespace: "Not_A_Label" is not a DNS-1123 label')
-  })
-
-  it("refuses zero nodes", () => {
-    const queue = { id: 1, name: "q", backend: { config, runtime: config.runtimes[0], nodes: 0 } }
-    expect(refusalText(Queue, queue)).toContain("nodes")
   })
 })
