@@ -7,7 +7,7 @@ import type { ControllerOptions } from "../src/controllers/Options.ts"
 import { trainerController } from "../src/controllers/trainer/TrainerController.ts"
 import { trainJobWebhook } from "../src/controllers/trainer/TrainJobWebhook.ts"
 import { Simulator } from "../src/Simulator.ts"
-import { copying, create, initializerRuntime, list, mergePatch, plainRuntime, trainJob } from "./controllers-sim.ts"
+import { copying, create, initializerRuntime, list, mergePatch, plainRuntime, trainJob } from "./ControllersSim.ts"
 
 const names = fc.constantFrom("k0", "k1", "k2")
 

@@ -5,9 +5,9 @@ import fc from "fast-check"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { decodeMessage, decodeProtobufBody, goDuration } from "../src/http/ProtobufBody.ts"
 import { WireError } from "../src/http/ProtobufWire.ts"
-import { builtinTables as tables } from "./builtin-kinds.ts"
-import { type Served, serve } from "./http-fixture.ts"
-import { encodeMessage, protobufBody } from "./protobuf-encoder.ts"
+import { builtinTables as tables } from "./BuiltinKinds.ts"
+import { type Served, serve } from "./HttpFixture.ts"
+import { encodeMessage, protobufBody } from "./ProtobufEncoder.ts"
 
 // `dropped`: the field's zero value is left out of JSON (omitempty on a non-pointer), so never generated.
 const scalar = (type: string, dropped: boolean): fc.Arbitrary<unknown> | undefined => {

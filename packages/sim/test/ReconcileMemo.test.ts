@@ -15,7 +15,7 @@ import { RuntimeReaders, runtimeKey, runtimeKeyOf } from "../src/controllers/tra
 import { trainerController } from "../src/controllers/trainer/TrainerController.ts"
 import { trainJobWebhook } from "../src/controllers/trainer/TrainJobWebhook.ts"
 import { Simulator } from "../src/Simulator.ts"
-import { copying, create, initializerRuntime, list, mergePatch, plainRuntime, trainJob } from "./controllers-sim.ts"
+import { copying, create, initializerRuntime, list, mergePatch, plainRuntime, trainJob } from "./ControllersSim.ts"
 
 // Operations on TrainJobs and their runtimes, interleaved with clock moves.
 const operation = fc.oneof(

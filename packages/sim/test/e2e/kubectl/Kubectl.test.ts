@@ -3,8 +3,8 @@ import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { parse } from "yaml"
-import { type Served, serve } from "./http-fixture.ts"
-import { kubectl, kubectlUntil, ok } from "./kubectl-fixture.ts"
+import { type Served, serve } from "../../HttpFixture.ts"
+import { kubectl, kubectlUntil, ok } from "./KubectlFixture.ts"
 
 const manifest = (name: string, labels: Record<string, string> = {}, suspend = true): string => `apiVersion: trainer.kubeflow.org/v1alpha1
 kind: TrainJob

@@ -13,8 +13,8 @@ import {
   setHeaderOptions
 } from "@kubernetes/client-node"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import type { KubeObject } from "../src/Api.ts"
-import { type Served, eventually, serve, trainJob } from "./http-fixture.ts"
+import type { KubeObject } from "../../src/Api.ts"
+import { type Served, eventually, serve, trainJob } from "../HttpFixture.ts"
 
 const trainer = { group: "trainer.kubeflow.org", version: "v1alpha1", namespace: "default" }
 const jobs = { ...trainer, plural: "trainjobs" }

@@ -9,8 +9,8 @@ import { afterEach, describe, expect, it } from "vitest"
 import type { KubeObject } from "../src/Api.ts"
 import { commandLine, processEnv } from "../src/controllers/kubelet/ProcessRuntime.ts"
 import type { Simulator } from "../src/Simulator.ts"
-import { condition, create, get, list, simulator, statusOf, trainJob } from "./controllers-sim.ts"
-import { eventually, serve } from "./http-fixture.ts"
+import { condition, create, get, list, simulator, statusOf, trainJob } from "./ControllersSim.ts"
+import { eventually, serve } from "./HttpFixture.ts"
 
 const opened: Array<Simulator> = []
 afterEach(async () => {

@@ -2,9 +2,9 @@
 // nominal quota fits, in queue order; finished Workloads release quota and admit the next.
 import { fc, test as propTest } from "@fast-check/vitest"
 import { describe, expect, it } from "vitest"
-import type { KubeObject } from "../src/Api.ts"
-import { parseQuantity } from "../src/kinds/core/Quantity.ts"
-import { condition, create, get, list, simulator, statusOf, trainJob } from "./controllers-sim.ts"
+import type { KubeObject } from "../../src/Api.ts"
+import { parseQuantity } from "../../src/kinds/core/Quantity.ts"
+import { condition, create, get, list, simulator, statusOf, trainJob } from "../ControllersSim.ts"
 
 const queued = (name: string, gpus: number, cpu: string) =>
   trainJob(name, { trainer: { resourcesPerNode: { requests: { cpu }, limits: { "nvidia.com/gpu": gpus } } } }, { labels: { "kueue.x-k8s.io/queue-name": "team" } })

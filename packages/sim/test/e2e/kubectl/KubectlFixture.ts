@@ -2,7 +2,7 @@
 // request was made (for commands that stream, such as get --watch and logs -f).
 import { execFile, spawn } from "node:child_process"
 import { expect } from "vitest"
-import type { Served } from "./http-fixture.ts"
+import type { Served } from "../../HttpFixture.ts"
 
 /** What a kubectl run printed and how it exited. */
 export interface Run {

@@ -1,9 +1,9 @@
+// Pod names of a TrainJob's replicated Jobs: the longest a Job's pods get, and which Jobs can never be
+// scheduled because a pod's name would be too long for a label.
 import { fc, test } from "@fast-check/vitest"
 import { describe, expect, it } from "vitest"
-import { gateProblems, gateUpdateProblems } from "../src/controllers/kueue/AdmissionGates.ts"
-import { isRfc1035Label, parseAdmissionGates } from "@dispatch/kube"
+import { isRfc1035Label } from "@dispatch/kube"
 import { longestPodName, unschedulableJobs, type ReplicatedJob } from "../src/controllers/trainer/ReplicatedJobs.ts"
-import { workloadNameFor } from "../src/controllers/kueue/WorkloadNames.ts"
 
 const rfc1035 = fc.stringMatching(/^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/)
 const replicated = (name: string, replicas: number, parallelism: number): ReplicatedJob => ({
@@ -46,43 +46,5 @@ describe("pod names", () => {
     expect(unschedulableJobs(name, [replicated("dataset-initializer", 1, 1), replicated("model-initializer", 1, 1)]))
       .toEqual(["dataset-initializer", "model-initializer"])
     expect(isRfc1035Label("1abc")).toBe(false)
-  })
-})
-
-describe("workload names", () => {
-  test.prop([rfc1035, fc.uuid()])("are trainjob-<name>-<5 hex>, deterministic", (name, uid) => {
-    const wl = workloadNameFor(name, uid)
-    expect(wl).toMatch(new RegExp(`^trainjob-${name}-[0-9a-f]{5}$`))
-    expect(workloadNameFor(name, uid)).toBe(wl)
-    expect(wl.length).toBeLessThanOrEqual(253)
-  })
-  it("differ for a recreated job (new uid)", () => {
-    expect(workloadNameFor("job", "uid-1")).not.toBe(workloadNameFor("job", "uid-2"))
-  })
-})
-
-describe("admission gates", () => {
-  const gate = fc.tuple(fc.stringMatching(/^[a-z]{1,10}\.(com|org)$/), fc.stringMatching(/^[a-z][a-z0-9]{0,20}$/)).map(([d, n]) => `${d}/${n}`)
-  test.prop([fc.uniqueArray(gate, { maxLength: 5 })])("parse back what is joined, and valid gates pass", (gates) => {
-    expect(parseAdmissionGates(gates.join(","))).toEqual(gates)
-    expect(gateProblems("p", gates.join(", "))).toEqual([])
-  })
-  test.prop([fc.uniqueArray(gate, { maxLength: 5 }), fc.uniqueArray(gate, { maxLength: 5 })])(
-    "an update may remove gates but never add one",
-    (before, after) => {
-      const added = after.filter((g) => !before.includes(g))
-      expect(gateUpdateProblems("p", before.join(","), after.join(",")).length > 0).toBe(added.length > 0)
-    }
-  )
-  it("refuses gates without a domain or too long", () => {
-    expect(gateProblems("p", "plain")).toHaveLength(1)
-    expect(gateProblems("p", `example.com/${"g".repeat(60)}`)).toHaveLength(1)
-    expect(gateProblems("p", `e.io/${"g".repeat(58)}`)).toEqual([])
-    expect(gateProblems("p", `e.io/${"g".repeat(59)}`)).toEqual([expect.stringMatching(/no more than 63 characters$/)])
-    expect(gateProblems("p", "/g")).toHaveLength(1)
-    expect(gateProblems("p", "e.io/g/h")).toHaveLength(1)
-    expect(gateProblems("p", "E.io/g")).toHaveLength(1)
-    expect(parseAdmissionGates(undefined)).toEqual([])
-    expect(parseAdmissionGates("")).toEqual([])
   })
 })

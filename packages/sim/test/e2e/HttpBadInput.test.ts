@@ -4,8 +4,8 @@
 import { connect } from "node:net"
 import { request } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { maxNestingDepth } from "../src/apiserver/validation/Nesting.ts"
-import { type Served, serve, trainJob } from "./http-fixture.ts"
+import { maxNestingDepth } from "../../src/apiserver/validation/Nesting.ts"
+import { type Served, serve, trainJob } from "../HttpFixture.ts"
 
 interface Answer {
   readonly status: number

@@ -6,7 +6,7 @@ import { fc, test } from "@fast-check/vitest"
 import { describe, expect, it } from "vitest"
 import type { KubeObject } from "../src/Api.ts"
 import { torchProcsPerNode } from "../src/controllers/trainer/PodTemplates.ts"
-import { create, list, simulator, specOf, trainJob } from "./controllers-sim.ts"
+import { create, list, simulator, specOf, trainJob } from "./ControllersSim.ts"
 
 const millis = fc.integer({ min: 1, max: 256_000 })
 const gpuName = fc.constantFrom("nvidia.com/gpu", "amd.com/gpu", "example.org/GPU-large")

@@ -2,7 +2,7 @@ import { fc, test } from "@fast-check/vitest"
 import { describe, expect, it } from "vitest"
 import { Resources } from "../src/kinds/Builtin.ts"
 import { routeOf } from "../src/http/Route.ts"
-import { builtin } from "./builtin-kinds.ts"
+import { builtin } from "./BuiltinKinds.ts"
 
 const dnsLabel = fc.stringMatching(/^[a-z]([-a-z0-9]{0,20}[a-z0-9])?$/)
 const resource = fc.constantFrom(...Resources)

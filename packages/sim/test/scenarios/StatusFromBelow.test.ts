@@ -3,9 +3,9 @@
 // JobSet's from its Jobs, and Trainer the TrainJob's from its JobSet. Time is the simulator's clock.
 import { fc, test as propTest } from "@fast-check/vitest"
 import { describe, expect, it } from "vitest"
-import type { KubeObject } from "../src/Api.ts"
-import { ChangeQueue } from "../src/controllers/shared/ChangeQueue.ts"
-import { condition, create, get, list, mergePatch, plainRuntime, simulator, specOf, statusOf, trainJob } from "./controllers-sim.ts"
+import type { KubeObject } from "../../src/Api.ts"
+import { ChangeQueue } from "../../src/controllers/shared/ChangeQueue.ts"
+import { condition, create, get, list, mergePatch, plainRuntime, simulator, specOf, statusOf, trainJob } from "../ControllersSim.ts"
 
 const nameOf = (o: KubeObject) => String((o.metadata as Record<string, unknown>)["name"])
 const podsOf = (sim: ReturnType<typeof simulator>, job: string) =>

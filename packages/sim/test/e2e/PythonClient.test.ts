@@ -5,8 +5,8 @@
 import { execFile } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { trainerNamespace, trainerPublicConfigMap } from "../src/kinds/trainer/TrainerPublic.ts"
-import { type Served, serve } from "./http-fixture.ts"
+import { trainerNamespace, trainerPublicConfigMap } from "../../src/kinds/trainer/TrainerPublic.ts"
+import { type Served, serve } from "../HttpFixture.ts"
 
 const scripts = fileURLToPath(new URL("./python/", import.meta.url))
 // Debian's package installs into Debian's own interpreter, whatever else is first on PATH.

@@ -1,7 +1,7 @@
 // The other direction of the simulator's protobuf bodies, for tests: a JSON object encoded by the same
 // message tables into the bytes kubectl's typed clients send (magic, runtime.Unknown envelope, message).
 import { type MessageField, protobufMagic } from "../src/http/ProtobufBody.ts"
-import { builtinTables } from "./builtin-kinds.ts"
+import { builtinTables } from "./BuiltinKinds.ts"
 
 const varint = (value: bigint): Array<number> => {
   let v = BigInt.asUintN(64, value)

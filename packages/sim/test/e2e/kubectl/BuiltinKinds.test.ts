@@ -4,10 +4,10 @@
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { kubeconfigFor } from "../src/http/index.ts"
-import { startSimServer } from "../src/SimServer.ts"
-import { type Served, serve } from "./http-fixture.ts"
-import { kubectl, ok } from "./kubectl-fixture.ts"
+import { kubeconfigFor } from "../../../src/http/index.ts"
+import { startSimServer } from "../../../src/SimServer.ts"
+import { type Served, serve } from "../../HttpFixture.ts"
+import { kubectl, ok } from "./KubectlFixture.ts"
 
 describe("kubectl's protobuf bodies", () => {
   let served: Served

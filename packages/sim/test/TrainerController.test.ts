@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
 import type { KubeObject, SystemClient } from "../src/Api.ts"
-import { condition, create, get, mergePatch, simulator, specOf, statusOf, trainJob } from "./controllers-sim.ts"
+import { condition, create, get, mergePatch, simulator, specOf, statusOf, trainJob } from "./ControllersSim.ts"
 
 describe("Trainer controller", () => {
   it("follows suspend, resume and completion", () => {

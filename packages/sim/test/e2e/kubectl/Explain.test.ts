@@ -2,8 +2,8 @@
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type Served, serve } from "./http-fixture.ts"
-import { kubectl, ok } from "./kubectl-fixture.ts"
+import { type Served, serve } from "../../HttpFixture.ts"
+import { kubectl, ok } from "./KubectlFixture.ts"
 
 // The FIELDS section of `kubectl explain`: each field's name and its type.
 const fieldsOf = (out: string): ReadonlyArray<string> =>

@@ -4,8 +4,8 @@ import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { parse } from "yaml"
-import { type Served, serve } from "./http-fixture.ts"
-import { kubectl, ok } from "./kubectl-fixture.ts"
+import { type Served, serve } from "../../HttpFixture.ts"
+import { kubectl, ok } from "./KubectlFixture.ts"
 
 const manifest = (name: string, labels: Record<string, string>): string => `apiVersion: trainer.kubeflow.org/v1alpha1
 kind: TrainJob

@@ -2,11 +2,11 @@
 // scheduled and run by the simulated node on the simulator's clock, with Events for what happened.
 import { fc, test as propTest } from "@fast-check/vitest"
 import { describe, expect, it } from "vitest"
-import type { KubeObject } from "../src/Api.ts"
-import { indexRanges } from "../src/controllers/job/JobController.ts"
-import { syntheticLog } from "../src/controllers/kubelet/SyntheticLogs.ts"
-import { formatMicroTime } from "../src/controllers/shared/Events.ts"
-import { condition, create, get, list, mergePatch, simulator, specOf, statusOf, trainJob } from "./controllers-sim.ts"
+import type { KubeObject } from "../../src/Api.ts"
+import { indexRanges } from "../../src/controllers/job/JobController.ts"
+import { syntheticLog } from "../../src/controllers/kubelet/SyntheticLogs.ts"
+import { formatMicroTime } from "../../src/controllers/shared/Events.ts"
+import { condition, create, get, list, mergePatch, simulator, specOf, statusOf, trainJob } from "../ControllersSim.ts"
 
 const withCache = { runtimeRef: { name: "torch-with-cache", kind: "TrainingRuntime" } }
 const meta = (o: KubeObject) => o.metadata as Record<string, any>

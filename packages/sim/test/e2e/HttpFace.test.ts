@@ -2,10 +2,10 @@
 // asked (404, 405, 413, 415), Table answers, watches over the wire, and closing with requests open.
 import { request } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { Resources } from "../src/kinds/Builtin.ts"
-import { maxBodyBytes } from "../src/http/RequestBody.ts"
-import { changeLogCapacity } from "../src/apiserver/store/Store.ts"
-import { type Served, eventually, serve, trainJob } from "./http-fixture.ts"
+import { Resources } from "../../src/kinds/Builtin.ts"
+import { maxBodyBytes } from "../../src/http/RequestBody.ts"
+import { changeLogCapacity } from "../../src/apiserver/store/Store.ts"
+import { type Served, eventually, serve, trainJob } from "../HttpFixture.ts"
 
 interface Answer {
   readonly status: number

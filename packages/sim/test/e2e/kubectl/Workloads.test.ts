@@ -4,9 +4,9 @@ import { CoreV1Api, KubeConfig, Log, Watch } from "@kubernetes/client-node"
 import { PassThrough } from "node:stream"
 import { readFileSync } from "node:fs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import type { KubeObject } from "../src/Api.ts"
-import { type Served, eventually, serve, trainJob } from "./http-fixture.ts"
-import { kubectl, kubectlUntil, ok } from "./kubectl-fixture.ts"
+import type { KubeObject } from "../../../src/Api.ts"
+import { type Served, eventually, serve, trainJob } from "../../HttpFixture.ts"
+import { kubectl, kubectlUntil, ok } from "./KubectlFixture.ts"
 
 const podsOf = (served: Served, jobSet: string): ReadonlyArray<KubeObject> =>
   served.simulator.system.list("pods", "default", `jobset.sigs.k8s.io/jobset-name=${jobSet}`)

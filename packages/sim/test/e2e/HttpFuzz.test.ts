@@ -10,9 +10,9 @@ import type { Duplex } from "node:stream"
 import { join } from "node:path"
 import fc from "fast-check"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { Resources } from "../src/kinds/Builtin.ts"
-import { type Served, runtime, serve, trainJob } from "./http-fixture.ts"
-import { protobufBody } from "./protobuf-encoder.ts"
+import { Resources } from "../../src/kinds/Builtin.ts"
+import { type Served, runtime, serve, trainJob } from "../HttpFixture.ts"
+import { protobufBody } from "../ProtobufEncoder.ts"
 
 interface FuzzRequest {
   readonly method: string

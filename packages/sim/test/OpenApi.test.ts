@@ -6,7 +6,7 @@ import type { FieldTree } from "../src/apiserver/validation/FieldTree.ts"
 import { groupVersionDocument, schemaName } from "../src/http/OpenApi.ts"
 import { objectMetaSchemaName, quantitySchemaName } from "../src/http/OpenApiSchema.ts"
 import { objectMeta } from "../src/kinds/core/CoreFields.ts"
-import { builtin, descriptionsOf, fieldsOf } from "./builtin-kinds.ts"
+import { builtin, descriptionsOf, fieldsOf } from "./BuiltinKinds.ts"
 
 type Schema = Record<string, unknown>
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest"
-import type { KubeObject } from "../src/Api.ts"
-import type { ControllerOptions } from "../src/controllers/index.ts"
-import { condition, create, get, list, mergePatch, simulator, specOf, statusOf, trainJob } from "./controllers-sim.ts"
+import type { KubeObject } from "../../src/Api.ts"
+import type { ControllerOptions } from "../../src/controllers/index.ts"
+import { condition, create, get, list, mergePatch, simulator, specOf, statusOf, trainJob } from "../ControllersSim.ts"
 
 const gate = "dispatch.example.org/start"
 const queued = (name: string, extra: Record<string, unknown> = {}, gated = true): KubeObject =>

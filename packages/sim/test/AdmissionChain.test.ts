@@ -5,8 +5,8 @@ import { describe, expect, it } from "vitest"
 import type { Admission, ObjectChange } from "../src/Api.ts"
 import { kueueTrainJobWebhook, kueueWorkloadWebhook } from "../src/controllers/kueue/KueueWebhook.ts"
 import { trainJobWebhook } from "../src/controllers/trainer/TrainJobWebhook.ts"
-import { create, mergePatch, simulator, trainJob } from "./controllers-sim.ts"
-import { at, bareSimulator, call, meta, read, trainJob as bareTrainJob } from "./sim-fixture.ts"
+import { create, mergePatch, simulator, trainJob } from "./ControllersSim.ts"
+import { at, bareSimulator, call, meta, read, trainJob as bareTrainJob } from "./SimFixture.ts"
 
 describe("read-only admission webhooks", () => {
   it("hands a readOnly webhook the server's own objects, and any other webhook copies it may edit", () => {
