@@ -10,9 +10,9 @@ export default mergeConfig(base, {
       "packages/cli/test/FlagReader.test.ts",
       "packages/cli/test/FlagFacts.test.ts",
       "packages/cli/test/Usage.test.ts",
-      "packages/cli/test/Help.test.ts",
+      "packages/cli/test/Cli.test.ts",
       "packages/cli/test/SimServeArgs.test.ts",
-      "packages/cli/test/ServeCleanupArgs.test.ts"
+      "packages/cli/test/ServeArgs.test.ts"
     ]
   }
 })

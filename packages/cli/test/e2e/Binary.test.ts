@@ -9,8 +9,8 @@ import { decodeConfig, decodeStartRequest, renderStart } from "@dispatch/render"
 import { kubeconfigFor } from "@dispatch/sim"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { parse, parseAllDocuments } from "yaml"
-import { ExitCode } from "../src/ExitCode.ts"
-import { dispatch, ensureBuilt, example, processTestMs, serve } from "./DispatchBinary.ts"
+import { ExitCode } from "../../src/ExitCode.ts"
+import { dispatch, ensureBuilt, example, processTestMs, serve } from "../DispatchBinary.ts"
 
 const exampleRequest = JSON.parse(readFileSync(example("request.json"), "utf8")) as { spec: Record<string, unknown> } & Record<string, unknown>
 const exampleConfig = JSON.parse(readFileSync(example("config.json"), "utf8")) as Record<string, unknown>

@@ -6,10 +6,10 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { Browser, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { launchBrowser, loggedInPage, startSideBySide, pageBoundMs, recordedTexts, recordTexts } from "./Browser.ts"
-import { processTestMs } from "./DispatchBinary.ts"
-import { exampleBackend, exampleExperiment } from "./ServiceCalls.ts"
-import { startWebService, type WebService } from "./WebService.ts"
+import { launchBrowser, loggedInPage, startSideBySide, pageBoundMs, recordedTexts, recordTexts } from "../Browser.ts"
+import { processTestMs } from "../DispatchBinary.ts"
+import { exampleBackend, exampleExperiment } from "../ServiceCalls.ts"
+import { startWebService, type WebService } from "../WebService.ts"
 
 let web: WebService
 let browser: Browser

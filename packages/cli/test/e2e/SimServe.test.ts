@@ -4,12 +4,12 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { parse } from "yaml"
-import type { CliIo } from "../src/CliIo.ts"
-import { ExitCode } from "../src/ExitCode.ts"
-import { runCli } from "../src/Cli.ts"
-import { processIo } from "../src/ProcessIo.ts"
-import { ensureBuilt, kubectl, processTestMs, serve } from "./DispatchBinary.ts"
-import { alive } from "./Processes.ts"
+import type { CliIo } from "../../src/CliIo.ts"
+import { ExitCode } from "../../src/ExitCode.ts"
+import { runCli } from "../../src/Cli.ts"
+import { processIo } from "../../src/ProcessIo.ts"
+import { ensureBuilt, kubectl, processTestMs, serve } from "../DispatchBinary.ts"
+import { alive } from "../Processes.ts"
 
 const runtimeYaml = `apiVersion: trainer.kubeflow.org/v1alpha1
 kind: ClusterTrainingRuntime

@@ -4,11 +4,11 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { ExitCode } from "../src/ExitCode.ts"
-import { serveReadyLine } from "../src/commands/ServeReady.ts"
-import { background, binary, dispatch, ensureBuilt, processTestMs } from "./DispatchBinary.ts"
-import { alive } from "./Processes.ts"
-import { client } from "../../server/test/Fixtures.ts"
+import { ExitCode } from "../../src/ExitCode.ts"
+import { serveReadyLine } from "../../src/commands/ServeReady.ts"
+import { background, binary, dispatch, ensureBuilt, processTestMs } from "../DispatchBinary.ts"
+import { alive } from "../Processes.ts"
+import { client } from "../../../server/test/Fixtures.ts"
 
 const dir = mkdtempSync(join(tmpdir(), "dispatch-serve-"))
 beforeAll(() => ensureBuilt(), processTestMs)

@@ -9,9 +9,9 @@ import { InFlightMemory, factory, start } from "@dispatch/effects"
 import { SimCluster } from "@dispatch/sim/cluster"
 import { decodeConfig } from "@dispatch/render"
 import { Simulator } from "@dispatch/sim"
-import { listJobs, listLines } from "../src/commands/List.ts"
-import { withFastClock } from "../src/FastClock.ts"
-import { example } from "./DispatchBinary.ts"
+import { listJobs, listLines } from "../../src/commands/List.ts"
+import { withFastClock } from "../../src/FastClock.ts"
+import { example } from "../DispatchBinary.ts"
 
 const decoded = <A, E>(result: Result.Result<A, E>): A => {
   if (Result.isFailure(result)) throw new Error(String(result.failure))

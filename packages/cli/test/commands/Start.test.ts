@@ -1,7 +1,7 @@
 // What `dispatch start` prints comes from Start's result: a retry that found its job opened must not say
 // the gate is closed.
 import { describe, expect, it } from "vitest"
-import { startedLines } from "../src/commands/Start.ts"
+import { startedLines } from "../../src/commands/Start.ts"
 
 const result = { ref: "ns/dj-a-s1", namespace: "ns", name: "dj-a-s1", uid: "u-1" }
 

@@ -1,9 +1,9 @@
 // The shell completion scripts, run in the real bash, zsh and fish: what a user gets on Tab.
 import { describe, expect, it } from "vitest"
-import { Commands } from "../src/Commands.ts"
-import { flagsOf as declaredFlags } from "../src/FlagFacts.ts"
-import { ExitCode } from "../src/ExitCode.ts"
-import { run, shellBoundMs, shellCompleter, shells } from "./ShellCompletion.ts"
+import { Commands } from "../../src/Commands.ts"
+import { flagsOf as declaredFlags } from "../../src/FlagFacts.ts"
+import { ExitCode } from "../../src/ExitCode.ts"
+import { run, shellBoundMs, shellCompleter, shells } from "../ShellCompletion.ts"
 
 const complete = shellCompleter()
 

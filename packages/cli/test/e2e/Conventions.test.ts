@@ -9,8 +9,8 @@ import { join } from "node:path"
 import { isJobId } from "@dispatch/render"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { parse } from "yaml"
-import { ExitCode } from "../src/ExitCode.ts"
-import { type Served, dispatch, dispatchOnTerminal, dispatchWith, ensureBuilt, example, processTestMs, serve } from "./DispatchBinary.ts"
+import { ExitCode } from "../../src/ExitCode.ts"
+import { type Served, dispatch, dispatchOnTerminal, dispatchWith, ensureBuilt, example, processTestMs, serve } from "../DispatchBinary.ts"
 
 const name = "dj-01jd8x2q4m7n9p3r5s6t8v0w1y-s17"
 let dir: string

@@ -7,9 +7,9 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { hashToken } from "@dispatch/server"
-import { ExitCode } from "../src/ExitCode.ts"
-import { background, dispatch, ensureBuilt, kubectl, processTestMs, type Served } from "./DispatchBinary.ts"
-import { allJobs, exampleExperiment, serviceAt } from "./ServiceCalls.ts"
+import { ExitCode } from "../../src/ExitCode.ts"
+import { background, dispatch, ensureBuilt, kubectl, processTestMs, type Served } from "../DispatchBinary.ts"
+import { allJobs, exampleExperiment, serviceAt } from "../ServiceCalls.ts"
 
 // DISPATCH_RESTART_JOBS=150 runs it at the scale where every job used to be lost.
 const jobs = Number(process.env["DISPATCH_RESTART_JOBS"] ?? 12)

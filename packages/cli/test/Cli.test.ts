@@ -1,4 +1,4 @@
-// Help anywhere and the version, read in-process through the CLI (completion scripts: Completion.test.ts).
+// Help anywhere and the version, read in-process through the CLI (completion scripts: e2e/Completion.test.ts).
 import { readFileSync } from "node:fs"
 import { describe, expect, it } from "vitest"
 import { runCli } from "../src/Cli.ts"

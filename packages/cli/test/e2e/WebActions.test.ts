@@ -3,10 +3,10 @@
 // open; and the actions work from the keyboard alone.
 import type { Browser, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { launchBrowser, loggedInPage, startSideBySide, pageBoundMs } from "./Browser.ts"
-import { processTestMs } from "./DispatchBinary.ts"
-import { allJobs, exampleExperiment } from "./ServiceCalls.ts"
-import { startWebService, type WebService } from "./WebService.ts"
+import { launchBrowser, loggedInPage, startSideBySide, pageBoundMs } from "../Browser.ts"
+import { processTestMs } from "../DispatchBinary.ts"
+import { allJobs, exampleExperiment } from "../ServiceCalls.ts"
+import { startWebService, type WebService } from "../WebService.ts"
 
 let web: WebService
 let browser: Browser
