@@ -8,6 +8,7 @@ export default mergeConfig(base, {
   test: {
     include: [
       "packages/cli/test/FlagReader.test.ts",
+      "packages/cli/test/KubectlArgv.test.ts",
       "packages/cli/test/FlagFacts.test.ts",
       "packages/cli/test/Usage.test.ts",
       "packages/cli/test/Cli.test.ts",

@@ -1,11 +1,13 @@
-// Help anywhere and the version, read in-process through the CLI (completion scripts: e2e/Completion.test.ts).
+// The command line read in-process through the CLI: each flag's words, what effect/cli stops at set aside
+// and named, help anywhere and the version (completion scripts: e2e/Completion.test.ts).
 import { readFileSync } from "node:fs"
+import { fc, test } from "@fast-check/vitest"
 import { describe, expect, it } from "vitest"
 import { runCli } from "../src/Cli.ts"
 import { Commands } from "../src/Commands.ts"
 import { flagsOf } from "../src/FlagFacts.ts"
 import { ExitCode } from "../src/ExitCode.ts"
-import { recordingIo } from "./CommandLine.ts"
+import { lineOf, recordingIo } from "./CommandLine.ts"
 
 const run = async (argv: ReadonlyArray<string>, env: Readonly<Record<string, string | undefined>> = {}) => {
   const t = recordingIo(env)
@@ -65,5 +67,36 @@ describe("help", { timeout: 120_000 }, () => {
 describe("version", () => {
   it("is the package's version for --version, -v and `dispatch version`", async () => {
     for (const argv of [["--version"], ["-v"], ["version"]]) expect(await run(argv)).toEqual({ code: ExitCode.ok, stdout: `dispatch ${packageVersion}`, stderr: "" })
+  })
+})
+
+const value = fc.stringMatching(/^[a-z0-9./_][a-z0-9./_-]{0,15}$/)
+
+describe("reading a command line with effect/cli", () => {
+  test.prop([fc.array(fc.tuple(fc.constantFrom("request", "config"), value), { maxLength: 6 }), fc.boolean()])(
+    "reads every --flag value and --flag=value pair back in order",
+    async (pairs, equals) => {
+      const argv = pairs.flatMap(([flag, v]) => (equals ? [`--${flag}=${v}`] : [`--${flag}`, v]))
+      const { list, problems } = await lineOf(["start", ...argv])
+      expect(problems).toEqual([])
+      for (const flag of ["request", "config"]) expect(list.flags.get(flag) ?? []).toEqual(pairs.filter(([f]) => f === flag).map(([, v]) => v))
+    }
+  )
+
+  it("takes switches, several values after a flag that takes many, and -o in every spelling", async () => {
+    const { list } = await lineOf(["start", "--sim", "--runtime", "a", "b", "-o", "json"])
+    expect(Object.fromEntries(list.flags)).toEqual({ sim: [""], runtime: ["a", "b"], output: ["json"] })
+    for (const spelling of [["-o", "json"], ["-ojson"], ["-o=json"], ["--output", "json"], ["--output=json"]]) {
+      expect((await lineOf(["find", ...spelling])).list.flags.get("output")).toEqual(["json"])
+      // Flags before the command are the command's too.
+      expect((await lineOf([...spelling, "find", "--sim"])).list.flags.get("output")).toEqual(["json"])
+    }
+    expect((await lineOf(["render", "--request", "-"])).list.flags.get("request")).toEqual(["-"])
+  })
+
+  it("sets aside what effect/cli stops at and names it, reading the rest", async () => {
+    const { list, problems } = await lineOf(["render", "--colour", "red", "--request", "r", "stray", "--nope"])
+    expect(problems).toEqual(["unknown option --colour", "unknown option --nope", 'unexpected argument "stray"'])
+    expect(list.flags.get("request")).toEqual(["r"])
   })
 })
