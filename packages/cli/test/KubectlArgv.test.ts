@@ -47,4 +47,18 @@ describe("normalizeArgv, spelling by spelling", () => {
     expect(normalizeArgv(specs, ["help"])).toEqual(["--help"])
     expect(normalizeArgv(specs, ["-o", "json", "nope", "x"])).toEqual(["nope", "x", "-o", "json"])
   })
+
+  it("leaves a short flag no command declares as it is: not unglued, and no value taken before the command", () => {
+    expect(normalizeArgv(specs, ["find", "-xfoo"])).toEqual(["find", "-xfoo"])
+    expect(normalizeArgv(specs, ["-x", "find", "--sim"])).toEqual(["find", "-x", "--sim"])
+  })
+
+  it("reads a lone - as a value, never as a flag", () => {
+    expect(normalizeArgv(specs, ["-", "find"])).toEqual(["-", "find"])
+    expect(normalizeArgv(specs, ["start", "--runtime", "a.yaml", "-"])).toEqual(["start", "--runtime", "a.yaml", "--runtime", "-"])
+  })
+
+  it("takes effect/cli's --completions with its shell before any command", () => {
+    expect(normalizeArgv(specs, ["--completions", "bash"])).toEqual(["--completions", "bash"])
+  })
 })
