@@ -61,4 +61,8 @@ describe("normalizeArgv, spelling by spelling", () => {
   it("takes effect/cli's --completions with its shell before any command", () => {
     expect(normalizeArgv(specs, ["--completions", "bash"])).toEqual(["--completions", "bash"])
   })
+
+  it("never takes a value for a glued short flag, even one with a short flag's letter and a dash inside", () => {
+    expect(normalizeArgv(specs, ["find", "--kubeconfig", "no-config", "-n", "ro-ab"])).toEqual(["find", "--kubeconfig", "no-config", "-n", "ro-ab"])
+  })
 })
