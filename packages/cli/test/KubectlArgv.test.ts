@@ -65,4 +65,19 @@ describe("normalizeArgv, spelling by spelling", () => {
   it("never takes a value for a glued short flag, even one with a short flag's letter and a dash inside", () => {
     expect(normalizeArgv(specs, ["find", "--kubeconfig", "no-config", "-n", "ro-ab"])).toEqual(["find", "--kubeconfig", "no-config", "-n", "ro-ab"])
   })
+
+  it("takes an = spelling before the command as one word, and an undeclared long flag there without a value", () => {
+    expect(normalizeArgv(specs, ["--output=json", "find"])).toEqual(["find", "--output=json"])
+    expect(normalizeArgv(specs, ["--nope", "x", "find"])).toEqual(["x", "find", "--nope"])
+  })
+
+  it("matches the longest command: demo service, not demo", () => {
+    expect(normalizeArgv(specs, ["-o", "json", "demo", "service"])).toEqual(["demo", "service", "-o", "json"])
+    expect(normalizeArgv(specs, ["-o", "json", "demo"])).toEqual(["demo", "-o", "json"])
+  })
+
+  it("spreads values only until the next flag", () => {
+    expect(normalizeArgv(specs, ["start", "--runtime", "a", "--request", "r", "b"])).toEqual(["start", "--runtime", "a", "--request", "r", "b"])
+    expect(normalizeArgv(specs, ["start", "--runtime", "a", "--sim", "b"])).toEqual(["start", "--runtime", "a", "--sim", "b"])
+  })
 })
