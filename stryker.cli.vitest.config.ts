@@ -8,11 +8,12 @@ export default mergeConfig(base, {
   test: {
     include: [
       "packages/cli/test/FlagReader.test.ts",
+      "packages/cli/test/KubectlArgv.test.ts",
       "packages/cli/test/FlagFacts.test.ts",
       "packages/cli/test/Usage.test.ts",
-      "packages/cli/test/Help.test.ts",
+      "packages/cli/test/Cli.test.ts",
       "packages/cli/test/SimServeArgs.test.ts",
-      "packages/cli/test/ServeCleanupArgs.test.ts"
+      "packages/cli/test/ServeArgs.test.ts"
     ]
   }
 })

@@ -19,7 +19,8 @@ const isFlag = (word: string): boolean => word.startsWith("-") && word !== "-"
 /** `-ojson` as `-o json`, for the short flags that take a value. */
 const unglue = (specs: ReadonlyArray<CommandDeclaration>, argv: ReadonlyArray<string>): ReadonlyArray<string> =>
   argv.flatMap((word) => {
-    if (word.startsWith("--") || !/^-[A-Za-z][^=]/.test(word)) return [word]
+    // A long flag (`--output`) fails the pattern too: its second character is a dash.
+    if (!/^-[A-Za-z][^=]/.test(word)) return [word]
     const known = flagNamed(specs, word)
     return known !== undefined && known.kind !== "switch" ? [word.slice(0, 2), word.slice(2)] : [word]
   })

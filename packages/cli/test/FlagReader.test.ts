@@ -1,62 +1,13 @@
+// Reading a command's values with its declared flags: every problem of a line named, each flag's default.
 import { fc, test } from "@fast-check/vitest"
 import { describe, expect, it } from "vitest"
 import { Argument, Flag } from "effect/cli"
-import { type CommandDeclaration, Commands, allCommands } from "../src/Commands.ts"
+import { type CommandDeclaration, Commands } from "../src/Commands.ts"
 import { type ArgList, declaredDefault, readValues } from "../src/FlagReader.ts"
-import { normalizeArgv } from "../src/KubectlArgv.ts"
-import { lineOf } from "./CommandLine.ts"
-
-const value = fc.stringMatching(/^[a-z0-9./_][a-z0-9./_-]{0,15}$/)
-const specs = allCommands
 
 const listOf = (flags: Record<string, ReadonlyArray<string>>, positional: ReadonlyArray<string> = []): ArgList => ({
   flags: new Map(Object.entries(flags)),
   positional
-})
-
-describe("reading a command line with effect/cli", () => {
-  test.prop([fc.array(fc.tuple(fc.constantFrom("request", "config"), value), { maxLength: 6 }), fc.boolean()])(
-    "reads every --flag value and --flag=value pair back in order",
-    async (pairs, equals) => {
-      const argv = pairs.flatMap(([flag, v]) => (equals ? [`--${flag}=${v}`] : [`--${flag}`, v]))
-      const { list, problems } = await lineOf(["start", ...argv])
-      expect(problems).toEqual([])
-      for (const flag of ["request", "config"]) expect(list.flags.get(flag) ?? []).toEqual(pairs.filter(([f]) => f === flag).map(([, v]) => v))
-    }
-  )
-
-  it("takes switches, several values after a flag that takes many, and -o in every spelling", async () => {
-    const { list } = await lineOf(["start", "--sim", "--runtime", "a", "b", "-o", "json"])
-    expect(Object.fromEntries(list.flags)).toEqual({ sim: [""], runtime: ["a", "b"], output: ["json"] })
-    for (const spelling of [["-o", "json"], ["-ojson"], ["-o=json"], ["--output", "json"], ["--output=json"]]) {
-      expect((await lineOf(["find", ...spelling])).list.flags.get("output")).toEqual(["json"])
-      // Flags before the command are the command's too.
-      expect((await lineOf([...spelling, "find", "--sim"])).list.flags.get("output")).toEqual(["json"])
-    }
-    expect((await lineOf(["render", "--request", "-"])).list.flags.get("request")).toEqual(["-"])
-  })
-
-  it("sets aside what effect/cli stops at and names it, reading the rest", async () => {
-    const { list, problems } = await lineOf(["render", "--colour", "red", "--request", "r", "stray", "--nope"])
-    expect(problems).toEqual(["unknown option --colour", "unknown option --nope", 'unexpected argument "stray"'])
-    expect(list.flags.get("request")).toEqual(["r"])
-  })
-})
-
-describe("normalizeArgv", () => {
-  test.prop([fc.array(fc.constantFrom("-o", "json", "--sim", "--kubeconfig", "k", "--runtime", "a", "b", "-", "find", "start"), { maxLength: 8 })])(
-    "keeps every word (only reordered, or a glued value split off)",
-    (argv) => {
-      const normalized = normalizeArgv(specs, argv)
-      const count = (words: ReadonlyArray<string>) => words.filter((w) => w !== "--runtime").sort()
-      expect(count(normalized)).toEqual(count(argv))
-    }
-  )
-
-  it("moves flags given before the command after its words and unglues -ojson", () => {
-    expect(normalizeArgv(specs, ["-ojson", "--kubeconfig", "k", "sim", "serve", "--port", "0"])).toEqual(["sim", "serve", "-o", "json", "--kubeconfig", "k", "--port", "0"])
-    expect(normalizeArgv(specs, ["help", "sim", "serve"])).toEqual(["sim", "serve", "--help"])
-  })
 })
 
 describe("readValues", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { at, bareSimulator, call, status, trainJob } from "./sim-fixture.ts"
+import { at, bareSimulator, call, status, trainJob } from "./SimFixture.ts"
 
 const sim = () => bareSimulator({ auth: { tokens: { "admin-token": "*", "reader-token": ["get", "list", "watch"] } } })
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest"
 import type { Admission, KubeObject } from "../src/Api.ts"
 import { Simulator } from "../src/Simulator.ts"
-import { at, bareSimulator, call, created, meta, read, status, trainJob } from "./sim-fixture.ts"
+import { at, bareSimulator, call, created, meta, read, status, trainJob } from "./SimFixture.ts"
 
 describe("create", () => {
   it("sets uid, resourceVersion, generation, creationTimestamp and the CRD defaults, and drops status", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
 import type { KubeObject } from "../src/Api.ts"
-import { at, bareSimulator, call, created, meta, ownerRef, read, status, trainJob, workload } from "./sim-fixture.ts"
+import { at, bareSimulator, call, created, meta, ownerRef, read, status, trainJob, workload } from "./SimFixture.ts"
 
 describe("delete", () => {
   it("removes an object without finalizers at once, answering with it", () => {

@@ -2,7 +2,7 @@ import { test as propTest, fc } from "@fast-check/vitest"
 import { describe, expect, it } from "vitest"
 import type { ApiRequest, Outcome } from "../src/Api.ts"
 import { FaultPlan, randomFaultPlan } from "../src/Faults.ts"
-import { at, bareSimulator, read, trainJob } from "./sim-fixture.ts"
+import { at, bareSimulator, read, trainJob } from "./SimFixture.ts"
 
 const create = (name: string): ApiRequest => ({ verb: "create", ...at("trainjobs"), body: trainJob(name) })
 

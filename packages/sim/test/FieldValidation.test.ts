@@ -5,8 +5,8 @@ import { describe, expect, it } from "vitest"
 import type { ApiRequest, ApiResponse, FieldValidation, KubeObject } from "../src/Api.ts"
 import { type FieldTree, prune, quantityPattern, typeErrors } from "../src/apiserver/validation/FieldTree.ts"
 import { freezeJson } from "../src/apiserver/store/JsonValue.ts"
-import { fieldsOf } from "./builtin-kinds.ts"
-import { at, bareSimulator, call, clusterRuntime, created, read, status, trainJob, workload } from "./sim-fixture.ts"
+import { fieldsOf } from "./BuiltinKinds.ts"
+import { at, bareSimulator, call, clusterRuntime, created, read, status, trainJob, workload } from "./SimFixture.ts"
 
 const jobWithUnknowns = (name: string): KubeObject =>
   trainJob(name, { labels: { a: "b" }, trainer: { image: "example.org/train:1", bogusField: 1 } }, { madeUp: true })

@@ -1,7 +1,7 @@
 import { test as propTest, fc } from "@fast-check/vitest"
 import { describe, expect, it } from "vitest"
 import type { KubeObject } from "../src/Api.ts"
-import { at, bareSimulator, call, created, meta, ownerRef, read, trainJob, workload } from "./sim-fixture.ts"
+import { at, bareSimulator, call, created, meta, ownerRef, read, trainJob, workload } from "./SimFixture.ts"
 
 // A forest of TrainJobs (owners) and Workloads (each owned by some TrainJobs and earlier Workloads),
 // some of whose owners are then deleted.

@@ -1,4 +1,4 @@
-import { builtin } from "./builtin-kinds.ts"
+import { builtin } from "./BuiltinKinds.ts"
 import { test as propTest, fc } from "@fast-check/vitest"
 import { describe, expect, it } from "vitest"
 import { type KubeObject } from "../src/Api.ts"
@@ -7,7 +7,7 @@ import { GarbageQueue, ownerReferencesOf } from "../src/apiserver/collection/Gar
 import { ownerState } from "../src/apiserver/collection/GarbageCollector.ts"
 import { Store } from "../src/apiserver/store/Store.ts"
 import { finalizersOf, identityOf, isDeleting, type ServerContext } from "../src/apiserver/store/ServerContext.ts"
-import { at, bareSimulator, call, created, ownerRef, trainJob, workload } from "./sim-fixture.ts"
+import { at, bareSimulator, call, created, ownerRef, trainJob, workload } from "./SimFixture.ts"
 
 // Random writes and removals of Workloads in two namespaces, each naming some of the uids u0..u5.
 const op = fc.record({

@@ -6,8 +6,8 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { builtinKinds } from "../src/kinds/Builtin.ts"
-import { type Served, serve } from "./http-fixture.ts"
-import { kubectl, ok } from "./kubectl-fixture.ts"
+import { type Served, serve } from "./HttpFixture.ts"
+import { kubectl, ok } from "./e2e/kubectl/KubectlFixture.ts"
 import { widget } from "./WidgetKind.ts"
 
 const here = fileURLToPath(new URL(".", import.meta.url))

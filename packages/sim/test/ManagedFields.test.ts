@@ -6,7 +6,7 @@ import type { ApiRequest, KubeObject } from "../src/Api.ts"
 import { pathsOf } from "../src/apiserver/managed/FieldSet.ts"
 import type { ManagedEntry } from "../src/apiserver/managed/ManagedFields.ts"
 import { Simulator } from "../src/Simulator.ts"
-import { at, bareSimulator, call, created, meta, namespace, read, status, trainJob } from "./sim-fixture.ts"
+import { at, bareSimulator, call, created, meta, namespace, read, status, trainJob } from "./SimFixture.ts"
 
 const managed = (object: KubeObject | undefined): ReadonlyArray<ManagedEntry> => (meta(object)["managedFields"] ?? []) as ReadonlyArray<ManagedEntry>
 const entry = (object: KubeObject | undefined, manager: string, operation = "Update"): ManagedEntry | undefined =>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { at, bareSimulator, call, created, meta, namespace, read, status, trainJob } from "./sim-fixture.ts"
+import { at, bareSimulator, call, created, meta, namespace, read, status, trainJob } from "./SimFixture.ts"
 
 describe("namespaces", () => {
   it("has default from the start, Active, with its name label", () => {

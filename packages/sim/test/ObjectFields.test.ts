@@ -2,7 +2,7 @@ import { test as propTest, fc } from "@fast-check/vitest"
 import { describe, expect, it } from "vitest"
 import { freezeJson } from "../src/apiserver/store/JsonValue.ts"
 import { objectFieldSet, sameFieldSet, valueFieldSet } from "../src/apiserver/managed/ObjectFields.ts"
-import { fieldsOf } from "./builtin-kinds.ts"
+import { fieldsOf } from "./BuiltinKinds.ts"
 
 // Objects over a few field names, among them keyed lists (containers by name, ports by two keys,
 // conditions by type), a set (finalizers) and an atomic list (args), with few enough scalars that two

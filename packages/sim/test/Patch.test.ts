@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
 import type { KubeObject, PatchType } from "../src/Api.ts"
-import { at, bareSimulator, call, created, meta, namespace, read, status, trainJob } from "./sim-fixture.ts"
+import { at, bareSimulator, call, created, meta, namespace, read, status, trainJob } from "./SimFixture.ts"
 
 const setup = () => {
   const sim = bareSimulator()

@@ -1,7 +1,7 @@
 import { test as propTest, fc } from "@fast-check/vitest"
 import { describe, expect, it } from "vitest"
 import type { KubeObject } from "../src/Api.ts"
-import { at, bareSimulator, call, created, meta, namespace, status, trainJob } from "./sim-fixture.ts"
+import { at, bareSimulator, call, created, meta, namespace, status, trainJob } from "./SimFixture.ts"
 
 const names = (body: unknown): ReadonlyArray<string> => ((body as { items: ReadonlyArray<KubeObject> }).items ?? []).map((o) => String(meta(o)["name"]))
 

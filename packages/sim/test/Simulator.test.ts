@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest"
 import { Resources } from "../src/kinds/Builtin.ts"
 import { defaultStartTime, Simulator } from "../src/Simulator.ts"
-import { at, bareSimulator, call, clusterRuntime, meta, read, trainJob } from "./sim-fixture.ts"
+import { at, bareSimulator, call, clusterRuntime, meta, read, trainJob } from "./SimFixture.ts"
 
 describe("simulator", () => {
   it("starts its clock at 2026-01-01 and moves it in steps of at most one second, reconciling at each", () => {

@@ -6,8 +6,8 @@ import type { KubeObject } from "../src/Api.ts"
 import { builtinKinds } from "../src/kinds/Builtin.ts"
 import { trainJobState } from "@dispatch/kube"
 import { Simulator } from "../src/Simulator.ts"
-import { type Served, runtime, serve, trainJob } from "./http-fixture.ts"
-import { call } from "./sim-fixture.ts"
+import { type Served, runtime, serve, trainJob } from "./HttpFixture.ts"
+import { call } from "./SimFixture.ts"
 import { widget } from "./WidgetKind.ts"
 
 const widgetBody = (name: string, size: number): KubeObject => ({ apiVersion: "example.com/v1", kind: "Widget", metadata: { name }, spec: { size } })

@@ -2,7 +2,7 @@ import { test as propTest, fc } from "@fast-check/vitest"
 import { describe, expect, it } from "vitest"
 import type { WatchEvent } from "../src/Api.ts"
 import { changeLogCapacity, Store } from "../src/apiserver/store/Store.ts"
-import { at, bareSimulator, trainJob } from "./sim-fixture.ts"
+import { at, bareSimulator, trainJob } from "./SimFixture.ts"
 
 const object = (namespace: string | undefined, name: string) => ({ metadata: { name, ...(namespace === undefined ? {} : { namespace }) } })
 

@@ -12,8 +12,8 @@ import { Resources } from "../src/kinds/Builtin.ts"
 import { journalFile, snapshotFile, StoreJournal, StoreJournalError } from "../src/apiserver/store/StoreJournal.ts"
 import { Simulator } from "../src/Simulator.ts"
 import { lostContainerReason } from "../src/controllers/kubelet/LostContainers.ts"
-import { create, get, initializerRuntime, list, plainRuntime, trainJob } from "./controllers-sim.ts"
-import { eventually } from "./http-fixture.ts"
+import { create, get, initializerRuntime, list, plainRuntime, trainJob } from "./ControllersSim.ts"
+import { eventually } from "./HttpFixture.ts"
 
 const dirs: Array<string> = []
 const freshDir = (): string => {

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest"
 import type { KubeObject } from "../src/Api.ts"
 import { jsonLength, maxStoredObjectBytes, storedSize, tooLargeToStore } from "../src/apiserver/store/StoredSize.ts"
 import { freezeJson, freezeParts, isDeeplyFrozen } from "../src/apiserver/store/JsonValue.ts"
-import { at, bareSimulator, call, clusterRuntime, created, meta, read, trainJob } from "./sim-fixture.ts"
+import { at, bareSimulator, call, clusterRuntime, created, meta, read, trainJob } from "./SimFixture.ts"
 
 const etcdRefusal = { kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: "etcdserver: request is too large", code: 500 }
 

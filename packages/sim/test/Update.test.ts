@@ -1,7 +1,7 @@
 import { test as propTest, fc } from "@fast-check/vitest"
 import { describe, expect, it } from "vitest"
 import type { ApiRequest, KubeObject } from "../src/Api.ts"
-import { at, bareSimulator, call, created, meta, read, status, trainJob } from "./sim-fixture.ts"
+import { at, bareSimulator, call, created, meta, read, status, trainJob } from "./SimFixture.ts"
 
 describe("update (PUT)", () => {
   it("requires metadata.resourceVersion: 422 Invalid", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
 import type { ApiResponse, KubeObject } from "../src/Api.ts"
-import { at, bareSimulator, call, clusterRuntime, created, meta, namespace, ownerRef, status, trainJob, workload } from "./sim-fixture.ts"
+import { at, bareSimulator, call, clusterRuntime, created, meta, namespace, ownerRef, status, trainJob, workload } from "./SimFixture.ts"
 
 const causes = (response: ApiResponse): ReadonlyArray<{ reason: string; field: string; message: string }> => {
   expect(response.code, JSON.stringify(response.body)).toBe(422)
@@ -182,7 +182,7 @@ describe("validation after admission (the checked object)", () => {
   it("looks again at every part a webhook replaced, and skips only the frozen parts it kept", async () => {
     const { validate } = await import("../src/apiserver/validation/Validation.ts")
     const { freezeJson } = await import("../src/apiserver/store/JsonValue.ts")
-    const { builtin } = await import("./builtin-kinds.ts")
+    const { builtin } = await import("./BuiltinKinds.ts")
     const resource = builtin.byResource("trainjobs")
     if (resource === undefined) throw new Error("no trainjobs")
     const checked: KubeObject = freezeJson({ apiVersion: "trainer.kubeflow.org/v1alpha1", kind: "TrainJob", ...trainJob("ok", { runtimeRef: { name: "torch" } }) })

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest"
 import type { ApiRequest, WatchEvent } from "../src/Api.ts"
 import type { Simulator } from "../src/Simulator.ts"
-import { at, bareSimulator, call, created, meta, trainJob } from "./sim-fixture.ts"
+import { at, bareSimulator, call, created, meta, trainJob } from "./SimFixture.ts"
 
 const open = (sim: Simulator, extra: Partial<ApiRequest> = {}) => {
   const events: Array<WatchEvent> = []
