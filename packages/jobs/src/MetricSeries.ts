@@ -4,15 +4,16 @@
 //
 // What a chart draws at a step is the last finite value posted at it (a re-post replaces it on the line); a
 // non-finite value is a marker, and a step with only non-finite values breaks the line. So, per column, the
-// candidates for the line are each step's last finite value, and the markers kept are the first NaN, +∞ and −∞;
+// candidates for the line are each step's last finite value, and the markers kept are the first and the last NaN, +∞
+// and −∞ (so a series that starts or ends with one keeps it);
 // a kept marker's step also keeps its drawn value, so the line breaks only where the whole series breaks it.
 
 /** How many pixel columns a downsampled series may be asked for, at most. */
 export const maxSeriesColumns = 10_000
 
-/** The most points a series cut to `columns` columns holds: per column 4 drawn values, 3 markers and the
- * drawn values at those 3 markers' steps. */
-export const downsampledBound = (columns: number): number => 10 * columns
+/** The most points a series cut to `columns` columns holds: per column 4 drawn values, the first and last of 3
+ * kinds of marker, and the drawn values at those 6 markers' steps. */
+export const downsampledBound = (columns: number): number => 16 * columns
 
 /** A point of a metric's series as downsampling reads it: its step and its value as a number (NaN and the
  * infinities for the non-finite values). */
@@ -21,14 +22,24 @@ export interface SeriesPoint {
   readonly value: number
 }
 
-type MarkerKind = "nan" | "inf" | "-inf"
+// One pixel column being read: the indices of its first, last, lowest and highest drawn value (-1 for none yet),
+// and of its first and last marker of each non-finite value (NaN, Infinity, -Infinity: a Map keys NaN as itself).
+interface Column {
+  readonly at: number
+  first: number
+  last: number
+  lowest: number
+  highest: number
+  readonly firstMarkers: Map<number, number>
+  readonly lastMarkers: Map<number, number>
+}
 
-const markerKind = (value: number): MarkerKind => (Number.isNaN(value) ? "nan" : value > 0 ? "inf" : "-inf")
+const openColumn = (at: number): Column => ({ at, first: -1, last: -1, lowest: -1, highest: -1, firstMarkers: new Map(), lastMarkers: new Map() })
 
 /**
  * The points of `points` (ordered by step, then as posted: as the API lists them) that a chart `columns` wide
  * needs, in their order: per column of steps the first, last, lowest and highest value the chart draws, the first
- * of each non-finite kind, and the drawn value at each kept marker's step. Every point answered is one of
+ * and last of each non-finite value, and the drawn value at each kept marker's step. Every point answered is one of
  * `points` (the same object); a series that fits is answered whole.
  */
 export const downsampleSeries = <P>(points: ReadonlyArray<P>, columns: number, read: (point: P) => SeriesPoint): ReadonlyArray<P> => {
@@ -36,7 +47,8 @@ export const downsampleSeries = <P>(points: ReadonlyArray<P>, columns: number, r
   if (points.length <= width) return points
   const first = read(points[0] as P).step
   const span = read(points[points.length - 1] as P).step - first + 1
-  const column = (step: number) => Math.min(width - 1, Math.floor(((step - first) * width) / span))
+  // (step - first) < span, so every step falls in a column below `width`.
+  const columnOf = (step: number) => Math.floor(((step - first) * width) / span)
   // The index of the drawn value at each step (its last finite value), found in one pass.
   const drawnAt = new Map<number, number>()
   points.forEach((point, i) => {
@@ -44,40 +56,32 @@ export const downsampleSeries = <P>(points: ReadonlyArray<P>, columns: number, r
     if (Number.isFinite(value)) drawnAt.set(step, i)
   })
   const kept = new Set<number>()
-  let current = -1
-  let firstDrawn = -1
-  let lastDrawn = -1
-  let lowest = -1
-  let highest = -1
-  let markers = new Map<MarkerKind, number>()
-  const close = () => {
-    for (const i of [firstDrawn, lastDrawn, lowest, highest]) if (i >= 0) kept.add(i)
-    for (const i of markers.values()) {
+  const close = (column: Column) => {
+    for (const i of [column.first, column.last, column.lowest, column.highest]) if (i >= 0) kept.add(i)
+    for (const i of [...column.firstMarkers.values(), ...column.lastMarkers.values()]) {
       kept.add(i)
       const drawn = drawnAt.get(read(points[i] as P).step)
       if (drawn !== undefined) kept.add(drawn)
     }
   }
+  let column = openColumn(0)
   points.forEach((point, i) => {
     const { step, value } = read(point)
-    const at = column(step)
-    if (at !== current) {
-      close()
-      current = at
-      firstDrawn = lastDrawn = lowest = highest = -1
-      markers = new Map()
+    const at = columnOf(step)
+    if (at !== column.at) {
+      close(column)
+      column = openColumn(at)
     }
     if (!Number.isFinite(value)) {
-      const kind = markerKind(value)
-      if (!markers.has(kind)) markers.set(kind, i)
-      return
+      if (!column.firstMarkers.has(value)) column.firstMarkers.set(value, i)
+      column.lastMarkers.set(value, i)
+    } else if (drawnAt.get(step) === i) {
+      if (column.first < 0) column.first = column.lowest = column.highest = i
+      column.last = i
+      if (value < read(points[column.lowest] as P).value) column.lowest = i
+      if (value > read(points[column.highest] as P).value) column.highest = i
     }
-    if (drawnAt.get(step) !== i) return
-    if (firstDrawn < 0) firstDrawn = i
-    lastDrawn = i
-    if (lowest < 0 || value < read(points[lowest] as P).value) lowest = i
-    if (highest < 0 || value > read(points[highest] as P).value) highest = i
   })
-  close()
+  close(column)
   return [...kept].sort((a, b) => a - b).map((i) => points[i] as P)
 }

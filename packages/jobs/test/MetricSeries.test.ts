@@ -5,15 +5,18 @@ import { downsampledBound, downsampleSeries, type SeriesPoint } from "../src/ind
 
 const same = (p: SeriesPoint) => p
 
-// A series as the API lists it: ordered by step, then as posted; some steps posted more than once, some values
-// non-finite.
+// A series as the API lists it: ordered by step, then as posted; some values non-finite, and (the steps drawn from
+// a range that may be narrow) many steps posted more than once.
 const series = fc
-  .array(
-    fc.record({
-      step: fc.nat({ max: 5000 }),
-      value: fc.oneof({ weight: 8, arbitrary: fc.double({ noNaN: true, noDefaultInfinity: true, min: -1e6, max: 1e6 }) }, fc.constantFrom(NaN, Infinity, -Infinity))
-    }),
-    { minLength: 1, maxLength: 600 }
+  .integer({ min: 0, max: 3000 })
+  .chain((maxStep) =>
+    fc.array(
+      fc.record({
+        step: fc.nat({ max: maxStep }),
+        value: fc.oneof({ weight: 6, arbitrary: fc.double({ noNaN: true, noDefaultInfinity: true, min: -1e6, max: 1e6 }) }, fc.constantFrom(NaN, Infinity, -Infinity))
+      }),
+      { minLength: 1, maxLength: 600 }
+    )
   )
   .map((points) => points.map((p, order) => ({ ...p, order })).sort((a, b) => a.step - b.step || a.order - b.order))
 
@@ -33,7 +36,7 @@ const drawn = (points: ReadonlyArray<SeriesPoint>) => {
 const columnOf = (points: ReadonlyArray<SeriesPoint>, columns: number) => {
   const first = points[0]!.step
   const span = points.at(-1)!.step - first + 1
-  return (step: number) => Math.min(columns - 1, Math.floor(((step - first) * columns) / span))
+  return (step: number) => Math.floor(((step - first) * columns) / span)
 }
 
 describe("downsampleSeries", () => {
@@ -94,9 +97,32 @@ describe("downsampleSeries", () => {
   })
 
   it("keeps a step's drawn value beside its kept marker, so the line breaks only where the whole series breaks", () => {
-    // Column 0 holds steps 0 and 1; step 1 has a NaN posted before its finite value.
-    const points = [{ step: 0, value: 5 }, { step: 0, value: 1 }, { step: 1, value: NaN }, { step: 1, value: 3 }, { step: 2, value: 4 }, { step: 3, value: 0 }]
-    const out = downsampleSeries(points, 2, same)
-    expect(out).toEqual([{ step: 0, value: 1 }, { step: 1, value: NaN }, { step: 1, value: 3 }, { step: 2, value: 4 }, { step: 3, value: 0 }])
+    // One column: step 1's drawn value, 2, is neither the first, last, lowest nor highest, but its NaN is kept,
+    // and so is it.
+    const points = [{ step: 0, value: 1 }, { step: 1, value: NaN }, { step: 1, value: 2 }, { step: 2, value: 3 }, { step: 3, value: 0 }]
+    expect(downsampleSeries(points, 1, same)).toEqual(points)
+  })
+
+  it("splits the steps into equal ranges, one a column, and keeps the first, last, lowest and highest of each", () => {
+    // Steps 0-4 and 5-9: [5, 1, 3, 4, 0] keeps steps 0 and 4; [9, 2, 8, 7, 6] keeps steps 5, 6 and 9.
+    const points = [5, 1, 3, 4, 0, 9, 2, 8, 7, 6].map((value, step) => ({ step, value }))
+    expect(downsampleSeries(points, 2, same).map((p) => p.step)).toEqual([0, 4, 5, 6, 9])
+  })
+
+  it("keeps the first and the last of each non-finite value a column has, and a re-posted step's last finite value", () => {
+    const points = [
+      { step: 0, value: 7 },
+      { step: 0, value: 4 },
+      { step: 1, value: Infinity },
+      { step: 1, value: Infinity },
+      { step: 2, value: -Infinity },
+      { step: 2, value: NaN },
+      { step: 2, value: NaN },
+      { step: 3, value: 6 },
+      { step: 4, value: 5 }
+    ]
+    expect(downsampleSeries(points, 1, same)).toEqual([points[1], points[2], points[3], points[4], points[5], points[6], points[7], points[8]])
+    // A series that starts and ends with a marker keeps both.
+    expect(downsampleSeries([{ step: 0, value: NaN }, { step: 1, value: 1 }, { step: 2, value: NaN }, { step: 3, value: NaN }], 1, same).map((p) => p.step)).toEqual([0, 1, 3])
   })
 })
