@@ -22,19 +22,16 @@ export interface SeriesPoint {
   readonly value: number
 }
 
-// One pixel column being read: the indices of its first, last, lowest and highest drawn value (-1 for none yet),
+// One pixel column being read: the indices of its first, last, lowest and highest drawn value (once it has one),
 // and of its first and last marker of each non-finite value (NaN, Infinity, -Infinity: a Map keys NaN as itself).
 interface Column {
   readonly at: number
-  first: number
-  last: number
-  lowest: number
-  highest: number
+  drawn?: { first: number; last: number; lowest: number; highest: number }
   readonly firstMarkers: Map<number, number>
   readonly lastMarkers: Map<number, number>
 }
 
-const openColumn = (at: number): Column => ({ at, first: -1, last: -1, lowest: -1, highest: -1, firstMarkers: new Map(), lastMarkers: new Map() })
+const openColumn = (at: number): Column => ({ at, firstMarkers: new Map(), lastMarkers: new Map() })
 
 /**
  * The points of `points` (ordered by step, then as posted: as the API lists them) that a chart `columns` wide
@@ -57,11 +54,12 @@ export const downsampleSeries = <P>(points: ReadonlyArray<P>, columns: number, r
   })
   const kept = new Set<number>()
   const close = (column: Column) => {
-    for (const i of [column.first, column.last, column.lowest, column.highest]) if (i >= 0) kept.add(i)
+    const { drawn } = column
+    if (drawn !== undefined) for (const i of [drawn.first, drawn.last, drawn.lowest, drawn.highest]) kept.add(i)
     for (const i of [...column.firstMarkers.values(), ...column.lastMarkers.values()]) {
       kept.add(i)
-      const drawn = drawnAt.get(read(points[i] as P).step)
-      if (drawn !== undefined) kept.add(drawn)
+      const atStep = drawnAt.get(read(points[i] as P).step)
+      if (atStep !== undefined) kept.add(atStep)
     }
   }
   let column = openColumn(0)
@@ -76,10 +74,10 @@ export const downsampleSeries = <P>(points: ReadonlyArray<P>, columns: number, r
       if (!column.firstMarkers.has(value)) column.firstMarkers.set(value, i)
       column.lastMarkers.set(value, i)
     } else if (drawnAt.get(step) === i) {
-      if (column.first < 0) column.first = column.lowest = column.highest = i
-      column.last = i
-      if (value < read(points[column.lowest] as P).value) column.lowest = i
-      if (value > read(points[column.highest] as P).value) column.highest = i
+      const drawn = (column.drawn ??= { first: i, last: i, lowest: i, highest: i })
+      drawn.last = i
+      if (value < read(points[drawn.lowest] as P).value) drawn.lowest = i
+      if (value > read(points[drawn.highest] as P).value) drawn.highest = i
     }
   })
   close(column)

@@ -103,6 +103,13 @@ describe("downsampleSeries", () => {
     expect(downsampleSeries(points, 1, same)).toEqual(points)
   })
 
+  it("keeps a step's drawn value posted before its kept marker, and a column of markers alone", () => {
+    // Step 1's NaN comes after its value 2 (drawn, neither extreme); steps 2 and 3 (the middle column) hold only markers.
+    const points = [{ step: 0, value: 1 }, { step: 1, value: 2 }, { step: 1, value: NaN }, { step: 2, value: NaN }, { step: 3, value: Infinity }, { step: 4, value: 3 }, { step: 5, value: 0 }]
+    expect(downsampleSeries(points, 3, same)).toEqual(points)
+    expect(downsampleSeries(points.slice(0, 3).concat([{ step: 2, value: 3 }, { step: 3, value: 0 }]), 1, same).map((p) => p.value)).toEqual([1, 2, NaN, 3, 0])
+  })
+
   it("splits the steps into equal ranges, one a column, and keeps the first, last, lowest and highest of each", () => {
     // Steps 0-4 and 5-9: [5, 1, 3, 4, 0] keeps steps 0 and 4; [9, 2, 8, 7, 6] keeps steps 5, 6 and 9.
     const points = [5, 1, 3, 4, 0, 9, 2, 8, 7, 6].map((value, step) => ({ step, value }))
