@@ -13,23 +13,14 @@ import { kubeconfigFor, Simulator, startSimServer } from "../packages/sim/dist/i
 import { Layer } from "effect"
 import { typedCaller } from "./lib/api.mjs"
 import { withPostgres } from "./lib/postgres.mjs"
+import { dioptraTorch } from "./lib/sim-runtime.mjs"
 
 const jobs = 300
 const concurrency = 16
 const token = randomBytes(24).toString("hex")
 const tokens = [{ name: "bench", group: "bench", access: "write", tokenHash: hashToken(token, randomBytes(16)) }]
 const namespace = "ml"
-const runtime = { kind: "TrainingRuntime", name: "dioptra-torch" }
-
-const torchRuntime = {
-  apiVersion: "trainer.kubeflow.org/v1alpha1",
-  kind: "TrainingRuntime",
-  metadata: { name: runtime.name, namespace, labels: { "trainer.kubeflow.org/framework": "torch" } },
-  spec: {
-    mlPolicy: { numNodes: 1, torch: {} },
-    template: { spec: { replicatedJobs: [{ name: "node", template: { metadata: { labels: { "trainer.kubeflow.org/trainjob-ancestor-step": "trainer" } }, spec: { template: { spec: { containers: [{ name: "node", image: "pytorch/pytorch:2" }] } } } } }] } }
-  }
-}
+const { ref: runtime, manifest: torchRuntime } = dioptraTorch(namespace)
 
 const call = typedCaller(token)
 

@@ -1,28 +1,28 @@
 // The job service under load: job creations per second and latency percentiles over real HTTP, on embedded
 // PGlite and on PostgreSQL 15 (DATABASE_URL's server, else one started with test/postgres/start.sh; skipped
-// with a note when there is none). On PostgreSQL the creation rate, with the service in this process and in a
-// `dispatch serve` process of its own, is set beside the raw INSERT rate of a job-sized row into the same server
-// (pgbench, as many clients as requests in flight): the target is >= 30%. Beside it, two ceilings, each a server in
-// a process of its own driven by its own client: PostgreSQL running exactly the statements one creation sends
-// (captured from the service, replayed by pgbench, 16 clients, prepared as the service prepares them and unnamed
-// for comparison), and a bare node:http server answering the same
-// request with a constant (this process's node:http client with kept-alive connections, as for the service).
+// with a note when there is none). On PostgreSQL the rate of `dispatch serve` in a process of its own, 16 requests in
+// flight, is set against its ceiling measured in the same run: both a database and an HTTP server must do their
+// part of every request on the same cores, so ceiling = 1 / (1/replay + 1/bare), where replay is pgbench sending
+// exactly the statements one request sends (captured from the service, 16 clients, prepared as the service prepares
+// them) and bare is a bare node:http server in a process of its own answering the same request with a constant,
+// driven by the same client (this process's node:http client with kept-alive connections). Target: >= 50%, for job
+// creations and for metric appends (16 jobs, each posting its loss at every step, one post at a time). The raw
+// INSERT rate of a job-sized row (pgbench) is printed beside them as a yardstick.
 // `node --expose-gc bench/server.mjs --baseline DIR` also measures, on PostgreSQL, the build at DIR (its packages
 // built, e.g. an older commit's packages/ beside a node_modules link), each measurement old then new in one run.
-import { spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { performance } from "node:perf_hooks"
 import { fileURLToPath, pathToFileURL } from "node:url"
-import pgUtils from "../packages/server/node_modules/pg/lib/utils.js"
-import { databaseLayer, hashToken, serve } from "../packages/server/dist/index.js"
-import { openPostgres } from "../packages/server/dist/store/PostgresDatabase.js"
+import { hashToken, serve } from "../packages/server/dist/index.js"
 import { serveReadyLine } from "../packages/cli/dist/commands/ServeReady.js"
 import { apiCaller, typedCaller } from "./lib/api.mjs"
 import { rawInsertRate, replayScript, scriptRate } from "./lib/pgbench.mjs"
 import { withPostgres } from "./lib/postgres.mjs"
+import { recordedPostgres } from "./lib/recorded-database.mjs"
+import { child, processCpuMs } from "./lib/process.mjs"
 
 // This tree's build, and the baseline's when asked for: its service and its command line.
 const buildAt = async (label, root) => ({
@@ -72,14 +72,14 @@ const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.ceil((
 
 // Runs `once(i)` `creations` times, `concurrency` at a time, within the budget; returns each call's latency, the
 // wall seconds and this process's CPU milliseconds (server and client together: both run here).
-const drive = async (once) => {
+const drive = async (once, count = creations) => {
   const latencies = []
   let next = 0
   const cpu = process.cpuUsage()
   const start = performance.now()
   const deadline = start + budgetMs
   const worker = async () => {
-    while (next < creations && performance.now() < deadline) {
+    while (next < count && performance.now() < deadline) {
       const i = next++
       const t0 = performance.now()
       await once(i)
@@ -93,18 +93,50 @@ const drive = async (once) => {
 
 const creationBody = (w, i) => ({ entrypoint: w.entrypoint, queue: w.queue, values: { epochs: String(i % 50) }, swaps: { method: "a" }, timeout: "2h", description: `bench ${i}` })
 
-// Creates jobs on the service at `url` (20 to warm up, then the measured run); prints and answers the rate.
-const createJobs = async (label, url, cpuNote) => {
-  const w = await world(url)
-  for (let i = 0; i < 20; i++) await call(url, "POST", `/experiments/${w.experiment}/jobs`, creationBody(w, i))
-  const { latencies, seconds, cpuMs } = await drive((i) => call(url, "POST", `/experiments/${w.experiment}/jobs`, creationBody(w, i)))
+// The loads measured: what is made ready on a service (`setup`), one request of the load (`request(url, ready, i)`),
+// and what a bare server is sent in its place (`bare`, the same request to a server that reads nothing).
+const jobCreations = {
+  what: "job creations",
+  unit: "creations",
+  count: creations,
+  setup: (url) => world(url),
+  request: (url, w, i) => call(url, "POST", `/experiments/${w.experiment}/jobs`, creationBody(w, i)),
+  bare: { experiment: 1, entrypoint: 1, queue: 1 }
+}
+
+// 16 jobs (queued: their queue has no backend, which a metric post does not look at), each posting its loss at the
+// next step; with 16 posts in flight taken in turn, each job has about one post in flight.
+const jobsReporting = 16
+const metricAppends = {
+  what: "metric appends",
+  unit: "appends",
+  count: 2 * creations,
+  setup: async (url) => {
+    const w = await world(url)
+    const jobs = []
+    for (let k = 0; k < jobsReporting; k++) jobs.push((await call(url, "POST", `/experiments/${w.experiment}/jobs`, creationBody(w, k))).id)
+    return { jobs, steps: jobs.map(() => 0) }
+  },
+  request: (url, ready, i) => {
+    const k = i % ready.jobs.length
+    const step = ready.steps[k]++
+    return call(url, "POST", `/jobs/${ready.jobs[k]}/metrics`, { name: "loss", step, value: 2 / (1 + step / 100) })
+  },
+  bare: { jobs: Array.from({ length: jobsReporting }, (_, k) => k + 1), steps: Array.from({ length: jobsReporting }, () => 0) }
+}
+
+// Runs `load` on the service at `url` (20 requests to warm up, then the measured run); prints and answers the rate.
+const runLoad = async (label, url, cpuNote, load = jobCreations) => {
+  const ready = await load.setup(url)
+  for (let i = 0; i < 20; i++) await load.request(url, ready, i)
+  const { latencies, seconds, cpuMs } = await drive((i) => load.request(url, ready, 20 + i), load.count)
   const sorted = [...latencies].sort((a, b) => a - b)
   console.log(
-    `${label}: ${latencies.length} job creations, ${concurrency} in flight: ${(latencies.length / seconds).toFixed(0)} creations/s, ` +
+    `${label}: ${latencies.length} ${load.what}, ${concurrency} in flight: ${(latencies.length / seconds).toFixed(0)} ${load.unit}/s, ` +
       `p50 ${percentile(sorted, 50).toFixed(1)} ms, p99 ${percentile(sorted, 99).toFixed(1)} ms, max ${sorted.at(-1).toFixed(1)} ms; ` +
-      `${cpuNote} ${(cpuMs / latencies.length).toFixed(2)} ms per creation`
+      `${cpuNote} ${(cpuMs / latencies.length).toFixed(2)} ms per request`
   )
-  return latencies.length / seconds
+  return { rate: latencies.length / seconds, answered: latencies.length }
 }
 
 const measure = async (label, options, build = builds.at(-1)) => {
@@ -112,34 +144,14 @@ const measure = async (label, options, build = builds.at(-1)) => {
   if (started._tag !== "Success") throw new Error(started.failure.message)
   const server = started.success
   try {
-    return await createJobs(label, server.url, "CPU of this process (service and client)")
+    return (await runLoad(label, server.url, "CPU of this process (service and client)")).rate
   } finally {
     await server.close()
   }
 }
 
-// A node process running `args`, its stdout and stderr kept; answers once `ready(stdout, stderr)` gives a value.
-const child = (args, env, ready) =>
-  new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } })
-    let [out, err] = ["", ""]
-    const settle = () => {
-      const value = ready(out, err)
-      if (value !== undefined) resolve({ value, process: proc, stop: () => new Promise((done) => (proc.once("exit", done), proc.kill("SIGTERM"))) })
-    }
-    proc.stdout.on("data", (chunk) => ((out += chunk), settle()))
-    proc.stderr.on("data", (chunk) => ((err += chunk), settle()))
-    proc.once("exit", (code) => reject(new Error(`${args.join(" ")} exited ${code}: ${err}`)))
-  })
-
-// A process's CPU so far in milliseconds: utime and stime, in clock ticks of 10 ms, after its command's name.
-const processCpuMs = (pid) => {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ")
-  return (Number(fields[11]) + Number(fields[12])) * 10
-}
-
 // The service as `dispatch serve` runs it, in a process of its own on `databaseUrl`, driven by this process's client.
-const measureServeProcess = async (label, databaseUrl, build) => {
+const measureServeProcess = async (label, databaseUrl, build, load) => {
   const dir = mkdtempSync(join(tmpdir(), "dispatch-bench-serve-"))
   const tokensFile = join(dir, "tokens.json")
   writeFileSync(tokensFile, JSON.stringify(tokens))
@@ -149,9 +161,9 @@ const measureServeProcess = async (label, databaseUrl, build) => {
   )
   try {
     const cpuBefore = processCpuMs(served.process.pid)
-    const rate = await createJobs(label, served.value, "CPU of the client")
-    // Its own CPU over the warm-up and the measured run (the creations answered).
-    console.log(`  the dispatch serve process's CPU: ${((processCpuMs(served.process.pid) - cpuBefore) / (creations + 20)).toFixed(2)} ms per creation (its access log on)`)
+    const { rate, answered } = await runLoad(label, served.value, "CPU of the client", load)
+    // Its own CPU over the setup, the warm-up and the measured run.
+    console.log(`  the dispatch serve process's CPU: ${((processCpuMs(served.process.pid) - cpuBefore) / (answered + 20)).toFixed(2)} ms per request (its access log on)`)
     return rate
   } finally {
     await served.stop()
@@ -159,37 +171,19 @@ const measureServeProcess = async (label, databaseUrl, build) => {
   }
 }
 
-// What one creation sends to the database: a service on `databaseUrl` whose database records every statement and its
-// parameters as node-postgres sends them (a transaction's BEGIN and COMMIT too), asked to create one job after a
-// first creation has warmed it.
-const creationStatements = async (databaseUrl) => {
+// What one request sends to the database: a service on `databaseUrl` whose database records every statement and its
+// parameters as node-postgres sends them (a transaction's BEGIN and COMMIT too), asked `request(url, world, i)` once
+// to warm it and once more, recorded.
+const statementsOf = async (databaseUrl, load) => {
   const sent = []
-  const recorded = (sql) => ({
-    ...sql,
-    query: (text, params = []) => (sent.push({ text, params: params.map((p) => pgUtils.prepareValue(p)) }), sql.query(text, params)),
-    exec: (script) => (sent.push({ text: script, params: [] }), sql.exec(script))
-  })
-  const database = databaseLayer("recorded PostgreSQL", async () => {
-    const db = await openPostgres(databaseUrl)
-    return {
-      ...db,
-      ...recorded(db),
-      transaction: (body) =>
-        db.transaction(async (sql) => {
-          sent.push({ text: "begin", params: [] })
-          const result = await body(recorded(sql))
-          sent.push({ text: "commit", params: [] })
-          return result
-        })
-    }
-  })
+  const database = recordedPostgres(databaseUrl, sent)
   const started = await serve({ tokens, database })
   if (started._tag !== "Success") throw new Error(started.failure.message)
   try {
-    const w = await world(started.success.url)
-    await call(started.success.url, "POST", `/experiments/${w.experiment}/jobs`, creationBody(w, 0))
+    const ready = await load.setup(started.success.url)
+    await load.request(started.success.url, ready, 0)
     sent.length = 0
-    await call(started.success.url, "POST", `/experiments/${w.experiment}/jobs`, creationBody(w, 1))
+    await load.request(started.success.url, ready, 1)
     return [...sent]
   } finally {
     await started.success.close()
@@ -210,13 +204,13 @@ server.listen(0, "127.0.0.1", () => console.log("http://127.0.0.1:" + server.add
 process.on("SIGTERM", () => process.exit(0))
 `
 
-const bareHttpRate = async () => {
+const bareHttpRate = async (load) => {
   const bare = await child(["--input-type=module", "-e", bareServer], {}, (out) => /^(http:\S+)$/m.exec(out)?.[1])
   try {
     const serverCpu = processCpuMs(bare.process.pid)
-    const { latencies, seconds, cpuMs } = await drive(() => call(bare.value, "POST", "/experiments/1/jobs", { entrypoint: 1, queue: 1, values: {}, description: "bench" }))
+    const { latencies, seconds, cpuMs } = await drive((i) => load.request(bare.value, load.bare, i), load.count)
     console.log(
-      `bare node:http in its own process answering a constant job, same client, ${concurrency} in flight: ${(latencies.length / seconds).toFixed(0)} answers/s, ` +
+      `  bare node:http in its own process answering the same ${load.what} with a constant, same client, ${concurrency} in flight: ${(latencies.length / seconds).toFixed(0)} answers/s, ` +
         `CPU of the client ${(cpuMs / latencies.length).toFixed(2)} ms and of the server ${((processCpuMs(bare.process.pid) - serverCpu) / latencies.length).toFixed(2)} ms per answer`
     )
     return latencies.length / seconds
@@ -228,31 +222,26 @@ const bareHttpRate = async () => {
 await measure("PGlite (in memory)", {})
 
 const percentOf = (rate, raw) => `${((100 * rate) / raw).toFixed(1)}%`
+const target = 0.5
 
 await withPostgres(async (databaseUrl) => {
-  const inProcess = []
-  for (const build of builds) inProcess.push(await measure(named(build, "PostgreSQL 15 (loopback), service in this process"), { databaseUrl }, build))
-  const ownProcess = []
-  for (const build of builds) ownProcess.push(await measureServeProcess(named(build, "PostgreSQL 15 (loopback), dispatch serve in its own process"), databaseUrl, build))
-  const [creationRate, processRate] = [inProcess.at(-1), ownProcess.at(-1)]
+  for (const build of builds) await measure(named(build, "PostgreSQL 15 (loopback), service in this process"), { databaseUrl }, build)
   const rawRate = rawInsertRate(databaseUrl, concurrency, 10)
-  console.log(`PostgreSQL 15 raw INSERT of a job-sized row (pgbench, ${concurrency} clients, 10 s): ${rawRate.toFixed(0)} INSERTs/s`)
-  const ratio = Math.max(creationRate, processRate) / rawRate
-  console.log(
-    `creations over HTTP / raw INSERTs: ${percentOf(creationRate, rawRate)} in this process, ${percentOf(processRate, rawRate)} as dispatch serve ` +
-      `(target >= 30%: ${ratio >= 0.3 ? "met" : "NOT met"})`
-  )
-  const statements = await creationStatements(databaseUrl)
-  console.log(`one creation sends ${statements.length} statements: ${statements.map(({ text }) => `${text.replace(/\s+/g, " ").trim().slice(0, 48)}...`).join(" | ")}`)
-  // As the service sends them (named, so each connection plans each statement once: pgbench's prepared protocol),
-  // and as unnamed statements (planned at every execution: pgbench's simple protocol), which the service sent before.
-  const script = replayScript(statements)
-  const replayRate = scriptRate(databaseUrl, script, concurrency, 10, "prepared")
-  const unnamedRate = scriptRate(databaseUrl, script, concurrency, 10, "simple")
-  console.log(
-    `ceiling, database: pgbench sending exactly those statements, ${concurrency} clients, 10 s each: prepared once per connection ` +
-      `${replayRate.toFixed(0)} creations/s, ${percentOf(replayRate, rawRate)} of the raw INSERTs; planned at every execution ${unnamedRate.toFixed(0)}/s, ${percentOf(unnamedRate, rawRate)}`
-  )
-  const bareRate = await bareHttpRate()
-  console.log(`ceiling, HTTP: bare node:http answers / raw INSERTs: ${percentOf(bareRate, rawRate)}`)
+  console.log(`PostgreSQL 15 raw INSERT of a job-sized row (pgbench, ${concurrency} clients, 10 s), a yardstick: ${rawRate.toFixed(0)} INSERTs/s`)
+  for (const load of [jobCreations, metricAppends]) {
+    console.log(`${load.what}, dispatch serve in its own process on PostgreSQL 15 (loopback), ${concurrency} in flight, against its ceiling:`)
+    const rates = []
+    for (const build of builds) rates.push(await measureServeProcess(named(build, `  ${load.what}`), databaseUrl, build, load))
+    const statements = await statementsOf(databaseUrl, load)
+    console.log(`  one request sends ${statements.length} statements: ${statements.map(({ text }) => `${text.replace(/\s+/g, " ").trim().slice(0, 48)}...`).join(" | ")}`)
+    // Named as the service sends them, so each connection plans each statement once: pgbench's prepared protocol.
+    const replayRate = scriptRate(databaseUrl, replayScript(statements), concurrency, 10, "prepared")
+    const bareRate = await bareHttpRate(load)
+    const ceiling = 1 / (1 / replayRate + 1 / bareRate)
+    const rate = rates.at(-1)
+    console.log(`  replay: pgbench sending exactly those statements, prepared, ${concurrency} clients, 10 s: ${replayRate.toFixed(0)} ${load.unit}/s`)
+    console.log(`  bare: bare node:http answering the same requests with a constant: ${bareRate.toFixed(0)} ${load.unit}/s`)
+    console.log(`  ceiling = 1 / (1/replay + 1/bare): ${ceiling.toFixed(0)} ${load.unit}/s`)
+    console.log(`  ${load.what} of dispatch serve / ceiling: ${rate.toFixed(0)}/s, ${percentOf(rate, ceiling)} (target >= ${100 * target}%: ${rate / ceiling >= target ? "met" : "NOT met"}); ${percentOf(rate, rawRate)} of the raw INSERTs`)
+  }
 })

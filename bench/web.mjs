@@ -1,7 +1,9 @@
-// The web page's two budgets, measured in headless Chromium against the built `dispatch serve`: the gzipped
-// JavaScript the first page load fetches (target <= 200 KB), and the time a job's chart of 100,000 metric points
-// takes to draw (target <= 1 s, the page's `performance.measure("chart:<metric>")`, from the points' arrival to the
-// end of the draw). Printed beside their targets, not asserted.
+// The web page's budgets, measured in headless Chromium against the built `dispatch serve`: the gzipped
+// JavaScript the first page load fetches (target <= 200 KB), and a job's chart of 100,000 metric points: its draw
+// (the page's `performance.measure("chart:<metric>")`, from the points' arrival to the end of the draw) and the
+// time from opening the job's page to the chart drawn (target <= 1 s each). The page first reads the series cut
+// to the screen's width and draws every value on demand; that on-demand draw is timed too. Printed beside their
+// targets, not asserted.
 import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { performance } from "node:perf_hooks"
@@ -76,7 +78,22 @@ const measure = async (databaseUrl) => {
     const shown = performance.now() - opened
     const drawn = await jobPage.evaluate(() => performance.getEntriesByName("chart:loss", "measure").at(-1)?.duration)
     if (drawn === undefined) throw new Error("the page drew the chart but made no performance.measure(\"chart:loss\")")
-    console.log(`chart of ${points} points: drawn in ${drawn.toFixed(0)} ms from the points' arrival (target <= ${drawTargetMs} ms: ${drawn <= drawTargetMs ? "met" : "NOT met"}); ${shown.toFixed(0)} ms from opening the job's page`)
+    const chart = jobPage.locator(`[data-testid=metric-chart][data-metric=loss]`)
+    const firstDrawn = Number(await chart.getAttribute("data-points"))
+    const verdict = (ms) => `target <= ${drawTargetMs} ms: ${ms <= drawTargetMs ? "met" : "NOT met"}`
+    console.log(`chart of ${points} points, from opening the job's page: drawn after ${shown.toFixed(0)} ms (${verdict(shown)}), from ${firstDrawn} points of the series cut to the screen's width; that draw ${drawn.toFixed(0)} ms from their arrival`)
+    // Every value, on demand: from the click to the whole series drawn.
+    const asked = performance.now()
+    const cut = jobPage.getByTestId("metric-read-whole")
+    if ((await cut.count()) > 0) {
+      await cut.click()
+      await jobPage.locator(`[data-testid=metric-chart][data-metric=loss][data-points="${points}"][data-drawn=true]`).waitFor({ timeout: 600_000 })
+      const wholeDrawn = await jobPage.evaluate(() => performance.getEntriesByName("chart:loss", "measure").at(-1)?.duration)
+      console.log(
+        `chart of every one of the ${points} points, on demand: drawn ${(performance.now() - asked).toFixed(0)} ms after the click; ` +
+          `the draw ${wholeDrawn.toFixed(0)} ms from their arrival (${verdict(wholeDrawn)})`
+      )
+    } else console.log(`chart of ${points} points: drawn whole at once (the series fits the screen's width)`)
   } finally {
     await browser.close()
     await service.stop()

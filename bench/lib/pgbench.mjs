@@ -3,7 +3,7 @@
 // bench job stores), in a table of its own so the service's tables are not touched; a replay script sends exactly
 // the statements the service sent for one creation.
 import { execFileSync } from "node:child_process"
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 
@@ -60,3 +60,21 @@ const quoted = (value) => (value === null || value === undefined ? "NULL" : `'${
  * text of its parameters as the driver sent them (node-postgres's `prepareValue`). */
 export const replayScript = (statements) =>
   statements.map(({ text, params }) => `${text.replace(/\s+/g, " ").trim().replace(/\$(\d+)/g, (_, n) => quoted(params[Number(n) - 1]))};\n`).join("")
+
+/** The latency in milliseconds of each of `transactions` runs of `script` by one pgbench client against
+ * `databaseUrl` with `protocol` (from pgbench's per-transaction log). */
+export const scriptLatencies = (databaseUrl, script, transactions, protocol = "prepared") => {
+  const dir = mkdtempSync(join(tmpdir(), "dispatch-pgbench-"))
+  try {
+    const file = join(dir, "script.sql")
+    writeFileSync(file, script)
+    execFileSync(join(bin, "pgbench"), ["-n", "-M", protocol, "-f", file, "-c", "1", "-t", String(transactions), "-l", "--log-prefix", join(dir, "log"), databaseUrl], {
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    const log = readdirSync(dir).find((name) => name.startsWith("log"))
+    // Each line: client, transaction, latency in microseconds, script, epoch seconds, microseconds.
+    return readFileSync(join(dir, log), "utf8").trim().split("\n").map((line) => Number(line.split(" ")[2]) / 1000)
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}

@@ -22,9 +22,18 @@ interface Point {
 // The API pages a metric's snapshots up to 10,000 at a time: a 100,000-point chart is ten requests.
 const apiPage = 10_000
 
-/** Every value posted for metric `name` of job `id`: the first page says how many, the rest are read side by side. */
-const readSnapshots = async (id: number, name: string): Promise<ReadonlyArray<Point>> => {
-  const page = (index: number, pageLength: number) => call((c) => c.jobs.metricSnapshots({ params: { id, name }, query: { index, pageLength } }))
+/** The pixel columns a chart may span on this screen: what a series is first cut to. */
+const screenColumns = () => Math.min(4000, Math.max(280, Math.ceil(window.innerWidth * devicePixelRatio)))
+
+/** A series longer than this is first read cut to the screen's width (about four points a column keeps its shape);
+ * its every value comes on demand. */
+const wholeUpTo = () => 4 * screenColumns()
+
+/** Every value posted for metric `name` of job `id`, or with `columns` the series cut to that many pixel columns:
+ * the first page says how many, the rest are read side by side. */
+const readSnapshots = async (id: number, name: string, columns?: number): Promise<ReadonlyArray<Point>> => {
+  const width = columns === undefined ? {} : { columns }
+  const page = (index: number, pageLength: number) => call((c) => c.jobs.metricSnapshots({ params: { id, name }, query: { index, pageLength, ...width } }))
   const first = await page(0, apiPage)
   const pages = await mapLimited(windowsFrom(first.data.length, first.totalNumResults, apiPage), 6, async (w) => {
     const got = await page(w.index, w.pageLength)
@@ -193,11 +202,18 @@ interface Loaded {
   readonly points: ReadonlyArray<Point>
   readonly series: Series
   readonly arrived: number
+  /** How many values were posted: more than `points` holds when the series was read cut to the screen's width. */
+  readonly total: number
 }
 
-/** One metric: its chart, and its values as a table on demand. */
-const MetricSection = ({ metric }: { readonly metric: Loaded }) => {
+/** One metric: its chart, and its values as a table on demand; a chart drawn from the series cut to the screen's
+ * width says so and reads every value on demand (the table needs them all too). */
+const MetricSection = ({ metric, readWhole }: { readonly metric: Loaded; readonly readWhole: (name: string) => void }) => {
   const [table, setTable] = useState(false)
+  const cut = metric.points.length < metric.total
+  useEffect(() => {
+    if (table && cut) readWhole(metric.name)
+  }, [table, cut])
   return (
     <section class="panel metric" aria-label={`metric ${metric.name}`} data-testid="metric" data-metric={metric.name}>
       <div class="toolbar">
@@ -207,7 +223,15 @@ const MetricSection = ({ metric }: { readonly metric: Loaded }) => {
         </button>
       </div>
       <Chart series={metric.series} testid="metric-chart" metric={metric.name} arrived={metric.arrived} measure={`chart:${metric.name}`} />
-      {table && <MetricTable points={metric.points} />}
+      {cut && (
+        <p class="muted" data-testid="metric-cut" data-total={metric.total}>
+          The shape of {metric.total.toLocaleString("en")} values, from {metric.points.length.toLocaleString("en")} of them.{" "}
+          <button type="button" data-testid="metric-read-whole" onClick={() => readWhole(metric.name)}>
+            Draw every value
+          </button>
+        </p>
+      )}
+      {table && (cut ? <p class="muted">Loading every value…</p> : <MetricTable points={metric.points} />)}
     </section>
   )
 }
@@ -218,7 +242,16 @@ export const MetricCharts = ({ id, live }: { readonly id: number; readonly live:
   const [error, setError] = useState<string | undefined>(undefined)
   const [overlay, setOverlay] = useState<ReadonlyArray<string>>([])
   const counts = useRef(new Map<string, number>())
+  // The metrics whose every value was asked for: read whole from then on.
+  const whole = useRef(new Set<string>())
+  const [wanted, setWanted] = useState(0)
   const [loaded, setLoaded] = useState(false)
+  const readWhole = (name: string) => {
+    if (whole.current.has(name)) return
+    whole.current.add(name)
+    counts.current.delete(name)
+    setWanted((n) => n + 1)
+  }
   useRepeating(
     async (current) => {
       const latest = await call((c) => c.jobs.metrics({ params: { id } }))
@@ -228,16 +261,23 @@ export const MetricCharts = ({ id, live }: { readonly id: number; readonly live:
       )
       const stale = names.filter((name, i) => counts.current.get(name) !== totals[i])
       if (stale.length === 0) return setLoaded(true)
-      const read = await Promise.all(stale.map(async (name) => ({ name, points: await readSnapshots(id, name) })))
+      const columns = screenColumns()
+      const read = await Promise.all(
+        stale.map(async (name) => {
+          const total = totals[names.indexOf(name)] ?? 0
+          const cut = total > wholeUpTo() && !whole.current.has(name)
+          return { name, total, points: await readSnapshots(id, name, cut ? columns : undefined) }
+        })
+      )
       if (!current()) return
       const arrived = performance.now()
-      const fresh = new Map(read.map(({ name, points }) => [name, { name, points, arrived, series: buildSeries([{ name, snapshots: points }]) }]))
-      for (const { name, points } of read) counts.current.set(name, points.length)
+      const fresh = new Map(read.map(({ name, points, total }) => [name, { name, points, total, arrived, series: buildSeries([{ name, snapshots: points }]) }]))
+      for (const { name, total } of read) counts.current.set(name, total)
       setMetrics((old) => names.map((name) => fresh.get(name) ?? old.find((m) => m.name === name)).filter((m): m is Loaded => m !== undefined))
       setLoaded(true)
     },
     setError,
-    [id, live],
+    [id, live, wanted],
     live ? pollMs : undefined
   )
   const picked = metrics.filter((m) => overlay.includes(m.name))
@@ -275,7 +315,7 @@ export const MetricCharts = ({ id, live }: { readonly id: number; readonly live:
           )}
           <div class="grid">
             {metrics.map((m) => (
-              <MetricSection key={m.name} metric={m} />
+              <MetricSection key={m.name} metric={m} readWhole={readWhole} />
             ))}
           </div>
         </>

@@ -33,6 +33,7 @@ import { isTrue } from "../wire/DioptraPaging.ts"
 import { namesOtherGroup } from "../store/Groups.ts"
 import { jobWire, type NamedJob } from "../wire/JobWire.ts"
 import { insertArtifact, loadCatalogRows, readArtifact, readExperiment } from "../store/ResourceStore.ts"
+import { downsampledSnapshots } from "../store/DownsampledMetric.ts"
 import { JobListQuery, JobsGroup } from "./Api.ts"
 import { promiseRoute as route, type QueryValue, type RequestContext } from "./Route.ts"
 import { AlreadyExists, refusal, refusalOf, ResourceNotFound, TooManyReferences, type Refusal } from "../wire/ServiceProblem.ts"
@@ -287,7 +288,8 @@ export const jobRoutes = [
       withJob(context.db, context.principal.group, context.params.id, async (job) => {
         // A metric never posted is an empty page, as upstream answers it, not a 404.
         const listed = await listPage(context, `/jobs/${job.id}/metrics/${encodeURIComponent(context.params.name)}/snapshots`, async (offset, limit) => {
-          const { records, total } = await metricSnapshots(context.db, job.id, context.params.name, offset, limit)
+          const { columns } = context.query
+          const { records, total } = await (columns === undefined ? metricSnapshots(context.db, job.id, context.params.name, offset, limit) : downsampledSnapshots(context.db, job.id, context.params.name, columns, offset, limit))
           return { items: records, total }
         })
         return Result.succeed(listed)

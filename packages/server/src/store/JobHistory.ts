@@ -17,6 +17,9 @@ export const MetricRow = Schema.Struct({
   timestamp: Schema.String
 })
 
+/** One posted metric value as a chart reads it: where it is stored, its step and value. */
+export const MetricPoint = Schema.Struct({ id: Schema.Number, step: Schema.Number, value: Schema.Number, specialValue: Schema.NullOr(SpecialValue) })
+
 const Count = Schema.Array(Schema.Struct({ n: Schema.Number }))
 
 // The fields upstream's log search takes, as SQL.
@@ -99,7 +102,19 @@ export const jobHistory = Effect.gen(function* () {
           Schema.decodeUnknownEffect(Schema.Array(MetricRow))
         ),
         total: count(sql`select count(*)::int as n from job_metrics where job = ${job} and name = ${name}`)
-      })
+      }),
+    /** Every value posted for a metric as a chart reads it (its id, step and value, no time: a lean read of many
+     * rows), by step and then as posted. */
+    metricPoints: SqlSchema.findAll({
+      Request: Schema.Struct({ job: Schema.Number, name: Schema.String }),
+      Result: MetricPoint,
+      execute: ({ job, name }) => sql`select id, step, value, special_value as "specialValue" from job_metrics where job = ${job} and name = ${name} order by step, id`
+    }),
+    /** The posted values with these ids, by step and then as posted. */
+    metricValuesWithIds: (ids: ReadonlyArray<number>) =>
+      ids.length === 0
+        ? Effect.succeed([])
+        : Effect.flatMap(sql`select ${metricColumns} from job_metrics where id in ${sql.in(ids)} order by step, id`, Schema.decodeUnknownEffect(Schema.Array(MetricRow)))
   }
 })
 

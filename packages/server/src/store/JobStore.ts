@@ -244,7 +244,8 @@ export const readLogs = async (sql: Sql, listing: LogListing) => {
   return Result.succeed(await onStore(sql, jobHistory, (history) => history.logs({ ...window, terms: terms.success })))
 }
 
-const metricOf = (row: typeof MetricRow.Type): MetricResponse => {
+/** A stored metric value as the API answers it. */
+export const metricOf = (row: typeof MetricRow.Type): MetricResponse => {
   const { specialValue, ...rest } = row
   const record: MetricRecord = { ...rest, ...(specialValue === null ? {} : { specialValue }) }
   return { job: record.job, name: record.name, step: record.step, value: wireMetricValue(record), timestamp: record.timestamp }

@@ -304,6 +304,19 @@ alter table jobs add column cluster_removed_on timestamptz, add column cluster_r
 create index job_status_history_by_job on job_status_history (job, id);
 create index jobs_awaiting_removal on jobs (cluster_removal_next_at, id) where cluster_removed_on is null and dispatch_state = 'done';
 `
+  },
+  {
+    version: 11,
+    name: "job lists at scale: live jobs by group and experiment, and by description",
+    // A list's count reads only this index (a deleted job is not in it), and an experiment's page walks it in id
+    // order; a search by a description, or by its start, finds its rows by the second (text_pattern_ops: LIKE
+    // 'prefix%' can use it whatever the database's collation). Each listed job's artifacts are found by the third,
+    // not by reading every artifact.
+    sql: `
+create index jobs_live_by_experiment on jobs (grp, experiment, id) where not deleted;
+create index jobs_live_by_description on jobs (grp, description text_pattern_ops) where not deleted;
+create index artifacts_by_job on artifacts (job) where job is not null;
+`
   }
 ]
 

@@ -1,4 +1,4 @@
-import { Text } from "@dispatch/jobs"
+import { maxSeriesColumns, Text } from "@dispatch/jobs"
 import { Schema } from "effect"
 
 /** The most items one page holds. */
@@ -25,10 +25,12 @@ export type PageQuery = typeof PageQuery.Type
 /** The most values one page of a metric's snapshots holds: a chart reads thousands of small items at once. */
 export const maxMetricPageLength = 10_000
 
-/** The paging query of a metric's snapshots: as `PageQuery`, with pages up to `maxMetricPageLength` long. */
+/** The paging query of a metric's snapshots: as `PageQuery`, with pages up to `maxMetricPageLength` long; with
+ * `columns`, the list paged is the series cut to what a chart that many pixels wide draws (`downsampleSeries`). */
 export const MetricPageQuery = Schema.Struct({
   index: PageQuery.fields.index,
-  pageLength: Schema.optionalKey(wholeNumber(1, maxMetricPageLength))
+  pageLength: Schema.optionalKey(wholeNumber(1, maxMetricPageLength)),
+  columns: Schema.optionalKey(wholeNumber(1, maxSeriesColumns))
 })
 
 /** A query string that also sorts and searches: `sortBy` one of the list's columns, `descending`, `search`. */
