@@ -119,8 +119,9 @@ export const jobDispatchLayer = (executions: Executions, gates: Gates = { afterS
 
 /** effect/cluster's single-runner engine (SQL message and runner storage) and the workflow engine on the SqlClient in
  * context. `runner` names this engine's runner (two engines on one database need two names); `pollMs` is how often it
- * reads messages other runners stored for its shards. */
-export const engineLayer = (runner: string, pollMs = 50) =>
+ * reads messages other runners stored for its shards, `refreshAssignmentsMs` how often it reads which runners are alive
+ * (effect/cluster's default is 3 s; the tests' engines check often so that a second engine takes its shards soon). */
+export const engineLayer = (runner: string, pollMs = 50, refreshAssignmentsMs = 200) =>
   ClusterWorkflowEngine.layer.pipe(
     Layer.provideMerge(
       SingleRunner.layer({
@@ -128,7 +129,7 @@ export const engineLayer = (runner: string, pollMs = 50) =>
           runnerAddress: Option.some(RunnerAddress.make(runner, 0)),
           entityMessagePollInterval: `${pollMs} millis`,
           entityReplyPollInterval: `${pollMs} millis`,
-          refreshAssignmentsInterval: "200 millis",
+          refreshAssignmentsInterval: `${refreshAssignmentsMs} millis`,
           // Shard locks as rows, not PostgreSQL advisory locks. With advisory locks the runner storage sets
           // idle_session_timeout on the connection it reserves; when the server ends that session (57P05), the
           // service's PostgreSQL client, which listens for errors on its pool but not on a checked-out connection,
@@ -143,6 +144,16 @@ export const engineLayer = (runner: string, pollMs = 50) =>
 /** A statement counter: how many statements a client sent, read by the test. */
 export interface Counter {
   statements: number
+  /** When present, how many times each statement's text (its first line) was sent. */
+  texts?: Map<string, number>
+}
+
+/** Counts one statement. */
+export const countStatement = (counter: Counter, text: unknown) => {
+  counter.statements++
+  if (counter.texts === undefined) return
+  const line = String(typeof text === "object" && text !== null && "text" in text ? text.text : text).trim().replace(/\s+/g, " ").slice(0, 90)
+  counter.texts.set(line, (counter.texts.get(line) ?? 0) + 1)
 }
 
 /** An effect/sql client over an in-memory PGlite whose statements are counted. */
@@ -152,7 +163,7 @@ export const countedPglite = (db: PGlite, counter: Counter): Layer.Layer<SqlClie
       const value = Reflect.get(target, property, receiver)
       if (property === "query" || property === "exec") {
         return (...args: Array<unknown>) => {
-          counter.statements++
+          countStatement(counter, args[0])
           return (value as (...a: Array<unknown>) => unknown).apply(target, args)
         }
       }
