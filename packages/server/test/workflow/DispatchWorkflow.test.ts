@@ -20,6 +20,7 @@ import {
   namespace,
   postgresClient,
   trainJobName,
+  until,
   type Executions,
   type Gates
 } from "./DispatchWorkflow.ts"
@@ -43,15 +44,6 @@ const startEngine = async (runner: string, client: Layer.Layer<SqlClient.SqlClie
   return {
     run: (effect) => Effect.runPromise(Effect.provideContext(effect, context)),
     close: () => Effect.runPromise(Scope.close(scope, Exit.void))
-  }
-}
-
-/** Waits until `condition` holds, checking every 20 ms; fails naming `what` if it has not after a minute. */
-const until = async (what: string, condition: () => boolean | Promise<boolean>): Promise<void> => {
-  const deadline = Date.now() + 60_000
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 20))
   }
 }
 

@@ -141,6 +141,16 @@ export const engineLayer = (runner: string, pollMs = 50, refreshAssignmentsMs = 
     Layer.provide(Digest.layerWebCrypto)
   )
 
+/** Waits until `condition` holds, checking every 20 ms; fails naming `what` if it has not within `boundMs`. Real time:
+ * the engine paces itself on effect's clock, and the tests wait for what it does, not for a duration. */
+export const until = async (what: string, condition: () => boolean | Promise<boolean>, boundMs = 60_000): Promise<void> => {
+  const deadline = Date.now() + boundMs
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}
+
 /** A statement counter: how many statements a client sent, read by the test. */
 export interface Counter {
   statements: number

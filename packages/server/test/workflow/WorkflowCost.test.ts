@@ -14,7 +14,7 @@ import { dispatchPass } from "../../src/dispatch/JobDispatch.ts"
 import { torchRuntime } from "../ClusterWorld.ts"
 import { simulator, stored, useDispatchWorld } from "../DispatchWorld.ts"
 import { testPostgres } from "../TestPostgres.ts"
-import { countedPglite, engineLayer, jobDispatchLayer, JobDispatchWorkflow, postgresClient, countStatement, type Counter, type Executions } from "./DispatchWorkflow.ts"
+import { countedPglite, engineLayer, jobDispatchLayer, JobDispatchWorkflow, postgresClient, countStatement, until, type Counter, type Executions } from "./DispatchWorkflow.ts"
 
 const jobs = Number(process.env["WORKFLOW_COST_JOBS"] ?? 16)
 
@@ -36,15 +36,6 @@ const countCalls = (prototype: object, methods: ReadonlyArray<string>, counter: 
 const print = (line: string) => console.log(`workflow cost: ${line}`)
 
 const perJob = (statements: number) => (statements / jobs).toFixed(1)
-
-/** Waits until `condition` holds, checking every 20 ms; fails naming `what` if it has not after ten minutes. */
-const until = async (what: string, condition: () => boolean): Promise<void> => {
-  const deadline = Date.now() + 600_000
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-}
 
 /** Waits until at most two statements (the engine's background reads) were sent in a second. */
 const settled = async (counter: Counter): Promise<void> => {
@@ -75,7 +66,7 @@ describe("the lease path", () => {
     print(`lease path, PGlite, ${jobs} jobs in one pass: ${perJob(counter.statements)} statements per job, ${((performance.now() - started) / jobs).toFixed(1)} ms wall and ${((used.user + used.system) / 1000 / jobs).toFixed(1)} ms CPU per job`)
     for (const [text, times] of [...(counter.texts ?? [])].sort((a, b) => b[1] - a[1])) print(`  ${times} × ${text}`)
     expect(stored(sim, "trainjobs")).toHaveLength(jobs)
-  })
+  }, 600_000)
 })
 
 /** Builds an engine on `client` and dispatches job `first` through it; prints how long until that job was read back
@@ -89,7 +80,7 @@ const engineWithFirstJob = async (label: string, client: Layer.Layer<SqlClient.S
   const layer = jobDispatchLayer(executions).pipe(Layer.provideMerge(engineLayer("cost", 10_000, 3000)), Layer.provide(client), Layer.provide(SimCluster(sim, { callMs: 5000 })))
   const context = await Effect.runPromise(Layer.buildWithScope(layer, scope))
   await Effect.runPromise(Effect.provideContext(JobDispatchWorkflow.execute({ job: first }, { discard: true }), context))
-  await until("the first job's read-back", () => executions.get(`ReadBack ${first}`) === 1)
+  await until("the first job's read-back", () => executions.get(`ReadBack ${first}`) === 1, 600_000)
   print(`${label}: engine built and its first job read back in ${(performance.now() - built).toFixed(0)} ms, ${counter.statements - building} statements`)
   return {
     context,
@@ -114,7 +105,7 @@ const dispatchThroughEngine = async (label: string, client: Layer.Layer<SqlClien
     const cpu = process.cpuUsage()
     const ids = Array.from({ length: jobs }, (_, i) => i + 1)
     await Effect.runPromise(Effect.forEach(ids, (job) => Effect.provideContext(JobDispatchWorkflow.execute({ job }, { discard: true }), context), { concurrency: 16 }))
-    await until("every read-back", () => ids.every((job) => executions.get(`ReadBack ${job}`) === 1))
+    await until("every read-back", () => ids.every((job) => executions.get(`ReadBack ${job}`) === 1), 600_000)
     const used = process.cpuUsage(cpu)
     const wall = performance.now() - started
     const readBack = counter.statements
