@@ -1,9 +1,10 @@
 import { defaultRetryPolicy, step, type AcceptedJob, type DispatchInput } from "@dispatch/jobs"
-import { Result, Schema } from "effect"
+import { Option, Result, Schema } from "effect"
 import { IdParam, type JobResponse } from "../wire/ApiSchemas.ts"
 import type { Sql } from "../store/Database.ts"
 import { lockDispatchRow, stateOf, writeAnswer, type DispatchRow } from "../dispatch/DispatchRow.ts"
-import { insertJob, readJob } from "../store/JobStore.ts"
+import { onStore } from "../store/DatabaseBridge.ts"
+import { jobs } from "../store/Jobs.ts"
 import { JobsGroup } from "./Api.ts"
 import { ownerOf } from "./JobRoutes.ts"
 import { jobWire } from "../wire/JobWire.ts"
@@ -21,10 +22,10 @@ const notControllable = (action: string, row: DispatchRow) =>
 
 /** Reads the caller's job and its dispatch row, locked; undefined when the job is not the group's. */
 const lockedJob = async (sql: Sql, group: string, id: number): Promise<DispatchRow | undefined> =>
-  (await readJob(sql, group, id, true)) === undefined ? undefined : lockDispatchRow(sql, id)
+  Option.isNone(await onStore(sql, jobs, (stored) => stored.read(group, id, true))) ? undefined : lockDispatchRow(sql, id)
 
 const answer = async (context: Context): Promise<Result.Result<JobResponse, Refusal>> => {
-  const job = await readJob(context.db, context.principal.group, context.params.id)
+  const job = Option.getOrUndefined(await onStore(context.db, jobs, (stored) => stored.read(context.principal.group, context.params.id)))
   return job === undefined ? Result.fail(notFound(context.params.id)) : Result.succeed(jobWire(job, context.link))
 }
 
@@ -80,11 +81,11 @@ export const jobControlRoutes = [
   route(JobsGroup, "rerun", {
     handle: ({ db, principal, params, now, link }) =>
       db.transaction(async (sql) => {
-        const job = (await readJob(sql, principal.group, params.id))?.job
+        const job = Option.getOrUndefined(await onStore(sql, jobs, (stored) => stored.read(principal.group, params.id)))?.job
         if (job === undefined) return Result.fail(notFound(params.id))
         // A stored job carries every field of the request it was accepted from, frozen at creation.
         const accepted: AcceptedJob = job
-        const created = await insertJob(sql, ownerOf(principal), accepted, now(), job.id)
+        const created = Option.getOrUndefined(await onStore(sql, jobs, (stored) => stored.insert(ownerOf(principal), accepted, now(), job.id)))
         return created === undefined ? Result.fail(notFound(job.id)) : Result.succeed(jobWire(created, link))
       })
   })

@@ -1,41 +1,39 @@
 import {
   catalogOf,
+  defaultRetryPolicy,
   recordMetric,
   setMlflowRunId,
   stampLog,
+  statusOf,
+  step,
+  transition,
   wireMetricValue,
-  validateJobRequest
+  validateJobRequest,
+  type InvalidSearch,
+  type InvalidTransition,
+  type JobStatus,
+  type MetricRecord,
+  type StatusChange
 } from "@dispatch/jobs"
-import { Result } from "effect"
-import type { InvalidSearch } from "@dispatch/jobs"
-import { metricNumber, type StatusResponse, type StoredJob } from "../wire/ApiSchemas.ts"
+import { Effect, Option, Result, type Schema } from "effect"
+import type { SqlError } from "effect/sql"
+import { metricNumber, type MetricResponse, type StatusResponse, type StoredJob } from "../wire/ApiSchemas.ts"
 import type { Principal } from "./Auth.ts"
 import type { Sql } from "../store/Database.ts"
-import {
-  artifactsOf,
-  deleteJob,
-  insertJob,
-  insertLogs,
-  insertMetric,
-  jobWithMlflowRun,
-  latestMetrics,
-  listJobs,
-  metricSnapshots,
-  readJob,
-  readLogs,
-  statusHistory,
-  updateMlflowRun,
-  writeStatus
-} from "../store/JobStore.ts"
+import { onStore, runOn } from "../store/DatabaseBridge.ts"
+import { dispatchRows } from "../store/DispatchRows.ts"
+import { jobHistory, logSearchFields, MetricRow } from "../store/JobHistory.ts"
+import { jobs, jobSearchFields, type JobOwner, type UnreadableJob } from "../store/Jobs.ts"
+import { stateOf } from "../dispatch/DispatchRow.ts"
 import { listPage, renderRows, type RowNames, type UnreadableItem } from "../wire/ListPage.ts"
 import type { PageQuery, Page } from "../wire/Paging.ts"
-import { isTrue } from "../wire/DioptraPaging.ts"
+import { isTrue, searchTerms } from "../wire/DioptraPaging.ts"
 import { namesOtherGroup } from "../store/Groups.ts"
 import { jobWire, type NamedJob } from "../wire/JobWire.ts"
 import { insertArtifact, loadCatalogRows, readArtifact, readExperiment } from "../store/ResourceStore.ts"
 import { JobListQuery, JobsGroup } from "./Api.ts"
 import { route, type QueryValue, type RequestContext } from "./Route.ts"
-import { AlreadyExists, refusal, refusalOf, ResourceNotFound, TooManyReferences, type Refusal } from "../wire/ServiceProblem.ts"
+import { AlreadyExists, JobNotControllable, refusal, refusalOf, ResourceNotFound, TooManyReferences, type Refusal } from "../wire/ServiceProblem.ts"
 
 
 const jobNotFound = (id: number) => refusal(new ResourceNotFound({ resource: "job", id: String(id) }))
@@ -48,7 +46,7 @@ const withJob = async <A>(
   body: (job: StoredJob, named: NamedJob) => Promise<Result.Result<A, Refusal>>,
   lock = false
 ): Promise<Result.Result<A, Refusal>> => {
-  const named = await readJob(sql, group, id, lock)
+  const named = Option.getOrUndefined(await onStore(sql, jobs, (stored) => stored.read(group, id, lock)))
   return named === undefined ? Result.fail(jobNotFound(id)) : body(named.job, named)
 }
 
@@ -81,28 +79,72 @@ type SearchContext = RequestContext<unknown, PageQuery & Readonly<Record<string,
 type SearchRead<A> = (offset: number, limit: number) => Promise<Result.Result<{ readonly items: ReadonlyArray<A>; readonly total: number }, InvalidSearch>>
 
 /** The owner a new job records: the caller's group and name, and its user id when a user logged in. */
-export const ownerOf = (principal: Principal) => ({ group: principal.group, user: principal.name, ...(principal.userId === undefined ? {} : { userId: principal.userId }) })
+export const ownerOf = (principal: Principal): JobOwner => ({ group: principal.group, user: principal.name, ...(principal.userId === undefined ? {} : { userId: principal.userId }) })
+
+const inputAt = (at: string) => ({ nowMs: Date.parse(at), policy: defaultRetryPolicy, draw: 0 })
+
+/** Deletes a job as the dispatch machine says: its rows stay, as upstream keeps a deleted job's history, and a job
+ * an attempt was made for stays `stopping` (hidden from the API) until Stop left nothing of it on the cluster. A
+ * dispatcher's claim is kept, so the stop waits for its Start to end. False when there is no such job. */
+const deleteJob = (group: string, id: number, at: string) =>
+  Effect.gen(function* () {
+    const rows = yield* dispatchRows
+    // Read, decided and written against what was read: a row that moved meanwhile (a dispatcher's answer) is read again.
+    for (;;) {
+      const found = yield* rows.live(group, id)
+      if (Option.isNone(found)) return false
+      const answer = step(stateOf(found.value), { type: "delete" }, inputAt(at))
+      if (answer.refused !== undefined) return false
+      if (yield* rows.writeAnswer(found.value, answer, at, { claim: "keep", modified: true })) return true
+    }
+  })
+
+/** A status write (Dioptra's `PUT .../status`) as the dispatch machine allows it: a change Dioptra's transitions
+ * refuse is `InvalidTransition`; one on a job the service drives on the cluster is `JobNotControllable`. The job's
+ * row must be locked by the caller. Answers the job's new status. */
+const writeStatus = (id: number, change: StatusChange, at: string) =>
+  Effect.gen(function* () {
+    const rows = yield* dispatchRows
+    const found = yield* rows.read(id)
+    if (Option.isNone(found)) return Result.fail<InvalidTransition | JobNotControllable>(new JobNotControllable({ action: "set the status of", job: id, jobStatus: "deleted", dispatch: "done" }))
+    const row = found.value
+    const next = transition(row.status, change)
+    if (Result.isFailure(next)) return Result.fail<InvalidTransition | JobNotControllable>(next.failure)
+    const answer = step(stateOf(row), { type: "setStatus", change }, inputAt(at))
+    if (answer.refused !== undefined) return Result.fail(new JobNotControllable({ action: "set the status of", job: id, jobStatus: row.status, dispatch: row.dispatchState }))
+    yield* rows.writeAnswer(row, answer, at, { claim: "keep" })
+    return Result.succeed<JobStatus>(statusOf(answer.state))
+  })
 
 const removeJob = async (db: Sql, group: string, id: number, at: string) =>
-  (await deleteJob(db, group, id, at)) ? Result.succeed({ status: "Success" as const, id: [id] }) : Result.fail(jobNotFound(id))
+  (await runOn(db, deleteJob(group, id, at))) ? Result.succeed({ status: "Success" as const, id: [id] }) : Result.fail(jobNotFound(id))
 
 // The run id is kept canonical (dashed, lower case), so uniqueness holds across MLflow's and Python's spellings.
 const setRunId = (sql: Sql, group: string, job: StoredJob, runId: string, at: string) => {
   const updated = setMlflowRunId(job, runId, at)
   if (Result.isFailure(updated)) return Promise.resolve(Result.fail(refusal(updated.failure)))
   const canonical = updated.success.mlflowRunId ?? runId
-  return jobWithMlflowRun(sql, group, canonical).then(async (holder) => {
-    if (holder !== undefined) return Result.fail(refusal(new AlreadyExists({ resource: "job", field: "mlflowRunId", value: canonical })))
-    await updateMlflowRun(sql, job.id, canonical, updated.success.lastModifiedOn)
-    return Result.succeed({ mlflowRunId: canonical })
-  })
+  return onStore(sql, jobs, (stored) =>
+    Effect.flatMap(stored.withMlflowRun(group, canonical), (holder): Effect.Effect<Result.Result<{ readonly mlflowRunId: string }, Refusal>, SqlError.SqlError | Schema.SchemaError> =>
+      Option.isSome(holder)
+        ? Effect.succeed(Result.fail(refusal(new AlreadyExists({ resource: "job", field: "mlflowRunId", value: canonical }))))
+        : Effect.as(stored.setMlflowRun(job.id, canonical, updated.success.lastModifiedOn), Result.succeed({ mlflowRunId: canonical }))
+    )
+  )
 }
 
-const statusOf = async (sql: Sql, job: StoredJob): Promise<StatusResponse> => ({
+const statusAnswer = async (sql: Sql, job: StoredJob): Promise<StatusResponse> => ({
   id: job.id,
   status: job.status,
-  history: await statusHistory(sql, job.id)
+  // Every status the job has had, oldest first, with the reason the service gave for it.
+  history: (await onStore(sql, jobHistory, (history) => history.statuses(job.id))).map(({ reason, ...entry }) => (reason === null ? entry : { ...entry, reason }))
 })
+
+const metricAnswer = (row: typeof MetricRow.Type): MetricResponse => {
+  const { specialValue, ...rest } = row
+  const record: MetricRecord = { ...rest, ...(specialValue === null ? {} : { specialValue }) }
+  return { job: record.job, name: record.name, step: record.step, value: wireMetricValue(record), timestamp: record.timestamp }
+}
 
 type JobListContext = RequestContext<unknown, typeof JobListQuery.Type, unknown>
 
@@ -110,17 +152,29 @@ const jobPage = (context: JobListContext, path: string, experiment?: number) =>
   searchedPage(context, path, async (offset, limit) => {
     // Another group's list is empty, but its search is still checked, as the other lists check it.
     const other = namesOtherGroup(context.query.groupId, context.principal.groupId)
-    const listed = await listJobs(context.db, {
-      group: context.principal.group,
-      ...(experiment === undefined ? {} : { experiment }),
-      ...(context.query.search === undefined ? {} : { search: context.query.search }),
-      sortBy: context.query.sortBy ?? "id",
-      descending: isTrue(context.query.descending),
-      offset,
-      limit: other ? 0 : limit
-    })
-    return Result.map(listed, ({ jobs, total }) => (other ? { items: [], total: 0 } : { items: renderRows(context, jobNames, jobs, (named) => named.job.id, (named) => jobWire(named, context.link)), total }))
+    const terms = searchTerms(context.query.search, jobSearchFields)
+    if (Result.isFailure(terms)) return Result.fail(terms.failure)
+    const listed = await onStore(context.db, jobs, (stored) =>
+      stored.list({
+        group: context.principal.group,
+        ...(experiment === undefined ? {} : { experiment }),
+        terms: terms.success,
+        sortBy: context.query.sortBy ?? "id",
+        descending: isTrue(context.query.descending),
+        offset,
+        limit: other ? 0 : limit
+      })
+    )
+    return Result.succeed(other ? { items: [], total: 0 } : { items: renderRows(context, jobNames, listed.jobs, rowId, (row) => jobWire(readable(row), context.link)), total: listed.total })
   }, jobNames)
+
+const rowId = (row: Result.Result<NamedJob, UnreadableJob>) => (Result.isSuccess(row) ? row.success.job.id : row.failure.id)
+
+// A row that did not decode is rendered as what it is, so the list answers it as unreadable.
+const readable = (row: Result.Result<NamedJob, UnreadableJob>): NamedJob => {
+  if (Result.isFailure(row)) throw row.failure.error
+  return row.success
+}
 
 const jobNames: RowNames = { resource: "job", path: (id) => `/jobs/${id}` }
 
@@ -146,7 +200,7 @@ export const jobRoutes = [
       })
       const accepted = validateJobRequest(params.id, body, catalog)
       if (Result.isFailure(accepted)) return Result.fail(refusalOf(accepted.failure.problems))
-      const job = await insertJob(sql, ownerOf(principal), accepted.success, now())
+      const job = Option.getOrUndefined(await onStore(sql, jobs, (stored) => stored.insert(ownerOf(principal), accepted.success, now())))
       return job === undefined ? Result.fail(jobNotFound(0)) : Result.succeed(jobWire(job, link))
     }
   }),
@@ -179,7 +233,7 @@ export const jobRoutes = [
   route(JobsGroup, "artifactParameters", {
     handle: ({ principal, params, db }) =>
       withJob(db, principal.group, params.id, async (job) => {
-        const artifacts = await artifactsOf(db, principal.group, Object.values(job.artifactValues).map((ref) => ref.id))
+        const artifacts = await onStore(db, jobs, (stored) => stored.artifactsOf(principal.group, Object.values(job.artifactValues).map((ref) => ref.id)))
         return Result.succeed(
           Object.fromEntries(
             Object.entries(job.artifactValues).map(([name, ref]) => [
@@ -214,10 +268,10 @@ export const jobRoutes = [
       )
   }),
   route(JobsGroup, "status", {
-    handle: ({ principal, params, db }) => withJob(db, principal.group, params.id, async (job) => Result.succeed(await statusOf(db, job)))
+    handle: ({ principal, params, db }) => withJob(db, principal.group, params.id, async (job) => Result.succeed(await statusAnswer(db, job)))
   }),
   route(JobsGroup, "statusInExperiment", {
-    handle: ({ principal, params, db }) => withExperimentJob(db, principal.group, params, async (job) => Result.succeed(await statusOf(db, job)))
+    handle: ({ principal, params, db }) => withExperimentJob(db, principal.group, params, async (job) => Result.succeed(await statusAnswer(db, job)))
   }),
   route(JobsGroup, "setStatus", {
     handle: ({ principal, params, body, db, now }) =>
@@ -227,9 +281,9 @@ export const jobRoutes = [
           principal.group,
           params,
           async (job) => {
-            const next = await writeStatus(sql, job.id, body.status, now())
+            const next = await runOn(sql, writeStatus(job.id, body.status, now()))
             if (Result.isFailure(next)) return Result.fail(refusal(next.failure))
-            return Result.succeed(await statusOf(sql, { ...job, status: next.success }))
+            return Result.succeed(await statusAnswer(sql, { ...job, status: next.success }))
           },
           true
         )
@@ -240,16 +294,20 @@ export const jobRoutes = [
       withJob(context.db, context.principal.group, context.params.id, (job) =>
         searchedPage(context, `/jobs/${job.id}/log`, async (offset, limit) => {
           const { severity, sortBy, search } = context.query
-          const read = await readLogs(context.db, {
-            job: job.id,
-            ...(severity === undefined ? {} : { severities: typeof severity === "string" ? [severity] : severity }),
-            ...(sortBy === undefined ? {} : { sortBy }),
-            ...(search === undefined ? {} : { search }),
-            descending: isTrue(context.query.descending),
-            offset,
-            limit
-          })
-          return Result.map(read, ({ records, total }) => ({ items: records, total }))
+          const terms = searchTerms(search, logSearchFields)
+          if (Result.isFailure(terms)) return Result.fail(terms.failure)
+          const { records, total } = await onStore(context.db, jobHistory, (history) =>
+            history.logs({
+              job: job.id,
+              terms: terms.success,
+              ...(severity === undefined ? {} : { severities: typeof severity === "string" ? [severity] : severity }),
+              ...(sortBy === undefined ? {} : { sortBy }),
+              descending: isTrue(context.query.descending),
+              offset,
+              limit
+            })
+          )
+          return Result.succeed({ items: records, total })
         })
       )
   }),
@@ -260,13 +318,13 @@ export const jobRoutes = [
         withJob(sql, principal.group, params.id, async (job) => {
           const at = now()
           const records = body.data.map((input) => stampLog(job.id, input, at))
-          await insertLogs(sql, records)
+          await onStore(sql, jobHistory, (history) => history.appendLogs(records))
           return Result.succeed(records)
         })
       )
   }),
   route(JobsGroup, "metrics", {
-    handle: ({ principal, params, db }) => withJob(db, principal.group, params.id, async (job) => Result.succeed(await latestMetrics(db, job.id)))
+    handle: ({ principal, params, db }) => withJob(db, principal.group, params.id, async (job) => Result.succeed((await onStore(db, jobHistory, (history) => history.latestMetrics(job.id))).map(metricAnswer)))
   }),
   route(JobsGroup, "recordMetric", {
     reports: true,
@@ -278,7 +336,8 @@ export const jobRoutes = [
           now()
         )
         if (Result.isFailure(record)) return Result.fail(refusalOf(record.failure.problems))
-        await insertMetric(db, record.success)
+        const recorded = record.success
+        await onStore(db, jobHistory, (history) => history.appendMetric(recorded))
         return Result.succeed({ ...record.success, value: wireMetricValue(record.success) })
       })
   }),
@@ -287,8 +346,8 @@ export const jobRoutes = [
       withJob(context.db, context.principal.group, context.params.id, async (job) => {
         // A metric never posted is an empty page, as upstream answers it, not a 404.
         const listed = await listPage(context, `/jobs/${job.id}/metrics/${encodeURIComponent(context.params.name)}/snapshots`, async (offset, limit) => {
-          const { records, total } = await metricSnapshots(context.db, job.id, context.params.name, offset, limit)
-          return { items: records, total }
+          const { records, total } = await onStore(context.db, jobHistory, (history) => history.metricValues(job.id, context.params.name, offset, limit))
+          return { items: records.map(metricAnswer), total }
         })
         return Result.succeed(listed)
       })
