@@ -7,6 +7,7 @@ import { JobDispatch } from "../wire/ApiSchemas.ts"
 import type { NamedJob } from "../wire/JobWire.ts"
 import { StoredNumber } from "./DispatchRows.ts"
 import { searchCondition } from "./SearchCondition.ts"
+import { decodeRows } from "./UnreadableRow.ts"
 
 // jsonb keeps an object's keys ordered by length (then bytes), and a job has always been answered in that order:
 // its TrainJob and last error are read in it, so the answer stays the same byte for byte.
@@ -155,7 +156,6 @@ export const jobs = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const columns = sql.literal(jobColumns)
   const tables = sql.literal(jobTablesFrom("jobs j"))
-  const named = <E, R>(read: Effect.Effect<Option.Option<JobRow>, E, R>) => Effect.map(read, Option.map(jobOf))
   const decodeRow = Schema.decodeUnknownResult(JobRow)
   const decodeId = Schema.decodeUnknownEffect(RowId)
   // One bad row never breaks a list: it is answered as what it is, unreadable, beside the others.
@@ -165,11 +165,8 @@ export const jobs = Effect.gen(function* () {
       ? Effect.succeed(Result.succeed(jobOf(decoded.success)))
       : Effect.map(decodeId(row), ({ id }) => Result.fail({ id, error: decoded.failure }))
   }
-  const read = SqlSchema.findOneOption({
-    Request: Schema.Struct({ group: Schema.String, id: Schema.Number, lock: Schema.Boolean }),
-    Result: JobRow,
-    execute: ({ group, id, lock }) => sql`select ${columns} from ${tables} where j.id = ${id} and j.grp = ${group} and not j.deleted${sql.literal(lock ? " for update of j" : "")}`
-  })
+  // A job read alone that does not decode cannot be answered: that is the service's defect.
+  const first = (row: string) => (rows: ReadonlyArray<unknown>) => Effect.map(decodeRows(JobRow, row)(rows), (decoded) => Option.map(Option.fromNullishOr(decoded[0]), jobOf))
   const withMlflowRun = SqlSchema.findOneOption({
     Request: Schema.Struct({ group: Schema.String, runId: Schema.String }),
     Result: RowId,
@@ -186,8 +183,7 @@ export const jobs = Effect.gen(function* () {
     /** Inserts a new queued job and the first entry of its status history, and answers the job as stored, all in
      * one statement; `rerunOf` names the job it re-runs. None when the job's references are gone. */
     insert: (owner: JobOwner, job: AcceptedJob, at: string, rerunOf?: number) =>
-      named(
-        Effect.flatMap(
+      Effect.flatMap(
           sql`with j as (
              insert into jobs (grp, username, experiment, entrypoint, entrypoint_snapshot, queue, parameter_values, artifact_values, swaps,
                timeout_seconds, timeout, description, status, created_on, last_modified_on, rerun_of, user_id)
@@ -196,11 +192,14 @@ export const jobs = Effect.gen(function* () {
                ${job.timeoutSeconds}, ${job.timeout}, ${job.description}, 'queued', ${at}, ${at}, ${rerunOf ?? null}, ${owner.userId ?? null}) returning *),
            history as (insert into job_status_history (job, status, changed_on) select id, 'queued', ${at} from j)
            select ${columns} from ${sql.literal(jobTablesFrom("j"))}`,
-          (rows) => Effect.map(Schema.decodeUnknownEffect(Schema.Array(JobRow))(rows), (decoded) => Option.fromNullishOr(decoded[0]))
-        )
+        first("the job just created")
       ),
     /** One job of a group; `lock` holds its row until the transaction ends, for read-modify-write. */
-    read: (group: string, id: number, lock = false) => named(read({ group, id, lock })),
+    read: (group: string, id: number, lock = false) =>
+      Effect.flatMap(
+        sql`select ${columns} from ${tables} where j.id = ${id} and j.grp = ${group} and not j.deleted${sql.literal(lock ? " for update of j" : "")}`,
+        first(`job ${id}`)
+      ),
     /** One window of a group's jobs (of one experiment, if given) matching the search, in the order asked (ties by
      * id), and how many match; a row that does not decode is listed as unreadable. */
     list: (listing: JobListing) => {
