@@ -8,7 +8,7 @@ import { jobs } from "../store/Jobs.ts"
 import { JobsGroup } from "./Api.ts"
 import { ownerOf } from "./JobRoutes.ts"
 import { jobWire } from "../wire/JobWire.ts"
-import { route, type RequestContext } from "./Route.ts"
+import { promiseRoute as route, type RequestContext } from "./Route.ts"
 import { ClusterActionFailed, JobNotControllable, refusal, ResourceNotFound, type Refusal } from "../wire/ServiceProblem.ts"
 
 const JobParams = Schema.Struct({ id: IdParam })

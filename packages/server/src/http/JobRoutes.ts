@@ -32,7 +32,7 @@ import { namesOtherGroup } from "../store/Groups.ts"
 import { jobWire, type NamedJob } from "../wire/JobWire.ts"
 import { insertArtifact, loadCatalogRows, readArtifact, readExperiment } from "../store/ResourceStore.ts"
 import { JobListQuery, JobsGroup } from "./Api.ts"
-import { route, type QueryValue, type RequestContext } from "./Route.ts"
+import { promiseRoute as route, type QueryValue, type RequestContext } from "./Route.ts"
 import { AlreadyExists, JobNotControllable, refusal, refusalOf, ResourceNotFound, TooManyReferences, type Refusal } from "../wire/ServiceProblem.ts"
 
 

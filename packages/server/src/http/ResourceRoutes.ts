@@ -44,7 +44,7 @@ import {
 } from "../store/ResourceStore.ts"
 import { entrypointView, experimentView, queueView } from "../wire/ResourceViews.ts"
 import { ArtifactsGroup, EntrypointsGroup, ExperimentsGroup, QueuesGroup } from "./Api.ts"
-import { route, type RequestContext } from "./Route.ts"
+import { promiseRoute as route, type RequestContext } from "./Route.ts"
 import { AlreadyExists, InvalidRequest, NotYourGroup, refusal, refusalOf, ResourceNotFound, ResourceTooLarge, SnapshotTooLarge, TooManyReferences, TooManySnapshots, type Refusal, type ServiceProblem } from "../wire/ServiceProblem.ts"
 
 const notFound = (resource: string, id: number) => new ResourceNotFound({ resource, id: String(id) })

@@ -1,5 +1,5 @@
 import type { QueueBackend } from "@dispatch/jobs"
-import { Context, type Result, Schema } from "effect"
+import { Context, Effect, Result, Schema } from "effect"
 import { OpenApi, type HttpApiEndpoint } from "effect/http-api"
 import { TakesIdempotencyKey } from "./Api.ts"
 import type { Principal } from "./Auth.ts"
@@ -7,6 +7,22 @@ import type { Database } from "../store/Database.ts"
 import type { JobControl } from "../dispatch/JobControl.ts"
 import type { AnswerLimits } from "../wire/Limits.ts"
 import type { Refusal } from "../wire/ServiceProblem.ts"
+import {
+  AnswerLimitsService,
+  Caller,
+  ClientAddress,
+  Control,
+  DefectLog,
+  Links,
+  RequestDatabase,
+  ServiceClock,
+  ServiceSettings,
+  SetCookie,
+  type QueryValue,
+  type RequestServices
+} from "./RequestServices.ts"
+
+export type { QueryValue } from "./RequestServices.ts"
 
 /** What a handler gets: who asks, the decoded request parts, the database, the clock and a link maker. */
 export interface RequestContext<P, Q, B> {
@@ -37,9 +53,6 @@ export interface RequestContext<P, Q, B> {
   readonly log: (line: string) => void
 }
 
-/** A query parameter's value: one, or a list (the parameter repeated). */
-export type QueryValue = string | number | ReadonlyArray<string>
-
 /** An HTTP method the API uses. */
 export type Method = "GET" | "POST" | "PUT" | "DELETE"
 
@@ -69,8 +82,19 @@ export interface Route {
   readonly keyed: boolean
   /** True when anyone may call it, without a session or token (sign-up, login). */
   readonly open: boolean
-  readonly handle: (context: RequestContext<any, any, any>) => Promise<Result.Result<unknown, Refusal>>
+  readonly handle: Handler<any, any, any, unknown>
 }
+
+/** A request's decoded parts, as its endpoint declares them. */
+export interface RequestParts<P, Q, B> {
+  readonly params: P
+  readonly query: Q
+  readonly body: B
+}
+
+/** What answers an endpoint: an Effect from the request's decoded parts to the answer, failing with the declared
+ * refusals, reading all else (who asks, the clock, the database, …) from its context. */
+export type Handler<P, Q, B, A> = (request: RequestParts<P, Q, B>) => Effect.Effect<A, Refusal, RequestServices>
 
 type TypeOf<S> = [S] extends [never] ? undefined : S extends Schema.Top ? S["Type"] : undefined
 /** A declared group, as far as a route needs it. */
@@ -86,9 +110,7 @@ export const route = <G extends GroupLike, const K extends keyof G["endpoints"] 
   definition: {
     readonly reports?: boolean
     readonly open?: boolean
-    readonly handle: (
-      context: RequestContext<TypeOf<EndpointOf<G, K>["~Params"]>, TypeOf<EndpointOf<G, K>["~Query"]>, TypeOf<EndpointOf<G, K>["~Payload"]>>
-    ) => Promise<Result.Result<TypeOf<EndpointOf<G, K>["~Success"]>, Refusal>>
+    readonly handle: Handler<TypeOf<EndpointOf<G, K>["~Params"]>, TypeOf<EndpointOf<G, K>["~Query"]>, TypeOf<EndpointOf<G, K>["~Payload"]>, TypeOf<EndpointOf<G, K>["~Success"]>>
   }
 ): Route => {
   const endpoint = group.endpoints[name] as HttpApiEndpoint.Top
@@ -114,3 +136,45 @@ export const route = <G extends GroupLike, const K extends keyof G["endpoints"] 
     handle: definition.handle as Route["handle"]
   }
 }
+
+// The request's context as one bag, made from the services, for the handlers not yet written as Effects.
+const requestContext = <P, Q, B>(parts: RequestParts<P, Q, B>): Effect.Effect<RequestContext<P, Q, B>, never, RequestServices> =>
+  Effect.gen(function* () {
+    const settings = yield* ServiceSettings
+    const clock = yield* ServiceClock
+    const links = yield* Links
+    return {
+      ...parts,
+      principal: yield* Caller,
+      db: yield* RequestDatabase,
+      now: clock.now,
+      link: links.link,
+      control: yield* Control,
+      limits: yield* AnswerLimitsService,
+      signup: settings.signup,
+      signupGroup: settings.signupGroup,
+      client: yield* ClientAddress,
+      defaultBackend: settings.defaultBackend,
+      setCookie: yield* SetCookie,
+      log: yield* DefectLog
+    }
+  })
+
+/** Implements an endpoint with a Promise handler that takes the request's context as one bag: the handlers not yet
+ * written as Effects. What the Promise throws is a defect of the answer (see `onDatabase`). */
+export const promiseRoute = <G extends GroupLike, const K extends keyof G["endpoints"] & string>(
+  group: G,
+  name: K,
+  definition: {
+    readonly reports?: boolean
+    readonly open?: boolean
+    readonly handle: (
+      context: RequestContext<TypeOf<EndpointOf<G, K>["~Params"]>, TypeOf<EndpointOf<G, K>["~Query"]>, TypeOf<EndpointOf<G, K>["~Payload"]>>
+    ) => Promise<Result.Result<TypeOf<EndpointOf<G, K>["~Success"]>, Refusal>>
+  }
+): Route =>
+  route(group, name, {
+    ...definition,
+    handle: (parts) =>
+      Effect.flatMap(requestContext(parts), (context) => Effect.flatMap(Effect.promise(() => definition.handle(context)), Effect.fromResult))
+  })

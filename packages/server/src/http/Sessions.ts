@@ -1,8 +1,6 @@
 // Login sessions: the cookie holds a random token; the database keeps only its SHA-256, the user and the expiry.
 import { createHash, randomBytes } from "node:crypto"
-import { Option } from "effect"
-import type { Sql } from "../store/Database.ts"
-import { onStore } from "../store/DatabaseBridge.ts"
+import { Effect, Option } from "effect"
 import { loginSessions } from "../store/LoginSessions.ts"
 
 /** The cookie a login session travels in. */
@@ -47,29 +45,31 @@ export interface SessionUser {
 }
 
 /** The user of a session token that has not expired at `now`. */
-export const sessionUser = async (sql: Sql, token: string, now: string): Promise<SessionUser | undefined> =>
-  Option.getOrUndefined(await onStore(sql, loginSessions, (sessions) => sessions.user({ tokenHash: tokenHash(token), now })))
+export const sessionUser = (token: string, now: string) =>
+  Effect.flatMap(loginSessions, (sessions) => Effect.map(sessions.user({ tokenHash: tokenHash(token), now }), Option.getOrUndefined))
 
 /** Stores a new session for a user, expiring `sessionSeconds` after `now`. */
-export const openSession = async (sql: Sql, userId: number, token: string, now: string): Promise<void> => {
+export const openSession = (userId: number, token: string, now: string) => {
   const expires = new Date(Date.parse(now) + sessionSeconds * 1000).toISOString()
-  await onStore(sql, loginSessions, (sessions) => sessions.open({ tokenHash: tokenHash(token), userId, now, expires }))
+  return Effect.flatMap(loginSessions, (sessions) => sessions.open({ tokenHash: tokenHash(token), userId, now, expires }))
 }
 
 /** Ends one session, or every session of its user. */
-export const closeSession = (sql: Sql, token: string, everywhere: boolean): Promise<void> =>
-  onStore(sql, loginSessions, (sessions) => sessions.close(tokenHash(token), everywhere))
+export const closeSession = (token: string, everywhere: boolean) => Effect.flatMap(loginSessions, (sessions) => sessions.close(tokenHash(token), everywhere))
 
 /** The failed logins counted under `key` within the window ending at `now`. */
-export const recentFailures = async (sql: Sql, key: string, now: string): Promise<number> => {
-  const row = Option.getOrUndefined(await onStore(sql, loginSessions, (sessions) => sessions.failures(key)))
-  if (row === undefined) return 0
-  return Date.parse(now) - Date.parse(row.first_failed_on) < failureWindowSeconds * 1000 ? row.failures : 0
-}
+export const recentFailures = (key: string, now: string) =>
+  Effect.flatMap(loginSessions, (sessions) =>
+    Effect.map(sessions.failures(key), (found) => {
+      const row = Option.getOrUndefined(found)
+      if (row === undefined) return 0
+      return Date.parse(now) - Date.parse(row.first_failed_on) < failureWindowSeconds * 1000 ? row.failures : 0
+    })
+  )
 
 /** Counts one failed login under `key`, starting a new window when the last one has passed. */
-export const countFailure = (sql: Sql, key: string, now: string): Promise<void> =>
-  onStore(sql, loginSessions, (sessions) => sessions.countFailure(key, now, new Date(Date.parse(now) - failureWindowSeconds * 1000).toISOString()))
+export const countFailure = (key: string, now: string) =>
+  Effect.flatMap(loginSessions, (sessions) => sessions.countFailure(key, now, new Date(Date.parse(now) - failureWindowSeconds * 1000).toISOString()))
 
 /** Forgets the failed logins counted under `key`. */
-export const clearFailures = (sql: Sql, key: string): Promise<void> => onStore(sql, loginSessions, (sessions) => sessions.clearFailures(key))
+export const clearFailures = (key: string) => Effect.flatMap(loginSessions, (sessions) => sessions.clearFailures(key))

@@ -79,7 +79,8 @@ const connectionOver = (sql: Sql): SqlConnection.Connection => {
 
 const clients = new WeakMap<Sql, SqlClient.SqlClient>()
 
-const clientOver = (sql: Sql): SqlClient.SqlClient => {
+/** An effect/sql client whose statements go through `sql` (the database, or one of its open transactions). */
+export const clientOver = (sql: Sql): SqlClient.SqlClient => {
   const known = clients.get(sql)
   if (known !== undefined) return known
   const client = Effect.runSync(

@@ -1,7 +1,8 @@
 import { ResourceId } from "@dispatch/jobs"
-import { Schema } from "effect"
+import { Effect, Schema } from "effect"
 import { page, pageWindow, type Page, type PageQuery } from "./Paging.ts"
-import type { QueryValue, RequestContext } from "../http/Route.ts"
+import { AnswerLimitsService, DefectLog, Links, type QueryValue } from "../http/RequestServices.ts"
+import type { AnswerLimits } from "./Limits.ts"
 
 /** What a list answers in place of a stored row it cannot render (a defect: nothing the API accepts makes one):
  * the row's id and URL, so it can be found and deleted, and why it is shown so. Dioptra's clients read it as
@@ -24,7 +25,16 @@ export interface RowNames {
   readonly path: (id: number) => string
 }
 
-type ListContext = RequestContext<unknown, PageQuery & Readonly<Record<string, QueryValue | undefined>>, unknown>
+/** A list request's query: its page and the other fields its links repeat. */
+export type ListQuery = PageQuery & Readonly<Record<string, QueryValue | undefined>>
+
+/** What a list page needs of its request: its query, a link maker, the answer limits and the defect log. */
+export interface ListContext {
+  readonly query: ListQuery
+  readonly link: (path: string, query?: Readonly<Record<string, QueryValue>>) => string
+  readonly limits: AnswerLimits
+  readonly log: (line: string) => void
+}
 
 const unreadable = (context: ListContext, names: RowNames, id: number, cause: unknown): UnreadableItem => {
   const reason = cause instanceof Error ? cause.message : String(cause)
@@ -57,7 +67,12 @@ export function listPage<A>(context: ListContext, path: string, read: Read<A>): 
 export function listPage<A>(context: ListContext, path: string, read: Read<A>, names: RowNames): Promise<Page<A | UnreadableItem>>
 export async function listPage<A>(context: ListContext, path: string, read: Read<A>, names?: RowNames): Promise<Page<A | UnreadableItem>> {
   const window = pageWindow(context.query)
-  const { items, total } = await read(window.index, window.pageLength)
+  return pageFrom(context, path, await read(window.index, window.pageLength), names)
+}
+
+// One read window as its page (see `listPage`).
+const pageFrom = <A>(context: ListContext, path: string, { items, total }: { readonly items: ReadonlyArray<A>; readonly total: number }, names?: RowNames): Page<A | UnreadableItem> => {
+  const window = pageWindow(context.query)
   const kept = Object.fromEntries(Object.entries(context.query).filter((e): e is [string, QueryValue] => e[1] !== undefined))
   const linkTo = (index: number) => context.link(path, { ...kept, index, pageLength: window.pageLength })
   if (names === undefined) return page(items, total, window, linkTo, context.limits.pageBytes)
@@ -68,3 +83,23 @@ export async function listPage<A>(context: ListContext, path: string, read: Read
   }
   return page<A | UnreadableItem>(items, total, window, linkTo, context.limits.pageBytes, fallback)
 }
+
+/** What a list page needs of its request, from the request's services. */
+export const listContext = (query: ListQuery): Effect.Effect<ListContext, never, Links | AnswerLimitsService | DefectLog> =>
+  Effect.gen(function* () {
+    const { link } = yield* Links
+    return { query, link, limits: yield* AnswerLimitsService, log: yield* DefectLog }
+  })
+
+/** Effect's `listPage`: reads one window of a list with `read` and answers its page. */
+export function pageOf<A, E, R>(query: ListQuery, path: string, read: EffectRead<A, E, R>): Effect.Effect<Page<A>, E, R | Links | AnswerLimitsService | DefectLog>
+export function pageOf<A, E, R>(query: ListQuery, path: string, read: EffectRead<A, E, R>, names: RowNames): Effect.Effect<Page<A | UnreadableItem>, E, R | Links | AnswerLimitsService | DefectLog>
+export function pageOf<A, E, R>(query: ListQuery, path: string, read: EffectRead<A, E, R>, names?: RowNames): Effect.Effect<Page<A | UnreadableItem>, E, R | Links | AnswerLimitsService | DefectLog> {
+  return Effect.gen(function* () {
+    const context = yield* listContext(query)
+    const window = pageWindow(query)
+    return pageFrom(context, path, yield* read(window.index, window.pageLength), names)
+  })
+}
+
+type EffectRead<A, E, R> = (offset: number, limit: number) => Effect.Effect<{ readonly items: ReadonlyArray<A>; readonly total: number }, E, R>

@@ -1,0 +1,110 @@
+// What a handler reads from its context while it answers one request: who asks, the service's settings and
+// clock, how big an answer may be, how to link to the API, where to send a Set-Cookie or a defect, and the
+// database. The API layer provides them per request (Handlers.ts); a handler names what it uses in its type.
+import type { QueueBackend } from "@dispatch/jobs"
+import { Context, Effect, type Result, Schema } from "effect"
+import { SqlClient, SqlError } from "effect/sql"
+import type { Principal } from "./Auth.ts"
+import type { JobControl } from "../dispatch/JobControl.ts"
+import { databaseError, DatabaseError, type Database } from "../store/Database.ts"
+import { runOn } from "../store/DatabaseBridge.ts"
+import { joined } from "./Idempotency.ts"
+import type { AnswerLimits } from "../wire/Limits.ts"
+
+/** Who asks: the principal the Authorization middleware admitted. */
+export class Caller extends Context.Service<Caller, Principal>()("dispatch/Caller") {}
+
+/** The service's clock, as the API shows time. */
+export class ServiceClock extends Context.Service<ServiceClock, {
+  /** The service's time as an ISO-8601 string. */
+  readonly now: () => string
+}>()("dispatch/ServiceClock") {}
+
+/** How much one answer may hold. */
+export class AnswerLimitsService extends Context.Service<AnswerLimitsService, AnswerLimits>()("dispatch/AnswerLimits") {}
+
+/** A query parameter's value: one, or a list (the parameter repeated). */
+export type QueryValue = string | number | ReadonlyArray<string>
+
+/** Makes absolute links into the API. */
+export class Links extends Context.Service<Links, {
+  /** The absolute URL of an API path with a query string; a list value repeats its parameter. */
+  readonly link: (path: string, query?: Readonly<Record<string, QueryValue>>) => string
+}>()("dispatch/Links") {}
+
+/** The dispatcher's controls, when the service dispatches to a cluster (undefined when it does not). */
+export class Control extends Context.Service<Control, JobControl | undefined>()("dispatch/Control") {}
+
+/** The service's settings a handler acts on. */
+export class ServiceSettings extends Context.Service<ServiceSettings, {
+  /** Whether the service registers users (`--signup`). */
+  readonly signup: boolean
+  /** The group users who sign up join. */
+  readonly signupGroup: string
+  /** The backend a queue registered without one gets (`--default-backend`), if the service has one. */
+  readonly defaultBackend: QueueBackend | undefined
+}>()("dispatch/ServiceSettings") {}
+
+/** The address the request came from (for counting failed logins), `unknown` when the transport gives none. */
+export class ClientAddress extends Context.Service<ClientAddress, string>()("dispatch/ClientAddress") {}
+
+/** Adds a `Set-Cookie` header to the answer. */
+export class SetCookie extends Context.Service<SetCookie, (value: string) => void>()("dispatch/SetCookie") {}
+
+/** Reports a defect of the service (a stored row it cannot render) in its log, one line. */
+export class DefectLog extends Context.Service<DefectLog, (line: string) => void>()("dispatch/DefectLog") {}
+
+/** The database as the request sees it (inside the creation's transaction, when it runs in one), for the stores
+ * that still take a Promise `Sql`; repositories take the SqlClient, which is the same connection. */
+export class RequestDatabase extends Context.Service<RequestDatabase, Database>()("dispatch/RequestDatabase") {}
+
+/** Everything a handler may read from its context. */
+export type RequestServices =
+  | Caller
+  | ServiceClock
+  | AnswerLimitsService
+  | Links
+  | Control
+  | ServiceSettings
+  | ClientAddress
+  | SetCookie
+  | DefectLog
+  | RequestDatabase
+  | SqlClient.SqlClient
+
+/** The service's time now, as an ISO-8601 string. */
+export const now: Effect.Effect<string, never, ServiceClock> = ServiceClock.useSync((clock) => clock.now())
+
+/** A not-yet-converted Promise store called on the request's database: the one place a handler crosses into
+ * Promise code. Its failure (the database's) is no refusal of the request: it is a defect of the answer, which
+ * the API layer answers as it always has (a lost race 409, else 500) and which rolls a creation back. */
+export const onDatabase = <A>(use: (db: Database) => Promise<A>): Effect.Effect<A, never, RequestDatabase> =>
+  RequestDatabase.use((db) => Effect.promise(() => use(db)))
+
+// What a repository failed with, as the database's failure the API layer answers (a lost race 409, else 500).
+const storeFailure = (error: unknown): unknown => {
+  if (SqlError.isSqlError(error)) return error.reason.cause instanceof DatabaseError ? error.reason.cause : databaseError("query", error)
+  return Schema.isSchemaError(error) ? databaseError("read", error) : error
+}
+
+/** A repository's statements in a handler: a failure of the database (or a row its schema refuses) is no refusal of
+ * the request but a defect of the answer, answered by the API layer and rolling a creation back (see `onDatabase`). */
+export const stored = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, never, R> =>
+  Effect.catch(effect, (error) => Effect.die(storeFailure(error)))
+
+/** Runs `effect` in one transaction of the request's database, joining the creation's when it runs in one:
+ * committed when it succeeds or refuses, rolled back on a defect. */
+export const transaction = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R | RequestDatabase> =>
+  Effect.gen(function* () {
+    const context = yield* Effect.context<R | RequestDatabase>()
+    const db = Context.get(context as Context.Context<RequestDatabase>, RequestDatabase)
+    // The transaction's own SqlClient (over its connection) replaces the request's for what runs inside.
+    const outside = Context.omit(SqlClient.SqlClient)(context)
+    const result = yield* Effect.promise(() =>
+      db.transaction((sql) => {
+        const inside = Context.add(outside, RequestDatabase, joined(db, sql))
+        return runOn(sql, Effect.provideContext(Effect.result(effect), inside) as Effect.Effect<Result.Result<A, E>, never, SqlClient.SqlClient>)
+      })
+    )
+    return yield* Effect.fromResult(result)
+  })
