@@ -7,8 +7,8 @@ import { SqlClient, SqlSchema } from "effect/sql"
 import { JobDispatch } from "../wire/ApiSchemas.ts"
 import { jobHistory } from "./JobHistory.ts"
 
-/** A number as a driver may answer it: PostgreSQL's float8 and bigint can come back as text. */
-export const StoredNumber = Schema.Union([Schema.Number, Schema.NumberFromString])
+/** A finite number as a driver may answer it: PostgreSQL's float8 and bigint can come back as text. */
+export const StoredNumber = Schema.Union([Schema.Finite, Schema.FiniteFromString])
 
 /** A job's row as the dispatcher, the status sync and the job controls need it. */
 export const DispatchRow = Schema.Struct({
