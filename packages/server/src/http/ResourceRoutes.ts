@@ -1,65 +1,47 @@
-import { EntrypointVersion, TaskGraph } from "@dispatch/jobs"
-import { Result, Schema } from "effect"
+import { EntrypointVersion, TaskGraph, type Queue } from "@dispatch/jobs"
+import { Effect, Result } from "effect"
 import { parse as parseYaml } from "yaml"
 import type { EntrypointModify, ExperimentModify, QueueModify } from "../wire/ApiSchemas.ts"
 import type { Principal } from "./Auth.ts"
-import type { Sql } from "../store/Database.ts"
 import { isTrue, searchCondition } from "../wire/DioptraPaging.ts"
 import { namesOtherGroup } from "../store/Groups.ts"
-import { listPage, renderRows, type RowNames } from "../wire/ListPage.ts"
+import { listContext, pageOf, renderRows, type RowNames } from "../wire/ListPage.ts"
 import { decodePart } from "./RequestDecoding.ts"
 import { maxJsonDepth, valueNesting } from "@dispatch/jobs"
 import { yamlDepth } from "./YamlDepth.ts"
 import {
-  deleteResource,
-  insertArtifact,
-  insertArtifactSnapshot,
-  insertEntrypoint,
-  insertExperiment,
-  insertQueue,
-  listEntrypoints,
-  listEntrypointSnapshots,
-  listExperiments,
-  listQueues,
-  missingIds,
-  readArtifact,
-  readEntrypoint,
-  readEntrypointSnapshot,
-  readExperiment,
-  readQueue,
-  pruneSnapshots,
-  registerEntrypoints,
-  registeredWith,
-  snapshotBytes,
-  snapshotBytesWith,
   entrypointSearchFields,
+  resources,
   resourceSearchFields,
-  updateEntrypoint,
-  updateExperiment,
-  updateQueue,
+  snapshotBytes,
   type Creator,
   type ListWindow,
+  type NamedTable,
+  type Resources,
   type SnapshotDocument,
   type StoredSnapshot
-} from "../store/ResourceStore.ts"
+} from "../store/Resources.ts"
 import { entrypointView, experimentView, queueView } from "../wire/ResourceViews.ts"
 import { ArtifactsGroup, EntrypointsGroup, ExperimentsGroup, QueuesGroup } from "./Api.ts"
-import { promiseRoute as route, type RequestContext } from "./Route.ts"
+import { AnswerLimitsService, Caller, Links, now, ServiceSettings, stored, transaction } from "./RequestServices.ts"
+import { route } from "./Route.ts"
 import { AlreadyExists, InvalidRequest, NotYourGroup, refusal, refusalOf, ResourceNotFound, ResourceTooLarge, SnapshotTooLarge, TooManyReferences, TooManySnapshots, type Refusal, type ServiceProblem } from "../wire/ServiceProblem.ts"
 
 const notFound = (resource: string, id: number) => new ResourceNotFound({ resource, id: String(id) })
 
-const found = <A>(resource: string, id: number, value: A | undefined): Result.Result<A, Refusal> =>
-  value === undefined ? Result.fail(refusal(notFound(resource, id))) : Result.succeed(value)
+const found = <A>(resource: string, id: number, value: A | undefined): Effect.Effect<A, Refusal> =>
+  value === undefined ? Effect.fail(refusal(notFound(resource, id))) : Effect.succeed(value)
 
-const missing = async (sql: Sql, table: "entrypoints" | "queues", group: string, ids: ReadonlyArray<number>) =>
-  (await missingIds(sql, table, group, ids)).map((id) => notFound(table === "queues" ? "queue" : "entrypoint", id))
+const refuse = (problems: ReadonlyArray<ServiceProblem>) => Effect.fail(refusalOf(problems))
 
-const nameTaken = async (sql: Sql, table: "experiments" | "entrypoints" | "queues", group: string, name: string, except = 0) =>
-  (await sql.query(`select 1 from ${table} where grp = $1 and name = $2 and id <> $3 and not deleted`, [group, name, except])).length > 0
+// The repository's statements as a handler runs them (see `stored`).
+const store = <A, E>(use: (resources: Resources) => Effect.Effect<A, E, never>) => stored(Effect.flatMap(resources, use))
 
-const taken = async (sql: Sql, table: "experiments" | "entrypoints" | "queues", group: string, name: string, except = 0): Promise<ReadonlyArray<ServiceProblem>> =>
-  (await nameTaken(sql, table, group, name, except)) ? [new AlreadyExists({ resource: table.slice(0, -1), field: "name", value: name })] : []
+const missing = (table: "entrypoints" | "queues", group: string, ids: ReadonlyArray<number>) =>
+  Effect.map(store((r) => r.missingIds(table, group, ids)), (ids) => ids.map((id) => notFound(table === "queues" ? "queue" : "entrypoint", id)))
+
+const taken = (table: NamedTable, group: string, name: string, except = 0): Effect.Effect<ReadonlyArray<ServiceProblem>, never, import("effect/sql").SqlClient.SqlClient> =>
+  Effect.map(store((r) => r.nameTaken(table, group, name, except)), (isTaken) => (isTaken ? [new AlreadyExists({ resource: table.slice(0, -1), field: "name", value: name })] : []))
 
 // A Dioptra client names the owning group; the caller may create only in its own.
 const groupProblems = (principal: Principal, group: number | undefined): ReadonlyArray<ServiceProblem> =>
@@ -117,233 +99,300 @@ type ListQuery = { readonly index?: number; readonly pageLength?: number; readon
  * group lists nothing. */
 const listRoute = <G extends typeof ExperimentsGroup | typeof EntrypointsGroup | typeof QueuesGroup, S>(
   group: G,
-  list: (sql: Sql, group: string, window: ListWindow) => Promise<{ readonly items: ReadonlyArray<S>; readonly total: number }>,
+  list: (resources: Resources, group: string, window: ListWindow) => Effect.Effect<{ readonly items: ReadonlyArray<S>; readonly total: number }, unknown>,
   view: (link: (path: string) => string, stored: S) => unknown,
   searchFields: Readonly<Record<string, string>> = resourceSearchFields
 ) =>
   route(group as typeof QueuesGroup, "list", {
-    handle: async (context) => {
-      const query = context.query as ListQuery
-      const search = searchCondition(query.search, searchFields, 2)
-      if (Result.isFailure(search)) return Result.fail(refusal(search.failure))
-      const other = namesOtherGroup(query.groupId, context.principal.groupId)
-      const link = (path: string) => context.link(path)
-      const names: RowNames = { resource: group.identifier.slice(0, -1), path: (id) => `/${group.identifier}/${id}` }
-      const listContext = context as RequestContext<unknown, any, unknown>
-      return Result.succeed(
-        await listPage(
-          listContext,
+    handle: (request) =>
+      Effect.gen(function* () {
+        const query = request.query as ListQuery
+        const search = searchCondition(query.search, searchFields, 2)
+        if (Result.isFailure(search)) return yield* Effect.fail(refusal(search.failure))
+        const principal = yield* Caller
+        const other = namesOtherGroup(query.groupId, principal.groupId)
+        const context = yield* listContext(request.query)
+        const link = (path: string) => context.link(path)
+        const names: RowNames = { resource: group.identifier.slice(0, -1), path: (id) => `/${group.identifier}/${id}` }
+        const window = (offset: number, limit: number): ListWindow => ({ search: search.success, sortBy: query.sortBy ?? "id", descending: isTrue(query.descending), offset, limit })
+        return (yield* pageOf(
+          request.query,
           `/${group.identifier}`,
-          async (offset, limit) => {
-            if (other) return { items: [], total: 0 }
-            const page = await list(context.db, context.principal.group, { search: search.success, sortBy: query.sortBy ?? "id", descending: isTrue(query.descending), offset, limit })
-            return { items: renderRows(listContext, names, page.items, (item) => (item as { readonly id: number }).id, (item) => view(link, item)), total: page.total }
-          },
+          (offset, limit) =>
+            other
+              ? Effect.succeed({ items: [], total: 0 })
+              : Effect.map(store((r) => list(r, principal.group, window(offset, limit))), (page) => ({
+                  items: renderRows(context, names, page.items, (item) => (item as { readonly id: number }).id, (item) => view(link, item)),
+                  total: page.total
+                })),
           names
-        )
-      ) as never
-    }
+        )) as never
+      })
   })
 
 const creatorOf = (principal: Principal): Creator => ({ name: principal.name, ...(principal.userId === undefined ? {} : { userId: principal.userId }) })
 
 const deleted = (id: number) => ({ status: "Success" as const, id: [id] })
 
-type Linker = RequestContext<unknown, unknown, unknown>["link"]
-const linkOf = (link: Linker) => (path: string) => link(path)
+const linker = Links.useSync(({ link }) => (path: string) => link(path))
 
-const readExperimentView = async (sql: Sql, principal: Principal, link: Linker, id: number) => {
-  const stored = await readExperiment(sql, principal.group, id)
-  return found("experiment", id, stored === undefined ? undefined : experimentView(linkOf(link), stored))
-}
-const readEntrypointView = async (sql: Sql, principal: Principal, link: Linker, id: number) => {
-  const stored = await readEntrypoint(sql, principal.group, id)
-  return found("entrypoint", id, stored === undefined ? undefined : entrypointView(linkOf(link), stored))
-}
-const readQueueView = async (sql: Sql, principal: Principal, link: Linker, id: number) => {
-  const stored = await readQueue(sql, principal.group, id)
-  return found("queue", id, stored === undefined ? undefined : queueView(linkOf(link), stored))
-}
+const readExperimentView = (group: string, id: number) =>
+  Effect.gen(function* () {
+    const found_ = yield* store((r) => r.readExperiment(group, id))
+    return yield* found("experiment", id, found_ === undefined ? undefined : experimentView(yield* linker, found_))
+  })
+const readEntrypointView = (group: string, id: number) =>
+  Effect.gen(function* () {
+    const found_ = yield* store((r) => r.readEntrypoint(group, id))
+    return yield* found("entrypoint", id, found_ === undefined ? undefined : entrypointView(yield* linker, found_))
+  })
+const readQueueView = (group: string, id: number) =>
+  Effect.gen(function* () {
+    const found_ = yield* store((r) => r.readQueue(group, id))
+    return yield* found("queue", id, found_ === undefined ? undefined : queueView(yield* linker, found_))
+  })
 
-const experimentProblems = async (sql: Sql, principal: Principal, body: ExperimentModify & { readonly group?: number }, except = 0) => [
-  ...groupProblems(principal, body.group),
-  ...(await missing(sql, "entrypoints", principal.group, body.entrypoints ?? [])),
-  ...(await taken(sql, "experiments", principal.group, body.name, except))
-]
+const experimentProblems = (principal: Principal, body: ExperimentModify & { readonly group?: number }, except = 0) =>
+  Effect.gen(function* () {
+    return [
+      ...groupProblems(principal, body.group),
+      ...(yield* missing("entrypoints", principal.group, body.entrypoints ?? [])),
+      ...(yield* taken("experiments", principal.group, body.name, except))
+    ]
+  })
 
-const entrypointProblems = async (sql: Sql, principal: Principal, input: EntrypointModify & { readonly group?: number }, except = 0) => [
-  ...groupProblems(principal, input.group),
-  ...(await missing(sql, "queues", principal.group, input.queues ?? [])),
-  ...pluginProblems(input),
-  ...(await taken(sql, "entrypoints", principal.group, input.name, except))
-]
+const entrypointProblems = (principal: Principal, input: EntrypointModify & { readonly group?: number }, except = 0) =>
+  Effect.gen(function* () {
+    return [
+      ...groupProblems(principal, input.group),
+      ...(yield* missing("queues", principal.group, input.queues ?? [])),
+      ...pluginProblems(input),
+      ...(yield* taken("entrypoints", principal.group, input.name, except))
+    ]
+  })
 
-const queueFields = (body: QueueModify, fallback: RequestContext<unknown, unknown, unknown>["defaultBackend"]) => {
+const queueFields = (body: QueueModify, fallback: Queue["backend"]) => {
   const backend = body.backend ?? fallback
   return { name: body.name, description: body.description ?? "", ...(backend === undefined ? {} : { backend }) }
 }
 
+// A resource deleted softly, or not found in the caller's group.
+const deleteRoute = (resource: string, table: NamedTable, id: number) =>
+  Effect.gen(function* () {
+    const principal = yield* Caller
+    const at = yield* now
+    return (yield* store((r) => r.deleteResource(table, principal.group, id, at))) ? deleted(id) : yield* Effect.fail(refusal(notFound(resource, id)))
+  })
+
+// An entrypoint's new snapshot, checked against every bound before anything is written.
+const checkedSnapshot = (principal: Principal, body: EntrypointModify & { readonly group?: number }, except = 0) =>
+  Effect.gen(function* () {
+    const limits = yield* AnswerLimitsService
+    const document = snapshotDocument(body)
+    const problems = [...(Result.isFailure(document) ? document.failure.problems : []), ...(yield* entrypointProblems(principal, body, except))]
+    if (problems.length > 0 || Result.isFailure(document)) return yield* refuse(problems)
+    const bytes = snapshotBytes(document.success)
+    if (bytes > limits.snapshotBytes) return yield* Effect.fail(refusal(new SnapshotTooLarge({ resource: "entrypoint", bytes, limit: limits.snapshotBytes })))
+    return { document: document.success, bytes }
+  })
+
 /** Experiments, entrypoints, queues and artifacts: Dioptra's create, get, get_by_id, modify_by_id and delete_by_id. */
 export const resourceRoutes = [
   route(ExperimentsGroup, "create", {
-    handle: ({ principal, body, db, now, link }) =>
-      db.transaction(async (sql) => {
-        const problems = await experimentProblems(sql, principal, body)
-        if (problems.length > 0) return Result.fail(refusalOf(problems))
-        const id = await insertExperiment(sql, principal.group, creatorOf(principal), { name: body.name, description: body.description ?? "" }, now())
-        await registerEntrypoints(sql, id, body.entrypoints ?? [])
-        return readExperimentView(sql, principal, link, id)
-      })
+    handle: ({ body }) =>
+      transaction(
+        Effect.gen(function* () {
+          const principal = yield* Caller
+          const problems = yield* experimentProblems(principal, body)
+          if (problems.length > 0) return yield* refuse(problems)
+          const at = yield* now
+          const id = yield* store((r) => r.insertExperiment(principal.group, creatorOf(principal), { name: body.name, description: body.description ?? "" }, at))
+          yield* store((r) => r.registerEntrypoints(id, body.entrypoints ?? []))
+          return yield* readExperimentView(principal.group, id)
+        })
+      )
   }),
-  listRoute(ExperimentsGroup, listExperiments, experimentView),
+  listRoute(ExperimentsGroup, (r, group, window) => r.listExperiments(group, window), experimentView),
   route(ExperimentsGroup, "read", {
-    handle: ({ principal, params, db, link }) => readExperimentView(db, principal, link, params.id)
+    handle: ({ params }) => Caller.use((principal) => readExperimentView(principal.group, params.id))
   }),
   route(ExperimentsGroup, "modify", {
-    handle: ({ principal, params, body, db, now, link }) =>
-      db.transaction(async (sql) => {
-        if ((await readExperiment(sql, principal.group, params.id)) === undefined) return Result.fail(refusal(notFound("experiment", params.id)))
-        const problems = await experimentProblems(sql, principal, body, params.id)
-        if (problems.length > 0) return Result.fail(refusalOf(problems))
-        await updateExperiment(sql, principal.group, params.id, { name: body.name, description: body.description ?? "", entrypoints: body.entrypoints ?? [] }, now())
-        return readExperimentView(sql, principal, link, params.id)
-      })
+    handle: ({ params, body }) =>
+      transaction(
+        Effect.gen(function* () {
+          const principal = yield* Caller
+          if ((yield* store((r) => r.readExperiment(principal.group, params.id))) === undefined) return yield* Effect.fail(refusal(notFound("experiment", params.id)))
+          const problems = yield* experimentProblems(principal, body, params.id)
+          if (problems.length > 0) return yield* refuse(problems)
+          const at = yield* now
+          yield* store((r) => r.updateExperiment(principal.group, params.id, { name: body.name, description: body.description ?? "", entrypoints: body.entrypoints ?? [] }, at))
+          return yield* readExperimentView(principal.group, params.id)
+        })
+      )
   }),
   route(ExperimentsGroup, "delete", {
-    handle: async ({ principal, params, db, now }) =>
-      (await deleteResource(db, "experiments", principal.group, params.id, now())) ? Result.succeed(deleted(params.id)) : Result.fail(refusal(notFound("experiment", params.id)))
+    handle: ({ params }) => deleteRoute("experiment", "experiments", params.id)
   }),
   route(ExperimentsGroup, "addEntrypoints", {
-    handle: ({ principal, params, body, db, link, limits }) =>
-      db.transaction(async (sql) => {
-        if ((await readExperiment(sql, principal.group, params.id)) === undefined) return Result.fail(refusal(notFound("experiment", params.id)))
-        const problems = await missing(sql, "entrypoints", principal.group, body.ids)
-        if (problems.length > 0) return Result.fail(refusalOf(problems))
-        // Registrations add up over requests, and the experiment answers every one: their number is bounded.
-        const count = await registeredWith(sql, params.id, body.ids)
-        if (count > limits.references) return Result.fail(refusal(new TooManyReferences({ resource: "experiment", id: params.id, field: "entrypoints", count, limit: limits.references })))
-        await registerEntrypoints(sql, params.id, body.ids)
-        // Upstream answers the experiment's entrypoints (all of them, not only those added) as references.
-        return Result.map(await readExperimentView(sql, principal, link, params.id), (experiment) => experiment.entrypoints)
-      })
+    handle: ({ params, body }) =>
+      transaction(
+        Effect.gen(function* () {
+          const principal = yield* Caller
+          const limits = yield* AnswerLimitsService
+          if ((yield* store((r) => r.readExperiment(principal.group, params.id))) === undefined) return yield* Effect.fail(refusal(notFound("experiment", params.id)))
+          const problems = yield* missing("entrypoints", principal.group, body.ids)
+          if (problems.length > 0) return yield* refuse(problems)
+          // Registrations add up over requests, and the experiment answers every one: their number is bounded.
+          const count = yield* store((r) => r.registeredWith(params.id, body.ids))
+          if (count > limits.references) {
+            return yield* Effect.fail(refusal(new TooManyReferences({ resource: "experiment", id: params.id, field: "entrypoints", count, limit: limits.references })))
+          }
+          yield* store((r) => r.registerEntrypoints(params.id, body.ids))
+          // Upstream answers the experiment's entrypoints (all of them, not only those added) as references.
+          return (yield* readExperimentView(principal.group, params.id)).entrypoints
+        })
+      )
   }),
   route(EntrypointsGroup, "create", {
-    handle: ({ principal, body, db, now, link, limits }) =>
-      db.transaction(async (sql) => {
-        const document = snapshotDocument(body)
-        const problems = [...(Result.isFailure(document) ? document.failure.problems : []), ...(await entrypointProblems(sql, principal, body))]
-        if (problems.length > 0 || Result.isFailure(document)) return Result.fail(refusalOf(problems))
-        const bytes = snapshotBytes(document.success)
-        if (bytes > limits.snapshotBytes) return Result.fail(refusal(new SnapshotTooLarge({ resource: "entrypoint", bytes, limit: limits.snapshotBytes })))
-        const id = await insertEntrypoint(sql, principal.group, creatorOf(principal), header(body), document.success, now())
-        return readEntrypointView(sql, principal, link, id)
-      })
+    handle: ({ body }) =>
+      transaction(
+        Effect.gen(function* () {
+          const principal = yield* Caller
+          const { document } = yield* checkedSnapshot(principal, body)
+          const at = yield* now
+          const id = yield* store((r) => r.insertEntrypoint(principal.group, creatorOf(principal), header(body), document, at))
+          return yield* readEntrypointView(principal.group, id)
+        })
+      )
   }),
   route(EntrypointsGroup, "update", {
     // Nothing is written before every bound is checked, so a refusal commits nothing.
-    handle: ({ principal, params, body, db, now, link, limits }) =>
-      db.transaction(async (sql) => {
-        if ((await readEntrypoint(sql, principal.group, params.id)) === undefined) return Result.fail(refusal(notFound("entrypoint", params.id)))
-        const document = snapshotDocument(body)
-        const problems = [...(Result.isFailure(document) ? document.failure.problems : []), ...(await entrypointProblems(sql, principal, body, params.id))]
-        if (problems.length > 0 || Result.isFailure(document)) return Result.fail(refusalOf(problems))
-        const bytes = snapshotBytes(document.success)
-        if (bytes > limits.snapshotBytes) return Result.fail(refusal(new SnapshotTooLarge({ resource: "entrypoint", bytes, limit: limits.snapshotBytes })))
-        const stored = await snapshotBytesWith(sql, params.id, bytes, limits.snapshotsKept)
-        if (stored > limits.resourceBytes) return Result.fail(refusal(new ResourceTooLarge({ resource: "entrypoint", id: params.id, bytes: stored, limit: limits.resourceBytes })))
-        await updateEntrypoint(sql, principal.group, params.id, header(body), document.success, now())
-        await pruneSnapshots(sql, params.id, limits.snapshotsKept)
-        return readEntrypointView(sql, principal, link, params.id)
-      })
+    handle: ({ params, body }) =>
+      transaction(
+        Effect.gen(function* () {
+          const principal = yield* Caller
+          const limits = yield* AnswerLimitsService
+          if ((yield* store((r) => r.readEntrypoint(principal.group, params.id))) === undefined) return yield* Effect.fail(refusal(notFound("entrypoint", params.id)))
+          const { document, bytes } = yield* checkedSnapshot(principal, body, params.id)
+          const kept = yield* store((r) => r.snapshotBytesWith(params.id, bytes, limits.snapshotsKept))
+          if (kept > limits.resourceBytes) return yield* Effect.fail(refusal(new ResourceTooLarge({ resource: "entrypoint", id: params.id, bytes: kept, limit: limits.resourceBytes })))
+          const at = yield* now
+          yield* store((r) => r.updateEntrypoint(principal.group, params.id, header(body), document, at))
+          yield* store((r) => r.pruneSnapshots(params.id, limits.snapshotsKept))
+          return yield* readEntrypointView(principal.group, params.id)
+        })
+      )
   }),
   route(EntrypointsGroup, "snapshots", {
-    handle: async (context) => {
-      const { principal, params, db, link } = context
-      const names: RowNames = { resource: `entrypoint ${params.id} snapshot`, path: (id) => `/entrypoints/${params.id}/snapshots/${id}` }
-      let missing = false
-      const listContext = context as RequestContext<unknown, any, unknown>
-      const listed = await listPage(
-        listContext,
-        `/entrypoints/${params.id}/snapshots`,
-        async (offset, limit) => {
-          const found = await listEntrypointSnapshots(db, principal.group, params.id, offset, limit)
-          if (found === undefined) {
-            missing = true
-            return { items: [], total: 0 }
-          }
-          const latest = found.entrypoint.snapshots[0]?.snapshot ?? 0
-          const view = (snapshot: StoredSnapshot) => entrypointView(linkOf(link), found.entrypoint, { snapshot, latest })
-          return { items: renderRows(listContext, names, found.snapshots, (s) => s.snapshot, view), total: found.total }
-        },
-        names
-      )
-      return missing ? Result.fail(refusal(notFound("entrypoint", params.id))) : Result.succeed(listed)
-    }
+    handle: ({ params, query }) =>
+      Effect.gen(function* () {
+        const principal = yield* Caller
+        const context = yield* listContext(query)
+        const link = yield* linker
+        const names: RowNames = { resource: `entrypoint ${params.id} snapshot`, path: (id) => `/entrypoints/${params.id}/snapshots/${id}` }
+        let absent = false
+        const listed = yield* pageOf(
+          query,
+          `/entrypoints/${params.id}/snapshots`,
+          (offset, limit) =>
+            Effect.map(store((r) => r.listEntrypointSnapshots(principal.group, params.id, offset, limit)), (window) => {
+              if (window === undefined) {
+                absent = true
+                return { items: [], total: 0 }
+              }
+              const latest = window.entrypoint.snapshots[0]?.snapshot ?? 0
+              const view = (snapshot: StoredSnapshot) => entrypointView(link, window.entrypoint, { snapshot, latest })
+              return { items: renderRows(context, names, window.snapshots, (s) => s.snapshot, view), total: window.total }
+            }),
+          names
+        )
+        return absent ? yield* Effect.fail(refusal(notFound("entrypoint", params.id))) : listed
+      })
   }),
   route(EntrypointsGroup, "snapshot", {
-    handle: async ({ principal, params, db, link }) => {
-      const found = await readEntrypointSnapshot(db, principal.group, params.id, params.snapshotId)
-      if (found === undefined) {
-        const entrypoint = await readEntrypoint(db, principal.group, params.id)
-        return Result.fail(refusal(entrypoint === undefined ? notFound("entrypoint", params.id) : new ResourceNotFound({ resource: "snapshot", id: String(params.snapshotId) })))
-      }
-      return Result.succeed(entrypointView(linkOf(link), found.entrypoint, { snapshot: found.snapshot, latest: found.entrypoint.snapshots[0]?.snapshot ?? 0 }))
-    }
+    handle: ({ params }) =>
+      Effect.gen(function* () {
+        const principal = yield* Caller
+        const one = yield* store((r) => r.readEntrypointSnapshot(principal.group, params.id, params.snapshotId))
+        if (one === undefined) {
+          const entrypoint = yield* store((r) => r.readEntrypoint(principal.group, params.id))
+          return yield* Effect.fail(refusal(entrypoint === undefined ? notFound("entrypoint", params.id) : new ResourceNotFound({ resource: "snapshot", id: String(params.snapshotId) })))
+        }
+        return entrypointView(yield* linker, one.entrypoint, { snapshot: one.snapshot, latest: one.entrypoint.snapshots[0]?.snapshot ?? 0 })
+      })
   }),
-  listRoute(EntrypointsGroup, listEntrypoints, entrypointView, entrypointSearchFields),
+  listRoute(EntrypointsGroup, (r, group, window) => r.listEntrypoints(group, window), entrypointView, entrypointSearchFields),
   route(EntrypointsGroup, "read", {
-    handle: ({ principal, params, db, link }) => readEntrypointView(db, principal, link, params.id)
+    handle: ({ params }) => Caller.use((principal) => readEntrypointView(principal.group, params.id))
   }),
   route(EntrypointsGroup, "delete", {
-    handle: async ({ principal, params, db, now }) =>
-      (await deleteResource(db, "entrypoints", principal.group, params.id, now())) ? Result.succeed(deleted(params.id)) : Result.fail(refusal(notFound("entrypoint", params.id)))
+    handle: ({ params }) => deleteRoute("entrypoint", "entrypoints", params.id)
   }),
   route(QueuesGroup, "create", {
-    handle: ({ principal, body, db, now, link, defaultBackend }) =>
-      db.transaction(async (sql) => {
-        const problems = [...groupProblems(principal, body.group), ...(await taken(sql, "queues", principal.group, body.name))]
-        if (problems.length > 0) return Result.fail(refusalOf(problems))
-        const id = await insertQueue(sql, principal.group, creatorOf(principal), queueFields(body, defaultBackend), now())
-        return readQueueView(sql, principal, link, id)
-      })
+    handle: ({ body }) =>
+      transaction(
+        Effect.gen(function* () {
+          const principal = yield* Caller
+          const { defaultBackend } = yield* ServiceSettings
+          const problems = [...groupProblems(principal, body.group), ...(yield* taken("queues", principal.group, body.name))]
+          if (problems.length > 0) return yield* refuse(problems)
+          const at = yield* now
+          const id = yield* store((r) => r.insertQueue(principal.group, creatorOf(principal), queueFields(body, defaultBackend), at))
+          return yield* readQueueView(principal.group, id)
+        })
+      )
   }),
-  listRoute(QueuesGroup, listQueues, queueView),
+  listRoute(QueuesGroup, (r, group, window) => r.listQueues(group, window), queueView),
   route(QueuesGroup, "read", {
-    handle: ({ principal, params, db, link }) => readQueueView(db, principal, link, params.id)
+    handle: ({ params }) => Caller.use((principal) => readQueueView(principal.group, params.id))
   }),
   route(QueuesGroup, "modify", {
-    handle: ({ principal, params, body, db, now, link }) =>
-      db.transaction(async (sql) => {
-        if ((await readQueue(sql, principal.group, params.id)) === undefined) return Result.fail(refusal(notFound("queue", params.id)))
-        const problems = await taken(sql, "queues", principal.group, body.name, params.id)
-        if (problems.length > 0) return Result.fail(refusalOf(problems))
-        await updateQueue(sql, principal.group, params.id, queueFields(body, undefined), now())
-        return readQueueView(sql, principal, link, params.id)
-      })
+    handle: ({ params, body }) =>
+      transaction(
+        Effect.gen(function* () {
+          const principal = yield* Caller
+          if ((yield* store((r) => r.readQueue(principal.group, params.id))) === undefined) return yield* Effect.fail(refusal(notFound("queue", params.id)))
+          const problems = yield* taken("queues", principal.group, body.name, params.id)
+          if (problems.length > 0) return yield* refuse(problems)
+          const at = yield* now
+          yield* store((r) => r.updateQueue(principal.group, params.id, queueFields(body, undefined), at))
+          return yield* readQueueView(principal.group, params.id)
+        })
+      )
   }),
   route(QueuesGroup, "delete", {
-    handle: async ({ principal, params, db, now }) =>
-      (await deleteResource(db, "queues", principal.group, params.id, now())) ? Result.succeed(deleted(params.id)) : Result.fail(refusal(notFound("queue", params.id)))
+    handle: ({ params }) => deleteRoute("queue", "queues", params.id)
   }),
   route(ArtifactsGroup, "create", {
-    handle: ({ principal, body, db, now }) =>
-      db.transaction(async (sql) => {
-        const id = await insertArtifact(sql, principal.group, body.artifactType, now())
-        return found("artifact", id, await readArtifact(sql, principal.group, id))
-      })
+    handle: ({ body }) =>
+      transaction(
+        Effect.gen(function* () {
+          const principal = yield* Caller
+          const at = yield* now
+          const id = yield* store((r) => r.insertArtifact(principal.group, body.artifactType, at))
+          return yield* found("artifact", id, yield* store((r) => r.readArtifact(principal.group, id)))
+        })
+      )
   }),
   route(ArtifactsGroup, "addSnapshot", {
-    handle: ({ principal, params, db, now, limits }) =>
-      db.transaction(async (sql) => {
-        const artifact = await readArtifact(sql, principal.group, params.id)
-        if (artifact === undefined) return Result.fail(refusal(notFound("artifact", params.id)))
-        // An artifact answers every snapshot id it has, so their number is what bounds its answer.
-        if (artifact.snapshots.length >= limits.artifactSnapshots) return Result.fail(refusal(new TooManySnapshots({ resource: "artifact", id: params.id, limit: limits.artifactSnapshots })))
-        await insertArtifactSnapshot(sql, params.id, now())
-        return found("artifact", params.id, await readArtifact(sql, principal.group, params.id))
-      })
+    handle: ({ params }) =>
+      transaction(
+        Effect.gen(function* () {
+          const principal = yield* Caller
+          const limits = yield* AnswerLimitsService
+          const artifact = yield* store((r) => r.readArtifact(principal.group, params.id))
+          if (artifact === undefined) return yield* Effect.fail(refusal(notFound("artifact", params.id)))
+          // An artifact answers every snapshot id it has, so their number is what bounds its answer.
+          if (artifact.snapshots.length >= limits.artifactSnapshots) {
+            return yield* Effect.fail(refusal(new TooManySnapshots({ resource: "artifact", id: params.id, limit: limits.artifactSnapshots })))
+          }
+          const at = yield* now
+          yield* store((r) => r.insertArtifactSnapshot(params.id, at))
+          return yield* found("artifact", params.id, yield* store((r) => r.readArtifact(principal.group, params.id)))
+        })
+      )
   }),
   route(ArtifactsGroup, "read", {
-    handle: async ({ principal, params, db }) => found("artifact", params.id, await readArtifact(db, principal.group, params.id))
+    handle: ({ params }) => Caller.use((principal) => Effect.flatMap(store((r) => r.readArtifact(principal.group, params.id)), (artifact) => found("artifact", params.id, artifact)))
   })
 ]

@@ -3,7 +3,6 @@ import {
   ArtifactParameter,
   Description,
   Command,
-  EntrypointVersion,
   ImageRef,
   Job,
   JobStatus,

@@ -3,7 +3,7 @@
 import { stringify } from "yaml"
 import type { EntrypointResponse, ExperimentResponse, QueueResponse } from "./ApiSchemas.ts"
 import { refMaker, type GroupRef } from "./RefTypes.ts"
-import type { SnapshotDocument, StoredEntrypoint, StoredExperiment, StoredQueue, StoredSnapshot } from "../store/ResourceStore.ts"
+import type { SnapshotDocument, StoredEntrypoint, StoredExperiment, StoredQueue, StoredSnapshot } from "../store/Resources.ts"
 
 type Link = (path: string) => string
 
