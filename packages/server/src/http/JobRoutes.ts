@@ -24,10 +24,10 @@ import { listContext, pageOf, renderRows, type RowNames } from "../wire/ListPage
 import { isTrue, searchTerms } from "../wire/DioptraPaging.ts"
 import { namesOtherGroup } from "../store/Groups.ts"
 import { jobWire, type NamedJob } from "../wire/JobWire.ts"
-import { insertArtifact, loadCatalogRows, readArtifact, readExperiment } from "../store/ResourceStore.ts"
+import { resources } from "../store/Resources.ts"
 import { JobListQuery, JobsGroup } from "./Api.ts"
 import { route } from "./Route.ts"
-import { AnswerLimitsService, Caller, Links, now, onDatabase, stored, transaction, type ServiceClock } from "./RequestServices.ts"
+import { AnswerLimitsService, Caller, Links, now, stored, transaction, type ServiceClock } from "./RequestServices.ts"
 import { AlreadyExists, JobNotControllable, refusal, refusalOf, ResourceNotFound, TooManyReferences } from "../wire/ServiceProblem.ts"
 
 const jobNotFound = (id: number) => refusal(new ResourceNotFound({ resource: "job", id: String(id) }))
@@ -172,9 +172,9 @@ export const jobRoutes = [
     handle: ({ params, body }) =>
       Effect.gen(function* () {
         const principal = yield* Caller
-        // The catalog is still read by the resources' Promise store.
-        const rows = yield* onDatabase((db) =>
-          loadCatalogRows(db, principal.group, {
+        const catalogRows = yield* resources
+        const rows = yield* stored(
+          catalogRows.loadCatalogRows(principal.group, {
             experiment: params.id,
             entrypoint: body.entrypoint,
             queue: body.queue,
@@ -202,7 +202,7 @@ export const jobRoutes = [
     handle: ({ params, query }) =>
       Effect.gen(function* () {
         const { group } = yield* Caller
-        const experiment = yield* onDatabase((db) => readExperiment(db, group, params.id))
+        const experiment = yield* stored((yield* resources).readExperiment(group, params.id))
         if (experiment === undefined) return yield* Effect.fail(refusal(new ResourceNotFound({ resource: "experiment", id: String(params.id) })))
         return yield* jobPage(query, `/experiments/${params.id}/jobs`, params.id)
       })
@@ -251,17 +251,16 @@ export const jobRoutes = [
           if (job.artifacts.length >= limits.references) {
             return yield* Effect.fail(refusal(new TooManyReferences({ resource: "job", id: job.id, field: "artifacts", count: job.artifacts.length + 1, limit: limits.references })))
           }
-          const at = yield* now
-          // Artifacts are still written and read by the resources' Promise store.
-          const artifact = yield* onDatabase(async (db) => {
-            const id = await insertArtifact(db, job.group, body.artifactType ?? "artifact", at, {
+          const store = yield* resources
+          const id = yield* stored(
+            store.insertArtifact(job.group, body.artifactType ?? "artifact", yield* now, {
               job: job.id,
               uri: body.uri,
               ...(body.description === undefined ? {} : { description: body.description })
             })
-            return { id, read: await readArtifact(db, job.group, id) }
-          })
-          return artifact.read === undefined ? yield* Effect.fail(refusal(new ResourceNotFound({ resource: "artifact", id: String(artifact.id) }))) : artifact.read
+          )
+          const artifact = yield* stored(store.readArtifact(job.group, id))
+          return artifact === undefined ? yield* Effect.fail(refusal(new ResourceNotFound({ resource: "artifact", id: String(id) }))) : artifact
         })
       )
   }),
