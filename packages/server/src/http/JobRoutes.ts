@@ -52,8 +52,11 @@ export const jobAnswer = (named: NamedJob) => Links.use(({ link }) => Effect.suc
 /** The owner a new job records: the caller's group and name, and its user id when a user logged in. */
 export const ownerOf = (principal: Principal): JobOwner => ({ group: principal.group, user: principal.name, ...(principal.userId === undefined ? {} : { userId: principal.userId }) })
 
-/** What the dispatch machine is told with an event: the service's time now, and no retry draw. */
-export const machineInput: Effect.Effect<DispatchInput, never, ServiceClock> = Effect.map(now, (at) => ({ nowMs: Date.parse(at), policy: defaultRetryPolicy, draw: 0 }))
+// What the dispatch machine is told with an event at `at`: the time, the retry policy, and no retry draw.
+const inputAt = (at: string): DispatchInput => ({ nowMs: Date.parse(at), policy: defaultRetryPolicy, draw: 0 })
+
+/** What the dispatch machine is told with an event: the service's time now, the retry policy, and no retry draw. */
+export const machineInput: Effect.Effect<DispatchInput, never, ServiceClock> = Effect.map(now, inputAt)
 
 /** Deletes a job as the dispatch machine says: its rows stay, as upstream keeps a deleted job's history, and a job
  * an attempt was made for stays `stopping` (hidden from the API) until Stop left nothing of it on the cluster. A
@@ -63,7 +66,7 @@ const deleteJob = (id: number) =>
     const { group } = yield* Caller
     const rows = yield* dispatchRows
     const at = yield* now
-    const input = { nowMs: Date.parse(at), policy: defaultRetryPolicy, draw: 0 }
+    const input = inputAt(at)
     // Read, decided and written against what was read: a row that moved meanwhile (a dispatcher's answer) is read again.
     for (;;) {
       const found = yield* stored(rows.live(group, id))
@@ -86,7 +89,7 @@ const writeStatus = (id: number, change: StatusChange) =>
     const row = found.value
     const next = transition(row.status, change)
     if (Result.isFailure(next)) return yield* Effect.fail(refusal(next.failure))
-    const answer = step(stateOf(row), { type: "setStatus", change }, { nowMs: Date.parse(at), policy: defaultRetryPolicy, draw: 0 })
+    const answer = step(stateOf(row), { type: "setStatus", change }, inputAt(at))
     if (answer.refused !== undefined) return yield* Effect.fail(refusal(new JobNotControllable({ action: "set the status of", job: id, jobStatus: row.status, dispatch: row.dispatchState })))
     yield* stored(rows.writeAnswer(row, answer, at, { claim: "keep" }))
     return statusOf(answer.state)
