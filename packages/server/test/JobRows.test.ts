@@ -20,6 +20,13 @@ describe("decoding stored rows", () => {
     expect(String((defect as Error).message)).toMatch(/^job 7 is stored in a form the service cannot read: .*BigInt.*description/)
   })
 
+  test("a missing value is named as null, and each row's problem by its place", async () => {
+    const exit = await Effect.runPromiseExit(decodeRows(Schema.Struct({ description: Schema.String }), "job 8")([{ description: "fine" }, { description: null }]))
+    const defect = Exit.isFailure(exit) ? Cause.squash(exit.cause) : undefined
+    expect(defect).toBeInstanceOf(UnreadableRow)
+    expect((defect as UnreadableRow).problems).toEqual(['Expected string, got null (a null) at [1,"description"]'])
+  })
+
   test("rows that decode are answered as decoded, in order", async () => {
     const rows = await Effect.runPromise(decodeRows(Schema.Struct({ n: StoredNumber }), "a row")([{ n: 1 }, { n: "2.5" }]))
     expect(rows).toEqual([{ n: 1 }, { n: 2.5 }])

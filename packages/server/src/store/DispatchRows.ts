@@ -2,7 +2,7 @@
 // form, and an answer of the machine written under a guard that the row is still in the state it was read in (a
 // user's action or another process may have moved it meanwhile; then the answer is dropped).
 import { JobStatus, statusOf, type DispatchAnswer, type DispatchState } from "@dispatch/jobs"
-import { Effect, Option, Schema } from "effect"
+import { Effect, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
 import { JobDispatch } from "../wire/ApiSchemas.ts"
 import { jobHistory } from "./JobHistory.ts"
@@ -34,18 +34,15 @@ export const DispatchRow = Schema.Struct({
 /** A job's row as the dispatcher, the status sync and the job controls need it. */
 export type DispatchRow = typeof DispatchRow.Type
 
-// The row as the driver answers it: numbers maybe as text, faults maybe missing (a row from before they were kept).
+// The row as the driver answers it: numbers maybe as text.
 const StoredDispatchRow = Schema.Struct({
   ...DispatchRow.fields,
   attempts: StoredNumber,
   nextAttemptAt: StoredNumber,
   landsBy: Schema.NullOr(StoredNumber),
   firstAttemptAt: Schema.NullOr(StoredNumber),
-  faults: Schema.NullOr(Schema.Array(Schema.String)),
   stopTries: StoredNumber
 })
-
-const dispatchRowOf = (row: typeof StoredDispatchRow.Type): DispatchRow => ({ ...row, faults: row.faults ?? [] })
 
 /** The columns a `DispatchRow` is read from (table `jobs`, unaliased). */
 export const dispatchColumns = `id, grp as "group", queue, status, dispatch_state as "dispatchState", attempts, next_attempt_at as "nextAttemptAt",
@@ -116,7 +113,6 @@ export const dispatchRows = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const history = yield* jobHistory
   const columns = sql.literal(dispatchColumns)
-  const decoded = <A, E, R>(read: Effect.Effect<Option.Option<typeof StoredDispatchRow.Type>, E, R>) => Effect.map(read, Option.map(dispatchRowOf))
   const live = SqlSchema.findOneOption({
     Request: Schema.Struct({ id: Schema.Number, group: Schema.String }),
     Result: StoredDispatchRow,
@@ -126,11 +122,11 @@ export const dispatchRows = Effect.gen(function* () {
   const locked = SqlSchema.findOneOption({ Request: Schema.Number, Result: StoredDispatchRow, execute: (id) => sql`select ${columns} from jobs where id = ${id} for update` })
   return {
     /** The dispatch row of a job of `group` that is not deleted. */
-    live: (group: string, id: number) => decoded(live({ id, group })),
+    live: (group: string, id: number) => live({ id, group }),
     /** The dispatch row of a job, deleted or not. */
-    read: (id: number) => decoded(byId(id)),
+    read: byId,
     /** The dispatch row of a job, locked for the rest of the transaction. */
-    lock: (id: number) => decoded(locked(id)),
+    lock: locked,
     /**
      * Writes an answer of the machine to the row read as `row`, only if the row is still in that state (the same
      * stored state, status and deletion, and the same claim when the row was claimed): the state's columns, its

@@ -22,6 +22,6 @@ export const decodeRows =
   (rows: ReadonlyArray<unknown>): Effect.Effect<ReadonlyArray<S["Type"]>> =>
     Schema.decodeUnknownEffect(Schema.Array(schema))(rows, { reportInput: true }).pipe(
       Effect.catchTag("SchemaError", (error) =>
-        Effect.die(new UnreadableRow({ row, problems: issuesOf(error.issue).issues.map((issue) => `${issue.message} at ${JSON.stringify(issue.path ?? [])}`) }))
+        Effect.die(new UnreadableRow({ row, problems: issuesOf(error.issue).issues.map((issue) => `${issue.message} at ${JSON.stringify(issue.path)}`) }))
       )
     )
