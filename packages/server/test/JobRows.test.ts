@@ -27,6 +27,14 @@ describe("decoding stored rows", () => {
     expect((defect as UnreadableRow).problems).toEqual(['Expected string, got null (a null) at [1,"description"]'])
   })
 
+  test("every problem of every row is named, a missing field as missing", async () => {
+    const exit = await Effect.runPromiseExit(decodeRows(Schema.Struct({ a: Schema.String, b: Schema.Number }), "job 9")([{ b: "x" }]))
+    const defect = Exit.isFailure(exit) ? Cause.squash(exit.cause) : undefined
+    expect(defect).toBeInstanceOf(UnreadableRow)
+    expect((defect as UnreadableRow).problems).toEqual(['Missing key at [0,"a"]', 'Expected number, got "x" (a String) at [0,"b"]'])
+    expect((defect as UnreadableRow).message).toBe('job 9 is stored in a form the service cannot read: Missing key at [0,"a"]; Expected number, got "x" (a String) at [0,"b"]')
+  })
+
   test("rows that decode are answered as decoded, in order", async () => {
     const rows = await Effect.runPromise(decodeRows(Schema.Struct({ n: StoredNumber }), "a row")([{ n: 1 }, { n: "2.5" }]))
     expect(rows).toEqual([{ n: 1 }, { n: 2.5 }])

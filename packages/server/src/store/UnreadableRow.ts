@@ -20,7 +20,7 @@ export class UnreadableRow extends Data.TaggedError("UnreadableRow")<{ readonly 
 export const decodeRows =
   <S extends Schema.Top & { readonly DecodingServices: never }>(schema: S, row: string) =>
   (rows: ReadonlyArray<unknown>): Effect.Effect<ReadonlyArray<S["Type"]>> =>
-    Schema.decodeUnknownEffect(Schema.Array(schema))(rows, { reportInput: true }).pipe(
+    Schema.decodeUnknownEffect(Schema.Array(schema))(rows, { reportInput: true, errors: "all" }).pipe(
       Effect.catchTag("SchemaError", (error) =>
         Effect.die(new UnreadableRow({ row, problems: issuesOf(error.issue).issues.map((issue) => `${issue.message} at ${JSON.stringify(issue.path)}`) }))
       )
