@@ -1,14 +1,15 @@
 import { find, open, start, type Backend, type JobKey, type StartError } from "@dispatch/effects"
 import { step, toStartRequest, type DispatchCommand, type DispatchEvent, type Fault } from "@dispatch/jobs"
 import type { StartRequest } from "@dispatch/render"
-import { Result } from "effect"
+import { Option, Result } from "effect"
 import type { TrainJobRef } from "../wire/ApiSchemas.ts"
 import { backendOf, machineInput, type DispatchContext } from "./DispatchContext.ts"
 import { isClaimed, rowAfter, writeAnswer } from "./DispatchRow.ts"
 import { claimJobs, readGate, releaseClaim, saveStartRequest, saveTrainJob, writeGate, type ClaimedJob } from "../store/DispatchStore.ts"
 import { faultOf } from "./Retries.ts"
 import { launchedAnyway } from "./LaunchCheck.ts"
-import { readJob } from "../store/JobStore.ts"
+import { onStore } from "../store/DatabaseBridge.ts"
+import { jobs } from "../store/Jobs.ts"
 import { reportToken, reportTokenKey, serviceUrlKey } from "../http/ReportToken.ts"
 import { readEntrypoint, readQueue } from "../store/ResourceStore.ts"
 
@@ -39,7 +40,7 @@ interface Outcome {
 // TrainJob (same JobID, same env), so a retried Start adopts what an earlier one created instead of making another.
 const prepare = async (context: DispatchContext, claimed: ClaimedJob): Promise<Result.Result<Prepared, string>> => {
   const { row } = claimed
-  const job = (await readJob(context.db, row.group, row.id))?.job
+  const job = Option.getOrUndefined(await onStore(context.db, jobs, (stored) => stored.read(row.group, row.id)))?.job
   if (job === undefined) return Result.fail(`job ${row.id} no longer exists`)
   const queue = await readQueue(context.db, row.group, job.queue)
   const entrypoint = await readEntrypoint(context.db, row.group, job.entrypoint, job.entrypointSnapshot)

@@ -6,7 +6,6 @@ import type { RequestServices } from "./RequestServices.ts"
 
 export type { QueryValue } from "./RequestServices.ts"
 // The job handlers still written as Promises take their request as one bag until they are Effects.
-export { promiseRoute, type RequestContext } from "./PromiseRoute.ts"
 
 /** An HTTP method the API uses. */
 export type Method = "GET" | "POST" | "PUT" | "DELETE"

@@ -4,19 +4,15 @@
 import { downsampleSeries } from "@dispatch/jobs"
 import { Effect } from "effect"
 import { metricNumber } from "../wire/ApiSchemas.ts"
-import type { Sql } from "./Database.ts"
-import { onStore } from "./DatabaseBridge.ts"
 import { jobHistory } from "./JobHistory.ts"
-import { metricOf } from "./JobStore.ts"
 
 /** One window of metric `name` of job `job` cut to `columns` pixel columns (`downsampleSeries`), and how many points
  * the cut series holds. */
-export const downsampledSnapshots = (sql: Sql, job: number, name: string, columns: number, offset: number, limit: number) =>
-  onStore(sql, jobHistory, (history) =>
-    Effect.gen(function* () {
-      const points = yield* history.metricPoints({ job, name })
-      const series = downsampleSeries(points, columns, (point) => ({ step: point.step, value: metricNumber(point.specialValue ?? point.value) }))
-      const records = yield* history.metricValuesWithIds(series.slice(offset, offset + limit).map((point) => point.id))
-      return { records: records.map(metricOf), total: series.length }
-    })
-  )
+export const downsampledSnapshots = (job: number, name: string, columns: number, offset: number, limit: number) =>
+  Effect.gen(function* () {
+    const history = yield* jobHistory
+    const points = yield* history.metricPoints({ job, name })
+    const series = downsampleSeries(points, columns, (point) => ({ step: point.step, value: metricNumber(point.specialValue ?? point.value) }))
+    const records = yield* history.metricValuesWithIds(series.slice(offset, offset + limit).map((point) => point.id))
+    return { records, total: series.length }
+  })

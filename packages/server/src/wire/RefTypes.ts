@@ -36,7 +36,7 @@ export const collectionOf = {
   artifact: "artifacts"
 } as const
 
-/** Makes references: `link` is the request's absolute-URL maker (`RequestContext.link`). */
+/** Makes references: `link` is the request's absolute-URL maker (`Links.link`). */
 export const refMaker = (link: (path: string) => string) => ({
   group: (id: number, name: string): GroupRef => ({ id, name, url: link(`/groups/${id}`) }),
   user: (id: number, username: string): UserRef => ({ id, username, url: link(`/users/${id}`) }),
