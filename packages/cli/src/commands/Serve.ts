@@ -1,6 +1,7 @@
 // `dispatch serve`: the job service (Dioptra's job API) on embedded PGlite, or on the PostgreSQL that
-// DATABASE_URL names (its settings: ServeSettings.ts); with a cluster target, also the dispatcher that takes queued jobs to it. Runs
-// until SIGINT or SIGTERM. `dispatch serve hash-token` makes a token and the entry that configures it.
+// DATABASE_URL names; with a cluster target, also the dispatcher that takes queued jobs to it (its settings:
+// ServeSettings.ts; the ServeOptions they make: serveOptionsOf). Runs until SIGINT or SIGTERM.
+// `dispatch serve hash-token` makes a token and the entry that configures it.
 import { randomBytes } from "node:crypto"
 import { Effect, Layer, Result } from "effect"
 import { Cluster, type ClusterError, loadKubeConfig, makeKubeCluster } from "@dispatch/effects"
