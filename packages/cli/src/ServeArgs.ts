@@ -49,7 +49,7 @@ export interface ServeArgs {
   readonly sweepGraceMs?: number
 }
 
-// Each setting's flag as the line gives it. A flag the line's reader refused (given twice, empty, a word not
+// Each setting's flag as the line gives it (a switch as "true"). A flag the line's reader refused (given twice, empty, a word not
 // among its choices) is named once, by that reader, and its setting is read as if absent: its variable, which
 // the flag overrides, is not read in its place.
 const settingsInput = (list: ArgList, env: SettingsInput["env"]): { readonly problems: ReadonlyArray<string>; readonly input: SettingsInput } => {
@@ -63,7 +63,7 @@ const settingsInput = (list: ArgList, env: SettingsInput["env"]): { readonly pro
     const value = options.value(setting.name)
     if (options.problems.length > before) {
       if (setting.env !== undefined) delete overridden[setting.env]
-    } else if (options.given(setting.name)) flags[setting.name] = setting.kind === "switch" ? "true" : setting.kind === "list" ? (value as unknown as ReadonlyArray<string>) : String(value)
+    } else if (options.given(setting.name)) flags[setting.name] = setting.kind === "list" ? (value as unknown as ReadonlyArray<string>) : String(value)
   }
   return { problems: options.problems, input: { flags, env: overridden } }
 }

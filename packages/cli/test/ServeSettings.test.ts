@@ -87,6 +87,56 @@ describe("dispatch serve's settings", { timeout: 120_000 }, () => {
     expect(bad.stdout).toBe("")
   })
 
+  it("a flag the line refused is named once, and its variable is not read in its place", async () => {
+    expect(await parsed(["--log-format", "xml", "--port", "1"], { DISPATCH_LOG_FORMAT: "yaml", DISPATCH_PORT: "x" })).toEqual({
+      _tag: "UsageError",
+      problems: ['--log-format "xml" is not one of text, json']
+    })
+  })
+
+  it("relate the cluster's settings: one target, and the simulator's settings only with --sim", async () => {
+    expect(await parsed(["--sim", "--runtime", "a.yaml", "--runtime", "b,c.yaml", "--exec", "--config", "k.json", "--sim-kubeconfig-out", "sim.kubeconfig"])).toMatchObject({
+      args: { target: { _tag: "Sim", runtimes: ["a.yaml", "b,c.yaml"], exec: true, kubeconfigOut: "sim.kubeconfig" }, config: "k.json" }
+    })
+    const plainSim = await parsed(["--sim"])
+    expect("args" in plainSim && plainSim.args.target).toEqual({ _tag: "Sim", runtimes: [] })
+    expect("args" in plainSim && "config" in plainSim.args).toBe(false)
+    expect(await parsed(["--kubeconfig", "kc"])).toMatchObject({ args: { target: { _tag: "Kube", kubeconfig: "kc" } } })
+    const cluster = await parsed(["--cluster"])
+    expect("args" in cluster && cluster.args.target).toEqual({ _tag: "Kube" })
+    expect(await parsed(["--runtime", "a.yaml", "--exec", "--config", "k.json", "--sim-kubeconfig-out", "o", "--cluster", "--kubeconfig", "kc"], { DISPATCH_PORT: "x" })).toEqual({
+      _tag: "UsageError",
+      problems: [
+        'DISPATCH_PORT "x" is not a port number (0-65535)',
+        "--sim, --cluster and --kubeconfig are alternatives: give one",
+        "--runtime seeds the embedded simulator: it needs --sim",
+        "--exec runs the embedded simulator's pods as processes: it needs --sim",
+        "--config names the embedded simulator's backend: it needs --sim",
+        "--sim-kubeconfig-out serves the embedded simulator for kubectl: it needs --sim"
+      ]
+    })
+  })
+
+  it("give every service setting to the command, and all of them as the service's settings", async () => {
+    const read = await parsed(["--tokens", "t.yaml", "--instance", "a", "--signup", "--default-backend", "b.yaml", "--retention", "1h", "--sweep-grace", "2h", "--data-dir", "d", "--host", "::1"], { DATABASE_URL: "postgres://u@h/d" })
+    expect(read).toMatchObject({
+      args: {
+        host: "::1",
+        dataDir: "d",
+        databaseUrl: "postgres://u@h/d",
+        tokens: "t.yaml",
+        instance: "a",
+        signup: true,
+        defaultBackend: "b.yaml",
+        retentionMs: 3_600_000,
+        sweepGraceMs: 7_200_000,
+        service: { host: "::1", "data-dir": "d", "database-url": "postgres://u@h/d", tokens: "t.yaml", instance: "a", signup: true, "default-backend": "b.yaml", retention: 3_600_000, "sweep-grace": 7_200_000 }
+      }
+    })
+    const none = await parsed([])
+    expect("args" in none && Object.keys(none.args).sort()).toEqual(["dataDir", "host", "logFormat", "port", "service", "signup", "target"])
+  })
+
   it("has no --database-url flag: a database URL, with its password, stays off the command line", async () => {
     const refused = await run(["serve", "--database-url=postgres://u:p@h/d"])
     expect(refused.code).toBe(ExitCode.usage)

@@ -128,6 +128,7 @@ describe("the service's settings", () => {
     const read = readWith(ServiceSettings, { flags: { port: "65536" } })
     expect(Result.isFailure(read) && read.failure).toBeInstanceOf(SettingsError)
     expect(Result.isFailure(read) && read.failure._tag).toBe("SettingsError")
+    expect(new SettingsError({ problems: ["a", "b"] }).message).toBe("a; b")
   })
 })
 
