@@ -124,6 +124,11 @@ describe("the service's settings", () => {
     expect(problemsOf({ env: { DISPATCH_PORT: text } })).toEqual(fine || text === "" ? [] : [`DISPATCH_PORT "${text}" is not a port number (0-65535)`])
   })
 
+  it("take a port as a whole number from 0 to 65535 written in digits alone", () => {
+    for (const [text, port] of [["0", 0], ["65535", 65535], ["00080", 80]] as const) expect(valuesOf({ env: { DISPATCH_PORT: text } }).port).toBe(port)
+    for (const text of ["65536", " 12", "12 ", "1e3", "+1", "0x10", "123456", "8080a"]) expect(problemsOf({ flags: { port: text } })).toEqual([`--port "${text}" is not a port number (0-65535)`])
+  })
+
   it("fail as SettingsError, a typed error holding the problems", () => {
     const read = readWith(ServiceSettings, { flags: { port: "65536" } })
     expect(Result.isFailure(read) && read.failure).toBeInstanceOf(SettingsError)
@@ -179,6 +184,15 @@ describe("serveOptionsOf", () => {
     expect(postgres.dataDir).toBeUndefined()
   })
 
+  it("carries the parts it is given, and leaves out those it is not", () => {
+    const stop = new Promise<void>(() => {})
+    const onListening = () => undefined
+    const backend = { kind: "plain" }
+    const options = serveOptionsOf(valuesOf({}), { ...parts, onListening, stop, defaultBackend: backend })
+    expect(options).toMatchObject({ onListening, stop, defaultBackend: backend, accessLog: { write: parts.log } })
+    expect(Object.keys(serveOptionsOf(valuesOf({}), parts)).sort()).toEqual(["accessLog", "dataDir", "host", "port", "signup", "tokens"])
+  })
+
   it("dispatches only with a cluster, with the cleanup settings and the instance name given", () => {
     expect(serveOptionsOf(valuesOf({ flags: { retention: "1h" } }), parts).dispatch).toBeUndefined()
     const cluster = Layer.succeed(Cluster, {} as never)
@@ -186,8 +200,7 @@ describe("serveOptionsOf", () => {
     expect(options.dispatch).toMatchObject({ cluster, retentionMs: 0, sweepGraceMs: 2 * 3_600_000, instance: "a" })
     const plain = serveOptionsOf(valuesOf({}), { ...parts, cluster }).dispatch
     expect(plain).toBeDefined()
-    expect(plain?.retentionMs).toBeUndefined()
-    expect(plain?.sweepGraceMs).toBeUndefined()
-    expect(plain?.instance).toBeUndefined()
+    // Left out, not given as undefined: the dispatcher's own defaults apply.
+    expect(Object.keys(plain ?? {}).sort()).toEqual(["cluster", "log"])
   })
 })

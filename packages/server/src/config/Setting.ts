@@ -143,7 +143,7 @@ export interface SettingsInput {
 /** Where a setting is read from: its flag over its environment variable; an empty variable is absent. */
 export const settingsProvider = (settings: Record<string, Setting<unknown>>, input: SettingsInput): ConfigProvider.ConfigProvider => {
   const list = Object.values(settings)
-  const flags = Object.fromEntries(list.flatMap((s) => (s.flag && input.flags[s.name] !== undefined ? [[s.name, input.flags[s.name]]] : [])))
+  const flags = Object.fromEntries(list.flatMap((s) => (s.flag ? [[s.name, input.flags[s.name]]] : [])))
   const env = Object.fromEntries(list.flatMap((s) => (s.env === undefined ? [] : [[s.name, input.env[s.env]]])))
   return ConfigProvider.orElse(ConfigProvider.fromUnknown(flags), ConfigProvider.fromEnvRecord(env))
 }
@@ -151,7 +151,7 @@ export const settingsProvider = (settings: Record<string, Setting<unknown>>, inp
 // The flag or variable a setting's value came from, and its text there, for naming a problem with it.
 const sourceOf = (setting: Setting<unknown>, input: SettingsInput): { readonly source: string; readonly text: string } => {
   const given = setting.flag ? input.flags[setting.name] : undefined
-  if (given !== undefined) return { source: `--${setting.name}`, text: typeof given === "string" ? given : given.join(",") }
+  if (given !== undefined) return { source: `--${setting.name}`, text: String(given) }
   return { source: setting.env ?? setting.name, text: setting.env === undefined ? "" : (input.env[setting.env] ?? "") }
 }
 
