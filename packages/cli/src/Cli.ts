@@ -203,7 +203,11 @@ const environment = (run: Run) =>
             case "Help":
               run.result.outcome = { _tag: "Shown" }
               if (event.commandPath.length <= 1) for (const line of rootUsage()) run.io.out(line)
-              else run.io.out(CliOutput.defaultFormatter({ colors: helpColour(run.io) }).formatHelpDoc(event.helpDoc).trimEnd())
+              else {
+                run.io.out(CliOutput.defaultFormatter({ colors: helpColour(run.io) }).formatHelpDoc(event.helpDoc).trimEnd())
+                const notes = specs.find((s) => ["dispatch", ...s.words].join(" ") === event.commandPath.join(" "))?.helpNotes ?? []
+                if (notes.length > 0) run.io.out(["", ...notes].join("\n"))
+              }
               return
             case "Version":
               run.result.outcome = { _tag: "Shown" }
