@@ -144,8 +144,8 @@ export const rbacName = (subject: RbacSubject): string => `dispatch-${subject.na
 export type RbacObject = Readonly<Record<string, unknown>>
 
 /** The least-privilege RBAC for the adapter in `mode`: the ServiceAccount, a Role with the namespaced rules
- * and its RoleBinding, and (when any rule is cluster-scoped) a ClusterRole with only those rules and its
- * ClusterRoleBinding. */
+ * and its RoleBinding, and a ClusterRole with only the cluster-scoped rules (every mode reads
+ * ClusterTrainingRuntimes) and its ClusterRoleBinding. */
 export const rbacObjects = (subject: RbacSubject): ReadonlyArray<RbacObject> => {
   const { namespaced, clusterScoped } = rulesOf(subject.mode)
   const name = rbacName(subject)
@@ -160,6 +160,7 @@ export const rbacObjects = (subject: RbacSubject): ReadonlyArray<RbacObject> => 
     { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: subject.serviceAccount, namespace: subject.namespace, labels } },
     { apiVersion: rbac, ...role },
     { apiVersion: rbac, ...roleBinding },
-    ...(clusterScoped.length === 0 ? [] : [{ apiVersion: rbac, ...clusterRole }, { apiVersion: rbac, ...clusterRoleBinding }])
+    { apiVersion: rbac, ...clusterRole },
+    { apiVersion: rbac, ...clusterRoleBinding }
   ]
 }

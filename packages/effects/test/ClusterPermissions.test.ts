@@ -168,29 +168,28 @@ describe("attributesOf", () => {
 })
 
 describe("ClusterPermissions", () => {
+  // Groups, resources and subresources drawn apart, so that every part of a grant must match on its own.
+  const declared = Operations.flatMap((op) => ClusterPermissions[op])
   const request = fc.record({
     operation: fc.constantFrom(...Operations),
     mode: fc.constantFrom(...Modes),
     verb: fc.constantFrom("get", "list", "create", "patch", "delete", "update", "watch"),
-    target: fc.constantFrom(
-      ...Operations.flatMap((op) => ClusterPermissions[op].map((g) => ({ group: g.kind.group, resource: g.kind.plural, subresource: g.subresource, namespaced: g.kind.namespaced }))),
-      { group: "kueue.x-k8s.io", resource: "localqueues", subresource: undefined, namespaced: true },
-      { group: "", resource: "secrets", subresource: undefined, namespaced: true }
-    ),
+    group: fc.constantFrom(...new Set([...declared.map((g) => g.kind.group), "apps"])),
+    resource: fc.constantFrom(...new Set([...declared.map((g) => g.kind.plural), "localqueues", "secrets"])),
+    subresource: fc.constantFrom(undefined, "", "status", "log", "exec"),
     namespace: fc.constantFrom(namespace, "other", undefined)
   })
 
-  test.prop([request])("permits exactly what one of the operation's grants in the mode names, in the namespace", ({ operation, mode, verb, target, namespace: ns }) => {
-    const attributes = { verb, group: target.group, resource: target.resource, subresource: target.subresource, namespace: ns }
+  test.prop([request], { numRuns: 2000 })("permits exactly what one of the operation's grants in the mode names, in the namespace", ({ operation, mode, verb, group, resource, subresource, namespace: ns }) => {
     const expected = grantsOf(operation, mode).some(
       (g) =>
-        g.kind.group === target.group &&
-        g.kind.plural === target.resource &&
-        g.subresource === target.subresource &&
+        g.kind.group === group &&
+        g.kind.plural === resource &&
+        (g.subresource ?? "") === (subresource ?? "") &&
         (g.verbs as ReadonlyArray<string>).includes(verb) &&
         (g.kind.namespaced ? ns === namespace : ns === undefined)
     )
-    expect(permits(operation, mode, namespace, attributes)).toBe(expected)
+    expect(permits(operation, mode, namespace, { verb, group, resource, subresource, namespace: ns })).toBe(expected)
   })
 
   test.prop([fc.constantFrom(...Modes), fc.constantFrom(...Operations)])("the derived rules cover every grant of every operation", (mode, operation) => {
@@ -211,6 +210,31 @@ describe("ClusterPermissions", () => {
       { apiGroups: ["kueue.x-k8s.io"], resources: ["workloads/status"], verbs: ["patch"] }
     ])
     for (const mode of Modes) expect(rulesOf(mode).clusterScoped).toEqual([{ apiGroups: ["trainer.kubeflow.org"], resources: ["clustertrainingruntimes"], verbs: ["get"] }])
+  })
+
+  it("derives one rule per resource, sorted by group then resource, its verbs in the order of Verbs", () => {
+    expect(rulesOf("plain").namespaced).toEqual([
+      { apiGroups: [""], resources: ["pods"], verbs: ["list"] },
+      { apiGroups: [""], resources: ["pods/log"], verbs: ["get"] },
+      { apiGroups: ["trainer.kubeflow.org"], resources: ["trainingruntimes"], verbs: ["get", "list", "create", "patch", "delete"] },
+      { apiGroups: ["trainer.kubeflow.org"], resources: ["trainjobs"], verbs: ["get", "list", "create", "patch", "delete"] }
+    ])
+    expect(rulesOf("kueue").namespaced.map((r) => r.resources[0])).toEqual(["pods", "pods/log", "workloads", "workloads/status", "trainingruntimes", "trainjobs"])
+  })
+
+  it("makes the five objects kubectl applies, named for the namespace and the ServiceAccount", () => {
+    const labels = { "app.kubernetes.io/name": "dispatch", "app.kubernetes.io/component": "rbac" }
+    const name = "dispatch-ml-robot"
+    const roleRef = (kind: string) => ({ apiGroup: "rbac.authorization.k8s.io", kind, name })
+    const subjects = [{ kind: "ServiceAccount", name: "robot", namespace: "ml" }]
+    const rbac = "rbac.authorization.k8s.io/v1"
+    expect(rbacObjects({ mode: "plain", namespace: "ml", serviceAccount: "robot" })).toEqual([
+      { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: "robot", namespace: "ml", labels } },
+      { apiVersion: rbac, kind: "Role", metadata: { name, namespace: "ml", labels }, rules: rulesOf("plain").namespaced },
+      { apiVersion: rbac, kind: "RoleBinding", metadata: { name, namespace: "ml", labels }, roleRef: roleRef("Role"), subjects },
+      { apiVersion: rbac, kind: "ClusterRole", metadata: { name, labels }, rules: rulesOf("plain").clusterScoped },
+      { apiVersion: rbac, kind: "ClusterRoleBinding", metadata: { name, labels }, roleRef: roleRef("ClusterRole"), subjects }
+    ])
   })
 
   it("binds the Role in the namespace and the ClusterRole to the one ServiceAccount", () => {
