@@ -212,6 +212,16 @@ describe("ClusterPermissions", () => {
     for (const mode of Modes) expect(rulesOf(mode).clusterScoped).toEqual([{ apiGroups: ["trainer.kubeflow.org"], resources: ["clustertrainingruntimes"], verbs: ["get"] }])
   })
 
+  it("permits a cluster-scoped resource only cluster-wide, and a namespaced one only in the namespace", () => {
+    const runtime = { verb: "get", group: "trainer.kubeflow.org", resource: "clustertrainingruntimes" }
+    expect(permits("start", "plain", namespace, runtime)).toBe(true)
+    expect(permits("start", "plain", namespace, { ...runtime, namespace })).toBe(false)
+    const job = { verb: "get", group: "trainer.kubeflow.org", resource: "trainjobs" }
+    expect(permits("start", "plain", namespace, { ...job, namespace })).toBe(true)
+    expect(permits("start", "plain", namespace, { ...job, namespace: "other" })).toBe(false)
+    expect(permits("start", "plain", namespace, job)).toBe(false)
+  })
+
   it("derives one rule per resource, sorted by group then resource, its verbs in the order of Verbs", () => {
     expect(rulesOf("plain").namespaced).toEqual([
       { apiGroups: [""], resources: ["pods"], verbs: ["list"] },
