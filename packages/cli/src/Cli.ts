@@ -49,6 +49,7 @@ export const commands: ReadonlyArray<Command> = [
   entry(Commands.logs, () => import("./commands/Logs.ts").then((m) => m.logsImpl)),
   entry(Commands.probe, () => import("./commands/Probe.ts").then((m) => m.probeImpl)),
   entry(Commands.capabilities, () => import("./commands/Capabilities.ts").then((m) => m.capabilitiesImpl)),
+  entry(Commands.rbac, () => import("./commands/Rbac.ts").then((m) => m.rbacCommand)),
   entry(Commands.simServe, () => import("./commands/SimServe.ts").then((m) => m.simServeCommand)),
   entry(Commands.serve, () => import("./commands/Serve.ts").then((m) => m.serveCommand)),
   entry(Commands.hashToken, () => import("./commands/Serve.ts").then((m) => m.hashTokenCommand)),

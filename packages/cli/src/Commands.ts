@@ -224,6 +224,17 @@ export const Commands = {
   capabilities: cluster("capabilities", "check that the backend can run a request's spec, creating nothing", { request: requiredRequest }, [
     { command: "dispatch capabilities --sim --request examples/request.json", description: "what the example needs of the backend" }
   ]),
+  rbac: {
+    words: ["rbac"],
+    summary: "print the least-privilege ServiceAccount, Role, ClusterRole and bindings the adapter needs in a mode",
+    flags: {
+      mode: oneOf("mode", ["plain", "kueue"], "plain", "the backend's mode: plain, or kueue (which also patches Kueue's Workloads) (default plain)"),
+      namespace: required("namespace", "NS", "the namespace dispatch's jobs run in: the Role, the RoleBinding and the ServiceAccount's").pipe(Flag.withAlias("n")),
+      "service-account": required("service-account", "NAME", "the ServiceAccount dispatch runs as"),
+      output: output(["yaml", "json"], "yaml")
+    },
+    examples: [{ command: "dispatch rbac --mode kueue --namespace ml-team --service-account dispatch | kubectl apply -f -", description: "grant a Kueue-mode dispatch in ml-team what it needs" }]
+  },
   simServe: {
     words: ["sim", "serve"],
     summary: "serve a simulated cluster on 127.0.0.1 for kubectl and client-node",
