@@ -15,6 +15,8 @@ import {
 } from "./Api.ts"
 import { type AuthTokens, authorize } from "./apiserver/Auth.ts"
 import { type SelfReviewKind, selfReview } from "./apiserver/SelfReview.ts"
+import { RbacAuth, type RbacOptions } from "./apiserver/rbac/RbacAuth.ts"
+import { mastersGroup } from "./apiserver/rbac/RbacRules.ts"
 import type { ContainerRuntime } from "./controllers/kubelet/ContainerRuntime.ts"
 import { installControllers } from "./controllers/Install.ts"
 import type { LogLine } from "./controllers/kubelet/SyntheticLogs.ts"
@@ -26,7 +28,7 @@ import { isJsonObject } from "./apiserver/store/JsonValue.ts"
 import { finishNamespaces } from "./apiserver/collection/NamespaceLifecycle.ts"
 import { failLostContainers } from "./controllers/kubelet/LostContainers.ts"
 import { SeededRandom, freshSeed } from "./Random.ts"
-import { builtinKinds } from "./kinds/Builtin.ts"
+import { builtinKinds, rbacKinds } from "./kinds/Builtin.ts"
 import type { Kind } from "./kinds/Kind.ts"
 import { KindRegistry } from "./kinds/KindRegistry.ts"
 import { isSelection, parseSelection } from "./apiserver/lists/Selection.ts"
@@ -50,6 +52,12 @@ export interface SimulatorOptions {
   readonly objects?: ReadonlyArray<KubeObject>
   /** Bearer tokens and the verbs each may use; absent = no auth. */
   readonly auth?: AuthTokens
+  /**
+   * Authorizes with RBAC, as kube-apiserver does: serves ServiceAccount and RBAC's kinds (unless `kinds`
+   * says otherwise), starts with the `cluster-admin` ClusterRole bound to system:masters, and takes its
+   * users from bearer tokens (the default user, a cluster admin, without one). Replaces `auth`.
+   */
+  readonly rbac?: RbacOptions
   readonly faults?: ReadonlyArray<FaultRule>
   /** Trainer and Kueue settings; Trainer's webhook and controller are installed unless told otherwise. */
   readonly controllers?: ControllerOptions
@@ -82,6 +90,8 @@ export class Simulator implements ControllerHost {
   private clock: number
   private faultPlan: FaultPlan
   private readonly auth: AuthTokens | undefined
+  /** The simulator's authentication and RBAC, when it authorizes with RBAC. */
+  readonly rbac: RbacAuth | undefined
   private readonly store = new Store()
   private readonly garbage: GarbageQueue
   /** The kinds this simulator serves. */
@@ -103,7 +113,7 @@ export class Simulator implements ControllerHost {
   private readonly journal: StoreJournal | undefined
 
   constructor(options: SimulatorOptions = {}) {
-    this.kinds = new KindRegistry(options.kinds ?? builtinKinds)
+    this.kinds = new KindRegistry(options.kinds ?? (options.rbac === undefined ? builtinKinds : [...builtinKinds, ...rbacKinds]))
     this.garbage = new GarbageQueue(this.store, this.kinds)
     options.journal?.checkServed((plural) => this.kinds.byResource(plural) !== undefined)
     const restored = options.journal?.restored
@@ -112,6 +122,7 @@ export class Simulator implements ControllerHost {
     this.clock = restored?.clock ?? options.startTime ?? defaultStartTime
     this.faultPlan = new FaultPlan(options.faults ?? [])
     this.auth = options.auth
+    this.rbac = options.rbac === undefined ? undefined : new RbacAuth(this.store, options.rbac)
     this.uidSeed = options.seed ?? freshSeed()
     this.context = {
       store: this.store,
@@ -127,6 +138,7 @@ export class Simulator implements ControllerHost {
     if (restored === undefined) {
       options.journal?.attach(this.store, () => this.clock)
       this.system.create("namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: "default" } })
+      if (this.rbac !== undefined) this.bootstrapRbac()
     }
     this.containers = installControllers(this, options.controllers)
     if (restored !== undefined) {
@@ -137,6 +149,28 @@ export class Simulator implements ControllerHost {
       if (exec !== undefined && exec !== false) failLostContainers(this.system, this.clock)
     }
     this.rejectedSeeds = (options.objects ?? []).flatMap((object) => this.seed(object))
+  }
+
+  // kube-apiserver's bootstrap policy, as much of it as a simulator needs: cluster-admin for system:masters.
+  private bootstrapRbac(): void {
+    const group = "rbac.authorization.k8s.io"
+    const labels = { "kubernetes.io/bootstrapping": "rbac-defaults" }
+    this.system.create("clusterroles", {
+      apiVersion: `${group}/v1`,
+      kind: "ClusterRole",
+      metadata: { name: "cluster-admin", labels },
+      rules: [
+        { verbs: ["*"], apiGroups: ["*"], resources: ["*"] },
+        { verbs: ["*"], nonResourceURLs: ["*"] }
+      ]
+    })
+    this.system.create("clusterrolebindings", {
+      apiVersion: `${group}/v1`,
+      kind: "ClusterRoleBinding",
+      metadata: { name: "cluster-admin", labels },
+      roleRef: { apiGroup: group, kind: "ClusterRole", name: "cluster-admin" },
+      subjects: [{ apiGroup: group, kind: "Group", name: mastersGroup }]
+    })
   }
 
   /** Answers a self review (`kubectl auth can-i`) from the caller's token's rights. */
@@ -158,10 +192,15 @@ export class Simulator implements ControllerHost {
   serve(request: ApiRequest): Outcome {
     const resource = this.resolve(request)
     if (resource === undefined) return { kind: "answered", response: pathNotFound() }
-    const refusal = authorize(this.auth, resource, request)
+    const refusal = this.refusal(resource, request)
     if (refusal !== undefined) return { kind: "answered", response: refusal }
     const name = request.name ?? (request.verb === "create" ? identityOf(request.body).name || undefined : undefined)
     return this.withFault(this.faultPlan.decide({ verb: request.verb, resource: resource.plural, name }), () => serveVerb(this.context, resource, request))
+  }
+
+  /** Why the caller may not make this call (RBAC's answer when on, else the token table's), or undefined. */
+  refusal(resource: Kind, request: ApiRequest, subresource?: string): ApiResponse | undefined {
+    return this.rbac === undefined ? authorize(this.auth, resource, request) : this.rbac.refusal(resource, request, subresource ?? request.subresource)
   }
 
   /**
@@ -173,7 +212,7 @@ export class Simulator implements ControllerHost {
     const none = { stop: () => {} }
     const resource = this.resolve(request)
     if (resource === undefined) return { outcome: { kind: "answered", response: pathNotFound() }, ...none }
-    const refusal = authorize(this.auth, resource, request)
+    const refusal = this.refusal(resource, request)
     if (refusal !== undefined) return { outcome: { kind: "answered", response: refusal }, ...none }
     const action = this.faultPlan.decide({ verb: "watch", resource: resource.plural, name: request.name })
     if (action?.type === "refuse") return { outcome: { kind: "refused" }, ...none }

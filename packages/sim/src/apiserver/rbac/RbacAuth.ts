@@ -1,0 +1,111 @@
+// Authentication and RBAC authorization over the store, as kube-apiserver chains them: a bearer token
+// names a user (a kubeconfig user from the simulator's table, or a service account whose token the
+// TokenRequest API issued); a request without one acts as the simulator's default user, a cluster
+// admin, so that a simulator with RBAC answers its own kubeconfig as one without does. Then RBAC
+// decides from the Roles, ClusterRoles and bindings stored at that moment.
+import type { ApiRequest, ApiResponse, KubeObject, Resource } from "../../Api.ts"
+import type { Store } from "../store/Store.ts"
+import { isJsonObject } from "../store/JsonValue.ts"
+import { forbiddenFor } from "../Auth.ts"
+import { unauthorized } from "../StatusErrors.ts"
+import { type RbacObjects, type RequestAttributes, type UserInfo, mastersGroup, rbacDecision, serviceAccountGroups, serviceAccountUser } from "./RbacRules.ts"
+
+/** How a simulator with RBAC authenticates. */
+export interface RbacOptions {
+  /** Users by bearer token (the kubeconfig users); each is also in `system:authenticated`. */
+  readonly users?: Readonly<Record<string, { readonly name: string; readonly groups?: ReadonlyArray<string> }>>
+  /** Who a request without a token acts as (default: `defaultUser`, a cluster admin). */
+  readonly defaultUser?: UserInfo
+}
+
+/** The user a request without a token acts as unless told otherwise: in system:masters, so allowed everything. */
+export const defaultUser: UserInfo = { name: "sim-admin", groups: [mastersGroup, "system:authenticated"] }
+
+/** The group every authenticated user is in. */
+export const authenticatedGroup = "system:authenticated"
+
+/** The RBAC objects in a store, read at the moment of the call. */
+export const storedRbac = (store: Store): RbacObjects => ({
+  clusterRoleBindings: () => store.list("clusterrolebindings"),
+  roleBindings: (namespace) => store.list("rolebindings", namespace),
+  role: (namespace, name) => store.get("roles", namespace, name),
+  clusterRole: (name) => store.get("clusterroles", undefined, name)
+})
+
+/** A service account token the TokenRequest API issued: whose it is, and the account's uid then. */
+interface IssuedToken {
+  readonly namespace: string
+  readonly name: string
+  readonly uid: string
+}
+
+const text = (value: unknown): string => (typeof value === "string" ? value : "")
+
+/**
+ * The one name a list or watch selects with `metadata.name=<name>`: kube-apiserver's request info takes
+ * it as the request's name, so a rule's resourceNames can allow watching one object.
+ */
+export const selectedName = (fieldSelector: string | undefined): string | undefined => {
+  for (const term of (fieldSelector ?? "").split(",")) {
+    const match = /^\s*metadata\.name\s*==?\s*(.*?)\s*$/.exec(term)
+    if (match !== null) return match[1]
+  }
+  return undefined
+}
+
+/** Tokens and the users they name, and RBAC's decisions over one store. */
+export class RbacAuth {
+  private readonly issued = new Map<string, IssuedToken>()
+
+  constructor(
+    private readonly store: Store,
+    private readonly options: RbacOptions
+  ) {}
+
+  /** The caller a token names (the default user without one), or undefined for a token nobody issued. */
+  authenticate(token: string | undefined): UserInfo | undefined {
+    if (token === undefined) return this.options.defaultUser ?? defaultUser
+    const users = this.options.users ?? {}
+    if (Object.hasOwn(users, token)) {
+      const user = users[token]
+      if (user !== undefined) return { name: user.name, groups: [...(user.groups ?? []), authenticatedGroup] }
+    }
+    const issued = this.issued.get(token)
+    if (issued === undefined) return undefined
+    // A token outlives neither its service account nor a new account of the same name.
+    const account = this.store.get("serviceaccounts", issued.namespace, issued.name)
+    const uid = isJsonObject(account?.["metadata"]) ? text(account["metadata"]["uid"]) : ""
+    if (account === undefined || uid !== issued.uid) return undefined
+    return { name: serviceAccountUser(issued.namespace, issued.name), groups: [...serviceAccountGroups(issued.namespace), authenticatedGroup] }
+  }
+
+  /** Issues a token for a stored service account (its uid binds the token to this account). */
+  issue(account: KubeObject, token: string): void {
+    const meta = isJsonObject(account["metadata"]) ? account["metadata"] : {}
+    this.issued.set(token, { namespace: text(meta["namespace"]), name: text(meta["name"]), uid: text(meta["uid"]) })
+  }
+
+  /** Whether RBAC lets the user do it, and why. */
+  decide(user: UserInfo, request: RequestAttributes): { readonly allowed: boolean; readonly reason: string } {
+    return rbacDecision(storedRbac(this.store), user, request)
+  }
+
+  /** The refusal for a REST call (401 for an unknown token, 403 with kube-apiserver's message), or undefined. */
+  refusal(resource: Resource, request: ApiRequest, subresource: string | undefined = request.subresource): ApiResponse | undefined {
+    const user = this.authenticate(request.token)
+    if (user === undefined) return unauthorized()
+    const namespace = resource.namespaced ? request.namespace : undefined
+    const name = request.name ?? (request.verb === "list" || request.verb === "watch" ? selectedName(request.fieldSelector) : undefined)
+    const attributes: RequestAttributes = {
+      kind: "resource",
+      verb: request.verb,
+      group: resource.group,
+      resource: resource.plural,
+      ...(subresource === undefined ? {} : { subresource }),
+      ...(name === undefined ? {} : { name }),
+      ...(namespace === undefined ? {} : { namespace })
+    }
+    const asked = { verb: request.verb, ...(request.name === undefined ? {} : { name: request.name }), ...(request.namespace === undefined ? {} : { namespace: request.namespace }) }
+    return this.decide(user, attributes).allowed ? undefined : forbiddenFor(user.name, resource, { ...asked, ...(subresource === undefined ? {} : { subresource }) })
+  }
+}

@@ -1,0 +1,101 @@
+import { describe, expect, it } from "vitest"
+import type { ApiRequest, KubeObject } from "../src/Api.ts"
+import { selectedName } from "../src/apiserver/rbac/RbacAuth.ts"
+import { bareSimulator, call } from "./SimFixture.ts"
+
+const rbac = "rbac.authorization.k8s.io"
+const users = { "alice-token": { name: "alice" }, "ops-token": { name: "olga", groups: ["ops"] } }
+const cm = (name: string): KubeObject => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name } })
+const get = (resource: string, group: string, namespace: string | undefined, name: string | undefined, token?: string, extra: Partial<ApiRequest> = {}): ApiRequest => ({
+  verb: name === undefined ? "list" : "get",
+  group,
+  version: "v1",
+  resource,
+  ...(namespace === undefined ? {} : { namespace }),
+  ...(name === undefined ? {} : { name }),
+  ...(token === undefined ? {} : { token }),
+  ...extra
+})
+
+const seeded = () => {
+  const sim = bareSimulator({ rbac: { users } })
+  sim.system.create("namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: "ml" } })
+  sim.system.create("configmaps", { ...cm("settings"), metadata: { name: "settings", namespace: "ml" } })
+  sim.system.create("roles", { apiVersion: `${rbac}/v1`, kind: "Role", metadata: { name: "cm-reader", namespace: "ml" }, rules: [{ verbs: ["get", "list"], apiGroups: [""], resources: ["configmaps"] }] })
+  sim.system.create("rolebindings", {
+    apiVersion: `${rbac}/v1`,
+    kind: "RoleBinding",
+    metadata: { name: "alice-reads", namespace: "ml" },
+    roleRef: { apiGroup: rbac, kind: "Role", name: "cm-reader" },
+    subjects: [{ kind: "User", name: "alice" }]
+  })
+  return sim
+}
+
+describe("a simulator with RBAC", () => {
+  it("serves the RBAC kinds and starts with cluster-admin bound to system:masters", () => {
+    const sim = bareSimulator({ rbac: {} })
+    expect(sim.system.get("clusterroles", undefined, "cluster-admin")).toMatchObject({ rules: [{ verbs: ["*"], apiGroups: ["*"], resources: ["*"] }, { verbs: ["*"], nonResourceURLs: ["*"] }] })
+    expect(sim.system.get("clusterrolebindings", undefined, "cluster-admin")).toMatchObject({ subjects: [{ kind: "Group", name: "system:masters" }] })
+  })
+
+  it("lets a request without a token (the default user) do anything", () => {
+    const sim = seeded()
+    expect(call(sim, { verb: "create", group: "", version: "v1", resource: "configmaps", namespace: "default", body: cm("a") }).code).toBe(201)
+    expect(call(sim, get("clusterroles", rbac, undefined, undefined)).code).toBe(200)
+  })
+
+  it("allows what a user's bindings grant and refuses the rest with kube-apiserver's 403", () => {
+    const sim = seeded()
+    expect(call(sim, get("configmaps", "", "ml", "settings", "alice-token")).code).toBe(200)
+    expect(call(sim, get("configmaps", "", "ml", undefined, "alice-token")).code).toBe(200)
+    const elsewhere = call(sim, get("configmaps", "", "default", undefined, "alice-token"))
+    expect(elsewhere).toEqual({
+      code: 403,
+      body: {
+        kind: "Status",
+        apiVersion: "v1",
+        metadata: {},
+        status: "Failure",
+        message: 'configmaps is forbidden: User "alice" cannot list resource "configmaps" in API group "" in the namespace "default"',
+        reason: "Forbidden",
+        details: { kind: "configmaps" },
+        code: 403
+      }
+    })
+    const write = call(sim, { verb: "delete", group: "", version: "v1", resource: "configmaps", namespace: "ml", name: "settings", token: "alice-token" })
+    expect([write.code, (write.body as { message: string }).message]).toEqual([403, 'configmaps "settings" is forbidden: User "alice" cannot delete resource "configmaps" in API group "" in the namespace "ml"'])
+    expect(sim.system.get("configmaps", "ml", "settings")).toBeDefined()
+    const cluster = call(sim, get("clusterroles", rbac, undefined, undefined, "ops-token"))
+    expect((cluster.body as { message: string }).message).toBe('clusterroles.rbac.authorization.k8s.io is forbidden: User "olga" cannot list resource "clusterroles" in API group "rbac.authorization.k8s.io" at the cluster scope')
+  })
+
+  it("answers 401 to a token it never issued", () => {
+    expect(call(seeded(), get("configmaps", "", "ml", undefined, "forged")).code).toBe(401)
+  })
+
+  it("follows bindings as they change", () => {
+    const sim = seeded()
+    sim.system.create("clusterrolebindings", {
+      apiVersion: `${rbac}/v1`,
+      kind: "ClusterRoleBinding",
+      metadata: { name: "ops-admin" },
+      roleRef: { apiGroup: rbac, kind: "ClusterRole", name: "cluster-admin" },
+      subjects: [{ kind: "Group", name: "ops", apiGroup: rbac }]
+    })
+    expect(call(sim, get("clusterroles", rbac, undefined, undefined, "ops-token")).code).toBe(200)
+    sim.system.delete("clusterrolebindings", undefined, "ops-admin")
+    expect(call(sim, get("clusterroles", rbac, undefined, undefined, "ops-token")).code).toBe(403)
+  })
+
+  it("refuses a watch as it refuses a list", () => {
+    const sim = seeded()
+    expect(sim.watch(get("configmaps", "", "default", undefined, "alice-token", { verb: "watch" }), () => {}).outcome).toMatchObject({ response: { code: 403 } })
+  })
+})
+
+describe("selectedName", () => {
+  it("reads metadata.name=<name> from a field selector", () => {
+    expect(["metadata.name=a", "x=1,metadata.name==b", " metadata.name = c ", "metadata.namespace=d", "", undefined].map(selectedName)).toEqual(["a", "b", "c", undefined, undefined, undefined])
+  })
+})
