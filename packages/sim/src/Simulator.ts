@@ -6,6 +6,7 @@ import {
   type ApiRequest,
   type ApiResponse,
   type Controller,
+  type Impersonation,
   type ControllerHost,
   type KubeObject,
   type ObjectChange,
@@ -17,6 +18,7 @@ import { type AuthTokens, authorize } from "./apiserver/Auth.ts"
 import { type SelfReviewKind, selfReview } from "./apiserver/SelfReview.ts"
 import { RbacAuth, type RbacOptions } from "./apiserver/rbac/RbacAuth.ts"
 import { mastersGroup } from "./apiserver/rbac/RbacRules.ts"
+import { rbacSelfReview } from "./apiserver/rbac/RbacReview.ts"
 import type { ContainerRuntime } from "./controllers/kubelet/ContainerRuntime.ts"
 import { installControllers } from "./controllers/Install.ts"
 import type { LogLine } from "./controllers/kubelet/SyntheticLogs.ts"
@@ -173,9 +175,9 @@ export class Simulator implements ControllerHost {
     })
   }
 
-  /** Answers a self review (`kubectl auth can-i`) from the caller's token's rights. */
-  selfReview(kind: SelfReviewKind, token: string | undefined, body: unknown): ApiResponse {
-    return selfReview(this.auth, kind, token, body)
+  /** Answers a self review (`kubectl auth can-i`) from RBAC when on, else from the caller's token's rights. */
+  selfReview(kind: SelfReviewKind, token: string | undefined, body: unknown, impersonate?: Impersonation): ApiResponse {
+    return this.rbac === undefined ? selfReview(this.auth, kind, token, body) : rbacSelfReview(this.rbac, kind, token, body, impersonate)
   }
 
   /** Serves one call (every verb but watch): auth, then the fault plan, then the verb. The answer's body is

@@ -99,3 +99,70 @@ describe("selectedName", () => {
     expect(["metadata.name=a", "x=1,metadata.name==b", " metadata.name = c ", "metadata.namespace=d", "", undefined].map(selectedName)).toEqual(["a", "b", "c", undefined, undefined, undefined])
   })
 })
+
+describe("impersonation", () => {
+  const ssar = (resourceAttributes: Record<string, string>) => ({ apiVersion: "authorization.k8s.io/v1", kind: "SelfSubjectAccessReview", spec: { resourceAttributes } })
+  const grantImpersonation = (sim: ReturnType<typeof seeded>, rules: ReadonlyArray<object>) => {
+    sim.system.create("clusterroles", { apiVersion: `${rbac}/v1`, kind: "ClusterRole", metadata: { name: "impersonator" }, rules })
+    sim.system.create("clusterrolebindings", {
+      apiVersion: `${rbac}/v1`,
+      kind: "ClusterRoleBinding",
+      metadata: { name: "olga-impersonates" },
+      roleRef: { apiGroup: rbac, kind: "ClusterRole", name: "impersonator" },
+      subjects: [{ kind: "User", name: "olga", apiGroup: rbac }]
+    })
+  }
+
+  it("refuses a caller without `impersonate` on that user with kube-apiserver's 403", () => {
+    const sim = seeded()
+    const refused = call(sim, get("configmaps", "", "ml", undefined, "ops-token", { impersonate: { user: "alice", groups: [] } }))
+    expect([refused.code, (refused.body as { message: string }).message]).toEqual([403, 'users "alice" is forbidden: User "olga" cannot impersonate resource "users" in API group "" at the cluster scope'])
+    const review = sim.selfReview("SelfSubjectAccessReview", "ops-token", ssar({ verb: "get", resource: "configmaps", namespace: "ml" }), { user: "alice", groups: [] })
+    expect(review.code).toBe(403)
+  })
+
+  it("acts as the impersonated user once allowed, each group and service account checked too", () => {
+    const sim = seeded()
+    grantImpersonation(sim, [
+      { verbs: ["impersonate"], apiGroups: [""], resources: ["users"], resourceNames: ["alice"] },
+      { verbs: ["impersonate"], apiGroups: [""], resources: ["groups"], resourceNames: ["readers"] }
+    ])
+    expect(call(sim, get("configmaps", "", "ml", undefined, "ops-token", { impersonate: { user: "alice", groups: [] } })).code).toBe(200)
+    expect(call(sim, get("configmaps", "", "default", undefined, "ops-token", { impersonate: { user: "alice", groups: [] } })).code).toBe(403)
+    expect(call(sim, get("configmaps", "", "ml", undefined, "ops-token", { impersonate: { user: "alice", groups: ["readers"] } })).code).toBe(200)
+    const group = call(sim, get("configmaps", "", "ml", undefined, "ops-token", { impersonate: { user: "alice", groups: ["admins"] } }))
+    expect((group.body as { message: string }).message).toBe('groups "admins" is forbidden: User "olga" cannot impersonate resource "groups" in API group "" at the cluster scope')
+    const account = call(sim, get("configmaps", "", "ml", undefined, "ops-token", { impersonate: { user: "system:serviceaccount:ml:robot", groups: [] } }))
+    expect((account.body as { message: string }).message).toBe(
+      'serviceaccounts "robot" is forbidden: User "olga" cannot impersonate resource "serviceaccounts" in API group "" in the namespace "ml"'
+    )
+  })
+})
+
+describe("reviews from RBAC", () => {
+  it("answers a SelfSubjectAccessReview with RBAC's decision and reason", () => {
+    const sim = seeded()
+    const body = (namespace: string) => ({ kind: "SelfSubjectAccessReview", spec: { resourceAttributes: { verb: "list", resource: "configmaps", namespace } } })
+    expect(sim.selfReview("SelfSubjectAccessReview", "alice-token", body("ml"))).toMatchObject({
+      code: 201,
+      body: { status: { allowed: true, reason: 'RBAC: allowed by RoleBinding "alice-reads/ml" of Role "cm-reader" to User "alice"' } }
+    })
+    expect((sim.selfReview("SelfSubjectAccessReview", "alice-token", body("default")).body as { status: unknown }).status).toEqual({ allowed: false })
+    expect(sim.selfReview("SelfSubjectAccessReview", "forged", body("ml")).code).toBe(401)
+    expect(sim.selfReview("SelfSubjectAccessReview", "alice-token", { spec: {} }).code).toBe(422)
+  })
+
+  it("lists a user's rules in a namespace with a SelfSubjectRulesReview", () => {
+    const sim = seeded()
+    expect((sim.selfReview("SelfSubjectRulesReview", "alice-token", { spec: { namespace: "ml" } }).body as { status: unknown }).status).toEqual({
+      resourceRules: [{ verbs: ["get", "list"], apiGroups: [""], resources: ["configmaps"] }],
+      nonResourceRules: [],
+      incomplete: false
+    })
+    expect((sim.selfReview("SelfSubjectRulesReview", "alice-token", { spec: { namespace: "default" } }).body as { status: unknown }).status).toEqual({
+      resourceRules: [],
+      nonResourceRules: [],
+      incomplete: false
+    })
+  })
+})

@@ -23,7 +23,11 @@ export const authorize = (auth: AuthTokens | undefined, resource: Resource, requ
 }
 
 /** kube-apiserver's 403 for a user the authorizer refused the request. */
-export const forbiddenFor = (user: string, resource: Resource, request: Pick<ApiRequest, "verb" | "name" | "namespace"> & { readonly subresource?: string }): ApiResponse => {
+export const forbiddenFor = (
+  user: string,
+  resource: Resource,
+  request: Pick<ApiRequest, "name" | "namespace"> & { readonly verb: string; readonly subresource?: string }
+): ApiResponse => {
   const target = request.subresource === undefined ? resource.plural : `${resource.plural}/${request.subresource}`
   const scope = request.namespace === undefined || !resource.namespaced ? "at the cluster scope" : `in the namespace "${request.namespace}"`
   const subject = request.name === undefined ? qualifiedResource(resource) : `${qualifiedResource(resource)} "${request.name}"`

@@ -59,19 +59,32 @@ const rulesStatus = (rights: ReadonlyArray<string> | "*"): Record<string, unknow
   incomplete: false
 })
 
-/** The answer to creating a self review with `body` as the caller holding `token`. */
-export const selfReview = (auth: AuthTokens | undefined, kind: SelfReviewKind, token: string | undefined, body: unknown): ApiResponse => {
-  const rights = rightsOf(auth, token)
-  if (rights === undefined) return unauthorized()
+/** A review's spec, or the 422 an access review with not exactly one kind of attributes gets. */
+export const reviewSpec = (kind: SelfReviewKind, body: unknown): { readonly spec: Record<string, unknown> } | { readonly response: ApiResponse } => {
   const object = isJsonObject(body) ? body : {}
   const spec = isJsonObject(object["spec"]) ? object["spec"] : {}
   if (kind === "SelfSubjectAccessReview") {
     const given = ["resourceAttributes", "nonResourceAttributes"].filter((k) => isJsonObject(spec[k]))
     if (given.length !== 1) {
       const resource = reviewResources.find((r) => r.kind === kind) as Resource
-      return invalid(resource, "", [invalidValue("spec.resourceAttributes", null, "exactly one of nonResourceAttributes or resourceAttributes must be specified")])
+      return { response: invalid(resource, "", [invalidValue("spec.resourceAttributes", null, "exactly one of nonResourceAttributes or resourceAttributes must be specified")]) }
     }
   }
-  const status = kind === "SelfSubjectAccessReview" ? accessStatus(rights, spec, who(auth, token)) : rulesStatus(rights)
-  return { code: 201, body: { kind, apiVersion: reviewGroupVersion, metadata: { creationTimestamp: null }, spec, status } }
+  return { spec }
+}
+
+/** The 201 answer to a review: the spec asked about and the status found. */
+export const reviewAnswer = (kind: SelfReviewKind, spec: Record<string, unknown>, status: Record<string, unknown>): ApiResponse => ({
+  code: 201,
+  body: { kind, apiVersion: reviewGroupVersion, metadata: { creationTimestamp: null }, spec, status }
+})
+
+/** The answer to creating a self review with `body` as the caller holding `token`. */
+export const selfReview = (auth: AuthTokens | undefined, kind: SelfReviewKind, token: string | undefined, body: unknown): ApiResponse => {
+  const rights = rightsOf(auth, token)
+  if (rights === undefined) return unauthorized()
+  const read = reviewSpec(kind, body)
+  if ("response" in read) return read.response
+  const status = kind === "SelfSubjectAccessReview" ? accessStatus(rights, read.spec, who(auth, token)) : rulesStatus(rights)
+  return reviewAnswer(kind, read.spec, status)
 }

@@ -115,6 +115,10 @@ const decodeCall = async (tables: MessageTables, req: IncomingMessage, res: Serv
   const input: Writable<RestInput> = { method: req.method ?? "GET", target: callTarget, query, body: "" }
   const authorization = header(req, "authorization")
   if (authorization !== undefined) input.authorization = authorization
+  const impersonateUser = header(req, "impersonate-user")
+  if (impersonateUser !== undefined) input.impersonateUser = impersonateUser
+  const impersonateGroups = req.headersDistinct["impersonate-group"]
+  if (impersonateGroups !== undefined) input.impersonateGroups = impersonateGroups
   const contentType = protobuf === undefined ? header(req, "content-type") : "application/json"
   if (contentType !== undefined) input.contentType = contentType
   const accept = header(req, "accept")
@@ -147,7 +151,7 @@ export const startHttpFace = (options: HttpFaceOptions): Promise<SimServer> => {
       const decoded = await decodeCall(tables, req, res, { resource: review, version: "v1" }, target.query)
       if (decoded === undefined) return
       if (decoded.request.verb !== "create") return sendJson(res, methodNotAllowed)
-      return sendJson(res, simulator.selfReview(route.review, decoded.request.token, decoded.request.body))
+      return sendJson(res, simulator.selfReview(route.review, decoded.request.token, decoded.request.body, decoded.request.impersonate))
     }
     if (route.kind !== "resource") {
       const body = await readBody(req)

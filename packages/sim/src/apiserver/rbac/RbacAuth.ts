@@ -3,12 +3,12 @@
 // TokenRequest API issued); a request without one acts as the simulator's default user, a cluster
 // admin, so that a simulator with RBAC answers its own kubeconfig as one without does. Then RBAC
 // decides from the Roles, ClusterRoles and bindings stored at that moment.
-import type { ApiRequest, ApiResponse, KubeObject, Resource } from "../../Api.ts"
+import type { ApiRequest, ApiResponse, Impersonation, KubeObject, Resource } from "../../Api.ts"
 import type { Store } from "../store/Store.ts"
 import { isJsonObject } from "../store/JsonValue.ts"
 import { forbiddenFor } from "../Auth.ts"
 import { unauthorized } from "../StatusErrors.ts"
-import { type RbacObjects, type RequestAttributes, type UserInfo, mastersGroup, rbacDecision, serviceAccountGroups, serviceAccountUser } from "./RbacRules.ts"
+import { type PolicyRule, type RbacObjects, type RequestAttributes, type UserInfo, mastersGroup, rbacDecision, rulesFor, serviceAccountGroups, serviceAccountUser } from "./RbacRules.ts"
 
 /** How a simulator with RBAC authenticates. */
 export interface RbacOptions {
@@ -24,8 +24,11 @@ export const defaultUser: UserInfo = { name: "sim-admin", groups: [mastersGroup,
 /** The group every authenticated user is in. */
 export const authenticatedGroup = "system:authenticated"
 
+/** What RBAC reads of the store. */
+export type RbacStore = Pick<Store, "get" | "list">
+
 /** The RBAC objects in a store, read at the moment of the call. */
-export const storedRbac = (store: Store): RbacObjects => ({
+export const storedRbac = (store: RbacStore): RbacObjects => ({
   clusterRoleBindings: () => store.list("clusterrolebindings"),
   roleBindings: (namespace) => store.list("rolebindings", namespace),
   role: (namespace, name) => store.get("roles", namespace, name),
@@ -53,12 +56,31 @@ export const selectedName = (fieldSelector: string | undefined): string | undefi
   return undefined
 }
 
+// The resources impersonation is authorized on (verb "impersonate"), as the refusal names them.
+const identityResource = (plural: string, namespaced: boolean): Resource => ({
+  group: "",
+  versions: ["v1"],
+  kind: plural,
+  listKind: plural,
+  plural,
+  singular: plural.slice(0, -1),
+  shortNames: [],
+  namespaced,
+  hasStatus: false
+})
+const usersResource = identityResource("users", false)
+const groupsResource = identityResource("groups", false)
+const serviceAccountsResource = identityResource("serviceaccounts", true)
+
+/** Who a request acts as, or the answer refusing it (401 for an unknown token, 403 for an impersonation not allowed). */
+export type Identity = { readonly ok: true; readonly user: UserInfo } | { readonly ok: false; readonly response: ApiResponse }
+
 /** Tokens and the users they name, and RBAC's decisions over one store. */
 export class RbacAuth {
   private readonly issued = new Map<string, IssuedToken>()
 
   constructor(
-    private readonly store: Store,
+    private readonly store: RbacStore,
     private readonly options: RbacOptions
   ) {}
 
@@ -79,10 +101,39 @@ export class RbacAuth {
     return { name: serviceAccountUser(issued.namespace, issued.name), groups: [...serviceAccountGroups(issued.namespace), authenticatedGroup] }
   }
 
+  /**
+   * The user a request acts as: the token's, or the one it impersonates when the token's user may
+   * `impersonate` that user (or service account) and each group asked for, as kube-apiserver's
+   * impersonation filter allows it. An impersonated service account is in its own groups unless groups are asked for.
+   */
+  identify(token: string | undefined, impersonate: Impersonation | undefined): Identity {
+    const caller = this.authenticate(token)
+    if (caller === undefined) return { ok: false, response: unauthorized() }
+    if (impersonate === undefined) return { ok: true, user: caller }
+    const account = /^system:serviceaccount:([^:]+):([^:]+)$/.exec(impersonate.user)
+    const asked: ReadonlyArray<readonly [Resource, string, string | undefined]> = [
+      account === null ? [usersResource, impersonate.user, undefined] : [serviceAccountsResource, account[2] ?? "", account[1]],
+      ...impersonate.groups.map((g) => [groupsResource, g, undefined] as const)
+    ]
+    for (const [resource, name, namespace] of asked) {
+      const request: RequestAttributes = { kind: "resource", verb: "impersonate", group: "", resource: resource.plural, name, ...(namespace === undefined ? {} : { namespace }) }
+      if (!this.decide(caller, request).allowed) {
+        return { ok: false, response: forbiddenFor(caller.name, resource, { verb: "impersonate", name, ...(namespace === undefined ? {} : { namespace }) }) }
+      }
+    }
+    const groups = impersonate.groups.length > 0 || account === null ? impersonate.groups : serviceAccountGroups(account[1] ?? "")
+    return { ok: true, user: { name: impersonate.user, groups: [...groups, authenticatedGroup] } }
+  }
+
   /** Issues a token for a stored service account (its uid binds the token to this account). */
   issue(account: KubeObject, token: string): void {
     const meta = isJsonObject(account["metadata"]) ? account["metadata"] : {}
     this.issued.set(token, { namespace: text(meta["namespace"]), name: text(meta["name"]), uid: text(meta["uid"]) })
+  }
+
+  /** The rules granted to the user in a namespace (cluster-wide ones only, when undefined). */
+  rules(user: UserInfo, namespace: string | undefined): ReadonlyArray<PolicyRule> {
+    return rulesFor(storedRbac(this.store), user, namespace).flatMap((s) => s.rules)
   }
 
   /** Whether RBAC lets the user do it, and why. */
@@ -92,8 +143,9 @@ export class RbacAuth {
 
   /** The refusal for a REST call (401 for an unknown token, 403 with kube-apiserver's message), or undefined. */
   refusal(resource: Resource, request: ApiRequest, subresource: string | undefined = request.subresource): ApiResponse | undefined {
-    const user = this.authenticate(request.token)
-    if (user === undefined) return unauthorized()
+    const identity = this.identify(request.token, request.impersonate)
+    if (!identity.ok) return identity.response
+    const user = identity.user
     const namespace = resource.namespaced ? request.namespace : undefined
     const name = request.name ?? (request.verb === "list" || request.verb === "watch" ? selectedName(request.fieldSelector) : undefined)
     const attributes: RequestAttributes = {
