@@ -19,6 +19,7 @@ import { type SelfReviewKind, selfReview } from "./apiserver/SelfReview.ts"
 import { RbacAuth, type RbacOptions } from "./apiserver/rbac/RbacAuth.ts"
 import { mastersGroup } from "./apiserver/rbac/RbacRules.ts"
 import { rbacSelfReview } from "./apiserver/rbac/RbacReview.ts"
+import { answerTokenRequest } from "./apiserver/rbac/TokenRequest.ts"
 import type { ContainerRuntime } from "./controllers/kubelet/ContainerRuntime.ts"
 import { installControllers } from "./controllers/Install.ts"
 import type { LogLine } from "./controllers/kubelet/SyntheticLogs.ts"
@@ -124,7 +125,7 @@ export class Simulator implements ControllerHost {
     this.clock = restored?.clock ?? options.startTime ?? defaultStartTime
     this.faultPlan = new FaultPlan(options.faults ?? [])
     this.auth = options.auth
-    this.rbac = options.rbac === undefined ? undefined : new RbacAuth(this.store, options.rbac)
+    this.rbac = options.rbac === undefined ? undefined : new RbacAuth(this.store, options.rbac, () => this.clock)
     this.uidSeed = options.seed ?? freshSeed()
     this.context = {
       store: this.store,
@@ -198,6 +199,26 @@ export class Simulator implements ControllerHost {
     if (refusal !== undefined) return { kind: "answered", response: refusal }
     const name = request.name ?? (request.verb === "create" ? identityOf(request.body).name || undefined : undefined)
     return this.withFault(this.faultPlan.decide({ verb: request.verb, resource: resource.plural, name }), () => serveVerb(this.context, resource, request))
+  }
+
+  /**
+   * Answers a TokenRequest (create serviceaccounts/token, the request naming the account): with RBAC
+   * on, a token the simulator then authenticates as that service account; without, 404, as there is no
+   * service account to authenticate.
+   */
+  requestToken(request: ApiRequest): ApiResponse {
+    const serviceAccounts = this.kinds.byResource("serviceaccounts")
+    if (this.rbac === undefined || serviceAccounts === undefined) return pathNotFound()
+    const rbac = this.rbac
+    const refusal = this.refusal(serviceAccounts, { ...request, verb: "create" }, "token")
+    if (refusal !== undefined) return refusal
+    const namespace = request.namespace ?? "default"
+    const name = request.name ?? ""
+    return answerTokenRequest(serviceAccounts, namespace, name, this.store.get("serviceaccounts", namespace, name), request.body, this.clock, (account, expiresAt) => {
+      const token = `sim-sa.${this.context.random.pick("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", 43)}`
+      rbac.issue(account, token, expiresAt)
+      return token
+    })
   }
 
   /** Why the caller may not make this call (RBAC's answer when on, else the token table's), or undefined. */

@@ -22,7 +22,7 @@ export type Route =
       readonly version: string
       readonly namespace?: string
       readonly name?: string
-      readonly subresource?: "status" | "log"
+      readonly subresource?: "status" | "log" | "token"
     }
   | { readonly kind: "notFound" }
 
@@ -59,7 +59,11 @@ const withObject = (
   sub: string | undefined
 ): Route => {
   if (namespace === "" || name === "") return notFound
-  const served = sub === undefined || (sub === "status" && resource.hasStatus) || (sub === "log" && resource.plural === "pods" && name !== undefined)
+  const served =
+    sub === undefined ||
+    (sub === "status" && resource.hasStatus) ||
+    (sub === "log" && resource.plural === "pods" && name !== undefined) ||
+    (sub === "token" && resource.plural === "serviceaccounts" && name !== undefined)
   if (!served) return notFound
   return {
     kind: "resource",
@@ -67,7 +71,7 @@ const withObject = (
     version,
     ...(namespace === undefined ? {} : { namespace }),
     ...(name === undefined ? {} : { name }),
-    ...(sub === "status" || sub === "log" ? { subresource: sub } : {})
+    ...(sub === "status" || sub === "log" || sub === "token" ? { subresource: sub } : {})
   }
 }
 

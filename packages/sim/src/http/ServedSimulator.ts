@@ -20,6 +20,8 @@ export interface ServedSimulator {
   containerLog?(pod: KubeObject, container: string): ReadonlyArray<LogLine>
   /** Answers a self review from the caller's rights (as the user it impersonates, if it does). */
   selfReview?(kind: SelfReviewKind, token: string | undefined, body: unknown, impersonate?: Impersonation): ApiResponse
+  /** Answers a TokenRequest (create serviceaccounts/token) for the service account the request names. */
+  requestToken?(request: ApiRequest): ApiResponse
   /** The kinds served (absent: the built-in ones). */
   readonly kinds?: KindRegistry
 }

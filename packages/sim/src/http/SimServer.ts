@@ -164,6 +164,13 @@ export const startHttpFace = (options: HttpFaceOptions): Promise<SimServer> => {
       const token = /^Bearer\s+(\S+)\s*$/i.exec(header(req, "authorization") ?? "")?.[1]
       return servePodLog(res, simulator, { version: route.version, namespace: route.namespace ?? "default", name: route.name ?? "", query: target.query, token }, timers, options.fallbackLog)
     }
+    if (route.subresource === "token") {
+      if (req.method !== "POST" || simulator.requestToken === undefined) return sendJson(res, methodNotAllowed)
+      // Decoded as a create in the namespace, then addressed to the service account the path names.
+      const call = await decodeCall(tables, req, res, { resource: route.resource, version: route.version, ...(route.namespace === undefined ? {} : { namespace: route.namespace }) }, target.query)
+      if (call === undefined) return
+      return sendJson(res, simulator.requestToken({ ...call.request, name: route.name ?? "" }))
+    }
     const callTarget: Writable<RestInput["target"]> = { resource: route.resource, version: route.version }
     if (route.namespace !== undefined) callTarget.namespace = route.namespace
     if (route.name !== undefined) callTarget.name = route.name

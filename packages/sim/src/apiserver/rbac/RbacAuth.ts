@@ -40,6 +40,7 @@ interface IssuedToken {
   readonly namespace: string
   readonly name: string
   readonly uid: string
+  readonly expiresAt: number
 }
 
 const text = (value: unknown): string => (typeof value === "string" ? value : "")
@@ -81,7 +82,8 @@ export class RbacAuth {
 
   constructor(
     private readonly store: RbacStore,
-    private readonly options: RbacOptions
+    private readonly options: RbacOptions,
+    private readonly now: () => number
   ) {}
 
   /** The caller a token names (the default user without one), or undefined for a token nobody issued. */
@@ -93,7 +95,7 @@ export class RbacAuth {
       if (user !== undefined) return { name: user.name, groups: [...(user.groups ?? []), authenticatedGroup] }
     }
     const issued = this.issued.get(token)
-    if (issued === undefined) return undefined
+    if (issued === undefined || this.now() >= issued.expiresAt) return undefined
     // A token outlives neither its service account nor a new account of the same name.
     const account = this.store.get("serviceaccounts", issued.namespace, issued.name)
     const uid = isJsonObject(account?.["metadata"]) ? text(account["metadata"]["uid"]) : ""
@@ -125,10 +127,10 @@ export class RbacAuth {
     return { ok: true, user: { name: impersonate.user, groups: [...groups, authenticatedGroup] } }
   }
 
-  /** Issues a token for a stored service account (its uid binds the token to this account). */
-  issue(account: KubeObject, token: string): void {
+  /** Issues a token for a stored service account until `expiresAt` on the clock (its uid binds the token to this account). */
+  issue(account: KubeObject, token: string, expiresAt: number): void {
     const meta = isJsonObject(account["metadata"]) ? account["metadata"] : {}
-    this.issued.set(token, { namespace: text(meta["namespace"]), name: text(meta["name"]), uid: text(meta["uid"]) })
+    this.issued.set(token, { namespace: text(meta["namespace"]), name: text(meta["name"]), uid: text(meta["uid"]), expiresAt })
   }
 
   /** The rules granted to the user in a namespace (cluster-wide ones only, when undefined). */
