@@ -16,7 +16,7 @@ import {
 } from "./Api.ts"
 import { type AuthTokens, authorize } from "./apiserver/Auth.ts"
 import { type SelfReviewKind, selfReview } from "./apiserver/SelfReview.ts"
-import { RbacAuth, type RbacOptions } from "./apiserver/rbac/RbacAuth.ts"
+import { RbacAuth, type RbacOptions, rbacGroup } from "./apiserver/rbac/RbacAuth.ts"
 import { mastersGroup } from "./apiserver/rbac/RbacRules.ts"
 import { rbacSelfReview } from "./apiserver/rbac/RbacReview.ts"
 import { answerTokenRequest } from "./apiserver/rbac/TokenRequest.ts"
@@ -195,7 +195,7 @@ export class Simulator implements ControllerHost {
   serve(request: ApiRequest): Outcome {
     const resource = this.resolve(request)
     if (resource === undefined) return { kind: "answered", response: pathNotFound() }
-    const refusal = this.refusal(resource, request)
+    const refusal = this.refusal(resource, request) ?? this.escalation(resource, request)
     if (refusal !== undefined) return { kind: "answered", response: refusal }
     const name = request.name ?? (request.verb === "create" ? identityOf(request.body).name || undefined : undefined)
     return this.withFault(this.faultPlan.decide({ verb: request.verb, resource: resource.plural, name }), () => serveVerb(this.context, resource, request))
@@ -219,6 +219,17 @@ export class Simulator implements ControllerHost {
       rbac.issue(account, token, expiresAt)
       return token
     })
+  }
+
+  // RBAC's escalation check on a write of an RBAC object: the object the write would store, found by
+  // the same write made as a dry run, must grant nothing the caller does not hold.
+  private escalation(resource: Kind, request: ApiRequest): ApiResponse | undefined {
+    if (this.rbac === undefined || resource.group !== rbacGroup || !(request.verb === "create" || request.verb === "update" || request.verb === "patch")) return undefined
+    const identity = this.rbac.identify(request.token, request.impersonate)
+    if (!identity.ok || identity.user.groups.includes(mastersGroup)) return undefined
+    const trial = serveVerb(this.context, resource, { ...request, dryRun: true })
+    if (trial.code >= 300 || !isJsonObject(trial.body)) return trial
+    return this.rbac.escalationRefusal(resource, identity.user, trial.body)
   }
 
   /** Why the caller may not make this call (RBAC's answer when on, else the token table's), or undefined. */

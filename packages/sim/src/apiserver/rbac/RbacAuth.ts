@@ -7,8 +7,10 @@ import type { ApiRequest, ApiResponse, Impersonation, KubeObject, Resource } fro
 import type { Store } from "../store/Store.ts"
 import { isJsonObject } from "../store/JsonValue.ts"
 import { forbiddenFor } from "../Auth.ts"
-import { unauthorized } from "../StatusErrors.ts"
-import { type PolicyRule, type RbacObjects, type RequestAttributes, type UserInfo, mastersGroup, rbacDecision, rulesFor, serviceAccountGroups, serviceAccountUser } from "./RbacRules.ts"
+import { forbidden, notFound, unauthorized } from "../StatusErrors.ts"
+import { qualifiedResource } from "../ResourceNames.ts"
+import { escalationProblem } from "./Escalation.ts"
+import { type PolicyRule, type RbacObjects, type RequestAttributes, type UserInfo, mastersGroup, rbacDecision, rulesFor, rulesOf, serviceAccountGroups, serviceAccountUser } from "./RbacRules.ts"
 
 /** How a simulator with RBAC authenticates. */
 export interface RbacOptions {
@@ -57,9 +59,12 @@ export const selectedName = (fieldSelector: string | undefined): string | undefi
   return undefined
 }
 
-// The resources impersonation is authorized on (verb "impersonate"), as the refusal names them.
-const identityResource = (plural: string, namespaced: boolean): Resource => ({
-  group: "",
+/** The RBAC API group, whose writes the escalation check guards. */
+export const rbacGroup = "rbac.authorization.k8s.io"
+
+// A resource as a refusal names it (impersonation's users, groups and service accounts; a binding's role).
+const namedResource = (group: string, plural: string, namespaced: boolean): Resource => ({
+  group,
   versions: ["v1"],
   kind: plural,
   listKind: plural,
@@ -69,9 +74,11 @@ const identityResource = (plural: string, namespaced: boolean): Resource => ({
   namespaced,
   hasStatus: false
 })
-const usersResource = identityResource("users", false)
-const groupsResource = identityResource("groups", false)
-const serviceAccountsResource = identityResource("serviceaccounts", true)
+const usersResource = namedResource("", "users", false)
+const groupsResource = namedResource("", "groups", false)
+const serviceAccountsResource = namedResource("", "serviceaccounts", true)
+const rolesResource = namedResource(rbacGroup, "roles", true)
+const clusterRolesResource = namedResource(rbacGroup, "clusterroles", false)
 
 /** Who a request acts as, or the answer refusing it (401 for an unknown token, 403 for an impersonation not allowed). */
 export type Identity = { readonly ok: true; readonly user: UserInfo } | { readonly ok: false; readonly response: ApiResponse }
@@ -125,6 +132,36 @@ export class RbacAuth {
     }
     const groups = impersonate.groups.length > 0 || account === null ? impersonate.groups : serviceAccountGroups(account[1] ?? "")
     return { ok: true, user: { name: impersonate.user, groups: [...groups, authenticatedGroup] } }
+  }
+
+  /**
+   * The refusal of a write that would store `object` (a Role, ClusterRole, RoleBinding or
+   * ClusterRoleBinding) for a user that would gain rights by it, as kube-apiserver's RBAC storage words it; undefined when allowed.
+   */
+  escalationRefusal(resource: Resource, user: UserInfo, object: KubeObject): ApiResponse | undefined {
+    if (user.groups.includes(mastersGroup)) return undefined
+    const meta = isJsonObject(object["metadata"]) ? object["metadata"] : {}
+    const name = text(meta["name"])
+    const namespace = resource.namespaced ? text(meta["namespace"]) : undefined
+    const refuse = (why: string): ApiResponse => forbidden(resource, name, `${qualifiedResource(resource)} "${name}" is forbidden: ${why}`)
+    const allowedTo = (verb: string, plural: string, target: string): boolean =>
+      this.decide(user, { kind: "resource", verb, group: rbacGroup, resource: plural, name: target, ...(namespace === undefined ? {} : { namespace }) }).allowed
+    let wanted: ReadonlyArray<PolicyRule>
+    if (resource.plural === "roles" || resource.plural === "clusterroles") {
+      if (allowedTo("escalate", resource.plural, name)) return undefined
+      if (object["aggregationRule"] !== undefined && object["aggregationRule"] !== null) return refuse("must have cluster-admin privileges to use the aggregationRule")
+      wanted = rulesOf(object)
+    } else {
+      const ref = isJsonObject(object["roleRef"]) ? object["roleRef"] : {}
+      const refResource = ref["kind"] === "Role" ? rolesResource : clusterRolesResource
+      const roleName = text(ref["name"])
+      if (allowedTo("bind", refResource.plural, roleName)) return undefined
+      const role = ref["kind"] === "Role" ? this.store.get("roles", namespace, roleName) : this.store.get("clusterroles", undefined, roleName)
+      if (role === undefined) return notFound(refResource, roleName)
+      wanted = rulesOf(role)
+    }
+    const problem = escalationProblem(user, this.rules(user, namespace), wanted)
+    return problem === undefined ? undefined : refuse(problem)
   }
 
   /** Issues a token for a stored service account until `expiresAt` on the clock (its uid binds the token to this account). */
