@@ -22,6 +22,7 @@ import { rbacSelfReview } from "./apiserver/rbac/RbacReview.ts"
 import { answerTokenRequest } from "./apiserver/rbac/TokenRequest.ts"
 import type { ContainerRuntime } from "./controllers/kubelet/ContainerRuntime.ts"
 import { installControllers } from "./controllers/Install.ts"
+import { clusterRoleAggregation } from "./controllers/rbac/ClusterRoleAggregation.ts"
 import type { LogLine } from "./controllers/kubelet/SyntheticLogs.ts"
 import type { ControllerOptions } from "./controllers/Options.ts"
 import { type FaultAction, type FaultRule, FaultPlan } from "./Faults.ts"
@@ -144,6 +145,7 @@ export class Simulator implements ControllerHost {
       if (this.rbac !== undefined) this.bootstrapRbac()
     }
     this.containers = installControllers(this, options.controllers)
+    if (this.rbac !== undefined) this.addController(clusterRoleAggregation)
     if (restored !== undefined) {
       // After the controllers, so that their change feeds hear of every object they must track.
       this.store.restore(restored.revision, restored.objects)
