@@ -50,7 +50,8 @@ export interface ApiRequest {
   readonly resource: string
   readonly namespace?: string
   readonly name?: string
-  readonly subresource?: "status"
+  /** The status subresource (for writes), or pods' log (a get that reads the pod the log is served from). */
+  readonly subresource?: "status" | "log"
   readonly body?: unknown
   readonly patchType?: PatchType
   readonly dryRun?: boolean

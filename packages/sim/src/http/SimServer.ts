@@ -162,7 +162,9 @@ export const startHttpFace = (options: HttpFaceOptions): Promise<SimServer> => {
     if (route.subresource === "log") {
       if (req.method !== "GET") return sendJson(res, methodNotAllowed)
       const token = /^Bearer\s+(\S+)\s*$/i.exec(header(req, "authorization") ?? "")?.[1]
-      return servePodLog(res, simulator, { version: route.version, namespace: route.namespace ?? "default", name: route.name ?? "", query: target.query, token }, timers, options.fallbackLog)
+      const user = header(req, "impersonate-user")
+      const impersonate = user === undefined ? undefined : { user, groups: req.headersDistinct["impersonate-group"] ?? [] }
+      return servePodLog(res, simulator, { version: route.version, namespace: route.namespace ?? "default", name: route.name ?? "", query: target.query, token, impersonate }, timers, options.fallbackLog)
     }
     if (route.subresource === "token") {
       if (req.method !== "POST" || simulator.requestToken === undefined) return sendJson(res, methodNotAllowed)

@@ -147,6 +147,14 @@ describe("kubectl auth can-i against RBAC", () => {
     expect(answers).toEqual(table.map(([ask, who, namespace, expected]) => `${[...ask, ...who, namespace].join(" ")}: ${expected}`))
   })
 
+  it("authorizes a pod's log as get pods/log, for the user kubectl impersonates", async () => {
+    served.simulator.system.create("pods", { apiVersion: "v1", kind: "Pod", metadata: { name: "worker", namespace: "default" }, spec: { containers: [{ name: "main", image: "busybox" }] } })
+    const jane = await kubectl(served, "logs", "worker", "--as=jane")
+    expect(jane.stderr).toContain('pods "worker" is forbidden: User "jane" cannot get resource "pods/log" in API group "" in the namespace "default"')
+    const logan = await kubectl(served, "logs", "worker", "--as=logan")
+    expect(logan.stderr).not.toContain("forbidden")
+  })
+
   const list = async (who: ReadonlyArray<string>, namespace: string): Promise<ReadonlyArray<ReadonlyArray<string>>> =>
     ok(await kubectl(served, "auth", "can-i", "--list", ...who, "-n", namespace))
       .trim()
