@@ -152,6 +152,19 @@ describe("reviews from RBAC", () => {
     expect(sim.selfReview("SelfSubjectAccessReview", "alice-token", { spec: {} }).code).toBe(422)
   })
 
+  it("answers a SubjectAccessReview only to a caller allowed to create one", () => {
+    const sim = seeded()
+    const body = { spec: { user: "alice", resourceAttributes: { verb: "get", resource: "configmaps", namespace: "ml" } } }
+    expect(sim.selfReview("SubjectAccessReview", undefined, body)).toMatchObject({ code: 201, body: { kind: "SubjectAccessReview", status: { allowed: true } } })
+    const refused = sim.selfReview("SubjectAccessReview", "alice-token", body)
+    expect([refused.code, (refused.body as { message: string }).message]).toEqual([
+      403,
+      'subjectaccessreviews.authorization.k8s.io is forbidden: User "alice" cannot create resource "subjectaccessreviews" in API group "authorization.k8s.io" at the cluster scope'
+    ])
+    // Without RBAC there is no SubjectAccessReview to answer.
+    expect(bareSimulator().selfReview("SubjectAccessReview", undefined, body).code).toBe(404)
+  })
+
   it("lists a user's rules in a namespace with a SelfSubjectRulesReview", () => {
     const sim = seeded()
     expect((sim.selfReview("SelfSubjectRulesReview", "alice-token", { spec: { namespace: "ml" } }).body as { status: unknown }).status).toEqual({

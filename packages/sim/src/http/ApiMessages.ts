@@ -26,6 +26,8 @@ export const apiMessages: Readonly<Record<string, string>> = {
   "authorization.v1.SelfSubjectAccessReviewSpec": "1:resourceAttributes:authorization.v1.ResourceAttributes:op 2:nonResourceAttributes:authorization.v1.NonResourceAttributes:op",
   "authorization.v1.SelfSubjectRulesReview": "1:metadata:meta.v1.ObjectMeta:o 2:spec:authorization.v1.SelfSubjectRulesReviewSpec 3:status:authorization.v1.SubjectRulesReviewStatus:o",
   "authorization.v1.SelfSubjectRulesReviewSpec": "1:namespace:string:o",
+  "authorization.v1.SubjectAccessReview": "1:metadata:meta.v1.ObjectMeta:o 2:spec:authorization.v1.SubjectAccessReviewSpec 3:status:authorization.v1.SubjectAccessReviewStatus:o",
+  "authorization.v1.SubjectAccessReviewSpec": "1:resourceAttributes:authorization.v1.ResourceAttributes:op 2:nonResourceAttributes:authorization.v1.NonResourceAttributes:op 3:user:string:o 4:groups:string:ro 5:extra:stringList:mo 6:uid:string:o",
   "authorization.v1.SubjectAccessReviewStatus": "1:allowed:bool 4:denied:bool:o 2:reason:string:o 3:evaluationError:string:o",
   "authorization.v1.SubjectRulesReviewStatus": "1:resourceRules:authorization.v1.ResourceRule:r 2:nonResourceRules:authorization.v1.NonResourceRule:r 3:incomplete:bool 4:evaluationError:string:o",
   "meta.v1.DeleteOptions": "1:gracePeriodSeconds:int64:op 2:preconditions:meta.v1.Preconditions:op 3:orphanDependents:bool:op 4:propagationPolicy:string:op 5:dryRun:string:ro 6:ignoreStoreReadErrorWithClusterBreakingPotential:bool:op",

@@ -4,7 +4,7 @@
 import type { Resource } from "../Api.ts"
 import type { Kind } from "../kinds/Kind.ts"
 import type { KindRegistry } from "../kinds/KindRegistry.ts"
-import { type SelfReviewKind, reviewGroupVersion, reviewResources } from "../apiserver/SelfReview.ts"
+import { type SelfReviewKind, reviewGroupVersion, servedReviews } from "../apiserver/SelfReview.ts"
 
 /** The target of a request path. */
 export type Route =
@@ -27,6 +27,9 @@ export type Route =
   | { readonly kind: "notFound" }
 
 const notFound: Route = { kind: "notFound" }
+
+/** True when RBAC's API is served (and so SubjectAccessReview, which only RBAC answers). */
+export const servesRbac = (kinds: KindRegistry): boolean => kinds.servesGroupVersion("rbac.authorization.k8s.io", "v1")
 
 /** True when the resource is served at that group and version. */
 export const serves = (resource: Resource, group: string, version: string): boolean =>
@@ -108,7 +111,7 @@ export const routeOf = (kinds: KindRegistry, path: string): Route => {
     case "apis": {
       if (second === undefined) return { kind: "groups" }
       if (`${second}/${third}` === reviewGroupVersion) {
-        const review = reviewResources.find((r) => rest.length === 1 && r.plural === rest[0])
+        const review = servedReviews(servesRbac(kinds)).find((r) => rest.length === 1 && r.plural === rest[0])
         if (rest.length === 0) return { kind: "resourceList", group: second, version: third ?? "" }
         return review === undefined ? notFound : { kind: "review", review: review.kind as SelfReviewKind }
       }

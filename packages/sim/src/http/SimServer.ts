@@ -4,7 +4,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net"
 import type { Duplex } from "node:stream"
 import { type ApiResponse, type Outcome, type Resource, statusBody } from "../Api.ts"
-import { reviewResources } from "../apiserver/SelfReview.ts"
+import { servedReviews } from "../apiserver/SelfReview.ts"
 import type { ServedSimulator } from "./ServedSimulator.ts"
 import { coreVersions, groupList, resourceList, versionInfo } from "./Discovery.ts"
 import { groupVersionDocument, openApiRoot } from "./OpenApi.ts"
@@ -147,7 +147,7 @@ export const startHttpFace = (options: HttpFaceOptions): Promise<SimServer> => {
     const route = routeOf(kinds, target.path)
     // A wrapper that does not pass reviews on does not serve them.
     if (route.kind === "review" && simulator.selfReview !== undefined) {
-      const review = reviewResources.find((r) => r.kind === route.review) as Resource
+      const review = servedReviews(true).find((r) => r.kind === route.review) as Resource
       const decoded = await decodeCall(tables, req, res, { resource: review, version: "v1" }, target.query)
       if (decoded === undefined) return
       if (decoded.request.verb !== "create") return sendJson(res, methodNotAllowed)

@@ -4,7 +4,8 @@
 // the rules of every role bound to it in a namespace; a SubjectAccessReview asks about any user.
 import type { ApiResponse, Impersonation } from "../../Api.ts"
 import { isJsonObject } from "../store/JsonValue.ts"
-import { type SelfReviewKind, reviewAnswer, reviewSpec } from "../SelfReview.ts"
+import { type SelfReviewKind, reviewAnswer, reviewSpec, subjectAccessReviewResource } from "../SelfReview.ts"
+import { forbiddenFor } from "../Auth.ts"
 import type { RbacAuth } from "./RbacAuth.ts"
 import type { RequestAttributes, UserInfo } from "./RbacRules.ts"
 
@@ -43,9 +44,20 @@ const rulesStatus = (auth: RbacAuth, user: UserInfo, spec: Record<string, unknow
 export const rbacSelfReview = (auth: RbacAuth, kind: SelfReviewKind, token: string | undefined, body: unknown, impersonate?: Impersonation): ApiResponse => {
   const identity = auth.identify(token, impersonate)
   if (!identity.ok) return identity.response
+  if (kind === "SubjectAccessReview") {
+    // Asking about someone else is itself a request RBAC must allow.
+    const allowed = auth.decide(identity.user, { kind: "resource", verb: "create", group: "authorization.k8s.io", resource: "subjectaccessreviews" })
+    if (!allowed.allowed) return forbiddenFor(identity.user.name, subjectAccessReviewResource, { verb: "create" })
+  }
   const read = reviewSpec(kind, body)
   if ("response" in read) return read.response
-  return reviewAnswer(kind, read.spec, kind === "SelfSubjectAccessReview" ? accessStatus(auth, identity.user, read.spec) : rulesStatus(auth, identity.user, read.spec))
+  const status =
+    kind === "SelfSubjectAccessReview"
+      ? accessStatus(auth, identity.user, read.spec)
+      : kind === "SubjectAccessReview"
+        ? subjectAccessStatus(auth, read.spec)
+        : rulesStatus(auth, identity.user, read.spec)
+  return reviewAnswer(kind, read.spec, status)
 }
 
 /** The status of a SubjectAccessReview: whether the spec's user (with its groups) may make the spec's request. */

@@ -155,6 +155,26 @@ describe("kubectl auth can-i against RBAC", () => {
     expect(logan.stderr).not.toContain("forbidden")
   })
 
+  it("answers SubjectAccessReviews about any user, and lists them in discovery", async () => {
+    const review = async (spec: object) => {
+      const response = await fetch(`${served.server.url}/apis/authorization.k8s.io/v1/subjectaccessreviews`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ apiVersion: "authorization.k8s.io/v1", kind: "SubjectAccessReview", spec })
+      })
+      return [response.status, ((await response.json()) as { status?: unknown }).status] as const
+    }
+    expect(await review({ user: "jane", resourceAttributes: { verb: "get", resource: "pods", namespace: "default" } })).toEqual([
+      201,
+      { allowed: true, reason: 'RBAC: allowed by RoleBinding "read-pods/default" of Role "pod-reader" to User "jane"' }
+    ])
+    expect(await review({ user: "jane", resourceAttributes: { verb: "get", resource: "pods", namespace: "ml" } })).toEqual([201, { allowed: false }])
+    expect(await review({ user: "mia", groups: ["manager"], resourceAttributes: { verb: "list", resource: "configmaps", namespace: "qa" } })).toEqual([201, expect.objectContaining({ allowed: true })])
+    expect(await review({ user: "pat", groups: ["probes"], nonResourceAttributes: { verb: "get", path: "/healthz/live" } })).toEqual([201, expect.objectContaining({ allowed: true })])
+    const discovery = (await (await fetch(`${served.server.url}/apis/authorization.k8s.io/v1`)).json()) as { resources: ReadonlyArray<{ name: string }> }
+    expect(discovery.resources.map((r) => r.name)).toEqual(["selfsubjectaccessreviews", "selfsubjectrulesreviews", "subjectaccessreviews"])
+  })
+
   const list = async (who: ReadonlyArray<string>, namespace: string): Promise<ReadonlyArray<ReadonlyArray<string>>> =>
     ok(await kubectl(served, "auth", "can-i", "--list", ...who, "-n", namespace))
       .trim()
