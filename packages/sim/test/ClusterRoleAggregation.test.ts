@@ -4,14 +4,9 @@ import { labelSelectorOf } from "../src/apiserver/lists/LabelSelector.ts"
 import { aggregatedRules } from "../src/controllers/rbac/ClusterRoleAggregation.ts"
 import { bareSimulator, call } from "./SimFixture.ts"
 
-const rbac = "rbac.authorization.k8s.io"
-const clusterRole = (name: string, labels: Record<string, string>, rules: ReadonlyArray<object>, aggregationRule?: object): KubeObject => ({
-  apiVersion: `${rbac}/v1`,
-  kind: "ClusterRole",
-  metadata: { name, labels },
-  rules,
-  ...(aggregationRule === undefined ? {} : { aggregationRule })
-})
+import { clusterRole as roleOf, clusterRoleBinding, subject } from "./RbacObjects.ts"
+
+const clusterRole = (name: string, labels: Record<string, string>, rules: ReadonlyArray<object>, aggregationRule?: object): KubeObject => roleOf(name, rules, labels, aggregationRule)
 const pods = { verbs: ["get"], apiGroups: [""], resources: ["pods"] }
 const jobs = { verbs: ["list"], apiGroups: ["batch"], resources: ["jobs"] }
 
@@ -38,13 +33,7 @@ describe("ClusterRole aggregation", () => {
   it("writes the aggregated rules into the ClusterRole as the clock moves, and RBAC grants them", () => {
     const sim = bareSimulator({ rbac: { users: { t: { name: "alice" } } } })
     sim.system.create("clusterroles", clusterRole("monitoring", {}, [], { clusterRoleSelectors: [{ matchLabels: { "rbac.example.com/aggregate-to-monitoring": "true" } }] }))
-    sim.system.create("clusterrolebindings", {
-      apiVersion: `${rbac}/v1`,
-      kind: "ClusterRoleBinding",
-      metadata: { name: "alice-monitors" },
-      roleRef: { apiGroup: rbac, kind: "ClusterRole", name: "monitoring" },
-      subjects: [{ kind: "User", name: "alice", apiGroup: rbac }]
-    })
+    sim.system.create("clusterrolebindings", clusterRoleBinding("alice-monitors", "monitoring", [subject("User", "alice")]))
     sim.system.create("clusterroles", clusterRole("monitor-pods", { "rbac.example.com/aggregate-to-monitoring": "true" }, [pods]))
     const listPods = () => call(sim, { verb: "get", group: "", version: "v1", resource: "pods", namespace: "default", name: "p", token: "t" }).code
     expect(listPods()).toBe(403)

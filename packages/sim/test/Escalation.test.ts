@@ -44,7 +44,8 @@ describe("what a user holds covers", () => {
   })
 })
 
-const rbac = "rbac.authorization.k8s.io"
+import { clusterRole, clusterRoleBinding, rbac, subject } from "./RbacObjects.ts"
+
 const users = { "alice-token": { name: "alice" } }
 const roleBody = (name: string, rules: ReadonlyArray<object>, extra: Record<string, unknown> = {}): KubeObject => ({ apiVersion: `${rbac}/v1`, kind: "Role", metadata: { name }, rules, ...extra })
 const bindingBody = (name: string, kind: string, roleName: string): KubeObject => ({
@@ -117,14 +118,8 @@ describe("the escalation check", () => {
     const aggregated = { apiVersion: `${rbac}/v1`, kind: "ClusterRole", metadata: { name: "agg" }, aggregationRule: { clusterRoleSelectors: [{ matchLabels: { a: "b" } }] }, rules: [] }
     // alice may not create ClusterRoles at all (her Role is namespaced): RBAC refuses before the escalation check.
     expect((call(sim, write("clusterroles", aggregated, undefined)).body as { message: string }).message).toContain('cannot create resource "clusterroles"')
-    sim.system.create("clusterrolebindings", {
-      apiVersion: `${rbac}/v1`,
-      kind: "ClusterRoleBinding",
-      metadata: { name: "alice-creates" },
-      roleRef: { apiGroup: rbac, kind: "ClusterRole", name: "creator" },
-      subjects: [{ kind: "User", name: "alice", apiGroup: rbac }]
-    })
-    sim.system.create("clusterroles", { apiVersion: `${rbac}/v1`, kind: "ClusterRole", metadata: { name: "creator" }, rules: [{ verbs: ["create"], apiGroups: [rbac], resources: ["clusterroles"] }] })
+    sim.system.create("clusterrolebindings", clusterRoleBinding("alice-creates", "creator", [subject("User", "alice")]))
+    sim.system.create("clusterroles", clusterRole("creator", [{ verbs: ["create"], apiGroups: [rbac], resources: ["clusterroles"] }]))
     const refused = call(sim, write("clusterroles", aggregated, undefined))
     expect([refused.code, (refused.body as { message: string }).message]).toEqual([403, 'clusterroles.rbac.authorization.k8s.io "agg" is forbidden: must have cluster-admin privileges to use the aggregationRule'])
     expect(call(sim, write("clusterroles", { ...aggregated, aggregationRule: undefined, metadata: { name: "plain" }, rules: [{ verbs: ["create"], apiGroups: [rbac], resources: ["clusterroles"] }] }, undefined)).code).toBe(201)

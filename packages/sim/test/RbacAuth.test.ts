@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest"
 import type { ApiRequest, KubeObject } from "../src/Api.ts"
 import { selectedName } from "../src/apiserver/rbac/RbacAuth.ts"
 import { bareSimulator, call } from "./SimFixture.ts"
+import { clusterRole, clusterRoleBinding, rbac, role, roleBinding, subject } from "./RbacObjects.ts"
 
-const rbac = "rbac.authorization.k8s.io"
 const users = { "alice-token": { name: "alice" }, "ops-token": { name: "olga", groups: ["ops"] } }
 const cm = (name: string): KubeObject => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name } })
 const get = (resource: string, group: string, namespace: string | undefined, name: string | undefined, token?: string, extra: Partial<ApiRequest> = {}): ApiRequest => ({
@@ -21,14 +21,8 @@ const seeded = () => {
   const sim = bareSimulator({ rbac: { users } })
   sim.system.create("namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: "ml" } })
   sim.system.create("configmaps", { ...cm("settings"), metadata: { name: "settings", namespace: "ml" } })
-  sim.system.create("roles", { apiVersion: `${rbac}/v1`, kind: "Role", metadata: { name: "cm-reader", namespace: "ml" }, rules: [{ verbs: ["get", "list"], apiGroups: [""], resources: ["configmaps"] }] })
-  sim.system.create("rolebindings", {
-    apiVersion: `${rbac}/v1`,
-    kind: "RoleBinding",
-    metadata: { name: "alice-reads", namespace: "ml" },
-    roleRef: { apiGroup: rbac, kind: "Role", name: "cm-reader" },
-    subjects: [{ kind: "User", name: "alice" }]
-  })
+  sim.system.create("roles", role("ml", "cm-reader", [{ verbs: ["get", "list"], apiGroups: [""], resources: ["configmaps"] }]))
+  sim.system.create("rolebindings", roleBinding("ml", "alice-reads", "Role", "cm-reader", [subject("User", "alice")]))
   return sim
 }
 
@@ -76,13 +70,7 @@ describe("a simulator with RBAC", () => {
 
   it("follows bindings as they change", () => {
     const sim = seeded()
-    sim.system.create("clusterrolebindings", {
-      apiVersion: `${rbac}/v1`,
-      kind: "ClusterRoleBinding",
-      metadata: { name: "ops-admin" },
-      roleRef: { apiGroup: rbac, kind: "ClusterRole", name: "cluster-admin" },
-      subjects: [{ kind: "Group", name: "ops", apiGroup: rbac }]
-    })
+    sim.system.create("clusterrolebindings", clusterRoleBinding("ops-admin", "cluster-admin", [subject("Group", "ops")]))
     expect(call(sim, get("clusterroles", rbac, undefined, undefined, "ops-token")).code).toBe(200)
     sim.system.delete("clusterrolebindings", undefined, "ops-admin")
     expect(call(sim, get("clusterroles", rbac, undefined, undefined, "ops-token")).code).toBe(403)
@@ -103,14 +91,8 @@ describe("selectedName", () => {
 describe("impersonation", () => {
   const ssar = (resourceAttributes: Record<string, string>) => ({ apiVersion: "authorization.k8s.io/v1", kind: "SelfSubjectAccessReview", spec: { resourceAttributes } })
   const grantImpersonation = (sim: ReturnType<typeof seeded>, rules: ReadonlyArray<object>) => {
-    sim.system.create("clusterroles", { apiVersion: `${rbac}/v1`, kind: "ClusterRole", metadata: { name: "impersonator" }, rules })
-    sim.system.create("clusterrolebindings", {
-      apiVersion: `${rbac}/v1`,
-      kind: "ClusterRoleBinding",
-      metadata: { name: "olga-impersonates" },
-      roleRef: { apiGroup: rbac, kind: "ClusterRole", name: "impersonator" },
-      subjects: [{ kind: "User", name: "olga", apiGroup: rbac }]
-    })
+    sim.system.create("clusterroles", clusterRole("impersonator", rules))
+    sim.system.create("clusterrolebindings", clusterRoleBinding("olga-impersonates", "impersonator", [subject("User", "olga")]))
   }
 
   it("refuses a caller without `impersonate` on that user with kube-apiserver's 403", () => {

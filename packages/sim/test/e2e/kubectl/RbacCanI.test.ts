@@ -6,31 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { KubeObject } from "../../../src/Api.ts"
 import { type Served, serve } from "../../HttpFixture.ts"
 import { kubectl, ok } from "./KubectlFixture.ts"
-
-const rbac = "rbac.authorization.k8s.io"
-const rule = (verbs: ReadonlyArray<string>, apiGroups: ReadonlyArray<string>, resources: ReadonlyArray<string>, resourceNames?: ReadonlyArray<string>) => ({
-  verbs,
-  apiGroups,
-  resources,
-  ...(resourceNames === undefined ? {} : { resourceNames })
-})
-const role = (namespace: string, name: string, rules: ReadonlyArray<object>): KubeObject => ({ apiVersion: `${rbac}/v1`, kind: "Role", metadata: { name, namespace }, rules })
-const clusterRole = (name: string, rules: ReadonlyArray<object>): KubeObject => ({ apiVersion: `${rbac}/v1`, kind: "ClusterRole", metadata: { name }, rules })
-const subject = (kind: string, name: string, namespace?: string) => (kind === "ServiceAccount" ? { kind, name, ...(namespace === undefined ? {} : { namespace }) } : { kind, name, apiGroup: rbac })
-const roleBinding = (namespace: string, name: string, roleKind: string, roleName: string, subjects: ReadonlyArray<object>): KubeObject => ({
-  apiVersion: `${rbac}/v1`,
-  kind: "RoleBinding",
-  metadata: { name, namespace },
-  roleRef: { apiGroup: rbac, kind: roleKind, name: roleName },
-  subjects
-})
-const clusterRoleBinding = (name: string, roleName: string, subjects: ReadonlyArray<object>): KubeObject => ({
-  apiVersion: `${rbac}/v1`,
-  kind: "ClusterRoleBinding",
-  metadata: { name },
-  roleRef: { apiGroup: rbac, kind: "ClusterRole", name: roleName },
-  subjects
-})
+import { clusterRole, clusterRoleBinding, role, roleBinding, rule, subject } from "../../RbacObjects.ts"
 
 const policy: ReadonlyArray<KubeObject> = [
   ...["development", "ml", "qa"].map((name) => ({ apiVersion: "v1", kind: "Namespace", metadata: { name } })),

@@ -4,8 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Served, serve } from "../../HttpFixture.ts"
 import { kubectl, ok } from "./KubectlFixture.ts"
+import { role, roleBinding, subject } from "../../RbacObjects.ts"
 
-const rbac = "rbac.authorization.k8s.io"
 
 describe("service account tokens", () => {
   let served: Served
@@ -17,14 +17,8 @@ describe("service account tokens", () => {
       objects: [
         { apiVersion: "v1", kind: "Namespace", metadata: { name: "ml" } },
         { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: "dispatch", namespace: "ml" } },
-        { apiVersion: `${rbac}/v1`, kind: "Role", metadata: { name: "cm-editor", namespace: "ml" }, rules: [{ verbs: ["get", "list", "create"], apiGroups: [""], resources: ["configmaps"] }] },
-        {
-          apiVersion: `${rbac}/v1`,
-          kind: "RoleBinding",
-          metadata: { name: "dispatch", namespace: "ml" },
-          roleRef: { apiGroup: rbac, kind: "Role", name: "cm-editor" },
-          subjects: [{ kind: "ServiceAccount", name: "dispatch" }]
-        }
+        role("ml", "cm-editor", [{ verbs: ["get", "list", "create"], apiGroups: [""], resources: ["configmaps"] }]),
+        roleBinding("ml", "dispatch", "Role", "cm-editor", [subject("ServiceAccount", "dispatch")])
       ]
     })
     expect(served.simulator.rejectedSeeds).toEqual([])
