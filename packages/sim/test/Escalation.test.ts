@@ -34,6 +34,22 @@ describe("what a user holds covers", () => {
     ])
     // A rule held for some names covers those names only, never the whole collection.
     expect(missingRules([rule({ verbs: ["get"], apiGroups: [""], resources: ["secrets"], resourceNames: ["s"] })], [rule({ verbs: ["get"], apiGroups: [""], resources: ["secrets"] })]).length).toBe(1)
+    // "a/*" covers every subresource of a, "*/b" the subresource b of every resource; neither covers a itself.
+    const subresources = [rule({ verbs: ["get"], apiGroups: [""], resources: ["pods/*", "*/status"] })]
+    expect(missingRules(subresources, [rule({ verbs: ["get"], apiGroups: [""], resources: ["pods/log", "jobs/status", "pods", "jobs/scale"] })]).map(compactString)).toEqual([
+      '{APIGroups:[""], Resources:["jobs/scale"], Verbs:["get"]}',
+      '{APIGroups:[""], Resources:["pods"], Verbs:["get"]}'
+    ])
+    // A URL held exactly covers itself only; names held cover those names.
+    expect(missingRules([rule({ verbs: ["get"], nonResourceURLs: ["/metrics"] })], [rule({ verbs: ["get"], nonResourceURLs: ["/metrics", "/metricsz"] })]).map(compactString)).toEqual([
+      '{NonResourceURLs:["/metricsz"], Verbs:["get"]}'
+    ])
+    const named = [rule({ verbs: ["get"], apiGroups: [""], resources: ["secrets"], resourceNames: ["s", "t"] })]
+    expect(missingRules(named, [rule({ verbs: ["get"], apiGroups: [""], resources: ["secrets"], resourceNames: ["s", "u"] })]).map(compactString)).toEqual([
+      '{APIGroups:[""], Resources:["secrets"], ResourceNames:["u"], Verbs:["get"]}'
+    ])
+    // A permission asked twice is named once.
+    expect(missingRules([], [rule({ verbs: ["get", "get"], apiGroups: [""], resources: ["pods"] })]).map(compactString)).toEqual(['{APIGroups:[""], Resources:["pods"], Verbs:["get"]}'])
     // "*" as a verb or group is covered only by "*".
     expect(missingRules([rule({ verbs: ["get", "list"], apiGroups: [""], resources: ["pods"] })], [rule({ verbs: ["*"], apiGroups: [""], resources: ["pods"] })]).map(compactString)).toEqual([
       '{APIGroups:[""], Resources:["pods"], Verbs:["*"]}'

@@ -113,6 +113,19 @@ describe("bindings", () => {
     expect(rbacDecision(world, alice, res("list", "nodes")).allowed).toBe(false)
   })
 
+  it("takes a ServiceAccount subject's own namespace over the binding's, and none from a ClusterRoleBinding", () => {
+    const accounts = objects([
+      clusterRole("pod-reader", readPods),
+      binding("RoleBinding", "cross", "ml", "ClusterRole", "pod-reader", [{ kind: "ServiceAccount", name: "robot", namespace: "qa" }]),
+      binding("ClusterRoleBinding", "nameless", undefined, "ClusterRole", "pod-reader", [{ kind: "ServiceAccount", name: "robot" }])
+    ])
+    const robot = (namespace: string) => ({ name: serviceAccountUser(namespace, "robot"), groups: serviceAccountGroups(namespace) })
+    expect(rbacDecision(accounts, robot("qa"), res("get", "pods", { namespace: "ml" })).reason).toBe('RBAC: allowed by RoleBinding "cross/ml" of ClusterRole "pod-reader" to ServiceAccount "robot/qa"')
+    expect(rbacDecision(accounts, robot("ml"), res("get", "pods", { namespace: "ml" })).allowed).toBe(false)
+    expect(rbacDecision(accounts, robot("qa"), res("get", "pods", { namespace: "qa" })).allowed).toBe(false)
+    expect(serviceAccountGroups("qa")).toEqual(["system:serviceaccounts", "system:serviceaccounts:qa"])
+  })
+
   it("lets system:masters do anything", () => {
     expect(rbacDecision(objects([]), { name: "root", groups: ["system:masters"] }, res("delete", "anything"))).toEqual({ allowed: true, reason: "" })
   })
