@@ -158,7 +158,7 @@ export class Simulator implements ControllerHost {
 
   // kube-apiserver's bootstrap policy, as much of it as a simulator needs: cluster-admin for system:masters.
   private bootstrapRbac(): void {
-    const group = "rbac.authorization.k8s.io"
+    const group = rbacGroup
     const labels = { "kubernetes.io/bootstrapping": "rbac-defaults" }
     this.system.create("clusterroles", {
       apiVersion: `${group}/v1`,
