@@ -36,6 +36,12 @@ export type PropagationPolicy = "Background" | "Foreground" | "Orphan"
 /** How a write treats fields the schema does not define (the fieldValidation query parameter). */
 export type FieldValidation = "Ignore" | "Warn" | "Strict"
 
+/** A user (and groups) a caller asks to act as, as `kubectl --as/--as-group` asks. */
+export interface Impersonation {
+  readonly user: string
+  readonly groups: ReadonlyArray<string>
+}
+
 /** One decoded REST call. */
 export interface ApiRequest {
   readonly verb: Verb
@@ -44,7 +50,8 @@ export interface ApiRequest {
   readonly resource: string
   readonly namespace?: string
   readonly name?: string
-  readonly subresource?: "status"
+  /** The status subresource (for writes), or pods' log (a get that reads the pod the log is served from). */
+  readonly subresource?: "status" | "log"
   readonly body?: unknown
   readonly patchType?: PatchType
   readonly dryRun?: boolean
@@ -58,6 +65,8 @@ export interface ApiRequest {
   readonly fieldValidation?: FieldValidation
   /** Bearer token presented, when the simulator has auth on. */
   readonly token?: string
+  /** Whom the caller acts as (the Impersonate-User and Impersonate-Group headers), when it asks to. */
+  readonly impersonate?: Impersonation
   /** For create, update and patch: who the write is recorded as in managedFields (required for apply). */
   readonly fieldManager?: string
   /** For apply: take the fields other managers own instead of failing with a conflict. */

@@ -6,6 +6,7 @@ import {
   type ApiRequest,
   type ApiResponse,
   type Controller,
+  type Impersonation,
   type ControllerHost,
   type KubeObject,
   type ObjectChange,
@@ -15,8 +16,13 @@ import {
 } from "./Api.ts"
 import { type AuthTokens, authorize } from "./apiserver/Auth.ts"
 import { type SelfReviewKind, selfReview } from "./apiserver/SelfReview.ts"
+import { RbacAuth, type RbacOptions, rbacGroup } from "./apiserver/rbac/RbacAuth.ts"
+import { mastersGroup } from "./apiserver/rbac/RbacRules.ts"
+import { rbacSelfReview } from "./apiserver/rbac/RbacReview.ts"
+import { answerTokenRequest } from "./apiserver/rbac/TokenRequest.ts"
 import type { ContainerRuntime } from "./controllers/kubelet/ContainerRuntime.ts"
 import { installControllers } from "./controllers/Install.ts"
+import { clusterRoleAggregation } from "./controllers/rbac/ClusterRoleAggregation.ts"
 import type { LogLine } from "./controllers/kubelet/SyntheticLogs.ts"
 import type { ControllerOptions } from "./controllers/Options.ts"
 import { type FaultAction, type FaultRule, FaultPlan } from "./Faults.ts"
@@ -26,7 +32,7 @@ import { isJsonObject } from "./apiserver/store/JsonValue.ts"
 import { finishNamespaces } from "./apiserver/collection/NamespaceLifecycle.ts"
 import { failLostContainers } from "./controllers/kubelet/LostContainers.ts"
 import { SeededRandom, freshSeed } from "./Random.ts"
-import { builtinKinds } from "./kinds/Builtin.ts"
+import { builtinKinds, rbacKinds } from "./kinds/Builtin.ts"
 import type { Kind } from "./kinds/Kind.ts"
 import { KindRegistry } from "./kinds/KindRegistry.ts"
 import { isSelection, parseSelection } from "./apiserver/lists/Selection.ts"
@@ -50,6 +56,12 @@ export interface SimulatorOptions {
   readonly objects?: ReadonlyArray<KubeObject>
   /** Bearer tokens and the verbs each may use; absent = no auth. */
   readonly auth?: AuthTokens
+  /**
+   * Authorizes with RBAC, as kube-apiserver does: serves ServiceAccount and RBAC's kinds (unless `kinds`
+   * says otherwise), starts with the `cluster-admin` ClusterRole bound to system:masters, and takes its
+   * users from bearer tokens (the default user, a cluster admin, without one). Replaces `auth`.
+   */
+  readonly rbac?: RbacOptions
   readonly faults?: ReadonlyArray<FaultRule>
   /** Trainer and Kueue settings; Trainer's webhook and controller are installed unless told otherwise. */
   readonly controllers?: ControllerOptions
@@ -82,6 +94,8 @@ export class Simulator implements ControllerHost {
   private clock: number
   private faultPlan: FaultPlan
   private readonly auth: AuthTokens | undefined
+  /** The simulator's authentication and RBAC, when it authorizes with RBAC. */
+  readonly rbac: RbacAuth | undefined
   private readonly store = new Store()
   private readonly garbage: GarbageQueue
   /** The kinds this simulator serves. */
@@ -103,7 +117,7 @@ export class Simulator implements ControllerHost {
   private readonly journal: StoreJournal | undefined
 
   constructor(options: SimulatorOptions = {}) {
-    this.kinds = new KindRegistry(options.kinds ?? builtinKinds)
+    this.kinds = new KindRegistry(options.kinds ?? (options.rbac === undefined ? builtinKinds : [...builtinKinds, ...rbacKinds]))
     this.garbage = new GarbageQueue(this.store, this.kinds)
     options.journal?.checkServed((plural) => this.kinds.byResource(plural) !== undefined)
     const restored = options.journal?.restored
@@ -112,6 +126,7 @@ export class Simulator implements ControllerHost {
     this.clock = restored?.clock ?? options.startTime ?? defaultStartTime
     this.faultPlan = new FaultPlan(options.faults ?? [])
     this.auth = options.auth
+    this.rbac = options.rbac === undefined ? undefined : new RbacAuth(this.store, options.rbac, () => this.clock)
     this.uidSeed = options.seed ?? freshSeed()
     this.context = {
       store: this.store,
@@ -127,8 +142,10 @@ export class Simulator implements ControllerHost {
     if (restored === undefined) {
       options.journal?.attach(this.store, () => this.clock)
       this.system.create("namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: "default" } })
+      if (this.rbac !== undefined) this.bootstrapRbac()
     }
     this.containers = installControllers(this, options.controllers)
+    if (this.rbac !== undefined) this.addController(clusterRoleAggregation)
     if (restored !== undefined) {
       // After the controllers, so that their change feeds hear of every object they must track.
       this.store.restore(restored.revision, restored.objects)
@@ -139,9 +156,31 @@ export class Simulator implements ControllerHost {
     this.rejectedSeeds = (options.objects ?? []).flatMap((object) => this.seed(object))
   }
 
-  /** Answers a self review (`kubectl auth can-i`) from the caller's token's rights. */
-  selfReview(kind: SelfReviewKind, token: string | undefined, body: unknown): ApiResponse {
-    return selfReview(this.auth, kind, token, body)
+  // kube-apiserver's bootstrap policy, as much of it as a simulator needs: cluster-admin for system:masters.
+  private bootstrapRbac(): void {
+    const group = rbacGroup
+    const labels = { "kubernetes.io/bootstrapping": "rbac-defaults" }
+    this.system.create("clusterroles", {
+      apiVersion: `${group}/v1`,
+      kind: "ClusterRole",
+      metadata: { name: "cluster-admin", labels },
+      rules: [
+        { verbs: ["*"], apiGroups: ["*"], resources: ["*"] },
+        { verbs: ["*"], nonResourceURLs: ["*"] }
+      ]
+    })
+    this.system.create("clusterrolebindings", {
+      apiVersion: `${group}/v1`,
+      kind: "ClusterRoleBinding",
+      metadata: { name: "cluster-admin", labels },
+      roleRef: { apiGroup: group, kind: "ClusterRole", name: "cluster-admin" },
+      subjects: [{ apiGroup: group, kind: "Group", name: mastersGroup }]
+    })
+  }
+
+  /** Answers a self review (`kubectl auth can-i`) from RBAC when on, else from the caller's token's rights. */
+  selfReview(kind: SelfReviewKind, token: string | undefined, body: unknown, impersonate?: Impersonation): ApiResponse {
+    return this.rbac === undefined ? selfReview(this.auth, kind, token, body) : rbacSelfReview(this.rbac, kind, token, body, impersonate)
   }
 
   /** Serves one call (every verb but watch): auth, then the fault plan, then the verb. The answer's body is
@@ -158,10 +197,46 @@ export class Simulator implements ControllerHost {
   serve(request: ApiRequest): Outcome {
     const resource = this.resolve(request)
     if (resource === undefined) return { kind: "answered", response: pathNotFound() }
-    const refusal = authorize(this.auth, resource, request)
+    const refusal = this.refusal(resource, request) ?? this.escalation(resource, request)
     if (refusal !== undefined) return { kind: "answered", response: refusal }
     const name = request.name ?? (request.verb === "create" ? identityOf(request.body).name || undefined : undefined)
     return this.withFault(this.faultPlan.decide({ verb: request.verb, resource: resource.plural, name }), () => serveVerb(this.context, resource, request))
+  }
+
+  /**
+   * Answers a TokenRequest (create serviceaccounts/token, the request naming the account): with RBAC
+   * on, a token the simulator then authenticates as that service account; without, 404, as there is no
+   * service account to authenticate.
+   */
+  requestToken(request: ApiRequest): ApiResponse {
+    const serviceAccounts = this.kinds.byResource("serviceaccounts")
+    if (this.rbac === undefined || serviceAccounts === undefined) return pathNotFound()
+    const rbac = this.rbac
+    const refusal = this.refusal(serviceAccounts, { ...request, verb: "create" }, "token")
+    if (refusal !== undefined) return refusal
+    const namespace = request.namespace ?? "default"
+    const name = request.name ?? ""
+    return answerTokenRequest(serviceAccounts, namespace, name, this.store.get("serviceaccounts", namespace, name), request.body, this.clock, (account, expiresAt) => {
+      const token = `sim-sa.${this.context.random.pick("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", 43)}`
+      rbac.issue(account, token, expiresAt)
+      return token
+    })
+  }
+
+  // RBAC's escalation check on a write of an RBAC object: the object the write would store, found by
+  // the same write made as a dry run, must grant nothing the caller does not hold.
+  private escalation(resource: Kind, request: ApiRequest): ApiResponse | undefined {
+    if (this.rbac === undefined || resource.group !== rbacGroup || !(request.verb === "create" || request.verb === "update" || request.verb === "patch")) return undefined
+    const identity = this.rbac.identify(request.token, request.impersonate)
+    if (!identity.ok || identity.user.groups.includes(mastersGroup)) return undefined
+    const trial = serveVerb(this.context, resource, { ...request, dryRun: true })
+    if (trial.code >= 300 || !isJsonObject(trial.body)) return trial
+    return this.rbac.escalationRefusal(resource, identity.user, trial.body)
+  }
+
+  /** Why the caller may not make this call (RBAC's answer when on, else the token table's), or undefined. */
+  refusal(resource: Kind, request: ApiRequest, subresource?: string): ApiResponse | undefined {
+    return this.rbac === undefined ? authorize(this.auth, resource, request) : this.rbac.refusal(resource, request, subresource ?? request.subresource)
   }
 
   /**
@@ -173,7 +248,7 @@ export class Simulator implements ControllerHost {
     const none = { stop: () => {} }
     const resource = this.resolve(request)
     if (resource === undefined) return { outcome: { kind: "answered", response: pathNotFound() }, ...none }
-    const refusal = authorize(this.auth, resource, request)
+    const refusal = this.refusal(resource, request)
     if (refusal !== undefined) return { outcome: { kind: "answered", response: refusal }, ...none }
     const action = this.faultPlan.decide({ verb: "watch", resource: resource.plural, name: request.name })
     if (action?.type === "refuse") return { outcome: { kind: "refused" }, ...none }

@@ -19,12 +19,17 @@ export const authorize = (auth: AuthTokens | undefined, resource: Resource, requ
   const allowed = token === undefined || !Object.hasOwn(auth.tokens, token) ? undefined : auth.tokens[token]
   if (token === undefined || allowed === undefined) return unauthorized()
   if (allowed === "*" || allowed.includes(request.verb)) return undefined
+  return forbiddenFor(userFor(auth, token), resource, request)
+}
+
+/** kube-apiserver's 403 for a user the authorizer refused the request. */
+export const forbiddenFor = (
+  user: string,
+  resource: Resource,
+  request: Pick<ApiRequest, "name" | "namespace"> & { readonly verb: string; readonly subresource?: string }
+): ApiResponse => {
   const target = request.subresource === undefined ? resource.plural : `${resource.plural}/${request.subresource}`
   const scope = request.namespace === undefined || !resource.namespaced ? "at the cluster scope" : `in the namespace "${request.namespace}"`
   const subject = request.name === undefined ? qualifiedResource(resource) : `${qualifiedResource(resource)} "${request.name}"`
-  return forbidden(
-    resource,
-    request.name,
-    `${subject} is forbidden: User "${userFor(auth, token)}" cannot ${request.verb} resource "${target}" in API group "${resource.group}" ${scope}`
-  )
+  return forbidden(resource, request.name, `${subject} is forbidden: User "${user}" cannot ${request.verb} resource "${target}" in API group "${resource.group}" ${scope}`)
 }

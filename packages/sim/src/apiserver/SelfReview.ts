@@ -4,12 +4,12 @@
 // rights are verbs on every resource; without auth everyone may do everything, as the simulator serves.
 import type { ApiResponse, Resource } from "../Api.ts"
 import { type AuthTokens, userFor } from "./Auth.ts"
-import { invalid, unauthorized } from "./StatusErrors.ts"
+import { invalid, pathNotFound, unauthorized } from "./StatusErrors.ts"
 import { isJsonObject } from "./store/JsonValue.ts"
 import { invalidValue } from "./validation/FieldErrors.ts"
 
-/** Which review a request creates. */
-export type SelfReviewKind = "SelfSubjectAccessReview" | "SelfSubjectRulesReview"
+/** Which review a request creates (a SubjectAccessReview only where RBAC is served). */
+export type SelfReviewKind = "SelfSubjectAccessReview" | "SelfSubjectRulesReview" | "SubjectAccessReview"
 
 /** The group/version both reviews are served at. */
 export const reviewGroupVersion = "authorization.k8s.io/v1"
@@ -31,6 +31,12 @@ export const reviewResources: ReadonlyArray<Resource> = [
   review("SelfSubjectAccessReview", "selfsubjectaccessreviews"),
   review("SelfSubjectRulesReview", "selfsubjectrulesreviews")
 ]
+
+/** SubjectAccessReview: whether any user may do something, asked by one allowed to create it. */
+export const subjectAccessReviewResource: Resource = review("SubjectAccessReview", "subjectaccessreviews")
+
+/** The reviews served: with RBAC's API served (the simulator authorizes with RBAC), SubjectAccessReview too. */
+export const servedReviews = (servesRbac: boolean): ReadonlyArray<Resource> => (servesRbac ? [...reviewResources, subjectAccessReviewResource] : reviewResources)
 
 const rightsOf = (auth: AuthTokens | undefined, token: string | undefined): ReadonlyArray<string> | "*" | undefined => {
   if (auth === undefined) return "*"
@@ -59,19 +65,33 @@ const rulesStatus = (rights: ReadonlyArray<string> | "*"): Record<string, unknow
   incomplete: false
 })
 
+/** A review's spec, or the 422 an access review with not exactly one kind of attributes gets. */
+export const reviewSpec = (kind: SelfReviewKind, body: unknown): { readonly spec: Record<string, unknown> } | { readonly response: ApiResponse } => {
+  const object = isJsonObject(body) ? body : {}
+  const spec = isJsonObject(object["spec"]) ? object["spec"] : {}
+  if (kind === "SelfSubjectAccessReview" || kind === "SubjectAccessReview") {
+    const given = ["resourceAttributes", "nonResourceAttributes"].filter((k) => isJsonObject(spec[k]))
+    if (given.length !== 1) {
+      const resource = servedReviews(true).find((r) => r.kind === kind) as Resource
+      return { response: invalid(resource, "", [invalidValue("spec.resourceAttributes", null, "exactly one of nonResourceAttributes or resourceAttributes must be specified")]) }
+    }
+  }
+  return { spec }
+}
+
+/** The 201 answer to a review: the spec asked about and the status found. */
+export const reviewAnswer = (kind: SelfReviewKind, spec: Record<string, unknown>, status: Record<string, unknown>): ApiResponse => ({
+  code: 201,
+  body: { kind, apiVersion: reviewGroupVersion, metadata: { creationTimestamp: null }, spec, status }
+})
+
 /** The answer to creating a self review with `body` as the caller holding `token`. */
 export const selfReview = (auth: AuthTokens | undefined, kind: SelfReviewKind, token: string | undefined, body: unknown): ApiResponse => {
   const rights = rightsOf(auth, token)
   if (rights === undefined) return unauthorized()
-  const object = isJsonObject(body) ? body : {}
-  const spec = isJsonObject(object["spec"]) ? object["spec"] : {}
-  if (kind === "SelfSubjectAccessReview") {
-    const given = ["resourceAttributes", "nonResourceAttributes"].filter((k) => isJsonObject(spec[k]))
-    if (given.length !== 1) {
-      const resource = reviewResources.find((r) => r.kind === kind) as Resource
-      return invalid(resource, "", [invalidValue("spec.resourceAttributes", null, "exactly one of nonResourceAttributes or resourceAttributes must be specified")])
-    }
-  }
-  const status = kind === "SelfSubjectAccessReview" ? accessStatus(rights, spec, who(auth, token)) : rulesStatus(rights)
-  return { code: 201, body: { kind, apiVersion: reviewGroupVersion, metadata: { creationTimestamp: null }, spec, status } }
+  const read = reviewSpec(kind, body)
+  if ("response" in read) return read.response
+  if (kind === "SubjectAccessReview") return pathNotFound()
+  const status = kind === "SelfSubjectAccessReview" ? accessStatus(rights, read.spec, who(auth, token)) : rulesStatus(rights)
+  return reviewAnswer(kind, read.spec, status)
 }

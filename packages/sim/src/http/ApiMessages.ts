@@ -1,5 +1,5 @@
 // The protobuf wire shape of the messages the API server itself reads, whatever kinds it serves
-// (authorization/v1's self reviews, meta/v1's DeleteOptions and the ObjectMeta every kind embeds):
+// (authorization/v1's self reviews, authentication/v1's TokenRequest, meta/v1's DeleteOptions and the ObjectMeta every kind embeds):
 // per message, each field's number, its JSON name, its type (a scalar, one of the special wire types
 // below, or another message) and flags. The field numbers are Kubernetes' protobuf contract (the
 // `protobuf:` tags of k8s.io/api and apimachinery's Go types); they never change once released, so a
@@ -12,6 +12,10 @@
 
 /** The API server's own field tables, by `<group>.<version>.<Kind>`. */
 export const apiMessages: Readonly<Record<string, string>> = {
+  "authentication.v1.BoundObjectReference": "1:kind:string:o 2:apiVersion:string:o 3:name:string:o 4:uid:string:o",
+  "authentication.v1.TokenRequest": "1:metadata:meta.v1.ObjectMeta:o 2:spec:authentication.v1.TokenRequestSpec 3:status:authentication.v1.TokenRequestStatus:o",
+  "authentication.v1.TokenRequestSpec": "1:audiences:string:r 4:expirationSeconds:int64:op 3:boundObjectRef:authentication.v1.BoundObjectReference:op",
+  "authentication.v1.TokenRequestStatus": "1:token:string 2:expirationTimestamp:time",
   "authorization.v1.FieldSelectorAttributes": "1:rawSelector:string:o 2:requirements:meta.v1.FieldSelectorRequirement:ro",
   "authorization.v1.LabelSelectorAttributes": "1:rawSelector:string:o 2:requirements:meta.v1.LabelSelectorRequirement:ro",
   "authorization.v1.NonResourceAttributes": "1:path:string:o 2:verb:string:o",
@@ -22,6 +26,8 @@ export const apiMessages: Readonly<Record<string, string>> = {
   "authorization.v1.SelfSubjectAccessReviewSpec": "1:resourceAttributes:authorization.v1.ResourceAttributes:op 2:nonResourceAttributes:authorization.v1.NonResourceAttributes:op",
   "authorization.v1.SelfSubjectRulesReview": "1:metadata:meta.v1.ObjectMeta:o 2:spec:authorization.v1.SelfSubjectRulesReviewSpec 3:status:authorization.v1.SubjectRulesReviewStatus:o",
   "authorization.v1.SelfSubjectRulesReviewSpec": "1:namespace:string:o",
+  "authorization.v1.SubjectAccessReview": "1:metadata:meta.v1.ObjectMeta:o 2:spec:authorization.v1.SubjectAccessReviewSpec 3:status:authorization.v1.SubjectAccessReviewStatus:o",
+  "authorization.v1.SubjectAccessReviewSpec": "1:resourceAttributes:authorization.v1.ResourceAttributes:op 2:nonResourceAttributes:authorization.v1.NonResourceAttributes:op 3:user:string:o 4:groups:string:ro 5:extra:stringList:mo 6:uid:string:o",
   "authorization.v1.SubjectAccessReviewStatus": "1:allowed:bool 4:denied:bool:o 2:reason:string:o 3:evaluationError:string:o",
   "authorization.v1.SubjectRulesReviewStatus": "1:resourceRules:authorization.v1.ResourceRule:r 2:nonResourceRules:authorization.v1.NonResourceRule:r 3:incomplete:bool 4:evaluationError:string:o",
   "meta.v1.DeleteOptions": "1:gracePeriodSeconds:int64:op 2:preconditions:meta.v1.Preconditions:op 3:orphanDependents:bool:op 4:propagationPolicy:string:op 5:dryRun:string:ro 6:ignoreStoreReadErrorWithClusterBreakingPotential:bool:op",

@@ -1,9 +1,9 @@
 // The discovery documents kubectl reads before anything else: /version, /api, /apis and one
 // APIResourceList per group/version, all derived from the served kinds.
 import type { Resource } from "../Api.ts"
-import { reviewGroupVersion, reviewResources } from "../apiserver/SelfReview.ts"
+import { reviewGroupVersion, servedReviews } from "../apiserver/SelfReview.ts"
 import type { KindRegistry } from "../kinds/KindRegistry.ts"
-import { serves } from "./Route.ts"
+import { serves, servesRbac } from "./Route.ts"
 
 /** The Kubernetes minor version the simulator claims; kubectl's dispatcher picks its binary by it. */
 export const servedMinorVersion = 32
@@ -73,7 +73,7 @@ export const resourceList = (kinds: KindRegistry, group: string, version: string
   groupVersion: group === "" ? version : `${group}/${version}`,
   resources: [
     ...kinds.servedIn(group, version).flatMap(resourceEntries),
-    ...reviewResources
+    ...servedReviews(servesRbac(kinds))
       .filter((r) => serves(r, group, version))
       .map((r) => ({ name: r.plural, singularName: r.singular, namespaced: false, kind: r.kind, verbs: ["create"] }))
   ]

@@ -1,10 +1,10 @@
 // The pods/log subresource: a pod's container log as plain text, as `kubectl logs` reads it, with
 // container, follow, tailLines, sinceSeconds, sinceTime, timestamps, limitBytes and previous. The
-// pod is read through the simulator (auth and the fault plan apply as to a get); the lines are its
+// pod is read through the simulator (auth, as `get pods/log`, and the fault plan apply as to a get); the lines are its
 // log as the simulator's containers wrote it (synthetic on the clock, or a process's output with exec). A followed log is polled until the container exits, the pod
 // goes, or the client leaves.
 import type { ServerResponse } from "node:http"
-import { type ApiResponse, type KubeObject, type LogLine, statusBody } from "../Api.ts"
+import { type ApiResponse, type Impersonation, type KubeObject, type LogLine, statusBody } from "../Api.ts"
 import type { ServedSimulator } from "./ServedSimulator.ts"
 import { readQuery } from "./QueryParams.ts"
 import { sendJson, serveOutcome, type Timers } from "./Reply.ts"
@@ -16,6 +16,7 @@ export interface PodLogCall {
   readonly name: string
   readonly query: URLSearchParams
   readonly token?: string | undefined
+  readonly impersonate?: Impersonation | undefined
 }
 
 const badRequest = (message: string): ApiResponse => ({ code: 400, body: statusBody(400, "BadRequest", message) })
@@ -116,7 +117,9 @@ export const servePodLog = (
     resource: "pods",
     namespace: call.namespace,
     name: call.name,
-    ...(call.token === undefined ? {} : { token: call.token })
+    subresource: "log",
+    ...(call.token === undefined ? {} : { token: call.token }),
+    ...(call.impersonate === undefined ? {} : { impersonate: call.impersonate })
   })
   serveOutcome(res, read(), timers, (response) => {
     if (response.code >= 300) return sendJson(res, response)

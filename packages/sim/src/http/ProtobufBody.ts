@@ -43,10 +43,12 @@ export interface ProtobufKind {
   readonly message: string
 }
 
-// The review kinds, which the API server serves whatever kinds it stores.
+// The review kinds and TokenRequest, which the API server serves whatever kinds it stores.
 const reviewKinds: ReadonlyArray<ProtobufKind> = [
+  { group: "authentication.k8s.io", kind: "TokenRequest", message: "authentication.v1.TokenRequest" },
   { group: "authorization.k8s.io", kind: "SelfSubjectAccessReview", message: "authorization.v1.SelfSubjectAccessReview" },
-  { group: "authorization.k8s.io", kind: "SelfSubjectRulesReview", message: "authorization.v1.SelfSubjectRulesReview" }
+  { group: "authorization.k8s.io", kind: "SelfSubjectRulesReview", message: "authorization.v1.SelfSubjectRulesReview" },
+  { group: "authorization.k8s.io", kind: "SubjectAccessReview", message: "authorization.v1.SubjectAccessReview" }
 ]
 
 /** The message tables one server decodes with: the API server's own and those of the kinds it serves. */

@@ -21,6 +21,10 @@ export interface RestInput {
   }
   readonly query: URLSearchParams
   readonly authorization?: string
+  /** The Impersonate-User header. */
+  readonly impersonateUser?: string
+  /** The Impersonate-Group headers, one value each. */
+  readonly impersonateGroups?: ReadonlyArray<string>
   readonly contentType?: string
   readonly accept?: string
   readonly userAgent?: string
@@ -163,6 +167,7 @@ export const decodeRestCall = (input: RestInput): DecodedCall => {
     problems.push(`includeObject: unsupported value "${query.includeObject}", supported values: "None", "Metadata", "Object"`)
   }
 
+  if (input.impersonateUser === undefined && (input.impersonateGroups ?? []).length > 0) problems.push("requested groups to impersonate without impersonating a user")
   if (problems.length > 0) return failure(400, "BadRequest", problems.join("; "))
 
   // A watch on one named object is a watch on its collection narrowed to that name.
@@ -188,6 +193,7 @@ export const decodeRestCall = (input: RestInput): DecodedCall => {
   if (propagationPolicy !== undefined) request.propagationPolicy = propagationPolicy
   if (fieldValidation !== undefined && needsBody) request.fieldValidation = fieldValidation
   if (token !== undefined) request.token = token
+  if (input.impersonateUser !== undefined) request.impersonate = { user: input.impersonateUser, groups: input.impersonateGroups ?? [] }
   if (fieldManager !== undefined && fieldManager !== "" && needsBody) request.fieldManager = fieldManager
   if (force !== undefined && needsBody) request.force = force
   if (input.userAgent !== undefined && needsBody) request.userAgent = input.userAgent

@@ -4,7 +4,7 @@
 import type { Resource } from "../Api.ts"
 import type { Kind } from "../kinds/Kind.ts"
 import type { KindRegistry } from "../kinds/KindRegistry.ts"
-import { type SelfReviewKind, reviewGroupVersion, reviewResources } from "../apiserver/SelfReview.ts"
+import { type SelfReviewKind, reviewGroupVersion, servedReviews } from "../apiserver/SelfReview.ts"
 
 /** The target of a request path. */
 export type Route =
@@ -22,11 +22,14 @@ export type Route =
       readonly version: string
       readonly namespace?: string
       readonly name?: string
-      readonly subresource?: "status" | "log"
+      readonly subresource?: "status" | "log" | "token"
     }
   | { readonly kind: "notFound" }
 
 const notFound: Route = { kind: "notFound" }
+
+/** True when RBAC's API is served (and so SubjectAccessReview, which only RBAC answers). */
+export const servesRbac = (kinds: KindRegistry): boolean => kinds.servesGroupVersion("rbac.authorization.k8s.io", "v1")
 
 /** True when the resource is served at that group and version. */
 export const serves = (resource: Resource, group: string, version: string): boolean =>
@@ -59,7 +62,11 @@ const withObject = (
   sub: string | undefined
 ): Route => {
   if (namespace === "" || name === "") return notFound
-  const served = sub === undefined || (sub === "status" && resource.hasStatus) || (sub === "log" && resource.plural === "pods" && name !== undefined)
+  const served =
+    sub === undefined ||
+    (sub === "status" && resource.hasStatus) ||
+    (sub === "log" && resource.plural === "pods" && name !== undefined) ||
+    (sub === "token" && resource.plural === "serviceaccounts" && name !== undefined)
   if (!served) return notFound
   return {
     kind: "resource",
@@ -67,7 +74,7 @@ const withObject = (
     version,
     ...(namespace === undefined ? {} : { namespace }),
     ...(name === undefined ? {} : { name }),
-    ...(sub === "status" || sub === "log" ? { subresource: sub } : {})
+    ...(sub === "status" || sub === "log" || sub === "token" ? { subresource: sub } : {})
   }
 }
 
@@ -104,7 +111,7 @@ export const routeOf = (kinds: KindRegistry, path: string): Route => {
     case "apis": {
       if (second === undefined) return { kind: "groups" }
       if (`${second}/${third}` === reviewGroupVersion) {
-        const review = reviewResources.find((r) => rest.length === 1 && r.plural === rest[0])
+        const review = servedReviews(servesRbac(kinds)).find((r) => rest.length === 1 && r.plural === rest[0])
         if (rest.length === 0) return { kind: "resourceList", group: second, version: third ?? "" }
         return review === undefined ? notFound : { kind: "review", review: review.kind as SelfReviewKind }
       }

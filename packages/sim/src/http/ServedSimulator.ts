@@ -1,6 +1,6 @@
 // What the HTTP face asks of the simulator behind it: a Simulator is one, and so is a wrapper that
 // forwards (some of) its calls. Declared here, so that the face depends on no simulator's make-up.
-import type { ApiRequest, ApiResponse, KubeObject, LogLine, Outcome, WatchEvent } from "../Api.ts"
+import type { ApiRequest, ApiResponse, Impersonation, KubeObject, LogLine, Outcome, WatchEvent } from "../Api.ts"
 import type { SelfReviewKind } from "../apiserver/SelfReview.ts"
 import type { KindRegistry } from "../kinds/KindRegistry.ts"
 
@@ -18,8 +18,10 @@ export interface ServedSimulator {
   serve?(request: ApiRequest): Outcome
   /** The lines a container of a pod has written so far. */
   containerLog?(pod: KubeObject, container: string): ReadonlyArray<LogLine>
-  /** Answers a self review from the caller's token's rights. */
-  selfReview?(kind: SelfReviewKind, token: string | undefined, body: unknown): ApiResponse
+  /** Answers a self review from the caller's rights (as the user it impersonates, if it does). */
+  selfReview?(kind: SelfReviewKind, token: string | undefined, body: unknown, impersonate?: Impersonation): ApiResponse
+  /** Answers a TokenRequest (create serviceaccounts/token) for the service account the request names. */
+  requestToken?(request: ApiRequest): ApiResponse
   /** The kinds served (absent: the built-in ones). */
   readonly kinds?: KindRegistry
 }

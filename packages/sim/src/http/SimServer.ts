@@ -4,7 +4,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net"
 import type { Duplex } from "node:stream"
 import { type ApiResponse, type Outcome, type Resource, statusBody } from "../Api.ts"
-import { reviewResources } from "../apiserver/SelfReview.ts"
+import { servedReviews } from "../apiserver/SelfReview.ts"
 import type { ServedSimulator } from "./ServedSimulator.ts"
 import { coreVersions, groupList, resourceList, versionInfo } from "./Discovery.ts"
 import { groupVersionDocument, openApiRoot } from "./OpenApi.ts"
@@ -115,6 +115,10 @@ const decodeCall = async (tables: MessageTables, req: IncomingMessage, res: Serv
   const input: Writable<RestInput> = { method: req.method ?? "GET", target: callTarget, query, body: "" }
   const authorization = header(req, "authorization")
   if (authorization !== undefined) input.authorization = authorization
+  const impersonateUser = header(req, "impersonate-user")
+  if (impersonateUser !== undefined) input.impersonateUser = impersonateUser
+  const impersonateGroups = req.headersDistinct["impersonate-group"]
+  if (impersonateGroups !== undefined) input.impersonateGroups = impersonateGroups
   const contentType = protobuf === undefined ? header(req, "content-type") : "application/json"
   if (contentType !== undefined) input.contentType = contentType
   const accept = header(req, "accept")
@@ -143,11 +147,11 @@ export const startHttpFace = (options: HttpFaceOptions): Promise<SimServer> => {
     const route = routeOf(kinds, target.path)
     // A wrapper that does not pass reviews on does not serve them.
     if (route.kind === "review" && simulator.selfReview !== undefined) {
-      const review = reviewResources.find((r) => r.kind === route.review) as Resource
+      const review = servedReviews(true).find((r) => r.kind === route.review) as Resource
       const decoded = await decodeCall(tables, req, res, { resource: review, version: "v1" }, target.query)
       if (decoded === undefined) return
       if (decoded.request.verb !== "create") return sendJson(res, methodNotAllowed)
-      return sendJson(res, simulator.selfReview(route.review, decoded.request.token, decoded.request.body))
+      return sendJson(res, simulator.selfReview(route.review, decoded.request.token, decoded.request.body, decoded.request.impersonate))
     }
     if (route.kind !== "resource") {
       const body = await readBody(req)
@@ -158,7 +162,16 @@ export const startHttpFace = (options: HttpFaceOptions): Promise<SimServer> => {
     if (route.subresource === "log") {
       if (req.method !== "GET") return sendJson(res, methodNotAllowed)
       const token = /^Bearer\s+(\S+)\s*$/i.exec(header(req, "authorization") ?? "")?.[1]
-      return servePodLog(res, simulator, { version: route.version, namespace: route.namespace ?? "default", name: route.name ?? "", query: target.query, token }, timers, options.fallbackLog)
+      const user = header(req, "impersonate-user")
+      const impersonate = user === undefined ? undefined : { user, groups: req.headersDistinct["impersonate-group"] ?? [] }
+      return servePodLog(res, simulator, { version: route.version, namespace: route.namespace ?? "default", name: route.name ?? "", query: target.query, token, impersonate }, timers, options.fallbackLog)
+    }
+    if (route.subresource === "token") {
+      if (req.method !== "POST" || simulator.requestToken === undefined) return sendJson(res, methodNotAllowed)
+      // Decoded as a create in the namespace, then addressed to the service account the path names.
+      const call = await decodeCall(tables, req, res, { resource: route.resource, version: route.version, ...(route.namespace === undefined ? {} : { namespace: route.namespace }) }, target.query)
+      if (call === undefined) return
+      return sendJson(res, simulator.requestToken({ ...call.request, name: route.name ?? "" }))
     }
     const callTarget: Writable<RestInput["target"]> = { resource: route.resource, version: route.version }
     if (route.namespace !== undefined) callTarget.namespace = route.namespace

@@ -14,6 +14,11 @@ import { namespace } from "./core/namespace/Namespace.ts"
 import { configMap } from "./core/configmap/ConfigMap.ts"
 import { pod } from "./core/pod/Pod.ts"
 import { event } from "./core/event/Event.ts"
+import { serviceAccount } from "./core/serviceaccount/ServiceAccount.ts"
+import { role } from "./rbac/role/Role.ts"
+import { clusterRole } from "./rbac/clusterrole/ClusterRole.ts"
+import { roleBinding } from "./rbac/rolebinding/RoleBinding.ts"
+import { clusterRoleBinding } from "./rbac/clusterrolebinding/ClusterRoleBinding.ts"
 
 /** The built-in kinds: Trainer's, Kueue's and JobSet's custom resources and the core and batch kinds they run as. */
 export const builtinKinds: ReadonlyArray<Kind> = [
@@ -31,6 +36,12 @@ export const builtinKinds: ReadonlyArray<Kind> = [
   pod,
   event
 ]
+
+/**
+ * ServiceAccount and RBAC's kinds, served by a simulator that authorizes with RBAC (and by one that
+ * lists them among its kinds): a simulator without RBAC serves the discovery its clients know.
+ */
+export const rbacKinds: ReadonlyArray<Kind> = [serviceAccount, role, clusterRole, roleBinding, clusterRoleBinding]
 
 /** The resources the simulator serves unless told otherwise. */
 export const Resources: ReadonlyArray<Kind> = builtinKinds

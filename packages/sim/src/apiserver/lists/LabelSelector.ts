@@ -88,3 +88,23 @@ export const matchesLabels = (selector: LabelSelector, labels: Readonly<Record<s
         return !has || value === undefined || !r.values.includes(value)
     }
   })
+
+const operators: Readonly<Record<string, LabelRequirement["op"]>> = { In: "in", NotIn: "notin", Exists: "exists", DoesNotExist: "doesNotExist" }
+
+/**
+ * A meta/v1 LabelSelector object (matchLabels and matchExpressions) as requirements, or undefined when
+ * an expression's operator is not one of In, NotIn, Exists and DoesNotExist. The empty selector selects everything.
+ */
+export const labelSelectorOf = (value: unknown): LabelSelector | undefined => {
+  const selector = typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {}
+  const matchLabels = typeof selector["matchLabels"] === "object" && selector["matchLabels"] !== null ? Object.entries(selector["matchLabels"] as Record<string, unknown>) : []
+  const requirements: Array<LabelRequirement> = matchLabels.map(([key, v]) => ({ op: "in", key, values: [String(v)] }))
+  for (const e of Array.isArray(selector["matchExpressions"]) ? (selector["matchExpressions"] as ReadonlyArray<Record<string, unknown> | null>) : []) {
+    const op = operators[String(e?.["operator"] ?? "")]
+    if (op === undefined) return undefined
+    const key = String(e?.["key"] ?? "")
+    const values = Array.isArray(e?.["values"]) ? (e["values"] as ReadonlyArray<unknown>).map(String) : []
+    requirements.push(op === "in" || op === "notin" ? { op, key, values } : { op, key })
+  }
+  return requirements
+}

@@ -18,6 +18,9 @@ export const serveVerb = (context: ServerContext, resource: Kind, request: ApiRe
   const namespace = resource.namespaced ? request.namespace : undefined
   if (resource.namespaced && namespace === undefined && request.verb !== "list") return pathNotFound()
   if (request.subresource === "status" && !resource.hasStatus) return pathNotFound()
+  // A pod's log is read, never written: its get reads the pod.
+  if (request.subresource === "log" && (resource.plural !== "pods" || request.verb !== "get")) return methodNotAllowed()
+  const subresource = request.subresource === "status" ? "status" : undefined
   if (request.body !== undefined && nestsTooDeeply(request.body)) return tooDeeplyNested()
   // Reads serve the current state whatever revision is named, but a malformed one is refused as a watch refuses it.
   const resourceVersion = request.verb === "get" || request.verb === "list" ? parseResourceVersion(request.resourceVersion) : undefined
@@ -36,11 +39,11 @@ export const serveVerb = (context: ServerContext, resource: Kind, request: ApiRe
     case "list":
       return name !== undefined ? methodNotAllowed() : list(context, resource, { ...request, namespace })
     case "update":
-      return name === undefined ? methodNotAllowed() : update(context, resource, namespace, name, request.body, { version, dryRun, subresource: request.subresource, fieldValidation, manager })
+      return name === undefined ? methodNotAllowed() : update(context, resource, namespace, name, request.body, { version, dryRun, subresource, fieldValidation, manager })
     case "patch":
       return name === undefined
         ? methodNotAllowed()
-        : patch(context, resource, namespace, name, request.body, { version, dryRun, subresource: request.subresource, patchType: request.patchType ?? "json", fieldValidation, manager, force: request.force })
+        : patch(context, resource, namespace, name, request.body, { version, dryRun, subresource, patchType: request.patchType ?? "json", fieldValidation, manager, force: request.force })
     case "delete":
       return name === undefined || request.subresource !== undefined
         ? methodNotAllowed()
