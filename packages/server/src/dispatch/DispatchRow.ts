@@ -3,8 +3,12 @@
 // (a user's action or another process may have moved it meanwhile; then the answer is dropped).
 import { statusOf, type DispatchAnswer, type DispatchState, type JobStatus, type StopEnd } from "@dispatch/jobs"
 import type { JobDispatch } from "../wire/ApiSchemas.ts"
+import { Effect, Option } from "effect"
+import type { SqlClient } from "effect/sql"
 import type { Sql } from "../store/Database.ts"
-import { insertHistory } from "./StatusHistory.ts"
+import { runOn } from "../store/DatabaseBridge.ts"
+import { dispatchLeases } from "../store/DispatchLeases.ts"
+import { jobHistory } from "../store/JobHistory.ts"
 
 /** A job's row as the dispatcher, the status sync and the job controls need it. */
 export interface DispatchRow {
@@ -29,9 +33,7 @@ export interface DispatchRow {
 }
 
 /** The columns a `DispatchRow` is read from (table `jobs`, unaliased). */
-export const dispatchColumns = `id, grp as "group", queue, status, dispatch_state as "dispatchState", attempts, next_attempt_at as "nextAttemptAt",
-  lands_by as "landsBy", first_attempt_at as "firstAttemptAt", faults, stop_ends as "stopEnds", stop_tries as "stopTries",
-  dispatch_reason as reason, held_from as "heldFrom", deleted, claimed_by as "claimedBy", start_request->>'job' as key`
+export { dispatchColumns } from "../store/DispatchLeases.ts"
 
 const num = (value: unknown): number => Number(value)
 const numOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value))
@@ -138,31 +140,29 @@ export interface WriteExtras {
  * failed call's typed error, then the history entries it records (stamped `at`). False, writing nothing, when the
  * row moved on meanwhile (a user's action or another process): the answer is then about a state that is gone.
  */
-export const writeAnswer = async (sql: Sql, row: DispatchRow, answer: DispatchAnswer, at: string, extras: WriteExtras = {}): Promise<boolean> => {
-  const columns: Record<string, unknown> = { ...columnsOf(answer.state), status: statusOf(answer.state) }
-  const claim = extras.claim ?? (isClaimed(answer.state) ? "keep" : "release")
-  if (claim === "release") Object.assign(columns, { claimed_by: null, claim_until: null })
-  else if (claim !== "keep") Object.assign(columns, { claimed_by: claim.holder, claim_until: claim.untilMs })
-  if (extras.error !== undefined) columns["last_error"] = extras.error === null ? null : JSON.stringify(extras.error)
-  const records = answer.commands.flatMap((c) => (c.type === "record" ? [c] : []))
-  if (records.length > 0 || extras.modified === true) columns["last_modified_on"] = at
-  const names = Object.keys(columns)
-  const casts: Record<string, string> = { faults: "::jsonb", last_error: "::jsonb" }
-  const set = names.map((name, i) => `${name} = $${i + 6}${casts[name] ?? ""}`).join(", ")
-  const written = await sql.query(
-    `update jobs set ${set} where id = $1 and dispatch_state = $2 and status = $3 and deleted = $4 and claimed_by is not distinct from $5 returning id`,
-    [row.id, row.dispatchState, row.status, row.deleted, row.claimedBy, ...names.map((name) => columns[name])]
-  )
-  if (written.length === 0) return false
-  for (const r of records) await insertHistory(sql, row.id, r.status, at, r.reason)
-  return true
-}
+export const writeAnswerEffect = (row: DispatchRow, answer: DispatchAnswer, at: string, extras: WriteExtras = {}): Effect.Effect<boolean, unknown, SqlClient.SqlClient> =>
+  Effect.gen(function* () {
+    const columns: Record<string, unknown> = { ...columnsOf(answer.state), status: statusOf(answer.state) }
+    const claim = extras.claim ?? (isClaimed(answer.state) ? "keep" : "release")
+    if (claim === "release") Object.assign(columns, { claimed_by: null, claim_until: null })
+    else if (claim !== "keep") Object.assign(columns, { claimed_by: claim.holder, claim_until: claim.untilMs })
+    if (extras.error !== undefined) columns["last_error"] = extras.error === null ? null : JSON.stringify(extras.error)
+    const records = answer.commands.flatMap((c) => (c.type === "record" ? [c] : []))
+    if (records.length > 0 || extras.modified === true) columns["last_modified_on"] = at
+    const leases = yield* dispatchLeases
+    if (!(yield* leases.writeGuarded(row, columns))) return false
+    const history = yield* jobHistory
+    for (const r of records) yield* history.appendStatus(row.id, r.status, at, r.reason ?? null)
+    return true
+  })
+
+/** `writeAnswerEffect` on `sql` (the database, or a transaction the caller holds). */
+export const writeAnswer = (sql: Sql, row: DispatchRow, answer: DispatchAnswer, at: string, extras: WriteExtras = {}): Promise<boolean> =>
+  runOn(sql, writeAnswerEffect(row, answer, at, extras))
 
 /** Reads a job's dispatch row, locked for the rest of the transaction; undefined when there is none. */
-export const lockDispatchRow = async (sql: Sql, id: number): Promise<DispatchRow | undefined> => {
-  const [row] = await sql.query<DispatchRow>(`select ${dispatchColumns} from jobs where id = $1 for update`, [id])
-  return row === undefined ? undefined : dispatchRowOf(row)
-}
+export const lockDispatchRow = async (sql: Sql, id: number): Promise<DispatchRow | undefined> =>
+  Option.getOrUndefined(await runOn(sql, Effect.flatMap(dispatchLeases, (leases) => leases.lockRow(id))))
 
 /** The row as a write of `state` left it, for the guard of the next write. */
 export const rowAfter = (row: DispatchRow, state: DispatchState, claimedBy: string | null): DispatchRow => ({

@@ -4,7 +4,7 @@
 import { sweep, type Backend } from "@dispatch/effects"
 import { Effect, Metric, Result } from "effect"
 import { backendOf, type DispatchContext } from "./DispatchContext.ts"
-import { readGates } from "../store/DispatchStore.ts"
+import { queuesWithBackend, readGates } from "../store/DispatchStore.ts"
 import { clusterRemovals } from "../store/ClusterRemovals.ts"
 import type { Sql } from "../store/Database.ts"
 import { onStore } from "../store/DatabaseBridge.ts"
@@ -31,11 +31,11 @@ export const jobsInProgress = (sql: Sql): Promise<ReadonlySet<string>> => onStor
 
 /** One backend per namespace and label domain (the first whose gate lets it write), from every stored queue. */
 export const sweptBackends = async (sql: Sql): Promise<ReadonlyArray<Backend>> => {
-  const queues = await sql.query<{ id: number; backend: { config: unknown } }>(`select id, backend from queues where backend is not null order by id`)
+  const queues = await queuesWithBackend(sql)
   const gates = await readGates(sql)
   const chosen = new Map<string, Backend>()
   for (const queue of queues) {
-    const backend = backendOf(queue.backend.config, gates.get(queue.id))
+    const backend = backendOf(queue.config, gates.get(queue.id))
     if (Result.isFailure(backend) || backend.success.gate.state !== "open") continue
     const where = `${backend.success.config.namespace} ${backend.success.config.labelDomain}`
     if (!chosen.has(where)) chosen.set(where, backend.success)
