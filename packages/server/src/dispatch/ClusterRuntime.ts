@@ -48,3 +48,6 @@ export const makeClusterRuntime = (
   }
 }
 
+/** One cluster operation on `cluster`, from Effect code: how it ended, never a failure. */
+export const runCluster = <A>(cluster: ClusterRuntime, effect: Effect.Effect<A, StartError, Cluster | InFlight>): Effect.Effect<ClusterRun<A>> =>
+  Effect.promise(() => cluster.run(effect))

@@ -8,7 +8,7 @@ import type { DispatchContext } from "./DispatchContext.ts"
 import { releaseOwnClaims } from "../store/DispatchStore.ts"
 import { defaultBackoff, retryPolicyOf, type Backoff } from "./Retries.ts"
 import { jobControl, type JobControl } from "./JobControl.ts"
-import { dispatchPass } from "./JobDispatch.ts"
+import { dispatchPassEffect } from "./JobDispatch.ts"
 import { queueProver } from "./QueueProver.ts"
 import { StatusSyncService, statusSyncLayer } from "./StatusSync.ts"
 import { unansweredCreates } from "../store/UnansweredCreates.ts"
@@ -163,7 +163,7 @@ export const makeDispatcher = (options: DispatchOptions, parts: DispatcherParts)
       // Probes run beside the passes: one namespace's probe (which may wait minutes for a leftover probe's objects)
       // never holds up dispatching on other queues or following the jobs already on the cluster.
       const proven = yield* step(() => prover.prove(all, reproveMs))
-      const dispatch = yield* step(() => dispatchPass(context, concurrency))
+      const dispatch = yield* dispatchPassEffect(context, concurrency)
       // Dispatching is cheap to repeat; following lists every opened job, so it runs at most once per syncMs.
       const due = yield* Ref.modify(lastSync, (last) => {
         const now = context.clock()

@@ -85,6 +85,18 @@ export const claimJobsEffect = (holder: string, input: DispatchInput, leaseMs: n
 export const claimJobs = (db: Database, holder: string, input: DispatchInput, leaseMs: number, limit: number, at: string): Promise<ReadonlyArray<ClaimedJob>> =>
   db.transaction((sql) => runOn(sql, claimJobsEffect(holder, input, leaseMs, limit, at)))
 
+/** A repository's Effect run on `sql` (the database, or a transaction the caller holds) from Effect code: it fails
+ * with what the statement threw, as the Promise callers see it. The crossing is the bridge's, once. */
+export const onDatabase = <A>(sql: Sql, effect: Effect.Effect<A, unknown, SqlClient.SqlClient>): Effect.Effect<A, unknown> =>
+  Effect.tryPromise({ try: () => runOn(sql, effect), catch: (cause) => cause })
+
+/** A repository's Effect run in a transaction of its own on `db`: committed when it succeeds, rolled back when it fails. */
+export const inTransaction = <A>(db: Database, effect: Effect.Effect<A, unknown, SqlClient.SqlClient>): Effect.Effect<A, unknown> =>
+  Effect.tryPromise({ try: () => db.transaction((sql) => runOn(sql, effect)), catch: (cause) => cause })
+
+/** A Promise step of the store (a repository not yet converted) from Effect code: it fails with what it threw. */
+export const fromStore = <A>(run: () => Promise<A>): Effect.Effect<A, unknown> => Effect.tryPromise({ try: run, catch: (cause) => cause })
+
 const onLeases = <A>(sql: Sql, use: (leases: DispatchLeases) => Effect.Effect<A, unknown, SqlClient.SqlClient>): Promise<A> => onStore(sql, dispatchLeases, use)
 
 /** Keeps the StartRequest a claim made, so every later attempt (in any process) starts the same TrainJob. */
