@@ -9,7 +9,7 @@ import { releaseOwnClaims } from "../store/DispatchStore.ts"
 import { defaultBackoff, retryPolicyOf, type Backoff } from "./Retries.ts"
 import { jobControl, type JobControl } from "./JobControl.ts"
 import { dispatchPassEffect } from "./JobDispatch.ts"
-import { queueProver } from "./QueueProver.ts"
+import { makeQueueProver } from "./QueueProver.ts"
 import { StatusSyncService, statusSyncLayer } from "./StatusSync.ts"
 import { unansweredCreates } from "../store/UnansweredCreates.ts"
 
@@ -144,7 +144,7 @@ export const makeDispatcher = (options: DispatchOptions, parts: DispatcherParts)
       if (autorun) Queue.offerUnsafe(wakes, undefined)
     }
     // A queue just proven open may have jobs waiting: the next pass starts at once.
-    const prover = queueProver(context, wake)
+    const prover = yield* makeQueueProver(context, wake)
     const cleanup = clusterCleanup(
       context,
       {
@@ -162,7 +162,7 @@ export const makeDispatcher = (options: DispatchOptions, parts: DispatcherParts)
       if (all && options.instance !== undefined) yield* step(() => releaseOwnClaims(context.db, instance))
       // Probes run beside the passes: one namespace's probe (which may wait minutes for a leftover probe's objects)
       // never holds up dispatching on other queues or following the jobs already on the cluster.
-      const proven = yield* step(() => prover.prove(all, reproveMs))
+      const proven = yield* prover.prove(all, reproveMs)
       const dispatch = yield* dispatchPassEffect(context, concurrency)
       // Dispatching is cheap to repeat; following lists every opened job, so it runs at most once per syncMs.
       const due = yield* Ref.modify(lastSync, (last) => {
@@ -184,7 +184,7 @@ export const makeDispatcher = (options: DispatchOptions, parts: DispatcherParts)
     })
     // A pass runs to its end once begun: what it holds is recorded, or abandoned by the cluster runtime's close.
     const runPass = Effect.uninterruptible(passing.withPermit(onePass))
-    const awaitProven = Effect.promise(() => prover.settled())
+    const awaitProven = prover.settled
 
     // The hand-back runs before the loop's fibers are interrupted (finalizers run last added, first).
     if (autorun) {
