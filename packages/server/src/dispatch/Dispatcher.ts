@@ -171,7 +171,7 @@ export const makeDispatcher = (options: DispatchOptions, parts: DispatcherParts)
       })
       const sync = due ? yield* step(() => statusSync.follow()) : { followed: 0, problems: [] }
       const stopped = yield* step(() => statusSync.stopCancelled())
-      const cleaned = yield* step(() => cleanup.pass())
+      const cleaned = yield* cleanup.run
       return {
         proven,
         dispatched: dispatch.claimed,
