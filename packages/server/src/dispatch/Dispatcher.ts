@@ -5,12 +5,12 @@ import { clusterCleanup, defaultCleanupEveryMs, defaultRetentionMs, defaultSweep
 import { makeClusterRuntime } from "./ClusterRuntime.ts"
 import { DatabaseService, type Database } from "../store/Database.ts"
 import type { DispatchContext } from "./DispatchContext.ts"
-import { releaseOwnClaims } from "../store/DispatchStore.ts"
+import { fromStore, releaseOwnClaims } from "../store/DispatchStore.ts"
 import { defaultBackoff, retryPolicyOf, type Backoff } from "./Retries.ts"
 import { jobControl, type JobControl } from "./JobControl.ts"
 import { dispatchPassEffect } from "./JobDispatch.ts"
 import { makeQueueProver } from "./QueueProver.ts"
-import { StatusSyncService, statusSyncLayer } from "./StatusSync.ts"
+import { StatusSyncService, stopPassEffect, syncPassEffect } from "./StatusSync.ts"
 import { unansweredCreates } from "../store/UnansweredCreates.ts"
 
 /** How the service takes jobs to the cluster. */
@@ -93,15 +93,15 @@ export interface DispatcherParts {
   readonly entropy: (n: number) => ReadonlyArray<number>
   readonly secret: string
   readonly reportUrl: string
-  /** The status sync the passes call, over the dispatcher's context; `statusSyncLayer` when absent. */
+  /** The status sync the passes call, over the dispatcher's context; when absent, the passes follow and stop jobs
+   * themselves (`syncPassEffect`, `stopPassEffect`: what `statusSyncLayer` provides, without its Promise port). */
   readonly statusSync?: (context: DispatchContext) => Layer.Layer<StatusSyncService>
 }
 
 const idle: PassReport = { proven: 0, dispatched: 0, followed: 0, stopped: 0, swept: 0, removed: 0, problems: [] }
 
-// A pass step that is still Promise code (it takes the database through the Promise bridge): its rejection is the
-// pass's failure, as it was thrown.
-const step = <A>(run: () => Promise<A>): Effect.Effect<A, unknown> => Effect.tryPromise({ try: run, catch: (cause) => cause })
+// A status sync a caller gave, at its Promise port: its rejection is the pass's failure, as it was thrown.
+const atPort = <A>(run: () => Promise<A>): Effect.Effect<A, unknown> => Effect.tryPromise({ try: run, catch: (cause) => cause })
 
 /**
  * The dispatcher, in the scope it runs in: with `autorun`, its loop and its wake-ups are fibers of that scope, the
@@ -154,12 +154,15 @@ export const makeDispatcher = (options: DispatchOptions, parts: DispatcherParts)
       },
       options.log ?? ((line) => void process.stderr.write(`${line}\n`))
     )
-    const statusSync = yield* Effect.provide(Effect.service(StatusSyncService), (parts.statusSync ?? statusSyncLayer)(context))
+    // The default status sync runs its passes in the dispatcher's fiber; one a caller gave runs at its Promise port.
+    const given = parts.statusSync === undefined ? undefined : yield* Effect.provide(Effect.service(StatusSyncService), parts.statusSync(context))
+    const follow = given === undefined ? syncPassEffect(context) : atPort(() => given.follow())
+    const stopCancelled = given === undefined ? stopPassEffect(context) : atPort(() => given.stopCancelled())
 
     const onePass = Effect.gen(function* () {
       if (yield* Ref.get(closed)) return idle
       const all = yield* Ref.getAndSet(first, false)
-      if (all && options.instance !== undefined) yield* step(() => releaseOwnClaims(context.db, instance))
+      if (all && options.instance !== undefined) yield* fromStore(() => releaseOwnClaims(context.db, instance))
       // Probes run beside the passes: one namespace's probe (which may wait minutes for a leftover probe's objects)
       // never holds up dispatching on other queues or following the jobs already on the cluster.
       const proven = yield* prover.prove(all, reproveMs)
@@ -169,8 +172,8 @@ export const makeDispatcher = (options: DispatchOptions, parts: DispatcherParts)
         const now = context.clock()
         return now - last >= syncMs ? [true, now] : [false, last]
       })
-      const sync = due ? yield* step(() => statusSync.follow()) : { followed: 0, problems: [] }
-      const stopped = yield* step(() => statusSync.stopCancelled())
+      const sync = due ? yield* follow : { followed: 0, problems: [] }
+      const stopped = yield* stopCancelled
       const cleaned = yield* cleanup.run
       return {
         proven,
@@ -204,7 +207,7 @@ export const makeDispatcher = (options: DispatchOptions, parts: DispatcherParts)
         yield* awaitProven
         // The claims left (jobs whose calls were abandoned) go back at once: another process, or this one
         // restarted, takes them over instead of waiting out their lease.
-        yield* Effect.ignore(step(() => releaseOwnClaims(context.db, instance)))
+        yield* Effect.ignore(fromStore(() => releaseOwnClaims(context.db, instance)))
       })
     )
     yield* Effect.addFinalizer(() => shutdown)
