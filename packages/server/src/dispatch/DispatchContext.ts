@@ -59,6 +59,3 @@ export const queueBackendsEffect = (sql: Sql, queues: Iterable<number>): Effect.
     const gates = yield* fromStore(() => readGates(sql))
     return (queue: number) => backendOf(configs.get(queue), gates.get(queue))
   })
-
-/** `queueBackendsEffect`, for Promise callers. */
-export const queueBackends = (sql: Sql, queues: Iterable<number>): Promise<QueueBackends> => Effect.runPromise(queueBackendsEffect(sql, queues))
