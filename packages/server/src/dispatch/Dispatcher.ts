@@ -1,6 +1,6 @@
 import type { Cluster, ClusterError } from "@dispatch/effects"
 import { defaultRetryPolicy } from "@dispatch/jobs"
-import { Context, Effect, Exit, Layer, Queue, Ref, Result, Schedule, Scope, Semaphore } from "effect"
+import { Context, Effect, Exit, Layer, Queue, Ref, Schedule, Scope, Semaphore } from "effect"
 import { clusterCleanup, defaultCleanupEveryMs, defaultRetentionMs, defaultSweepGraceMs } from "./ClusterCleanup.ts"
 import { makeClusterRuntime } from "./ClusterRuntime.ts"
 import { DatabaseService, type Database } from "../store/Database.ts"
@@ -189,15 +189,16 @@ export const makeDispatcher = (options: DispatchOptions, parts: DispatcherParts)
     const runPass = Effect.uninterruptible(passing.withPermit(onePass))
     const awaitProven = prover.settled
 
-    // The hand-back runs before the loop's fibers are interrupted (finalizers run last added, first).
     if (autorun) {
-      // A full batch means more jobs may be due: the next pass starts at once instead of after pollMs.
-      const pacing = (Schedule.spaced(pollMs) as Schedule.Schedule<number, Result.Result<PassReport, unknown>>).pipe(
-        Schedule.modifyDelay(({ input, duration }) => Effect.succeed(Result.isSuccess(input) && input.success.dispatched >= concurrency ? 0 : duration))
+      // A full batch means more jobs may be due: the next pass starts at once instead of after pollMs. A pass that
+      // failed, or died, is followed by the next after pollMs: the loop outlives it.
+      const pacing = (Schedule.spaced(pollMs) as Schedule.Schedule<number, Exit.Exit<PassReport, unknown>>).pipe(
+        Schedule.modifyDelay(({ input, duration }) => Effect.succeed(Exit.isSuccess(input) && input.value.dispatched >= concurrency ? 0 : duration))
       )
-      yield* Effect.forkIn(Effect.repeat(Effect.result(runPass), pacing), scope)
-      yield* Effect.forkIn(Effect.forever(Effect.andThen(Queue.take(wakes), Effect.result(runPass))), scope)
+      yield* Effect.forkIn(Effect.repeat(Effect.exit(runPass), pacing), scope)
+      yield* Effect.forkIn(Effect.forever(Effect.andThen(Queue.take(wakes), Effect.exit(runPass))), scope)
     }
+    // Added after the fibers were forked, so it runs before they are interrupted (the last added runs first).
     const shutdown = yield* Effect.cached(
       Effect.gen(function* () {
         yield* Ref.set(closed, true)
