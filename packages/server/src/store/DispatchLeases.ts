@@ -91,12 +91,6 @@ export const dispatchLeases = Effect.gen(function* () {
     },
     /** A job's dispatch row, locked for the rest of the transaction. */
     lockRow: SqlSchema.findOneOption({ Request: Schema.Number, Result: DispatchRowSchema, execute: (id) => sql`select ${columns} from jobs where id = ${id} for update` }),
-    /** A job's dispatch row, by id and group, if it is not deleted. */
-    rowInGroup: SqlSchema.findOneOption({
-      Request: Schema.Struct({ id: Schema.Number, group: Schema.String }),
-      Result: DispatchRowSchema,
-      execute: ({ id, group }) => sql`select ${columns} from jobs where id = ${id} and grp = ${group} and not deleted`
-    }),
     /** Keeps the StartRequest a claim made, unless one is kept already. */
     saveStartRequest: (id: number, request: unknown) => Effect.asVoid(sql`update jobs set start_request = ${JSON.stringify(request)}::jsonb where id = ${id} and start_request is null`),
     /** Records the TrainJob an attempt made or found. */
@@ -135,17 +129,7 @@ export const dispatchLeases = Effect.gen(function* () {
     ),
     /** Frees every claim a holder of this name has (its lease ends now); answers how many. */
     releaseOwnClaims: (holder: string) =>
-      Effect.map(sql`update jobs set claim_until = 0 where claimed_by = ${holder} and claim_until is not null returning id`, (freed) => freed.length),
-    /** How many claims a holder of this name has whose lease has not ended at `nowMs`. */
-    claimsHeld: (holder: string, nowMs: number) =>
-      Effect.map(
-        SqlSchema.findOne({
-          Request: Schema.Void,
-          Result: Schema.Struct({ held: Count }),
-          execute: () => sql`select count(*) as held from jobs where claimed_by = ${holder} and claim_until >= ${nowMs}`
-        })(undefined),
-        (row) => row.held
-      )
+      Effect.map(sql`update jobs set claim_until = 0 where claimed_by = ${holder} and claim_until is not null returning id`, (freed) => freed.length)
   }
 })
 
