@@ -7,7 +7,7 @@ import { DatabaseService, type Database } from "../store/Database.ts"
 import type { DispatchContext } from "./DispatchContext.ts"
 import { fromStore, releaseOwnClaims } from "../store/DispatchStore.ts"
 import { defaultBackoff, retryPolicyOf, type Backoff } from "./Retries.ts"
-import { jobControl, type JobControl } from "./JobControl.ts"
+import { jobControl, type JobControlEffects } from "./JobControl.ts"
 import { dispatchPassEffect } from "./JobDispatch.ts"
 import { makeQueueProver } from "./QueueProver.ts"
 import { StatusSyncService, stopPassEffect, syncPassEffect } from "./StatusSync.ts"
@@ -68,7 +68,7 @@ export interface PassReport {
 /** The dispatcher inside a service. */
 export interface Dispatcher {
   readonly instance: string
-  readonly control: JobControl
+  readonly control: JobControlEffects
   /** One pass as an Effect: starts proving queues that need it (all of them on the first pass) without waiting for
    * their probes, claims and starts due jobs on open queues, follows every opened job with Find (at most once per
    * syncMs) and stops every stopping one (cancelled, deleted, or failed after something may have landed); when due,

@@ -5,13 +5,32 @@ import { backendOf, type DispatchContext } from "./DispatchContext.ts"
 import { fromStore, queueConfigs, readGate } from "../store/DispatchStore.ts"
 import { launchedAnyway } from "./LaunchCheck.ts"
 
-/** What the job endpoints ask of the dispatcher: a Hold or Release of a job's TrainJob, and an early Stop pass. */
-export interface JobControl {
+/** What the job endpoints ask of the dispatcher, as Effects they run in the request's fiber: a Hold or Release of
+ * a job's TrainJob, and an early Stop pass. */
+export interface JobControlEffects {
+  /** Holds or releases the TrainJob of the job with this JobID on its queue's backend; fails with what the
+   * database threw. */
+  readonly transitionEffect: (queue: number, jobKey: string, which: "hold" | "release") => Effect.Effect<ClusterRun<unknown>, unknown>
+  /** Asks the dispatcher to stop cancelled and deleted jobs now rather than at its next pass. */
+  readonly wake: () => void
+}
+
+/** A job control given as Promise code (an embedder's, or a test's scripted one). */
+export interface JobControlPromises {
   /** Holds or releases the TrainJob of the job with this JobID on its queue's backend. */
   readonly transition: (queue: number, jobKey: string, which: "hold" | "release") => Promise<ClusterRun<unknown>>
   /** Asks the dispatcher to stop cancelled and deleted jobs now rather than at its next pass. */
   readonly wake: () => void
 }
+
+/** The job control the service is given: the dispatcher's own (Effects), or one written as Promise code. */
+export type JobControl = JobControlEffects | JobControlPromises
+
+/** A job control as Effects; one given as Promise code crosses here, once (its rejection is the Effect's failure). */
+export const controlEffects = (control: JobControl): JobControlEffects =>
+  "transitionEffect" in control
+    ? control
+    : { transitionEffect: (queue, jobKey, which) => Effect.tryPromise({ try: () => control.transition(queue, jobKey, which), catch: (cause) => cause }), wake: control.wake }
 
 /** Holds or releases the TrainJob of the job with this JobID on its queue's backend; fails with what the database threw. */
 export const transitionEffect = (context: DispatchContext, queue: number, jobKey: string, which: "hold" | "release"): Effect.Effect<ClusterRun<unknown>, unknown> =>
@@ -26,9 +45,8 @@ export const transitionEffect = (context: DispatchContext, queue: number, jobKey
     return released
   })
 
-/** The job control of a dispatcher context; `wake` starts a pass. `transition` is `transitionEffect` for the
- * Promise handlers that call it. */
-export const jobControl = (context: DispatchContext, wake: () => void): JobControl => ({
-  transition: (queue, jobKey, which) => Effect.runPromise(transitionEffect(context, queue, jobKey, which)),
+/** The job control of a dispatcher context; `wake` starts a pass. */
+export const jobControl = (context: DispatchContext, wake: () => void): JobControlEffects => ({
+  transitionEffect: (queue, jobKey, which) => transitionEffect(context, queue, jobKey, which),
   wake
 })
