@@ -6,8 +6,8 @@ import { storedStateOf, type DispatchRow } from "../store/DispatchRows.ts"
 const num = (value: unknown): number => Number(value)
 const numOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value))
 
-/** A row as a driver may answer it, its numbers as numbers (the repository decodes with `StoredNumber`, which also
- * refuses a number that is not finite; this is the lenient form for rows built by hand). */
+/** A row whose numbers may be text, with its numbers as numbers. The repository decodes its rows with `StoredNumber`,
+ * which also refuses a number that is not finite; the service no longer calls this (its tests still pin it). */
 export const dispatchRowOf = (row: DispatchRow): DispatchRow => ({
   ...row,
   attempts: num(row.attempts),
