@@ -49,6 +49,7 @@ export const commands: ReadonlyArray<Command> = [
   entry(Commands.logs, () => import("./commands/Logs.ts").then((m) => m.logsImpl)),
   entry(Commands.probe, () => import("./commands/Probe.ts").then((m) => m.probeImpl)),
   entry(Commands.capabilities, () => import("./commands/Capabilities.ts").then((m) => m.capabilitiesImpl)),
+  entry(Commands.rbac, () => import("./commands/Rbac.ts").then((m) => m.rbacCommand)),
   entry(Commands.simServe, () => import("./commands/SimServe.ts").then((m) => m.simServeCommand)),
   entry(Commands.serve, () => import("./commands/Serve.ts").then((m) => m.serveCommand)),
   entry(Commands.hashToken, () => import("./commands/Serve.ts").then((m) => m.hashTokenCommand)),
@@ -203,7 +204,11 @@ const environment = (run: Run) =>
             case "Help":
               run.result.outcome = { _tag: "Shown" }
               if (event.commandPath.length <= 1) for (const line of rootUsage()) run.io.out(line)
-              else run.io.out(CliOutput.defaultFormatter({ colors: helpColour(run.io) }).formatHelpDoc(event.helpDoc).trimEnd())
+              else {
+                run.io.out(CliOutput.defaultFormatter({ colors: helpColour(run.io) }).formatHelpDoc(event.helpDoc).trimEnd())
+                const notes = specs.find((s) => ["dispatch", ...s.words].join(" ") === event.commandPath.join(" "))?.helpNotes ?? []
+                if (notes.length > 0) run.io.out(["", ...notes].join("\n"))
+              }
               return
             case "Version":
               run.result.outcome = { _tag: "Shown" }

@@ -5,6 +5,7 @@
 import { Option } from "effect"
 import { Argument, Flag } from "effect/cli"
 import { parseDuration } from "./Duration.ts"
+import { ServeSettings, settingsHelp, settingFlags } from "./ServeSettings.ts"
 
 /** A command's flags, by name, in the order help lists them. */
 export type Flags = Readonly<Record<string, Flag.Flag<unknown>>>
@@ -25,6 +26,8 @@ export interface CommandDeclaration<F extends Flags = Flags> {
   /** The positional word the command takes, if any (e.g. a TrainJob name). */
   readonly argument?: Argument.Argument<unknown>
   readonly examples?: ReadonlyArray<Example>
+  /** Lines `--help` shows after the flags and examples (e.g. `dispatch serve`'s settings with their environment variables). */
+  readonly helpNotes?: ReadonlyArray<string>
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -221,6 +224,17 @@ export const Commands = {
   capabilities: cluster("capabilities", "check that the backend can run a request's spec, creating nothing", { request: requiredRequest }, [
     { command: "dispatch capabilities --sim --request examples/request.json", description: "what the example needs of the backend" }
   ]),
+  rbac: {
+    words: ["rbac"],
+    summary: "print the least-privilege ServiceAccount, Role, ClusterRole and bindings the adapter needs in a mode",
+    flags: {
+      mode: oneOf("mode", ["plain", "kueue"], "plain", "the backend's mode: plain, or kueue (which also patches Kueue's Workloads) (default plain)"),
+      namespace: required("namespace", "NS", "the namespace dispatch's jobs run in: the Role, the RoleBinding and the ServiceAccount's").pipe(Flag.withAlias("n")),
+      "service-account": required("service-account", "NAME", "the ServiceAccount dispatch runs as"),
+      output: output(["yaml", "json"], "yaml")
+    },
+    examples: [{ command: "dispatch rbac --mode kueue --namespace ml-team --service-account dispatch | kubectl apply -f -", description: "grant a Kueue-mode dispatch in ml-team what it needs" }]
+  },
   simServe: {
     words: ["sim", "serve"],
     summary: "serve a simulated cluster on 127.0.0.1 for kubectl and client-node",
@@ -247,25 +261,10 @@ export const Commands = {
     summary: "serve the job service (Dioptra's job API) and dispatch its jobs to a cluster",
     flags: {
       output: output(formats, "text"),
-      host: required("host", "H", "the address to listen on (default 127.0.0.1)").pipe(Flag.withDefault("127.0.0.1")),
-      port: port(8080, "the port to listen on (default 8080)"),
-      "data-dir": required("data-dir", "DIR", "PGlite's data directory, and with --sim the simulator's state (default dispatch-data; PGlite's unused with DATABASE_URL)").pipe(Flag.withDefault("dispatch-data")),
-      tokens: optional("tokens", "FILE", "a YAML or JSON list of token entries (default: one write token made for this run)"),
-      instance: optional("instance", "NAME", "this process's name on its job claims (default: random)"),
-      "log-format": oneOf("log-format", ["text", "json"], "text", "each request's access-log line on stderr: text or json (default text)"),
-      signup: toggle("signup", "let anyone register a user (POST /api/v1/users, Dioptra's users.create)"),
-      "default-backend": optional("default-backend", "FILE", "a YAML or JSON queue backend that queues registered without one get"),
-      retention: Flag.optional(reading("retention", "D", "how long an ended job's TrainJob and runtime copy stay on the cluster (default 24h; env DISPATCH_RETENTION)", duration(true), "a duration (e.g. 30s, 5m, 24h)")),
-      "sweep-grace": Flag.optional(reading("sweep-grace", "D", "least age of a runtime copy no TrainJob owns before the sweeper deletes it (default 1h; env DISPATCH_SWEEP_GRACE)", duration(true), "a duration (e.g. 30s, 5m, 24h)")),
-      kubeconfig: optional("kubeconfig", "FILE", "dispatch to the cluster of this kubeconfig"),
-      cluster: toggle("cluster", "dispatch to the cluster of client-node's default kubeconfig chain"),
-      sim: toggle("sim", "dispatch to an embedded simulated cluster"),
-      runtime: several("runtime", "FILE", "runtime manifests the embedded simulator is seeded from (needs --sim)"),
-      config: optional("config", "FILE", "the embedded simulator's backend config (needs --sim)"),
-      exec: toggle("exec", "the embedded simulator runs each pod's command as a local child process (needs --sim)"),
-      "sim-kubeconfig-out": optional("sim-kubeconfig-out", "FILE", "serve the embedded simulator on 127.0.0.1 too, for kubectl, and write its kubeconfig here (needs --sim)")
+      ...settingFlags(ServeSettings)
     },
     alternatives: ["kubeconfig", "cluster", "sim"],
+    helpNotes: settingsHelp(ServeSettings),
     examples: [
       { command: "dispatch serve --sim --port 8080", description: "the job service on an embedded simulator" },
       { command: "dispatch serve --sim --sim-kubeconfig-out sim.kubeconfig", description: "the same, its cluster reachable with kubectl --kubeconfig sim.kubeconfig" }

@@ -13,8 +13,8 @@ export const referenceStart = "<!-- flag-reference: made from the commands' decl
 /** The line that closes it. */
 export const referenceEnd = "<!-- /flag-reference -->"
 
-// A table cell: its pipes escaped, so that a placeholder `text|json` stays in its cell.
-const cell = (text: string): string => text.replaceAll("|", "\\|")
+/** A markdown table cell: its pipes escaped, so that a placeholder `text|json` stays in its cell. */
+export const cell = (text: string): string => text.replaceAll("|", "\\|")
 
 const spelling = (f: FlagFacts): string => {
   const names = f.short === undefined ? `--${f.name}` : `-${f.short}, --${f.name}`
@@ -47,10 +47,13 @@ const commandReference = (command: CommandDeclaration): ReadonlyArray<string> =>
 export const flagReference = (commands: ReadonlyArray<CommandDeclaration>): string =>
   [referenceStart, "", ...commands.flatMap(commandReference), referenceEnd].join("\n")
 
-/** `document` with its reference replaced by `reference`; undefined when it has no reference to replace. */
-export const withReference = (document: string, reference: string): string | undefined => {
-  const start = document.indexOf(referenceStart)
-  const end = document.indexOf(referenceEnd)
-  if (start < 0 || end < start) return undefined
-  return document.slice(0, start) + reference + document.slice(end + referenceEnd.length)
+/** `document` with what lies from `start` to `end` (both lines included) replaced by `block`; undefined when it has no such part. */
+export const withBlock = (document: string, start: string, end: string, block: string): string | undefined => {
+  const from = document.indexOf(start)
+  const to = document.indexOf(end)
+  if (from < 0 || to < from) return undefined
+  return document.slice(0, from) + block + document.slice(to + end.length)
 }
+
+/** `document` with its reference replaced by `reference`; undefined when it has no reference to replace. */
+export const withReference = (document: string, reference: string): string | undefined => withBlock(document, referenceStart, referenceEnd, reference)

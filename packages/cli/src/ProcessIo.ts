@@ -24,14 +24,14 @@ const onStdoutError = (error: NodeJS.ErrnoException): void => {
   process.exit(error.code === "EPIPE" ? 0 : 1)
 }
 
-/** The running process as a CliIo. */
-export const processIo = (): CliIo => {
+/** The running process as a CliIo; its stop is `stopRequested` when given (a caller that handles the signals), else SIGINT or SIGTERM. */
+export const processIo = (stopRequested?: Promise<void>): CliIo => {
   // Once per process, however many CliIos a program (or a test) makes: one more listener per call
   // would pile up on the one stdout.
   if (!process.stdout.listeners("error").includes(onStdoutError)) process.stdout.on("error", onStdoutError)
   const terminal = process.stdout.isTTY === true
   let shown = ""
-  let stop: Promise<void> | undefined
+  let stop = stopRequested
   // A progress line on a terminal is rewritten in place and cleared before the next output line; in a
   // pipe or a log each new progress text is a line of its own.
   const errTerminal = process.stderr.isTTY === true

@@ -1,8 +1,11 @@
 // The options of `dispatch serve` (the job service) and `dispatch serve hash-token`, read from their
-// command lines with every problem named.
-import { Commands } from "./Commands.ts"
-import { parseDuration } from "./Duration.ts"
-import { type ArgList, type UsageError, type ValueReader, finish, readValues } from "./FlagReader.ts"
+// command lines with every problem named. `dispatch serve`'s settings are read, flag over environment over
+// default, by their declarations' effect `Config` (ServeSettings.ts); this module adds what relates them.
+import { Effect, Result } from "effect"
+import { type ServiceConfig, ServiceSettings, type SettingsInput, type SettingValues, readSettings } from "@dispatch/server/config"
+import { Commands, type Flags } from "./Commands.ts"
+import { type ArgList, type UsageError, finish, readValues } from "./FlagReader.ts"
+import { ServeSettings, TargetSettings } from "./ServeSettings.ts"
 
 /** Where the service takes jobs: nowhere (it only stores them), a cluster by kubeconfig, or an embedded simulator. */
 export type ServeTarget =
@@ -19,10 +22,14 @@ export type ServeTarget =
 
 /** The options of `dispatch serve`. */
 export interface ServeArgs {
+  /** Every setting of the service as read (what the fields below say one by one). */
+  readonly service: ServiceConfig
   readonly host: string
   readonly port: number
   /** PGlite's data directory (ignored when DATABASE_URL names a PostgreSQL); with --sim, also the simulator's state (in `simulator/`). */
   readonly dataDir: string
+  /** The PostgreSQL to store in (`DATABASE_URL`); PGlite in `dataDir` when absent. */
+  readonly databaseUrl?: string
   /** A YAML or JSON list of token entries; absent, one write token is made for this run and printed. */
   readonly tokens?: string
   readonly target: ServeTarget
@@ -42,68 +49,69 @@ export interface ServeArgs {
   readonly sweepGraceMs?: number
 }
 
-/** The environment variables `dispatch serve` reads its cleanup settings from when no flag gives them. */
-export const serveEnvVars = { retention: "DISPATCH_RETENTION", "sweep-grace": "DISPATCH_SWEEP_GRACE" } as const
-
-type ServeFlags = (typeof Commands.serve)["flags"]
-
-// A flag wins over its environment variable; either is a duration as kubectl spells it (0 allowed).
-const durationOf = (options: ValueReader<ServeFlags>, flag: keyof typeof serveEnvVars, env: Readonly<Record<string, string | undefined>>): number | undefined => {
-  if (options.given(flag)) return options.value(flag)
-  const variable = serveEnvVars[flag]
-  const text = env[variable] === "" ? undefined : env[variable]
-  if (text === undefined) return undefined
-  const ms = parseDuration(text)
-  if (ms === undefined) options.problem(`${variable} "${text}" is not a duration (e.g. 30s, 5m, 24h)`)
-  return ms
+// Each setting's flag as the line gives it (a switch as "true"). A flag the line's reader refused (given twice, empty, a word not
+// among its choices) is named once, by that reader, and its setting is read as if absent: its variable, which
+// the flag overrides, is not read in its place.
+const settingsInput = (list: ArgList, env: SettingsInput["env"]): { readonly problems: ReadonlyArray<string>; readonly input: SettingsInput } => {
+  // The settings' flags are declared from their settings, by name: read here by name too.
+  const options = readValues<Flags>(Commands.serve, list)
+  const flags: Record<string, string | ReadonlyArray<string>> = {}
+  const overridden = { ...env }
+  for (const setting of Object.values(ServeSettings)) {
+    if (!setting.flag) continue
+    const before = options.problems.length
+    const value = options.value(setting.name)
+    if (options.problems.length > before) {
+      if (setting.env !== undefined) delete overridden[setting.env]
+    } else if (options.given(setting.name)) flags[setting.name] = setting.kind === "list" ? (value as unknown as ReadonlyArray<string>) : String(value)
+  }
+  return { problems: options.problems, input: { flags, env: overridden } }
 }
 
-/** Reads the arguments that follow `serve`, and the cleanup settings from `env` where no flag gives them. */
+const read = <S extends typeof ServiceSettings | typeof TargetSettings>(settings: S, input: SettingsInput): Result.Result<SettingValues<S>, ReadonlyArray<string>> =>
+  Effect.runSync(Effect.result(readSettings(settings, input).pipe(Effect.mapError((error) => error.problems))))
+
+/** Reads the arguments that follow `serve`, and each setting from `env` where no flag gives it. */
 export const parseServeArgs = (list: ArgList, env: Readonly<Record<string, string | undefined>> = {}): { readonly args: ServeArgs } | UsageError => {
-  const options = readValues(Commands.serve, list)
-  const host = options.value("host")
-  const port = options.value("port")
-  const dataDir = options.value("data-dir")
-  const tokens = options.value("tokens")
-  const kubeconfig = options.value("kubeconfig")
-  const sim = options.value("sim")
-  const exec = options.value("exec")
+  const line = settingsInput(list, env)
+  const service = read(ServiceSettings, line.input)
+  // The cluster's settings are flags without checks of their own: read, they are related below even when others failed.
+  const targets = read(TargetSettings, line.input)
+  const problems = [...line.problems, ...(Result.isFailure(service) ? service.failure : []), ...(Result.isFailure(targets) ? targets.failure : [])]
+  if (Result.isFailure(targets)) return { _tag: "UsageError", problems }
+  const { sim, cluster, kubeconfig, runtime: runtimes, exec, config, "sim-kubeconfig-out": simKubeconfigOut } = targets.success
+  const problem = (text: string) => void problems.push(text)
+  if ([sim, cluster, kubeconfig !== undefined].filter(Boolean).length > 1) problem("--sim, --cluster and --kubeconfig are alternatives: give one")
+  if (!sim && runtimes.length > 0) problem("--runtime seeds the embedded simulator: it needs --sim")
+  if (!sim && exec) problem("--exec runs the embedded simulator's pods as processes: it needs --sim")
+  if (!sim && config !== undefined) problem("--config names the embedded simulator's backend: it needs --sim")
+  if (!sim && simKubeconfigOut !== undefined) problem("--sim-kubeconfig-out serves the embedded simulator for kubectl: it needs --sim")
   // --cluster: client-node's default kubeconfig chain, without naming a file.
-  const cluster = options.value("cluster")
-  const runtimes = options.value("runtime")
-  const config = options.value("config")
-  const simKubeconfigOut = options.value("sim-kubeconfig-out")
-  const instance = options.value("instance")
-  const signup = options.value("signup")
-  const defaultBackend = options.value("default-backend")
-  const retentionMs = durationOf(options, "retention", env)
-  const sweepGraceMs = durationOf(options, "sweep-grace", env)
-  const logFormat = options.value("log-format")
-  const targets = [sim, cluster, kubeconfig !== undefined].filter(Boolean).length
-  if (targets > 1) options.problem("--sim, --cluster and --kubeconfig are alternatives: give one")
-  if (!sim && runtimes.length > 0) options.problem("--runtime seeds the embedded simulator: it needs --sim")
-  if (!sim && exec) options.problem("--exec runs the embedded simulator's pods as processes: it needs --sim")
-  if (!sim && config !== undefined) options.problem("--config names the embedded simulator's backend: it needs --sim")
-  if (!sim && simKubeconfigOut !== undefined) options.problem("--sim-kubeconfig-out serves the embedded simulator for kubectl: it needs --sim")
   const target: ServeTarget = sim
     ? { _tag: "Sim", runtimes, ...(exec ? { exec } : {}), ...(simKubeconfigOut === undefined ? {} : { kubeconfigOut: simKubeconfigOut }) }
     : cluster || kubeconfig !== undefined
       ? { _tag: "Kube", ...(kubeconfig === undefined ? {} : { kubeconfig }) }
       : { _tag: "None" }
-  return finish(options, () => ({
-    host,
-    port,
-    dataDir,
-    ...(tokens === undefined ? {} : { tokens }),
-    target,
-    ...(config === undefined ? {} : { config }),
-    ...(instance === undefined ? {} : { instance }),
-    logFormat,
-    signup,
-    ...(defaultBackend === undefined ? {} : { defaultBackend }),
-    ...(retentionMs === undefined ? {} : { retentionMs }),
-    ...(sweepGraceMs === undefined ? {} : { sweepGraceMs })
-  }))
+  if (Result.isFailure(service) || problems.length > 0) return { _tag: "UsageError", problems }
+  const s = service.success
+  return {
+    args: {
+      service: s,
+      host: s.host,
+      port: s.port,
+      dataDir: s["data-dir"],
+      ...(s["database-url"] === undefined ? {} : { databaseUrl: s["database-url"] }),
+      ...(s.tokens === undefined ? {} : { tokens: s.tokens }),
+      target,
+      ...(config === undefined ? {} : { config }),
+      ...(s.instance === undefined ? {} : { instance: s.instance }),
+      logFormat: s["log-format"],
+      signup: s.signup,
+      ...(s["default-backend"] === undefined ? {} : { defaultBackend: s["default-backend"] }),
+      ...(s.retention === undefined ? {} : { retentionMs: s.retention }),
+      ...(s["sweep-grace"] === undefined ? {} : { sweepGraceMs: s["sweep-grace"] })
+    }
+  }
 }
 
 /** The options of `dispatch serve hash-token`. */

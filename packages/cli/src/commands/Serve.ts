@@ -1,12 +1,14 @@
 // `dispatch serve`: the job service (Dioptra's job API) on embedded PGlite, or on the PostgreSQL that
-// DATABASE_URL names; with a cluster target, also the dispatcher that takes queued jobs to it. Runs
-// until SIGINT or SIGTERM. `dispatch serve hash-token` makes a token and the entry that configures it.
+// DATABASE_URL names; with a cluster target, also the dispatcher that takes queued jobs to it (its settings:
+// ServeSettings.ts; the ServeOptions they make: serveOptionsOf). Runs until SIGINT or SIGTERM.
+// `dispatch serve hash-token` makes a token and the entry that configures it.
 import { randomBytes } from "node:crypto"
 import { Effect, Layer, Result } from "effect"
 import { Cluster, type ClusterError, loadKubeConfig, makeKubeCluster } from "@dispatch/effects"
 import { join } from "node:path"
 import { kubeconfigFor, type SimServer, startSimServer, StoreJournal } from "@dispatch/sim"
 import { hashToken, lockDataDir, serve } from "@dispatch/server"
+import { serveOptionsOf } from "@dispatch/server/config"
 import { BundledExamples } from "../BundledExamples.ts"
 import type { CliIo } from "../CliIo.ts"
 import { loadKube, openSession } from "../ClusterSession.ts"
@@ -126,8 +128,7 @@ const run = async (io: CliIo, args: ServeArgs, output: OutputFormat = "text"): P
   if (defaultBackend !== undefined && Result.isFailure(defaultBackend)) return defaultBackend.failure
   const cluster = await clusterOf(io, args)
   if (Result.isFailure(cluster)) return cluster.failure
-  const databaseUrl = process.env["DATABASE_URL"]
-  const postgres = databaseUrl !== undefined && databaseUrl !== ""
+  const postgres = args.databaseUrl !== undefined
   const where = postgres ? "PostgreSQL (DATABASE_URL)" : `PGlite in ${args.dataDir}`
   // The URL is printed as soon as the service listens: /healthz answers at once, /readyz and the API answer 503 with
   // Retry-After while the database opens. A database that does not open still ends the command with its error.
@@ -143,29 +144,17 @@ const run = async (io: CliIo, args: ServeArgs, output: OutputFormat = "text"): P
     }
     printResult(io, output, summary, [summary.url])
   }
-  const started = await serve({
-    host: args.host,
-    port: args.port,
-    ...(postgres ? { databaseUrl } : { dataDir: args.dataDir }),
-    tokens: tokens.success,
-    accessLog: { format: args.logFormat, write: (line) => io.err(line) },
-    signup: args.signup,
-    onListening: printUrl,
-    // Ctrl-C or SIGTERM while the database opens stops listening at once and lets the database finish its step.
-    stop: io.stopRequested,
-    ...(defaultBackend === undefined ? {} : { defaultBackend: defaultBackend.success }),
-    ...(cluster.success === undefined
-      ? {}
-      : {
-          dispatch: {
-            cluster: cluster.success.layer,
-            ...(args.instance === undefined ? {} : { instance: args.instance }),
-            ...(args.retentionMs === undefined ? {} : { retentionMs: args.retentionMs }),
-            ...(args.sweepGraceMs === undefined ? {} : { sweepGraceMs: args.sweepGraceMs }),
-            log: (line: string) => io.err(line)
-          }
-        })
-  })
+  const started = await serve(
+    serveOptionsOf(args.service, {
+      tokens: tokens.success,
+      ...(defaultBackend === undefined ? {} : { defaultBackend: defaultBackend.success }),
+      ...(cluster.success === undefined ? {} : { cluster: cluster.success.layer }),
+      log: (line) => io.err(line),
+      onListening: printUrl,
+      // Ctrl-C or SIGTERM while the database opens stops listening at once and lets the database finish its step.
+      stop: io.stopRequested
+    })
+  )
   if (Result.isFailure(started)) {
     await cluster.success?.close()
     const error = started.failure

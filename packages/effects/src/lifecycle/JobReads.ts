@@ -62,8 +62,9 @@ export const ownedByTrainJob = (objects: JobObjects, workload: KubeResource): bo
 /** Every Workload Kueue made for the job's TrainJob: by the TrainJob's UID while it is known, else (the
  * TrainJob gone) every Workload with a job-uid label whose owner is the TrainJob of the job's name. */
 export const jobWorkloads = (config: BackendConfig, objects: JobObjects, uid: string | undefined): Effect.Effect<ReadonlyArray<KubeResource>, LifecycleError, Cluster> => {
-  if (uid !== undefined) return listWorkloads(objects.namespace, uid)
+  // Plain mode has no Workloads to find (and its RBAC grants none): it never asks.
   if (config.mode !== "kueue") return Effect.succeed([])
+  if (uid !== undefined) return listWorkloads(objects.namespace, uid)
   return Effect.flatMap(Cluster, (cluster) =>
     retryCall(cluster.list(Workloads, objects.namespace, jobUidLabel)).pipe(
       Effect.mapError(readFailure),

@@ -78,7 +78,8 @@ export const lifecycleConfig = (mode: "plain" | "kueue", timing: Timing, overrid
   return decoded.success
 }
 
-const simulatorOf = (options: WorldOptions, timing: Timing): World => {
+/** A scenario's simulator and its record of calls. */
+export const simulatorOf = (options: WorldOptions, timing: Timing): World => {
   const extra = options.sim ?? {}
   const kueue = options.mode === "kueue" && options.kueue !== false
   const sim = new Simulator({

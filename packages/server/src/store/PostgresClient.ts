@@ -83,10 +83,23 @@ export const postgresClientLayer = (url: string, poolSize = 20): Layer.Layer<Sql
         (pool) => Effect.promise(() => pool.end())
       )
       yield* attempt("connect", () => pool.query("select 1"))
+      // A checked-out connection has no listener of the pool's: the server ending it (an administrator, an idle-session
+      // timeout, a failover) emits `error` on the client, which would be an uncaught exception. The error is kept and
+      // the client released with it, so the pool destroys it instead of handing it out again.
       const transactionConnection = Effect.acquireRelease(
-        attempt("connect", () => pool.connect()),
-        (client) => Effect.sync(() => client.release())
-      ).pipe(Effect.map(connectionOf))
+        attempt("connect", () => pool.connect()).pipe(
+          Effect.map((client) => {
+            const held = { client, ended: undefined as Error | undefined, onError: (error: Error) => void (held.ended = error) }
+            client.on("error", held.onError)
+            return held
+          })
+        ),
+        (held) =>
+          Effect.sync(() => {
+            held.client.off("error", held.onError)
+            held.client.release(held.ended)
+          })
+      ).pipe(Effect.map((held) => connectionOf(held.client)))
       return yield* SqlClient.make({
         acquirer: Effect.succeed(connectionOf(pool)),
         transactionAcquirer: transactionConnection,
