@@ -161,10 +161,8 @@ const knownServerOffenders: ReadonlyArray<string> = [
   "packages/server/src/dispatch/JobDispatch.ts -> packages/server/src/http/ReportToken.ts",
   "packages/server/src/dispatch/ReportingWorkload.ts -> packages/server/src/http/ReportToken.ts",
   "packages/server/src/dispatch/Sweeper.ts -> packages/server/src/ops/Metrics.ts",
-  "packages/server/src/store/DispatchStore.ts -> packages/server/src/dispatch/DispatchRow.ts",
-  "packages/server/src/store/JobStore.ts -> packages/server/src/dispatch/DispatchRow.ts",
-  "packages/server/src/wire/ListPage.ts -> packages/server/src/http/Route.ts",
-  "packages/server/src/wire/ResourceViews.ts -> packages/server/src/store/ResourceStore.ts"
+  "packages/server/src/wire/ListPage.ts -> packages/server/src/http/RequestServices.ts",
+  "packages/server/src/wire/ResourceViews.ts -> packages/server/src/store/Resources.ts"
 ]
 
 const serverFolder = (path: string): string | undefined => {

@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto"
-import { Clock, Context, Effect, Exit, Layer, Result, Schema, Scope } from "effect"
+import { Cause, Clock, Context, Effect, Exit, Fiber, Layer, Option, Result, Schema, Scope } from "effect"
 import { QueueBackend } from "@dispatch/jobs"
 import { TokenEntry } from "./http/Auth.ts"
 import { fillMissingBackends } from "./store/ResourceStore.ts"
-import { lockDataDir, type DataDirLock } from "./store/DataDirLock.ts"
+import { lockDataDir } from "./store/DataDirLock.ts"
 import { DatabaseError, databaseError, DatabaseService, type Database } from "./store/Database.ts"
 import { dispatcherLayer, DispatcherService, type DispatchOptions, type Dispatcher } from "./dispatch/Dispatcher.ts"
 import { serviceSecret } from "./store/DispatchStore.ts"
@@ -108,6 +108,114 @@ const notOpenYet = (kind: Database["kind"]): Database => {
   return { kind, query: refuse, exec: refuse, transaction: refuse, run: refuse, close: () => Promise.resolve() }
 }
 
+/** What `serve` checked of its options before it starts anything. */
+interface Checked {
+  readonly tokens: ReadonlyArray<TokenEntry>
+  readonly defaultBackend: QueueBackend | undefined
+}
+
+/**
+ * The service as one graph in the scope it runs in, each part acquired with its release: the data directory's lock,
+ * the listener (answering 503 while it starts), the database (opened by its layer, then migrated), the report
+ * secret and default backends, the dispatcher (its layer over the database), then the operations' view of it.
+ * The scope releases them in this order: the dispatcher, the listener, the database, the lock.
+ */
+const running = (options: ServeOptions, checked: Checked): Effect.Effect<Omit<JobServer, "close">, ServeError, Scope.Scope> =>
+  Effect.gen(function* () {
+    // The data directory is taken before the service listens: a second process on it refuses before printing a URL.
+    const pglite = options.database === undefined && options.databaseUrl === undefined
+    const dataDir = pglite ? options.dataDir : undefined
+    if (dataDir !== undefined) {
+      yield* Effect.acquireRelease(
+        Effect.flatMap(
+          Effect.tryPromise({ try: () => lockDataDir(dataDir), catch: (cause) => `the data directory ${dataDir} cannot be locked: ${reasonOf(cause)}` }),
+          Effect.fromResult
+        ).pipe(Effect.mapError((reason) => new ServeError({ stage: "lock", reasons: [reason] }))),
+        (lock) => Effect.promise(() => lock.release())
+      )
+    }
+    const clock = options.clock ?? defaultClock
+    const random = options.random ?? defaultRandom
+    let step: StartupStep | undefined = "database opening"
+    let dispatcher: Dispatcher | undefined
+    let stopping = false
+    const accessLog = options.accessLog
+    // The line that explains the seconds PGlite takes to open, or to create, its data directory: before the URL.
+    if (dataDir !== undefined) process.stderr.write(pgliteOpeningNote(dataDir))
+    const listening = yield* Effect.acquireRelease(
+      Effect.tryPromise({
+        try: () =>
+          listen(
+            { routes, openApi, tokens: checked.tokens, db: notOpenYet(options.databaseUrl === undefined ? "pglite" : "postgres"), now: () => new Date(clock()).toISOString(), control: () => dispatcher?.control,
+              limits: { ...defaultLimits, ...options.limits },
+              signup: options.signup ?? false,
+              starting: () => step,
+              ...(options.webRoot === undefined ? {} : { webRoot: options.webRoot }),
+              ...(checked.defaultBackend === undefined ? {} : { defaultBackend: checked.defaultBackend }),
+              dispatcher: () => (options.dispatch === undefined ? "off" : stopping ? "stopped" : dispatcher === undefined ? "starting" : "running"),
+              ...(accessLog === undefined ? {} : { accessLog: { format: accessLog.format, write: accessLog.write ?? ((line: string) => void process.stderr.write(`${line}\n`)) } })
+            },
+            options.host ?? "127.0.0.1",
+            options.port ?? 0
+          ),
+        catch: (cause) => new ServeError({ stage: "listen", reasons: [reasonOf(cause)] })
+      }),
+      (listening) => Effect.promise(() => listening.close())
+    )
+    options.onListening?.(listening.url)
+    const stop = options.stop
+    let stopAsked = false
+    void stop?.then(() => {
+      stopAsked = true
+    })
+    const stoppedWhile = (at: StartupStep) => new ServeError({ stage: "stopped", reasons: [`asked to stop while ${startupReason(at)}`] })
+    // A stop asked for during a step: the listener closes at once, so clients stop waiting on 503s, while the step
+    // itself runs to its end (its failure, if it fails, no longer matters).
+    const startupStep = <A, R>(at: StartupStep, work: Effect.Effect<A, unknown, R>): Effect.Effect<A, ServeError, R> =>
+      Effect.gen(function* () {
+        step = at
+        const fiber = yield* Effect.forkChild(work)
+        const stopped = stop === undefined ? Effect.never : Effect.as(Effect.promise(() => stop), "stopped" as const)
+        const first = yield* Effect.raceFirst(Fiber.await(fiber), stopped)
+        if (first === "stopped") {
+          yield* Effect.promise(() => listening.close())
+          yield* Fiber.await(fiber)
+          return yield* Effect.fail(stoppedWhile(at))
+        }
+        if (stopAsked) return yield* Effect.fail(stoppedWhile(at))
+        if (Exit.isFailure(first)) return yield* Effect.fail(new ServeError({ stage: "database", reasons: [reasonOf(Cause.squash(first.cause))] }))
+        return first.value
+      })
+    const layer = options.database ?? (options.databaseUrl === undefined ? pgliteLayer(options.dataDir) : postgresLayer(options.databaseUrl))
+    const db = Context.get(yield* startupStep("database opening", Layer.build(layer)), DatabaseService)
+    yield* startupStep("migrations", Effect.tryPromise({ try: () => migrate(db), catch: (cause) => databaseError("migrate", cause) }))
+    // The listener stops before the database closes (its first release, above, is then a no-op).
+    yield* Effect.addFinalizer(() => Effect.promise(() => listening.close()))
+    const prepared = yield* Effect.tryPromise({
+      try: async () => {
+        const secret = await serviceSecret(db, "report", Buffer.from(random(32)).toString("hex"))
+        if (checked.defaultBackend !== undefined) await fillMissingBackends(db, checked.defaultBackend, new Date(clock()).toISOString())
+        return secret
+      },
+      catch: (cause) => new ServeError({ stage: "database", reasons: [reasonOf(cause)] })
+    })
+    if (stopAsked) return yield* Effect.fail(stoppedWhile("migrations"))
+    step = "dispatcher starting"
+    listening.update({ db, reportSecret: prepared })
+    if (options.dispatch !== undefined) {
+      const layer = dispatcherLayer(options.dispatch, { clock, entropy: random, secret: prepared, reportUrl: `${listening.url}${apiPrefix}` })
+      dispatcher = Context.get(yield* Layer.build(Layer.provide(layer, Layer.succeed(DatabaseService, db))), DispatcherService)
+    }
+    // Closing starts here: readiness says the dispatcher stopped before it stops.
+    yield* Effect.addFinalizer(() =>
+      Effect.sync(() => {
+        stopping = true
+      })
+    )
+    step = undefined
+    return { url: listening.url, database: db.kind, ...(dispatcher === undefined ? {} : { dispatcher }) }
+  })
+
 /** Listens at once, then opens the database (migrating it) and starts the dispatcher: `onListening` is called with
  * the URL as soon as the service answers (`/healthz`; `/readyz` and the API answer 503 until it serves). Resolves to
  * the serving service, or to why it did not start (having stopped listening and given the data directory back). */
@@ -118,106 +226,14 @@ export const serve = async (options: ServeOptions): Promise<Result.Result<JobSer
   if (defaultBackend !== undefined && Result.isFailure(defaultBackend)) {
     return Result.fail(new ServeError({ stage: "options", reasons: [`defaultBackend: ${defaultBackend.failure.message}`] }))
   }
-  // The data directory is taken before the service listens: a second process on it refuses before printing a URL.
-  const pglite = options.database === undefined && options.databaseUrl === undefined
-  let lock: DataDirLock | undefined
-  if (pglite && options.dataDir !== undefined) {
-    const locked = await lockDataDir(options.dataDir).catch((cause: unknown) => Result.fail(`the data directory ${options.dataDir} cannot be locked: ${reasonOf(cause)}`))
-    if (Result.isFailure(locked)) return Result.fail(new ServeError({ stage: "lock", reasons: [locked.failure] }))
-    lock = locked.success
+  // The process edge: the whole service runs in this one scope, which `close` closes.
+  const scope = Effect.runSync(Scope.make())
+  const started = await Effect.runPromiseExit(Scope.provide(running(options, { tokens: tokens.success, defaultBackend: defaultBackend?.success }), scope))
+  if (Exit.isFailure(started)) {
+    await Effect.runPromise(Scope.close(scope, started))
+    const failure = Cause.findErrorOption(started.cause)
+    return Result.fail(Option.isSome(failure) ? failure.value : new ServeError({ stage: "database", reasons: [reasonOf(Cause.squash(started.cause))] }))
   }
-  const unlock = () => lock?.release() ?? Promise.resolve()
-  const clock = options.clock ?? defaultClock
-  const random = options.random ?? defaultRandom
-  let step: StartupStep | undefined = "database opening"
-  let dispatcher: Dispatcher | undefined
-  let stopping = false
-  const accessLog = options.accessLog
-  // The line that explains the seconds PGlite takes to open, or to create, its data directory: before the URL.
-  if (pglite && options.dataDir !== undefined) process.stderr.write(pgliteOpeningNote(options.dataDir))
-  let listening: Listening
-  try {
-    listening = await listen(
-      { routes, openApi, tokens: tokens.success, db: notOpenYet(options.databaseUrl === undefined ? "pglite" : "postgres"), now: () => new Date(clock()).toISOString(), control: () => dispatcher?.control,
-        limits: { ...defaultLimits, ...options.limits },
-        signup: options.signup ?? false,
-        starting: () => step,
-        ...(options.webRoot === undefined ? {} : { webRoot: options.webRoot }),
-        ...(defaultBackend === undefined ? {} : { defaultBackend: defaultBackend.success }),
-        dispatcher: () => (options.dispatch === undefined ? "off" : stopping ? "stopped" : dispatcher === undefined ? "starting" : "running"),
-        ...(accessLog === undefined ? {} : { accessLog: { format: accessLog.format, write: accessLog.write ?? ((line: string) => void process.stderr.write(`${line}\n`)) } })
-      },
-      options.host ?? "127.0.0.1",
-      options.port ?? 0
-    )
-  } catch (cause) {
-    await unlock()
-    return Result.fail(new ServeError({ stage: "listen", reasons: [reasonOf(cause)] }))
-  }
-  options.onListening?.(listening.url)
-  // The database is the layer of the one database service that fits the options; its scope closes it.
-  const databaseScope = Effect.runSync(Scope.make())
-  const closeDatabase = () => Effect.runPromise(Scope.close(databaseScope, Exit.void))
-  const stopStarting = async (cause: unknown, stage: "database" | "stopped" = "database") => {
-    await listening.close()
-    await closeDatabase()
-    await unlock()
-    return Result.fail(new ServeError({ stage, reasons: [reasonOf(cause)] }))
-  }
-  // A stop asked for during a step: the listener closes at once, so clients stop waiting on 503s, while the step
-  // itself runs to its end (its failure, if it fails, no longer matters); true when the service must not go on.
-  let stopAsked = false
-  void options.stop?.then(() => {
-    stopAsked = true
-  })
-  const stoppedDuring = async (work: Promise<unknown>): Promise<boolean> => {
-    if (options.stop === undefined) return false
-    const settled = work.then(() => false, () => false)
-    if (await Promise.race([settled, options.stop.then(() => true)])) {
-      await listening.close()
-      await settled
-      return true
-    }
-    return stopAsked
-  }
-  const stoppedWhile = (step: StartupStep) => stopStarting(`asked to stop while ${startupReason(step)}`, "stopped")
-  const layer = options.database ?? (options.databaseUrl === undefined ? pgliteLayer(options.dataDir) : postgresLayer(options.databaseUrl))
-  let opened: Database
-  try {
-    const opening = Effect.runPromise(Layer.buildWithScope(layer, databaseScope))
-    if (await stoppedDuring(opening)) return stoppedWhile("database opening")
-    opened = Context.get(await opening, DatabaseService)
-    step = "migrations"
-    const migrating = migrate(opened).catch((cause: unknown) => {
-      throw databaseError("migrate", cause)
-    })
-    if (await stoppedDuring(migrating)) return stoppedWhile("migrations")
-    await migrating
-  } catch (cause) {
-    return stopStarting(cause)
-  }
-  // Closing the database also gives the data directory back.
-  const db: Database = { ...opened, close: () => closeDatabase().finally(unlock) }
-  let secret: string
-  try {
-    secret = await serviceSecret(db, "report", Buffer.from(random(32)).toString("hex"))
-    if (defaultBackend !== undefined) await fillMissingBackends(db, defaultBackend.success, new Date(clock()).toISOString())
-  } catch (cause) {
-    return stopStarting(cause)
-  }
-  if (stopAsked) return stoppedWhile("migrations")
-  step = "dispatcher starting"
-  listening.update({ db, reportSecret: secret })
-  // The dispatcher runs in a scope of its own: it stops before the listener, which stops before the database.
-  const dispatcherScope = Effect.runSync(Scope.make())
-  if (options.dispatch !== undefined) {
-    const layer = dispatcherLayer(options.dispatch, { clock, entropy: random, secret, reportUrl: `${listening.url}${apiPrefix}` })
-    const built = Layer.buildWithScope(Layer.provide(layer, Layer.succeed(DatabaseService, db)), dispatcherScope)
-    dispatcher = Context.get(Effect.runSync(built), DispatcherService)
-  }
-  step = undefined
   let closing: Promise<void> | undefined
-  const close = () =>
-    (closing ??= ((stopping = true), Effect.runPromise(Scope.close(dispatcherScope, Exit.void))).then(() => listening.close()).then(() => db.close()))
-  return Result.succeed({ url: listening.url, database: db.kind, ...(dispatcher === undefined ? {} : { dispatcher }), close })
+  return Result.succeed({ ...started.value, close: () => (closing ??= Effect.runPromise(Scope.close(scope, Exit.void))) })
 }

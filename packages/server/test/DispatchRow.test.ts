@@ -3,7 +3,9 @@
 // the answer says; checked on what the database stores.
 import type { DispatchState } from "@dispatch/jobs"
 import { describe, expect, test } from "vitest"
-import { dispatchRowOf, isClaimed, lockDispatchRow, rowAfter, stateOf, storedStateOf, writeAnswer, type DispatchRow } from "../src/dispatch/DispatchRow.ts"
+import { dispatchRowOf, rowAfter, stateOf } from "../src/dispatch/DispatchRow.ts"
+import { isClaimed, storedStateOf, type DispatchRow } from "../src/store/DispatchRows.ts"
+import { lockDispatchRow, writeAnswer } from "../src/store/DispatchStore.ts"
 import { startMs, useDispatchWorld } from "./DispatchWorld.ts"
 
 const w = useDispatchWorld("DispatchRow")

@@ -1,8 +1,9 @@
 // What the dispatcher removes from the cluster besides cancelled jobs' TrainJobs: leftover runtime copies (the
 // sweeper) and ended jobs' objects once the retention has passed. Both run on the dispatcher's passes, each at
 // most once per `everyMs`, so a pass that has nothing else to do stays cheap.
+import { Effect } from "effect"
 import type { DispatchContext } from "./DispatchContext.ts"
-import { retentionPass } from "./Retention.ts"
+import { retentionPassEffect } from "./Retention.ts"
 import { sweeper } from "./Sweeper.ts"
 
 /** How long ended jobs keep their cluster objects, and how the sweeper treats leftover copies. */
@@ -34,28 +35,28 @@ export interface CleanupReport {
   readonly problems: ReadonlyArray<string>
 }
 
-/** The cleanup of one dispatcher; `pass` runs the sweeper and retention when they are due. */
+/** The cleanup of one dispatcher; `run` runs the sweeper and retention when they are due (`pass` for Promise callers). */
 export const clusterCleanup = (context: DispatchContext, settings: CleanupSettings, log: (line: string) => void) => {
   const sweep = sweeper(context, { graceMs: settings.sweepGraceMs, everyMs: settings.everyMs }, log)
   // When retention next runs: `everyMs` after it last ran, or at once after a full batch (more may be due).
   let nextRetention = Number.NEGATIVE_INFINITY
-  const pass = async (): Promise<CleanupReport> => {
+  const run: Effect.Effect<CleanupReport> = Effect.gen(function* () {
     const problems: Array<string> = []
-    const swept = await sweep.pass().catch((cause: unknown) => {
+    const swept = yield* Effect.catch(sweep.run, (cause) => {
       problems.push(`sweeper: ${reasonOf(cause)}`)
-      return { deleted: 0 }
+      return Effect.succeed({ deleted: 0 })
     })
     let removed = 0
     const now = context.clock()
     if (now >= nextRetention) {
-      const report = await retentionPass(context, settings.retentionMs, retentionBatch, log).catch((cause: unknown) => {
+      const report = yield* Effect.catch(retentionPassEffect(context, settings.retentionMs, retentionBatch, log), (cause) => {
         problems.push(`retention: ${reasonOf(cause)}`)
-        return { removed: 0, taken: 0 }
+        return Effect.succeed({ removed: 0, taken: 0 })
       })
       removed = report.removed
       nextRetention = report.taken >= retentionBatch ? now : now + settings.everyMs
     }
     return { swept: swept.deleted, removed, problems }
-  }
-  return { pass }
+  })
+  return { run, pass: () => Effect.runPromise(run) }
 }

@@ -1,9 +1,9 @@
 import type { Backend, Gate } from "@dispatch/effects"
 import { decodeConfig } from "@dispatch/render"
-import { Result } from "effect"
+import { Effect, Result } from "effect"
 import type { ClusterRuntime } from "./ClusterRuntime.ts"
 import type { Database } from "../store/Database.ts"
-import { queueConfigs, readGates, type GateRow } from "../store/DispatchStore.ts"
+import { fromStore, queueConfigs, readGates, type GateRow } from "../store/DispatchStore.ts"
 import type { Sql } from "../store/Database.ts"
 import type { DispatchInput, RetryPolicy } from "@dispatch/jobs"
 
@@ -52,8 +52,10 @@ export type QueueBackends = (queue: number) => Result.Result<Backend, ReadonlyAr
 
 /** The Backend of each of these queues as stored now (config and gate, read once for all of them), or the reasons
  * its config no longer decodes: what a pass over many jobs asks for each job's queue. */
-export const queueBackends = async (sql: Sql, queues: Iterable<number>): Promise<QueueBackends> => {
-  const configs = await queueConfigs(sql, [...new Set(queues)])
-  const gates = await readGates(sql)
-  return (queue) => backendOf(configs.get(queue), gates.get(queue))
-}
+export const queueBackendsEffect = (sql: Sql, queues: Iterable<number>): Effect.Effect<QueueBackends, unknown> =>
+  Effect.gen(function* () {
+    const ids = [...new Set(queues)]
+    const configs = yield* fromStore(() => queueConfigs(sql, ids))
+    const gates = yield* fromStore(() => readGates(sql))
+    return (queue: number) => backendOf(configs.get(queue), gates.get(queue))
+  })

@@ -1,19 +1,13 @@
-// The dispatch machine's state in a job's row: the state a row holds and the row a write leaves. The row's columns,
-// its reads and the guarded write of an answer are the dispatch rows' repository (store/DispatchRows.ts); the
-// Promise forms here run it for the dispatcher's Promise code.
-import { statusOf, type DispatchAnswer, type DispatchState } from "@dispatch/jobs"
-import { Option } from "effect"
-import type { Sql } from "../store/Database.ts"
-import { onStore } from "../store/DatabaseBridge.ts"
-import { dispatchRows, storedStateOf, type DispatchRow, type WriteExtras } from "../store/DispatchRows.ts"
-
-/** A job's row as the dispatcher, the status sync and the job controls need it (its SQL is in the store). */
-export { dispatchColumns, isClaimed, storedStateOf, type DispatchRow, type WriteExtras } from "../store/DispatchRows.ts"
+// The dispatch machine's state in a job's row: the state a row holds and the row a write leaves. Pure: the row's
+// schema, columns, reads and the guarded write of an answer are the dispatch rows' repository (store/DispatchRows.ts).
+import { statusOf, type DispatchState } from "@dispatch/jobs"
+import { storedStateOf, type DispatchRow } from "../store/DispatchRows.ts"
 
 const num = (value: unknown): number => Number(value)
 const numOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value))
 
-/** A row as the driver answers it, its numbers as numbers (PostgreSQL answers float8 and bigint as strings). */
+/** A row whose numbers may be text, with its numbers as numbers. The repository decodes its rows with `StoredNumber`,
+ * which also refuses a number that is not finite; the service no longer calls this (its tests still pin it). */
 export const dispatchRowOf = (row: DispatchRow): DispatchRow => ({
   ...row,
   attempts: num(row.attempts),
@@ -52,17 +46,6 @@ export const stateOf = (row: DispatchRow): DispatchState => {
       return row.deleted ? { kind: "deleted", attempts, status: row.status } : { kind: "done", attempts, status: row.status, reason: row.reason }
   }
 }
-
-/**
- * Writes an answer of the machine to the row read as `row`, only if the row is still in that state; false, writing
- * nothing, when the row moved on meanwhile (see the dispatch rows' repository, `store/DispatchRows.ts`).
- */
-export const writeAnswer = (sql: Sql, row: DispatchRow, answer: DispatchAnswer, at: string, extras: WriteExtras = {}): Promise<boolean> =>
-  onStore(sql, dispatchRows, (rows) => rows.writeAnswer(row, answer, at, extras))
-
-/** Reads a job's dispatch row, locked for the rest of the transaction; undefined when there is none. */
-export const lockDispatchRow = async (sql: Sql, id: number): Promise<DispatchRow | undefined> =>
-  Option.getOrUndefined(await onStore(sql, dispatchRows, (rows) => rows.lock(id)))
 
 /** The row as a write of `state` left it, for the guard of the next write. */
 export const rowAfter = (row: DispatchRow, state: DispatchState, claimedBy: string | null): DispatchRow => ({

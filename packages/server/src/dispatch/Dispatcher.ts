@@ -1,16 +1,16 @@
 import type { Cluster, ClusterError } from "@dispatch/effects"
 import { defaultRetryPolicy } from "@dispatch/jobs"
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Exit, Layer, Queue, Ref, Schedule, Scope, Semaphore } from "effect"
 import { clusterCleanup, defaultCleanupEveryMs, defaultRetentionMs, defaultSweepGraceMs } from "./ClusterCleanup.ts"
 import { makeClusterRuntime } from "./ClusterRuntime.ts"
 import { DatabaseService, type Database } from "../store/Database.ts"
 import type { DispatchContext } from "./DispatchContext.ts"
-import { releaseOwnClaims } from "../store/DispatchStore.ts"
+import { fromStore, releaseOwnClaims } from "../store/DispatchStore.ts"
 import { defaultBackoff, retryPolicyOf, type Backoff } from "./Retries.ts"
-import { jobControl, type JobControl } from "./JobControl.ts"
-import { dispatchPass } from "./JobDispatch.ts"
-import { queueProver } from "./QueueProver.ts"
-import { StatusSyncService, statusSyncLayer } from "./StatusSync.ts"
+import { jobControl, type JobControlEffects } from "./JobControl.ts"
+import { dispatchPassEffect } from "./JobDispatch.ts"
+import { makeQueueProver } from "./QueueProver.ts"
+import { StatusSyncService, stopPassEffect, syncPassEffect } from "./StatusSync.ts"
 import { unansweredCreates } from "../store/UnansweredCreates.ts"
 
 /** How the service takes jobs to the cluster. */
@@ -37,7 +37,7 @@ export interface DispatchOptions {
   /** This process's name on claims (default: random). Give a restarted service the name it had, and the claims
    * its previous run left are taken over at once instead of after their lease. */
   readonly instance?: string
-  /** False: no timer runs passes; the caller calls `pass()` (default true). */
+  /** False: no fiber runs passes; the caller calls `pass()` (default true). */
   readonly autorun?: boolean
   /** How long a finished, failed or cancelled job's TrainJob and runtime copy stay on the cluster after it ended, in
    * service-clock ms (default 24 h); the job's status, logs and metrics stay in the service. */
@@ -68,16 +68,21 @@ export interface PassReport {
 /** The dispatcher inside a service. */
 export interface Dispatcher {
   readonly instance: string
-  readonly control: JobControl
-  /** One pass: starts proving queues that need it (all of them on the first pass) without waiting for their probes,
-   * claims and starts due jobs on open queues, follows every opened job with Find (at most once per syncMs) and stops
-   * every stopping one (cancelled, deleted, or failed after something may have landed); when due, sweeps leftover
-   * runtime copies and removes ended jobs' objects past the retention. Passes never overlap: a call during one waits
-   * for it. */
+  readonly control: JobControlEffects
+  /** One pass as an Effect: starts proving queues that need it (all of them on the first pass) without waiting for
+   * their probes, claims and starts due jobs on open queues, follows every opened job with Find (at most once per
+   * syncMs) and stops every stopping one (cancelled, deleted, or failed after something may have landed); when due,
+   * sweeps leftover runtime copies and removes ended jobs' objects past the retention. Passes never overlap: one
+   * asked for during another waits for it. It fails with what the database threw. */
+  readonly runPass: Effect.Effect<PassReport, unknown>
+  /** Ends once every probe started so far has stored its gate. */
+  readonly awaitProven: Effect.Effect<void>
+  /** `runPass`, for Promise callers. */
   readonly pass: () => Promise<PassReport>
-  /** Resolves once every probe started so far has stored its gate. */
+  /** `awaitProven`, for Promise callers. */
   readonly proven: () => Promise<void>
-  /** Stops the timer, interrupts cluster calls in progress (their claims stay until their lease ends) and waits. */
+  /** Stops taking work, interrupts cluster calls in progress, waits for the pass under way and every probe, and
+   * hands back the claims this process holds (their jobs are taken over at once, here or by another process). */
   readonly close: () => Promise<void>
 }
 
@@ -88,118 +93,141 @@ export interface DispatcherParts {
   readonly entropy: (n: number) => ReadonlyArray<number>
   readonly secret: string
   readonly reportUrl: string
-  /** The status sync the passes call, over the dispatcher's context; `statusSyncLayer` when absent. */
+  /** The status sync the passes call, over the dispatcher's context; when absent, the passes follow and stop jobs
+   * themselves (`syncPassEffect`, `stopPassEffect`: what `statusSyncLayer` provides, without its Promise port). */
   readonly statusSync?: (context: DispatchContext) => Layer.Layer<StatusSyncService>
 }
 
-/** Starts a dispatcher; with `autorun` its first pass begins at once. */
-export const startDispatcher = (options: DispatchOptions, parts: DispatcherParts): Dispatcher => {
-  // Unanswered creates are remembered in the database, so every process and every restart honours them.
-  const cluster = makeClusterRuntime(options.cluster, "Warn", unansweredCreates(parts.db))
-  const instance = options.instance ?? Buffer.from(parts.entropy(8)).toString("hex")
-  const context: DispatchContext = {
-    db: parts.db,
-    cluster,
-    instance,
-    clock: parts.clock,
-    now: () => new Date(parts.clock()).toISOString(),
-    entropy: parts.entropy,
-    secret: parts.secret,
-    reportUrl: options.reportUrl ?? parts.reportUrl,
-    leaseMs: options.leaseMs ?? 600_000,
-    policy: retryPolicyOf(options.backoff ?? defaultBackoff, options.retry ?? {}, defaultRetryPolicy)
-  }
-  const concurrency = Math.max(1, options.concurrency ?? 8)
-  const reproveMs = options.reproveMs ?? 60_000
-  const syncMs = options.syncMs ?? 1000
-  let lastSync = Number.NEGATIVE_INFINITY
-  let first = true
-  let closed = false
-  let running: Promise<PassReport> | undefined
-  let timer: ReturnType<typeof setTimeout> | undefined
-  let again = false
-  // A queue just proven open may have jobs waiting: the next pass starts at once.
-  const prover = queueProver(context, () => wake())
-  const cleanup = clusterCleanup(
-    context,
-    {
-      retentionMs: options.retentionMs ?? defaultRetentionMs,
-      sweepGraceMs: options.sweepGraceMs ?? defaultSweepGraceMs,
-      everyMs: options.cleanupEveryMs ?? defaultCleanupEveryMs
-    },
-    options.log ?? ((line) => void process.stderr.write(`${line}\n`))
-  )
-  const statusSync = Effect.runSync(Effect.provide(Effect.service(StatusSyncService), (parts.statusSync ?? statusSyncLayer)(context)))
+const idle: PassReport = { proven: 0, dispatched: 0, followed: 0, stopped: 0, swept: 0, removed: 0, problems: [] }
 
-  const onePass = async (): Promise<PassReport> => {
-    if (closed) return { proven: 0, dispatched: 0, followed: 0, stopped: 0, swept: 0, removed: 0, problems: [] }
-    const all = first
-    first = false
-    if (all && options.instance !== undefined) await releaseOwnClaims(context.db, instance)
-    // Probes run beside the passes: one namespace's probe (which may wait minutes for a leftover probe's objects)
-    // never holds up dispatching on other queues or following the jobs already on the cluster.
-    const proven = await prover.prove(all, reproveMs)
-    const dispatch = await dispatchPass(context, concurrency)
-    // Dispatching is cheap to repeat; following lists every opened job, so it runs at most once per syncMs.
-    const due = context.clock() - lastSync >= syncMs
-    if (due) lastSync = context.clock()
-    const sync = due ? await statusSync.follow() : { followed: 0, problems: [] }
-    const stopped = await statusSync.stopCancelled()
-    const cleaned = await cleanup.pass()
-    return {
-      proven,
-      dispatched: dispatch.claimed,
-      followed: sync.followed,
-      stopped,
-      swept: cleaned.swept,
-      removed: cleaned.removed,
-      problems: [...dispatch.problems, ...sync.problems, ...cleaned.problems]
+// A status sync a caller gave, at its Promise port: its rejection is the pass's failure, as it was thrown.
+const atPort = <A>(run: () => Promise<A>): Effect.Effect<A, unknown> => Effect.tryPromise({ try: run, catch: (cause) => cause })
+
+/**
+ * The dispatcher, in the scope it runs in: with `autorun`, its loop and its wake-ups are fibers of that scope, the
+ * loop paced by a `Schedule` (pollMs between passes, none after a full batch). Closing the scope stops it as
+ * `close` says, once: after `close`, closing the scope only ends the (idle) fibers.
+ */
+export const makeDispatcher = (options: DispatchOptions, parts: DispatcherParts): Effect.Effect<Dispatcher, never, Scope.Scope> =>
+  Effect.gen(function* () {
+    const scope = yield* Effect.scope
+    // Unanswered creates are remembered in the database, so every process and every restart honours them.
+    const cluster = yield* Effect.acquireRelease(
+      Effect.sync(() => makeClusterRuntime(options.cluster, "Warn", unansweredCreates(parts.db))),
+      (runtime) => Effect.promise(() => runtime.close())
+    )
+    const instance = options.instance ?? Buffer.from(parts.entropy(8)).toString("hex")
+    const context: DispatchContext = {
+      db: parts.db,
+      cluster,
+      instance,
+      clock: parts.clock,
+      now: () => new Date(parts.clock()).toISOString(),
+      entropy: parts.entropy,
+      secret: parts.secret,
+      reportUrl: options.reportUrl ?? parts.reportUrl,
+      leaseMs: options.leaseMs ?? 600_000,
+      policy: retryPolicyOf(options.backoff ?? defaultBackoff, options.retry ?? {}, defaultRetryPolicy)
     }
-  }
+    const concurrency = Math.max(1, options.concurrency ?? 8)
+    const reproveMs = options.reproveMs ?? 60_000
+    const syncMs = options.syncMs ?? 1000
+    const pollMs = options.pollMs ?? 1000
+    const autorun = options.autorun !== false
+    const lastSync = yield* Ref.make(Number.NEGATIVE_INFINITY)
+    const first = yield* Ref.make(true)
+    const closed = yield* Ref.make(false)
+    const passing = yield* Semaphore.make(1)
+    // At most one wake-up waits: wakes while a pass runs ask for one more pass right after it, not one each.
+    const wakes = yield* Queue.dropping<void>(1)
+    const wake = () => {
+      if (autorun) Queue.offerUnsafe(wakes, undefined)
+    }
+    // A queue just proven open may have jobs waiting: the next pass starts at once.
+    const prover = yield* makeQueueProver(context, wake)
+    const cleanup = clusterCleanup(
+      context,
+      {
+        retentionMs: options.retentionMs ?? defaultRetentionMs,
+        sweepGraceMs: options.sweepGraceMs ?? defaultSweepGraceMs,
+        everyMs: options.cleanupEveryMs ?? defaultCleanupEveryMs
+      },
+      options.log ?? ((line) => void process.stderr.write(`${line}\n`))
+    )
+    // The default status sync runs its passes in the dispatcher's fiber; one a caller gave runs at its Promise port.
+    const given = parts.statusSync === undefined ? undefined : yield* Effect.provide(Effect.service(StatusSyncService), parts.statusSync(context))
+    const follow = given === undefined ? syncPassEffect(context) : atPort(() => given.follow())
+    const stopCancelled = given === undefined ? stopPassEffect(context) : atPort(() => given.stopCancelled())
 
-  const pass = (): Promise<PassReport> => {
-    const previous = running ?? Promise.resolve(undefined)
-    const next = previous.catch(() => undefined).then(onePass)
-    running = next
-    return next
-  }
+    const onePass = Effect.gen(function* () {
+      if (yield* Ref.get(closed)) return idle
+      const all = yield* Ref.getAndSet(first, false)
+      if (all && options.instance !== undefined) yield* fromStore(() => releaseOwnClaims(context.db, instance))
+      // Probes run beside the passes: one namespace's probe (which may wait minutes for a leftover probe's objects)
+      // never holds up dispatching on other queues or following the jobs already on the cluster.
+      const proven = yield* prover.prove(all, reproveMs)
+      const dispatch = yield* dispatchPassEffect(context, concurrency)
+      // Dispatching is cheap to repeat; following lists every opened job, so it runs at most once per syncMs.
+      const due = yield* Ref.modify(lastSync, (last) => {
+        const now = context.clock()
+        return now - last >= syncMs ? [true, now] : [false, last]
+      })
+      const sync = due ? yield* follow : { followed: 0, problems: [] }
+      const stopped = yield* stopCancelled
+      const cleaned = yield* cleanup.run
+      return {
+        proven,
+        dispatched: dispatch.claimed,
+        followed: sync.followed,
+        stopped,
+        swept: cleaned.swept,
+        removed: cleaned.removed,
+        problems: [...dispatch.problems, ...sync.problems, ...cleaned.problems]
+      } satisfies PassReport
+    })
+    // A pass runs to its end once begun: what it holds is recorded, or abandoned by the cluster runtime's close.
+    const runPass = Effect.uninterruptible(passing.withPermit(onePass))
+    const awaitProven = prover.settled
 
-  // A full batch means more jobs may be due: the next pass starts at once instead of after pollMs.
-  const schedule = (delayMs: number) => {
-    if (closed || options.autorun === false) return
-    timer = setTimeout(() => {
-      timer = undefined
-      again = false
-      pass().then(
-        (report) => schedule(report.dispatched >= concurrency || again ? 0 : options.pollMs ?? 1000),
-        () => schedule(options.pollMs ?? 1000)
+    if (autorun) {
+      // A full batch means more jobs may be due: the next pass starts at once instead of after pollMs. A pass that
+      // failed, or died, is followed by the next after pollMs: the loop outlives it.
+      const pacing = (Schedule.spaced(pollMs) as Schedule.Schedule<number, Exit.Exit<PassReport, unknown>>).pipe(
+        Schedule.modifyDelay(({ input, duration }) => Effect.succeed(Exit.isSuccess(input) && input.value.dispatched >= concurrency ? 0 : duration))
       )
-    }, delayMs)
-  }
-
-  const wake = () => {
-    if (closed || options.autorun === false) return
-    if (timer === undefined) again = true
-    else {
-      clearTimeout(timer)
-      schedule(0)
+      yield* Effect.forkIn(Effect.repeat(Effect.exit(runPass), pacing), scope)
+      yield* Effect.forkIn(Effect.forever(Effect.andThen(Queue.take(wakes), Effect.exit(runPass))), scope)
     }
-  }
+    // Added after the fibers were forked, so it runs before they are interrupted (the last added runs first).
+    const shutdown = yield* Effect.cached(
+      Effect.gen(function* () {
+        yield* Ref.set(closed, true)
+        yield* Effect.promise(() => cluster.close())
+        // Waits for the pass under way (its cluster calls now end as abandoned) and for every probe.
+        yield* passing.withPermit(Effect.void)
+        yield* awaitProven
+        // The claims left (jobs whose calls were abandoned) go back at once: another process, or this one
+        // restarted, takes them over instead of waiting out their lease.
+        yield* Effect.ignore(fromStore(() => releaseOwnClaims(context.db, instance)))
+      })
+    )
+    yield* Effect.addFinalizer(() => shutdown)
+    return {
+      instance,
+      control: jobControl(context, wake),
+      runPass,
+      awaitProven,
+      pass: () => Effect.runPromise(runPass),
+      proven: () => Effect.runPromise(awaitProven),
+      close: () => Effect.runPromise(shutdown)
+    } satisfies Dispatcher
+  })
 
-  schedule(0)
-  return {
-    instance,
-    control: jobControl(context, wake),
-    pass,
-    proven: prover.settled,
-    close: async () => {
-      closed = true
-      if (timer !== undefined) clearTimeout(timer)
-      await cluster.close()
-      await running?.catch(() => undefined)
-      await prover.settled()
-    }
-  }
+/** Starts a dispatcher in a scope of its own, which its `close` closes; with `autorun` its first pass begins at once. */
+export const startDispatcher = (options: DispatchOptions, parts: DispatcherParts): Dispatcher => {
+  const scope = Effect.runSync(Scope.make())
+  const dispatcher = Effect.runSync(Scope.provide(makeDispatcher(options, parts), scope))
+  return { ...dispatcher, close: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
 }
 
 /** The dispatcher as an Effect service: started on the database service when its layer is built, closed with its scope. */
@@ -209,8 +237,5 @@ export class DispatcherService extends Context.Service<DispatcherService, Dispat
 export const dispatcherLayer = (options: DispatchOptions, parts: Omit<DispatcherParts, "db">): Layer.Layer<DispatcherService, never, DatabaseService> =>
   Layer.effect(
     DispatcherService,
-    Effect.acquireRelease(
-      Effect.map(Effect.service(DatabaseService), (db) => startDispatcher(options, { ...parts, db })),
-      (dispatcher) => Effect.promise(() => dispatcher.close())
-    )
+    Effect.flatMap(Effect.service(DatabaseService), (db) => makeDispatcher(options, { ...parts, db }))
   )

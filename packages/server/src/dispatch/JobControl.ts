@@ -1,29 +1,52 @@
 import { hold, release } from "@dispatch/effects"
-import { Result } from "effect"
-import type { ClusterRun } from "./ClusterRuntime.ts"
+import { Effect, Result } from "effect"
+import { runCluster, type ClusterRun } from "./ClusterRuntime.ts"
 import { backendOf, type DispatchContext } from "./DispatchContext.ts"
-import { queueConfigs, readGate } from "../store/DispatchStore.ts"
+import { fromStore, queueConfigs, readGate } from "../store/DispatchStore.ts"
 import { launchedAnyway } from "./LaunchCheck.ts"
 
-/** What the job endpoints ask of the dispatcher: a Hold or Release of a job's TrainJob, and an early Stop pass. */
-export interface JobControl {
+/** What the job endpoints ask of the dispatcher, as Effects they run in the request's fiber: a Hold or Release of
+ * a job's TrainJob, and an early Stop pass. */
+export interface JobControlEffects {
+  /** Holds or releases the TrainJob of the job with this JobID on its queue's backend; fails with what the
+   * database threw. */
+  readonly transitionEffect: (queue: number, jobKey: string, which: "hold" | "release") => Effect.Effect<ClusterRun<unknown>, unknown>
+  /** Asks the dispatcher to stop cancelled and deleted jobs now rather than at its next pass. */
+  readonly wake: () => void
+}
+
+/** A job control given as Promise code (an embedder's, or a test's scripted one). */
+export interface JobControlPromises {
   /** Holds or releases the TrainJob of the job with this JobID on its queue's backend. */
   readonly transition: (queue: number, jobKey: string, which: "hold" | "release") => Promise<ClusterRun<unknown>>
   /** Asks the dispatcher to stop cancelled and deleted jobs now rather than at its next pass. */
   readonly wake: () => void
 }
 
-/** The job control of a dispatcher context; `wake` starts a pass. */
-export const jobControl = (context: DispatchContext, wake: () => void): JobControl => ({
-  transition: async (queue, jobKey, which) => {
-    const config = (await queueConfigs(context.db, [queue])).get(queue)
-    const backend = backendOf(config, await readGate(context.db, queue))
-    if (Result.isFailure(backend)) return { kind: "abandoned", reason: backend.failure.join("; ") }
+/** The job control the service is given: the dispatcher's own (Effects), or one written as Promise code. */
+export type JobControl = JobControlEffects | JobControlPromises
+
+/** A job control as Effects; one given as Promise code crosses here, once (its rejection is the Effect's failure). */
+export const controlEffects = (control: JobControl): JobControlEffects =>
+  "transitionEffect" in control
+    ? control
+    : { transitionEffect: (queue, jobKey, which) => Effect.tryPromise({ try: () => control.transition(queue, jobKey, which), catch: (cause) => cause }), wake: control.wake }
+
+/** Holds or releases the TrainJob of the job with this JobID on its queue's backend; fails with what the database threw. */
+export const transitionEffect = (context: DispatchContext, queue: number, jobKey: string, which: "hold" | "release"): Effect.Effect<ClusterRun<unknown>, unknown> =>
+  Effect.gen(function* () {
+    const config = (yield* fromStore(() => queueConfigs(context.db, [queue]))).get(queue)
+    const backend = backendOf(config, yield* fromStore(() => readGate(context.db, queue)))
+    if (Result.isFailure(backend)) return { kind: "abandoned", reason: backend.failure.join("; ") } as const
     const key = { job: jobKey, submission: 1 }
-    if (which === "hold") return context.cluster.run(hold(backend.success, key))
-    const released = await context.cluster.run(release(backend.success, key))
-    if (released.kind === "error" && (await launchedAnyway(context.cluster, backend.success, key, released.error))) return { kind: "ok", value: undefined }
+    if (which === "hold") return yield* runCluster(context.cluster, hold(backend.success, key))
+    const released = yield* runCluster(context.cluster, release(backend.success, key))
+    if (released.kind === "error" && (yield* launchedAnyway(context.cluster, backend.success, key, released.error))) return { kind: "ok", value: undefined } as const
     return released
-  },
+  })
+
+/** The job control of a dispatcher context; `wake` starts a pass. */
+export const jobControl = (context: DispatchContext, wake: () => void): JobControlEffects => ({
+  transitionEffect: (queue, jobKey, which) => transitionEffect(context, queue, jobKey, which),
   wake
 })

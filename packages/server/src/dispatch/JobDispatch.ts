@@ -1,14 +1,16 @@
 import { find, open, start, type Backend, type JobKey, type StartError } from "@dispatch/effects"
 import { step, toStartRequest, type DispatchCommand, type DispatchEvent, type Fault } from "@dispatch/jobs"
 import type { StartRequest } from "@dispatch/render"
-import { Option, Result } from "effect"
+import { Effect, Option, Result } from "effect"
 import type { TrainJobRef } from "../wire/ApiSchemas.ts"
 import { backendOf, machineInput, type DispatchContext } from "./DispatchContext.ts"
-import { isClaimed, rowAfter, writeAnswer } from "./DispatchRow.ts"
-import { claimJobs, readGate, releaseClaim, saveStartRequest, saveTrainJob, writeGate, type ClaimedJob } from "../store/DispatchStore.ts"
+import { runCluster } from "./ClusterRuntime.ts"
+import { rowAfter } from "./DispatchRow.ts"
+import { claimJobsEffect, type ClaimedJob } from "./Claims.ts"
+import { fromStore, inTransaction, onDatabase, readGate, releaseClaim, saveStartRequest, saveTrainJob, writeGate } from "../store/DispatchStore.ts"
+import { dispatchRows, isClaimed } from "../store/DispatchRows.ts"
 import { faultOf } from "./Retries.ts"
 import { launchedAnyway } from "./LaunchCheck.ts"
-import { onStore } from "../store/DatabaseBridge.ts"
 import { jobs } from "../store/Jobs.ts"
 import { reportToken, reportTokenKey, serviceUrlKey } from "../http/ReportToken.ts"
 import { readEntrypoint, readQueue } from "../store/ResourceStore.ts"
@@ -38,27 +40,29 @@ interface Outcome {
 
 // The request is made once, by the first claim, and kept: every later attempt, in any process, starts the same
 // TrainJob (same JobID, same env), so a retried Start adopts what an earlier one created instead of making another.
-const prepare = async (context: DispatchContext, claimed: ClaimedJob): Promise<Result.Result<Prepared, string>> => {
-  const { row } = claimed
-  const job = Option.getOrUndefined(await onStore(context.db, jobs, (stored) => stored.read(row.group, row.id)))?.job
-  if (job === undefined) return Result.fail(`job ${row.id} no longer exists`)
-  const queue = await readQueue(context.db, row.group, job.queue)
-  const entrypoint = await readEntrypoint(context.db, row.group, job.entrypoint, job.entrypointSnapshot)
-  if (queue === undefined || entrypoint === undefined) return Result.fail(`the job's queue ${job.queue} or entrypoint ${job.entrypoint} no longer exists`)
-  if (queue.backend === undefined) return Result.fail(`queue ${queue.id} has no backend`)
-  const backend = backendOf(queue.backend.config, await readGate(context.db, queue.id))
-  if (Result.isFailure(backend)) return Result.fail(`queue ${queue.id}'s config does not decode: ${backend.failure.join("; ")}`)
-  let request = claimed.startRequest as StartRequest | null
-  if (request === null) {
-    const made = toStartRequest(job, queue, entrypoint, { time: context.clock(), entropy: context.entropy(10) })
-    if (Result.isFailure(made)) return Result.fail(made.failure.problems.map((p) => p.message).join("; "))
-    request = { ...made.success, spec: { ...made.success.spec, env: { ...made.success.spec.env, [serviceUrlKey]: context.reportUrl } } }
-    await saveStartRequest(context.db, row.id, request)
-  }
-  // The token is derived, never stored: added here, it is the same on every attempt.
-  const withToken: StartRequest = { ...request, spec: { ...request.spec, env: { ...request.spec.env, [reportTokenKey]: reportToken(context.secret, row.id) } } }
-  return Result.succeed({ queue: queue.id, backend: backend.success, request: withToken, key: { job: request.job, submission: request.submission } })
-}
+const prepare = (context: DispatchContext, claimed: ClaimedJob): Effect.Effect<Result.Result<Prepared, string>, unknown> =>
+  Effect.gen(function* () {
+    const { row } = claimed
+    const job = Option.getOrUndefined(yield* onDatabase(context.db, Effect.flatMap(jobs, (stored) => stored.read(row.group, row.id))))?.job
+    if (job === undefined) return Result.fail(`job ${row.id} no longer exists`)
+    const queue = yield* fromStore(() => readQueue(context.db, row.group, job.queue))
+    const entrypoint = yield* fromStore(() => readEntrypoint(context.db, row.group, job.entrypoint, job.entrypointSnapshot))
+    if (queue === undefined || entrypoint === undefined) return Result.fail(`the job's queue ${job.queue} or entrypoint ${job.entrypoint} no longer exists`)
+    if (queue.backend === undefined) return Result.fail(`queue ${queue.id} has no backend`)
+    const backend = backendOf(queue.backend.config, yield* fromStore(() => readGate(context.db, queue.id)))
+    if (Result.isFailure(backend)) return Result.fail(`queue ${queue.id}'s config does not decode: ${backend.failure.join("; ")}`)
+    let request = claimed.startRequest as StartRequest | null
+    if (request === null) {
+      const made = toStartRequest(job, queue, entrypoint, { time: context.clock(), entropy: context.entropy(10) })
+      if (Result.isFailure(made)) return Result.fail(made.failure.problems.map((p) => p.message).join("; "))
+      request = { ...made.success, spec: { ...made.success.spec, env: { ...made.success.spec.env, [serviceUrlKey]: context.reportUrl } } }
+      const kept = request
+      yield* fromStore(() => saveStartRequest(context.db, row.id, kept))
+    }
+    // The token is derived, never stored: added here, it is the same on every attempt.
+    const withToken: StartRequest = { ...request, spec: { ...request.spec, env: { ...request.spec.env, [reportTokenKey]: reportToken(context.secret, row.id) } } }
+    return Result.succeed({ queue: queue.id, backend: backend.success, request: withToken, key: { job: request.job, submission: request.submission } })
+  })
 
 const refOf = (ref: { readonly namespace: string; readonly name: string; readonly uid?: string }): TrainJobRef => ({
   namespace: ref.namespace,
@@ -72,34 +76,35 @@ const failed = (context: DispatchContext, prepared: Prepared, error: StartError,
   error: recordedError(error)
 })
 
-// Runs one of the machine's cluster commands; undefined when the service is closing (the claim then stays, and its
-// lease decides when another process takes the job over).
-const execute = async (context: DispatchContext, command: "start" | "look" | "open", prepared: Prepared): Promise<Outcome | undefined> => {
-  const { backend, request, key } = prepared
-  switch (command) {
-    case "look": {
-      const found = await context.cluster.run(find(backend, key))
-      if (found.kind === "abandoned") return undefined
-      if (found.kind === "error") return failed(context, prepared, found.error, (fault) => ({ type: "findFailed", fault }))
-      const status = found.value
-      const event: DispatchEvent = status.state === "InFlight" ? { type: "found", found: "InFlight", untilMs: status.untilMs } : { type: "found", found: status.state }
-      return status.state === "Absent" || status.state === "InFlight" ? { event } : { event, trainJob: refOf(status.ref) }
+// Runs one of the machine's cluster commands; undefined when the service is closing (the claim then stays until the
+// dispatcher hands it back, or its lease ends).
+const execute = (context: DispatchContext, command: "start" | "look" | "open", prepared: Prepared): Effect.Effect<Outcome | undefined> =>
+  Effect.gen(function* () {
+    const { backend, request, key } = prepared
+    switch (command) {
+      case "look": {
+        const found = yield* runCluster(context.cluster, find(backend, key))
+        if (found.kind === "abandoned") return undefined
+        if (found.kind === "error") return failed(context, prepared, found.error, (fault) => ({ type: "findFailed", fault }))
+        const status = found.value
+        const event: DispatchEvent = status.state === "InFlight" ? { type: "found", found: "InFlight", untilMs: status.untilMs } : { type: "found", found: status.state }
+        return status.state === "Absent" || status.state === "InFlight" ? { event } : { event, trainJob: refOf(status.ref) }
+      }
+      case "start": {
+        const started = yield* runCluster(context.cluster, start(backend, request))
+        if (started.kind === "abandoned") return undefined
+        if (started.kind === "error") return failed(context, prepared, started.error, (fault) => ({ type: "startFailed", fault }))
+        return { event: { type: "startOk" }, trainJob: refOf(started.value) }
+      }
+      case "open": {
+        const opened = yield* runCluster(context.cluster, open(backend, key))
+        if (opened.kind === "abandoned") return undefined
+        // Open verifies by reading back: a run that ended between its write and that read looks refused, so Find says.
+        if (opened.kind === "ok" || (yield* launchedAnyway(context.cluster, backend, key, opened.error))) return { event: { type: "openOk" } }
+        return failed(context, prepared, opened.error, (fault) => ({ type: "openFailed", fault }))
+      }
     }
-    case "start": {
-      const started = await context.cluster.run(start(backend, request))
-      if (started.kind === "abandoned") return undefined
-      if (started.kind === "error") return failed(context, prepared, started.error, (fault) => ({ type: "startFailed", fault }))
-      return { event: { type: "startOk" }, trainJob: refOf(started.value) }
-    }
-    case "open": {
-      const opened = await context.cluster.run(open(backend, key))
-      if (opened.kind === "abandoned") return undefined
-      // Open verifies by reading back: a run that ended between its write and that read looks refused, so Find says.
-      if (opened.kind === "ok" || (await launchedAnyway(context.cluster, backend, key, opened.error))) return { event: { type: "openOk" } }
-      return failed(context, prepared, opened.error, (fault) => ({ type: "openFailed", fault }))
-    }
-  }
-}
+  })
 
 const isCall = (command: DispatchCommand): command is Extract<DispatchCommand, { readonly type: "start" | "look" | "open" }> =>
   command.type === "start" || command.type === "look" || command.type === "open"
@@ -108,44 +113,60 @@ const isCall = (command: DispatchCommand): command is Extract<DispatchCommand, {
  * the state it answers, until it asks for no more (it rests: opened, queued for a retry, waiting out an unanswered
  * create, or stopping). An answer for a job that moved meanwhile (cancelled, deleted) is dropped and the claim given
  * back: the stop pass takes the job from there. */
-const dispatchOne = async (context: DispatchContext, claimed: ClaimedJob): Promise<void> => {
-  let row = claimed.row
-  let state = claimed.state
-  let commands = claimed.commands
-  let prepared: Prepared | undefined
-  for (let call = commands.find(isCall); call !== undefined; call = commands.find(isCall)) {
-    let outcome: Outcome | undefined
-    if (prepared === undefined) {
-      const made = await prepare(context, claimed)
-      if (Result.isFailure(made)) outcome = { event: { type: "unpreparable", reason: made.failure } }
-      else prepared = made.success
+const dispatchOne = (context: DispatchContext, claimed: ClaimedJob): Effect.Effect<void, unknown> =>
+  Effect.gen(function* () {
+    let row = claimed.row
+    let state = claimed.state
+    let commands = claimed.commands
+    let prepared: Prepared | undefined
+    for (let call = commands.find(isCall); call !== undefined; call = commands.find(isCall)) {
+      let outcome: Outcome | undefined
+      if (prepared === undefined) {
+        const made = yield* prepare(context, claimed)
+        if (Result.isFailure(made)) outcome = { event: { type: "unpreparable", reason: made.failure } }
+        else prepared = made.success
+      }
+      if (outcome === undefined && prepared !== undefined) outcome = yield* execute(context, call.type, prepared)
+      if (outcome === undefined) return
+      const { trainJob, error } = outcome
+      const id = row.id
+      if (trainJob !== undefined) yield* fromStore(() => saveTrainJob(context.db, id, trainJob))
+      const answer = step(state, outcome.event, machineInput(context))
+      const at = context.now()
+      const written = yield* inTransaction(context.db, Effect.flatMap(dispatchRows, (rows) => rows.writeAnswer(row, answer, at, error === undefined ? {} : { error })))
+      if (!written) return yield* fromStore(() => releaseClaim(context.db, id, context.instance))
+      for (const command of answer.commands) {
+        if (command.type === "reprove" && prepared !== undefined) {
+          const queue = prepared.queue
+          yield* fromStore(() => writeGate(context.db, queue, { state: "read-only", reason: command.reason }, at, context.clock()))
+        }
+      }
+      row = rowAfter(row, answer.state, isClaimed(answer.state) ? context.instance : null)
+      state = answer.state
+      commands = answer.commands
     }
-    if (outcome === undefined && prepared !== undefined) outcome = await execute(context, call.type, prepared)
-    if (outcome === undefined) return
-    const { trainJob } = outcome
-    if (trainJob !== undefined) await saveTrainJob(context.db, row.id, trainJob)
-    const answer = step(state, outcome.event, machineInput(context))
-    const at = context.now()
-    const written = await context.db.transaction((sql) => writeAnswer(sql, row, answer, at, outcome.error === undefined ? {} : { error: outcome.error }))
-    if (!written) return releaseClaim(context.db, row.id, context.instance)
-    for (const command of answer.commands) {
-      if (command.type === "reprove" && prepared !== undefined) await writeGate(context.db, prepared.queue, { state: "read-only", reason: command.reason }, at, context.clock())
-    }
-    row = rowAfter(row, answer.state, isClaimed(answer.state) ? context.instance : null)
-    state = answer.state
-    commands = answer.commands
-  }
-}
+  })
 
 /** What a pass could not record, one line per job: the database failed while the job was being dispatched. */
 export const problemOf = (job: number, cause: unknown): string => `job ${job}: ${cause instanceof Error ? cause.message : String(cause)}`
 
-/** Claims up to `limit` due jobs and takes each through the machine (Start, then Open), all at once; resolves when
- * every one has been recorded. A job whose recording fails keeps its claim until the lease runs out, and the
- * failure is returned. */
-export const dispatchPass = async (context: DispatchContext, limit: number): Promise<{ readonly claimed: number; readonly problems: ReadonlyArray<string> }> => {
-  const claimed = await claimJobs(context.db, context.instance, machineInput(context), context.leaseMs, limit, context.now())
-  const problems: Array<string> = []
-  await Promise.all(claimed.map((job) => dispatchOne(context, job).catch((cause: unknown) => void problems.push(problemOf(job.row.id, cause)))))
-  return { claimed: claimed.length, problems }
+/** What one dispatch pass did: how many jobs it claimed, and what it could not record (one line per job). */
+export interface DispatchReport {
+  readonly claimed: number
+  readonly problems: ReadonlyArray<string>
 }
+
+/** Claims up to `limit` due jobs and takes each through the machine (Start, then Open), all at once; ends when
+ * every one has been recorded. A job whose recording fails keeps its claim until the lease runs out, and the
+ * failure is returned. Fails only when the claim itself fails. */
+export const dispatchPassEffect = (context: DispatchContext, limit: number): Effect.Effect<DispatchReport, unknown> =>
+  Effect.gen(function* () {
+    const claimed = yield* inTransaction(context.db, claimJobsEffect(context.instance, machineInput(context), context.leaseMs, limit, context.now()))
+    const problems = yield* Effect.forEach(claimed, (job) => Effect.match(dispatchOne(context, job), { onFailure: (cause) => [problemOf(job.row.id, cause)], onSuccess: () => [] }), {
+      concurrency: "unbounded"
+    })
+    return { claimed: claimed.length, problems: problems.flat() }
+  })
+
+/** `dispatchPassEffect`, for Promise callers. */
+export const dispatchPass = (context: DispatchContext, limit: number): Promise<DispatchReport> => Effect.runPromise(dispatchPassEffect(context, limit))

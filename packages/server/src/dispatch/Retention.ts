@@ -4,11 +4,13 @@
 // database: which jobs are due, a lease while one process removes them, and when they were removed, so restarts
 // and replicas honour it alike.
 import { stop } from "@dispatch/effects"
-import { Result } from "effect"
+import { Effect, Result } from "effect"
 import { clusterRemovals, ExpiredJob as ExpiredJobSchema } from "../store/ClusterRemovals.ts"
 import type { Database, Sql } from "../store/Database.ts"
 import { onStore } from "../store/DatabaseBridge.ts"
-import { queueBackends, type DispatchContext, type QueueBackends } from "./DispatchContext.ts"
+import { runCluster } from "./ClusterRuntime.ts"
+import { queueBackendsEffect, type DispatchContext, type QueueBackends } from "./DispatchContext.ts"
+import { fromStore } from "../store/DispatchStore.ts"
 
 /** An ended job whose cluster objects are due for removal. */
 export type ExpiredJob = typeof ExpiredJobSchema.Type
@@ -42,46 +44,52 @@ export interface RetentionReport {
 /** How a removal ended for one job. */
 type Removal = { readonly kind: "removed"; readonly reason: string | null } | { readonly kind: "retry"; readonly reason: string } | { readonly kind: "abandoned" }
 
-const removeOne = async (context: DispatchContext, job: ExpiredJob, backendOfQueue: QueueBackends): Promise<Removal> => {
-  if (job.key === null) return { kind: "removed", reason: "it never reached the cluster" }
-  const backend = backendOfQueue(job.queue)
-  if (Result.isFailure(backend)) return { kind: "retry", reason: `queue ${job.queue}'s backend: ${backend.failure.join("; ")}` }
-  const stopped = await context.cluster.run(stop(backend.success, { job: job.key, submission: 1 }))
-  if (stopped.kind === "abandoned") return { kind: "abandoned" }
-  if (stopped.kind === "ok") {
-    // Stop deleted what was there; what remains is being deleted (garbage collection, a finalizer): looked at again.
-    return stopped.value.gone ? { kind: "removed", reason: null } : { kind: "retry", reason: `still on the cluster: ${stopped.value.remaining.join(", ")}` }
-  }
-  const error = stopped.error
-  // A TrainJob of the job's name that dispatch did not make (or a key that names none) is not retention's to remove.
-  if (error._tag === "ErrRejected" || error._tag === "ErrInvalid") return { kind: "removed", reason: `not removed: ${error._tag}: ${error.reasons.join("; ")}` }
-  return { kind: "retry", reason: `${error._tag}: ${error.reasons.join("; ")}` }
-}
+const removeOne = (context: DispatchContext, job: ExpiredJob, backendOfQueue: QueueBackends): Effect.Effect<Removal> =>
+  Effect.gen(function* () {
+    if (job.key === null) return { kind: "removed", reason: "it never reached the cluster" } as const
+    const backend = backendOfQueue(job.queue)
+    if (Result.isFailure(backend)) return { kind: "retry", reason: `queue ${job.queue}'s backend: ${backend.failure.join("; ")}` } as const
+    const stopped = yield* runCluster(context.cluster, stop(backend.success, { job: job.key, submission: 1 }))
+    if (stopped.kind === "abandoned") return { kind: "abandoned" } as const
+    if (stopped.kind === "ok") {
+      // Stop deleted what was there; what remains is being deleted (garbage collection, a finalizer): looked at again.
+      return stopped.value.gone ? ({ kind: "removed", reason: null } as const) : ({ kind: "retry", reason: `still on the cluster: ${stopped.value.remaining.join(", ")}` } as const)
+    }
+    const error = stopped.error
+    // A TrainJob of the job's name that dispatch did not make (or a key that names none) is not retention's to remove.
+    if (error._tag === "ErrRejected" || error._tag === "ErrInvalid") return { kind: "removed", reason: `not removed: ${error._tag}: ${error.reasons.join("; ")}` } as const
+    return { kind: "retry", reason: `${error._tag}: ${error.reasons.join("; ")}` } as const
+  })
 
 /** Removes the cluster objects of up to `limit` jobs that ended more than `retentionMs` ago (service clock). */
-export const retentionPass = async (context: DispatchContext, retentionMs: number, limit: number, log: (line: string) => void): Promise<RetentionReport> => {
-  const nowMs = context.clock()
-  const jobs = await takeExpiredJobs(context.db, nowMs, new Date(nowMs - retentionMs).toISOString(), context.leaseMs, limit)
-  if (jobs.length === 0) return { taken: 0, removed: 0, failures: [] }
-  const backendOfQueue = await queueBackends(context.db, jobs.map((j) => j.queue))
-  const failures: Array<string> = []
-  let removed = 0
-  for (const job of jobs) {
-    const removal = await removeOne(context, job, backendOfQueue)
-    if (removal.kind === "abandoned") {
-      // The service is closing: the lease is given back, so the next process takes the job at once.
-      await recordRemovalFailed(context.db, job.id, nowMs, "interrupted: the service closed")
-    } else if (removal.kind === "removed") {
-      await recordRemoved(context.db, job.id, context.now(), removal.reason)
-      if (removal.reason === null) {
-        log(`dispatch retention: removed the TrainJob and runtime copy of job ${job.id} (JobID ${String(job.key)}) from the cluster`)
-        removed++
+export const retentionPassEffect = (context: DispatchContext, retentionMs: number, limit: number, log: (line: string) => void): Effect.Effect<RetentionReport, unknown> =>
+  Effect.gen(function* () {
+    const nowMs = context.clock()
+    const jobs = yield* fromStore(() => takeExpiredJobs(context.db, nowMs, new Date(nowMs - retentionMs).toISOString(), context.leaseMs, limit))
+    if (jobs.length === 0) return { taken: 0, removed: 0, failures: [] }
+    const backendOfQueue = yield* queueBackendsEffect(context.db, jobs.map((j) => j.queue))
+    const failures: Array<string> = []
+    let removed = 0
+    for (const job of jobs) {
+      const removal = yield* removeOne(context, job, backendOfQueue)
+      if (removal.kind === "abandoned") {
+        // The service is closing: the lease is given back, so the next process takes the job at once.
+        yield* fromStore(() => recordRemovalFailed(context.db, job.id, nowMs, "interrupted: the service closed"))
+      } else if (removal.kind === "removed") {
+        yield* fromStore(() => recordRemoved(context.db, job.id, context.now(), removal.reason))
+        if (removal.reason === null) {
+          log(`dispatch retention: removed the TrainJob and runtime copy of job ${job.id} (JobID ${String(job.key)}) from the cluster`)
+          removed++
+        }
+      } else {
+        yield* fromStore(() => recordRemovalFailed(context.db, job.id, context.clock(), removal.reason))
+        log(`dispatch retention: job ${job.id}: not removed yet: ${removal.reason}`)
+        failures.push(`retention: job ${job.id}: ${removal.reason}`)
       }
-    } else {
-      await recordRemovalFailed(context.db, job.id, context.clock(), removal.reason)
-      log(`dispatch retention: job ${job.id}: not removed yet: ${removal.reason}`)
-      failures.push(`retention: job ${job.id}: ${removal.reason}`)
     }
-  }
-  return { taken: jobs.length, removed, failures }
-}
+    return { taken: jobs.length, removed, failures }
+  })
+
+/** `retentionPassEffect`, for Promise callers. */
+export const retentionPass = (context: DispatchContext, retentionMs: number, limit: number, log: (line: string) => void): Promise<RetentionReport> =>
+  Effect.runPromise(retentionPassEffect(context, retentionMs, limit, log))

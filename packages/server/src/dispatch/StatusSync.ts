@@ -1,9 +1,11 @@
 import { findMany, InFlight, makeInFlight, stop, type FoundJob } from "@dispatch/effects"
 import { step, type DispatchAnswer, type DispatchEvent } from "@dispatch/jobs"
 import { Context, Effect, Layer, Result } from "effect"
-import { machineInput, queueBackends, type DispatchContext, type QueueBackends } from "./DispatchContext.ts"
-import { stateOf, writeAnswer, type DispatchRow } from "./DispatchRow.ts"
-import { openedJobs, stoppingJobs } from "../store/DispatchStore.ts"
+import { runCluster } from "./ClusterRuntime.ts"
+import { machineInput, queueBackendsEffect, type DispatchContext, type QueueBackends } from "./DispatchContext.ts"
+import { stateOf } from "./DispatchRow.ts"
+import { dispatchRows, type DispatchRow } from "../store/DispatchRows.ts"
+import { fromStore, inTransaction, openedJobs, stoppingJobs } from "../store/DispatchStore.ts"
 import { faultOf } from "./Retries.ts"
 import { problemOf } from "./JobDispatch.ts"
 
@@ -27,14 +29,15 @@ export const foundEvent = (found: FoundJob): DispatchEvent => {
 }
 
 /** Feeds one answer about a job to the machine and writes what it answers, unless the job moved meanwhile. */
-const feed = async (context: DispatchContext, row: DispatchRow, event: DispatchEvent): Promise<DispatchAnswer | undefined> => {
-  const state = stateOf(row)
-  const answer = step(state, event, machineInput(context))
-  // The machine answers an event that changes nothing with the very state it was given: nothing to write.
-  if (answer.commands.length === 0 && answer.state === state) return answer
-  const at = context.now()
-  return (await context.db.transaction((sql) => writeAnswer(sql, row, answer, at))) ? answer : undefined
-}
+const feed = (context: DispatchContext, row: DispatchRow, event: DispatchEvent): Effect.Effect<DispatchAnswer | undefined, unknown> =>
+  Effect.gen(function* () {
+    const state = stateOf(row)
+    const answer = step(state, event, machineInput(context))
+    // The machine answers an event that changes nothing with the very state it was given: nothing to write.
+    if (answer.commands.length === 0 && answer.state === state) return answer
+    const at = context.now()
+    return (yield* inTransaction(context.db, Effect.flatMap(dispatchRows, (rows) => rows.writeAnswer(row, answer, at)))) ? answer : undefined
+  })
 
 const byQueue = (jobs: ReadonlyArray<DispatchRow>): ReadonlyMap<number, ReadonlyArray<DispatchRow>> => {
   const groups = new Map<number, Array<DispatchRow>>()
@@ -44,54 +47,63 @@ const byQueue = (jobs: ReadonlyArray<DispatchRow>): ReadonlyMap<number, Readonly
 
 /** Follows every opened job: one Find for all of a queue's jobs (one labelled list), each answer fed to the
  * machine. A queue whose Find fails is left for the next pass. */
-export const syncPass = async (context: DispatchContext): Promise<SyncReport> => {
-  const problems: Array<string> = []
-  const jobs = (await openedJobs(context.db)).filter((j) => j.key !== null)
-  const groups = byQueue(jobs)
-  const backendOfQueue = await queueBackends(context.db, groups.keys())
-  for (const [queue, members] of groups) {
-    const backend = backendOfQueue(queue)
-    if (Result.isFailure(backend)) continue
-    // An opened job's create is known to have landed: the shared memory of unanswered creates (a database read and
-    // write per job) has nothing to say about it, so its Find runs on a memory of its own.
-    const keys = members.map((j) => ({ job: j.key ?? "", submission: 1 }))
-    const found = await context.cluster.run(Effect.provideService(findMany(backend.success, keys), InFlight, makeInFlight()))
-    if (found.kind !== "ok") continue
-    for (const [i, job] of members.entries()) {
-      const status = found.value[i]
-      if (status !== undefined) await feed(context, job, foundEvent(status)).catch((cause: unknown) => void problems.push(problemOf(job.id, cause)))
+export const syncPassEffect = (context: DispatchContext): Effect.Effect<SyncReport, unknown> =>
+  Effect.gen(function* () {
+    const problems: Array<string> = []
+    const jobs = (yield* fromStore(() => openedJobs(context.db))).filter((j) => j.key !== null)
+    const groups = byQueue(jobs)
+    const backendOfQueue = yield* queueBackendsEffect(context.db, groups.keys())
+    for (const [queue, members] of groups) {
+      const backend = backendOfQueue(queue)
+      if (Result.isFailure(backend)) continue
+      // An opened job's create is known to have landed: the shared memory of unanswered creates (a database read and
+      // write per job) has nothing to say about it, so its Find runs on a memory of its own.
+      const keys = members.map((j) => ({ job: j.key ?? "", submission: 1 }))
+      const found = yield* runCluster(context.cluster, Effect.provideService(findMany(backend.success, keys), InFlight, makeInFlight()))
+      if (found.kind !== "ok") continue
+      for (const [i, job] of members.entries()) {
+        const status = found.value[i]
+        if (status !== undefined) yield* Effect.catch(feed(context, job, foundEvent(status)), (cause) => Effect.sync(() => void problems.push(problemOf(job.id, cause))))
+      }
     }
-  }
-  return { followed: jobs.length, problems }
-}
+    return { followed: jobs.length, problems }
+  })
+
+/** `syncPassEffect`, for Promise callers. */
+export const syncPass = (context: DispatchContext): Promise<SyncReport> => Effect.runPromise(syncPassEffect(context))
 
 /** What Stop did, as the machine's event: nothing left, something still going, or a fault. */
-const stopOf = async (context: DispatchContext, job: DispatchRow, backendOfQueue: QueueBackends): Promise<DispatchEvent | undefined> => {
-  // No StartRequest was ever made: nothing of the job can be on the cluster.
-  if (job.key === null) return { type: "stopped", gone: true }
-  const backend = backendOfQueue(job.queue)
-  if (Result.isFailure(backend)) return { type: "stopFailed", fault: { verdict: "refused", reason: `the queue's config does not decode: ${backend.failure.join("; ")}` } }
-  const result = await context.cluster.run(stop(backend.success, { job: job.key, submission: 1 }))
-  if (result.kind === "abandoned") return undefined
-  if (result.kind === "ok") return { type: "stopped", gone: result.value.gone }
-  return { type: "stopFailed", fault: faultOf(result.error, context.clock(), backend.success.config.timeouts.callBoundMs) }
-}
+const stopOf = (context: DispatchContext, job: DispatchRow, backendOfQueue: QueueBackends): Effect.Effect<DispatchEvent | undefined> =>
+  Effect.gen(function* () {
+    // No StartRequest was ever made: nothing of the job can be on the cluster.
+    if (job.key === null) return { type: "stopped", gone: true } as const
+    const backend = backendOfQueue(job.queue)
+    if (Result.isFailure(backend)) return { type: "stopFailed", fault: { verdict: "refused", reason: `the queue's config does not decode: ${backend.failure.join("; ")}` } } as const
+    const result = yield* runCluster(context.cluster, stop(backend.success, { job: job.key, submission: 1 }))
+    if (result.kind === "abandoned") return undefined
+    if (result.kind === "ok") return { type: "stopped", gone: result.value.gone } as const
+    return { type: "stopFailed", fault: faultOf(result.error, context.clock(), backend.success.config.timeouts.callBoundMs) } as const
+  })
 
 /** Stops every job the machine has stopping, that is due and no dispatcher holds; one whose Stop is not done yet
  * (its create may still land, something is still going, the cluster is unreachable) comes back at the time the
  * machine says. Answers how many stops are done. */
-export const stopPass = async (context: DispatchContext): Promise<number> => {
-  const jobs = await stoppingJobs(context.db, context.clock())
-  const backendOfQueue = await queueBackends(context.db, jobs.map((j) => j.queue))
-  let stopped = 0
-  for (const job of jobs) {
-    const event = await stopOf(context, job, backendOfQueue)
-    if (event === undefined) continue
-    const answer = await feed(context, job, event)
-    if (answer !== undefined && answer.state.kind !== "stopping") stopped++
-  }
-  return stopped
-}
+export const stopPassEffect = (context: DispatchContext): Effect.Effect<number, unknown> =>
+  Effect.gen(function* () {
+    const jobs = yield* fromStore(() => stoppingJobs(context.db, context.clock()))
+    const backendOfQueue = yield* queueBackendsEffect(context.db, jobs.map((j) => j.queue))
+    let stopped = 0
+    for (const job of jobs) {
+      const event = yield* stopOf(context, job, backendOfQueue)
+      if (event === undefined) continue
+      const answer = yield* feed(context, job, event)
+      if (answer !== undefined && answer.state.kind !== "stopping") stopped++
+    }
+    return stopped
+  })
+
+/** `stopPassEffect`, for Promise callers. */
+export const stopPass = (context: DispatchContext): Promise<number> => Effect.runPromise(stopPassEffect(context))
 
 /** What one follow pass did: how many opened jobs it followed, and what could not be recorded (one line per job). */
 export interface SyncReport {
@@ -111,6 +123,7 @@ export interface StatusSync {
 /** The status sync as an Effect service, which the dispatcher's passes call. */
 export class StatusSyncService extends Context.Service<StatusSyncService, StatusSync>()("dispatch/StatusSync") {}
 
-/** The status sync over one dispatcher's context (its database, cluster and clock). */
+/** The status sync over one dispatcher's context (its database, cluster and clock). Its service is Promise-shaped,
+ * as a caller's own may be: its passes run at that edge. */
 export const statusSyncLayer = (context: DispatchContext): Layer.Layer<StatusSyncService> =>
   Layer.succeed(StatusSyncService, { follow: () => syncPass(context), stopCancelled: () => stopPass(context) })

@@ -3,8 +3,9 @@
 // @dispatch/effects), keeping every copy of a job the service still works on, whose next attempt reuses it.
 import { sweep, type Backend } from "@dispatch/effects"
 import { Effect, Metric, Result } from "effect"
+import { runCluster } from "./ClusterRuntime.ts"
 import { backendOf, type DispatchContext } from "./DispatchContext.ts"
-import { readGates } from "../store/DispatchStore.ts"
+import { fromStore, queuesWithBackend, readGates } from "../store/DispatchStore.ts"
 import { clusterRemovals } from "../store/ClusterRemovals.ts"
 import type { Sql } from "../store/Database.ts"
 import { onStore } from "../store/DatabaseBridge.ts"
@@ -31,11 +32,11 @@ export const jobsInProgress = (sql: Sql): Promise<ReadonlySet<string>> => onStor
 
 /** One backend per namespace and label domain (the first whose gate lets it write), from every stored queue. */
 export const sweptBackends = async (sql: Sql): Promise<ReadonlyArray<Backend>> => {
-  const queues = await sql.query<{ id: number; backend: { config: unknown } }>(`select id, backend from queues where backend is not null order by id`)
+  const queues = await queuesWithBackend(sql)
   const gates = await readGates(sql)
   const chosen = new Map<string, Backend>()
   for (const queue of queues) {
-    const backend = backendOf(queue.backend.config, gates.get(queue.id))
+    const backend = backendOf(queue.config, gates.get(queue.id))
     if (Result.isFailure(backend) || backend.success.gate.state !== "open") continue
     const where = `${backend.success.config.namespace} ${backend.success.config.labelDomain}`
     if (!chosen.has(where)) chosen.set(where, backend.success)
@@ -43,21 +44,21 @@ export const sweptBackends = async (sql: Sql): Promise<ReadonlyArray<Backend>> =
   return [...chosen.values()]
 }
 
-/** The sweeper of one dispatcher: `pass` sweeps each namespace that is due. */
+/** The sweeper of one dispatcher: `run` sweeps each namespace that is due (`pass` for Promise callers). */
 export const sweeper = (context: DispatchContext, settings: SweeperSettings, log: (line: string) => void) => {
   const lastSwept = new Map<string, number>()
-  const pass = async (): Promise<SweeperReport> => {
+  const run: Effect.Effect<SweeperReport, unknown> = Effect.gen(function* () {
     const failures: Array<string> = []
     let deleted = 0
-    for (const backend of await sweptBackends(context.db)) {
+    for (const backend of yield* fromStore(() => sweptBackends(context.db))) {
       const { namespace, labelDomain } = backend.config
       const where = `${namespace} ${labelDomain}`
       const now = context.clock()
       if (now - (lastSwept.get(where) ?? Number.NEGATIVE_INFINITY) < settings.everyMs) continue
       lastSwept.set(where, now)
       // Read just before the sweep: a job that starts after this read has a new JobID, so no old copy of it exists.
-      const keep = await jobsInProgress(context.db)
-      const swept = await context.cluster.run(sweep(backend, { graceMs: settings.graceMs, keep: (job) => keep.has(job) }))
+      const keep = yield* fromStore(() => jobsInProgress(context.db))
+      const swept = yield* runCluster(context.cluster, sweep(backend, { graceMs: settings.graceMs, keep: (job) => keep.has(job) }))
       // Abandoned (the service is closing) is no failure: the next run sweeps again.
       const lines = swept.kind === "ok" ? swept.value.failed : swept.kind === "error" ? [`${swept.error._tag}: ${swept.error.reasons.join("; ")}`] : []
       for (const copy of swept.kind === "ok" ? swept.value.deleted : []) {
@@ -69,14 +70,10 @@ export const sweeper = (context: DispatchContext, settings: SweeperSettings, log
         failures.push(`sweeper: namespace ${namespace}: ${line}`)
       }
       const count = swept.kind === "ok" ? swept.value.deleted.length : 0
-      Effect.runSync(
-        Effect.all([
-          Metric.update(Metric.withAttributes(sweeperDeleted, { namespace }), count),
-          Metric.update(Metric.withAttributes(sweeperFailures, { namespace }), lines.length)
-        ])
-      )
+      yield* Metric.update(Metric.withAttributes(sweeperDeleted, { namespace }), count)
+      yield* Metric.update(Metric.withAttributes(sweeperFailures, { namespace }), lines.length)
     }
     return { deleted, failures }
-  }
-  return { pass }
+  })
+  return { run, pass: () => Effect.runPromise(run) }
 }

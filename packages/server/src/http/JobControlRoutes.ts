@@ -55,8 +55,8 @@ const act = (id: number, action: "cancel" | "hold" | "release") =>
     if (call !== undefined) {
       if (control === undefined || row.key === null) return yield* notControllable(action, row)
       const key = row.key
-      // The dispatcher's controls are still Promise code.
-      const done = yield* Effect.promise(() => control.transition(row.queue, key, call.type))
+      // A failure to read the queue's backend is the service's, not the request's: a defect, answered 500.
+      const done = yield* Effect.orDie(control.transitionEffect(row.queue, key, call.type))
       if (done.kind !== "ok") {
         const error = done.kind === "error" ? done.error._tag : "Abandoned"
         const reasons = done.kind === "error" ? done.error.reasons : [done.reason]

@@ -5,7 +5,7 @@ import type { QueueBackend } from "@dispatch/jobs"
 import { Context, Effect, type Result, Schema } from "effect"
 import { SqlClient, SqlError } from "effect/sql"
 import type { Principal } from "./Auth.ts"
-import type { JobControl } from "../dispatch/JobControl.ts"
+import { controlEffects, type JobControl, type JobControlEffects } from "../dispatch/JobControl.ts"
 import { databaseError, DatabaseError, type Database, type Sql } from "../store/Database.ts"
 import { runOn } from "../store/DatabaseBridge.ts"
 import type { AnswerLimits } from "../wire/Limits.ts"
@@ -32,7 +32,7 @@ export class Links extends Context.Service<Links, {
 }>()("dispatch/Links") {}
 
 /** The dispatcher's controls, when the service dispatches to a cluster (undefined when it does not). */
-export class Control extends Context.Service<Control, JobControl | undefined>()("dispatch/Control") {}
+export class Control extends Context.Service<Control, JobControlEffects | undefined>()("dispatch/Control") {}
 
 /** The service's settings a handler acts on. */
 export class ServiceSettings extends Context.Service<ServiceSettings, {
@@ -91,7 +91,7 @@ export const servicesOf = (values: RequestValues): Context.Context<Exclude<Reque
     Context.add(ServiceClock, { now: values.now }),
     Context.add(AnswerLimitsService, values.limits),
     Context.add(Links, { link: values.link }),
-    Context.add(Control, values.control),
+    Context.add(Control, values.control === undefined ? undefined : controlEffects(values.control)),
     Context.add(ServiceSettings, values.settings),
     Context.add(ClientAddress, values.client),
     Context.add(SetCookie, values.setCookie),

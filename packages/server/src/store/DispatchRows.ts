@@ -34,8 +34,8 @@ export const DispatchRow = Schema.Struct({
 /** A job's row as the dispatcher, the status sync and the job controls need it. */
 export type DispatchRow = typeof DispatchRow.Type
 
-// The row as the driver answers it: numbers maybe as text.
-const StoredDispatchRow = Schema.Struct({
+/** A dispatch row as the driver answers it (numbers maybe as text), decoded to a `DispatchRow`. */
+export const StoredDispatchRow = Schema.Struct({
   ...DispatchRow.fields,
   attempts: StoredNumber,
   nextAttemptAt: StoredNumber,

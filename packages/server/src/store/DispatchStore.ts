@@ -1,15 +1,17 @@
 import type { Gate } from "@dispatch/effects"
-import { step, type DispatchCommand, type DispatchInput, type DispatchState } from "@dispatch/jobs"
+import type { DispatchAnswer } from "@dispatch/jobs"
 import type { TrainJobRef } from "../wire/ApiSchemas.ts"
-import { Option } from "effect"
+import { Effect, Option } from "effect"
+import type { SqlClient } from "effect/sql"
 import type { Database, Sql } from "./Database.ts"
-import { onStore } from "./DatabaseBridge.ts"
+import { onStore, runOn } from "./DatabaseBridge.ts"
+import { dispatchLeases, type DispatchLeases } from "./DispatchLeases.ts"
 import { GateRow as GateRowSchema, QueueToProve as QueueToProveSchema, queueGates } from "./QueueGates.ts"
-import { dispatchColumns, dispatchRowOf, isClaimed, rowAfter, stateOf, writeAnswer, type DispatchRow } from "../dispatch/DispatchRow.ts"
+import { dispatchRows, type DispatchRow, type WriteExtras } from "./DispatchRows.ts"
 
-// Every query the dispatcher sends. Rows are claimed with FOR UPDATE SKIP LOCKED and a lease, so two service
-// processes on one PostgreSQL never hold the same job, and a process that dies mid-dispatch frees its jobs
-// when the lease runs out.
+// The dispatcher's statements as Promise code takes them: each a thin call of a repository (`QueueGates`,
+// `DispatchLeases`, `DispatchRows`) on the database or one of its transactions. The dispatcher's Effects cross
+// into the Promise `Database` here too (`onDatabase`, `inTransaction`, `fromStore`).
 
 /** A stored gate's state: what the Factory proved, or `proving` while its probe runs. */
 export type GateState = Gate["state"] | "proving"
@@ -52,75 +54,49 @@ export const releaseProbeLease = (sql: Sql, namespace: string, holder: string): 
 /** The service's secret of a name, made from `fresh` the first time any process asks. */
 export const serviceSecret = (sql: Sql, name: string, fresh: string): Promise<string> => onStore(sql, queueGates, (gates) => gates.serviceSecret(name, fresh))
 
-/** A job a dispatcher claimed: its row as the claim left it, the machine's state and what it asked for. */
-export interface ClaimedJob {
-  readonly row: DispatchRow
-  readonly state: DispatchState
-  readonly commands: ReadonlyArray<DispatchCommand>
-  /** The StartRequest, once a claim has made it (it is then reused by every attempt). */
-  readonly startRequest: unknown
-}
+/** A repository's Effect run on `sql` (the database, or a transaction the caller holds) from Effect code: it fails
+ * with what the statement threw, as the Promise callers see it. The crossing is the bridge's, once. */
+export const onDatabase = <A>(sql: Sql, effect: Effect.Effect<A, unknown, SqlClient.SqlClient>): Effect.Effect<A, unknown> =>
+  Effect.tryPromise({ try: () => runOn(sql, effect), catch: (cause) => cause })
 
-/** Claims up to `limit` jobs on open queues, oldest first, that the machine takes a claim for: queued ones whose
- * retry time came, unanswered creates whose bound passed, and claims whose lease expired (their dispatcher died).
- * Rows another transaction holds are skipped, not waited for. */
-export const claimJobs = (db: Database, holder: string, input: DispatchInput, leaseMs: number, limit: number, at: string): Promise<ReadonlyArray<ClaimedJob>> =>
-  db.transaction(async (sql) => {
-    const rows = await sql.query<DispatchRow & { startRequest: unknown }>(
-      `select ${dispatchColumns}, start_request as "startRequest" from jobs j where not j.deleted and j.status = 'queued'
-         and exists (select 1 from queue_gates g where g.queue = j.queue and g.state = 'open')
-         and ((j.dispatch_state in ('pending', 'unknown') and j.next_attempt_at <= $1) or (j.dispatch_state in ('claimed', 'starting', 'owned') and j.claim_until < $1))
-       order by j.id limit $2 for update of j skip locked`,
-      [input.nowMs, limit]
-    )
-    const claimed: Array<ClaimedJob> = []
-    for (const found of rows) {
-      const row = dispatchRowOf(found)
-      const answer = step(stateOf(row), { type: "claim" }, input)
-      if (!isClaimed(answer.state)) continue
-      if (await writeAnswer(sql, row, answer, at, { claim: { holder, untilMs: input.nowMs + leaseMs } })) {
-        claimed.push({ row: rowAfter(row, answer.state, holder), state: answer.state, commands: answer.commands, startRequest: found.startRequest })
-      }
-    }
-    return claimed
-  })
+/** A repository's Effect run in a transaction of its own on `db`: committed when it succeeds, rolled back when it fails. */
+export const inTransaction = <A>(db: Database, effect: Effect.Effect<A, unknown, SqlClient.SqlClient>): Effect.Effect<A, unknown> =>
+  Effect.tryPromise({ try: () => db.transaction((sql) => runOn(sql, effect)), catch: (cause) => cause })
+
+/** A Promise step of the store (a repository not yet converted) from Effect code: it fails with what it threw. */
+export const fromStore = <A>(run: () => Promise<A>): Effect.Effect<A, unknown> => Effect.tryPromise({ try: run, catch: (cause) => cause })
+
+const onLeases = <A>(sql: Sql, use: (leases: DispatchLeases) => Effect.Effect<A, unknown, SqlClient.SqlClient>): Promise<A> => onStore(sql, dispatchLeases, use)
 
 /** Keeps the StartRequest a claim made, so every later attempt (in any process) starts the same TrainJob. */
-export const saveStartRequest = async (sql: Sql, id: number, request: unknown): Promise<void> => {
-  await sql.query(`update jobs set start_request = $2::jsonb where id = $1 and start_request is null`, [id, JSON.stringify(request)])
-}
+export const saveStartRequest = (sql: Sql, id: number, request: unknown): Promise<void> => onLeases(sql, (leases) => leases.saveStartRequest(id, request))
 
 /** Records the TrainJob an attempt made or found. */
-export const saveTrainJob = async (sql: Sql, id: number, ref: TrainJobRef): Promise<void> => {
-  await sql.query(`update jobs set trainjob = $2::jsonb where id = $1`, [id, JSON.stringify(ref)])
-}
+export const saveTrainJob = (sql: Sql, id: number, ref: TrainJobRef): Promise<void> => onLeases(sql, (leases) => leases.saveTrainJob(id, ref))
 
 /** Gives a claim back without a state change (its answer was dropped: the job moved on meanwhile). */
-export const releaseClaim = async (sql: Sql, id: number, holder: string): Promise<void> => {
-  await sql.query(`update jobs set claimed_by = null, claim_until = null where id = $1 and claimed_by = $2`, [id, holder])
-}
+export const releaseClaim = (sql: Sql, id: number, holder: string): Promise<void> => onLeases(sql, (leases) => leases.releaseClaim(id, holder))
 
 /** Every job opened on the cluster that status sync follows. */
-export const openedJobs = async (sql: Sql): Promise<ReadonlyArray<DispatchRow>> =>
-  (await sql.query<DispatchRow>(`select ${dispatchColumns} from jobs where not deleted and dispatch_state = 'opened' order by id`)).map(dispatchRowOf)
+export const openedJobs = (sql: Sql): Promise<ReadonlyArray<DispatchRow>> => onLeases(sql, (leases) => leases.openedJobs)
 
 /** Every job whose cluster objects are to be stopped now: due, and held by no dispatcher (deleted ones too). */
-export const stoppingJobs = async (sql: Sql, nowMs: number): Promise<ReadonlyArray<DispatchRow>> =>
-  (
-    await sql.query<DispatchRow>(
-      `select ${dispatchColumns} from jobs where dispatch_state = 'stopping' and next_attempt_at <= $1 and (claim_until is null or claim_until < $1) order by id`,
-      [nowMs]
-    )
-  ).map(dispatchRowOf)
+export const stoppingJobs = (sql: Sql, nowMs: number): Promise<ReadonlyArray<DispatchRow>> => onLeases(sql, (leases) => leases.stoppingJobs(nowMs))
 
 /** The stored backend config of queues, by id, whatever their group (the dispatcher serves every group). */
-export const queueConfigs = async (sql: Sql, ids: ReadonlyArray<number>): Promise<ReadonlyMap<number, unknown>> => {
-  if (ids.length === 0) return new Map()
-  const rows = await sql.query<{ id: number; backend: { config: unknown } }>(`select id, backend from queues where id = any($1::int[]) and backend is not null`, [[...ids]])
-  return new Map(rows.map((r) => [r.id, r.backend.config]))
-}
+export const queueConfigs = (sql: Sql, ids: ReadonlyArray<number>): Promise<ReadonlyMap<number, unknown>> => onLeases(sql, (leases) => leases.queueConfigs(ids))
 
-/** Frees the claims a process of this name held before it restarted, so they are taken over at once rather than
- * when their lease ends; returns how many. */
-export const releaseOwnClaims = async (sql: Sql, holder: string): Promise<number> =>
-  (await sql.query(`update jobs set claim_until = 0 where claimed_by = $1 and claim_until is not null returning id`, [holder])).length
+/** Every queue with a backend, by id, and its stored config. */
+export const queuesWithBackend = (sql: Sql): Promise<ReadonlyArray<{ readonly id: number; readonly config: unknown }>> => onLeases(sql, (leases) => leases.queuesWithBackend)
+
+/** Frees the claims a process of this name holds (or held before it restarted), so they are taken over at once
+ * rather than when their lease ends; returns how many. */
+export const releaseOwnClaims = (sql: Sql, holder: string): Promise<number> => onLeases(sql, (leases) => leases.releaseOwnClaims(holder))
+
+/** The dispatch rows' `writeAnswer` on `sql` (the database, or a transaction the caller holds). */
+export const writeAnswer = (sql: Sql, row: DispatchRow, answer: DispatchAnswer, at: string, extras: WriteExtras = {}): Promise<boolean> =>
+  onStore(sql, dispatchRows, (rows) => rows.writeAnswer(row, answer, at, extras))
+
+/** Reads a job's dispatch row, locked for the rest of the transaction; undefined when there is none. */
+export const lockDispatchRow = async (sql: Sql, id: number): Promise<DispatchRow | undefined> =>
+  Option.getOrUndefined(await onStore(sql, dispatchRows, (rows) => rows.lock(id)))
