@@ -4,7 +4,7 @@
 // reference in docs/cli.md are all made from these declarations.
 import { Option } from "effect"
 import { Argument, Flag } from "effect/cli"
-import { parseDuration } from "./Duration.ts"
+import { parseDuration } from "@dispatch/kube"
 import { ServeSettings, settingsHelp, settingFlags } from "./ServeSettings.ts"
 
 /** A command's flags, by name, in the order help lists them. */

@@ -2,6 +2,7 @@
 // meets Kubernetes objects: one definition of each, so render, the simulator and the CLI agree.
 export * from "./AdmissionGates.ts"
 export * from "./Conditions.ts"
+export * from "./FlagDuration.ts"
 export * from "./HumanDuration.ts"
 export * from "./JsonPath.ts"
 export * from "./NameRules.ts"

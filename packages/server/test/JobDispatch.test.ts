@@ -5,7 +5,7 @@ import { describe, expect, test } from "vitest"
 import type { Database, Sql } from "../src/store/Database.ts"
 import { readGate } from "../src/store/DispatchStore.ts"
 import { dispatchPass, problemOf, recordedError } from "../src/dispatch/JobDispatch.ts"
-import { reportToken, reportTokenKey, serviceUrlKey } from "../src/http/ReportToken.ts"
+import { reportToken, reportTokenKey, serviceUrlKey } from "../src/dispatch/ReportToken.ts"
 import { scriptedCluster, simulator, startMs, stored, useDispatchWorld } from "./DispatchWorld.ts"
 
 const w = useDispatchWorld("JobDispatch")

@@ -11,13 +11,13 @@ import {
   SettingsError,
   environmentOnly,
   listSetting,
-  parseDuration,
   readSettings,
   serveOptionsOf,
   switchSetting,
   textSetting,
   valueSetting
 } from "../src/config/ServiceConfig.ts"
+import { parseDuration } from "@dispatch/kube"
 import { defaultRetentionMs, defaultSweepGraceMs } from "../src/dispatch/ClusterCleanup.ts"
 
 const readWith = <S extends Parameters<typeof readSettings>[0]>(settings: S, input: Partial<SettingsInput>) =>

@@ -3,10 +3,9 @@
 import type { Layer } from "effect"
 import type { Cluster, ClusterError } from "@dispatch/effects"
 import type { ServeOptions } from "../Serve.ts"
-import { parseDuration } from "./Duration.ts"
+import { parseDuration } from "@dispatch/kube"
 import { choiceSetting, environmentOnly, optionalSetting, type SettingValues, switchSetting, textSetting, valueSetting } from "./Setting.ts"
 
-export { parseDuration } from "./Duration.ts"
 export * from "./Setting.ts"
 
 /** A TCP port, 0 to 65535 (0: any free port). */

@@ -12,7 +12,7 @@ import { dispatchRows, isClaimed } from "../store/DispatchRows.ts"
 import { faultOf } from "./Retries.ts"
 import { launchedAnyway } from "./LaunchCheck.ts"
 import { jobs } from "../store/Jobs.ts"
-import { reportToken, reportTokenKey, serviceUrlKey } from "../http/ReportToken.ts"
+import { reportToken, reportTokenKey, serviceUrlKey } from "./ReportToken.ts"
 import { readEntrypoint, readQueue } from "../store/ResourceStore.ts"
 
 /** What one claimed job needs to go to the cluster. */

@@ -1,6 +1,6 @@
 import { jobIdKey } from "@dispatch/jobs"
 import type { KubeObject, SystemClient } from "@dispatch/sim"
-import { reportTokenKey, serviceUrlKey } from "../http/ReportToken.ts"
+import { reportTokenKey, serviceUrlKey } from "./ReportToken.ts"
 
 /** One metric a simulated workload posts. */
 export interface PostedMetric {

@@ -9,7 +9,18 @@ import { fromStore, queuesWithBackend, readGates } from "../store/DispatchStore.
 import { clusterRemovals } from "../store/ClusterRemovals.ts"
 import type { Sql } from "../store/Database.ts"
 import { onStore } from "../store/DatabaseBridge.ts"
-import { sweeperDeleted, sweeperFailures } from "../ops/Metrics.ts"
+
+/** Runtime copies the sweeper deleted (dispatch's, owned by no TrainJob, past the grace), by namespace. */
+export const sweeperDeleted = Metric.counter("dispatch_sweeper_deleted_total", {
+  description: "Runtime copies the sweeper deleted because no TrainJob owned them, by namespace",
+  incremental: true
+})
+
+/** Sweeps that failed (the namespace could not be listed) and copies the sweeper could not delete, by namespace. */
+export const sweeperFailures = Metric.counter("dispatch_sweeper_failures_total", {
+  description: "Failed sweeps and copies the sweeper could not delete, by namespace",
+  incremental: true
+})
 
 /** How the sweeper is paced and how old a leftover copy must be. */
 export interface SweeperSettings {

@@ -5,7 +5,7 @@ import type { EntrypointModify, ExperimentModify, QueueModify } from "../wire/Ap
 import type { Principal } from "./Auth.ts"
 import { isTrue, searchCondition } from "../wire/DioptraPaging.ts"
 import { namesOtherGroup } from "../store/Groups.ts"
-import { listContext, pageOf, renderRows, type RowNames } from "../wire/ListPage.ts"
+import { listContext, pageOf, renderRows, type RowNames } from "./ListPage.ts"
 import { decodePart } from "./RequestDecoding.ts"
 import { maxJsonDepth, valueNesting } from "@dispatch/jobs"
 import { yamlDepth } from "./YamlDepth.ts"
@@ -21,7 +21,7 @@ import {
   type SnapshotDocument,
   type StoredSnapshot
 } from "../store/Resources.ts"
-import { entrypointView, experimentView, queueView } from "../wire/ResourceViews.ts"
+import { entrypointView, experimentView, queueView } from "./ResourceViews.ts"
 import { ArtifactsGroup, EntrypointsGroup, ExperimentsGroup, QueuesGroup } from "./Api.ts"
 import { AnswerLimitsService, Caller, Links, now, ServiceSettings, stored, transaction } from "./RequestServices.ts"
 import { route } from "./Route.ts"

@@ -16,18 +16,6 @@ export const httpDuration = Metric.histogram("dispatch_http_request_duration_sec
   boundaries: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 })
 
-/** Runtime copies the sweeper deleted (dispatch's, owned by no TrainJob, past the grace), by namespace. */
-export const sweeperDeleted = Metric.counter("dispatch_sweeper_deleted_total", {
-  description: "Runtime copies the sweeper deleted because no TrainJob owned them, by namespace",
-  incremental: true
-})
-
-/** Sweeps that failed (the namespace could not be listed) and copies the sweeper could not delete, by namespace. */
-export const sweeperFailures = Metric.counter("dispatch_sweeper_failures_total", {
-  description: "Failed sweeps and copies the sweeper could not delete, by namespace",
-  incremental: true
-})
-
 /** Records one answered request. */
 export const recordRequest = (route: string, status: number, seconds: number) =>
   Effect.all([

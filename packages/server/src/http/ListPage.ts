@@ -1,8 +1,8 @@
 import { ResourceId } from "@dispatch/jobs"
 import { Effect, Schema } from "effect"
-import { page, pageWindow, type Page, type PageQuery } from "./Paging.ts"
-import { AnswerLimitsService, DefectLog, Links, type QueryValue } from "../http/RequestServices.ts"
-import type { AnswerLimits } from "./Limits.ts"
+import { page, pageWindow, type Page, type PageQuery } from "../wire/Paging.ts"
+import { AnswerLimitsService, DefectLog, Links, type QueryValue } from "./RequestServices.ts"
+import type { AnswerLimits } from "../wire/Limits.ts"
 
 /** What a list answers in place of a stored row it cannot render (a defect: nothing the API accepts makes one):
  * the row's id and URL, so it can be found and deleted, and why it is shown so. Dioptra's clients read it as

@@ -1,8 +1,8 @@
 // Stored resources as Dioptra answers them: nested {id, name, url} references, createdOn / lastModifiedOn, the task
 // graph as YAML; dispatch's own fields (backend, gate, image, command, the link to the snapshots) ride along.
 import { stringify } from "yaml"
-import type { EntrypointResponse, ExperimentResponse, QueueResponse } from "./ApiSchemas.ts"
-import { refMaker, type GroupRef } from "./RefTypes.ts"
+import type { EntrypointResponse, ExperimentResponse, QueueResponse } from "../wire/ApiSchemas.ts"
+import { refMaker, type GroupRef } from "../wire/RefTypes.ts"
 import type { SnapshotDocument, StoredEntrypoint, StoredExperiment, StoredQueue, StoredSnapshot } from "../store/Resources.ts"
 
 type Link = (path: string) => string

@@ -1,4 +1,4 @@
-// Durations as kubectl's flags spell them (`--timeout 30s`). Pure.
+// Durations as kubectl's flags spell them (`--timeout 30s`): the CLI's flags and the job service's settings read them. Pure.
 
 /** A duration as kubectl spells it: `90s`, `2m`, `1h`, `500ms`, or a whole number of seconds; in milliseconds. */
 export const parseDuration = (text: string): number | undefined => {
