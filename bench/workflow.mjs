@@ -1,5 +1,6 @@
 // The cost of a job's dispatch as an effect/workflow workflow on effect/cluster's SQL engine against the service's
-// lease path, at two sizes (1,000 and 10,000 jobs unless given as arguments: `node bench/workflow.mjs 100 1000`).
+// lease path, at two sizes (100 and 1,000 jobs, the sizes `pnpm bench` can afford, unless given as arguments:
+// `node bench/workflow.mjs 1000 10000`).
 // It runs packages/server/test/workflow/WorkflowCost.test.ts (which asserts that every job was dispatched once) with
 // WORKFLOW_COST_JOBS set, on PGlite and on PostgreSQL (DATABASE_URL, or a cluster test/postgres/start.sh starts),
 // prints its figures, and then the CPU per job of each path at the larger size against the smaller, with the ratio.
@@ -10,7 +11,7 @@ import { fileURLToPath } from "node:url"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 const sizes = process.argv.slice(2).filter((a) => a !== "--").map(Number)
-const [small, large] = sizes.length === 2 ? sizes : [1000, 10000]
+const [small, large] = sizes.length === 2 ? sizes : [100, 1000]
 
 const cpuPerJob = new Map()
 for (const jobs of [small, large]) {

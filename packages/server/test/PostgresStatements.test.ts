@@ -3,7 +3,7 @@
 import { Context, Effect, Exit, Layer, Scope } from "effect"
 import { afterAll, beforeAll, describe, expect, test } from "vitest"
 import { DatabaseService, type Database } from "../src/store/Database.ts"
-import { postgresLayer, statementName } from "../src/store/PostgresDatabase.ts"
+import { postgresLayer, statementNamer } from "../src/store/PostgresDatabase.ts"
 import { testPostgres, type TestPostgres } from "./TestPostgres.ts"
 
 describe("PostgreSQL statements", () => {
@@ -25,21 +25,27 @@ describe("PostgreSQL statements", () => {
     expect(await db.query(text, [1])).toEqual([{ n: 2 }])
     expect(await db.query(text, [41])).toEqual([{ n: 42 }])
     const prepared = await db.query<{ name: string; statement: string }>(`select name, statement from pg_prepared_statements where statement = $1`, [text])
-    expect(prepared).toEqual([{ name: statementName(text), statement: text }])
+    expect(prepared).toEqual([{ name: expect.stringMatching(/^dispatch_\d+$/), statement: text }])
   })
 
   test("a table whose columns changed after its statement was prepared still answers it", async () => {
     await db.exec(`create table if not exists stale_plan (a int); insert into stale_plan values (1)`)
     const text = `select * from stale_plan where a = $1`
-    expect(statementName(text)).toBeDefined()
     expect(await db.query(text, [1])).toEqual([{ a: 1 }])
+    expect(await db.query(`select count(*)::int as n from pg_prepared_statements where statement = $1`, [text])).toEqual([{ n: 1 }])
     await db.exec(`alter table stale_plan add column b int default 7`)
     expect(await db.query(text, [1])).toEqual([{ a: 1, b: 7 }])
   })
 
   test("past the limit of named texts, statements run unnamed", async () => {
     for (let i = 0; i < 600; i++) expect(await db.query(`select $1::int + ${i} as n`, [1])).toEqual([{ n: 1 + i }])
-    expect(statementName(`select 'never named before' as n`)).toBeUndefined()
     expect(await db.query(`select 'never named before' as n`)).toEqual([{ n: "never named before" }])
+    expect(await db.query(`select count(*)::int as n from pg_prepared_statements where statement = 'select ''never named before'' as n'`)).toEqual([{ n: 0 }])
+  })
+
+  test("a client's names: one per text, in order of first use, none past the limit", () => {
+    const name = statementNamer(2)
+    expect([name("a"), name("b"), name("a"), name("c"), name("b")]).toEqual(["dispatch_1", "dispatch_2", "dispatch_1", undefined, "dispatch_2"])
+    expect(statementNamer(2)("c")).toBe("dispatch_1")
   })
 })

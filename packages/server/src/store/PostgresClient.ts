@@ -10,16 +10,22 @@ import { postgresCompiler, readRows, sqlErrorOf, streamOf } from "./PostgresDial
 // it once and reuses the plan (node-postgres prepares a named statement on a connection at its first use). Only the
 // first `namedStatementLimit` distinct texts are named: the service's own statements are a fixed few hundred at most,
 // while searches and lists of ids make texts without end, which stay unnamed so no connection keeps them forever.
+// The names belong to one client (its pool's connections), not to the process.
 const namedStatementLimit = 512
-const statementNames = new Map<string, string>()
 
 /** The name a statement is prepared under, or undefined once the limit of named texts is reached. */
-export const statementName = (text: string): string | undefined => {
-  const known = statementNames.get(text)
-  if (known !== undefined || statementNames.size >= namedStatementLimit) return known
-  const name = `dispatch_${statementNames.size + 1}`
-  statementNames.set(text, name)
-  return name
+export type StatementNamer = (text: string) => string | undefined
+
+/** A client's statement names, given in order of first use up to `limit` texts. */
+export const statementNamer = (limit = namedStatementLimit): StatementNamer => {
+  const names = new Map<string, string>()
+  return (text) => {
+    const known = names.get(text)
+    if (known !== undefined || names.size >= limit) return known
+    const name = `dispatch_${names.size + 1}`
+    names.set(text, name)
+    return name
+  }
 }
 
 // SQLSTATE 0A000, "cached plan must not change result type".
@@ -29,7 +35,7 @@ const isStalePlan = (cause: unknown): boolean =>
 type Queryable = Pick<pg.Pool, "query">
 
 // A statement sent by name, or unnamed past the limit of names.
-const send = async (target: Queryable, text: string, values: Array<unknown>, rowMode: "array" | undefined): Promise<pg.QueryResult> => {
+const send = async (statementName: StatementNamer, target: Queryable, text: string, values: Array<unknown>, rowMode: "array" | undefined): Promise<pg.QueryResult> => {
   const name = statementName(text)
   if (name === undefined) return target.query({ text, values, ...(rowMode === undefined ? {} : { rowMode }) })
   try {
@@ -48,15 +54,15 @@ const attempt = <A>(operation: string, run: () => Promise<A>): Effect.Effect<A, 
 
 /** One connection as effect/sql sees it: the pool itself (each statement on whichever connection is free) or one
  * checked-out connection (a transaction's). */
-const connectionOf = (target: Queryable): SqlConnection.Connection => {
+const connectionOf = (statementName: StatementNamer, target: Queryable): SqlConnection.Connection => {
   const execute: SqlConnection.Connection["execute"] = (sql, params, transformRows) =>
-    attempt("execute", () => send(target, sql, [...params], undefined)).pipe(Effect.map((result) => readRows(result.rows, transformRows)))
+    attempt("execute", () => send(statementName, target, sql, [...params], undefined)).pipe(Effect.map((result) => readRows(result.rows, transformRows)))
   return {
     execute,
     executeRaw: (sql, params) => attempt("execute", () => target.query({ text: sql, values: [...params] })),
     executeStream: streamOf(execute),
     executeValues: (sql, params) =>
-      attempt("execute", () => send(target, sql, [...params], "array")).pipe(Effect.map((result) => result.rows as ReadonlyArray<ReadonlyArray<unknown>>)),
+      attempt("execute", () => send(statementName, target, sql, [...params], "array")).pipe(Effect.map((result) => result.rows as ReadonlyArray<ReadonlyArray<unknown>>)),
     executeValuesUnprepared: (sql, params) =>
       attempt("execute", () => target.query({ text: sql, values: [...params], rowMode: "array" })).pipe(Effect.map((result) => result.rows as ReadonlyArray<ReadonlyArray<unknown>>)),
     // Unnamed; without parameters node-postgres uses the simple protocol, which takes a script of several statements.
@@ -73,6 +79,7 @@ export const postgresClientLayer = (url: string, poolSize = 20): Layer.Layer<Sql
   Layer.effect(
     SqlClient.SqlClient,
     Effect.gen(function* () {
+      const statementName = statementNamer()
       const pool = yield* Effect.acquireRelease(
         Effect.sync(() => {
           const pool = new pg.Pool({ connectionString: url, max: poolSize })
@@ -99,9 +106,9 @@ export const postgresClientLayer = (url: string, poolSize = 20): Layer.Layer<Sql
             held.client.off("error", held.onError)
             held.client.release(held.ended)
           })
-      ).pipe(Effect.map((held) => connectionOf(held.client)))
+      ).pipe(Effect.map((held) => connectionOf(statementName, held.client)))
       return yield* SqlClient.make({
-        acquirer: Effect.succeed(connectionOf(pool)),
+        acquirer: Effect.succeed(connectionOf(statementName, pool)),
         transactionAcquirer: transactionConnection,
         compiler: postgresCompiler,
         driver: "pg",

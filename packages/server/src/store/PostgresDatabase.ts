@@ -3,7 +3,7 @@ import { databaseError, databaseLayer, type Database } from "./Database.ts"
 import { databaseOver } from "./DatabaseBridge.ts"
 import { postgresClientLayer } from "./PostgresClient.ts"
 
-export { statementName } from "./PostgresClient.ts"
+export { statementNamer } from "./PostgresClient.ts"
 
 /** Connects to PostgreSQL at `url` through a pool of `poolSize` connections (checked by one round trip). */
 export const openPostgres = async (url: string, poolSize = 20): Promise<Database> => {
