@@ -35,7 +35,7 @@ import {
 } from "../wire/ApiSchemas.ts"
 import type { Principal } from "./Auth.ts"
 import { ErrorBody } from "../wire/ErrorBody.ts"
-import { listItem } from "./ListPage.ts"
+import { listItem } from "../wire/ListItem.ts"
 import { MetricPageQuery, pageOf, PageQuery } from "../wire/Paging.ts"
 import { ResourceRef } from "../wire/RefTypes.ts"
 import { AuthResponse, CurrentUserResponse, GroupResponse, LoginInput, UserInput, UserResponse } from "../wire/AccountSchemas.ts"

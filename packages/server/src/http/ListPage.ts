@@ -1,23 +1,8 @@
-import { ResourceId } from "@dispatch/jobs"
 import { Effect, Schema } from "effect"
 import { page, pageWindow, type Page, type PageQuery } from "../wire/Paging.ts"
 import { AnswerLimitsService, DefectLog, Links, type QueryValue } from "./RequestServices.ts"
 import type { AnswerLimits } from "../wire/Limits.ts"
-
-/** What a list answers in place of a stored row it cannot render (a defect: nothing the API accepts makes one):
- * the row's id and URL, so it can be found and deleted, and why it is shown so. Dioptra's clients read it as
- * any other item; the typed client reads it as this. */
-export const UnreadableItem = Schema.Struct({
-  id: ResourceId,
-  error: Schema.Literal("UnreadableRow"),
-  message: Schema.String,
-  url: Schema.String
-})
-/** A stored row a list cannot render. */
-export type UnreadableItem = typeof UnreadableItem.Type
-
-/** A list item: the resource, or the stored row it could not be rendered from. */
-export const listItem = <A extends Schema.Top>(item: A) => Schema.Union([item, UnreadableItem])
+import { UnreadableItem } from "../wire/ListItem.ts"
 
 /** How a list names its stored rows: the resource they are, and the API path of one by its id. */
 export interface RowNames {
