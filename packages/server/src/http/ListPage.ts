@@ -43,19 +43,9 @@ const idOf = (item: unknown): number | undefined => {
   return typeof id === "number" ? id : undefined
 }
 
-type Read<A> = (offset: number, limit: number) => Promise<{ readonly items: ReadonlyArray<A>; readonly total: number }>
-
-/** Reads one window of a list and wraps it in a page whose links repeat the request's other query fields; the
- * page holds at most the context's byte budget of items (and always one). With `names`, an item that cannot be
- * written as JSON is answered as its UnreadableItem. */
-export function listPage<A>(context: ListContext, path: string, read: Read<A>): Promise<Page<A>>
-export function listPage<A>(context: ListContext, path: string, read: Read<A>, names: RowNames): Promise<Page<A | UnreadableItem>>
-export async function listPage<A>(context: ListContext, path: string, read: Read<A>, names?: RowNames): Promise<Page<A | UnreadableItem>> {
-  const window = pageWindow(context.query)
-  return pageFrom(context, path, await read(window.index, window.pageLength), names)
-}
-
-// One read window as its page (see `listPage`).
+// One read window as its page, its links repeating the request's other query fields; it holds at most the
+// context's byte budget of items (and always one). With `names`, an item that cannot be written as JSON is answered
+// as its UnreadableItem.
 const pageFrom = <A>(context: ListContext, path: string, { items, total }: { readonly items: ReadonlyArray<A>; readonly total: number }, names?: RowNames): Page<A | UnreadableItem> => {
   const window = pageWindow(context.query)
   const kept = Object.fromEntries(Object.entries(context.query).filter((e): e is [string, QueryValue] => e[1] !== undefined))
@@ -76,7 +66,7 @@ export const listContext = (query: ListQuery): Effect.Effect<ListContext, never,
     return { query, link, limits: yield* AnswerLimitsService, log: yield* DefectLog }
   })
 
-/** Effect's `listPage`: reads one window of a list with `read` and answers its page. */
+/** Reads one window of a list with `read` and answers its page. */
 export function pageOf<A, E, R>(query: ListQuery, path: string, read: EffectRead<A, E, R>): Effect.Effect<Page<A>, E, R | Links | AnswerLimitsService | DefectLog>
 export function pageOf<A, E, R>(query: ListQuery, path: string, read: EffectRead<A, E, R>, names: RowNames): Effect.Effect<Page<A | UnreadableItem>, E, R | Links | AnswerLimitsService | DefectLog>
 export function pageOf<A, E, R>(query: ListQuery, path: string, read: EffectRead<A, E, R>, names?: RowNames): Effect.Effect<Page<A | UnreadableItem>, E, R | Links | AnswerLimitsService | DefectLog> {
