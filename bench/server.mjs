@@ -10,8 +10,13 @@
 // INSERT rate of a job-sized row (pgbench) is printed beside them as a yardstick.
 // `node --expose-gc bench/server.mjs --baseline DIR` also measures, on PostgreSQL, the build at DIR (its packages
 // built, e.g. an older commit's packages/ beside a node_modules link), each measurement old then new in one run.
+// DISPATCH_BENCH_PROFILE=DIR runs each `dispatch serve` under `node --cpu-prof`, writes its profile in DIR and prints
+// where its CPU went (bench/lib/cpu-profile.mjs). While iterating: DISPATCH_BENCH_QUICK=1 measures only `dispatch
+// serve` against its ceilings (no PGlite, no service in this process, no raw INSERT rate), DISPATCH_BENCH_LOADS=
+// creations (or appends) only that load, DISPATCH_BENCH_CREATIONS=N fewer requests (appends are twice as many).
+import { execFileSync } from "node:child_process"
 import { randomBytes } from "node:crypto"
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { performance } from "node:perf_hooks"
@@ -23,6 +28,7 @@ import { rawInsertRate, replayScript, scriptRate } from "./lib/pgbench.mjs"
 import { withPostgres } from "./lib/postgres.mjs"
 import { recordedPostgres } from "./lib/recorded-database.mjs"
 import { child, processCpuMs } from "./lib/process.mjs"
+import { profileSummary, summaryLines } from "./lib/cpu-profile.mjs"
 
 // This tree's build, and the baseline's when asked for: its service and its command line.
 const buildAt = async (label, root) => ({
@@ -38,7 +44,9 @@ const named = (build, what) => (build.label === "" ? what : `${build.label}: ${w
 
 const token = randomBytes(24).toString("hex")
 const tokens = [{ name: "bench", group: "bench", access: "write", tokenHash: hashToken(token, randomBytes(16)) }]
-const creations = 1000
+const creations = Number(process.env.DISPATCH_BENCH_CREATIONS ?? 1000)
+const quick = process.env.DISPATCH_BENCH_QUICK === "1"
+const loadsAsked = (process.env.DISPATCH_BENCH_LOADS ?? "creations,appends").split(",")
 const concurrency = 16
 // Each measurement stops after this long even when not every creation was made (a loaded machine).
 const budgetMs = 30_000
@@ -98,6 +106,7 @@ const creationBody = (w, i) => ({ entrypoint: w.entrypoint, queue: w.queue, valu
 const jobCreations = {
   what: "job creations",
   unit: "creations",
+  endpoint: "jobs.create",
   count: creations,
   setup: (url) => world(url),
   request: (url, w, i) => call(url, "POST", `/experiments/${w.experiment}/jobs`, creationBody(w, i)),
@@ -110,6 +119,7 @@ const jobsReporting = 16
 const metricAppends = {
   what: "metric appends",
   unit: "appends",
+  endpoint: "jobs.recordMetric",
   count: 2 * creations,
   setup: async (url) => {
     const w = await world(url)
@@ -156,7 +166,10 @@ const measureServeProcess = async (label, databaseUrl, build, load) => {
   const tokensFile = join(dir, "tokens.json")
   writeFileSync(tokensFile, JSON.stringify(tokens))
   const servingLine = new RegExp(`^${serveReadyLine}`, "m")
-  const served = await child([build.cli, "serve", "--port", "0", "--tokens", tokensFile], { DATABASE_URL: databaseUrl }, (out, err) =>
+  const profileDir = process.env.DISPATCH_BENCH_PROFILE
+  const profileName = `${load.unit}-${build.label || "serve"}-${Date.now()}.cpuprofile`.replace(/\s+/g, "-")
+  const profiling = profileDir === undefined || profileDir === "" ? [] : ["--cpu-prof", `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${profileName}`]
+  const served = await child([...profiling, build.cli, "serve", "--port", "0", "--tokens", tokensFile], { DATABASE_URL: databaseUrl }, (out, err) =>
     !build.printsReadyLine || servingLine.test(err) ? /^(http:\/\/127\.0\.0\.1:\d+)\/api\/v1$/m.exec(out)?.[1] : undefined
   )
   try {
@@ -168,12 +181,16 @@ const measureServeProcess = async (label, databaseUrl, build, load) => {
   } finally {
     await served.stop()
     rmSync(dir, { recursive: true, force: true })
+    if (profiling.length > 0) {
+      const summary = profileSummary(JSON.parse(readFileSync(join(profileDir, profileName), "utf8")))
+      for (const line of summaryLines(summary, 30)) console.log(`    ${line}`)
+    }
   }
 }
 
 // What one request sends to the database: a service on `databaseUrl` whose database records every statement and its
 // parameters as node-postgres sends them (a transaction's BEGIN and COMMIT too), asked `request(url, world, i)` once
-// to warm it and once more, recorded.
+// to warm it and once more, recorded; with that request's answer.
 const statementsOf = async (databaseUrl, load) => {
   const sent = []
   const database = recordedPostgres(databaseUrl, sent)
@@ -183,8 +200,8 @@ const statementsOf = async (databaseUrl, load) => {
     const ready = await load.setup(started.success.url)
     await load.request(started.success.url, ready, 0)
     sent.length = 0
-    await load.request(started.success.url, ready, 1)
-    return [...sent]
+    const answer = await load.request(started.success.url, ready, 1)
+    return { statements: [...sent], answer }
   } finally {
     await started.success.close()
   }
@@ -219,20 +236,58 @@ const bareHttpRate = async (load) => {
   }
 }
 
-await measure("PGlite (in memory)", {})
+// The floors under the ceiling: the service's own PostgreSQL client sending one request's statements from node (no
+// HTTP), and the service's own HTTP stack answering the request with a constant (no statement), each in a process
+// of its own. A service built on both can be no faster than 1 / (1/client + 1/framework).
+const clientReplayRate = (databaseUrl, statements) => {
+  const dir = mkdtempSync(join(tmpdir(), "dispatch-bench-replay-"))
+  try {
+    const file = join(dir, "statements.json")
+    writeFileSync(file, JSON.stringify(statements))
+    const out = execFileSync(process.execPath, [fileURLToPath(new URL("lib/client-replay.mjs", import.meta.url)), databaseUrl, file, String(concurrency), "10"], { encoding: "utf8" })
+    return JSON.parse(out.trim().split("\n").at(-1))
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+const frameworkRate = async (databaseUrl, load, answer) => {
+  const dir = mkdtempSync(join(tmpdir(), "dispatch-bench-constant-"))
+  const [tokensFile, answersFile] = [join(dir, "tokens.json"), join(dir, "answers.json")]
+  writeFileSync(tokensFile, JSON.stringify(tokens))
+  writeFileSync(answersFile, JSON.stringify({ [load.endpoint]: answer }))
+  const profileDir = process.env.DISPATCH_BENCH_PROFILE
+  const profileName = `${load.unit}-constant-${Date.now()}.cpuprofile`
+  const profiling = profileDir === undefined || profileDir === "" ? [] : ["--cpu-prof", `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${profileName}`]
+  const service = await child([...profiling, fileURLToPath(new URL("lib/constant-service.mjs", import.meta.url)), databaseUrl, tokensFile, answersFile], {}, (out) => /^(http:\S+)$/m.exec(out)?.[1])
+  try {
+    const ready = await load.setup(service.value)
+    for (let i = 0; i < 20; i++) await load.request(service.value, ready, i)
+    const serverCpu = processCpuMs(service.process.pid)
+    const { latencies, seconds, cpuMs } = await drive((i) => load.request(service.value, ready, 20 + i), load.count)
+    return { rate: latencies.length / seconds, clientCpuMs: cpuMs / latencies.length, serverCpuMs: (processCpuMs(service.process.pid) - serverCpu) / latencies.length }
+  } finally {
+    await service.stop()
+    rmSync(dir, { recursive: true, force: true })
+    if (profiling.length > 0) for (const line of summaryLines(profileSummary(JSON.parse(readFileSync(join(profileDir, profileName), "utf8"))), 30)) console.log(`    ${line}`)
+  }
+}
+
+if (!quick) await measure("PGlite (in memory)", {})
 
 const percentOf = (rate, raw) => `${((100 * rate) / raw).toFixed(1)}%`
 const target = 0.5
+const verdict = (met) => (met ? "met" : "NOT met")
 
 await withPostgres(async (databaseUrl) => {
-  for (const build of builds) await measure(named(build, "PostgreSQL 15 (loopback), service in this process"), { databaseUrl }, build)
-  const rawRate = rawInsertRate(databaseUrl, concurrency, 10)
-  console.log(`PostgreSQL 15 raw INSERT of a job-sized row (pgbench, ${concurrency} clients, 10 s), a yardstick: ${rawRate.toFixed(0)} INSERTs/s`)
-  for (const load of [jobCreations, metricAppends]) {
+  if (!quick) for (const build of builds) await measure(named(build, "PostgreSQL 15 (loopback), service in this process"), { databaseUrl }, build)
+  const rawRate = quick ? undefined : rawInsertRate(databaseUrl, concurrency, 10)
+  if (rawRate !== undefined) console.log(`PostgreSQL 15 raw INSERT of a job-sized row (pgbench, ${concurrency} clients, 10 s), a yardstick: ${rawRate.toFixed(0)} INSERTs/s`)
+  for (const load of [jobCreations, metricAppends].filter((l) => loadsAsked.includes(l.unit))) {
     console.log(`${load.what}, dispatch serve in its own process on PostgreSQL 15 (loopback), ${concurrency} in flight, against its ceiling:`)
     const rates = []
     for (const build of builds) rates.push(await measureServeProcess(named(build, `  ${load.what}`), databaseUrl, build, load))
-    const statements = await statementsOf(databaseUrl, load)
+    const { statements, answer } = await statementsOf(databaseUrl, load)
     console.log(`  one request sends ${statements.length} statements: ${statements.map(({ text }) => `${text.replace(/\s+/g, " ").trim().slice(0, 48)}...`).join(" | ")}`)
     // Named as the service sends them, so each connection plans each statement once: pgbench's prepared protocol.
     const replayRate = scriptRate(databaseUrl, replayScript(statements), concurrency, 10, "prepared")
@@ -242,6 +297,16 @@ await withPostgres(async (databaseUrl) => {
     console.log(`  replay: pgbench sending exactly those statements, prepared, ${concurrency} clients, 10 s: ${replayRate.toFixed(0)} ${load.unit}/s`)
     console.log(`  bare: bare node:http answering the same requests with a constant: ${bareRate.toFixed(0)} ${load.unit}/s`)
     console.log(`  ceiling = 1 / (1/replay + 1/bare): ${ceiling.toFixed(0)} ${load.unit}/s`)
-    console.log(`  ${load.what} of dispatch serve / ceiling: ${rate.toFixed(0)}/s, ${percentOf(rate, ceiling)} (target >= ${100 * target}%: ${rate / ceiling >= target ? "met" : "NOT met"}); ${percentOf(rate, rawRate)} of the raw INSERTs`)
+    console.log(`  ${load.what} of dispatch serve / ceiling: ${rate.toFixed(0)}/s, ${percentOf(rate, ceiling)} (target >= ${100 * target}%: ${verdict(rate / ceiling >= target)})${rawRate === undefined ? "" : `; ${percentOf(rate, rawRate)} of the raw INSERTs`}`)
+    const client = clientReplayRate(databaseUrl, statements)
+    console.log(`  client: the service's PostgreSQL client (store/PostgresClient.ts) sending those statements from node, ${concurrency} at a time, 10 s: ${client.rate.toFixed(0)} ${load.unit}/s, its CPU ${client.cpuMs.toFixed(2)} ms per request`)
+    const framework = await frameworkRate(databaseUrl, load, answer)
+    console.log(
+      `  framework: the service's HTTP stack (effect/http-api, authentication, decoding, access log) answering the same requests with a constant: ${framework.rate.toFixed(0)} ${load.unit}/s, ` +
+        `CPU of the client ${framework.clientCpuMs.toFixed(2)} ms and of the server ${framework.serverCpuMs.toFixed(2)} ms per answer`
+    )
+    const floor = 1 / (1 / client.rate + 1 / framework.rate)
+    console.log(`  floor ceiling = 1 / (1/client + 1/framework): ${floor.toFixed(0)} ${load.unit}/s`)
+    console.log(`  ${load.what} of dispatch serve / floor ceiling: ${rate.toFixed(0)}/s, ${percentOf(rate, floor)} (target >= ${100 * target}%: ${verdict(rate / floor >= target)})`)
   }
 })
