@@ -334,17 +334,19 @@ export const jobRoutes = [
   }),
   route(JobsGroup, "recordMetric", {
     reports: true,
+    // The job is not read: the value is stored only if its job is the caller's, in the one statement that stores it
+    // (the commonest request a running job sends). A job that is not there is still a 404 before a bad value's 400.
     handle: ({ params, body }) =>
       Effect.gen(function* () {
-        const { job } = yield* findJob(params.id)
+        const { group } = yield* Caller
         const record = recordMetric(
-          job.id,
+          params.id,
           { name: body.name, step: body.step ?? 0, value: metricNumber(body.value), ...(body.timestamp === undefined ? {} : { timestamp: body.timestamp }) },
           yield* now
         )
-        if (Result.isFailure(record)) return yield* Effect.fail(refusalOf(record.failure.problems))
+        if (Result.isFailure(record)) return yield* Effect.flatMap(findJob(params.id), () => Effect.fail(refusalOf(record.failure.problems)))
         const history = yield* jobHistory
-        yield* stored(history.appendMetric(record.success))
+        if (!(yield* stored(history.appendMetricOfJob(group, record.success)))) return yield* Effect.fail(jobNotFound(params.id))
         return { ...record.success, value: wireMetricValue(record.success) }
       })
   }),

@@ -88,6 +88,15 @@ export const jobHistory = Effect.gen(function* () {
         sql`insert into job_metrics (job, name, step, value, special_value, recorded_on)
             values (${metric.job}, ${metric.name}, ${metric.step}, ${metric.value}, ${metric.specialValue ?? null}, ${metric.timestamp})`
       ),
+    /** Stores a posted metric value when its job is one of `group`'s and not deleted, in one statement (no read of the
+     * job's row first: a post is the commonest request a running job sends); false when there is no such job. */
+    appendMetricOfJob: (group: string, metric: MetricRecord) =>
+      Effect.map(
+        sql`insert into job_metrics (job, name, step, value, special_value, recorded_on)
+            select id, ${metric.name}::text, ${metric.step}::float8, ${metric.value}::float8, ${metric.specialValue ?? null}::text, ${metric.timestamp}::timestamptz
+            from jobs where id = ${metric.job} and grp = ${group} and not deleted returning 1 as stored`,
+        (rows) => rows.length > 0
+      ),
     /** The latest of each of a job's metrics, by name: the last value posted at its highest step. */
     latestMetrics: SqlSchema.findAll({
       Request: Schema.Number,
