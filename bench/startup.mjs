@@ -15,6 +15,7 @@ import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { performance } from "node:perf_hooks"
 import { fileURLToPath } from "node:url"
+import { profileSummary, summaryLines } from "./lib/cpu-profile.mjs"
 import { withPostgres } from "./lib/postgres.mjs"
 
 // A build from before the URL came first prints no ready line: it serves once it prints its URL.
@@ -26,6 +27,8 @@ const builds = [
   buildAt(baselineAt === -1 ? "" : "this tree", repo)
 ]
 const idleMs = 3000
+// DISPATCH_BENCH_PROFILE=DIR runs the start on an existing data dir under `node --cpu-prof` and prints where its CPU went.
+const profileDir = process.env.DISPATCH_BENCH_PROFILE
 const readyTargets = { fresh: 5000, existing: 1500 }
 
 // Answers once GET <origin>/readyz answers 200, asking every 10 ms.
@@ -49,10 +52,10 @@ const cpuMs = (pid) => {
 }
 
 // Starts `dispatch serve`, waits for its URL and until it serves, lets it idle, and stops it; returns what was measured.
-const serveOnce = ({ cli, printsReadyLine }, args, env) =>
+const serveOnce = ({ cli, printsReadyLine }, args, env, profiling = []) =>
   new Promise((resolve, reject) => {
     const started = performance.now()
-    const child = spawn(process.execPath, [cli, "serve", "--port", "0", ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] })
+    const child = spawn(process.execPath, [...profiling, cli, "serve", "--port", "0", ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] })
     let stderr = ""
     let firstStderrMs
     let urlMs
@@ -111,7 +114,15 @@ try {
     const dataDir = join(dir, `data-${build.label.replace(/\W/g, "")}`)
     measured.push({ build, fresh: await serveOnce(build, ["--data-dir", dataDir], { DATABASE_URL: "" }) })
   }
-  for (const m of measured) m.again = await serveOnce(m.build, ["--data-dir", join(dir, `data-${m.build.label.replace(/\W/g, "")}`)], { DATABASE_URL: "" })
+  for (const m of measured) {
+    const profileName = `startup-${m.build.label.replace(/\W/g, "") || "serve"}-${Date.now()}.cpuprofile`
+    const profiling = profileDir === undefined || profileDir === "" ? [] : ["--cpu-prof", `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${profileName}`]
+    m.again = await serveOnce(m.build, ["--data-dir", join(dir, `data-${m.build.label.replace(/\W/g, "")}`)], { DATABASE_URL: "" }, profiling)
+    if (profiling.length > 0) {
+      console.log(`${named(m.build, "where the CPU of a start on an existing data dir went")} (start, ${idleMs / 1000} s idle, stop):`)
+      for (const text of summaryLines(profileSummary(JSON.parse(readFileSync(join(profileDir, profileName), "utf8"))), 20)) console.log(`  ${text}`)
+    }
+  }
   for (const { build, fresh } of measured) line(named(build, "PGlite, new data dir"), fresh, readyTargets.fresh)
   for (const { build, again } of measured) line(named(build, "PGlite, existing data dir"), again, readyTargets.existing)
   for (const { build, again } of measured) console.log(`${named(build, "PGlite")}: idle RSS ${again.rssMb.toFixed(0)} MB ${idleMs / 1000} s after serving (target <= 250 MB: ${verdict(again.rssMb, 250)})`)

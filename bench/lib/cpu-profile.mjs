@@ -1,6 +1,6 @@
 // Where a `node --cpu-prof` profile's CPU went: the self time of its samples summed by where the code lives (the
 // service's own folders, each package under node_modules, Node's internals, native code, the garbage collector),
-// and its heaviest functions. `node bench/lib/cpu-profile.mjs FILE.cpuprofile [TOP]` prints both.
+// its heaviest functions, and the project's own functions with all they call. `node bench/lib/cpu-profile.mjs FILE.cpuprofile [TOP]` prints both.
 import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 
@@ -34,16 +34,32 @@ export const profileSummary = (profile) => {
     functions.set(name, (functions.get(name) ?? 0) + ms)
     total += ms
   }
+  // Inclusive time of the project's own functions: each sample counts once for every such function on its stack.
+  const parent = new Map()
+  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id)
+  const own = new Map()
+  profile.samples.forEach((id, i) => {
+    const seen = new Set()
+    for (let at = id; at !== undefined; at = parent.get(at)) {
+      const frame = byId.get(at).callFrame
+      const place = placeOf(frame)
+      if (!place.startsWith("server ") && !place.startsWith("@dispatch/")) continue
+      seen.add(`${frame.functionName || "(anonymous)"} ${place}:${frame.lineNumber + 1}`)
+    }
+    for (const name of seen) own.set(name, (own.get(name) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000)
+  })
   const sorted = (map) => [...map].sort((a, b) => b[1] - a[1])
-  return { total, places: sorted(places), functions: sorted(functions) }
+  return { total, places: sorted(places), functions: sorted(functions), inclusive: sorted(own) }
 }
 
 /** The summary as lines: each place's share, then the `top` heaviest functions. */
-export const summaryLines = ({ total, places, functions }, top = 25) => [
+export const summaryLines = ({ total, places, functions, inclusive }, top = 25) => [
   `${total.toFixed(0)} ms sampled`,
   ...places.map(([place, ms]) => `  ${((100 * ms) / total).toFixed(1).padStart(5)}%  ${ms.toFixed(0).padStart(6)} ms  ${place}`),
   `heaviest functions (self):`,
-  ...functions.slice(0, top).map(([name, ms]) => `  ${((100 * ms) / total).toFixed(1).padStart(5)}%  ${name}`)
+  ...functions.slice(0, top).map(([name, ms]) => `  ${((100 * ms) / total).toFixed(1).padStart(5)}%  ${name}`),
+  `heaviest of the project's own functions (with what they call):`,
+  ...inclusive.slice(0, top).map(([name, ms]) => `  ${((100 * ms) / total).toFixed(1).padStart(5)}%  ${name}`)
 ]
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
