@@ -222,6 +222,9 @@ describe.each(backends)("job endpoints on %s", (backend) => {
     }
     refusedWith(await alice("DELETE", `/jobs/${job.id}`), 404, ["ResourceNotFound"])
     refusedWith(await alice("POST", `/jobs/${job.id}/log`, { data: [{ severity: "INFO", loggerName: "x", message: "m" }] }), 404, ["ResourceNotFound"])
+    // A metric post is not answered from a read of the job, but its job must still be there: 404, a bad value's too.
+    refusedWith(await alice("POST", `/jobs/${job.id}/metrics`, { name: "loss", value: 1, step: 0 }), 404, ["ResourceNotFound"])
+    refusedWith(await alice("POST", `/jobs/${job.id}/metrics`, { name: "1a", value: 1, step: -1 }), 404, ["ResourceNotFound"])
     expect(shaped(JobPage, await alice("GET", `/experiments/${world.experiment}/jobs`)).data.map((j) => j.id)).not.toContain(job.id)
   })
 
@@ -459,6 +462,8 @@ describe.each(backends)("job endpoints on %s", (backend) => {
     refusedWith(await bob("PUT", `/experiments/${world.experiment}/jobs/${job.id}/status`, { status: "started" }), 404, ["ResourceNotFound"])
     refusedWith(await bob("POST", `/jobs/${job.id}/log`, { data: [{ severity: "INFO", loggerName: "x", message: "m" }] }), 404, ["ResourceNotFound"])
     refusedWith(await bob("POST", `/jobs/${job.id}/metrics`, { name: "loss", value: 2, step: 0 }), 404, ["ResourceNotFound"])
+    refusedWith(await bob("POST", `/jobs/${job.id}/metrics`, { name: "1a", value: 2, step: -1 }), 404, ["ResourceNotFound"])
+    expect(shaped(pageOf(MetricResponse), await alice("GET", `/jobs/${job.id}/metrics/loss/snapshots`)).data.map((m) => m.value)).toEqual([1])
     refusedWith(await bob("POST", `/experiments/${world.experiment}/jobs`, jobBody(world.entrypoint, world.queue)), 404, ["ExperimentNotFound", "EntrypointNotFound", "QueueNotFound"])
     expect(shaped(JobPage, await bob("GET", "/jobs?pageLength=100")).data.map((j) => j.id)).not.toContain(job.id)
     expect(shaped(JobResponse, await reader("GET", `/jobs/${job.id}`)).id).toBe(job.id)
