@@ -7,7 +7,12 @@
 // them) and bare is a bare node:http server in a process of its own answering the same request with a constant,
 // driven by the same client (this process's node:http client with kept-alive connections). Target: >= 50%, for job
 // creations and for metric appends (16 jobs, each posting its loss at every step, one post at a time). The raw
-// INSERT rate of a job-sized row (pgbench) is printed beside them as a yardstick.
+// INSERT rate of a job-sized row (pgbench) is printed beside them as a yardstick. Neither pgbench nor bare node:http
+// is what the service is built on, so beside that ceiling the bench measures the floors: the service's own
+// PostgreSQL client sending the same statements from node (bench/lib/client-replay.mjs), the service's HTTP stack
+// answering the same requests with a constant (bench/lib/constant-service.mjs), and effect/http-api alone doing so
+// with none of the service's middleware (bench/lib/effect-minimal.mjs); the proposed target is >= 50% of the floor
+// ceiling 1 / (1/client + 1/effect/http-api alone), and the floors' CPU per request >= 50% of the service's.
 // `node --expose-gc bench/server.mjs --baseline DIR` also measures, on PostgreSQL, the build at DIR (its packages
 // built, e.g. an older commit's packages/ beside a node_modules link), each measurement old then new in one run.
 // DISPATCH_BENCH_PROFILE=DIR runs each `dispatch serve` under `node --cpu-prof`, writes its profile in DIR and prints
@@ -252,17 +257,20 @@ const clientReplayRate = (databaseUrl, statements) => {
   }
 }
 
-const frameworkRate = async (databaseUrl, load, answer) => {
+// `minimal` runs effect/http-api alone (bench/lib/effect-minimal.mjs) instead of the service's HTTP stack.
+const frameworkRate = async (databaseUrl, load, answer, minimal = false) => {
   const dir = mkdtempSync(join(tmpdir(), "dispatch-bench-constant-"))
   const [tokensFile, answersFile] = [join(dir, "tokens.json"), join(dir, "answers.json")]
   writeFileSync(tokensFile, JSON.stringify(tokens))
   writeFileSync(answersFile, JSON.stringify({ [load.endpoint]: answer }))
   const profileDir = process.env.DISPATCH_BENCH_PROFILE
-  const profileName = `${load.unit}-constant-${Date.now()}.cpuprofile`
+  const profileName = `${load.unit}-${minimal ? "minimal" : "constant"}-${Date.now()}.cpuprofile`
   const profiling = profileDir === undefined || profileDir === "" ? [] : ["--cpu-prof", `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${profileName}`]
-  const service = await child([...profiling, fileURLToPath(new URL("lib/constant-service.mjs", import.meta.url)), databaseUrl, tokensFile, answersFile], {}, (out) => /^(http:\S+)$/m.exec(out)?.[1])
+  const program = minimal ? [fileURLToPath(new URL("lib/effect-minimal.mjs", import.meta.url)), answersFile] : [fileURLToPath(new URL("lib/constant-service.mjs", import.meta.url)), databaseUrl, tokensFile, answersFile]
+  const service = await child([...profiling, ...program], {}, (out) => /^(http:\S+)$/m.exec(out)?.[1])
   try {
-    const ready = await load.setup(service.value)
+    // effect/http-api alone stores nothing to set up: it is sent what a bare server is sent.
+    const ready = minimal ? load.bare : await load.setup(service.value)
     for (let i = 0; i < 20; i++) await load.request(service.value, ready, i)
     const serverCpu = processCpuMs(service.process.pid)
     const { latencies, seconds, cpuMs } = await drive((i) => load.request(service.value, ready, 20 + i), load.count)
@@ -306,15 +314,22 @@ await withPostgres(async (databaseUrl) => {
       `  framework: the service's HTTP stack (effect/http-api, authentication, decoding, access log) answering the same requests with a constant: ${framework.rate.toFixed(0)} ${load.unit}/s, ` +
         `CPU of the client ${framework.clientCpuMs.toFixed(2)} ms and of the server ${framework.serverCpuMs.toFixed(2)} ms per answer`
     )
-    const floor = 1 / (1 / client.rate + 1 / framework.rate)
-    console.log(`  floor ceiling = 1 / (1/client + 1/framework): ${floor.toFixed(0)} ${load.unit}/s`)
-    console.log(`  ${load.what} of dispatch serve / floor ceiling: ${rate.toFixed(0)}/s, ${percentOf(rate, floor)} (target >= ${100 * target}%: ${verdict(rate / floor >= target)})`)
-    // The same comparison in CPU, which a loaded machine disturbs far less than rates: what the two floors spend on a
-    // request (the framework's server and the client's statements) against what dispatch serve spends.
-    const floorCpu = framework.serverCpuMs + client.cpuMs
+    // How much of the framework is effect/http-api itself, and how much the service's own middleware on it.
+    const minimal = await frameworkRate(databaseUrl, load, answer, true)
     console.log(
-      `  CPU per request: the floors ${floorCpu.toFixed(2)} ms (framework ${framework.serverCpuMs.toFixed(2)} + client ${client.cpuMs.toFixed(2)}), dispatch serve ${cpuMs.toFixed(2)} ms: ` +
-        `${percentOf(floorCpu, cpuMs)} (target >= ${100 * target}%: ${verdict(floorCpu / cpuMs >= target)})`
+      `  of which effect/http-api alone (one declared endpoint answering a constant, none of the service's middleware): ${minimal.rate.toFixed(0)} ${load.unit}/s, ` +
+        `CPU of the server ${minimal.serverCpuMs.toFixed(2)} ms per answer; the service's middleware (authentication, admission, access log, metrics, request services) ${(framework.serverCpuMs - minimal.serverCpuMs).toFixed(2)} ms`
+    )
+    // The floor is node-postgres and effect/http-api: the service's middleware on top of them is its own code.
+    const floor = 1 / (1 / client.rate + 1 / minimal.rate)
+    console.log(`  floor ceiling = 1 / (1/client + 1/effect/http-api alone): ${floor.toFixed(0)} ${load.unit}/s (with the service's whole HTTP stack in its place: ${(1 / (1 / client.rate + 1 / framework.rate)).toFixed(0)}/s)`)
+    console.log(`  ${load.what} of dispatch serve / floor ceiling: ${rate.toFixed(0)}/s, ${percentOf(rate, floor)} (proposed target >= ${100 * target}%: ${verdict(rate / floor >= target)})`)
+    // The same comparison in CPU, which a loaded machine disturbs far less than rates: what the floors spend on a
+    // request (effect/http-api's server and the client's statements) against what dispatch serve spends.
+    const floorCpu = minimal.serverCpuMs + client.cpuMs
+    console.log(
+      `  CPU per request: the floors ${floorCpu.toFixed(2)} ms (effect/http-api ${minimal.serverCpuMs.toFixed(2)} + client ${client.cpuMs.toFixed(2)}), dispatch serve ${cpuMs.toFixed(2)} ms: ` +
+        `${percentOf(floorCpu, cpuMs)} (proposed target >= ${100 * target}%: ${verdict(floorCpu / cpuMs >= target)})`
     )
   }
 })
