@@ -15,7 +15,7 @@ if [ $# -lt 1 ]; then
 fi
 out=$1
 shift
-repo=$(cd "$(dirname "$0")/../.." && pwd)
+repo=$(cd -P "$(dirname "$0")/../.." && pwd -P)
 cd "$repo"
 
 # What the command and the service load at run time: the built packages and the web page's bundle.
