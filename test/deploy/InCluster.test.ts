@@ -149,20 +149,21 @@ describe("dispatch serve in a pod", () => {
     const served = await serveInPod("b")
     const at = serviceAt(serviceToken)(served.url)
     const { experiment, job } = await exampleExperiment(at, at, { tag: "-b" })
-    await at.typed((c) => c.jobs.create({ params: { id: experiment }, payload: job as never }))
-    // The refusal names the ServiceAccount, as kube-apiserver's 403 does, wherever the service reports it.
-    const forbidden = `User \\"${user}\\" cannot`
-    let seen = ""
+    const created = await at.typed((c) => c.jobs.create({ params: { id: experiment }, payload: job as never }))
+    // The queue's gate reads the runtime first, and kube-apiserver's 403 names who was refused: the ServiceAccount.
+    const refused = `User "${user}" cannot get resource "trainingruntimes" in API group "trainer.kubeflow.org" in the namespace "${namespace}"`
+    let dispatchState: { readonly state?: string; readonly reason?: string; readonly attempts?: number } = {}
     for (const end = Date.now() + 120_000; Date.now() < end; await new Promise((r) => setTimeout(r, 200))) {
-      seen = `${served.stderr()}${JSON.stringify(await allJobs(at))}${await (await fetch(`${served.url}/readyz`)).text()}`
-      if (seen.includes(forbidden) || seen.includes(forbidden.replaceAll("\\", ""))) break
+      dispatchState = (await allJobs(at)).find((j) => j.id === created.id)?.dispatch ?? {}
+      if (dispatchState.reason?.includes(refused) === true) break
     }
-    expect(seen.includes(forbidden) || seen.includes(forbidden.replaceAll("\\", ""))).toBe(true)
+    expect(dispatchState).toMatchObject({ state: "pending", attempts: 0 })
+    expect(dispatchState.reason).toContain(refused)
     expect(new Set(trainJobs())).toEqual(before)
     await served.stop()
   }, processTestMs)
 
-  it("uses a kubeconfig given with --kubeconfig instead", async () => {
+  it("uses a kubeconfig given with --kubeconfig instead of the pod's credentials", async () => {
     const kubeconfig = join(dir, "admin.kubeconfig")
     writeFileSync(
       kubeconfig,
@@ -175,9 +176,20 @@ describe("dispatch serve in a pod", () => {
         "current-context": "sim"
       })
     )
+    // The ServiceAccount may do nothing (its RoleBinding gone): a dispatched job shows the kubeconfig's admin was used.
+    const unbound = await asAdmin(`/apis/rbac.authorization.k8s.io/v1/namespaces/${namespace}/rolebindings/dispatch-${namespace}-${account}`, { method: "DELETE" })
+    expect([200, 404]).toContain(unbound.status)
     const served = await serveInPod("c", ["--kubeconfig", kubeconfig])
     expect(served.stderr()).not.toContain("in a pod")
     expect(served.stderr()).not.toContain("no cluster given")
+    const at = serviceAt(serviceToken)(served.url)
+    const { experiment, job } = await exampleExperiment(at, at, { tag: "-c" })
+    const created = await at.typed((c) => c.jobs.create({ params: { id: experiment }, payload: job as never }))
+    let name: string | undefined
+    for (const end = Date.now() + 120_000; name === undefined && Date.now() < end; await new Promise((r) => setTimeout(r, 200))) {
+      name = (await allJobs(at)).find((j) => j.id === created.id)?.dispatch?.trainJob?.name
+    }
+    expect(trainJobs()).toContain(name)
     await served.stop()
   }, processTestMs)
 })
