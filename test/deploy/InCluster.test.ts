@@ -14,7 +14,10 @@ import { type Server, createServer } from "node:tls"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { parseAllDocuments } from "yaml"
 import { type KubeObject, type SimServer, Simulator, startSimServer } from "@dispatch/sim"
-import { runsInPod, serviceAccountDir } from "../../packages/effects/src/KubeCluster.ts"
+import { Effect } from "effect"
+import { loadInClusterKubeConfig, runsInPod, serviceAccountDir } from "../../packages/effects/src/KubeCluster.ts"
+import { parseServeArgs } from "../../packages/cli/src/ServeArgs.ts"
+import { lineOf } from "../../packages/cli/test/CommandLine.ts"
 import { type Served, background, dispatch, ensureBuilt, example, processTestMs } from "../../packages/cli/test/DispatchBinary.ts"
 import { allJobs, exampleExperiment, serviceAt } from "../../packages/cli/test/ServiceCalls.ts"
 import { hashToken } from "../../packages/server/src/http/Auth.ts"
@@ -36,6 +39,51 @@ describe("runsInPod", () => {
     expect(runsInPod({ KUBERNETES_SERVICE_HOST: "10.0.0.1" }, root)).toBe(false)
     expect(runsInPod({ KUBERNETES_SERVICE_PORT: "443" }, root)).toBe(false)
     expect(runsInPod(pod, join(root, "elsewhere"))).toBe(false)
+  })
+})
+
+describe("loadInClusterKubeConfig", () => {
+  const root = mkdtempSync(join(tmpdir(), "dispatch-pod-"))
+  const saved = { host: process.env["KUBERNETES_SERVICE_HOST"], port: process.env["KUBERNETES_SERVICE_PORT"] }
+  const restore = (name: string, value: string | undefined) => (value === undefined ? delete process.env[name] : (process.env[name] = value))
+  afterAll(() => {
+    restore("KUBERNETES_SERVICE_HOST", saved.host)
+    restore("KUBERNETES_SERVICE_PORT", saved.port)
+    rmSync(root, { recursive: true, force: true })
+  })
+  it("reads the API server from the environment and the ServiceAccount's files under the root, as client-node's in-cluster loader does", async () => {
+    process.env["KUBERNETES_SERVICE_HOST"] = "10.96.0.1"
+    process.env["KUBERNETES_SERVICE_PORT"] = "443"
+    mkdirSync(join(root, serviceAccountDir), { recursive: true })
+    writeFileSync(join(root, serviceAccountDir, "namespace"), "ml-team")
+    for (const given of [root, `${root}/`, `${root}//`]) {
+      const config = await Effect.runPromise(loadInClusterKubeConfig(given))
+      expect(config.getCurrentCluster()).toMatchObject({ server: "https://10.96.0.1:443", caFile: join(root, serviceAccountDir, "ca.crt") })
+      expect(config.getCurrentUser()?.authProvider).toEqual({ name: "tokenFile", config: { tokenFile: join(root, serviceAccountDir, "token") } })
+      expect(config.getContextObject(config.getCurrentContext())?.namespace).toBe("ml-team")
+    }
+    // In a pod the root is /: the files are the mounted ones, with no doubled slash.
+    const inPod = await Effect.runPromise(loadInClusterKubeConfig("/"))
+    expect(inPod.getCurrentCluster()?.caFile).toBe(`${serviceAccountDir}/ca.crt`)
+  })
+  it("fails as a ClusterError naming the root and why, when a mounted file cannot be read", async () => {
+    process.env["KUBERNETES_SERVICE_HOST"] = "10.96.0.1"
+    process.env["KUBERNETES_SERVICE_PORT"] = "443"
+    const broken = join(root, "broken")
+    mkdirSync(join(broken, serviceAccountDir, "namespace"), { recursive: true })
+    const failed = await Effect.runPromise(Effect.flip(loadInClusterKubeConfig(broken)))
+    expect(failed).toMatchObject({ _tag: "ClusterError", reason: "Unreachable", call: `load the in-cluster config under ${broken}` })
+    expect(failed.detail).toContain("EISDIR")
+  })
+  it("is the root dispatch serve reads from DISPATCH_SERVICE_ACCOUNT_ROOT, / when unset or empty", async () => {
+    const line = await lineOf(["serve"])
+    const rootOf = (env: Record<string, string>) => {
+      const parsed = parseServeArgs(line.list, env)
+      return "args" in parsed ? parsed.args.serviceAccountRoot : parsed.problems
+    }
+    expect(rootOf({})).toBe("/")
+    expect(rootOf({ DISPATCH_SERVICE_ACCOUNT_ROOT: "" })).toBe("/")
+    expect(rootOf({ DISPATCH_SERVICE_ACCOUNT_ROOT: root })).toBe(root)
   })
 })
 
