@@ -32,7 +32,9 @@ describe("runsInPod", () => {
   it("needs the API server's host and port, and the ServiceAccount's token under the root", () => {
     const pod = { KUBERNETES_SERVICE_HOST: "10.0.0.1", KUBERNETES_SERVICE_PORT: "443" }
     expect(runsInPod(pod, root)).toBe(false)
+    // The directory alone, with no token in it, is not a ServiceAccount.
     mkdirSync(join(root, serviceAccountDir), { recursive: true })
+    expect(runsInPod(pod, root)).toBe(false)
     writeFileSync(join(root, serviceAccountDir, "token"), "t")
     expect(runsInPod(pod, root)).toBe(true)
     expect(runsInPod({ ...pod, KUBERNETES_SERVICE_HOST: "" }, root)).toBe(false)
