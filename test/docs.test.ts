@@ -33,8 +33,9 @@ describe("docs/", () => {
         dir = mkdtempSync(join(tmpdir(), "dispatch-docs-"))
         symlinkSync(join(repo, "examples"), join(dir, "examples"))
         symlinkSync(join(repo, "node_modules"), join(dir, "node_modules"))
-        // What a clone holds that a document may point into (the Dioptra client's tests).
+        // What a clone holds that a document may point into (the Dioptra client's tests, the manifests).
         symlinkSync(join(repo, "packages"), join(dir, "packages"))
+        symlinkSync(join(repo, "deploy"), join(dir, "deploy"))
         writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "dispatch-docs-scratch", private: true }))
       }, blockTestMs)
       afterAll(async () => {

@@ -32,6 +32,8 @@ export interface ServeArgs {
   readonly databaseUrl?: string
   /** A YAML or JSON list of token entries; absent, one write token is made for this run and printed. */
   readonly tokens?: string
+  /** With no cluster flag: a pod's ServiceAccount files are read under this root (`/`) when KUBERNETES_SERVICE_HOST is set. */
+  readonly serviceAccountRoot: string
   readonly target: ServeTarget
   /** The backend config whose namespace and Kueue setup the embedded simulator serves. */
   readonly config?: string
@@ -79,7 +81,7 @@ export const parseServeArgs = (list: ArgList, env: Readonly<Record<string, strin
   const targets = read(TargetSettings, line.input)
   const problems = [...line.problems, ...(Result.isFailure(service) ? service.failure : []), ...(Result.isFailure(targets) ? targets.failure : [])]
   if (Result.isFailure(targets)) return { _tag: "UsageError", problems }
-  const { sim, cluster, kubeconfig, runtime: runtimes, exec, config, "sim-kubeconfig-out": simKubeconfigOut } = targets.success
+  const { sim, cluster, kubeconfig, runtime: runtimes, exec, config, "sim-kubeconfig-out": simKubeconfigOut, "service-account-root": serviceAccountRoot } = targets.success
   const problem = (text: string) => void problems.push(text)
   if ([sim, cluster, kubeconfig !== undefined].filter(Boolean).length > 1) problem("--sim, --cluster and --kubeconfig are alternatives: give one")
   if (!sim && runtimes.length > 0) problem("--runtime seeds the embedded simulator: it needs --sim")
@@ -102,6 +104,7 @@ export const parseServeArgs = (list: ArgList, env: Readonly<Record<string, strin
       dataDir: s["data-dir"],
       ...(s["database-url"] === undefined ? {} : { databaseUrl: s["database-url"] }),
       ...(s.tokens === undefined ? {} : { tokens: s.tokens }),
+      serviceAccountRoot,
       target,
       ...(config === undefined ? {} : { config }),
       ...(s.instance === undefined ? {} : { instance: s.instance }),

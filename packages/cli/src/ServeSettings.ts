@@ -4,9 +4,10 @@
 import { Option } from "effect"
 import { Flag } from "effect/cli"
 import { cell, withBlock } from "./FlagReference.ts"
-import { type Setting, ServiceSettings, listSetting, switchSetting, textSetting } from "@dispatch/server/config"
+import { type Setting, ServiceSettings, environmentOnly, listSetting, switchSetting, textSetting, valueSetting } from "@dispatch/server/config"
 
-/** The cluster `dispatch serve` dispatches to: flags only (one run's choice, not a deployment's). */
+/** The cluster `dispatch serve` dispatches to: flags (one run's choice, not a deployment's), and where a pod's
+ * credentials are, which a pod's environment says. */
 export const TargetSettings = {
   kubeconfig: textSetting("kubeconfig", { metavar: "FILE", meaning: "dispatch to the cluster of this kubeconfig" }),
   cluster: switchSetting("cluster", { meaning: "dispatch to the cluster of client-node's default kubeconfig chain" }),
@@ -14,7 +15,20 @@ export const TargetSettings = {
   runtime: listSetting("runtime", { metavar: "FILE", meaning: "runtime manifests the embedded simulator is seeded from (needs --sim)" }),
   config: textSetting("config", { metavar: "FILE", meaning: "the embedded simulator's backend config (needs --sim)" }),
   exec: switchSetting("exec", { meaning: "the embedded simulator runs each pod's command as a local child process (needs --sim)" }),
-  "sim-kubeconfig-out": textSetting("sim-kubeconfig-out", { metavar: "FILE", meaning: "serve the embedded simulator on 127.0.0.1 too, for kubectl, and write its kubeconfig here (needs --sim)" })
+  "sim-kubeconfig-out": textSetting("sim-kubeconfig-out", { metavar: "FILE", meaning: "serve the embedded simulator on 127.0.0.1 too, for kubectl, and write its kubeconfig here (needs --sim)" }),
+  // As client-node's in-cluster loader: the root its absolute paths are read under, so a test can stand in for a pod.
+  "service-account-root": environmentOnly(
+    valueSetting("service-account-root", {
+      env: "DISPATCH_SERVICE_ACCOUNT_ROOT",
+      metavar: "DIR",
+      meaning:
+        "in a pod (KUBERNETES_SERVICE_HOST set) with no cluster flag, dispatch as its ServiceAccount, from DIR/var/run/secrets/kubernetes.io/serviceaccount (token, ca.crt, namespace)",
+      read: (text) => text,
+      expected: "a directory",
+      fallback: "/",
+      defaultText: "/"
+    })
+  )
 }
 
 /** Every setting of `dispatch serve`, in the order its help lists them. */

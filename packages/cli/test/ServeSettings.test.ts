@@ -134,7 +134,7 @@ describe("dispatch serve's settings", { timeout: 120_000 }, () => {
       }
     })
     const none = await parsed([])
-    expect("args" in none && Object.keys(none.args).sort()).toEqual(["dataDir", "host", "logFormat", "port", "service", "signup", "target"])
+    expect("args" in none && Object.keys(none.args).sort()).toEqual(["dataDir", "host", "logFormat", "port", "service", "serviceAccountRoot", "signup", "target"])
   })
 
   it("has no --database-url flag: a database URL, with its password, stays off the command line", async () => {

@@ -1,5 +1,7 @@
 import { Clock, Effect, Layer } from "effect"
 import type { KubeConfig } from "@kubernetes/client-node"
+import { existsSync } from "node:fs"
+import { join } from "node:path"
 import { urlToHttpOptions } from "node:url"
 import { ClusterError } from "./ClusterError.ts"
 import { Cluster, type ClusterShape, type PodLogOptions } from "./Cluster.ts"
@@ -231,6 +233,29 @@ export const loadKubeConfig = (path: string | undefined): Effect.Effect<KubeConf
     )
   )
 }
+
+/** Where Kubernetes mounts a pod's ServiceAccount credentials: `token`, `ca.crt` and `namespace`. */
+export const serviceAccountDir = "/var/run/secrets/kubernetes.io/serviceaccount"
+
+/** Whether this process runs in a pod, as client-node judges one: KUBERNETES_SERVICE_HOST and
+ * KUBERNETES_SERVICE_PORT name the API server, and the ServiceAccount's token is mounted (under `root`, `/` in a pod). */
+export const runsInPod = (env: Readonly<Record<string, string | undefined>>, root: string): boolean =>
+  (env["KUBERNETES_SERVICE_HOST"] ?? "") !== "" && (env["KUBERNETES_SERVICE_PORT"] ?? "") !== "" && existsSync(join(root, serviceAccountDir, "token"))
+
+/** A pod's ServiceAccount as a KubeConfig, made by client-node's in-cluster loader: the API server at
+ * KUBERNETES_SERVICE_HOST:KUBERNETES_SERVICE_PORT checked with the mounted `ca.crt`, the token file read again
+ * as the kubelet rotates it, and the mounted namespace; the files are read under `root` (`/` in a pod). */
+export const loadInClusterKubeConfig = (root: string): Effect.Effect<KubeConfig, ClusterError> =>
+  Effect.tryPromise({
+    try: async () => {
+      const { KubeConfig } = await clientNode()
+      const config = watchingAuthenticators(new KubeConfig())
+      // client-node prefixes its absolute paths with this text: the root without its trailing slashes.
+      config.loadFromCluster(root.replace(/\/+$/, ""))
+      return config
+    },
+    catch: (thrown) => new ClusterError({ reason: "Unreachable", call: `load the in-cluster config under ${root}`, detail: thrown instanceof Error ? thrown.message : String(thrown) })
+  })
 
 /** Provides Cluster over a real API server through client-node. */
 export const KubeCluster = (options: KubeClusterOptions): Layer.Layer<Cluster, ClusterError> =>

@@ -4,7 +4,7 @@
 // `dispatch serve hash-token` makes a token and the entry that configures it.
 import { randomBytes } from "node:crypto"
 import { Effect, Layer, Result } from "effect"
-import { Cluster, type ClusterError, loadKubeConfig, makeKubeCluster } from "@dispatch/effects"
+import { Cluster, type ClusterError, loadInClusterKubeConfig, loadKubeConfig, makeKubeCluster, runsInPod } from "@dispatch/effects"
 import { join } from "node:path"
 import { kubeconfigFor, type SimServer, startSimServer, StoreJournal } from "@dispatch/sim"
 import { hashToken, lockDataDir, serve } from "@dispatch/server"
@@ -45,6 +45,9 @@ const tokensOf = async (io: CliIo, args: ServeArgs): Promise<Result.Result<Reado
     : Result.fail(usage([`${args.tokens}: must be a list of token entries {name, group, access, tokenHash}`]))
 }
 
+/** client-node's KubeConfig, as the effects package loads it. */
+type KubeConfig = Effect.Success<ReturnType<typeof loadKubeConfig>>
+
 /** The cluster the service dispatches to, and how to end what it started. */
 interface ServedCluster {
   readonly layer: Layer.Layer<Cluster, ClusterError>
@@ -53,11 +56,11 @@ interface ServedCluster {
 
 const clusterOf = async (io: CliIo, args: ServeArgs): Promise<Result.Result<ServedCluster | undefined, Failure>> => {
   const target = args.target
-  if (target._tag === "None") return Result.succeed(undefined)
+  if (target._tag === "None") return inPod(io, args)
   if (target._tag === "Kube") {
     const loaded = await loadKube(io, target.kubeconfig, undefined)
     if (Result.isFailure(loaded)) return Result.fail(loaded.failure)
-    return Result.succeed({ layer: Layer.succeed(Cluster, makeKubeCluster(loaded.success, clusterCallMs)), close: () => Promise.resolve() })
+    return Result.succeed(kubeServed(loaded.success))
   }
   // The embedded simulator serves one backend config's namespace and Kueue setup; queues whose backend
   // uses that config run their jobs on it.
@@ -102,6 +105,18 @@ const clusterOf = async (io: CliIo, args: ServeArgs): Promise<Result.Result<Serv
   }
   io.err(`dispatch serve: the embedded simulator serves kubectl at ${server.url}: kubectl --kubeconfig ${kubeconfigOut} get trainjobs`)
   return Result.succeed({ layer: session.success.layer, close: closeAll })
+}
+
+const kubeServed = (config: KubeConfig): ServedCluster => ({ layer: Layer.succeed(Cluster, makeKubeCluster(config, clusterCallMs)), close: () => Promise.resolve() })
+
+// No cluster flag: in a pod, its ServiceAccount's cluster, as client-node's in-cluster loader reads it (a kubeconfig
+// given with --kubeconfig, or KUBECONFIG with --cluster, is used instead); elsewhere none.
+const inPod = async (io: CliIo, args: ServeArgs): Promise<Result.Result<ServedCluster | undefined, Failure>> => {
+  if (!runsInPod(process.env, args.serviceAccountRoot)) return Result.succeed(undefined)
+  const loaded = await Effect.runPromise(Effect.result(loadInClusterKubeConfig(args.serviceAccountRoot)))
+  if (Result.isFailure(loaded)) return Result.fail(failed(loaded.failure.reasons))
+  io.err(`dispatch serve: in a pod: dispatching to ${loaded.success.getCurrentCluster()?.server ?? "its cluster"} as its ServiceAccount`)
+  return Result.succeed(kubeServed(loaded.success))
 }
 
 /** The simulator's state directory inside the service's data directory. */
