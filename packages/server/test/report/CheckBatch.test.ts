@@ -1,0 +1,41 @@
+// The batch's check, pure: what it keeps of a good batch, and how a bad record refuses the whole batch naming it.
+import { fc, test } from "@fast-check/vitest"
+import { Result } from "effect"
+import { describe, expect } from "vitest"
+import { checkBatch, reportBatchLimits, type BatchMetric } from "../../src/wire/ReportBatch.ts"
+
+const at = "2026-12-01T00:00:00.000Z"
+const metric = fc.record({
+  name: fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_]{0,8}$/).filter((n) => n !== "_"),
+  value: fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constantFrom("nan" as const, "inf" as const, "-inf" as const)),
+  step: fc.nat()
+})
+const log = fc.record({ severity: fc.constantFrom("INFO" as const, "ERROR" as const), loggerName: fc.string({ maxLength: 8 }), message: fc.string({ maxLength: 20 }) })
+
+describe("checkBatch", () => {
+  test.prop([fc.array(metric, { maxLength: 40 }), fc.array(log, { maxLength: 10 }), fc.nat(5), fc.nat(5)])(
+    "keeps every record of a good batch in order, and one drops record when it dropped any",
+    (metrics, logs, droppedMetrics, droppedLogs) => {
+      const checked = checkBatch(3, { metrics, logs, dropped: { metrics: droppedMetrics, logs: droppedLogs } }, at)
+      if (Result.isFailure(checked)) throw new Error(JSON.stringify(checked.failure))
+      expect(checked.success.metrics.map((m) => [m.name, m.step, m.job])).toEqual(metrics.map((m) => [m.name, m.step, 3]))
+      expect(checked.success.logs.slice(0, logs.length).map((l) => l.message)).toEqual(logs.map((l) => l.message))
+      expect(checked.success.logs.length - logs.length).toBe(droppedMetrics + droppedLogs > 0 ? 1 : 0)
+      expect(checked.success.answer).toEqual({ job: 3, metrics: metrics.length, logs: logs.length, dropped: { metrics: droppedMetrics, logs: droppedLogs } })
+    }
+  )
+
+  test.prop([fc.array(metric, { minLength: 1, maxLength: 20 }), fc.nat()])("a bad record anywhere refuses the batch, naming that record", (metrics, where) => {
+    const index = where % metrics.length
+    const bad: Array<BatchMetric> = metrics.map((m, i) => (i === index ? { ...m, step: -1 } : m))
+    const checked = checkBatch(3, { metrics: bad }, at)
+    expect(Result.isFailure(checked) && checked.failure.map((p) => p.message)).toEqual([expect.stringMatching(new RegExp(`^metrics\\[${index}\\]: .*step -1`))])
+  })
+
+  test.prop([fc.integer({ min: 1, max: 50 })])("more records than the limit is one TooManyRecords (413), however they split", (extra) => {
+    const metrics = Array.from({ length: reportBatchLimits.records - 10 }, () => ({ name: "m", value: 1 }))
+    const logs = Array.from({ length: 10 + extra }, () => ({ severity: "INFO" as const, loggerName: "t", message: "m" }))
+    const checked = checkBatch(3, { metrics, logs }, at)
+    expect(Result.isFailure(checked) && checked.failure.map((p) => [p._tag, p.status])).toEqual([["TooManyRecords", 413]])
+  })
+})
