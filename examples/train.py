@@ -16,7 +16,7 @@ import sys
 try:
     import dispatch_report as report
 except ImportError:  # in this repository the module sits in python/; in an image, drop it beside this script
-    sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+    sys.path.append(os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "python"))
     import dispatch_report as report
 
 

@@ -164,6 +164,8 @@ class Reporter:
         self._wake = threading.Condition(self._lock)
         self._idle = threading.Condition(self._lock)
         self._names: set = set()
+        self._encoded_names: Dict[str, str] = {}
+        self._encoded_times: Dict[int, str] = {}
         self._thread: Optional[threading.Thread] = None
         self._in_flight = False
         self._flushing = 0
@@ -206,23 +208,28 @@ class Reporter:
         """Records `value` of metric `name` at `step` (0 when absent), measured now. NaN and the infinities are kept."""
         if not self.enabled:
             return
+        # The common case is checked inline: this runs once per metric per training step.
         try:
-            if name not in self._names and not self._name_ok(name):
-                return
             number = float(value)
-            if step is None:
-                step = 0
-            elif step.__class__ is not int:
-                step = self._step(name, step)
-                if step is None:
-                    return
-            elif step < 0 or step > _MAX_STEP:
-                self._refuse_locally("metric %r: step %r is not a whole number from 0" % (name, step), "metrics")
-                return
         except Exception as error:  # noqa: BLE001 - a bad value is the caller's, never its problem
             self._refuse_locally("metric %r: value %r is not a number (%s)" % (name, value, error), "metrics")
             return
-        self._put(("m", name, number, step, time.time()))
+        if name not in self._names and not self._name_ok(name):
+            return
+        if step is None:
+            step = 0
+        elif step.__class__ is not int or step < 0 or step > _MAX_STEP:
+            step = self._step(name, step)
+            if step is None:
+                return
+        with self._lock:
+            buffer = self._buffer
+            if len(buffer) >= self._max_buffer:
+                oldest = buffer.popleft()
+                self._dropped["metrics" if oldest[0] == "m" else "logs"] += 1
+            buffer.append(("m", name, number, step, time.time()))
+            if len(buffer) >= self._batch_size and not self._in_flight:
+                self._wake.notify()
 
     def log_metrics(self, metrics: Mapping[str, _Number], step: Optional[int] = None) -> None:
         """Records several metrics at one step, as ``log_metric`` records each."""
@@ -396,18 +403,38 @@ class Reporter:
         metrics: List[str] = []
         logs: List[str] = []
         size = 64
-        dumps = json.dumps
-        while buffer and len(metrics) + len(logs) < self._batch_size:
+        names = self._encoded_names
+        times = self._encoded_times
+        popleft = buffer.popleft
+        gmtime = time.gmtime
+        strftime = time.strftime
+        batch_size = self._batch_size
+        batch_bytes = self._batch_bytes
+        count = 0
+        while buffer and count < batch_size:
             kind, a, b, c, at = buffer[0]
+            # The time to the millisecond; its second's text is kept, as many records share a second.
+            whole = int(at)
+            second = times.get(whole)
+            if second is None:
+                if len(times) > 64:
+                    times.clear()
+                second = times[whole] = strftime("%Y-%m-%dT%H:%M:%S", gmtime(whole))
             if kind == "m":
-                text = '{"name":%s,"value":%s,"step":%d,"timestamp":"%s"}' % (dumps(a), dumps(_wire_value(b)), c, _iso(at))
+                name = names.get(a)
+                if name is None:
+                    name = names[a] = '{"name":%s,"value":' % json.dumps(a)
+                text = '%s%s,"step":%d,"timestamp":"%s.%03dZ"}' % (name, repr(b) if b - b == 0 else '"%s"' % _wire_value(b), c, second, (at - whole) * 1000)
+                target = metrics
             else:
-                text = '{"severity":"%s","loggerName":%s,"message":%s,"timestamp":"%s"}' % (a, dumps(b), dumps(c), _iso(at))
-            if size + len(text) + 1 > self._batch_bytes and metrics + logs:
-                break
-            buffer.popleft()
-            (metrics if kind == "m" else logs).append(text)
+                text = '{"severity":"%s","loggerName":%s,"message":%s,"timestamp":"%s.%03dZ"}' % (a, json.dumps(b), json.dumps(c), second, (at - whole) * 1000)
+                target = logs
             size += len(text) + 1
+            if size > batch_bytes and count > 0:
+                break
+            popleft()
+            target.append(text)
+            count += 1
         self._dropped = {"metrics": 0, "logs": 0}
         self._in_flight = True
         body = '{"metrics":[%s],"logs":[%s],"dropped":{"metrics":%d,"logs":%d}}' % (
