@@ -104,6 +104,18 @@ export interface CheckedBatch {
   readonly answer: ReportBatchResponse
 }
 
+const firstKeptMs = Date.parse("0001-01-01T00:00:00.000Z")
+const keptTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
+
+/** True when a time is written exactly as the service keeps times (`toISOString`: UTC, milliseconds), as reporters
+ * write them: it needs no reading, only the check that it names a real instant. */
+export const isKeptTime = (text: string): boolean => {
+  if (!keptTime.test(text)) return false
+  const ms = Date.parse(text)
+  // From year 1, as every time the service reads; the round trip refuses a day past its month's end (February 30th).
+  return ms >= firstKeptMs && new Date(ms).toISOString() === text
+}
+
 /** Checks a decoded batch for job `job` received at `at`: too many records is one 413; else every bad record is
  * named (each metric as `POST /jobs/{id}/metrics` checks it, each log record's time), and any refuses the whole
  * batch. Pure: the handler stores what it answers. */
@@ -115,17 +127,19 @@ export const checkBatch = (job: number, batch: ReportBatch, at: string): Result.
   const problems: Array<ServiceProblem> = []
   const metrics: Array<MetricRecord> = []
   metricsIn.forEach((input, i) => {
+    // A time already as the service keeps it is taken as the record's time; any other is read (and checked) in full.
+    const kept = input.timestamp !== undefined && isKeptTime(input.timestamp)
     const record = recordMetric(
       job,
-      { name: input.name, step: input.step ?? 0, value: metricNumber(input.value), ...(input.timestamp === undefined ? {} : { timestamp: input.timestamp }) },
-      at
+      { name: input.name, step: input.step ?? 0, value: metricNumber(input.value), ...(input.timestamp === undefined || kept ? {} : { timestamp: input.timestamp }) },
+      kept ? (input.timestamp ?? at) : at
     )
     if (Result.isSuccess(record)) metrics.push(record.success)
     else for (const p of record.failure.problems) problems.push(new InvalidRecord({ record: `metrics[${i}]`, problem: p._tag, reason: p.message }))
   })
   const logs: Array<LogRecord> = []
   logsIn.forEach(({ timestamp, ...input }, i) => {
-    const logged = timestamp === undefined ? at : parseMetricTimestamp(timestamp)
+    const logged = timestamp === undefined ? at : isKeptTime(timestamp) ? timestamp : parseMetricTimestamp(timestamp)
     if (logged !== undefined) logs.push(stampLog(job, input, logged))
     else {
       problems.push(

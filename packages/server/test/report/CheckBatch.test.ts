@@ -2,7 +2,8 @@
 import { fc, test } from "@fast-check/vitest"
 import { Result } from "effect"
 import { describe, expect } from "vitest"
-import { checkBatch, reportBatchLimits, type BatchMetric } from "../../src/wire/ReportBatch.ts"
+import { parseMetricTimestamp } from "@dispatch/jobs"
+import { checkBatch, isKeptTime, reportBatchLimits, type BatchMetric } from "../../src/wire/ReportBatch.ts"
 
 const at = "2026-12-01T00:00:00.000Z"
 const metric = fc.record({
@@ -37,5 +38,25 @@ describe("checkBatch", () => {
     const logs = Array.from({ length: 10 + extra }, () => ({ severity: "INFO" as const, loggerName: "t", message: "m" }))
     const checked = checkBatch(3, { metrics, logs }, at)
     expect(Result.isFailure(checked) && checked.failure.map((p) => [p._tag, p.status])).toEqual([["TooManyRecords", 413]])
+  })
+
+  test.prop([fc.date({ min: new Date("0001-01-01T00:00:00.000Z"), max: new Date("9999-12-31T23:59:59.999Z"), noInvalidDate: true })])(
+    "a time as toISOString writes it is kept as it is, as reading it in full keeps it",
+    (date) => {
+      const text = date.toISOString()
+      expect(isKeptTime(text)).toBe(true)
+      expect(parseMetricTimestamp(text)).toBe(text)
+    }
+  )
+
+  test.prop([
+    fc.oneof(
+      fc.string(),
+      fc.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
+      fc.constantFrom("2026-02-30T00:00:00.000Z", "0000-01-01T00:00:00.000Z", "2026-01-01T24:00:00.000Z", "2026-04-31T12:00:00.000Z")
+    )
+  ])("a time taken without reading is one the full reading keeps unchanged; any other is read in full", (text) => {
+    if (isKeptTime(text)) expect(parseMetricTimestamp(text)).toBe(text)
+    else expect(parseMetricTimestamp(text)).not.toBe(text)
   })
 })
