@@ -543,8 +543,10 @@ class Reporter:
     def _at_exit(self) -> None:
         try:
             if self.enabled and not self.flush(self._exit_timeout):
-                left = self.stats()
-                self._say("at exit %d records were left unsent after %.1f s" % (left["buffered"], self._exit_timeout))
+                left = self.stats()["buffered"]
+                self._say(
+                    "at exit, after %.1f s, %d buffered records and the batch being sent were left unsent" % (self._exit_timeout, left)
+                )
             with self._lock:
                 self._closed = True
                 self._wake.notify()
