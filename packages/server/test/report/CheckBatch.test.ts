@@ -1,7 +1,7 @@
 // The batch's check, pure: what it keeps of a good batch, and how a bad record refuses the whole batch naming it.
 import { fc, test } from "@fast-check/vitest"
 import { Result } from "effect"
-import { describe, expect } from "vitest"
+import { describe, expect, test as unit } from "vitest"
 import { parseMetricTimestamp } from "@dispatch/jobs"
 import { checkBatch, isKeptTime, reportBatchLimits, type BatchMetric } from "../../src/wire/ReportBatch.ts"
 
@@ -58,5 +58,77 @@ describe("checkBatch", () => {
   ])("a time taken without reading is one the full reading keeps unchanged; any other is read in full", (text) => {
     if (isKeptTime(text)) expect(parseMetricTimestamp(text)).toBe(text)
     else expect(parseMetricTimestamp(text)).not.toBe(text)
+  })
+
+  unit("the first instant the service reads (year 1) is kept as it is", () => {
+    expect(isKeptTime("0001-01-01T00:00:00.000Z")).toBe(true)
+    expect(isKeptTime("0000-12-31T23:59:59.999Z")).toBe(false)
+  })
+
+  unit("each record's time: kept as written, read in full when written otherwise, the service's when absent", () => {
+    const checked = checkBatch(
+      3,
+      {
+        metrics: [
+          { name: "a", value: 1, timestamp: "2026-01-02T03:04:05.678Z" },
+          { name: "a", value: 2, timestamp: "2026-01-02T03:04:05+01:00" },
+          { name: "a", value: 3 }
+        ],
+        logs: [
+          { severity: "INFO", loggerName: "t", message: "kept", timestamp: "2026-01-02T03:04:05.678Z" },
+          { severity: "INFO", loggerName: "t", message: "read", timestamp: "2026-01-02 03:04:05.1" },
+          { severity: "INFO", loggerName: "t", message: "now" }
+        ]
+      },
+      at
+    )
+    if (Result.isFailure(checked)) throw new Error(JSON.stringify(checked.failure))
+    expect(checked.success.metrics.map((m) => m.timestamp)).toEqual(["2026-01-02T03:04:05.678Z", "2026-01-02T02:04:05.000Z", at])
+    expect(checked.success.logs.map((l) => [l.message, l.createdOn])).toEqual([
+      ["kept", "2026-01-02T03:04:05.678Z"],
+      ["read", "2026-01-02T03:04:05.100Z"],
+      ["now", at]
+    ])
+  })
+
+  unit("bad times are named with their record, the log's with its own problem", () => {
+    const checked = checkBatch(
+      3,
+      { metrics: [{ name: "a", value: 1, timestamp: "2026-02-30T00:00:00.000Z" }], logs: [{ severity: "INFO", loggerName: "t", message: "m", timestamp: "2026-02-30T00:00:00.000Z" }] },
+      at
+    )
+    expect(Result.isFailure(checked) && checked.failure.map((p) => [p._tag, (p as any).record, (p as any).problem, p.status])).toEqual([
+      ["InvalidRecord", "metrics[0]", "InvalidMetricTimestamp", 400],
+      ["InvalidRecord", "logs[0]", "InvalidLogTimestamp", 400]
+    ])
+    expect(Result.isFailure(checked) && checked.failure[1]?.message).toBe(
+      'logs[0]: timestamp "2026-02-30T00:00:00.000Z" is not an ISO-8601 date and time (YYYY-MM-DDTHH:MM[:SS[.fraction]][Z|+HH:MM])'
+    )
+  })
+
+  unit("an empty batch stores nothing and answers zeros; exactly the limit is taken", () => {
+    expect(checkBatch(3, {}, at)).toEqual(Result.succeed({ metrics: [], logs: [], answer: { job: 3, metrics: 0, logs: 0, dropped: { metrics: 0, logs: 0 } } }))
+    const full = checkBatch(3, { metrics: Array.from({ length: reportBatchLimits.records }, () => ({ name: "m", value: 1 })) }, at)
+    expect(Result.isSuccess(full) && full.success.answer.metrics).toBe(reportBatchLimits.records)
+    const over = checkBatch(3, { metrics: Array.from({ length: reportBatchLimits.records + 1 }, () => ({ name: "m", value: 1 })) }, at)
+    expect(Result.isFailure(over) && over.failure[0]?.message).toBe(
+      `the batch holds ${reportBatchLimits.records + 1} records (metric values and log records together); at most ${reportBatchLimits.records} are taken in one batch: send them as smaller batches`
+    )
+  })
+
+  unit("drops of one kind alone are recorded as one WARNING record of the reporter's logger", () => {
+    for (const dropped of [{ metrics: 2 }, { logs: 5 }]) {
+      const checked = checkBatch(3, { dropped }, at)
+      if (Result.isFailure(checked)) throw new Error("refused")
+      expect(checked.success.logs).toEqual([
+        {
+          job: 3,
+          severity: "WARNING",
+          loggerName: "dispatch.report",
+          message: `the job's reporter dropped ${dropped.metrics ?? 0} metric values and ${dropped.logs ?? 0} log records: its buffer was full while the service could not be reached`,
+          createdOn: at
+        }
+      ])
+    }
   })
 })
