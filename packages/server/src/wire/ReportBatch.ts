@@ -1,9 +1,9 @@
 // A job's report batch: many metric values and log records in one request, each with its own step and time, and
 // what the reporter had to drop. The batch is the service's own extension beside Dioptra's per-record endpoints,
 // whose wire it reuses record for record.
-import { LogInput, MetricName, parseMetricTimestamp, recordMetric, ResourceId, stampLog, Text, type LogRecord, type MetricRecord } from "@dispatch/jobs"
+import { LogInput, parseMetricTimestamp, recordMetric, ResourceId, stampLog, Text, type LogRecord, type MetricRecord } from "@dispatch/jobs"
 import { Result, Schema } from "effect"
-import { metricNumber, MetricValue } from "./ApiSchemas.ts"
+import { MetricInputBody, metricNumber } from "./ApiSchemas.ts"
 import type { ServiceProblem } from "./ServiceProblem.ts"
 
 /** How much one batch may carry: records (metrics and log records together) and bytes of its body as sent. */
@@ -12,14 +12,9 @@ export const reportBatchLimits = { records: 5_000, bytes: 1024 * 1024 } as const
 /** A count of records from 0. */
 const Count = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
 
-/** One metric value of a batch: as `POST /jobs/{id}/metrics` takes it (its step 0 when absent, its time the
+/** One metric value of a batch: exactly what `POST /jobs/{id}/metrics` takes (its step 0 when absent, its time the
  * service's when absent; NaN and the infinities as "nan", "inf", "-inf"). */
-export const BatchMetric = Schema.Struct({
-  name: MetricName,
-  value: MetricValue,
-  step: Schema.optionalKey(Schema.Number),
-  timestamp: Schema.optionalKey(Text(64))
-})
+export const BatchMetric = MetricInputBody
 /** One metric value of a batch. */
 export type BatchMetric = typeof BatchMetric.Type
 
