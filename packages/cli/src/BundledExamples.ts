@@ -17,6 +17,8 @@ export const BundledExamples = {
   runtime: example("runtime.yaml"),
   config: example("config.json"),
   kueueConfig: example("config-kueue.json"),
-  /** A training script that posts its logs and metrics to the job service (`demo service --exec` runs it). */
-  workload: example("report-workload.mjs")
+  /** A training script in plain Node that posts its logs and metrics to the job service itself (`demo service --exec` runs it where there is no Python). */
+  workload: example("report-workload.mjs"),
+  /** A real training script in plain Python that reports through dispatch_report (`demo service --exec` runs it). */
+  trainer: example("train.py")
 } as const

@@ -9,6 +9,7 @@ import { dispatcherLayer, DispatcherService, type DispatchOptions, type Dispatch
 import { serviceSecret } from "./store/DispatchStore.ts"
 import { jobControlRoutes } from "./http/JobControlRoutes.ts"
 import { jobRoutes } from "./http/JobRoutes.ts"
+import { reportRoutes } from "./http/ReportRoutes.ts"
 import { apiPrefix, listen, openApiDocument, type Listening } from "./http/ApiServer.ts"
 import { defaultLimits, type AnswerLimits } from "./wire/Limits.ts"
 import { migrate } from "./store/Migrations.ts"
@@ -20,7 +21,7 @@ import { resourceRoutes } from "./http/ResourceRoutes.ts"
 import { accountRoutes } from "./http/AccountRoutes.ts"
 
 /** Every endpoint of the service. */
-export const routes = [...accountRoutes, ...resourceRoutes, ...jobRoutes, ...jobControlRoutes]
+export const routes = [...accountRoutes, ...resourceRoutes, ...jobRoutes, ...jobControlRoutes, ...reportRoutes]
 
 let document: ReturnType<typeof openApiDocument> | undefined
 /** The service's OpenAPI document (served at /api/v1/openapi.json), made when first asked for: generating it costs

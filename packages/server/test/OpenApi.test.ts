@@ -42,6 +42,6 @@ describe("the OpenAPI document", () => {
       return headers.some((p: { name: string; required: boolean }) => p.name === "Idempotency-Key" && !p.required)
     })
     expect(keyed.map((r) => `${r.method} ${r.path}`).sort()).toEqual(routes.filter((r) => r.keyed).map((r) => `${r.method} ${r.path}`).sort())
-    expect(keyed).toHaveLength(10)
+    expect(keyed).toHaveLength(11)
   })
 })

@@ -1,8 +1,10 @@
 // `dispatch demo service`: the whole product path on one machine. The job service on in-memory PGlite
 // dispatches to an embedded simulated cluster whose workloads report back; one job is submitted over
 // HTTP like any Dioptra client would, followed queued -> started -> finished, and its logs and metrics
-// are printed. With --exec the job's pod runs the bundled training script as a real process, which posts
-// them with its report token: every step is real but the container runtime.
+// are printed. With --exec the job's pod runs the bundled training script (examples/train.py, with Python 3; the
+// Node stand-in without it) as a real process, which posts them with its report token: every step is real but
+// the container runtime.
+import { spawnSync } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { Effect, Result } from "effect"
 import { makeClient, runWithFetch, type DispatchClient } from "@dispatch/client"
@@ -42,6 +44,12 @@ interface DemoServiceArgs {
   readonly exec: boolean
 }
 
+/** The command the job's pod runs with --exec: the Python training script where `python3` runs, else the Node stand-in. */
+export const execWorkload = (): { readonly command: ReadonlyArray<string>; readonly script: string } =>
+  spawnSync("python3", ["--version"], { stdio: "ignore" }).status === 0
+    ? { command: ["python3", BundledExamples.trainer], script: BundledExamples.trainer }
+    : { command: [process.execPath, BundledExamples.workload], script: BundledExamples.workload }
+
 const parseArgs = (list: ArgList) => {
   const options = readValues(Commands.demoService, list)
   return { exec: options.value("exec"), problems: options.problems }
@@ -56,6 +64,7 @@ const run = async (io: CliIo, args: DemoServiceArgs): Promise<Failure | undefine
   if (Result.isFailure(manifests)) return manifests.failure
   // Without exec a simulated workload posts for the pod; with it, the pod's process posts itself.
   const workload = args.exec ? undefined : reportingWorkload()
+  const exec = args.exec ? execWorkload() : undefined
   const controllers = workload === undefined ? { workloads: { exec: true } } : { trainer: { runTimeMs: 2000, onRun: workload.onRun } }
   const seeded = seededSimulator({ controllers }, manifests.success, [config.success.namespace])
   if ("problems" in seeded) return usage(seeded.problems)
@@ -70,8 +79,8 @@ const run = async (io: CliIo, args: DemoServiceArgs): Promise<Failure | undefine
     const call = calling(await runWithFetch(makeClient({ baseUrl: server.url, token })))
     io.out(`dispatch demo service: the job service (Dioptra's job API) on in-memory PGlite at ${server.url}/api/v1,`)
     io.out(
-      args.exec
-        ? `dispatching to an embedded simulated cluster whose pod runs ${BundledExamples.workload} as a local process, which posts its logs and metrics back.`
+      exec !== undefined
+        ? `dispatching to an embedded simulated cluster whose pod runs ${exec.script} as a local process, which posts its logs and metrics back.`
         : "dispatching to an embedded simulated cluster whose workloads post their logs and metrics back."
     )
     io.out("")
@@ -89,7 +98,7 @@ const run = async (io: CliIo, args: DemoServiceArgs): Promise<Failure | undefine
       ],
       artifactParameters: [],
       taskGraph,
-      command: args.exec ? [process.execPath, BundledExamples.workload] : ["python", "-m", "train"]
+      command: exec !== undefined ? [...exec.command] : ["python", "-m", "train"]
     }
     const entrypoint = (await call("entrypoint", (c) => c.entrypoints.create({ payload: entrypointInput }))).id
     const experiment = (await call("experiment", (c) => c.experiments.create({ payload: { name: "demo", entrypoints: [entrypoint] } }))).id

@@ -240,17 +240,22 @@ describe("dispatch demo service", { timeout: processTestMs }, () => {
     expect(run.stdout).toMatch(/^4\. logs\n(\s+\w+\s+\S+: .+\n)+5\. metrics\n(\s+\w+ = \S+ \(step \d+\)\n)+/m)
   })
 
-  it("--exec: the job's pod is a real process, and the logs and metrics the service holds are the ones it posted", async () => {
+  it("--exec: the job's pod is a real Python training process, and the logs and metrics the service holds are the ones it posted", async () => {
     const run = await dispatch(["demo", "service", "--exec"])
     expect(run.stderr).toBe("")
     expect(run.code).toBe(ExitCode.ok)
+    expect(run.stdout).toContain("examples/train.py as a local process")
     const trainJob = /^3\. status\s+finished\s+\(TrainJob ml-team\/(\S+)\)$/m.exec(run.stdout)?.[1]
     expect(trainJob).toBeDefined()
     // The process says which pod it ran as (its HOSTNAME) and its pid; the job's epochs (5) reached it through its job document.
-    const started = new RegExp(`^\\s+INFO\\s+report-workload: workload started on pod ${trainJob}-node-0-0 \\(pid (\\d+), node rank 0\\), 5 epochs$`, "m").exec(run.stdout)
+    const started = new RegExp(`^\\s+INFO\\s+train: training logistic regression on 640 examples on pod ${trainJob}-node-0-0 \\(pid (\\d+), rank 0\\), 5 epochs, lr 0\\.5$`, "m").exec(run.stdout)
     expect(started).not.toBeNull()
-    expect([...run.stdout.matchAll(/report-workload: epoch (\d)\/5: loss [\d.]+$/gm)].map((m) => m[1])).toEqual(["1", "2", "3", "4", "5"])
-    expect(run.stdout).toMatch(/^5\. metrics\n\s+loss = 0\.4167 \(step 5\)\n/m)
+    const epochs = [...run.stdout.matchAll(/train: epoch (\d)\/5: loss ([\d.]+), test accuracy [\d.]+$/gm)]
+    expect(epochs.map((m) => m[1])).toEqual(["1", "2", "3", "4", "5"])
+    // Its loss really falls.
+    const losses = epochs.map((m) => Number(m[2]))
+    expect(losses.at(-1)).toBeLessThan(losses[0] ?? 0)
+    expect(run.stdout).toMatch(/^5\. metrics\n\s+accuracy = [\d.]+ \(step 5\)\n\s+epoch_loss = [\d.]+ \(step 5\)\n\s+loss = [\d.]+ \(step 99\)\n/m)
     expect(alive(Number(started?.[1]))).toBe(false)
   })
 })

@@ -7,7 +7,7 @@ import { join } from "node:path"
 import type { Browser, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { launchBrowser, loggedInPage, startSideBySide, pageBoundMs, recordedTexts, recordTexts } from "../Browser.ts"
-import { processTestMs } from "../DispatchBinary.ts"
+import { processTestMs, repoRoot } from "../DispatchBinary.ts"
 import { exampleBackend, exampleExperiment } from "../ServiceCalls.ts"
 import { startWebService, type WebService } from "../WebService.ts"
 
@@ -116,5 +116,29 @@ describe("the web page in Chromium", { timeout: processTestMs }, () => {
     await rows.first().waitFor()
     const shown = await rows.evaluateAll((els) => els.map((el) => [Number(el.getAttribute("data-step")), el.getAttribute("data-value")]))
     expect(shown).toEqual(loss.map((value, step) => [step, String(value)]))
+  })
+
+  it("runs examples/train.py as the job's pod: the page draws its falling loss curve and shows its log lines", async () => {
+    const train = await exampleExperiment(web.service, web.service, { tag: "-train", command: ["python3", join(repoRoot, "examples", "train.py")] })
+    const job = await web.service.typed((c) => c.jobs.create({ params: { id: train.experiment }, payload: train.job as never }))
+    await page.goto(`${web.url}/#/jobs/${job.id}`)
+    await page.getByTestId("job-status").filter({ hasText: "finished" }).waitFor({ timeout: processTestMs })
+    await page.locator(`[data-testid=metric-chart][data-metric=loss][data-drawn=true]`).waitFor()
+    const lossPanel = page.locator(`[data-testid=metric][data-metric=loss]`)
+    await lossPanel.getByTestId("metric-table-toggle").click()
+    await lossPanel.getByTestId("metric-row").first().waitFor()
+    const shown = await lossPanel.getByTestId("metric-row").evaluateAll((els) => els.map((el) => [Number(el.getAttribute("data-step")), Number(el.getAttribute("data-value"))]))
+    // The curve is every step the script reported, as the service stored it, and it falls.
+    const stored = await web.service.typed((c) => c.jobs.metricSnapshots({ params: { id: job.id, name: "loss" }, query: { pageLength: 1000 } }))
+    expect(shown).toEqual(stored.data.map((m) => [m.step, m.value]))
+    expect(shown.map(([step]) => step)).toEqual(Array.from({ length: 100 }, (_, i) => i))
+    const mean = (points: ReadonlyArray<ReadonlyArray<number>>) => points.reduce((sum, [, value]) => sum + (value ?? 0), 0) / points.length
+    expect(mean(shown.slice(-20))).toBeLessThan(mean(shown.slice(0, 20)))
+    await page.locator(`[data-testid=metric-chart][data-metric=accuracy][data-drawn=true]`).waitFor()
+    await expect.poll(() => texts("log-line"), { timeout: pageBoundMs }).toHaveLength(7)
+    const lines = await texts("log-line")
+    expect(lines[0]).toContain("training logistic regression on 640 examples")
+    expect(lines[5]).toContain("epoch 5/5")
+    expect(lines[6]).toContain("training done after 100 steps")
   })
 })

@@ -182,9 +182,10 @@ export const authorizationLayer = (env: () => ApiEnvironment) => {
         const { params } = yield* HttpRouter.RouteContext
         const target = parseRequestTarget(request.originalUrl)
         let bodyRead = false
+        const bodyLimit = route.bodyBytes ?? maxBodyBytes
         const readBody = request.text.pipe(
-          Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(maxBodyBytes)),
-          Effect.mapError(() => refusal(new BodyTooLarge({ limit: maxBodyBytes })))
+          Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(bodyLimit)),
+          Effect.mapError(() => refusal(new BodyTooLarge({ limit: bodyLimit })))
         )
         const admitted = yield* admit(current, route, {
           authorization: request.headers["authorization"],

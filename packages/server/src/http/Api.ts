@@ -40,6 +40,7 @@ import { MetricPageQuery, pageOf, PageQuery } from "../wire/Paging.ts"
 import { ResourceRef } from "../wire/RefTypes.ts"
 import { AuthResponse, CurrentUserResponse, GroupResponse, LoginInput, UserInput, UserResponse } from "../wire/AccountSchemas.ts"
 import { BooleanParam, DioptraPageQuery, dioptraListQuery } from "../wire/DioptraPaging.ts"
+import { ReportBatch, reportBatchLimits, ReportBatchResponse } from "../wire/ReportBatch.ts"
 
 /** The prefix every endpoint lives under. */
 export const apiPrefix = "/api/v1"
@@ -342,9 +343,33 @@ export const GroupsGroup = HttpApiGroup.make("groups")
     HttpApiEndpoint.get("read", "/groups/:id", { params: Id, success: GroupResponse, error: refused }).annotateMerge(summary("Read a group and its members"))
   )
 
-/** The job service's API (Dioptra's job API), every endpoint behind bearer authorization, under `/api/v1`. */
+/** The most bytes an endpoint's body may take, when it takes fewer than every body may (`maxBodyBytes`). */
+export const BodyLimit = Context.Reference<number | undefined>("dispatch/BodyLimit", { defaultValue: () => undefined })
+
+/** What the OpenAPI document marks an endpoint of the service's own (not Dioptra's) with: `x-dispatch`. */
+export const extensionField = "x-dispatch"
+
+/** A job's workload reporting in batches: the service's extension beside Dioptra's per-record endpoints. */
+export const ReportsGroup = HttpApiGroup.make("reports")
+  .add(
+    HttpApiEndpoint.post("send", "/jobs/:id/reports", { params: Id, payload: ReportBatch, success: ReportBatchResponse, error: refused })
+      .annotateMerge(
+        summary(
+          `Store a batch of a job's metric values and log records in one transaction, each with its own step and time, and the counts its reporter dropped; at most ${reportBatchLimits.records} records and ${reportBatchLimits.bytes} bytes (413), and a bad record refuses the whole batch (400), naming every problem`
+        )
+      )
+      .annotateMerge(keyed)
+      .annotateMerge(Context.add(OpenApi.annotations({ override: { [extensionField]: { extension: true, limits: reportBatchLimits } } }), BodyLimit, reportBatchLimits.bytes))
+  )
+  .annotateMerge(
+    OpenApi.annotations({
+      description: "The service's own extension (not in Dioptra's API): a job's workload reports many metric values and log records per request, with its report token"
+    })
+  )
+
+/** The job service's API (Dioptra's job API and the service's `reports` extension), every endpoint behind bearer authorization, under `/api/v1`. */
 export const DispatchApi = HttpApi.make("dispatch")
-  .add(UsersGroup, AuthGroup, GroupsGroup, ExperimentsGroup, EntrypointsGroup, QueuesGroup, ArtifactsGroup, JobsGroup)
+  .add(UsersGroup, AuthGroup, GroupsGroup, ExperimentsGroup, EntrypointsGroup, QueuesGroup, ArtifactsGroup, JobsGroup, ReportsGroup)
   .middleware(Authorization)
   .prefix(apiPrefix)
   .annotateMerge(OpenApi.annotations({ title: "dispatch job service (Dioptra job API)", version: "1", transform: documentStarting }))

@@ -1,6 +1,6 @@
 import { Context, type Effect, Schema } from "effect"
 import { OpenApi, type HttpApiEndpoint } from "effect/http-api"
-import { TakesIdempotencyKey } from "./Api.ts"
+import { BodyLimit, TakesIdempotencyKey } from "./Api.ts"
 import type { Refusal } from "../wire/ServiceProblem.ts"
 import type { RequestServices } from "./RequestServices.ts"
 
@@ -34,6 +34,8 @@ export interface Route {
   readonly reports: boolean
   /** True when the endpoint creates and so honours `Idempotency-Key` (declared in Api.ts). */
   readonly keyed: boolean
+  /** The most bytes its body may take, when fewer than every body may (declared in Api.ts). */
+  readonly bodyBytes?: number
   /** True when anyone may call it, without a session or token (sign-up, login). */
   readonly open: boolean
   readonly handle: Handler<any, any, any, unknown>
@@ -73,6 +75,7 @@ export const route = <G extends GroupLike, const K extends keyof G["endpoints"] 
   const [body] = endpoint.payload.get("application/json")?.schemas ?? []
   const [response] = endpoint.success
   const prefix = "/api/v1"
+  const bodyBytes = Context.get(endpoint.annotations, BodyLimit)
   const path = endpoint.path.startsWith(prefix) ? endpoint.path.slice(prefix.length) : endpoint.path
   return {
     group: group.identifier,
@@ -88,6 +91,7 @@ export const route = <G extends GroupLike, const K extends keyof G["endpoints"] 
     writes: endpoint.method !== "GET",
     reports: definition.reports ?? false,
     keyed: Context.get(endpoint.annotations, TakesIdempotencyKey),
+    ...(bodyBytes === undefined ? {} : { bodyBytes }),
     open: definition.open ?? false,
     handle: definition.handle as Route["handle"]
   }

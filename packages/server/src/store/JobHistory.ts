@@ -129,3 +129,26 @@ export const jobHistory = Effect.gen(function* () {
 
 /** The job history's repository. */
 export type JobHistory = Effect.Success<typeof jobHistory>
+
+/** Stores a report batch's metric values and log records, each kind in one statement, in the order given (the
+ * ids follow it, so re-posts at a step keep their order). Runs in the caller's transaction. */
+export const appendReportBatch = (metrics: ReadonlyArray<MetricRecord>, logs: ReadonlyArray<LogRecord>) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    if (metrics.length > 0) {
+      yield* sql`insert into job_metrics (job, name, step, value, special_value, recorded_on)
+        select job, name, step, value, special_value, recorded_on
+        from unnest(${metrics.map((m) => m.job)}::int[], ${metrics.map((m) => m.name)}::text[], ${metrics.map((m) => m.step)}::float8[],
+                    ${metrics.map((m) => m.value)}::float8[], ${metrics.map((m) => m.specialValue ?? null)}::text[], ${metrics.map((m) => m.timestamp)}::timestamptz[])
+          with ordinality as u(job, name, step, value, special_value, recorded_on, n)
+        order by n`
+    }
+    if (logs.length > 0) {
+      yield* sql`insert into job_logs (job, severity, logger_name, message, logged_on)
+        select job, severity, logger_name, message, logged_on
+        from unnest(${logs.map((l) => l.job)}::int[], ${logs.map((l) => l.severity)}::text[], ${logs.map((l) => l.loggerName)}::text[],
+                    ${logs.map((l) => l.message)}::text[], ${logs.map((l) => l.createdOn)}::timestamptz[])
+          with ordinality as u(job, severity, logger_name, message, logged_on, n)
+        order by n`
+    }
+  })

@@ -1,0 +1,215 @@
+// A training job's reporting: metric records accepted per second through the batch endpoint
+// (POST /jobs/{id}/reports), 16 jobs each posting batches of its loss with its report token, 16 batches in flight,
+// from `dispatch serve` in a process of its own on PostgreSQL 15, against its ceiling measured as bench/server.mjs
+// measures the service's other figures: ceiling = 1 / (1/replay + 1/bare), replay being pgbench sending exactly the
+// statements one batch sends (captured from the service, prepared as it prepares them, 16 clients) and bare a bare
+// node:http server in a process of its own answering the same batches with a constant, driven by the same client.
+// Target: >= 50% of the ceiling. Then the cost of dispatch_report's log_metric to a Python training loop: a tight
+// loop of calls against the same loop calling an empty function, in the same run, with the reporter sending to that
+// service meanwhile (so the sender's work in the same process is counted). Target: <= 5 us per call.
+import { execFileSync, spawnSync } from "node:child_process"
+import { randomBytes } from "node:crypto"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { loadavg, tmpdir } from "node:os"
+import { join } from "node:path"
+import { performance } from "node:perf_hooks"
+import { fileURLToPath } from "node:url"
+import { hashToken, reportToken, serve } from "../packages/server/dist/index.js"
+import { serveReadyLine } from "../packages/cli/dist/commands/ServeReady.js"
+import { apiCaller, typedCaller } from "./lib/api.mjs"
+import { replayScript, scriptRate } from "./lib/pgbench.mjs"
+import { withPostgres } from "./lib/postgres.mjs"
+import { recordedPostgres } from "./lib/recorded-database.mjs"
+import { child, processCpuMs } from "./lib/process.mjs"
+
+const root = fileURLToPath(new URL("..", import.meta.url))
+const cli = join(root, "packages", "cli", "bin", "dispatch.js")
+const psql = join(process.env.PG_BIN ?? "/usr/lib/postgresql/15/bin", "psql")
+
+const userToken = randomBytes(24).toString("hex")
+const tokens = [{ name: "bench", group: "bench", access: "write", tokenHash: hashToken(userToken, randomBytes(16)) }]
+const typed = typedCaller(userToken)
+const jobsReporting = 16
+const concurrency = 16
+// Records in one batch, as dispatch_report sends them when training logs faster than its interval.
+const batchRecords = 500
+const batches = 400
+const budgetMs = 30_000
+const target = 0.5
+const overheadTargetUs = 5
+
+let worlds = 0
+
+// 16 queued jobs (their queue has no backend, which a report does not look at), each with its report token.
+const reportingJobs = async (url, databaseUrl) => {
+  const tag = ++worlds
+  const queue = await typed(url, (c) => c.queues.create({ payload: { name: `gpu-${tag}`, description: "" } }))
+  const entrypoint = await typed(url, (c) =>
+    c.entrypoints.create({ payload: { name: `train-${tag}`, description: "", queues: [queue.id], parameters: [], artifactParameters: [], taskGraph: { train: { fit: {} } }, command: ["python", "train.py"] } })
+  )
+  const experiment = await typed(url, (c) => c.experiments.create({ payload: { name: `report-${tag}`, entrypoints: [entrypoint.id] } }))
+  const secret = execFileSync(psql, ["-At", "-c", "select secret from service_keys where name = 'report'", databaseUrl], { encoding: "utf8" }).trim()
+  const jobs = []
+  for (let k = 0; k < jobsReporting; k++) {
+    const job = await typed(url, (c) => c.jobs.create({ params: { id: experiment.id }, payload: { entrypoint: entrypoint.id, queue: queue.id, values: {}, timeout: "1h" } }))
+    jobs.push({ id: job.id, call: apiCaller(reportToken(secret, job.id)), step: 0 })
+  }
+  return jobs
+}
+
+// The i-th batch: the next job in turn posts its loss at its next `batchRecords` steps.
+const batchOf = (jobs, i) => {
+  const job = jobs[i % jobs.length]
+  const from = job.step
+  job.step += batchRecords
+  // Each record its own time, a millisecond apart, as a reporter stamps each call.
+  const base = Date.UTC(2026, 0, 1)
+  return {
+    job,
+    body: { metrics: Array.from({ length: batchRecords }, (_, n) => ({ name: "loss", value: 2 / (1 + (from + n) / 100), step: from + n, timestamp: new Date(base + from + n).toISOString() })) }
+  }
+}
+const postBatch = (url, jobs, i) => {
+  const { job, body } = batchOf(jobs, i)
+  return job.call(url, "POST", `/jobs/${job.id}/reports`, body)
+}
+
+// Runs `once(i)` `count` times, `concurrency` at a time, within the budget; answers how many ran and the seconds.
+const drive = async (once, count) => {
+  let next = 0
+  let done = 0
+  const start = performance.now()
+  const worker = async () => {
+    while (next < count && performance.now() < start + budgetMs) {
+      await once(next++)
+      done++
+    }
+  }
+  await Promise.all(Array.from({ length: concurrency }, worker))
+  return { done, seconds: (performance.now() - start) / 1000 }
+}
+
+// `dispatch serve` in its own process on the database: batches per second.
+const serveRate = async (databaseUrl) => {
+  const dir = mkdtempSync(join(tmpdir(), "dispatch-bench-report-"))
+  const tokensFile = join(dir, "tokens.json")
+  writeFileSync(tokensFile, JSON.stringify(tokens))
+  const ready = new RegExp(`^${serveReadyLine}`, "m")
+  const served = await child([cli, "serve", "--port", "0", "--tokens", tokensFile], { DATABASE_URL: databaseUrl }, (out, err) =>
+    ready.test(err) ? /^(http:\/\/127\.0\.0\.1:\d+)\/api\/v1$/m.exec(out)?.[1] : undefined
+  )
+  try {
+    const jobs = await reportingJobs(served.value, databaseUrl)
+    for (let i = 0; i < 16; i++) await postBatch(served.value, jobs, i)
+    const cpu = processCpuMs(served.process.pid)
+    const { done, seconds } = await drive((i) => postBatch(served.value, jobs, 16 + i), batches)
+    console.log(
+      `  dispatch serve: ${done} batches of ${batchRecords} metric records in ${seconds.toFixed(1)} s: ${((done * batchRecords) / seconds).toFixed(0)} records/s ` +
+        `(${(done / seconds).toFixed(1)} batches/s); the serve process's CPU ${((processCpuMs(served.process.pid) - cpu) / done).toFixed(1)} ms per batch`
+    )
+    return { rate: done / seconds, url: served.value, jobs, stop: served.stop, dir }
+  } catch (error) {
+    await served.stop()
+    rmSync(dir, { recursive: true, force: true })
+    throw error
+  }
+}
+
+// What one batch sends to the database, from a service whose database records every statement.
+const statementsOf = async (databaseUrl) => {
+  const sent = []
+  const started = await serve({ tokens, database: recordedPostgres(databaseUrl, sent) })
+  if (started._tag !== "Success") throw new Error(started.failure.message)
+  try {
+    const jobs = await reportingJobs(started.success.url, databaseUrl)
+    await postBatch(started.success.url, jobs, 0)
+    sent.length = 0
+    await postBatch(started.success.url, jobs, 1)
+    return [...sent]
+  } finally {
+    await started.success.close()
+  }
+}
+
+const bareServer = `
+import { createServer } from "node:http"
+const answer = JSON.stringify({ job: 1, metrics: ${batchRecords}, logs: 0, dropped: { metrics: 0, logs: 0 } })
+const server = createServer((request, response) => {
+  request.resume()
+  request.on("end", () => response.writeHead(200, { "content-type": "application/json" }).end(answer))
+})
+server.listen(0, "127.0.0.1", () => console.log("http://127.0.0.1:" + server.address().port))
+process.on("SIGTERM", () => process.exit(0))
+`
+
+const bareRate = async () => {
+  const bare = await child(["--input-type=module", "-e", bareServer], {}, (out) => /^(http:\S+)$/m.exec(out)?.[1])
+  try {
+    const jobs = Array.from({ length: jobsReporting }, (_, k) => ({ id: k + 1, call: apiCaller("bare"), step: 0 }))
+    const { done, seconds } = await drive((i) => postBatch(bare.value, jobs, i), batches)
+    return done / seconds
+  } finally {
+    await bare.stop()
+  }
+}
+
+// log_metric in a tight loop against an empty function of the same signature, in one Python process, the reporter
+// sending to the service meanwhile.
+const overheadScript = `
+import sys, time
+sys.path.insert(0, ${JSON.stringify(join(root, "python"))})
+import dispatch_report
+N = 200_000
+def empty(name, value, step=None):
+    pass
+reporter = dispatch_report.Reporter(max_buffer=2 * N)
+def loop(call):
+    start = time.perf_counter()
+    for i in range(N):
+        call("loss", 0.5, i)
+    return (time.perf_counter() - start) / N * 1e6
+empty_us = min(loop(empty) for _ in range(3))
+call_us = min(loop(reporter.log_metric) for _ in range(3))
+reporter.close(60)
+stats = reporter.stats()
+print("%.3f %.3f %d" % (empty_us, call_us, stats["sent"]["metrics"]))
+`
+
+const overhead = (url, job) => {
+  const run = spawnSync("python3", ["-c", overheadScript], {
+    encoding: "utf8",
+    env: { ...process.env, DIOPTRA_SERVICE_URL: `${url}/api/v1`, DIOPTRA_JOB_ID: String(job.id), DIOPTRA_REPORT_TOKEN: job.token }
+  })
+  if (run.status !== 0) throw new Error(`python3 failed: ${run.stderr}`)
+  const [emptyUs, callUs, sent] = run.stdout.trim().split(" ").map(Number)
+  const cost = callUs - emptyUs
+  console.log(`dispatch_report.log_metric in a tight Python loop (200,000 calls, best of 3, the reporter sending to dispatch serve meanwhile: ${sent} records sent):`)
+  console.log(`  empty function call ${emptyUs.toFixed(3)} us, log_metric ${callUs.toFixed(3)} us: overhead ${cost.toFixed(3)} us per call (target <= ${overheadTargetUs} us: ${cost <= overheadTargetUs ? "met" : "NOT met"})`)
+}
+
+await withPostgres(async (databaseUrl) => {
+  // Both figures are CPU-bound: a busy machine (other work on its cores) lowers them.
+  console.log(`load average at the start: ${loadavg().map((n) => n.toFixed(1)).join(", ")} (${(await import("node:os")).cpus().length} cores)`)
+  console.log(`metric records through POST /jobs/{id}/reports, ${jobsReporting} jobs with their report tokens, batches of ${batchRecords}, ${concurrency} in flight, dispatch serve in its own process on PostgreSQL 15 (loopback), against its ceiling:`)
+  const served = await serveRate(databaseUrl)
+  try {
+    const statements = await statementsOf(databaseUrl)
+    console.log(`  one batch sends ${statements.length} statements: ${statements.map(({ text }) => `${text.replace(/\s+/g, " ").trim().slice(0, 48)}...`).join(" | ")}`)
+    const replay = scriptRate(databaseUrl, replayScript(statements), concurrency, 10, "prepared")
+    const bare = await bareRate()
+    const ceiling = 1 / (1 / replay + 1 / bare)
+    console.log(`  replay: pgbench sending exactly those statements, prepared, ${concurrency} clients, 10 s: ${(replay * batchRecords).toFixed(0)} records/s`)
+    console.log(`  bare: bare node:http answering the same batches with a constant: ${(bare * batchRecords).toFixed(0)} records/s`)
+    console.log(`  ceiling = 1 / (1/replay + 1/bare): ${(ceiling * batchRecords).toFixed(0)} records/s`)
+    const met = served.rate / ceiling >= target
+    console.log(
+      `  records accepted by dispatch serve / ceiling: ${(served.rate * batchRecords).toFixed(0)}/s, ${((100 * served.rate) / ceiling).toFixed(1)}% (target >= ${100 * target}%: ${met ? "met" : "NOT met"})`
+    )
+    const secret = execFileSync(psql, ["-At", "-c", "select secret from service_keys where name = 'report'", databaseUrl], { encoding: "utf8" }).trim()
+    const job = served.jobs[0]
+    overhead(served.url, { id: job.id, token: reportToken(secret, job.id) })
+  } finally {
+    await served.stop()
+    rmSync(served.dir, { recursive: true, force: true })
+  }
+})
