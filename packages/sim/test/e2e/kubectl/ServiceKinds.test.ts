@@ -102,6 +102,19 @@ describe("kubectl apply -k of the built-in kinds a deployment uses", () => {
     expect(stored("deployments", "web")).toBeUndefined()
   })
 
+  it("creates each kind with kubectl's typed commands, which send protobuf", async () => {
+    expect(ok(await kubectl(served, "create", "deployment", "hello", "--image=busybox:1.36", "--replicas=3", "--port=8080"))).toBe("deployment.apps/hello created\n")
+    expect(served.simulator.system.get("deployments", "default", "hello")).toMatchObject({
+      spec: { replicas: 3, selector: { matchLabels: { app: "hello" } }, template: { spec: { containers: [{ name: "busybox", image: "busybox:1.36", ports: [{ containerPort: 8080, protocol: "TCP" }], imagePullPolicy: "IfNotPresent" }] } } }
+    })
+    expect(ok(await kubectl(served, "create", "service", "clusterip", "hello", "--tcp=80:8080"))).toBe("service/hello created\n")
+    expect(served.simulator.system.get("services", "default", "hello")).toMatchObject({ spec: { type: "ClusterIP", ports: [{ name: "80-8080", port: 80, targetPort: 8080, protocol: "TCP" }] } })
+    expect(ok(await kubectl(served, "create", "secret", "generic", "hello", "--from-literal=token=s3cret"))).toBe("secret/hello created\n")
+    expect(served.simulator.system.get("secrets", "default", "hello")).toMatchObject({ type: "Opaque", data: { token: Buffer.from("s3cret").toString("base64") } })
+    expect(ok(await kubectl(served, "create", "serviceaccount", "hello"))).toBe("serviceaccount/hello created\n")
+    expect(ok(await kubectl(served, "create", "poddisruptionbudget", "hello", "--selector=app=hello", "--min-available=1"))).toBe("poddisruptionbudget.policy/hello created\n")
+  })
+
   it("lists the kinds in discovery with their short names", async () => {
     const resources = ok(await kubectl(served, "api-resources", "--no-headers"))
     const row = (name: string) => resources.split("\n").find((line) => line.startsWith(`${name} `))?.trim().split(/\s+/)
