@@ -126,3 +126,33 @@ describe("kubectl apply -k of the built-in kinds a deployment uses", () => {
     expect(row("secrets")).toEqual(["secrets", "v1", "true", "Secret"])
   })
 })
+
+describe("kubectl apply -k, client-side, of the built-in kinds a deployment uses", () => {
+  let served: Served
+  beforeAll(async () => {
+    served = await serve()
+  })
+  afterAll(() => served.close())
+
+  it("creates every object, then finds each unchanged, and patches one field", async () => {
+    // Not a dry run: the namespace is there for the objects in it.
+    const created = ok(await kubectl(served, "apply", "-k", base))
+    expect(created).toContain("deployment.apps/web created")
+    expect(created).toContain("service/web created")
+    const budget = served.simulator.system.get("poddisruptionbudgets", "web", "web")
+    const again = ok(await kubectl(served, "apply", "-k", base)).trim().split("\n")
+    // kubectl always sends a budget's selector (its patch strategy is replace), so it reports the budget
+    // configured whatever the server holds; the patch changes nothing stored.
+    expect(again.filter((line) => !line.endsWith(" unchanged"))).toEqual(["poddisruptionbudget.policy/web configured"])
+    expect(served.simulator.system.get("poddisruptionbudgets", "web", "web")?.["metadata"]).toEqual(budget?.["metadata"])
+    const address = served.simulator.system.get("services", "web", "web")?.["spec"] as { clusterIP?: string }
+    // A strategic merge patch keeps what the server allocated and defaulted.
+    ok(await kubectl(served, "patch", "service", "web", "-n", "web", "-p", '{"spec":{"ports":[{"name":"http","port":80,"targetPort":8080}]}}'))
+    expect(served.simulator.system.get("services", "web", "web")).toMatchObject({ spec: { clusterIP: address.clusterIP, ports: [{ name: "http", port: 80, targetPort: 8080, protocol: "TCP" }] } })
+    // A container changed by name keeps the rest of what it holds.
+    expect(ok(await kubectl(served, "set", "image", "deployment/web", "web=registry.example/web:1.2.4", "-n", "web"))).toBe("deployment.apps/web image updated\n")
+    const containers = (served.simulator.system.get("deployments", "web", "web")?.["spec"] as any).template.spec.containers
+    expect(containers).toHaveLength(1)
+    expect(containers[0]).toMatchObject({ name: "web", image: "registry.example/web:1.2.4", ports: [{ name: "http", containerPort: 8080, protocol: "TCP" }], readinessProbe: { httpGet: { path: "/readyz" } } })
+  })
+})
