@@ -3,7 +3,7 @@
 // validated.
 import { describe, expect, it } from "vitest"
 import type { KubeObject } from "../src/Api.ts"
-import { at, bareSimulator, call, created } from "./SimFixture.ts"
+import { at, bareSimulator, call, created, invalidCauses } from "./SimFixture.ts"
 
 const deployment = (name: string, spec: Record<string, unknown> = {}): KubeObject => ({
   apiVersion: "apps/v1",
@@ -144,11 +144,7 @@ describe("Deployment", () => {
 
   it("validates the selector, the containers and the strategy", () => {
     const sim = bareSimulator()
-    const refused = (body: KubeObject) => {
-      const answer = call(sim, { verb: "create", ...at("deployments"), body })
-      expect(answer.code).toBe(422)
-      return ((answer.body as any).details.causes as ReadonlyArray<{ field: string; message: string }>).map((c) => `${c.field}: ${c.message}`)
-    }
+    const refused = (body: KubeObject) => invalidCauses(sim, "deployments", body)
     expect(refused(deployment("a", { selector: { matchLabels: { app: "other" } } }))).toEqual([
       'spec.template.metadata.labels: Invalid value: "object": `selector` does not match template `labels`'
     ])

@@ -2,7 +2,7 @@
 // bound), volume mode Filesystem unless given, refused for an undeclared field, and validated.
 import { describe, expect, it } from "vitest"
 import type { KubeObject } from "../src/Api.ts"
-import { at, bareSimulator, call, created } from "./SimFixture.ts"
+import { at, bareSimulator, call, created, invalidCauses } from "./SimFixture.ts"
 
 const claim = (name: string, spec: Record<string, unknown> = {}): KubeObject => ({
   apiVersion: "v1",
@@ -25,11 +25,7 @@ describe("PersistentVolumeClaim", () => {
     expect(call(sim, { verb: "create", ...at("persistentvolumeclaims"), body: claim("a", { storageClass: "fast" }), fieldValidation: "Strict" }).body).toMatchObject({
       message: 'PersistentVolumeClaim in version "v1" cannot be handled as a PersistentVolumeClaim: strict decoding error: unknown field "spec.storageClass"'
     })
-    const causes = (body: KubeObject) => {
-      const answer = call(sim, { verb: "create", ...at("persistentvolumeclaims"), body })
-      expect(answer.code).toBe(422)
-      return ((answer.body as any).details.causes as ReadonlyArray<{ field: string; message: string }>).map((c) => `${c.field}: ${c.message}`)
-    }
+    const causes = (body: KubeObject) => invalidCauses(sim, "persistentvolumeclaims", body)
     expect(causes(claim("a", { accessModes: [], resources: {} }))).toEqual(["spec.accessModes: Required value: at least 1 access mode is required", "spec.resources[storage]: Required value"])
     expect(causes(claim("a", { accessModes: ["ReadWriteSometimes"] }))).toEqual([
       'spec.accessModes: Unsupported value: "ReadWriteSometimes": supported values: "ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"'

@@ -2,7 +2,7 @@
 // evicts pods), refused for an undeclared field, and validated.
 import { describe, expect, it } from "vitest"
 import type { KubeObject } from "../src/Api.ts"
-import { at, bareSimulator, call, created } from "./SimFixture.ts"
+import { at, bareSimulator, call, created, invalidCauses } from "./SimFixture.ts"
 
 const budget = (name: string, spec: Record<string, unknown> = {}): KubeObject => ({
   apiVersion: "policy/v1",
@@ -25,11 +25,7 @@ describe("PodDisruptionBudget", () => {
     expect(call(sim, { verb: "create", ...at("poddisruptionbudgets"), body: budget("a", { minAvailble: 1 }), fieldValidation: "Strict" }).body).toMatchObject({
       message: 'PodDisruptionBudget in version "v1" cannot be handled as a PodDisruptionBudget: strict decoding error: unknown field "spec.minAvailble"'
     })
-    const causes = (body: KubeObject) => {
-      const answer = call(sim, { verb: "create", ...at("poddisruptionbudgets"), body })
-      expect(answer.code).toBe(422)
-      return ((answer.body as any).details.causes as ReadonlyArray<{ field: string; message: string }>).map((c) => `${c.field}: ${c.message}`)
-    }
+    const causes = (body: KubeObject) => invalidCauses(sim, "poddisruptionbudgets", body)
     expect(causes(budget("a", { minAvailable: 1, maxUnavailable: 1 }))).toEqual(['spec: Invalid value: "object": minAvailable and maxUnavailable cannot be both set'])
     expect(causes(budget("a", { maxUnavailable: "half" }))).toEqual(["spec.maxUnavailable: Invalid value: \"half\": must be an integer or percentage (e.g '5%')"])
     // An int-or-string field holds nothing else.

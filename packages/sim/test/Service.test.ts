@@ -3,7 +3,7 @@
 import { fc, test } from "@fast-check/vitest"
 import { describe, expect, it } from "vitest"
 import type { KubeObject } from "../src/Api.ts"
-import { at, bareSimulator, call, created } from "./SimFixture.ts"
+import { at, bareSimulator, call, created, invalidCauses } from "./SimFixture.ts"
 
 const service = (name: string, spec: Record<string, unknown> = {}): KubeObject => ({
   apiVersion: "v1",
@@ -72,11 +72,7 @@ describe("Service", () => {
 
   it("validates the type and the ports", () => {
     const sim = bareSimulator()
-    const causes = (body: KubeObject) => {
-      const answer = call(sim, { verb: "create", ...at("services"), body })
-      expect(answer.code).toBe(422)
-      return ((answer.body as any).details.causes as ReadonlyArray<{ field: string; message: string }>).map((c) => `${c.field}: ${c.message}`)
-    }
+    const causes = (body: KubeObject) => invalidCauses(sim, "services", body)
     expect(causes(service("a", { type: "Internal" }))).toEqual(['spec.type: Unsupported value: "Internal": supported values: "ClusterIP", "ExternalName", "LoadBalancer", "NodePort"'])
     expect(causes(service("a", { ports: [] }))).toEqual(["spec.ports: Required value"])
     expect(causes(service("a", { ports: [{ port: 0 }] }))).toEqual(["spec.ports[0].port: Invalid value: 0: must be between 1 and 65535, inclusive"])
