@@ -114,7 +114,7 @@ const portErrors = (ports: ReadonlyArray<Json>): ReadonlyArray<FieldError> => {
     }
     const protocol = p["protocol"]
     if (protocol !== undefined && protocol !== "TCP" && protocol !== "UDP" && protocol !== "SCTP") errors.push(notSupported(`${at}.protocol`, protocol, ["SCTP", "TCP", "UDP"]))
-    const key = `${String(port)}/${String(protocol)}`
+    const key = `${String(port)}/${String(protocol ?? "TCP")}`
     if (seen.has(key)) errors.push(duplicate(at, { port, protocol }))
     seen.add(key)
   })
