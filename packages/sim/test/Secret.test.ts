@@ -33,6 +33,13 @@ describe("Secret", () => {
     }
   )
 
+  it("folds a stringData key that names an Object property as any other", () => {
+    const folded = secretDefaults(JSON.parse('{"data":{"constructor":"YQ=="},"stringData":{"__proto__":"b","toString":"c"}}')) as { data: Record<string, string> }
+    expect(Object.keys(folded.data)).toEqual(["constructor", "__proto__", "toString"])
+    expect(Object.getPrototypeOf(folded.data)).toBe(Object.prototype)
+    expect(folded.data["toString"]).toBe(base64("c"))
+  })
+
   it("refuses an undeclared field, bad keys and base64, and a TLS secret without its keys", () => {
     const sim = bareSimulator()
     expect(call(sim, { verb: "create", ...at("secrets"), body: secret("a", { strinData: {} }), fieldValidation: "Strict" }).body).toMatchObject({

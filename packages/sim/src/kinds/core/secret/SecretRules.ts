@@ -4,7 +4,7 @@
 // basic-auth one a username or password; and once `immutable` is set, neither the data nor the flag changes.
 import { type FieldError, forbidden, invalidValue, requiredValue, tooLong } from "../../../apiserver/validation/FieldErrors.ts"
 import type { FieldTree } from "../../../apiserver/validation/FieldTree.ts"
-import { isJsonObject, jsonEqual } from "../../../apiserver/store/JsonValue.ts"
+import { isJsonObject, jsonEqual, setOwn } from "../../../apiserver/store/JsonValue.ts"
 import { kindMessageFields } from "../../MessageFields.ts"
 import { configMapKeyProblems, maxConfigMapBytes } from "../configmap/ConfigMapRules.ts"
 import { secretMessages } from "./SecretMessages.ts"
@@ -22,7 +22,8 @@ export const secretDefaults = (secret: Json): Json => {
   const folded: Json = { ...rest }
   if (isJsonObject(stringData)) {
     const data: Json = { ...object(rest["data"]) }
-    for (const [key, value] of Object.entries(stringData)) data[key] = Buffer.from(typeof value === "string" ? value : "", "utf8").toString("base64")
+    // Own properties whatever the key (a key may be `__proto__`).
+    for (const [key, value] of Object.entries(stringData)) setOwn(data, key, Buffer.from(typeof value === "string" ? value : "", "utf8").toString("base64"))
     folded["data"] = data
   }
   return folded["type"] === undefined || folded["type"] === "" ? { ...folded, type: "Opaque" } : folded
