@@ -57,7 +57,7 @@ export interface SimulatorOptions {
   /** Bearer tokens and the verbs each may use; absent = no auth. */
   readonly auth?: AuthTokens
   /**
-   * Authorizes with RBAC, as kube-apiserver does: serves ServiceAccount and RBAC's kinds (unless `kinds`
+   * Authorizes with RBAC, as kube-apiserver does: serves RBAC's kinds (unless `kinds`
    * says otherwise), starts with the `cluster-admin` ClusterRole bound to system:masters, and takes its
    * users from bearer tokens (the default user, a cluster admin, without one). Replaces `auth`.
    */

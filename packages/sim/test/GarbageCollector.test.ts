@@ -61,7 +61,7 @@ describe("garbage collection", () => {
 
   it("leaves references to kinds it does not serve alone", () => {
     const sim = bareSimulator()
-    created(sim, "workloads", workload("foreign", { ownerReferences: [{ apiVersion: "v1", kind: "Secret", name: "s", uid: "123" }] }))
+    created(sim, "workloads", workload("foreign", { ownerReferences: [{ apiVersion: "v1", kind: "Endpoints", name: "s", uid: "123" }] }))
     sim.advance(1000)
     expect(read(sim, "workloads", "foreign")).toBeDefined()
   })

@@ -18,13 +18,19 @@ const treeOf = (schema: Schema): FieldTree => {
   if (schema["x-kubernetes-preserve-unknown-fields"] === true) return "open"
   switch (schema["type"]) {
     case "string":
-      return "string"
+      return schema["x-kubernetes-int-or-string"] === true ? "int-or-string" : "string"
     case "integer":
       return "integer"
+    case "number":
+      return "number"
     case "boolean":
       return "boolean"
-    case "array":
-      return { items: treeOf(schema["items"] as Schema) }
+    case "array": {
+      const type = schema["x-kubernetes-list-type"] as "map" | "set" | "atomic" | undefined
+      const items = treeOf(schema["items"] as Schema)
+      if (type === undefined) return { items }
+      return { items, listType: type === "map" ? { type, keys: schema["x-kubernetes-list-map-keys"] as ReadonlyArray<string> } : { type } }
+    }
     case "object":
       if (schema["additionalProperties"] !== undefined) return { values: treeOf(schema["additionalProperties"] as Schema) }
       return { fields: Object.fromEntries(Object.entries((schema["properties"] ?? {}) as Record<string, Schema>).map(([k, v]) => [k, treeOf(v)])) }
@@ -39,7 +45,10 @@ const sorted = (tree: FieldTree): unknown =>
     : "fields" in tree
       ? Object.fromEntries(Object.keys(tree.fields).sort().map((k) => [k, sorted(tree.fields[k] as FieldTree)]))
       : "items" in tree
-        ? { items: sorted(tree.items) }
+        ? // A list's own list type, without the key defaults the schema does not carry.
+          tree.listType === undefined
+          ? { items: sorted(tree.items) }
+          : { items: sorted(tree.items), listType: tree.listType.type === "map" ? { type: "map", keys: tree.listType.keys } : tree.listType }
         : { values: sorted(tree.values) }
 
 describe("OpenAPI schemas", () => {
@@ -68,9 +77,26 @@ describe("OpenAPI schemas", () => {
     expect(trainJob.properties.spec.properties.trainer["description"]).toBe(descriptionsOf("trainjobs")["spec.trainer"])
   })
 
-  it("describe every CRD kind kubectl explain is asked about", () => {
+  it("describe every kind kubectl explain is asked about", () => {
     expect(described.map((r) => r.plural).sort()).toEqual(
-      ["admissionchecks", "clustertrainingruntimes", "configmaps", "clusterqueues", "jobsets", "localqueues", "namespaces", "trainingruntimes", "trainjobs", "workloads"].sort()
+      [
+        "admissionchecks",
+        "clustertrainingruntimes",
+        "configmaps",
+        "clusterqueues",
+        "deployments",
+        "jobsets",
+        "localqueues",
+        "namespaces",
+        "persistentvolumeclaims",
+        "poddisruptionbudgets",
+        "secrets",
+        "serviceaccounts",
+        "services",
+        "trainingruntimes",
+        "trainjobs",
+        "workloads"
+      ].sort()
     )
   })
 })

@@ -63,15 +63,15 @@ describe("routeOf", () => {
   it("does not serve what is not there", () => {
     for (const path of [
       "/apis/trainer.kubeflow.org/v1",
-      "/apis/apps/v1/deployments",
-      "/api/v1/services",
-      "/api/v1/namespaces/default/services",
+      "/apis/apps/v1/statefulsets",
+      "/api/v1/endpoints",
+      "/api/v1/namespaces/default/endpoints",
       "/api/v1/namespaces/default/pods/x/exec",
       "/apis/batch/v1/namespaces/default/jobs/x/log",
       "/apis/trainer.kubeflow.org/v1alpha1/trainjobs/x",
       "/apis/trainer.kubeflow.org/v1alpha1/namespaces/default/trainingruntimes/x/status",
       "/apis/trainer.kubeflow.org/v1alpha1/namespaces/default/trainjobs/x/status/more",
-      "/openapi/v3/apis/apps/v1",
+      "/openapi/v3/apis/storage.k8s.io/v1",
       "/%E0%A4%A"
     ]) {
       expect(routeOf(builtin, path), path).toEqual({ kind: "notFound" })

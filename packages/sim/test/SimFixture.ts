@@ -79,3 +79,11 @@ export const ownerRef = (owner: KubeObject, extra: Record<string, unknown> = {})
   uid: meta(owner)["uid"],
   ...extra
 })
+
+/** The causes of a create that must be refused as Invalid (422), each as `field: message`. */
+export const invalidCauses = (sim: Simulator, resource: string, body: KubeObject): ReadonlyArray<string> => {
+  const answer = call(sim, { verb: "create", ...at(resource), body })
+  expect(answer.code).toBe(422)
+  const details = (answer.body as { details?: { causes?: ReadonlyArray<{ field: string; message: string }> } }).details
+  return (details?.causes ?? []).map((c) => `${c.field}: ${c.message}`)
+}

@@ -96,7 +96,7 @@ describe("simulator", () => {
 
   it("answers 404 for resources and versions it does not serve, and 405 for verbs on the wrong path", () => {
     const sim = bareSimulator()
-    expect(call(sim, { verb: "list", group: "apps", version: "v1", resource: "deployments" }).code).toBe(404)
+    expect(call(sim, { verb: "list", group: "apps", version: "v1", resource: "statefulsets" }).code).toBe(404)
     expect(call(sim, { verb: "list", ...at("trainjobs"), version: "v2" }).code).toBe(404)
     expect(call(sim, { verb: "get", ...at("trainingruntimes"), name: "x", subresource: "status" }).code).toBe(404)
     expect(call(sim, { verb: "delete", ...at("trainjobs") }).code).toBe(405)

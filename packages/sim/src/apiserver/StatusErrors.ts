@@ -165,3 +165,10 @@ export const applyConflict = (conflicts: ReadonlyArray<ApplyConflict>): ApiRespo
     })
   )
 }
+
+/**
+ * 500 with no reason: an error the real server returns as it is, not as an API status (a built-in kind's
+ * apply configuration that names a field its type does not declare is one).
+ */
+export const unclassified = (message: string): ApiResponse =>
+  answer(500, { kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message, code: 500 })

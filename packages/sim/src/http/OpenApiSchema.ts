@@ -77,6 +77,10 @@ export const schemaOf = (tree: FieldTree, descriptions: Readonly<Record<string, 
       return { type: "string", ...described }
     case "integer":
       return { type: "integer", format: "int64", ...described }
+    case "number":
+      return { type: "number", format: "double", ...described }
+    case "int-or-string":
+      return { type: "string", format: "int-or-string", "x-kubernetes-int-or-string": true, ...described }
     case "boolean":
       return { type: "boolean", ...described }
     case "quantity":
@@ -86,7 +90,10 @@ export const schemaOf = (tree: FieldTree, descriptions: Readonly<Record<string, 
     case "open":
       return { type: "object", "x-kubernetes-preserve-unknown-fields": true, ...described }
   }
-  if ("items" in tree) return { type: "array", items: schemaOf(tree.items, descriptions, path), ...described }
+  if ("items" in tree) {
+    const listType = tree.listType === undefined ? {} : { "x-kubernetes-list-type": tree.listType.type, ...(tree.listType.type === "map" ? { "x-kubernetes-list-map-keys": tree.listType.keys } : {}) }
+    return { type: "array", items: schemaOf(tree.items, descriptions, path), ...listType, ...described }
+  }
   if ("values" in tree) return { type: "object", additionalProperties: schemaOf(tree.values, {}, ""), ...described }
   const properties = Object.fromEntries(
     Object.keys(tree.fields)

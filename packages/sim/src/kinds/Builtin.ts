@@ -15,12 +15,21 @@ import { configMap } from "./core/configmap/ConfigMap.ts"
 import { pod } from "./core/pod/Pod.ts"
 import { event } from "./core/event/Event.ts"
 import { serviceAccount } from "./core/serviceaccount/ServiceAccount.ts"
+import { secret } from "./core/secret/Secret.ts"
+import { service } from "./core/service/Service.ts"
+import { persistentVolumeClaim } from "./core/persistentvolumeclaim/PersistentVolumeClaim.ts"
+import { deployment } from "./apps/deployment/Deployment.ts"
+import { podDisruptionBudget } from "./policy/poddisruptionbudget/PodDisruptionBudget.ts"
 import { role } from "./rbac/role/Role.ts"
 import { clusterRole } from "./rbac/clusterrole/ClusterRole.ts"
 import { roleBinding } from "./rbac/rolebinding/RoleBinding.ts"
 import { clusterRoleBinding } from "./rbac/clusterrolebinding/ClusterRoleBinding.ts"
 
-/** The built-in kinds: Trainer's, Kueue's and JobSet's custom resources and the core and batch kinds they run as. */
+/**
+ * The built-in kinds: Trainer's, Kueue's and JobSet's custom resources, the core and batch kinds they run
+ * as, and the kinds every cluster serves that a workload is deployed with (Deployment, Service,
+ * ServiceAccount, Secret, PersistentVolumeClaim, PodDisruptionBudget).
+ */
 export const builtinKinds: ReadonlyArray<Kind> = [
   trainJob,
   trainingRuntime,
@@ -31,17 +40,23 @@ export const builtinKinds: ReadonlyArray<Kind> = [
   clusterQueue,
   jobSet,
   job,
+  deployment,
+  podDisruptionBudget,
   namespace,
   configMap,
+  secret,
+  service,
+  serviceAccount,
+  persistentVolumeClaim,
   pod,
   event
 ]
 
 /**
- * ServiceAccount and RBAC's kinds, served by a simulator that authorizes with RBAC (and by one that
- * lists them among its kinds): a simulator without RBAC serves the discovery its clients know.
+ * RBAC's kinds, served by a simulator that authorizes with RBAC (and by one that lists them among its
+ * kinds): a simulator without RBAC serves the discovery its clients know.
  */
-export const rbacKinds: ReadonlyArray<Kind> = [serviceAccount, role, clusterRole, roleBinding, clusterRoleBinding]
+export const rbacKinds: ReadonlyArray<Kind> = [role, clusterRole, roleBinding, clusterRoleBinding]
 
 /** The resources the simulator serves unless told otherwise. */
 export const Resources: ReadonlyArray<Kind> = builtinKinds

@@ -9,12 +9,20 @@ import type { FieldTree } from "../apiserver/validation/FieldTree.ts"
 import { dns1123SubdomainProblems, valueAt } from "@dispatch/kube"
 import { type Column, ageColumn, nameColumn } from "./Columns.ts"
 
+/** What a create may draw on to allocate something of its own (a Service's cluster IP and node ports). */
+export interface Allocator {
+  /** A seeded random integer in [0, bound). */
+  readonly int: (bound: number) => number
+  /** The stored objects of a resource, by plural (to tell what is taken). */
+  readonly stored: (plural: string) => Iterable<KubeObject>
+}
+
 /** The rules a kind's writes go through, besides the metadata rules every object has. */
 export interface KindStrategy {
   /** The object with the server's defaults filled in (on create and on update of the main resource). */
   readonly defaults: (object: Record<string, unknown>) => Record<string, unknown>
   /** What the server sets itself on create, after defaulting (by default: any status sent is dropped when there is a status subresource). */
-  readonly prepareForCreate?: (object: KubeObject) => KubeObject
+  readonly prepareForCreate?: (object: KubeObject, allocator: Allocator) => KubeObject
   /** Every problem beyond the schema's types with an object about to be stored (`old` on update). */
   readonly validate: (object: Record<string, unknown>, old: Record<string, unknown> | undefined) => ReadonlyArray<FieldError>
   /** Why a name cannot be this kind's object's (a DNS-1123 subdomain unless the kind says otherwise). */
@@ -60,6 +68,9 @@ export const defineKind = (definition: KindDefinition): Kind => ({
   columns: definition.columns ?? [nameColumn, ageColumn],
   protobuf: definition.protobuf ?? {}
 })
+
+/** True for a kind compiled into the API server (it has a protobuf message), false for a custom resource. */
+export const isBuiltIn = (kind: Kind): boolean => kind.protobufMessage !== undefined
 
 /** A selectable field read at its own path (what most are). */
 export const fieldAt =

@@ -49,7 +49,7 @@ describe("the HTTP face's protocol", () => {
     expect(json(await call(served, "GET", "/version"))).toMatchObject({ major: "1", minor: "32" })
     expect(json(await call(served, "GET", "/api"))).toMatchObject({ kind: "APIVersions", versions: ["v1"] })
     const groups = json(await call(served, "GET", "/apis"))["groups"] as Array<{ name: string; preferredVersion: { version: string } }>
-    expect(groups.map((g) => g.name)).toEqual(["trainer.kubeflow.org", "kueue.x-k8s.io", "jobset.x-k8s.io", "batch", "authorization.k8s.io"])
+    expect(groups.map((g) => g.name)).toEqual(["trainer.kubeflow.org", "kueue.x-k8s.io", "jobset.x-k8s.io", "batch", "apps", "policy", "authorization.k8s.io"])
     const reviews = json(await call(served, "GET", "/apis/authorization.k8s.io/v1"))["resources"] as Array<Record<string, unknown>>
     expect(reviews.map((r) => [r["name"], r["verbs"]])).toEqual([
       ["selfsubjectaccessreviews", ["create"]],
@@ -69,7 +69,16 @@ describe("the HTTP face's protocol", () => {
 
   it("serves OpenAPI v3 documents that let kubectl leave validation to the server", async () => {
     const root = json(await call(served, "GET", "/openapi/v3"))["paths"] as Record<string, { serverRelativeURL: string }>
-    expect(Object.keys(root).sort()).toEqual(["api/v1", "apis/batch/v1", "apis/jobset.x-k8s.io/v1alpha2", "apis/kueue.x-k8s.io/v1beta1", "apis/kueue.x-k8s.io/v1beta2", "apis/trainer.kubeflow.org/v1alpha1"])
+    expect(Object.keys(root).sort()).toEqual([
+      "api/v1",
+      "apis/apps/v1",
+      "apis/batch/v1",
+      "apis/jobset.x-k8s.io/v1alpha2",
+      "apis/kueue.x-k8s.io/v1beta1",
+      "apis/kueue.x-k8s.io/v1beta2",
+      "apis/policy/v1",
+      "apis/trainer.kubeflow.org/v1alpha1"
+    ])
     const doc = json(await call(served, "GET", root["apis/trainer.kubeflow.org/v1alpha1"]?.serverRelativeURL ?? ""))
     const patch = doc["paths"][`${jobsPath.replace("/default/", "/{namespace}/")}/{name}`]["patch"]
     expect(patch["x-kubernetes-group-version-kind"]).toEqual({ group: "trainer.kubeflow.org", version: "v1alpha1", kind: "TrainJob" })
@@ -82,7 +91,7 @@ describe("the HTTP face's protocol", () => {
   })
 
   it("answers what it does not serve with Status bodies", async () => {
-    const missing = await call(served, "GET", "/apis/apps/v1/namespaces/default/deployments")
+    const missing = await call(served, "GET", "/apis/apps/v1/namespaces/default/statefulsets")
     expect(missing.status).toBe(404)
     expect(json(missing)).toMatchObject({ kind: "Status", reason: "NotFound", code: 404 })
     expect(json(await call(served, "DELETE", jobsPath))).toMatchObject({ reason: "MethodNotAllowed", code: 405 })

@@ -11,7 +11,7 @@ import { listTypeOf } from "./ListTypes.ts"
 export const mergeApplied = (live: unknown, config: unknown, tree: FieldTree, field: string): unknown => {
   if (live === undefined) return config
   if (Array.isArray(live) && Array.isArray(config)) {
-    const listType = listTypeOf(field)
+    const listType = listTypeOf(field, tree)
     const liveElements = itemElements(live, listType)
     const configElements = itemElements(config, listType)
     if (liveElements === undefined || configElements === undefined) return config
@@ -35,8 +35,8 @@ export const mergeApplied = (live: unknown, config: unknown, tree: FieldTree, fi
   return config
 }
 
-const matches = (item: unknown, element: string, field: string): boolean => {
-  const elements = itemElements([item], listTypeOf(field))
+const matches = (item: unknown, element: string, field: string, tree: FieldTree): boolean => {
+  const elements = itemElements([item], listTypeOf(field, tree))
   return elements?.[0] === element
 }
 
@@ -47,7 +47,7 @@ const removeAt = (value: unknown, rest: FieldPath, at: FieldPath, tree: FieldTre
   if (element === undefined) return undefined
   const here = [...at, element]
   if (Array.isArray(value)) {
-    const index = element.startsWith("i:") ? Number(element.slice(2)) : value.findIndex((item) => matches(item, element, field))
+    const index = element.startsWith("i:") ? Number(element.slice(2)) : value.findIndex((item) => matches(item, element, field, tree))
     if (!(index >= 0 && index < value.length)) return value
     const next = deeper.length === 0 ? undefined : removeAt(value[index], deeper, here, itemTree(tree), field, keep)
     if (next === value[index]) return value

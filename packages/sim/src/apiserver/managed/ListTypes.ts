@@ -1,10 +1,14 @@
 // How the served kinds' lists and maps merge, as their schemas say with x-kubernetes-list-type and
-// x-kubernetes-list-map-keys (and core/v1's patch strategies): the simulator's field trees describe
-// shapes, not merge rules, so the rules are kept here by field name, which is how the schemas give them.
+// x-kubernetes-list-map-keys (and core/v1's patch strategies): kept here by field name, which is how the
+// schemas give most of them; a field tree may declare a list's own where one name merges two ways.
+import type { FieldTree } from "../validation/FieldTree.ts"
 
-/** How a list's items are told apart: by key fields, by value, or not at all (the list is one value). */
+/**
+ * How a list's items are told apart: by key fields (a key field an item leaves out takes its schema
+ * default, when it has one), by value, or not at all (the list is one value).
+ */
 export type ListType =
-  | { readonly type: "map"; readonly keys: ReadonlyArray<string> }
+  | { readonly type: "map"; readonly keys: ReadonlyArray<string>; readonly defaults?: Readonly<Record<string, unknown>> }
   | { readonly type: "set" }
   | { readonly type: "atomic" }
 
@@ -26,7 +30,7 @@ const listTypes: Readonly<Record<string, ListType>> = {
   volumes: byName,
   volumeMounts: { type: "map", keys: ["mountPath"] },
   volumeDevices: { type: "map", keys: ["devicePath"] },
-  ports: { type: "map", keys: ["containerPort", "protocol"] },
+  ports: { type: "map", keys: ["containerPort", "protocol"], defaults: { protocol: "TCP" } },
   imagePullSecrets: byName,
   hostAliases: { type: "map", keys: ["ip"] },
   replicatedJobs: byName,
@@ -48,8 +52,13 @@ const listTypes: Readonly<Record<string, ListType>> = {
   podIPs: { type: "map", keys: ["ip"] }
 }
 
-/** The list type of a list held under `field` (atomic unless its schema says otherwise). */
-export const listTypeOf = (field: string): ListType => listTypes[field] ?? atomic
+/**
+ * The list type of a list held under `field` whose schema is `tree`: the tree's own when it declares one
+ * (a Service's ports are keyed by port, a container's by containerPort), else by the field's name (atomic
+ * unless a schema says otherwise).
+ */
+export const listTypeOf = (field: string, tree?: FieldTree): ListType =>
+  (typeof tree === "object" && "items" in tree ? tree.listType : undefined) ?? listTypes[field] ?? atomic
 
 // Objects under these names are maps (string keys to values), not structs: the map itself is owned
 // along with its keys, as FieldsV1's "." under them records.

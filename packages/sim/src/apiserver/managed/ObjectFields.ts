@@ -46,14 +46,17 @@ const isMap = (tree: FieldTree, field: string): boolean => (typeof tree === "obj
 
 const isScalar = (value: unknown): boolean => value === null || typeof value !== "object"
 
-/** The key element of a keyed list item (`k:{"name":"x"}`), or undefined when the item cannot be keyed. */
-export const keyElement = (item: unknown, keys: ReadonlyArray<string>): string | undefined => {
+/**
+ * The key element of a keyed list item (`k:{"name":"x"}`), or undefined when the item cannot be keyed. A
+ * key field the item leaves out takes its schema default (a port's protocol, TCP), as the server keys it.
+ */
+export const keyElement = (item: unknown, keys: ReadonlyArray<string>, defaults?: Readonly<Record<string, unknown>>): string | undefined => {
   if (!isJsonObject(item)) return undefined
   // The JSON of an object of the key fields in sorted order, written member by member: this runs for
   // every item of every keyed list a write holds.
   let members = ""
   for (const k of keys.length === 1 ? keys : [...keys].sort()) {
-    const v = item[k]
+    const v = item[k] ?? defaults?.[k]
     if (v === undefined) continue
     if (!isScalar(v)) return undefined
     members += `${members === "" ? "" : ","}${JSON.stringify(k)}:${JSON.stringify(v)}`
@@ -72,7 +75,7 @@ export const itemElements = (list: ReadonlyArray<unknown>, listType: ListType): 
   if (listType.type === "atomic") return undefined
   const elements: Array<string> = []
   for (const item of list) {
-    const element = listType.type === "map" ? keyElement(item, listType.keys) : isScalar(item) ? valueElement(item) : undefined
+    const element = listType.type === "map" ? keyElement(item, listType.keys, listType.defaults) : isScalar(item) ? valueElement(item) : undefined
     if (element === undefined) return undefined
     elements.push(element)
   }
@@ -103,7 +106,7 @@ const fieldSetOf = (value: unknown, tree: FieldTree, field: string, member: bool
 // Children are gathered under a node that already holds "." when it is a member, as nodeOf would build it.
 const computeValueFieldSet = (value: object, tree: FieldTree, field: string, member: boolean): FieldSet => {
   if (Array.isArray(value)) {
-    const elements = itemElements(value, listTypeOf(field))
+    const elements = itemElements(value, listTypeOf(field, tree))
     if (elements === undefined || elements.length === 0) return leafSet
     const children: Record<string, FieldSet> = member ? { ".": leafSet } : {}
     const items = itemTree(tree)
@@ -186,14 +189,14 @@ const sameScalarJson = (a: unknown, b: unknown): boolean => a === b || JSON.stri
 // (which includes cases that might in fact match: the answer is only ever used to skip work).
 type ElementMatch = "same" | "none" | "differ"
 
-const keyElementMatch = (a: unknown, b: unknown, keys: ReadonlyArray<string>): ElementMatch => {
+const keyElementMatch = (a: unknown, b: unknown, keys: ReadonlyArray<string>, defaults?: Readonly<Record<string, unknown>>): ElementMatch => {
   const aObject = isJsonObject(a)
   if (aObject !== isJsonObject(b)) return "differ"
   if (!aObject) return "none"
   let members = false
   for (const k of keys.length === 1 ? keys : [...keys].sort()) {
-    const x = (a as Record<string, unknown>)[k]
-    const y = (b as Record<string, unknown>)[k]
+    const x = (a as Record<string, unknown>)[k] ?? defaults?.[k]
+    const y = (b as Record<string, unknown>)[k] ?? defaults?.[k]
     if (x === undefined || y === undefined) {
       if (x !== y) return "differ"
       continue
@@ -225,12 +228,12 @@ export const sameFieldSet = (a: unknown, b: unknown, tree: FieldTree, field: str
   if (aScalar || isScalar(b)) return aScalar && isScalar(b)
   if (Array.isArray(a) || Array.isArray(b)) {
     if (!Array.isArray(a) || !Array.isArray(b)) return false
-    const listType = listTypeOf(field)
+    const listType = listTypeOf(field, tree)
     if (listType.type === "atomic") return true
     if (a.length !== b.length) return false
     let unkeyed = false
     for (let i = 0; i < a.length; i++) {
-      const match = listType.type === "map" ? keyElementMatch(a[i], b[i], listType.keys) : valueElementMatch(a[i], b[i])
+      const match = listType.type === "map" ? keyElementMatch(a[i], b[i], listType.keys, listType.defaults) : valueElementMatch(a[i], b[i])
       if (match === "differ") return false
       if (match === "none") unkeyed = true
     }
@@ -283,7 +286,7 @@ const entered = (value: unknown, tree: FieldTree, field: string): FieldSet | und
 // Whether the value's own path is in its set (a map, an empty struct or list, a scalar).
 const ownsItself = (value: unknown, tree: FieldTree, field: string): boolean => {
   if (isScalar(value)) return true
-  if (Array.isArray(value)) return value.length === 0 || itemElements(value, listTypeOf(field)) === undefined
+  if (Array.isArray(value)) return value.length === 0 || itemElements(value, listTypeOf(field, tree)) === undefined
   return isMap(tree, field) || Object.keys(value as object).length === 0
 }
 
@@ -297,7 +300,7 @@ const compareValues = (old: unknown, next: unknown, tree: FieldTree, field: stri
   }
   const gathered = new Gathered()
   if (Array.isArray(old) && Array.isArray(next)) {
-    const listType = listTypeOf(field)
+    const listType = listTypeOf(field, tree)
     const oldElements = itemElements(old, listType)
     const nextElements = itemElements(next, listType)
     if (oldElements === undefined || nextElements === undefined) {

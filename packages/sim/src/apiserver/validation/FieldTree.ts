@@ -5,9 +5,13 @@
 // (pod specs and the like) it does not describe.
 import { type FieldError, invalidValue, wrongType } from "./FieldErrors.ts"
 import { isDeeplyFrozen, isJsonObject, jsonCopyUnfrozen, putOwn } from "../store/JsonValue.ts"
+import type { ListType } from "../managed/ListTypes.ts"
 
-/** A scalar field's type; "quantity" is a resource quantity (integer, or a string of Kubernetes' quantity form). */
-export type LeafType = "string" | "integer" | "boolean" | "quantity" | "any"
+/**
+ * A scalar field's type; "quantity" is a resource quantity (integer, or a string of Kubernetes' quantity
+ * form); "int-or-string" is an IntOrString (a port, a percentage); "number" any JSON number.
+ */
+export type LeafType = "string" | "integer" | "number" | "boolean" | "quantity" | "int-or-string" | "any"
 
 /** What a schema says about one field. */
 export type FieldTree =
@@ -15,13 +19,14 @@ export type FieldTree =
   /** Anything goes below, and is kept. */
   | "open"
   | { readonly fields: Readonly<Record<string, FieldTree>> }
-  | { readonly items: FieldTree }
+  /** A list; `listType` is how its items merge (x-kubernetes-list-type), when the schema says so itself. */
+  | { readonly items: FieldTree; readonly listType?: ListType }
   | { readonly values: FieldTree }
 
 /** An object with these fields (any other is unknown). */
 export const fields = (described: Readonly<Record<string, FieldTree>>): FieldTree => ({ fields: described })
-/** A list whose items are described by `tree`. */
-export const listOf = (tree: FieldTree): FieldTree => ({ items: tree })
+/** A list whose items are described by `tree` (merged as `listType` says, when given). */
+export const listOf = (tree: FieldTree, listType?: ListType): FieldTree => (listType === undefined ? { items: tree } : { items: tree, listType })
 /** A map from any key to values described by `tree`. */
 export const mapOf = (tree: FieldTree): FieldTree => ({ values: tree })
 
@@ -140,6 +145,10 @@ const leafError = (type: LeafType, value: unknown, path: WalkPath): FieldError |
       return typeof value === "string" ? undefined : wrongType(path.text(), value, "string")
     case "integer":
       return typeof value === "number" && Number.isInteger(value) ? undefined : wrongType(path.text(), value, "integer")
+    case "number":
+      return typeof value === "number" ? undefined : wrongType(path.text(), value, "number")
+    case "int-or-string":
+      return typeof value === "string" || (typeof value === "number" && Number.isInteger(value)) ? undefined : wrongType(path.text(), value, "integer,string")
     case "boolean":
       return typeof value === "boolean" ? undefined : wrongType(path.text(), value, "boolean")
     case "quantity": {

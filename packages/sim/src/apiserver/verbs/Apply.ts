@@ -3,16 +3,17 @@
 // applied before and no longer sets are removed unless another manager owns them, and changing another
 // manager's field is a 409 conflict naming each one unless forced. A missing object is created.
 import type { ApiResponse, FieldValidation, KubeObject } from "../../Api.ts"
-import type { Kind } from "../../kinds/Kind.ts"
+import { isBuiltIn, type Kind } from "../../kinds/Kind.ts"
 import { apiVersionFor } from "../ResourceNames.ts"
 import { isJsonObject, jsonClone } from "../store/JsonValue.ts"
 import { identityOf, metadataOf, type ServerContext, timestamp } from "../store/ServerContext.ts"
-import { applyConflict, badRequest, notFound } from "../StatusErrors.ts"
+import { applyConflict, badRequest, notFound, unclassified } from "../StatusErrors.ts"
 import { decodeFields, withWarnings } from "../validation/FieldValidation.ts"
 import { mergeApplied, removePaths } from "../managed/ApplyMerge.ts"
 import { difference, pathsOf, printPath, union } from "../managed/FieldSet.ts"
 import { appliedEntries, entriesOf, type ManagedEntry, scoped, type Writer } from "../managed/ManagedFields.ts"
 import { objectFieldSet } from "../managed/ObjectFields.ts"
+import { undeclaredFields, undeclaredMessage } from "../managed/UndeclaredFields.ts"
 import { checkTypeMeta, create } from "./Create.ts"
 import { commitUpdate } from "./Update.ts"
 
@@ -59,6 +60,17 @@ export const apply = (
   if (identity.name !== "" && identity.name !== name) return badRequest(`the name of the object (${identity.name}) does not match the name on the URL (${name})`)
   if (resource.namespaced && identity.namespace !== undefined && identity.namespace !== namespace) {
     return badRequest("the namespace of the provided object does not match the namespace sent on the request")
+  }
+  // A built-in kind's configuration is converted to its typed value first, whatever the fieldValidation:
+  // a field the type does not declare fails the conversion, and the real server answers that error as it
+  // is (a 500 naming the object and the field). A custom resource's is pruned by its schema instead.
+  if (isBuiltIn(resource)) {
+    const undeclared = undeclaredFields(resource.fields, sent)
+    if (undeclared.length > 0) {
+      const group = resource.group
+      const at = `${identity.namespace ?? ""}/${identity.name}; ${group}/${options.version}, Kind=${resource.kind}`
+      return unclassified(`failed to create typed patch object (${at}): ${undeclaredMessage(undeclared)}`)
+    }
   }
   const decoded = decodeFields(resource, options.version, sent, options.fieldValidation)
   if ("refused" in decoded) return decoded.refused

@@ -70,9 +70,9 @@ const chooseName = (context: ServerContext, metadata: Record<string, unknown>): 
 }
 
 // What the server sets itself on create: the kind's own, or, under a status subresource, no status yet.
-const initialState = (resource: Kind, object: KubeObject): KubeObject => {
+const initialState = (context: ServerContext, resource: Kind, object: KubeObject): KubeObject => {
   const prepare = resource.strategy.prepareForCreate
-  if (prepare !== undefined) return prepare(object)
+  if (prepare !== undefined) return prepare(object, { int: (bound) => context.random.int(bound), stored: (plural) => context.store.all(plural) })
   return resource.hasStatus ? withoutKey(object, "status") : object
 }
 
@@ -116,7 +116,7 @@ const createDecoded = (context: ServerContext, resource: Kind, body: KubeObject,
   // Defaults are the requester's, as the real server's defaulting is; what the registry then sets itself
   // (a Namespace's finalizer and phase) belongs to no manager.
   const defaulted = resource.strategy.defaults({ ...body, apiVersion: apiVersionOf(resource, options.version), metadata })
-  const candidate = initialState(resource, defaulted)
+  const candidate = initialState(context, resource, defaulted)
   if (namespace === undefined) delete (candidate["metadata"] as Record<string, unknown>)["namespace"]
   // Frozen now, as the store would freeze them (nothing edits them from here on): admission's second
   // validation skips the parts its webhooks kept, and a frozen part's field set can be told from the

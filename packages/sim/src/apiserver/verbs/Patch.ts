@@ -1,12 +1,12 @@
 // The patch verb: JSON merge patch and JSON patch on the stored object, then the update rules; server-side
 // apply has its own verb (Apply.ts). Strategic merge patch is refused with 415 for custom resources as the
-// real server does (a Namespace, a built-in, takes it and is merged like a merge patch: it has no lists a
-// strategy would key).
+// real server does; a built-in kind takes it (StrategicMerge.ts).
 import type { ApiResponse, FieldValidation, PatchType } from "../../Api.ts"
-import type { Kind } from "../../kinds/Kind.ts"
+import { isBuiltIn, type Kind } from "../../kinds/Kind.ts"
 import { isJsonObject, jsonClone } from "../store/JsonValue.ts"
 import { jsonPatch } from "../patches/JsonPatch.ts"
 import { mergePatch } from "../patches/MergePatch.ts"
+import { strategicMerge } from "../patches/StrategicMerge.ts"
 import { present, type ServerContext } from "../store/ServerContext.ts"
 import { apiVersionFor } from "../ResourceNames.ts"
 import { badRequest, notFound, patchNotApplicable, unsupportedMediaType } from "../StatusErrors.ts"
@@ -34,8 +34,8 @@ const patched = (resource: Kind, current: unknown, patch: unknown, patchType: Pa
       return { refused: result.error._tag === "MalformedPatch" ? badRequest(result.error.message) : patchNotApplicable(result.error.message) }
     }
     case "strategic":
-      if (resource.group !== "") return { refused: unsupportedMediaType("application/strategic-merge-patch+json") }
-      return isJsonObject(patch) ? { value: mergePatch(current, patch) } : { refused: badRequest("a strategic merge patch must be a JSON object") }
+      if (!isBuiltIn(resource)) return { refused: unsupportedMediaType("application/strategic-merge-patch+json") }
+      return isJsonObject(patch) ? { value: strategicMerge(current, patch, resource.fields) } : { refused: badRequest("a strategic merge patch must be a JSON object") }
     case "merge":
       return isJsonObject(patch) ? { value: mergePatch(current, patch) } : { refused: badRequest("a merge patch must be a JSON object") }
     case "apply":

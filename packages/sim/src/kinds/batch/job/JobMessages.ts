@@ -17,7 +17,6 @@ export const jobMessages: Readonly<Record<string, string>> = {
   "batch.v1.SuccessPolicy": "1:rules:batch.v1.SuccessPolicyRule:r",
   "batch.v1.SuccessPolicyRule": "1:succeededIndexes:string:op 2:succeededCount:int32:op",
   "batch.v1.UncountedTerminatedPods": "1:succeeded:string:ro 2:failed:string:ro",
-  "core.v1.PodTemplateSpec": "1:metadata:meta.v1.ObjectMeta:o 2:spec:core.v1.PodSpec:o",
   "scheduling.v1alpha3.TopologyConstraint": "1:key:string",
   "scheduling.v1alpha3.WorkloadPodGroupAllDisruptionMode": "",
   "scheduling.v1alpha3.WorkloadPodGroupBasicSchedulingPolicy": "",
