@@ -144,7 +144,8 @@ export const makeDispatcher = (options: DispatchOptions, parts: DispatcherParts)
       if (autorun) Queue.offerUnsafe(wakes, undefined)
     }
     // A queue just proven open may have jobs waiting: the next pass starts at once.
-    const prover = yield* makeQueueProver(context, wake)
+    const log = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`))
+    const prover = yield* makeQueueProver(context, wake, log)
     const cleanup = clusterCleanup(
       context,
       {
@@ -152,7 +153,7 @@ export const makeDispatcher = (options: DispatchOptions, parts: DispatcherParts)
         sweepGraceMs: options.sweepGraceMs ?? defaultSweepGraceMs,
         everyMs: options.cleanupEveryMs ?? defaultCleanupEveryMs
       },
-      options.log ?? ((line) => void process.stderr.write(`${line}\n`))
+      log
     )
     // The default status sync runs its passes in the dispatcher's fiber; one a caller gave runs at its Promise port.
     const given = parts.statusSync === undefined ? undefined : yield* Effect.provide(Effect.service(StatusSyncService), parts.statusSync(context))
