@@ -13,7 +13,7 @@ export const provingReason = (config: BackendConfig, since: string): string =>
   `the probe runs since ${since} in namespace ${config.namespace}; it waits up to ` +
   `${Math.ceil(probeLifetimeMs(config) / 1000)} s for a probe's objects already there (another probe's, or left by a process that died mid-probe) before removing them`
 
-const proveOne = (context: DispatchContext, queue: number, config: BackendConfig, log: (line: string) => void): Effect.Effect<void, unknown> =>
+const proveOne = (context: DispatchContext, queue: number, config: BackendConfig): Effect.Effect<void, unknown> =>
   Effect.gen(function* () {
     const namespace = config.namespace
     // Another process proving this namespace will store its answer; this queue is looked at again next time.
@@ -27,7 +27,7 @@ const proveOne = (context: DispatchContext, queue: number, config: BackendConfig
         const gate: Gate = proved.kind === "ok" ? proved.value.gate : { state: "closed", reason: proved.error.reasons.join("; ") }
         yield* fromStore(() => writeGate(context.db, queue, gate, context.now(), context.clock()))
         // An operator reads why a queue does not open (a permission the cluster refused, named) in the log too.
-        if (gate.state !== "open") log(`dispatch prover: queue ${queue} in namespace ${namespace}: ${gate.state}: ${gate.reason}`)
+        if (gate.state !== "open") context.log?.(`dispatch prover: queue ${queue} in namespace ${namespace}: ${gate.state}: ${gate.reason}`)
       }),
       Effect.ignore(fromStore(() => releaseProbeLease(context.db, namespace, context.instance)))
     )
@@ -45,8 +45,8 @@ export interface QueueProver {
 }
 
 /** A prover for one dispatcher, its probes fibers of the scope it is made in; `proven` is called after each probe
- * stored its gate, and `log` with a line naming each gate it stored that is not open, and why. */
-export const makeQueueProver = (context: DispatchContext, proven: () => void = () => undefined, log: (line: string) => void = () => undefined): Effect.Effect<QueueProver, never, Scope.Scope> =>
+ * stored its gate (and each gate stored not open is logged, with its reason). */
+export const makeQueueProver = (context: DispatchContext, proven: () => void = () => undefined): Effect.Effect<QueueProver, never, Scope.Scope> =>
   Effect.gen(function* () {
     const running = yield* FiberMap.make<string, void, never>()
     return {
@@ -70,7 +70,7 @@ export const makeQueueProver = (context: DispatchContext, proven: () => void = (
           for (const [namespace, members] of byNamespace) {
             started += members.length
             // A database failure leaves the queue not open: it is proven again after reproveMs.
-            const probes = Effect.forEach(members, (member) => Effect.andThen(Effect.ignore(proveOne(context, member.id, member.config, log)), Effect.sync(proven)), { discard: true })
+            const probes = Effect.forEach(members, (member) => Effect.andThen(Effect.ignore(proveOne(context, member.id, member.config)), Effect.sync(proven)), { discard: true })
             yield* FiberMap.run(running, namespace, { onlyIfMissing: true })(probes)
           }
           return started
