@@ -3,7 +3,7 @@ import fc from "fast-check"
 import { Schema } from "effect"
 import { describe, expect, it } from "vitest"
 import { statusBody } from "@dispatch/sim"
-import { ClusterError } from "../src/ClusterError.ts"
+import { ClusterError, describePermission } from "../src/ClusterError.ts"
 import { clusterErrorOf, deniedPermission, isSuccessCode, parseStatus, reasonOfStatus, retryAfterMsOf } from "../src/StatusMapping.ts"
 
 const failureCode = fc.integer({ min: 300, max: 599 })
@@ -145,6 +145,15 @@ describe("StatusMapping", () => {
     })
     // Without details, the call's own group and resource.
     expect(deniedPermission(parseStatus(403, { ...rbacRefusal, details: undefined }), deleteCall)).toStrictEqual(deleteCall)
+  })
+
+  it("words a permission as kubectl auth can-i asks for it: the core group unnamed, a subresource, a cluster-wide resource", () => {
+    expect(describePermission({ verb: "list", group: "", resource: "pods", namespace: "ml-team" })).toBe("list pods in namespace ml-team")
+    expect(describePermission({ verb: "get", group: "", resource: "pods", subresource: "log", namespace: "ml-team" })).toBe("get pods --subresource=log in namespace ml-team")
+    expect(describePermission({ verb: "patch", group: "kueue.x-k8s.io", resource: "workloads", subresource: "status", namespace: "ml-team" })).toBe(
+      "patch workloads.kueue.x-k8s.io --subresource=status in namespace ml-team"
+    )
+    expect(describePermission({ verb: "get", group: "trainer.kubeflow.org", resource: "clustertrainingruntimes" })).toBe("get clustertrainingruntimes.trainer.kubeflow.org (cluster-wide)")
   })
 
   it("names no permission for a webhook's denial, a 401, another 403 reason, or a call it was not told of", () => {
