@@ -139,39 +139,25 @@ type Seen = "gate" | "open" | "sync" | "sweep" | "logs"
 
 // Every verb of every rule `dispatch rbac` prints, per mode, and where its absence shows. A rule printed that is not
 // here fails the test: a new permission must say where it is proven.
+const eitherMode: Readonly<Record<string, Seen>> = {
+  "list pods": "logs",
+  "get pods/log": "logs",
+  "get trainingruntimes": "gate",
+  "list trainingruntimes": "sweep",
+  "create trainingruntimes": "gate",
+  "patch trainingruntimes": "gate",
+  "delete trainingruntimes": "sweep",
+  "get trainjobs": "gate",
+  "list trainjobs": "sync",
+  "create trainjobs": "gate",
+  "delete trainjobs": "gate",
+  "get clustertrainingruntimes": "gate"
+}
 const seenWhere: Readonly<Record<Mode, Readonly<Record<string, Seen>>>> = {
-  plain: {
-    "list pods": "logs",
-    "get pods/log": "logs",
-    "get trainingruntimes": "gate",
-    "list trainingruntimes": "sweep",
-    "create trainingruntimes": "gate",
-    "patch trainingruntimes": "gate",
-    "delete trainingruntimes": "sweep",
-    "get trainjobs": "gate",
-    "list trainjobs": "sync",
-    "create trainjobs": "gate",
-    "patch trainjobs": "open",
-    "delete trainjobs": "gate",
-    "get clustertrainingruntimes": "gate"
-  },
-  kueue: {
-    "list pods": "logs",
-    "get pods/log": "logs",
-    "list workloads": "gate",
-    "patch workloads": "open",
-    "patch workloads/status": "open",
-    "get trainingruntimes": "gate",
-    "list trainingruntimes": "sweep",
-    "create trainingruntimes": "gate",
-    "patch trainingruntimes": "gate",
-    "delete trainingruntimes": "sweep",
-    "get trainjobs": "gate",
-    "list trainjobs": "sync",
-    "create trainjobs": "gate",
-    "delete trainjobs": "gate",
-    "get clustertrainingruntimes": "gate"
-  }
+  // Plain mode opens a job by patching its TrainJob's spec.suspend.
+  plain: { ...eitherMode, "patch trainjobs": "open" },
+  // Kueue mode sees the Workload appear (the probe too), and opens by patching its gate and its admission check.
+  kueue: { ...eitherMode, "list workloads": "gate", "patch workloads": "open", "patch workloads/status": "open" }
 }
 
 interface Removal {
