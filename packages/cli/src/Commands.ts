@@ -246,6 +246,12 @@ export const Commands = {
       mode: oneOf("mode", ["plain", "kueue"], "plain", "which controllers run (default plain)"),
       config: optional("config", "FILE", "the backend config whose namespace (and Kueue queue) is served"),
       "read-only": toggle("read-only", "every request may get, list and watch, nothing else"),
+      rbac: toggle("rbac", "authorize every request with RBAC, as kube-apiserver does; the kubeconfig's own user stays a cluster admin"),
+      "service-account": several(
+        "service-account",
+        "NS/NAME",
+        "with --rbac: create the ServiceAccount (and its namespace) and add a user and context named system:serviceaccount:NS:NAME, with a token for it, to the kubeconfig"
+      ),
       fault: several("fault", "RULE", "VERB:RESOURCE[:NAME]=ACTION, e.g. create:trainjobs=drop"),
       "run-time": Flag.optional(reading("run-time", "S", "each training run completes S seconds after it starts (default 5)", wholeNumber(6, 1), "a whole number of seconds from 1 to 999999")),
       exec: toggle("exec", "run each pod's command as a local child process: its output is the pod's log, its exit ends the pod"),
@@ -254,7 +260,13 @@ export const Commands = {
       "queue-gpus": Flag.optional(reading("queue-gpus", "N", "--mode kueue: the ClusterQueue's nominal nvidia.com/gpu quota (default: not counted)", wholeNumber(6), "a whole number of GPUs")),
       "cluster-queue": optional("cluster-queue", "NAME", "--mode kueue: the ClusterQueue behind the config's LocalQueue (default cluster-queue)")
     },
-    examples: [{ command: "dispatch sim serve --kubeconfig-out sim.kubeconfig --runtime examples/runtime.yaml", description: "a simulated cluster for kubectl" }]
+    examples: [
+      { command: "dispatch sim serve --kubeconfig-out sim.kubeconfig --runtime examples/runtime.yaml", description: "a simulated cluster for kubectl" },
+      {
+        command: "dispatch sim serve --rbac --service-account ml-team/dispatch --kubeconfig-out sim.kubeconfig",
+        description: "one that enforces RBAC, with a context acting as ServiceAccount dispatch in ml-team"
+      }
+    ]
   },
   serve: {
     words: ["serve"],

@@ -88,7 +88,7 @@ const namespaceOf = (seed: SeedObject): string | undefined => {
  * journal it cannot resume (objects of a resource it does not serve) is answered as `unusableState`.
  */
 export const seededSimulator = (
-  options: Pick<SimulatorOptions, "controllers" | "auth" | "faults" | "journal" | "startTime">,
+  options: Pick<SimulatorOptions, "controllers" | "auth" | "rbac" | "faults" | "journal" | "startTime">,
   objects: ReadonlyArray<SeedObject>,
   namespaces: ReadonlyArray<string> = []
 ): { readonly simulator: Simulator } | { readonly problems: ReadonlyArray<string>; readonly unusableState?: true } => {

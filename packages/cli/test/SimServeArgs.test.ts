@@ -13,14 +13,30 @@ describe("parseSimServeArgs", async () => {
     async (port, out, runtimes, mode, equals) => {
       const flag = (name: string, value: string) => (equals ? [`--${name}=${value}`] : [`--${name}`, value])
       const argv = [...flag("port", String(port)), ...flag("kubeconfig-out", out), ...runtimes.flatMap((r) => flag("runtime", r)), ...flag("mode", mode)]
-      expect(await parseSimServeArgs(argv)).toEqual({ args: { port, kubeconfigOut: out, runtimes, mode, faults: [], readOnly: false, exec: false } })
+      expect(await parseSimServeArgs(argv)).toEqual({ args: { port, kubeconfigOut: out, runtimes, mode, faults: [], readOnly: false, rbac: false, serviceAccounts: [], exec: false } })
     }
   )
 
   it("takes several files after one --runtime", async () => {
     expect(await parseSimServeArgs(["--port", "0", "--runtime", "a.yaml", "b.yaml", "--kubeconfig-out", "k"])).toEqual({
-      args: { port: 0, kubeconfigOut: "k", runtimes: ["a.yaml", "b.yaml"], mode: "plain", faults: [], readOnly: false, exec: false }
+      args: { port: 0, kubeconfigOut: "k", runtimes: ["a.yaml", "b.yaml"], mode: "plain", faults: [], readOnly: false, rbac: false, serviceAccounts: [], exec: false }
     })
+  })
+
+  it("reads --rbac and each --service-account NAMESPACE/NAME; names every problem with them", async () => {
+    expect(await parseSimServeArgs(["--kubeconfig-out", "k", "--rbac", "--service-account", "ml-team/dispatch", "--service-account", "qa/reader"])).toMatchObject({
+      args: { rbac: true, serviceAccounts: [{ namespace: "ml-team", name: "dispatch" }, { namespace: "qa", name: "reader" }] }
+    })
+    expect(await parseSimServeArgs(["--kubeconfig-out", "k", "--rbac"])).toMatchObject({ args: { rbac: true, serviceAccounts: [] } })
+    const refused = await parseSimServeArgs(["--read-only", "--rbac", "--service-account", "dispatch", "--service-account", "Team/x", "--service-account", "a/b/c"])
+    expect(refused).toMatchObject({ problems: expect.any(Array) })
+    const problems = "problems" in refused ? refused.problems.join("\n") : ""
+    expect(problems).toContain("--rbac and --read-only")
+    expect(problems).toContain('--service-account "dispatch": must be NAMESPACE/NAME')
+    expect(problems).toContain('--service-account "Team/x": namespace:')
+    expect(problems).toContain('--service-account "a/b/c": must be NAMESPACE/NAME')
+    expect(problems).toContain("--service-account needs --kubeconfig-out")
+    expect(await parseSimServeArgs(["--kubeconfig-out", "k", "--service-account", "ml-team/dispatch"])).toMatchObject({ problems: [expect.stringContaining("--service-account needs --rbac")] })
   })
 
   it("reads --read-only, --config and every --fault", async () => {
@@ -33,6 +49,8 @@ describe("parseSimServeArgs", async () => {
         mode: "plain",
         config: "c.json",
         readOnly: true,
+        rbac: false,
+        serviceAccounts: [],
         exec: false,
         faults: [
           { verb: "create", resource: "trainjobs", action: { type: "drop" } },
@@ -47,10 +65,10 @@ describe("parseSimServeArgs", async () => {
 
   it("reads --exec and the Kueue quota flags", async () => {
     expect(await parseSimServeArgs(["--exec", "--mode", "kueue", "--queue-cpu", "8", "--queue-memory=64Gi", "--queue-gpus", "4", "--cluster-queue", "team-a"])).toEqual({
-      args: { port: 0, runtimes: [], mode: "kueue", faults: [], readOnly: false, exec: true, queue: { clusterQueue: "team-a", cpu: "8", memory: "64Gi", gpus: 4 } }
+      args: { port: 0, runtimes: [], mode: "kueue", faults: [], readOnly: false, rbac: false, serviceAccounts: [], exec: true, queue: { clusterQueue: "team-a", cpu: "8", memory: "64Gi", gpus: 4 } }
     })
     expect(await parseSimServeArgs(["--mode", "kueue", "--queue-cpu", "500m"])).toEqual({
-      args: { port: 0, runtimes: [], mode: "kueue", faults: [], readOnly: false, exec: false, queue: { cpu: "500m" } }
+      args: { port: 0, runtimes: [], mode: "kueue", faults: [], readOnly: false, rbac: false, serviceAccounts: [], exec: false, queue: { cpu: "500m" } }
     })
   })
 
@@ -80,7 +98,7 @@ describe("parseSimServeArgs", async () => {
       ]
     })
     expect(await parseSimServeArgs(["--kubeconfig-out", "k", "--port"])).toEqual({ _tag: "UsageError", problems: ["--port needs a value"] })
-    expect(await parseSimServeArgs([])).toEqual({ args: { port: 0, runtimes: [], mode: "plain", faults: [], readOnly: false, exec: false } })
+    expect(await parseSimServeArgs([])).toEqual({ args: { port: 0, runtimes: [], mode: "plain", faults: [], readOnly: false, rbac: false, serviceAccounts: [], exec: false } })
     expect(await parseSimServeArgs(["--kubeconfig-out", "k", "--port", "70000"])).toMatchObject({ problems: ['--port "70000" is not a port number (0-65535)'] })
   })
 })

@@ -16,8 +16,8 @@ export const Modes = ["plain", "kueue"] as const
 export type Mode = (typeof Modes)[number]
 
 /** The operations that talk to the cluster: Start, the lifecycle, the probe, the job service's status sync
- * and sweeper, and log reading. */
-export const Operations = ["start", "find", "open", "hold", "release", "stop", "probe", "statusSync", "sweep", "logs"] as const
+ * and sweeper, log reading, and `dispatch runtimes`' listing. */
+export const Operations = ["start", "find", "open", "hold", "release", "stop", "probe", "statusSync", "sweep", "logs", "runtimes"] as const
 
 /** One operation that talks to the cluster. */
 export type Operation = (typeof Operations)[number]
@@ -28,6 +28,9 @@ export interface Grant {
   readonly subresource?: "status" | "log"
   readonly verbs: ReadonlyArray<Verb>
   readonly modes?: ReadonlyArray<Mode>
+  /** A call the operation tries and does without when it is refused: declared, so the adapter may send it, but
+   * not granted by the rules (least privilege). */
+  readonly tried?: true
 }
 
 const grant = (kind: ResourceKind, verbs: ReadonlyArray<Verb>, more: Omit<Grant, "kind" | "verbs"> = {}): Grant => ({ kind, verbs, ...more })
@@ -73,7 +76,10 @@ export const ClusterPermissions: Readonly<Record<Operation, ReadonlyArray<Grant>
   // The sweeper lists runtime copies by label and deletes those no TrainJob owns.
   sweep: [grant(TrainingRuntimes, ["list", "delete"])],
   // Log reading lists a TrainJob's pods and reads each one's log.
-  logs: [grant(Pods, ["list"]), grant(Pods, ["get"], { subresource: "log" })]
+  logs: [grant(Pods, ["list"]), grant(Pods, ["get"], { subresource: "log" })],
+  // `dispatch runtimes` lists the namespace's TrainingRuntimes and tries to list every ClusterTrainingRuntime; when
+  // that is refused it reads the configured ones one by one, which `get` allows.
+  runtimes: [grant(TrainingRuntimes, ["list"]), grant(ClusterTrainingRuntimes, ["get"]), grant(ClusterTrainingRuntimes, ["list"], { tried: true })]
 }
 
 /** What one request asks for, as kube-apiserver's authorizer sees it. */
@@ -117,6 +123,7 @@ export const rulesOf = (mode: Mode): { readonly namespaced: ReadonlyArray<Policy
   const byResource = new Map<string, { readonly group: string; readonly resource: string; readonly namespaced: boolean; readonly verbs: Set<Verb> }>()
   for (const operation of Operations) {
     for (const g of grantsOf(operation, mode)) {
+      if (g.tried === true) continue
       const resource = resourceName(g)
       const key = `${g.kind.group}/${resource}`
       const entry = byResource.get(key) ?? { group: g.kind.group, resource, namespaced: g.kind.namespaced, verbs: new Set<Verb>() }

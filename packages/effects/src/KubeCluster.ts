@@ -10,7 +10,7 @@ import { KeepAliveAgents } from "./KeepAliveAgents.ts"
 import { type Authentication, KubeCredentials, watchingAuthenticators } from "./KubeCredentials.ts"
 import { type HttpAnswer, type HttpRequest, type HttpServer, sendRequest, streamRequest } from "./KeepAliveHttp.ts"
 import { describeCall, type ObjectKey, Pods } from "./ResourceKind.ts"
-import { clusterErrorOf, isSuccessCode } from "./StatusMapping.ts"
+import { type CallAttributes, clusterErrorOf, isSuccessCode } from "./StatusMapping.ts"
 
 // client-node costs about a second of CPU and tens of MB to load: it is loaded when a kubeconfig is, not by every
 // program that imports this package (a job service on the simulator, or with no cluster, never needs it).
@@ -136,9 +136,18 @@ export const lineSplitter = (onLine: (line: string) => void): { readonly push: (
   }
 }
 
+// What a call asks for, as the authorizer sees it (a write to the status subresource is a patch of `<resource>/status`).
+const attributesOf = (call: ClusterCall): CallAttributes => ({
+  verb: call.verb,
+  group: call.kind.group,
+  resource: call.kind.plural,
+  ...(call.status === true ? { subresource: "status" } : {}),
+  ...(call.kind.namespaced && call.namespace !== undefined ? { namespace: call.namespace } : {})
+})
+
 // A 2xx answer is the body, parsed; anything else the ClusterError it stands for.
 const answerOf = (call: ClusterCall, answer: HttpAnswer): Effect.Effect<unknown, ClusterError> => {
-  if (!isSuccessCode(answer.status)) return Effect.fail(clusterErrorOf(call.description, answer.status, parseBody(answer.text), answer.retryAfter))
+  if (!isSuccessCode(answer.status)) return Effect.fail(clusterErrorOf(call.description, answer.status, parseBody(answer.text), answer.retryAfter, attributesOf(call)))
   try {
     return Effect.succeed(JSON.parse(answer.text) as unknown)
   } catch {
@@ -196,7 +205,7 @@ export const makeKubeCluster = (config: KubeConfig, callMs: number): ClusterShap
             }),
           catch: (thrown) => clusterErrorOfThrown(description, thrown)
         }).pipe(
-          Effect.flatMap((answer) => (isSuccessCode(answer.status) || answer.status === 0 ? Effect.sync(lines.end) : Effect.fail(clusterErrorOf(description, answer.status, parseBody(answer.text)))))
+          Effect.flatMap((answer) => (isSuccessCode(answer.status) || answer.status === 0 ? Effect.sync(lines.end) : Effect.fail(clusterErrorOf(description, answer.status, parseBody(answer.text), undefined, { verb: "get", group: Pods.group, resource: Pods.plural, subresource: "log", namespace: key.namespace }))))
         )
       },
       // As kubectl: a real server's timestamps are read against this machine's clock.

@@ -1,4 +1,4 @@
-import { ClusterError, type ClusterErrorReason, type Status, type StatusCause } from "./ClusterError.ts"
+import { ClusterError, type ClusterErrorReason, type Permission, type Status, type StatusCause, type StatusDetails } from "./ClusterError.ts"
 
 // Both layers see the same answers (a code and a body), so both classify them here, once.
 
@@ -20,17 +20,51 @@ const causeOf = (value: unknown): StatusCause | undefined => {
   }
 }
 
+const detailsOf = (record: Record<string, unknown> | undefined): StatusDetails | undefined => {
+  if (record === undefined) return undefined
+  const group = asString(record["group"])
+  const kind = asString(record["kind"])
+  const name = asString(record["name"])
+  if (group === undefined && kind === undefined && name === undefined) return undefined
+  return { ...(group === undefined ? {} : { group }), ...(kind === undefined ? {} : { kind }), ...(name === undefined ? {} : { name }) }
+}
+
 /** Reads a metav1.Status out of an answer body; a body that is not one still yields the code. */
 export const parseStatus = (code: number, body: unknown): Status => {
   const record = asRecord(body)
   const details = asRecord(record?.["details"])
   const rawCauses = details?.["causes"]
   const causes = Array.isArray(rawCauses) ? rawCauses.flatMap((c) => causeOf(c) ?? []) : []
+  const named = detailsOf(details)
   return {
     code,
     reason: asString(record?.["reason"]) ?? "",
     message: asString(record?.["message"]) ?? (typeof body === "string" ? body.slice(0, 500) : ""),
-    causes
+    causes,
+    ...(named === undefined ? {} : { details: named })
+  }
+}
+
+/** What the caller asked for, as the authorizer sees a call: its verb, resource, subresource and namespace. */
+export interface CallAttributes {
+  readonly verb: string
+  readonly group: string
+  readonly resource: string
+  readonly subresource?: string | undefined
+  readonly namespace?: string | undefined
+}
+
+/** The permission an answer refused, when it is RBAC's refusal (a 403 with reason Forbidden that no webhook
+ * gave): the call's verb and namespace, and the group and resource the Status's details name (the call's own
+ * when the details leave them out). */
+export const deniedPermission = (status: Status, call: CallAttributes): Permission | undefined => {
+  if (status.code !== 403 || status.reason !== "Forbidden" || isWebhookDenial(status)) return undefined
+  return {
+    verb: call.verb,
+    group: status.details?.group ?? call.group,
+    resource: status.details?.kind ?? call.resource,
+    ...(call.subresource === undefined ? {} : { subresource: call.subresource }),
+    ...(call.namespace === undefined ? {} : { namespace: call.namespace })
   }
 }
 
@@ -66,11 +100,13 @@ export const retryAfterMsOf = (body: unknown, retryAfterHeader: string | undefin
   return Number.isFinite(seconds) && (seconds as number) >= 0 ? (seconds as number) * 1000 : undefined
 }
 
-/** Turns a non-2xx answer into a ClusterError carrying the parsed Status and the wait the server asked for. */
-export const clusterErrorOf = (call: string, code: number, body: unknown, retryAfterHeader?: string): ClusterError => {
+/** Turns a non-2xx answer into a ClusterError carrying the parsed Status, the wait the server asked for, and
+ * (given what the call asked for) the permission RBAC refused. */
+export const clusterErrorOf = (call: string, code: number, body: unknown, retryAfterHeader?: string, attributes?: CallAttributes): ClusterError => {
   const status = parseStatus(code, body)
   const retryAfterMs = retryAfterMsOf(body, retryAfterHeader)
-  return new ClusterError({ reason: reasonOfStatus(status), call, status, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) })
+  const denied = attributes === undefined ? undefined : deniedPermission(status, attributes)
+  return new ClusterError({ reason: reasonOfStatus(status), call, status, ...(retryAfterMs === undefined ? {} : { retryAfterMs }), ...(denied === undefined ? {} : { denied }) })
 }
 
 /** True for a 2xx code. */

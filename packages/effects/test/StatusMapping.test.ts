@@ -3,8 +3,8 @@ import fc from "fast-check"
 import { Schema } from "effect"
 import { describe, expect, it } from "vitest"
 import { statusBody } from "@dispatch/sim"
-import { ClusterError } from "../src/ClusterError.ts"
-import { clusterErrorOf, isSuccessCode, parseStatus, reasonOfStatus, retryAfterMsOf } from "../src/StatusMapping.ts"
+import { ClusterError, describePermission } from "../src/ClusterError.ts"
+import { clusterErrorOf, deniedPermission, isSuccessCode, parseStatus, reasonOfStatus, retryAfterMsOf } from "../src/StatusMapping.ts"
 
 const failureCode = fc.integer({ min: 300, max: 599 })
 const cause = fc.record({ reason: fc.string(), message: fc.string(), field: fc.string() })
@@ -116,6 +116,55 @@ describe("StatusMapping", () => {
     expect(reasonOfStatus({ code: 500, reason: "InternalError", message: denial, causes: [] })).toBe("ServerError")
     expect(reasonOfStatus({ code: 404, reason: "NotFound", message: denial, causes: [] })).toBe("NotFound")
     expect(reasonOfStatus({ code: 403, reason: "Forbidden", message: ` ${denial}`, causes: [] })).toBe("Forbidden")
+  })
+
+  // kube-apiserver's 403 for RBAC: its details name the resource (as `kind`), its group and the object's name.
+  const rbacRefusal = {
+    kind: "Status",
+    apiVersion: "v1",
+    status: "Failure",
+    message: 'trainjobs.trainer.kubeflow.org "j" is forbidden: User "system:serviceaccount:ml-team:dispatch" cannot delete resource "trainjobs" in API group "trainer.kubeflow.org" in the namespace "ml-team"',
+    reason: "Forbidden",
+    details: { name: "j", group: "trainer.kubeflow.org", kind: "trainjobs" },
+    code: 403
+  }
+  const deleteCall = { verb: "delete", group: "trainer.kubeflow.org", resource: "trainjobs", namespace: "ml-team" }
+
+  it("an RBAC refusal names the permission the caller lacks: the call's verb and namespace, the details' group and resource", () => {
+    expect(parseStatus(403, rbacRefusal).details).toStrictEqual({ name: "j", group: "trainer.kubeflow.org", kind: "trainjobs" })
+    const error = clusterErrorOf("delete trainjobs ml-team/j", 403, rbacRefusal, undefined, deleteCall)
+    expect(error.reason).toBe("Forbidden")
+    expect(error.denied).toStrictEqual({ verb: "delete", group: "trainer.kubeflow.org", resource: "trainjobs", namespace: "ml-team" })
+    expect(error.reasons).toContain("delete trainjobs ml-team/j: missing permission: delete trainjobs.trainer.kubeflow.org in namespace ml-team")
+    // The details win over the call's own naming: they are what the authorizer refused.
+    expect(deniedPermission(parseStatus(403, { ...rbacRefusal, details: { group: "", kind: "pods" } }), { ...deleteCall, subresource: "log", namespace: undefined })).toStrictEqual({
+      verb: "delete",
+      group: "",
+      resource: "pods",
+      subresource: "log"
+    })
+    // Without details, the call's own group and resource.
+    expect(deniedPermission(parseStatus(403, { ...rbacRefusal, details: undefined }), deleteCall)).toStrictEqual(deleteCall)
+  })
+
+  it("words a permission as kubectl auth can-i asks for it: the core group unnamed, a subresource, a cluster-wide resource", () => {
+    expect(describePermission({ verb: "list", group: "", resource: "pods", namespace: "ml-team" })).toBe("list pods in namespace ml-team")
+    expect(describePermission({ verb: "get", group: "", resource: "pods", subresource: "log", namespace: "ml-team" })).toBe("get pods --subresource=log in namespace ml-team")
+    expect(describePermission({ verb: "patch", group: "kueue.x-k8s.io", resource: "workloads", subresource: "status", namespace: "ml-team" })).toBe(
+      "patch workloads.kueue.x-k8s.io --subresource=status in namespace ml-team"
+    )
+    expect(describePermission({ verb: "get", group: "trainer.kubeflow.org", resource: "clustertrainingruntimes" })).toBe("get clustertrainingruntimes.trainer.kubeflow.org (cluster-wide)")
+  })
+
+  it("names no permission for a webhook's denial, a 401, another 403 reason, or a call it was not told of", () => {
+    const webhook = { ...rbacRefusal, message: 'admission webhook "w" denied the request: no' }
+    expect(deniedPermission(parseStatus(403, webhook), deleteCall)).toBeUndefined()
+    expect(deniedPermission(parseStatus(401, { ...rbacRefusal, code: 401, reason: "Unauthorized" }), deleteCall)).toBeUndefined()
+    expect(deniedPermission(parseStatus(403, { ...rbacRefusal, reason: "" }), deleteCall)).toBeUndefined()
+    expect(deniedPermission(parseStatus(404, { ...rbacRefusal, code: 404 }), deleteCall)).toBeUndefined()
+    expect(clusterErrorOf("delete trainjobs ml-team/j", 403, rbacRefusal).denied).toBeUndefined()
+    expect(parseStatus(403, { ...rbacRefusal, details: { causes: [] } }).details).toBeUndefined()
+    expect(parseStatus(403, { ...rbacRefusal, details: { kind: 7, name: "n" } }).details).toStrictEqual({ name: "n" })
   })
 
   it("success is exactly a 2xx code", () => {

@@ -23,7 +23,7 @@ describe("operations endpoints", () => {
     expect(await (await fetch(`${url()}/healthz`)).json()).toEqual({ status: "ok" })
     const ready = await fetch(`${url()}/readyz`)
     expect(ready.status).toBe(200)
-    expect(await ready.json()).toEqual({ ready: true, database: "reachable", migrations: `all ${migrations.length} applied`, dispatcher: "off", reasons: [] })
+    expect(await ready.json()).toEqual({ ready: true, database: "reachable", migrations: `all ${migrations.length} applied`, dispatcher: "off", reasons: [], queues: [] })
   })
 
   test("a request's X-Request-Id is echoed, or one is made; each request gets one JSON access-log line with it", async () => {

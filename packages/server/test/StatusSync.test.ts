@@ -65,10 +65,13 @@ describe("a follow pass", () => {
     expect((await w.history(c)).map((h) => h.status)).toEqual(["queued"])
   })
 
-  test("a Find that fails leaves the queue's jobs for the next pass", async () => {
+  test("a Find that fails leaves the queue's jobs for the next pass, and is a problem naming the queue and why", async () => {
     const id = await openedJob()
     const before = await w.row(id)
-    expect(await syncPass(w.context(scriptedCluster([{ kind: "error", error: new ErrUnreachable({ reasons: ["down"] }) }])))).toEqual({ followed: 1, problems: [] })
+    expect(await syncPass(w.context(scriptedCluster([{ kind: "error", error: new ErrUnreachable({ reasons: ["down"] }) }])))).toEqual({
+      followed: 1,
+      problems: [`status sync: queue ${w.world().queue}: down`]
+    })
     expect(await syncPass(w.context(scriptedCluster([{ kind: "abandoned", reason: "closing" }])))).toEqual({ followed: 1, problems: [] })
     expect(await w.row(id)).toEqual(before)
   })

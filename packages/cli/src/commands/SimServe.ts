@@ -13,6 +13,7 @@ import { type KueueSetup, anonymousActsAs, controllersFor, defaultClusterQueue, 
 import { type SimServeArgs, parseSimServeArgs } from "../SimServeArgs.ts"
 import { Commands } from "../Commands.ts"
 import { usageLine } from "../Usage.ts"
+import { serviceAccountTokens, serviceAccountUserName, withServiceAccountUsers } from "./SimServiceAccounts.ts"
 import { type OutputFormat, printResult, takeOutput } from "../Output.ts"
 import { type ArgList, type CommandImpl, problemsOf } from "../FlagReader.ts"
 
@@ -53,6 +54,9 @@ export interface SimServeSummary {
   readonly mode: SimServeArgs["mode"]
   readonly namespaces: ReadonlyArray<string>
   readonly readOnly: boolean
+  readonly rbac: boolean
+  /** The kubeconfig contexts of the ServiceAccounts served (--service-account). */
+  readonly serviceAccounts: ReadonlyArray<string>
   readonly faults: ReadonlyArray<string>
 }
 
@@ -69,12 +73,18 @@ const serve = async (io: CliIo, args: SimServeArgs, output: OutputFormat = "text
       // The served clock follows real time from now, as a real cluster's does: its timestamps read right
       // against this machine's clock (kubectl's AGE, dispatch list's).
       startTime: Date.now(),
-      ...(args.readOnly ? { auth: readOnlyAuth } : {})
+      ...(args.readOnly ? { auth: readOnlyAuth } : {}),
+      ...(args.rbac ? { rbac: {} } : {})
     },
     withTrainerPublic(manifests.success),
     served.success.namespaces
   )
   if ("problems" in seeded) return usage(seeded.problems)
+  const accounts = serviceAccountTokens(seeded.simulator, args.serviceAccounts)
+  if (Result.isFailure(accounts)) {
+    await seeded.simulator.close()
+    return failed(accounts.failure)
+  }
 
   let server: SimServer
   // The server's close ends its requests; the simulator's ends every container process (with --exec),
@@ -93,7 +103,8 @@ const serve = async (io: CliIo, args: SimServeArgs, output: OutputFormat = "text
   // A client given only the kubeconfig lands in the served namespace, as the config's jobs do.
   const servedNamespace = served.success.namespaces[0] ?? "default"
   if (args.kubeconfigOut !== undefined) {
-    const written = await io.writeFile(args.kubeconfigOut, kubeconfigFor(server, { namespace: servedNamespace, ...(args.readOnly ? { token: readOnlyToken } : {}) }))
+    const kubeconfig = kubeconfigFor(server, { namespace: servedNamespace, ...(args.readOnly ? { token: readOnlyToken } : {}) })
+    const written = await io.writeFile(args.kubeconfigOut, withServiceAccountUsers(kubeconfig, accounts.success))
     if (written.error !== undefined) {
       await closeAll()
       return failed([`cannot write ${args.kubeconfigOut}: ${written.error}`])
@@ -107,11 +118,15 @@ const serve = async (io: CliIo, args: SimServeArgs, output: OutputFormat = "text
     mode: args.mode,
     namespaces: served.success.namespaces,
     readOnly: args.readOnly,
+    rbac: args.rbac,
+    serviceAccounts: accounts.success.map(({ account }) => serviceAccountUserName(account)),
     faults: args.faults.map(formatFault)
   }
   printResult(io, output, summary, [server.url])
   for (const fault of args.faults) io.err(`dispatch sim serve: fault ${formatFault(fault)}`)
   if (args.readOnly) io.err("dispatch sim serve: read-only: every request, with the kubeconfig's token or none (kubectl), may get, list and watch only")
+  if (args.rbac) io.err("dispatch sim serve: rbac: every request is authorized with RBAC; a request without a token acts as a cluster admin")
+  for (const { account } of accounts.success) io.err(`dispatch sim serve: ServiceAccount ${account.namespace}/${account.name}: kubeconfig context ${serviceAccountUserName(account)}`)
   if (kueue !== undefined) io.err(`dispatch sim serve: Kueue queue "${kueue.queue}" with admission check "${kueue.admissionCheck}"`)
   if (kueue !== undefined && args.queue !== undefined) io.err(`dispatch sim serve: ClusterQueue "${args.queue.clusterQueue ?? defaultClusterQueue}" with quota ${quotaText(args.queue)}`)
   if (args.exec) io.err("dispatch sim serve: exec: each pod's command runs here as a child process")

@@ -26,6 +26,8 @@ export interface DispatchContext {
   readonly leaseMs: number
   /** How retries are spaced and bounded. */
   readonly policy: RetryPolicy
+  /** Where the dispatcher writes what an operator must read: a gate it closed and why, a pass's problems. */
+  readonly log?: (line: string) => void
 }
 
 /** What the dispatch machine judges an event with, now: the clock, the policy and a fresh draw for a retry's jitter. */

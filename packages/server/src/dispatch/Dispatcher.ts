@@ -117,7 +117,9 @@ export const makeDispatcher = (options: DispatchOptions, parts: DispatcherParts)
       (runtime) => Effect.promise(() => runtime.close())
     )
     const instance = options.instance ?? Buffer.from(parts.entropy(8)).toString("hex")
+    const log = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`))
     const context: DispatchContext = {
+      log,
       db: parts.db,
       cluster,
       instance,
@@ -136,6 +138,7 @@ export const makeDispatcher = (options: DispatchOptions, parts: DispatcherParts)
     const autorun = options.autorun !== false
     const lastSync = yield* Ref.make(Number.NEGATIVE_INFINITY)
     const first = yield* Ref.make(true)
+    const lastProblems = yield* Ref.make<ReadonlySet<string>>(new Set())
     const closed = yield* Ref.make(false)
     const passing = yield* Semaphore.make(1)
     // At most one wake-up waits: wakes while a pass runs ask for one more pass right after it, not one each.
@@ -152,7 +155,7 @@ export const makeDispatcher = (options: DispatchOptions, parts: DispatcherParts)
         sweepGraceMs: options.sweepGraceMs ?? defaultSweepGraceMs,
         everyMs: options.cleanupEveryMs ?? defaultCleanupEveryMs
       },
-      options.log ?? ((line) => void process.stderr.write(`${line}\n`))
+      log
     )
     // The default status sync runs its passes in the dispatcher's fiber; one a caller gave runs at its Promise port.
     const given = parts.statusSync === undefined ? undefined : yield* Effect.provide(Effect.service(StatusSyncService), parts.statusSync(context))
@@ -175,6 +178,10 @@ export const makeDispatcher = (options: DispatchOptions, parts: DispatcherParts)
       const sync = due ? yield* follow : { followed: 0, problems: [] }
       const stopped = yield* stopCancelled
       const cleaned = yield* cleanup.run
+      // A problem is logged when it first appears, not again on every pass it lasts (a permission refused each second).
+      const problems = [...dispatch.problems, ...sync.problems, ...cleaned.problems]
+      const before = yield* Ref.getAndSet(lastProblems, new Set(problems))
+      for (const problem of problems) if (!before.has(problem) && !cleaned.problems.includes(problem)) log(`dispatch: ${problem}`)
       return {
         proven,
         dispatched: dispatch.claimed,
@@ -182,7 +189,7 @@ export const makeDispatcher = (options: DispatchOptions, parts: DispatcherParts)
         stopped,
         swept: cleaned.swept,
         removed: cleaned.removed,
-        problems: [...dispatch.problems, ...sync.problems, ...cleaned.problems]
+        problems
       } satisfies PassReport
     })
     // A pass runs to its end once begun: what it holds is recorded, or abandoned by the cluster runtime's close.

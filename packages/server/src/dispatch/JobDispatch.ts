@@ -139,6 +139,7 @@ const dispatchOne = (context: DispatchContext, claimed: ClaimedJob): Effect.Effe
         if (command.type === "reprove" && prepared !== undefined) {
           const queue = prepared.queue
           yield* fromStore(() => writeGate(context.db, queue, { state: "read-only", reason: command.reason }, at, context.clock()))
+          context.log?.(`dispatch: queue ${queue}: read-only: ${command.reason}`)
         }
       }
       row = rowAfter(row, answer.state, isClaimed(answer.state) ? context.instance : null)

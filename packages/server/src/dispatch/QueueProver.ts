@@ -26,6 +26,8 @@ const proveOne = (context: DispatchContext, queue: number, config: BackendConfig
         if (proved.kind === "abandoned") return
         const gate: Gate = proved.kind === "ok" ? proved.value.gate : { state: "closed", reason: proved.error.reasons.join("; ") }
         yield* fromStore(() => writeGate(context.db, queue, gate, context.now(), context.clock()))
+        // An operator reads why a queue does not open (a permission the cluster refused, named) in the log too.
+        if (gate.state !== "open") context.log?.(`dispatch prover: queue ${queue} in namespace ${namespace}: ${gate.state}: ${gate.reason}`)
       }),
       Effect.ignore(fromStore(() => releaseProbeLease(context.db, namespace, context.instance)))
     )
@@ -43,7 +45,7 @@ export interface QueueProver {
 }
 
 /** A prover for one dispatcher, its probes fibers of the scope it is made in; `proven` is called after each probe
- * stored its gate. */
+ * stored its gate (and each gate stored not open is logged, with its reason). */
 export const makeQueueProver = (context: DispatchContext, proven: () => void = () => undefined): Effect.Effect<QueueProver, never, Scope.Scope> =>
   Effect.gen(function* () {
     const running = yield* FiberMap.make<string, void, never>()

@@ -60,6 +60,8 @@ export const syncPassEffect = (context: DispatchContext): Effect.Effect<SyncRepo
       // write per job) has nothing to say about it, so its Find runs on a memory of its own.
       const keys = members.map((j) => ({ job: j.key ?? "", submission: 1 }))
       const found = yield* runCluster(context.cluster, Effect.provideService(findMany(backend.success, keys), InFlight, makeInFlight()))
+      // Left for the next pass, and said: a Find the cluster refuses (a permission missing) would otherwise go unseen.
+      if (found.kind === "error") problems.push(`status sync: queue ${queue}: ${found.error.reasons.join("; ")}`)
       if (found.kind !== "ok") continue
       for (const [i, job] of members.entries()) {
         const status = found.value[i]

@@ -28,7 +28,8 @@ export const startingReadiness = (step: StartupStep, dispatcher: DispatcherState
   database: step === "database opening" ? "opening" : "reachable",
   migrations: step === "database opening" ? "not checked yet" : step === "migrations" ? "being applied" : `all ${migrations.length} applied`,
   dispatcher,
-  reasons: [startupReason(step)]
+  reasons: [startupReason(step)],
+  queues: []
 })
 
 /** What `/readyz` checked and found; ready only when every check passed. */
@@ -39,6 +40,17 @@ export interface Readiness {
   readonly dispatcher: DispatcherState
   /** Why the service is not ready, one reason per failed check. */
   readonly reasons: ReadonlyArray<string>
+  /** The queues whose gate is not open, each with the reason its last proof gave (a permission the cluster
+   * refused is named there). They do not make the service unready: its other queues, and its API, still serve. */
+  readonly queues: ReadonlyArray<QueueNotOpen>
+}
+
+/** A queue whose gate is not open, as /readyz names it. */
+export interface QueueNotOpen {
+  readonly id: number
+  readonly name: string
+  readonly state: string
+  readonly reason: string
 }
 
 /** Checks the database answers, has every migration, and that the dispatcher runs when there is one. */
@@ -46,17 +58,20 @@ export const readiness = async (db: Database, dispatcher: DispatcherState): Prom
   const reasons: Array<string> = []
   let database = "reachable"
   let applied = "unknown"
+  let queues: ReadonlyArray<QueueNotOpen> = []
   try {
     await onStore(db, serviceFigures, (figures) => figures.answers)
     const have = await recordedMigrations(db)
     const missing = migrations.filter((m) => !have.has(m.version)).map((m) => m.version)
     applied = missing.length === 0 ? `all ${migrations.length} applied` : `missing ${missing.join(", ")}`
     if (missing.length > 0) reasons.push(`migrations ${missing.join(", ")} are not applied`)
+    // The gates are read only from a schema that has them.
+    else queues = (await onStore(db, serviceFigures, (figures) => figures.gatesNotOpen)).map((g) => ({ id: g.queue, name: g.name, state: g.state, reason: g.reason }))
   } catch (cause) {
     database = `unreachable: ${cause instanceof Error ? cause.message : String(cause)}`
     reasons.push(`the database is ${database}`)
   }
   if (dispatcher === "stopped") reasons.push("the dispatcher has stopped")
   if (dispatcher === "starting") reasons.push(startupReason("dispatcher starting"))
-  return { ready: reasons.length === 0, database, migrations: applied, dispatcher, reasons }
+  return { ready: reasons.length === 0, database, migrations: applied, dispatcher, reasons, queues }
 }

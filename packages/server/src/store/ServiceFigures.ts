@@ -8,6 +8,7 @@ const Count = Schema.Struct({ n: Schema.Number })
 const StatusCount = Schema.Struct({ status: Schema.String, n: Schema.Number })
 const ErrorCount = Schema.Struct({ kind: Schema.NullOr(Schema.String), n: Schema.Number })
 const QueueGate = Schema.Struct({ queue: Schema.Number, name: Schema.String, state: Schema.String })
+const GateNotOpen = Schema.Struct({ queue: Schema.Number, name: Schema.String, state: Schema.String, reason: Schema.String })
 
 /** The service figures' repository over the SqlClient in context. */
 export const serviceFigures = Effect.gen(function* () {
@@ -17,6 +18,11 @@ export const serviceFigures = Effect.gen(function* () {
   return {
     /** Succeeds when the database answers a statement. */
     answers: Effect.asVoid(sql`select 1`),
+    /** The queues (not deleted) whose last proof left them not open, with the reason it gave. */
+    gatesNotOpen: all(
+      GateNotOpen,
+      sql`select q.id as queue, q.name, g.state, g.reason from queues q join queue_gates g on g.queue = q.id where not q.deleted and g.state <> 'open' order by q.id`
+    ),
     /** The figures of /metrics, read one after the other. */
     figures: Effect.all(
       {
