@@ -69,7 +69,7 @@ describe("a list page", () => {
     }
     // The defect is JSON's own failure, as it was thrown.
     const defect = (exit: Exit.Exit<unknown, unknown>) => (Exit.isFailure(exit) ? String(Cause.squash(exit.cause)) : "a page")
-    for (const item of [unwritable("5"), unwritable(undefined), { n: 1n }]) {
+    for (const item of [unwritable("5"), unwritable(undefined), { n: 1n }, 1n]) {
       const { exit, logged } = run({}, () => Effect.succeed({ items: [item], total: 1 }))
       expect(defect(exit)).toMatch(/circular|BigInt/)
       expect(logged).toEqual([])
