@@ -54,6 +54,8 @@ describe("account routes, answered field by field", () => {
       permissions: { read: true, write: true, share_read: false, share_write: false, owner: false, admin: false }
     })
     expect((await gina("GET", "/groups")).body.data).toEqual([read.body])
+    expect((await gina("GET", `/groups?groupId=${group.id}`)).body).toMatchObject({ totalNumResults: 1, data: [read.body] })
+    expect((await gina("GET", `/groups?groupId=${group.id + 1000}`)).body).toMatchObject({ isComplete: true, totalNumResults: 0, data: [] })
   })
 
   test("the logged-in user answers its id, email, groups and the times it was made, modified and last logged in", async () => {
