@@ -1,4 +1,4 @@
-// The vitest config for the HTTP face's mutation runs (stryker.server-http.config.mjs): the mutation config, its tests
+// The vitest config for the HTTP face's mutation runs (stryker.http.config.mjs): the mutation config, its tests
 // limited to the files the run's target names (DISPATCH_MUTATION_TESTS, set by that config). Each is named from the
 // root and from the package directory, which Stryker gives vitest as its `dir`.
 import base from "./stryker.vitest.config.ts"

@@ -1,10 +1,11 @@
 // @ts-check
 // Mutation testing for the job service's HTTP face and the pure shapes it answers with: the route groups, admission,
-// the handlers' runner, list pages, paging and list items, and the service's settings: `pnpm mutate:server-http`
+// the handlers' runner, list pages, paging and list items, and the service's settings: `pnpm mutate:http`
 // (docs/testing.md). Nearly every server test starts a service and so runs these modules, so `related` would rerun
 // the whole server suite for each mutant; each target is run instead with the few test files that state what it
-// does (`stryker.server-http.vitest.config.ts`). `DISPATCH_MUTATION_TARGET=<name>` runs one target alone (the names
-// are the keys of `targets`), with only its test files: the whole run is hours on a busy machine, a target minutes.
+// does (`stryker.http.vitest.config.ts`). `DISPATCH_MUTATION_TARGET=<name>` runs one target alone (the names
+// are the keys of `targets`), with only its test files: all of them are hours on a busy machine, a pure module minutes,
+// a route group half an hour or more.
 // The tests of a service on PostgreSQL use `DATABASE_URL`'s server when it is set (test/postgres/start.sh prints one),
 // and the dispatcher's test worlds `DISPATCH_MUTATION_POSTGRES`'s (see stryker.dispatch.config.mjs).
 // UnreadableRows.test.ts is left out: its row nests 5,000 deep, which breaks rendering by the call stack's depth, and
@@ -26,18 +27,19 @@ export const targets = {
 const chosen = process.env["DISPATCH_MUTATION_TARGET"]
 const selected = chosen === undefined ? Object.values(targets) : [targets[/** @type {keyof typeof targets} */ (chosen)]]
 if (selected[0] === undefined) throw new Error(`DISPATCH_MUTATION_TARGET: no target ${chosen}; one of ${Object.keys(targets).join(", ")}`)
-// Read by the vitest config, in Stryker's test runner processes, which inherit this environment.
-process.env["DISPATCH_MUTATION_TESTS"] = [...new Set(selected.flatMap((t) => t.tests))].join(",")
+// Read by the vitest config, in Stryker's test runner processes, which inherit this environment. Given already, it
+// names the test files instead (to see what one file kills alone).
+process.env["DISPATCH_MUTATION_TESTS"] ??= [...new Set(selected.flatMap((t) => t.tests))].join(",")
 
-const options = mutationOptions("server-http", "packages/server", selected.flatMap((t) => t.mutate))
+const options = mutationOptions("http", "packages/server", selected.flatMap((t) => t.mutate))
 
 export default {
   ...options,
   concurrency: 1,
   coverageAnalysis: "perTest",
-  incrementalFile: `reports/mutation/server-http-${chosen ?? "all"}-incremental.json`,
-  eventReporter: { baseDir: `reports/mutation/server-http-${chosen ?? "all"}-events` },
-  htmlReporter: { fileName: `reports/mutation/server-http-${chosen ?? "all"}.html` },
-  jsonReporter: { fileName: `reports/mutation/server-http-${chosen ?? "all"}.json` },
-  vitest: { ...options.vitest, configFile: "stryker.server-http.vitest.config.ts", related: false }
+  incrementalFile: `reports/mutation/http-${chosen ?? "all"}-incremental.json`,
+  eventReporter: { baseDir: `reports/mutation/http-${chosen ?? "all"}-events` },
+  htmlReporter: { fileName: `reports/mutation/http-${chosen ?? "all"}.html` },
+  jsonReporter: { fileName: `reports/mutation/http-${chosen ?? "all"}.json` },
+  vitest: { ...options.vitest, configFile: "stryker.http.vitest.config.ts", related: false }
 }
