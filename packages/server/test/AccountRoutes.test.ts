@@ -3,7 +3,7 @@
 // tries, and a logout from one session or from every one.
 import { afterAll, beforeAll, describe, expect, test } from "vitest"
 import type { JobServer } from "../src/index.ts"
-import { started } from "./Fixtures.ts"
+import { client, started, tokens } from "./Fixtures.ts"
 
 const start = Date.UTC(2026, 10, 30, 12, 0, 0)
 let now = start
@@ -56,6 +56,11 @@ describe("account routes, answered field by field", () => {
     expect((await gina("GET", "/groups")).body.data).toEqual([read.body])
     expect((await gina("GET", `/groups?groupId=${group.id}`)).body).toMatchObject({ totalNumResults: 1, data: [read.body] })
     expect((await gina("GET", `/groups?groupId=${group.id + 1000}`)).body).toMatchObject({ isComplete: true, totalNumResults: 0, data: [] })
+    // Another group that exists is not found either, by id or in the list.
+    const vision = (await client(server.url, tokens.alice)("GET", "/users/current")).body.groups[0]
+    expect(vision).toMatchObject({ name: "vision" })
+    expect(await gina("GET", `/groups/${vision.id}`)).toMatchObject({ status: 404, body: { error: "ResourceNotFound" } })
+    expect((await gina("GET", `/groups?groupId=${vision.id}`)).body).toMatchObject({ totalNumResults: 0, data: [] })
   })
 
   test("the logged-in user answers its id, email, groups and the times it was made, modified and last logged in", async () => {
