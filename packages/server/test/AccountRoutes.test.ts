@@ -117,3 +117,20 @@ describe("account routes, answered field by field", () => {
     expect((await three("GET", "/users/current")).status).toBe(401)
   })
 })
+
+describe("sign-up's refusals", () => {
+  let server: JobServer
+  beforeAll(async () => {
+    server = await started({ signup: true })
+  })
+  afterAll(async () => {
+    await server.close()
+  })
+
+  test("an unequal confirmation names both fields, and no user is made", async () => {
+    const anonymous = browser(server.url)
+    const answer = await anonymous("POST", "/users", { ...signup("lena"), confirmPassword: "other" })
+    expect(answer).toMatchObject({ status: 400, body: { error: "FieldsDiffer", message: "confirmPassword must equal password", detail: [{ error: "FieldsDiffer", field: "confirmPassword", other: "password" }] } })
+    expect((await anonymous("POST", "/auth/login", { username: "lena", password: "correct horse" })).status).toBe(401)
+  })
+})
