@@ -133,4 +133,11 @@ describe("sign-up's refusals", () => {
     expect(answer).toMatchObject({ status: 400, body: { error: "FieldsDiffer", message: "confirmPassword must equal password", detail: [{ error: "FieldsDiffer", field: "confirmPassword", other: "password" }] } })
     expect((await anonymous("POST", "/auth/login", { username: "lena", password: "correct horse" })).status).toBe(401)
   })
+
+  test("a username taken is a 409 naming the user's username and its value", async () => {
+    const anonymous = browser(server.url)
+    expect((await anonymous("POST", "/users", signup("mona"))).status).toBe(200)
+    const again = await anonymous("POST", "/users", { ...signup("mona"), email: "other@example.org" })
+    expect(again).toMatchObject({ status: 409, body: { error: "AlreadyExists", detail: [{ error: "AlreadyExists", resource: "user", field: "username", value: "mona" }] } })
+  })
 })
