@@ -140,4 +140,15 @@ describe("sign-up's refusals", () => {
     const again = await anonymous("POST", "/users", { ...signup("mona"), email: "other@example.org" })
     expect(again).toMatchObject({ status: 409, body: { error: "AlreadyExists", detail: [{ error: "AlreadyExists", resource: "user", field: "username", value: "mona" }] } })
   })
+
+  test("the users list links its pages under /users, and a user not in the caller's group is a user not found", async () => {
+    const anonymous = browser(server.url)
+    for (const name of ["nora", "otto"]) expect((await anonymous("POST", "/users", signup(name))).status).toBe(200)
+    const nora = browser(server.url)
+    expect((await nora("POST", "/auth/login", { username: "nora", password: "correct horse" })).status).toBe(200)
+    const first = await nora("GET", "/users?pageLength=1")
+    expect(first.body.next).toBe(`${server.url}/api/v1/users?pageLength=1&index=1`)
+    const missing = await nora("GET", "/users/999999")
+    expect(missing).toMatchObject({ status: 404, body: { error: "ResourceNotFound", detail: [{ resource: "user", id: "999999" }] } })
+  })
 })
