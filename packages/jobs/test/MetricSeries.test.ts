@@ -133,3 +133,9 @@ describe("downsampleSeries", () => {
     expect(downsampleSeries([{ step: 0, value: NaN }, { step: 1, value: 1 }, { step: 2, value: NaN }, { step: 3, value: NaN }], 1, same).map((p) => p.step)).toEqual([0, 1, 3])
   })
 })
+
+it("of a column's equal lowest or highest values keeps the first, so a series answers the same points every time", () => {
+  // One column: 1 is lowest at steps 1 and 3, 5 highest at steps 2 and 4; the first of each is kept.
+  const points = [3, 1, 5, 1, 5, 2].map((value, step) => ({ step, value }))
+  expect(downsampleSeries(points, 1, same).map((p) => p.step)).toEqual([0, 1, 2, 5])
+})

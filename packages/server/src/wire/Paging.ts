@@ -1,4 +1,4 @@
-import { maxSeriesColumns, Text } from "@dispatch/jobs"
+import { maxSeriesColumns } from "@dispatch/jobs"
 import { Schema } from "effect"
 
 /** The most items one page holds. */
@@ -32,15 +32,6 @@ export const MetricPageQuery = Schema.Struct({
   pageLength: Schema.optionalKey(wholeNumber(1, maxMetricPageLength)),
   columns: Schema.optionalKey(wholeNumber(1, maxSeriesColumns))
 })
-
-/** A query string that also sorts and searches: `sortBy` one of the list's columns, `descending`, `search`. */
-export const sortableQuery = <const Columns extends ReadonlyArray<string>>(columns: Columns) =>
-  Schema.Struct({
-    ...PageQuery.fields,
-    search: Schema.optionalKey(Text(200)),
-    sortBy: Schema.optionalKey(Schema.Literals(columns)),
-    descending: Schema.optionalKey(Schema.Literals(["true", "false"]))
-  })
 
 /** A page to read: the offset of its first item and how many items at most. */
 export interface PageWindow {
