@@ -1,11 +1,11 @@
 import type { Cluster, ClusterError } from "@dispatch/effects"
 import { defaultRetryPolicy } from "@dispatch/jobs"
 import { Context, Effect, Exit, Layer, Queue, Ref, Schedule, Scope, Semaphore } from "effect"
+import { SqlClient } from "effect/sql"
 import { clusterCleanup, defaultCleanupEveryMs, defaultRetentionMs, defaultSweepGraceMs } from "./ClusterCleanup.ts"
 import { makeClusterRuntime } from "./ClusterRuntime.ts"
-import { DatabaseService, type Database } from "../store/Database.ts"
 import type { DispatchContext } from "./DispatchContext.ts"
-import { fromStore, releaseOwnClaims } from "../store/DispatchStore.ts"
+import { dispatchLeases } from "../store/DispatchLeases.ts"
 import { defaultBackoff, retryPolicyOf, type Backoff } from "./Retries.ts"
 import { jobControl, type JobControlEffects } from "./JobControl.ts"
 import { dispatchPassEffect } from "./JobDispatch.ts"
@@ -88,14 +88,13 @@ export interface Dispatcher {
 
 /** What a dispatcher is made from besides its options. */
 export interface DispatcherParts {
-  readonly db: Database
   readonly clock: () => number
   readonly entropy: (n: number) => ReadonlyArray<number>
   readonly secret: string
   readonly reportUrl: string
   /** The status sync the passes call, over the dispatcher's context; when absent, the passes follow and stop jobs
    * themselves (`syncPassEffect`, `stopPassEffect`: what `statusSyncLayer` provides, without its Promise port). */
-  readonly statusSync?: (context: DispatchContext) => Layer.Layer<StatusSyncService>
+  readonly statusSync?: (context: DispatchContext) => Layer.Layer<StatusSyncService, never, SqlClient.SqlClient>
 }
 
 const idle: PassReport = { proven: 0, dispatched: 0, followed: 0, stopped: 0, swept: 0, removed: 0, problems: [] }
@@ -104,21 +103,22 @@ const idle: PassReport = { proven: 0, dispatched: 0, followed: 0, stopped: 0, sw
 const atPort = <A>(run: () => Promise<A>): Effect.Effect<A, unknown> => Effect.tryPromise({ try: run, catch: (cause) => cause })
 
 /**
- * The dispatcher, in the scope it runs in: with `autorun`, its loop and its wake-ups are fibers of that scope, the
- * loop paced by a `Schedule` (pollMs between passes, none after a full batch). Closing the scope stops it as
- * `close` says, once: after `close`, closing the scope only ends the (idle) fibers.
+ * The dispatcher, in the scope it runs in, on the database in context: with `autorun`, its loop and its wake-ups are
+ * fibers of that scope, the loop paced by a `Schedule` (pollMs between passes, none after a full batch). Closing the
+ * scope stops it as `close` says, once: after `close`, closing the scope only ends the (idle) fibers.
  */
-export const makeDispatcher = (options: DispatchOptions, parts: DispatcherParts): Effect.Effect<Dispatcher, never, Scope.Scope> =>
+export const makeDispatcher = (options: DispatchOptions, parts: DispatcherParts): Effect.Effect<Dispatcher, never, Scope.Scope | SqlClient.SqlClient> =>
   Effect.gen(function* () {
     const scope = yield* Effect.scope
+    const database = yield* Effect.context<SqlClient.SqlClient>()
+    const leases = yield* dispatchLeases
     // Unanswered creates are remembered in the database, so every process and every restart honours them.
     const cluster = yield* Effect.acquireRelease(
-      Effect.sync(() => makeClusterRuntime(options.cluster, "Warn", unansweredCreates(parts.db))),
+      Effect.sync(() => makeClusterRuntime(options.cluster, "Warn", Layer.provide(unansweredCreates, Layer.succeedContext(database)))),
       (runtime) => Effect.promise(() => runtime.close())
     )
     const instance = options.instance ?? Buffer.from(parts.entropy(8)).toString("hex")
     const context: DispatchContext = {
-      db: parts.db,
       cluster,
       instance,
       clock: parts.clock,
@@ -162,7 +162,7 @@ export const makeDispatcher = (options: DispatchOptions, parts: DispatcherParts)
     const onePass = Effect.gen(function* () {
       if (yield* Ref.get(closed)) return idle
       const all = yield* Ref.getAndSet(first, false)
-      if (all && options.instance !== undefined) yield* fromStore(() => releaseOwnClaims(context.db, instance))
+      if (all && options.instance !== undefined) yield* leases.releaseOwnClaims(instance)
       // Probes run beside the passes: one namespace's probe (which may wait minutes for a leftover probe's objects)
       // never holds up dispatching on other queues or following the jobs already on the cluster.
       const proven = yield* prover.prove(all, reproveMs)
@@ -186,7 +186,7 @@ export const makeDispatcher = (options: DispatchOptions, parts: DispatcherParts)
       } satisfies PassReport
     })
     // A pass runs to its end once begun: what it holds is recorded, or abandoned by the cluster runtime's close.
-    const runPass = Effect.uninterruptible(passing.withPermit(onePass))
+    const runPass = Effect.uninterruptible(passing.withPermit(Effect.provideContext(onePass, database)))
     const awaitProven = prover.settled
 
     if (autorun) {
@@ -208,7 +208,7 @@ export const makeDispatcher = (options: DispatchOptions, parts: DispatcherParts)
         yield* awaitProven
         // The claims left (jobs whose calls were abandoned) go back at once: another process, or this one
         // restarted, takes them over instead of waiting out their lease.
-        yield* Effect.ignore(fromStore(() => releaseOwnClaims(context.db, instance)))
+        yield* Effect.ignore(Effect.provideContext(leases.releaseOwnClaims(instance), database))
       })
     )
     yield* Effect.addFinalizer(() => shutdown)
@@ -223,19 +223,17 @@ export const makeDispatcher = (options: DispatchOptions, parts: DispatcherParts)
     } satisfies Dispatcher
   })
 
-/** Starts a dispatcher in a scope of its own, which its `close` closes; with `autorun` its first pass begins at once. */
-export const startDispatcher = (options: DispatchOptions, parts: DispatcherParts): Dispatcher => {
+/** Starts a dispatcher on `database` in a scope of its own, which its `close` closes; with `autorun` its first pass
+ * begins at once. */
+export const startDispatcher = (options: DispatchOptions, parts: DispatcherParts, database: Context.Context<SqlClient.SqlClient>): Dispatcher => {
   const scope = Effect.runSync(Scope.make())
-  const dispatcher = Effect.runSync(Scope.provide(makeDispatcher(options, parts), scope))
+  const dispatcher = Effect.runSync(Scope.provide(Effect.provideContext(makeDispatcher(options, parts), database), scope))
   return { ...dispatcher, close: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
 }
 
-/** The dispatcher as an Effect service: started on the database service when its layer is built, closed with its scope. */
+/** The dispatcher as an Effect service: started on the database in context when its layer is built, closed with its scope. */
 export class DispatcherService extends Context.Service<DispatcherService, Dispatcher>()("dispatch/Dispatcher") {}
 
-/** A layer of the dispatcher service over whichever database layer provides `DatabaseService`. */
-export const dispatcherLayer = (options: DispatchOptions, parts: Omit<DispatcherParts, "db">): Layer.Layer<DispatcherService, never, DatabaseService> =>
-  Layer.effect(
-    DispatcherService,
-    Effect.flatMap(Effect.service(DatabaseService), (db) => makeDispatcher(options, { ...parts, db }))
-  )
+/** A layer of the dispatcher service over the database (effect/sql's SqlClient) its layer graph provides. */
+export const dispatcherLayer = (options: DispatchOptions, parts: DispatcherParts): Layer.Layer<DispatcherService, never, SqlClient.SqlClient> =>
+  Layer.effect(DispatcherService, makeDispatcher(options, parts))

@@ -7,9 +7,8 @@ import { join } from "node:path"
 import { KubeCluster, type Cluster, type ClusterError } from "@dispatch/effects"
 import { kubeconfigFor, Simulator, startSimServer, type KubeObject, type SimServer } from "@dispatch/sim"
 import { Layer } from "effect"
-import { DatabaseService, migrate, type Database, type JobServer } from "../../src/index.ts"
-import { openPglite } from "../../src/store/PgliteDatabase.ts"
-import { openPostgres } from "../../src/store/PostgresDatabase.ts"
+import type { JobServer } from "../../src/index.ts"
+import { migrateTest, openPglite, openPostgres, type TestDatabase as Database } from "../TestDatabase.ts"
 import { namespace, probeNamePrefix, registerSimWorld, simKueue, simQueueBody, torchRuntime } from "../ClusterWorld.ts"
 import { client, jobBody, started, tokens, type Client, type World } from "../Fixtures.ts"
 import { testPostgres, type TestPostgres } from "../TestPostgres.ts"
@@ -150,7 +149,7 @@ export const openCampaign = async (options: { readonly callMs?: number } = {}): 
 
   const postgres: TestPostgres | undefined = campaignDatabase() === "postgres" ? await testPostgres() : undefined
   const db = postgres === undefined ? await openPglite() : await openPostgres(postgres.url)
-  await migrate(db)
+  await migrateTest(db)
 
   const startInstance = async (): Promise<Instance> => {
     const life = { alive: true }
@@ -158,7 +157,7 @@ export const openCampaign = async (options: { readonly callMs?: number } = {}): 
     const cluster = Layer.merge(mortalCluster(kube, alive), clock.effectClock) as unknown as Layer.Layer<Cluster, ClusterError>
     const jobServer = await started({
       clock: clock.now,
-      database: Layer.succeed(DatabaseService, mortalDatabase(db, alive)),
+      database: mortalDatabase(db, alive),
       dispatch: { cluster, autorun: false, syncMs: 100, leaseMs: 60_000, reproveMs: 60_000, backoff: { baseMs: 200, maxMs: 2000 } }
     })
     const instance: Instance = {
