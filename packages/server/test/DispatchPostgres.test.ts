@@ -11,7 +11,7 @@ import {
   type SimWorld
 } from "./ClusterWorld.ts"
 import { DatabaseError } from "../src/store/Database.ts"
-import { startDispatcher } from "../src/dispatch/Dispatcher.ts"
+import { pass, startDispatcher } from "./TestDispatcher.ts"
 import { failWhen, openPostgres, withTap, type TestDatabase as Database } from "./TestDatabase.ts"
 import { client, started, tokens } from "./Fixtures.ts"
 import { testPostgres, type TestPostgres } from "./TestPostgres.ts"
@@ -63,7 +63,7 @@ describe("two service processes on one PostgreSQL", { timeout: 300_000 }, () => 
       const ended = async () => (await count("finished")) + (await count("failed"))
       // Both passes run at once, each claiming from the same rows, until every job has ended (bounded).
       for (const end = Date.now() + 420_000; Date.now() < end && (await ended()) < manyJobs; ) {
-        const [ra, rb] = await Promise.all([dispatcherA.pass(), dispatcherB.pass()])
+        const [ra, rb] = await Promise.all([pass(dispatcherA), pass(dispatcherB)])
         byInstance.a += ra.dispatched
         byInstance.b += rb.dispatched
         if (ra.dispatched + rb.dispatched === 0) await new Promise((resolve) => setTimeout(resolve, 20))
@@ -97,10 +97,10 @@ describe("two service processes on one PostgreSQL", { timeout: 300_000 }, () => 
     // The write of the job opened (the only write that sets held_from is the machine's running or holding state).
     const fault = await faulty(db, /update jobs set dispatch_state = .*held_from = /)
     const clock = skippingClock()
-    const dispatcher = startDispatcher(
+    const dispatcher = await startDispatcher(
       { cluster: world.cluster, autorun: false, leaseMs: 30_000, syncMs: 0 },
       { clock: clock.now, entropy: (n) => Array.from({ length: n }, (_, i) => (i * 37 + 11) % 256), secret: "00", reportUrl: `${front.url}/api/v1` },
-      fault.db.context
+      fault.db
     )
     try {
       const alice = client(front.url, tokens.alice)

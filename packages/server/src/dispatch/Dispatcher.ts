@@ -37,7 +37,7 @@ export interface DispatchOptions {
   /** This process's name on claims (default: random). Give a restarted service the name it had, and the claims
    * its previous run left are taken over at once instead of after their lease. */
   readonly instance?: string
-  /** False: no fiber runs passes; the caller calls `pass()` (default true). */
+  /** False: no fiber runs passes; the caller runs `runPass` (default true). */
   readonly autorun?: boolean
   /** How long a finished, failed or cancelled job's TrainJob and runtime copy stay on the cluster after it ended, in
    * service-clock ms (default 24 h); the job's status, logs and metrics stay in the service. */
@@ -77,13 +77,6 @@ export interface Dispatcher {
   readonly runPass: Effect.Effect<PassReport, unknown>
   /** Ends once every probe started so far has stored its gate. */
   readonly awaitProven: Effect.Effect<void>
-  /** `runPass`, for Promise callers. */
-  readonly pass: () => Promise<PassReport>
-  /** `awaitProven`, for Promise callers. */
-  readonly proven: () => Promise<void>
-  /** Stops taking work, interrupts cluster calls in progress, waits for the pass under way and every probe, and
-   * hands back the claims this process holds (their jobs are taken over at once, here or by another process). */
-  readonly close: () => Promise<void>
 }
 
 /** What a dispatcher is made from besides its options. */
@@ -105,7 +98,8 @@ const atPort = <A>(run: () => Promise<A>): Effect.Effect<A, unknown> => Effect.t
 /**
  * The dispatcher, in the scope it runs in, on the database in context: with `autorun`, its loop and its wake-ups are
  * fibers of that scope, the loop paced by a `Schedule` (pollMs between passes, none after a full batch). Closing the
- * scope stops it as `close` says, once: after `close`, closing the scope only ends the (idle) fibers.
+ * scope stops it: it stops taking work, interrupts cluster calls in progress, waits for the pass under way and every
+ * probe, and hands back the claims this process holds (their jobs are taken over at once, here or by another process).
  */
 export const makeDispatcher = (options: DispatchOptions, parts: DispatcherParts): Effect.Effect<Dispatcher, never, Scope.Scope | SqlClient.SqlClient> =>
   Effect.gen(function* () {
@@ -199,7 +193,7 @@ export const makeDispatcher = (options: DispatchOptions, parts: DispatcherParts)
       yield* Effect.forkIn(Effect.forever(Effect.andThen(Queue.take(wakes), Effect.exit(runPass))), scope)
     }
     // Added after the fibers were forked, so it runs before they are interrupted (the last added runs first).
-    const shutdown = yield* Effect.cached(
+    yield* Effect.addFinalizer(() =>
       Effect.gen(function* () {
         yield* Ref.set(closed, true)
         yield* Effect.promise(() => cluster.close())
@@ -211,25 +205,8 @@ export const makeDispatcher = (options: DispatchOptions, parts: DispatcherParts)
         yield* Effect.ignore(Effect.provideContext(leases.releaseOwnClaims(instance), database))
       })
     )
-    yield* Effect.addFinalizer(() => shutdown)
-    return {
-      instance,
-      control: jobControl(context, wake),
-      runPass,
-      awaitProven,
-      pass: () => Effect.runPromise(runPass),
-      proven: () => Effect.runPromise(awaitProven),
-      close: () => Effect.runPromise(shutdown)
-    } satisfies Dispatcher
+    return { instance, control: jobControl(context, wake), runPass, awaitProven } satisfies Dispatcher
   })
-
-/** Starts a dispatcher on `database` in a scope of its own, which its `close` closes; with `autorun` its first pass
- * begins at once. */
-export const startDispatcher = (options: DispatchOptions, parts: DispatcherParts, database: Context.Context<SqlClient.SqlClient>): Dispatcher => {
-  const scope = Effect.runSync(Scope.make())
-  const dispatcher = Effect.runSync(Scope.provide(Effect.provideContext(makeDispatcher(options, parts), database), scope))
-  return { ...dispatcher, close: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
-}
 
 /** The dispatcher as an Effect service: started on the database in context when its layer is built, closed with its scope. */
 export class DispatcherService extends Context.Service<DispatcherService, Dispatcher>()("dispatch/Dispatcher") {}

@@ -17,6 +17,10 @@ import { campaignDatabase } from "./CampaignSize.ts"
 import { FaultInjection } from "./FaultInjection.ts"
 import { violations, type JobRecord, type Observation, type StoredObject, type StoredTrainJob, type Violation } from "./Invariants.ts"
 import { mortalCluster, mortalDatabase } from "./Mortal.ts"
+import { pass as passOf, proven } from "../TestDispatcher.ts"
+import type { Dispatcher } from "../../src/dispatch/Dispatcher.ts"
+
+const provenAll = async (dispatcher: Dispatcher | undefined) => (dispatcher === undefined ? undefined : proven(dispatcher))
 import type { Action, QueueKind, Schedule, Trigger } from "./Schedule.ts"
 
 /** What one schedule came to. */
@@ -195,7 +199,8 @@ export const openCampaign = async (options: { readonly callMs?: number } = {}): 
   }
   const pass = async () => {
     const instance = await live()
-    await instance.server.dispatcher?.pass().catch(() => undefined)
+    const dispatcher = instance.server.dispatcher
+    if (dispatcher !== undefined) await passOf(dispatcher).catch(() => undefined)
   }
 
   current = await startInstance()
@@ -213,7 +218,7 @@ export const openCampaign = async (options: { readonly callMs?: number } = {}): 
       if (round > 50) throw new Error(`the campaign's queues are not open: ${states.join(", ")}`)
       clock.skip(roundSkipMs)
       await pass()
-      await instance.server.dispatcher?.proven()
+      await provenAll(instance.server.dispatcher)
     }
   }
 
@@ -295,7 +300,7 @@ export const openCampaign = async (options: { readonly callMs?: number } = {}): 
         await pass()
         await settlePending()
         // A probe runs beside the passes: a queue sent back to its Factory is open again only once it ends.
-        await (await live()).server.dispatcher?.proven()
+        await provenAll((await live()).server.dispatcher)
         const now = await fingerprint()
         same = now === last ? same + 1 : 0
         last = now
