@@ -8,7 +8,7 @@ import { mutationOptions } from "./stryker.config.mjs"
 const options = mutationOptions("dispatch", "packages/server", [
   "packages/server/src/dispatch/{JobDispatch,DispatchRow,Claims,StatusSync,Retries}.ts",
   "packages/server/src/http/JobControlRoutes.ts",
-  "packages/server/src/store/{DispatchStore,DispatchLeases,DispatchRows,UnansweredCreates}.ts"
+  "packages/server/src/store/{DispatchLeases,DispatchRows,UnansweredCreates}.ts"
 ])
 
 // Only the tests of these modules, which run the passes in process on PGlite with the simulator in process or a script

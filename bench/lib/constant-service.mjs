@@ -6,16 +6,19 @@
 // `node bench/lib/constant-service.mjs DATABASE_URL TOKENS.json ANSWERS.json`, ANSWERS mapping `group.endpoint`
 // (e.g. `jobs.create`) to the answer it gives.
 import { readFileSync } from "node:fs"
-import { Effect } from "effect"
+import { Context, Effect, Exit, Layer, Scope } from "effect"
+import { SqlClient } from "effect/sql"
 import { listen } from "../../packages/server/dist/http/ApiServer.js"
 import { migrate } from "../../packages/server/dist/store/Migrations.js"
 import { openApi, routes } from "../../packages/server/dist/Serve.js"
-import { openPostgres } from "../../packages/server/dist/store/PostgresDatabase.js"
+import { postgresLayer } from "../../packages/server/dist/store/PostgresDatabase.js"
 
 const [databaseUrl, tokensFile, answersFile] = process.argv.slice(2)
 const answers = JSON.parse(readFileSync(answersFile, "utf8"))
-const db = await openPostgres(databaseUrl)
-await migrate(db)
+const scope = Effect.runSync(Scope.make())
+const database = await Effect.runPromise(Layer.buildWithScope(postgresLayer(databaseUrl), scope))
+await Effect.runPromise(Effect.provide(migrate(), database))
+const db = Context.get(database, SqlClient.SqlClient)
 const constantRoutes = routes.map((route) => {
   const answer = answers[`${route.group}.${route.name}`]
   // Not keyed either: a keyed route's answer runs in a transaction (BEGIN and COMMIT), which is the database's work.
@@ -35,4 +38,4 @@ const listening = await listen(
   0
 )
 console.log(listening.url.replace(/\/api\/v1$/, ""))
-process.on("SIGTERM", () => void listening.close().then(() => db.close()).then(() => process.exit(0)))
+process.on("SIGTERM", () => void listening.close().then(() => Effect.runPromise(Scope.close(scope, Exit.void))).then(() => process.exit(0)))

@@ -5,14 +5,20 @@
 import { PGlite } from "@electric-sql/pglite"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { dirname } from "node:path"
+import { Effect } from "effect"
+import { Reactivity } from "effect/reactivity"
+import { SqlClient } from "effect/sql"
 import { migrate } from "../dist/store/Migrations.js"
-import { installedPgliteVersion, pgliteDatabase, pgliteTemplate, postgresqlconf } from "../dist/store/PgliteDatabase.js"
+import { pgliteClient } from "../dist/store/PgliteClient.js"
+import { installedPgliteVersion, pgliteTemplate, postgresqlconf } from "../dist/store/PgliteDatabase.js"
 
 const db = await PGlite.create({ postgresqlconf })
 // The service's schema is in it, migrated (a new data directory then starts without running every migration in
 // WebAssembly), and nothing else: no rows, no secret. Migrations added later run at start-up on top of it, as on any
 // existing data directory, so a template older than the code still works.
-const applied = await migrate(pgliteDatabase(db))
+const applied = await Effect.runPromise(
+  Effect.flatMap(pgliteClient(db), (client) => Effect.provideService(migrate(), SqlClient.SqlClient, client)).pipe(Effect.provide(Reactivity.layer))
+)
 const dump = await db.dumpDataDir("gzip")
 await db.close()
 mkdirSync(dirname(pgliteTemplate.tarball), { recursive: true })

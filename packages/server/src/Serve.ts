@@ -2,11 +2,14 @@ import { randomBytes } from "node:crypto"
 import { Cause, Clock, Context, Effect, Exit, Fiber, Layer, Option, Result, Schema, Scope } from "effect"
 import { QueueBackend } from "@dispatch/jobs"
 import { TokenEntry } from "./http/Auth.ts"
-import { fillMissingBackends } from "./store/ResourceStore.ts"
+import { Reactivity } from "effect/reactivity"
+import { SqlClient } from "effect/sql"
+import { resources } from "./store/Resources.ts"
 import { lockDataDir } from "./store/DataDirLock.ts"
-import { DatabaseError, databaseError, DatabaseService, type Database } from "./store/Database.ts"
+import { DatabaseError, databaseError, DatabaseKind, reasonOf as failureReason, type DatabaseLayer } from "./store/Database.ts"
 import { dispatcherLayer, DispatcherService, type DispatchOptions, type Dispatcher } from "./dispatch/Dispatcher.ts"
-import { serviceSecret } from "./store/DispatchStore.ts"
+import { postgresCompiler, sqlErrorOf } from "./store/PostgresDialect.ts"
+import { queueGates } from "./store/QueueGates.ts"
 import { jobControlRoutes } from "./http/JobControlRoutes.ts"
 import { jobRoutes } from "./http/JobRoutes.ts"
 import { reportRoutes } from "./http/ReportRoutes.ts"
@@ -60,9 +63,9 @@ export interface ServeOptions {
   /** Called with the base URL as soon as the service listens, before its database is open (until then `/readyz`
    * and the API answer 503 with Retry-After); `serve` itself resolves once the service serves. */
   readonly onListening?: (url: string) => void
-  /** The database service's layer to open instead of the one `databaseUrl` or `dataDir` names (no data
-   * directory lock is taken): embedding the service over a database of one's own, or holding its opening in a test. */
-  readonly database?: Layer.Layer<DatabaseService, DatabaseError>
+  /** The database's layer to open instead of the one `databaseUrl` or `dataDir` names (no data directory lock is
+   * taken): embedding the service over a database of one's own, or holding its opening in a test. */
+  readonly database?: DatabaseLayer
   /** Resolves when the process is asked to stop (SIGINT, SIGTERM). Asked while the service starts, it stops
    * listening at once, lets the step under way finish (a database half created or half migrated is worse than
    * a wait), starts nothing after it, and `serve` resolves to `ServeError` stage `stopped`. */
@@ -103,11 +106,13 @@ const decodeTokens = (tokens: ReadonlyArray<unknown>): Result.Result<ReadonlyArr
 const reasonOf = (cause: unknown) => (cause instanceof Error ? cause.message : String(cause))
 
 // Every request that needs the database is refused (503) through the environment's `starting` while the database
-// opens, so this one is never asked; it fails loudly if it is.
-const notOpenYet = (kind: Database["kind"]): Database => {
-  const refuse = () => Promise.reject(new DatabaseError({ operation: "query", reason: "the database is not open yet" }))
-  return { kind, query: refuse, exec: refuse, transaction: refuse, run: refuse, close: () => Promise.resolve() }
-}
+// opens, so this client is never asked; every statement on it fails loudly if it is.
+const notOpenYet: Effect.Effect<SqlClient.SqlClient> = SqlClient.make({
+  acquirer: Effect.fail(sqlErrorOf("connect")(new DatabaseError({ operation: "query", reason: "the database is not open yet" }))),
+  compiler: postgresCompiler,
+  driver: "not open",
+  spanAttributes: []
+}).pipe(Effect.provide(Reactivity.layer))
 
 /** What `serve` checked of its options before it starts anything. */
 interface Checked {
@@ -143,11 +148,12 @@ const running = (options: ServeOptions, checked: Checked): Effect.Effect<Omit<Jo
     const accessLog = options.accessLog
     // The line that explains the seconds PGlite takes to open, or to create, its data directory: before the URL.
     if (dataDir !== undefined) process.stderr.write(pgliteOpeningNote(dataDir))
+    const unopened = yield* notOpenYet
     const listening = yield* Effect.acquireRelease(
       Effect.tryPromise({
         try: () =>
           listen(
-            { routes, openApi, tokens: checked.tokens, db: notOpenYet(options.databaseUrl === undefined ? "pglite" : "postgres"), now: () => new Date(clock()).toISOString(), control: () => dispatcher?.control,
+            { routes, openApi, tokens: checked.tokens, db: unopened, now: () => new Date(clock()).toISOString(), control: () => dispatcher?.control,
               limits: { ...defaultLimits, ...options.limits },
               signup: options.signup ?? false,
               starting: () => step,
@@ -188,24 +194,25 @@ const running = (options: ServeOptions, checked: Checked): Effect.Effect<Omit<Jo
         return first.value
       })
     const layer = options.database ?? (options.databaseUrl === undefined ? pgliteLayer(options.dataDir) : postgresLayer(options.databaseUrl))
-    const db = Context.get(yield* startupStep("database opening", Layer.build(layer)), DatabaseService)
-    yield* startupStep("migrations", Effect.tryPromise({ try: () => migrate(db), catch: (cause) => databaseError("migrate", cause) }))
+    const database = yield* startupStep("database opening", Layer.build(layer))
+    yield* startupStep("migrations", Effect.mapError(Effect.provideContext(migrate(), database), (cause) => databaseError("migrate", cause)))
     // The listener stops before the database closes (its first release, above, is then a no-op).
     yield* Effect.addFinalizer(() => Effect.promise(() => listening.close()))
-    const prepared = yield* Effect.tryPromise({
-      try: async () => {
-        const secret = await serviceSecret(db, "report", Buffer.from(random(32)).toString("hex"))
-        if (checked.defaultBackend !== undefined) await fillMissingBackends(db, checked.defaultBackend, new Date(clock()).toISOString())
-        return secret
-      },
-      catch: (cause) => new ServeError({ stage: "database", reasons: [reasonOf(cause)] })
-    })
+    const prepared = yield* Effect.gen(function* () {
+      const secret = yield* Effect.flatMap(queueGates, (gates) => gates.serviceSecret("report", Buffer.from(random(32)).toString("hex")))
+      const backend = checked.defaultBackend
+      if (backend !== undefined) yield* Effect.flatMap(resources, (store) => store.fillMissingBackends(backend, new Date(clock()).toISOString()))
+      return secret
+    }).pipe(
+      Effect.provideContext(database),
+      Effect.mapError((cause) => new ServeError({ stage: "database", reasons: [failureReason(cause)] }))
+    )
     if (stopAsked) return yield* Effect.fail(stoppedWhile("migrations"))
     step = "dispatcher starting"
-    listening.update({ db, reportSecret: prepared })
+    listening.update({ db: Context.get(database, SqlClient.SqlClient), reportSecret: prepared })
     if (options.dispatch !== undefined) {
       const layer = dispatcherLayer(options.dispatch, { clock, entropy: random, secret: prepared, reportUrl: `${listening.url}${apiPrefix}` })
-      dispatcher = Context.get(yield* Layer.build(Layer.provide(layer, Layer.succeed(DatabaseService, db))), DispatcherService)
+      dispatcher = Context.get(yield* Layer.build(Layer.provide(layer, Layer.succeedContext(database))), DispatcherService)
     }
     // Closing starts here: readiness says the dispatcher stopped before it stops.
     yield* Effect.addFinalizer(() =>
@@ -214,7 +221,7 @@ const running = (options: ServeOptions, checked: Checked): Effect.Effect<Omit<Jo
       })
     )
     step = undefined
-    return { url: listening.url, database: db.kind, ...(dispatcher === undefined ? {} : { dispatcher }) }
+    return { url: listening.url, database: Context.get(database, DatabaseKind), ...(dispatcher === undefined ? {} : { dispatcher }) }
   })
 
 /** Listens at once, then opens the database (migrating it) and starts the dispatcher: `onListening` is called with

@@ -3,23 +3,32 @@
 // records for each of Stop's answers; which namespaces the sweeper sweeps, how often, and what it reports; and
 // how often the two run.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
-import type { Database } from "../src/store/Database.ts"
 import type { DispatchContext } from "../src/dispatch/DispatchContext.ts"
-import { migrate } from "../src/store/Migrations.ts"
-import { openPglite } from "../src/store/PgliteDatabase.ts"
+import { clusterRemovals } from "../src/store/ClusterRemovals.ts"
+import { failWhen, migrateTest, openPglite, withTap, type TestDatabase as Database } from "./TestDatabase.ts"
 import { ErrInvalid, ErrRejected, ErrUnreachable } from "@dispatch/effects"
 import { Effect } from "effect"
+import type { SqlClient } from "effect/sql"
 import { PrometheusMetrics } from "effect/observability"
 import { clusterCleanup, retentionBatch } from "../src/dispatch/ClusterCleanup.ts"
 import type { ClusterRun } from "../src/dispatch/ClusterRuntime.ts"
-import { recordRemovalFailed, recordRemoved, retentionPass, takeExpiredJobs } from "../src/dispatch/Retention.ts"
-import { jobsInProgress, sweeper, sweptBackends } from "../src/dispatch/Sweeper.ts"
+import { retentionPassEffect, takeExpiredJobs as takeExpired } from "../src/dispatch/Retention.ts"
+import { jobsInProgress as inProgress, sweeper, sweptBackends as backendsSwept } from "../src/dispatch/Sweeper.ts"
 
 const hour = 3_600_000
 const now = Date.parse("2026-06-01T12:00:00Z")
 const iso = (ms: number) => new Date(ms).toISOString()
 
 let db: Database
+
+const takeExpiredJobs = (on: Database, nowMs: number, endedBefore: string, leaseMs: number, limit: number) => on.run(takeExpired(nowMs, endedBefore, leaseMs, limit))
+const recordRemovalFailed = (on: Database, id: number, nowMs: number, reason: string) => on.run(Effect.flatMap(clusterRemovals, (r) => r.recordRemovalFailed(id, nowMs, reason)))
+const recordRemoved = (on: Database, id: number, at: string, reason: string | null) => on.run(Effect.flatMap(clusterRemovals, (r) => r.recordRemoved(id, at, reason)))
+const retentionPass = (context: DispatchContext, retentionMs: number, limit: number, log: (line: string) => void) => db.run(retentionPassEffect(context, retentionMs, limit, log))
+const jobsInProgress = (on: Database) => on.run(inProgress)
+const sweptBackends = (on: Database) => on.run(backendsSwept)
+/** One pass of the sweeper or the cleanup, on the file's database or `on`. */
+const pass = <A>(part: { readonly run: Effect.Effect<A, unknown, SqlClient.SqlClient> }, on: Database = db) => on.run(part.run)
 let entrypoint = 0
 let snapshot = 0
 let experiment = 0
@@ -34,7 +43,7 @@ const idOf = async (text: string, params: ReadonlyArray<unknown>): Promise<numbe
 // One database for the file (opening and migrating PGlite takes seconds); each test starts without jobs.
 beforeAll(async () => {
   db = await openPglite()
-  await migrate(db)
+  await migrateTest(db)
   const at = iso(now - 10 * hour)
   experiment = await idOf(`insert into experiments (grp, name, description, created_on, last_modified_on) values ('g', 'e', '', $1, $1) returning id`, [at])
   entrypoint = await idOf(`insert into entrypoints (grp, name, description, created_on, last_modified_on) values ('g', 'ep', '', $1, $1) returning id`, [at])
@@ -101,7 +110,6 @@ describe("retentionPass", () => {
     const id = await job("failed", now - 2 * hour, "done", null)
     const lines: Array<string> = []
     const context = {
-      db,
       clock: () => now,
       now: () => iso(now),
       leaseMs: 60_000,
@@ -142,7 +150,6 @@ const setQueue = async (id: number, backend: unknown, gate: "open" | "read-only"
 const contextOf = (answer: ClusterRun<unknown>, clock: () => number = () => now): DispatchContext & { readonly runs: Array<unknown> } => {
   const runs: Array<unknown> = []
   return {
-    db,
     clock,
     now: () => iso(clock()),
     leaseMs: 60_000,
@@ -240,13 +247,13 @@ describe("the sweeper's pass", () => {
     let clock = now
     const context = contextOf(answer, () => clock)
     const swept = sweeper(context, { graceMs: hour, everyMs: 60_000 }, () => undefined)
-    expect(await swept.pass()).toEqual({ deleted: 0, failures: [] })
+    expect(await pass(swept)).toEqual({ deleted: 0, failures: [] })
     expect(context.runs).toHaveLength(2)
     clock += 59_999
-    await swept.pass()
+    await pass(swept)
     expect(context.runs).toHaveLength(2)
     clock += 1
-    await swept.pass()
+    await pass(swept)
     expect(context.runs).toHaveLength(4)
   })
 
@@ -288,7 +295,7 @@ describe("the sweeper's pass", () => {
     for (const [run, report, log] of cases) {
       const lines: Array<string> = []
       const before = [counted("dispatch_sweeper_deleted_total"), counted("dispatch_sweeper_failures_total")]
-      expect(await sweeper(contextOf(run), { graceMs: hour, everyMs: 0 }, (l) => void lines.push(l)).pass()).toEqual(report)
+      expect(await pass(sweeper(contextOf(run), { graceMs: hour, everyMs: 0 }, (l) => void lines.push(l)))).toEqual(report)
       expect(lines).toEqual(log)
       expect([counted("dispatch_sweeper_deleted_total") - before[0]!, counted("dispatch_sweeper_failures_total") - before[1]!]).toEqual([report.deleted, report.failures.length])
     }
@@ -303,11 +310,11 @@ describe("clusterCleanup's pace", () => {
     let clock = now
     const context = contextOf({ kind: "ok", value: { deleted: [], failed: [] } }, () => clock)
     const cleanup = clusterCleanup(context, { retentionMs: hour, sweepGraceMs: hour, everyMs: 60_000 }, () => undefined)
-    await cleanup.pass()
-    await cleanup.pass()
+    await pass(cleanup)
+    await pass(cleanup)
     expect(context.runs).toHaveLength(1)
     clock += 60_000
-    await cleanup.pass()
+    await pass(cleanup)
     expect(context.runs).toHaveLength(2)
   })
 
@@ -320,24 +327,24 @@ describe("clusterCleanup's pace", () => {
     }
     const left = async () => Number((await db.query<{ n: number }>(`select count(*)::int as n from jobs where cluster_removed_on is null`))[0]?.n)
     await due(retentionBatch + 1)
-    await cleanup.pass()
+    await pass(cleanup)
     expect(await left()).toBe(1)
     // A full batch: the next pass takes the rest at once.
-    await cleanup.pass()
+    await pass(cleanup)
     expect(await left()).toBe(0)
     await due(1)
     clock += 59_999
-    await cleanup.pass()
+    await pass(cleanup)
     expect(await left()).toBe(1)
     clock += 1
-    await cleanup.pass()
+    await pass(cleanup)
     expect(await left()).toBe(0)
   })
 
   it("a database that fails is a problem of the pass, named by the part that met it, never a thrown pass", async () => {
-    const failing = { ...db, query: () => Promise.reject(new Error("connection lost")), transaction: () => Promise.reject(new Error("connection lost")) }
-    const context = { ...contextOf({ kind: "ok", value: {} }), db: failing } as DispatchContext
-    const report = await clusterCleanup(context, { retentionMs: hour, sweepGraceMs: hour, everyMs: 0 }, () => undefined).pass()
+    const failing = await withTap(db, failWhen(() => new Error("connection lost")))
+    const context = contextOf({ kind: "ok", value: {} })
+    const report = await pass(clusterCleanup(context, { retentionMs: hour, sweepGraceMs: hour, everyMs: 0 }, () => undefined), failing).finally(failing.close)
     expect(report).toEqual({ swept: 0, removed: 0, problems: ["sweeper: connection lost", "retention: connection lost"] })
   })
 })

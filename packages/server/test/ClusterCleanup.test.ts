@@ -26,6 +26,7 @@ import {
 } from "./ClusterWorld.ts"
 import type { Client } from "./Fixtures.ts"
 import { testPostgres, type TestPostgres } from "./TestPostgres.ts"
+import { pass, proven } from "./TestDispatcher.ts"
 
 const hour = 3_600_000
 const day = 24 * hour
@@ -39,7 +40,7 @@ const jobObjects = (world: SimWorld, plural: string) => world.sim.system.list(pl
 const passUntil = async (dispatcher: Dispatcher, alice: Client, id: number, done: (job: JobResponse) => boolean) =>
   eventually(
     async (): Promise<JobResponse> => {
-      await dispatcher.pass()
+      await pass(dispatcher)
       return (await alice("GET", `/jobs/${id}`)).body
     },
     done
@@ -62,8 +63,8 @@ const service = async (world: SimWorld, clock: () => number, dispatch: Partial<D
   })
   const dispatcher = running.server.dispatcher
   if (dispatcher === undefined) throw new Error("no dispatcher")
-  await dispatcher.pass()
-  await dispatcher.proven()
+  await pass(dispatcher)
+  await proven(dispatcher)
   return { ...running, dispatcher, log }
 }
 
@@ -91,17 +92,17 @@ describe("retention", { timeout: 180_000 }, () => {
       const before = await metric(s, "dispatch_retention_removed_total")
       // Just short of the default 24 h: everything stays.
       clock.skip(day - 5 * 60_000)
-      expect((await s.dispatcher.pass()).removed).toBe(0)
+      expect((await pass(s.dispatcher)).removed).toBe(0)
       expect(named(world, "trainjobs", name)).toHaveLength(1)
       expect(named(world, "trainingruntimes", name)).toHaveLength(1)
       clock.skip(10 * 60_000)
-      expect((await s.dispatcher.pass()).removed + (await s.dispatcher.pass()).removed).toBe(1)
+      expect((await pass(s.dispatcher)).removed + (await pass(s.dispatcher)).removed).toBe(1)
       expect(named(world, "trainjobs", name)).toEqual([])
       await eventually(async () => named(world!, "trainingruntimes", name).length, (n) => n === 0)
       expect(s.log.filter((l) => l.startsWith(`dispatch retention: removed the TrainJob and runtime copy of job ${job.id} `))).toHaveLength(1)
       expect(await metric(s, "dispatch_retention_removed_total")).toBe(before + 1)
       // Later passes leave it be: it is removed once.
-      expect((await s.dispatcher.pass()).removed).toBe(0)
+      expect((await pass(s.dispatcher)).removed).toBe(0)
       const after = (await s.alice("GET", `/jobs/${job.id}`)).body
       expect(after).toMatchObject({ status: "finished", dispatch: { state: "done" } })
       expect((await s.alice("GET", `/jobs/${job.id}/status`)).body.history.map((h: { status: string }) => h.status)).toEqual(["queued", "started", "finished"])
@@ -136,7 +137,7 @@ describe("retention", { timeout: 180_000 }, () => {
       expect(named(world, "trainjobs", name)).toHaveLength(1)
       await eventually(
         async () => {
-          await second.dispatcher.pass()
+          await pass(second.dispatcher)
           return named(world!, "trainjobs", name).length + named(world!, "trainingruntimes", name).length
         },
         (n) => n === 0
@@ -145,7 +146,7 @@ describe("retention", { timeout: 180_000 }, () => {
       // removal is recorded by a later pass, so passes go on until it is.
       await eventually(
         async () => {
-          await second.dispatcher.pass()
+          await pass(second.dispatcher)
           return second.log.filter((l) => l.startsWith(`dispatch retention: removed the TrainJob and runtime copy of job ${id} `)).length
         },
         (n) => n >= 1
@@ -183,12 +184,12 @@ describe("retention with two replicas on one PostgreSQL", { timeout: 180_000 }, 
       clock.skip(hour + 60_000)
       await eventually(
         async () => {
-          await Promise.all([a.dispatcher.pass(), b.dispatcher.pass()])
+          await Promise.all([pass(a.dispatcher), pass(b.dispatcher)])
           return [...a.log, ...b.log].filter((l) => l.startsWith(`dispatch retention: removed the TrainJob and runtime copy of job ${id} `)).length
         },
         (n) => n >= 1
       )
-      await Promise.all([a.dispatcher.pass(), b.dispatcher.pass()])
+      await Promise.all([pass(a.dispatcher), pass(b.dispatcher)])
       expect([...a.log, ...b.log].filter((l) => l.startsWith(`dispatch retention: removed the TrainJob and runtime copy of job ${id} `))).toHaveLength(1)
       expect(named(world, "trainjobs", name)).toEqual([])
       await eventually(async () => named(world!, "trainingruntimes", name).length, (n) => n === 0)
@@ -229,9 +230,9 @@ describe("the sweeper", { timeout: 180_000 }, () => {
     const orphan = leftover(world, "01JD8X2Q4M7N9P3R5S6T8V0W1A")
     try {
       await registerSimWorld(lenient.alice, "sweep-lenient")
-      await lenient.dispatcher.pass()
-      await lenient.dispatcher.proven()
-      expect((await lenient.dispatcher.pass()).swept).toBe(0)
+      await pass(lenient.dispatcher)
+      await proven(lenient.dispatcher)
+      expect((await pass(lenient.dispatcher)).swept).toBe(0)
       expect(named(world, "trainingruntimes", orphan)).toHaveLength(1)
     } finally {
       await lenient.server.close()
@@ -240,7 +241,7 @@ describe("the sweeper", { timeout: 180_000 }, () => {
     try {
       await registerSimWorld(strict.alice, "sweep-strict")
       const before = await metric(strict, `dispatch_sweeper_deleted_total{namespace="${namespace}"}`)
-      const swept = await eventually(() => strict.dispatcher.pass(), (p) => p.swept > 0)
+      const swept = await eventually(() => pass(strict.dispatcher), (p) => p.swept > 0)
       expect(swept.swept).toBe(1)
       expect(named(world, "trainingruntimes", orphan)).toEqual([])
       expect(strict.log).toEqual([expect.stringMatching(new RegExp(`^dispatch sweeper: deleted TrainingRuntime ${namespace}/${orphan} \\(uid [^)]+\\) of job 01JD8X2Q4M7N9P3R5S6T8V0W1A: no TrainJob owns it`))])
@@ -255,8 +256,8 @@ describe("the sweeper", { timeout: 180_000 }, () => {
     const s = await service(world, () => Date.now(), { sweepGraceMs: hour, backoff: { baseMs: 60 * 60_000, maxMs: 60 * 60_000 } })
     try {
       const w = await registerSimWorld(s.alice, "sweep-keep")
-      await s.dispatcher.pass()
-      await s.dispatcher.proven()
+      await pass(s.dispatcher)
+      await proven(s.dispatcher)
       const running = await submit(s.alice, w, { description: "runs" })
       const runningJob = await passUntil(s.dispatcher, s.alice, running.id, (j) => j.status === "started" || j.status === "finished")
       const runningName = trainJobName(runningJob)
@@ -266,7 +267,7 @@ describe("the sweeper", { timeout: 180_000 }, () => {
       const retrying = await submit(s.alice, w, { description: "retries" })
       const waiting = await eventually(
         async () => {
-          await s.dispatcher.pass()
+          await pass(s.dispatcher)
           return (await s.alice("GET", `/jobs/${retrying.id}`)).body
         },
         (j) => j.dispatch.attempts >= 1 && j.dispatch.state === "pending"
@@ -282,10 +283,10 @@ describe("the sweeper", { timeout: 180_000 }, () => {
       ])
       const failures = await metric(s, `dispatch_sweeper_failures_total{namespace="${namespace}"}`)
       s.log.length = 0
-      await s.dispatcher.pass()
+      await pass(s.dispatcher)
       expect(s.log).toEqual([expect.stringMatching(new RegExp(`^dispatch sweeper: namespace ${namespace}: ErrUnreachable: `))])
       expect(await metric(s, `dispatch_sweeper_failures_total{namespace="${namespace}"}`)).toBe(failures + 1)
-      const report = await s.dispatcher.pass()
+      const report = await pass(s.dispatcher)
       expect(report.swept).toBe(0)
       expect(named(world, "trainingruntimes", runningName)).toHaveLength(1)
       expect(named(world, "trainingruntimes", retryingCopy!)).toHaveLength(1)

@@ -2,41 +2,38 @@
 // failing to be written) leaves nothing stored, on both databases.
 import { describe, expect, test } from "vitest"
 import { handleApiRequest, type ApiEnvironment } from "../src/http/ApiServer.ts"
-import { DatabaseError, type Database, type Sql } from "../src/index.ts"
+import { Effect } from "effect"
+import { DatabaseError } from "../src/index.ts"
 import { openApi, routes } from "../src/Serve.ts"
 import { inProcess, jobBody, registerWorld, tokenEntries, tokens } from "./Fixtures.ts"
 import { backends } from "./Service.ts"
-import { useMigratedDatabase } from "./TestDatabase.ts"
+import { useMigratedDatabase, withTap, type TestDatabase } from "./TestDatabase.ts"
 
 /** A database that runs every statement matching `after`, then fails: `lost` as a connection lost before the
  * answer, `unwritable` by handing back rows the answer cannot be written from (a value JSON has no form for). */
-const failingAfter = (db: Database, after: RegExp, fault: "lost" | "unwritable" = "lost"): Database => {
-  const wrap = (sql: Sql): Sql => ({
-    exec: sql.exec,
-    query: async <R>(text: string, params?: ReadonlyArray<unknown>) => {
-      const rows = await sql.query<R>(text, params)
-      if (!after.test(text)) return rows
-      if (fault === "lost") throw new DatabaseError({ operation: "query", reason: "injected fault after the statement ran" })
-      return rows.map((row) => ({ ...row, description: 1n })) as ReadonlyArray<R>
-    }
+const failingAfter = (db: TestDatabase, after: RegExp, fault: "lost" | "unwritable" = "lost"): Promise<TestDatabase> =>
+  withTap(db, (text, _, send) => {
+    if (!after.test(text)) return send
+    if (fault === "lost") return Effect.andThen(send, Effect.fail(new DatabaseError({ operation: "query", reason: "injected fault after the statement ran" })))
+    return Effect.map(send, (rows) => (Array.isArray(rows) ? rows.map((row) => ({ ...row, description: 1n })) : rows) as typeof rows)
   })
-  return { ...db, ...wrap(db), transaction: (body) => db.transaction((sql) => body(wrap(sql))) }
-}
 
 describe.each(backends)("a creation's commit and its answer on %s", (backend) => {
   const database = useMigratedDatabase(backend, "commit")
   let clock = Date.UTC(2026, 10, 30, 12)
-  const envOf = (db: Database, log?: (line: string) => void): ApiEnvironment => ({
+  const envOf = (db: TestDatabase, log?: (line: string) => void): ApiEnvironment => ({
     ...(log === undefined ? {} : { log }),
     routes,
     openApi,
     tokens: tokenEntries,
-    db,
+    db: db.client,
     now: () => new Date((clock += 1000)).toISOString(),
     baseUrl: "http://test"
   })
-  const callOn = (db: () => Database, log?: (line: string) => void) => async (method: string, url: string, body?: unknown) => {
-    const answer = await handleApiRequest(envOf(db(), log), { method, url: `/api/v1${url}`, authorization: `Bearer ${tokens.alice}`, body: body === undefined ? "" : JSON.stringify(body) })
+  const callOn = (db: () => TestDatabase | Promise<TestDatabase>, log?: (line: string) => void) => async (method: string, url: string, body?: unknown) => {
+    const on = await db()
+    const answer = await handleApiRequest(envOf(on, log), { method, url: `/api/v1${url}`, authorization: `Bearer ${tokens.alice}`, body: body === undefined ? "" : JSON.stringify(body) })
+    if (on !== database()) await on.close()
     return { status: answer.status, body: answer.body as any }
   }
   const count = async (table: string) => (await database().query<{ n: number }>(`select count(*)::int as n from ${table}`))[0]?.n ?? 0

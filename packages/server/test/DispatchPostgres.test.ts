@@ -10,21 +10,20 @@ import {
   trainJobCreates,
   type SimWorld
 } from "./ClusterWorld.ts"
-import { DatabaseError, type Database, type Sql } from "../src/store/Database.ts"
-import { startDispatcher } from "../src/dispatch/Dispatcher.ts"
-import { openPostgres } from "../src/store/PostgresDatabase.ts"
+import { DatabaseError } from "../src/store/Database.ts"
+import { pass, startDispatcher } from "./TestDispatcher.ts"
+import { failWhen, openPostgres, withTap, type TestDatabase as Database } from "./TestDatabase.ts"
 import { client, started, tokens } from "./Fixtures.ts"
 import { testPostgres, type TestPostgres } from "./TestPostgres.ts"
 
 /** A database whose queries matching `when` fail while `failing` is above zero, as a lost connection would. */
-const faulty = (db: Database, when: RegExp) => {
+const faulty = async (db: Database, when: RegExp) => {
   let failing = 0
-  const wrap = (sql: Sql): Sql => ({
-    exec: sql.exec,
-    query: (text, params) =>
-      failing > 0 && when.test(text) && failing-- > 0 ? Promise.reject(new DatabaseError({ operation: "query", reason: "injected fault" })) : sql.query(text, params)
-  })
-  return { db: { ...db, ...wrap(db), transaction: <A>(body: (sql: Sql) => Promise<A>) => db.transaction((sql) => body(wrap(sql))) }, fail: (times: number) => void (failing = times) }
+  const wrapped = await withTap(
+    db,
+    failWhen((text) => (failing > 0 && when.test(text) && failing-- > 0 ? new DatabaseError({ operation: "query", reason: "injected fault" }) : undefined))
+  )
+  return { db: wrapped, fail: (times: number) => void (failing = times) }
 }
 
 /** How many jobs two services dispatch together (the issue's 500). */
@@ -64,7 +63,7 @@ describe("two service processes on one PostgreSQL", { timeout: 300_000 }, () => 
       const ended = async () => (await count("finished")) + (await count("failed"))
       // Both passes run at once, each claiming from the same rows, until every job has ended (bounded).
       for (const end = Date.now() + 420_000; Date.now() < end && (await ended()) < manyJobs; ) {
-        const [ra, rb] = await Promise.all([dispatcherA.pass(), dispatcherB.pass()])
+        const [ra, rb] = await Promise.all([pass(dispatcherA), pass(dispatcherB)])
         byInstance.a += ra.dispatched
         byInstance.b += rb.dispatched
         if (ra.dispatched + rb.dispatched === 0) await new Promise((resolve) => setTimeout(resolve, 20))
@@ -96,11 +95,12 @@ describe("two service processes on one PostgreSQL", { timeout: 300_000 }, () => 
     const front = await started({ databaseUrl: postgres.url })
     const db = await openPostgres(postgres.url)
     // The write of the job opened (the only write that sets held_from is the machine's running or holding state).
-    const fault = faulty(db, /update jobs set dispatch_state = .*held_from = /)
+    const fault = await faulty(db, /update jobs set dispatch_state = .*held_from = /)
     const clock = skippingClock()
-    const dispatcher = startDispatcher(
+    const dispatcher = await startDispatcher(
       { cluster: world.cluster, autorun: false, leaseMs: 30_000, syncMs: 0 },
-      { db: fault.db, clock: clock.now, entropy: (n) => Array.from({ length: n }, (_, i) => (i * 37 + 11) % 256), secret: "00", reportUrl: `${front.url}/api/v1` }
+      { clock: clock.now, entropy: (n) => Array.from({ length: n }, (_, i) => (i * 37 + 11) % 256), secret: "00", reportUrl: `${front.url}/api/v1` },
+      fault.db
     )
     try {
       const alice = client(front.url, tokens.alice)

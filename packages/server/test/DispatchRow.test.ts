@@ -5,20 +5,20 @@ import type { DispatchState } from "@dispatch/jobs"
 import { describe, expect, test } from "vitest"
 import { dispatchRowOf, rowAfter, stateOf } from "../src/dispatch/DispatchRow.ts"
 import { isClaimed, storedStateOf, type DispatchRow } from "../src/store/DispatchRows.ts"
-import { lockDispatchRow, writeAnswer } from "../src/store/DispatchStore.ts"
+import { lockDispatchRow, writeAnswer } from "./DispatchQueries.ts"
 import { startMs, useDispatchWorld } from "./DispatchWorld.ts"
 
 const w = useDispatchWorld("DispatchRow")
 const at = "2026-06-01T13:00:00.000Z"
 
 const lock = async (id: number): Promise<DispatchRow> => {
-  const row = await w.db().transaction((sql) => lockDispatchRow(sql, id))
+  const row = await lockDispatchRow(w.db(), id)
   if (row === undefined) throw new Error(`no job ${id}`)
   return row
 }
 
 const write = (row: DispatchRow, state: DispatchState, extras: Parameters<typeof writeAnswer>[4] = {}, commands: ReadonlyArray<never> = []) =>
-  w.db().transaction((sql) => writeAnswer(sql, row, { state, commands }, at, extras))
+  writeAnswer(w.db(), row, { state, commands }, at, extras)
 
 const t = startMs + 1000
 
@@ -107,13 +107,13 @@ describe("the write's guard", () => {
       { ...row, deleted: true },
       { ...row, claimedBy: "someone" }
     ]) {
-      expect(await w.db().transaction((sql) => writeAnswer(sql, moved, { state: next, commands: record }, at))).toBe(false)
+      expect(await writeAnswer(w.db(), moved, { state: next, commands: record }, at)).toBe(false)
     }
     expect(await w.row(id)).toMatchObject({ status: "queued", dispatch_state: "pending" })
     expect((await w.history(id)).map((h) => h.status)).toEqual(["queued"])
     await w.db().query(`update jobs set claimed_by = 'me' where id = $1`, [id])
-    expect(await w.db().transaction((sql) => writeAnswer(sql, row, { state: next, commands: record }, at))).toBe(false)
-    expect(await w.db().transaction((sql) => writeAnswer(sql, { ...row, claimedBy: "me" }, { state: next, commands: record }, at))).toBe(true)
+    expect(await writeAnswer(w.db(), row, { state: next, commands: record }, at)).toBe(false)
+    expect(await writeAnswer(w.db(), { ...row, claimedBy: "me" }, { state: next, commands: record }, at)).toBe(true)
     expect(await w.history(id)).toEqual([
       { status: "queued", reason: null },
       { status: "failed", reason: "r" }
@@ -230,6 +230,6 @@ describe("a row as read", () => {
   })
 
   test("a missing row reads as none", async () => {
-    expect(await w.db().transaction((sql) => lockDispatchRow(sql, 999_999))).toBeUndefined()
+    expect(await lockDispatchRow(w.db(), 999_999)).toBeUndefined()
   })
 })

@@ -5,18 +5,14 @@
 import { SimCluster } from "@dispatch/sim/cluster"
 import { Simulator, type FaultRule, type KubeObject } from "@dispatch/sim"
 import { defaultRetryPolicy } from "@dispatch/jobs"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import pg from "pg"
 import { afterAll, beforeAll, beforeEach } from "vitest"
 import { handleApiRequest } from "../src/http/ApiServer.ts"
 import { makeClusterRuntime, type ClusterRun, type ClusterRuntime } from "../src/dispatch/ClusterRuntime.ts"
-import type { Database } from "../src/store/Database.ts"
-import type { DispatchContext } from "../src/dispatch/DispatchContext.ts"
-import { writeGate } from "../src/store/DispatchStore.ts"
+import { storeGate, type DispatchContext } from "../src/dispatch/DispatchContext.ts"
 import type { JobControl } from "../src/dispatch/JobControl.ts"
-import { migrate } from "../src/store/Migrations.ts"
-import { openPglite } from "../src/store/PgliteDatabase.ts"
-import { openPostgres } from "../src/store/PostgresDatabase.ts"
+import { migrateTest, openPglite, openPostgres, type TestDatabase as Database } from "./TestDatabase.ts"
 import { openApi, routes } from "../src/Serve.ts"
 import { unansweredCreates } from "../src/store/UnansweredCreates.ts"
 import { namespace, registerSimWorld, torchRuntime } from "./ClusterWorld.ts"
@@ -52,7 +48,7 @@ export interface DispatchWorld {
   readonly control: { current: JobControl | undefined }
   /** Submits a job through the API; its id. */
   readonly submit: () => Promise<number>
-  /** A dispatch context over the database and this cluster. */
+  /** A dispatch context over this cluster (its Effects run on the database: `db().run`). */
   readonly context: (cluster: ClusterRuntime, overrides?: Partial<DispatchContext>) => DispatchContext
   /** A cluster runtime over the simulator in process, remembering unanswered creates in the database. */
   readonly simCluster: (sim: Simulator, callMs?: number) => ClusterRuntime
@@ -101,7 +97,7 @@ export const useDispatchWorld = (name: string): DispatchWorld => {
   }
   const api = async (method: string, path: string, body?: unknown) => {
     const answer = await handleApiRequest(
-      { routes, openApi, tokens: tokenEntries, db: database(), now: () => new Date(clock.now).toISOString(), baseUrl: "http://test", control: () => control.current },
+      { routes, openApi, tokens: tokenEntries, db: database().client, now: () => new Date(clock.now).toISOString(), baseUrl: "http://test", control: () => control.current },
       { method, url: `/api/v1${path}`, authorization: `Bearer ${tokens.alice}`, body: body === undefined ? "" : JSON.stringify(body) }
     )
     return { status: answer.status, body: answer.body as any }
@@ -111,7 +107,7 @@ export const useDispatchWorld = (name: string): DispatchWorld => {
   beforeAll(async () => {
     const kept = mutationPostgres === undefined ? undefined : await keptDatabase(mutationPostgres, name)
     db = kept?.db ?? (await openPglite())
-    if (kept === undefined || kept.fresh) await migrate(db)
+    if (kept === undefined || kept.fresh) await migrateTest(db)
     world = (kept === undefined ? undefined : await worldNamed(db)) ?? (await registerSimWorld(alice, "dispatch"))
   })
   // Each test starts without jobs, with the clock at its start and the queue's gate open.
@@ -122,7 +118,7 @@ export const useDispatchWorld = (name: string): DispatchWorld => {
     await db.query(`delete from job_status_history`)
     await db.query(`delete from jobs`)
     await db.query(`delete from unanswered_creates`)
-    await writeGate(db, world?.queue ?? 0, { state: "open" }, new Date(startMs).toISOString(), startMs)
+    await db.run(storeGate(world?.queue ?? 0, { state: "open" }, new Date(startMs).toISOString(), startMs))
   })
   afterAll(async () => {
     for (const runtime of runtimes.splice(0)) await runtime.close()
@@ -145,7 +141,6 @@ export const useDispatchWorld = (name: string): DispatchWorld => {
       return answer.body.id as number
     },
     context: (cluster, overrides = {}) => ({
-      db: database(),
       cluster,
       instance: "tester",
       clock: () => clock.now,
@@ -158,7 +153,7 @@ export const useDispatchWorld = (name: string): DispatchWorld => {
       ...overrides
     }),
     simCluster: (sim, callMs = 2000) => {
-      const runtime = makeClusterRuntime(SimCluster(sim, { callMs }), "Warn", unansweredCreates(database()))
+      const runtime = makeClusterRuntime(SimCluster(sim, { callMs }), "Warn", Layer.provide(unansweredCreates, database().layer))
       runtimes.push(runtime)
       return runtime
     },

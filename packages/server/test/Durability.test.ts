@@ -5,9 +5,8 @@ import fc from "fast-check"
 import { Result } from "effect"
 import { afterAll, beforeAll, describe, expect, test } from "vitest"
 import { handleApiRequest } from "../src/http/ApiServer.ts"
-import { DatabaseError, migrate, serve, type Database, type Sql } from "../src/index.ts"
-import { openPglite } from "../src/store/PgliteDatabase.ts"
-import { openPostgres } from "../src/store/PostgresDatabase.ts"
+import { DatabaseError, serve } from "../src/index.ts"
+import { failWhen, migrateTest as migrate, openPglite, openPostgres, withTap, type TestDatabase as Database } from "./TestDatabase.ts"
 import { openApi, routes } from "../src/Serve.ts"
 import { client, inProcess, jobBody, registerWorld, started, tickingClock, tokenEntries, tokens } from "./Fixtures.ts"
 import { backends, useService } from "./Service.ts"
@@ -51,18 +50,12 @@ describe.each(backends)("durability on %s", (backend) => {
 })
 
 /** A database that, once armed, fails the nth query matching `when`, as a write crashing part-way would. */
-const faulty = (db: Database, when: RegExp) => {
+const faulty = async (db: Database, when: RegExp) => {
   let countdown = 0
-  const wrap = (sql: Sql): Sql => ({
-    exec: sql.exec,
-    query: (text, params) => {
-      if (countdown > 0 && when.test(text) && --countdown === 0) {
-        return Promise.reject(new DatabaseError({ operation: "query", reason: "injected fault" }))
-      }
-      return sql.query(text, params)
-    }
-  })
-  const wrapped: Database = { ...db, ...wrap(db), transaction: (body) => db.transaction((sql) => body(wrap(sql))) }
+  const wrapped = await withTap(
+    db,
+    failWhen((text) => (countdown > 0 && when.test(text) && --countdown === 0 ? new DatabaseError({ operation: "query", reason: "injected fault" }) : undefined))
+  )
   return { db: wrapped, arm: (nth = 1) => (countdown = nth) }
 }
 
@@ -84,8 +77,8 @@ describe.each(backends)("a write that fails part-way leaves nothing behind on %s
   test("job creation, status change and log posting each roll back whole", async () => {
     if (db === undefined) throw new Error("no database")
     expect(await migrate(db)).toEqual([])
-    const fault = faulty(db, /insert into job_status_history|insert into job_logs/)
-    const env = { routes, openApi, tokens: tokenEntries, db: fault.db, now: () => new Date(tickingClock()()).toISOString(), baseUrl: "http://test" }
+    const fault = await faulty(db, /insert into job_status_history|insert into job_logs/)
+    const env = { routes, openApi, tokens: tokenEntries, db: fault.db.client, now: () => new Date(tickingClock()()).toISOString(), baseUrl: "http://test" }
     const call = inProcess(async (method: string, url: string, body?: unknown) => {
       const answer = await handleApiRequest(env, { method, url: `/api/v1${url}`, authorization: `Bearer ${tokens.alice}`, body: body === undefined ? "" : JSON.stringify(body) })
       return { status: answer.status, body: answer.body as any }

@@ -15,7 +15,7 @@ describe("the handlers' runner", () => {
     routes,
     openApi,
     tokens: tokenEntries,
-    db: database(),
+    db: database().client,
     now: () => new Date((clock += 1000)).toISOString(),
     baseUrl: "http://test",
     log: () => undefined

@@ -5,13 +5,12 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { test as propTest } from "@fast-check/vitest"
 import fc from "fast-check"
-import { Result } from "effect"
+import { Effect, Result } from "effect"
 import { afterAll, beforeAll, describe, expect, test } from "vitest"
 import { handleApiRequest, type ApiEnvironment } from "../src/http/ApiServer.ts"
 import { idempotencyWindowMs, parseIdempotencyKey } from "../src/http/IdempotencyKey.ts"
-import { DatabaseError, migrate, type Database, type Sql } from "../src/index.ts"
-import { openPglite } from "../src/store/PgliteDatabase.ts"
-import { openPostgres } from "../src/store/PostgresDatabase.ts"
+import { DatabaseError } from "../src/index.ts"
+import { failWhen, migrateTest as migrate, openPglite, openPostgres, withTap, type TestDatabase as Database } from "./TestDatabase.ts"
 import { openApi, routes } from "../src/Serve.ts"
 import { inProcess, jobBody, registerWorld, tokenEntries, tokens } from "./Fixtures.ts"
 import { backends, useService } from "./Service.ts"
@@ -32,33 +31,28 @@ test.each(['""', "", "a b", '"unterminated', '"bad \\n escape"', "x".repeat(256)
 })
 
 /** A database whose queries matching `when` wait until `release` is called, as a slow creation would. */
-const gated = (db: Database, when: RegExp) => {
+const gated = async (db: Database, when: RegExp) => {
   let open: () => void = () => undefined
   let reached: () => void = () => undefined
   const gate = new Promise<void>((resolve) => (open = resolve))
   const waiting = new Promise<void>((resolve) => (reached = resolve))
-  const wrap = (sql: Sql): Sql => ({
-    exec: sql.exec,
-    query: async (text, params) => {
-      if (when.test(text)) {
-        reached()
-        await gate
-      }
-      return sql.query(text, params)
-    }
-  })
-  const wrapped: Database = { ...db, ...wrap(db), transaction: (body) => db.transaction((sql) => body(wrap(sql))) }
+  const wrapped = await withTap(db, (text, _, send) =>
+    when.test(text)
+      ? Effect.andThen(
+          Effect.promise(() => {
+            reached()
+            return gate
+          }),
+          send
+        )
+      : send
+  )
   return { db: wrapped, waiting, release: () => open() }
 }
 
 /** A database that fails every query matching `when`, as a crash before the commit would. */
-const failing = (db: Database, when: RegExp): Database => {
-  const wrap = (sql: Sql): Sql => ({
-    exec: sql.exec,
-    query: (text, params) => (when.test(text) ? Promise.reject(new DatabaseError({ operation: "query", reason: "injected fault" })) : sql.query(text, params))
-  })
-  return { ...db, ...wrap(db), transaction: (body) => db.transaction((sql) => body(wrap(sql))) }
-}
+const failing = (db: Database, when: RegExp): Promise<Database> =>
+  withTap(db, failWhen((text) => (when.test(text) ? new DatabaseError({ operation: "query", reason: "injected fault" }) : undefined)))
 
 describe.each(backends)("Idempotency-Key on %s", (backend) => {
   let db: Database | undefined
@@ -82,7 +76,7 @@ describe.each(backends)("Idempotency-Key on %s", (backend) => {
     routes,
     openApi,
     tokens: tokenEntries,
-    db: database,
+    db: database.client,
     now: () => new Date((clock += 1000)).toISOString(),
     baseUrl: "http://test"
   })
@@ -163,7 +157,8 @@ describe.each(backends)("Idempotency-Key on %s", (backend) => {
     const world = await registerWorld(alice, "crash")
     const path = `/experiments/${world.experiment}/jobs`
     const before = await jobCount(db as Database)
-    const crashed = await caller(() => envOf(failing(db as Database, /insert into idempotency_keys/)))("POST", path, jobBody(world.entrypoint, world.queue), "crash-key")
+    const crashing = await failing(db as Database, /insert into idempotency_keys/)
+    const crashed = await caller(() => envOf(crashing))("POST", path, jobBody(world.entrypoint, world.queue), "crash-key")
     expect(crashed.status).toBe(500)
     expect(await jobCount(db as Database)).toBe(before)
     const retried = await alice("POST", path, jobBody(world.entrypoint, world.queue), "crash-key")
@@ -175,7 +170,7 @@ describe.each(backends)("Idempotency-Key on %s", (backend) => {
   test("a request whose key is still in progress is 409, and is answered once the first is done", async () => {
     const world = await registerWorld(alice, "busy")
     const path = `/experiments/${world.experiment}/jobs`
-    const slow = gated(db as Database, /insert into jobs/)
+    const slow = await gated(db as Database, /insert into jobs/)
     const slowEnv = envOf(slow.db)
     const first = caller(() => slowEnv)("POST", path, jobBody(world.entrypoint, world.queue), "busy-key")
     await slow.waiting
@@ -208,7 +203,7 @@ describe.each(backends)("Idempotency-Key on %s", (backend) => {
     test("a second process sending the key while the first holds it gets 409 (the key's lock is in the database)", async () => {
       const world = await registerWorld(alice, "two-process")
       const path = `/experiments/${world.experiment}/jobs`
-      const slow = gated(db as Database, /insert into jobs/)
+      const slow = await gated(db as Database, /insert into jobs/)
       const first = caller(() => envOf(slow.db))("POST", path, jobBody(world.entrypoint, world.queue), "shared-across")
       await slow.waiting
       const otherProcess = await openPostgres(postgres?.url ?? "")

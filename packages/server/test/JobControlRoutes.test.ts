@@ -1,10 +1,11 @@
 // The job controls over the API in process (cancel, hold, release, re-run) with the dispatcher's job control given:
 // what each writes to the job's row and history, which cluster call it asks for, and what it refuses.
 import { ErrUnreachable } from "@dispatch/effects"
+import { Effect } from "effect"
 import { describe, expect, test } from "vitest"
 import type { ClusterRun } from "../src/dispatch/ClusterRuntime.ts"
 import type { JobControl } from "../src/dispatch/JobControl.ts"
-import { dispatchPass } from "../src/dispatch/JobDispatch.ts"
+import { dispatchPassEffect } from "../src/dispatch/JobDispatch.ts"
 import { scriptedCluster, startMs, useDispatchWorld } from "./DispatchWorld.ts"
 
 const w = useDispatchWorld("JobControlRoutes")
@@ -15,11 +16,12 @@ const control = (answer: ClusterRun<unknown>, during: () => Promise<void> = asyn
   const calls: Array<readonly [number, string, string]> = []
   let wakes = 0
   const value: JobControl = {
-    transition: async (queue, key, which) => {
-      calls.push([queue, key, which])
-      await during()
-      return answer
-    },
+    transitionEffect: (queue, key, which) =>
+      Effect.promise(async () => {
+        calls.push([queue, key, which])
+        await during()
+        return answer
+      }),
     wake: () => void wakes++
   }
   w.control.current = value
@@ -29,7 +31,7 @@ const control = (answer: ClusterRun<unknown>, during: () => Promise<void> = asyn
 /** A job opened on the cluster by a pass (its TrainJob made and opened). */
 const openedJob = async (): Promise<number> => {
   const id = await w.submit()
-  await dispatchPass(w.context(scriptedCluster([{ kind: "ok", value: { namespace: "ml-team", name: "tj" } }, { kind: "ok", value: undefined }])), 8)
+  await w.db().run(dispatchPassEffect(w.context(scriptedCluster([{ kind: "ok", value: { namespace: "ml-team", name: "tj" } }, { kind: "ok", value: undefined }])), 8))
   expect((await w.row(id))["dispatch_state"]).toBe("opened")
   return id
 }

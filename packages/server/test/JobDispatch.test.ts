@@ -2,13 +2,20 @@
 // their answers back and writes what the machine answers; checked on what the database and the simulator store.
 import { ErrInvalid, ErrOutcomeUnknown, ErrReadOnly, ErrRejected, ErrUnreachable, type StartError } from "@dispatch/effects"
 import { describe, expect, test } from "vitest"
-import type { Database, Sql } from "../src/store/Database.ts"
-import { readGate } from "../src/store/DispatchStore.ts"
-import { dispatchPass, problemOf, recordedError } from "../src/dispatch/JobDispatch.ts"
+import { Context, Effect } from "effect"
+import { SqlClient } from "effect/sql"
+import type { Database } from "../src/store/Database.ts"
+import { readGate, type DispatchContext } from "../src/dispatch/DispatchContext.ts"
+import { dispatchPassEffect, problemOf, recordedError } from "../src/dispatch/JobDispatch.ts"
 import { reportToken, reportTokenKey, serviceUrlKey } from "../src/dispatch/ReportToken.ts"
 import { scriptedCluster, simulator, startMs, stored, useDispatchWorld } from "./DispatchWorld.ts"
+import { failWhen, withTap } from "./TestDatabase.ts"
 
 const w = useDispatchWorld("JobDispatch")
+
+/** One dispatch pass on the world's database, or on `database` when given. */
+const dispatchPass = (context: DispatchContext, limit: number, database: Context.Context<Database> = w.db().context) =>
+  Effect.runPromise(Effect.provideContext(dispatchPassEffect(context, limit), database))
 
 const trainJobEnv = (sim: ReturnType<typeof simulator>, name: string): Record<string, string> => {
   const outcome = sim.handle({ verb: "get", group: "trainer.kubeflow.org", version: "v1alpha1", resource: "trainjobs", namespace: "ml-team", name })
@@ -156,7 +163,7 @@ describe("a dispatch pass's answers, with the cluster's answers given", () => {
   test("a read-only cluster marks the queue's gate read-only with the reason, and the job waits", async () => {
     const id = await w.submit()
     await dispatchPass(w.context(scriptedCluster([failing(new ErrReadOnly({ reasons: ["forbidden"] }))])), 4)
-    const gate = await readGate(w.db(), w.world().queue)
+    const gate = await w.db().run(readGate(w.world().queue))
     expect(gate).toMatchObject({ state: "read-only", checkedAt: startMs })
     expect(gate?.reason).toContain("forbidden")
     expect((await w.row(id))["status"]).toBe("queued")
@@ -193,26 +200,26 @@ describe("a dispatch pass's answers, with the cluster's answers given", () => {
   })
 
   /** The database, with `meanwhile` run right after the claim's transaction (another process or a user acting). */
-  const afterClaim = (meanwhile: () => Promise<unknown>): Database => {
+  const afterClaim = (meanwhile: () => Promise<unknown>): Context.Context<Database> => {
     const db = w.db()
+    const inner = db.client
     let first = true
-    return {
-      ...db,
-      transaction: async <A>(body: (sql: Sql) => Promise<A>) => {
-        const result = await db.transaction(body)
-        if (first) {
+    // The client as it is (the statements' constructor and every property), but for its transactions.
+    const client = Object.assign((...args: Array<any>) => (inner as any)(...args), inner, {
+      withTransaction: <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+        Effect.tap(inner.withTransaction(effect), () => {
+          if (!first) return Effect.void
           first = false
-          await meanwhile()
-        }
-        return result
-      }
-    }
+          return Effect.promise(meanwhile)
+        })
+    }) as SqlClient.SqlClient
+    return Context.add(db.context, SqlClient.SqlClient, client)
   }
 
   test("a job that left its group after the claim fails as gone, without a cluster call", async () => {
     const id = await w.submit()
     const cluster = scriptedCluster([startOk])
-    await dispatchPass(w.context(cluster, { db: afterClaim(() => w.db().query(`update jobs set grp = 'speech' where id = $1`, [id])) }), 4)
+    await dispatchPass(w.context(cluster), 4, afterClaim(() => w.db().query(`update jobs set grp = 'speech' where id = $1`, [id])))
     expect(cluster.runs()).toBe(0)
     expect((await w.history(id)).at(-1)).toEqual({ status: "failed", reason: `job ${id} no longer exists` })
   })
@@ -223,7 +230,7 @@ describe("a dispatch pass's answers, with the cluster's answers given", () => {
       const id = await w.submit()
       const id2 = table === "queues" ? queue : entrypoint
       const cluster = scriptedCluster([startOk])
-      await dispatchPass(w.context(cluster, { db: afterClaim(() => w.db().query(`update ${table} set grp = 'speech' where id = $1`, [id2])) }), 4)
+      await dispatchPass(w.context(cluster), 4, afterClaim(() => w.db().query(`update ${table} set grp = 'speech' where id = $1`, [id2])))
       await w.db().query(`update ${table} set grp = 'vision' where id = $1`, [id2])
       expect(cluster.runs()).toBe(0)
       expect((await w.history(id)).at(-1)).toEqual({ status: "failed", reason: `the job's queue ${queue} or entrypoint ${entrypoint} no longer exists` })
@@ -292,14 +299,10 @@ describe("a dispatch pass's answers, with the cluster's answers given", () => {
 
   test("a job whose recording fails keeps its claim, and the pass reports it", async () => {
     const id = await w.submit()
-    const db = w.db()
     // The claim's transaction runs; every later one (the answer's) fails.
     let claims = 0
-    const broken: Database = {
-      ...db,
-      transaction: <A>(body: (sql: Sql) => Promise<A>) => (claims++ === 0 ? db.transaction(body) : Promise.reject(new Error("connection lost")))
-    }
-    const report = await dispatchPass(w.context(scriptedCluster([startOk]), { db: broken }), 4)
+    const broken = await withTap(w.db(), failWhen((text) => (/^\s*begin/i.test(text) && claims++ > 0 ? new Error("connection lost") : undefined)))
+    const report = await dispatchPass(w.context(scriptedCluster([startOk])), 4, broken.context).finally(broken.close)
     expect(report).toEqual({ claimed: 1, problems: [`job ${id}: connection lost`] })
     expect(await w.row(id)).toMatchObject({ claimed_by: "tester", dispatch_state: "starting" })
   })

@@ -3,9 +3,10 @@
 // (a Seq Scan on it). The statements are recorded as the service sends them, with their parameters, and each is
 // asked for its plan (EXPLAIN, planned with those parameters) on the same database.
 import { afterAll, beforeAll, describe, expect, test } from "vitest"
-import { databaseLayer, type Database, type Sql } from "../src/index.ts"
-import { openPglite } from "../src/store/PgliteDatabase.ts"
-import { openPostgres } from "../src/store/PostgresDatabase.ts"
+import { Effect } from "effect"
+import { tappedDatabase, type Database as DatabaseServices } from "../src/index.ts"
+import { openPglite, openPostgres, type TestDatabase as Database } from "./TestDatabase.ts"
+import type { Layer } from "effect"
 import { client, newJob, started, tokens, type Client } from "./Fixtures.ts"
 import type { JobServer } from "../src/index.ts"
 import { testPostgres, type TestPostgres } from "./TestPostgres.ts"
@@ -20,13 +21,8 @@ interface Sent {
 }
 
 // A database that records every statement sent through it, with its parameters.
-const recording = (db: Database, sent: Array<Sent>): Database => {
-  const recorded = (sql: Sql): Sql => ({
-    query: (text, params = []) => (sent.push({ text, params }), sql.query(text, params)),
-    exec: (script) => (sent.push({ text: script, params: [] }), sql.exec(script))
-  })
-  return { ...db, ...recorded(db), transaction: (body) => db.transaction((sql) => body(recorded(sql))) }
-}
+const recording = (db: Database, sent: Array<Sent>): Layer.Layer<DatabaseServices> =>
+  tappedDatabase(db.context, (text, params, send) => Effect.andThen(Effect.sync(() => void sent.push({ text, params })), send))
 
 interface PlanNode {
   readonly "Node Type": string
@@ -47,7 +43,7 @@ describe.each(["pglite", "postgres"] as const)("the job list's plans with %s", (
   beforeAll(async () => {
     postgres = backend === "postgres" ? await testPostgres() : undefined
     db = postgres === undefined ? await openPglite() : await openPostgres(postgres.url)
-    server = await started({ database: databaseLayer("a recorded database", async () => recording(db, sent)) })
+    server = await started({ database: recording(db, sent) })
     alice = client(server.url, tokens.alice)
     const { world, job } = await newJob(alice, "plans")
     experiment = world.experiment
@@ -60,6 +56,7 @@ describe.each(["pglite", "postgres"] as const)("the job list's plans with %s", (
 
   afterAll(async () => {
     await server?.close()
+    await db?.close()
     await postgres?.release()
   })
 

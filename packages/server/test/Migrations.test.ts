@@ -1,11 +1,10 @@
 // A database made before times were timestamptz keeps every time it stored, to the millisecond, and answers
 // them as the same ISO-8601 strings; new writes read back as they were stamped.
 import { afterAll, beforeAll, describe, expect, test } from "vitest"
-import { migrate, migrations, type Database } from "../src/index.ts"
-import { PGlite } from "@electric-sql/pglite"
-import { pgliteDatabase, postgresqlconf } from "../src/store/PgliteDatabase.ts"
-import { openPostgres } from "../src/store/PostgresDatabase.ts"
-import { readExperiment } from "../src/store/ResourceStore.ts"
+import { Effect } from "effect"
+import { migrations } from "../src/index.ts"
+import { resources } from "../src/store/Resources.ts"
+import { migrateTest as migrate, openEmptyPglite, openPostgres, type TestDatabase as Database } from "./TestDatabase.ts"
 import { backends } from "./Service.ts"
 import { testPostgres, type TestPostgres } from "./TestPostgres.ts"
 
@@ -15,7 +14,7 @@ describe.each(backends)("migrating stored times to timestamptz on %s", (backend)
   beforeAll(async () => {
     postgres = backend === "postgres" ? await testPostgres() : undefined
     // Not openPglite: its data directory comes migrated, and this test migrates a database of the old schema.
-    db = postgres === undefined ? pgliteDatabase(await PGlite.create({ postgresqlconf })) : await openPostgres(postgres.url)
+    db = postgres === undefined ? await openEmptyPglite() : await openPostgres(postgres.url)
   })
   afterAll(async () => {
     await db?.close()
@@ -28,7 +27,7 @@ describe.each(backends)("migrating stored times to timestamptz on %s", (backend)
     const stamped = "2026-11-30T12:34:56.789Z"
     const [row] = await db.query<{ id: number }>(`insert into experiments (grp, name, description, created_on) values ('g', 'old', '', $1) returning id`, [stamped])
     expect(await migrate(db)).toEqual(migrations.filter((m) => m.version > 2).map((m) => m.version))
-    expect((await readExperiment(db, "g", row?.id ?? 0))?.createdOn).toBe(stamped)
+    expect((await db.run(Effect.flatMap(resources, (store) => store.readExperiment("g", row?.id ?? 0))))?.createdOn).toBe(stamped)
     // The group of every stored resource got an integer id, and the old experiment its last change time.
     expect(await db.query(`select name from groups`)).toEqual([{ name: "g" }])
     expect((await db.query<{ t: string }>(`select last_modified_on as t from experiments`))[0]?.t).toBe(stamped)

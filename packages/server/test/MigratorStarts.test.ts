@@ -1,19 +1,15 @@
 // Migrations run through effect/sql's Migrator: each once, in order, recorded, even when two services start together
 // on one database; and a database migrated by the service's earlier runner (its record in `schema_migrations`) is
 // adopted, not migrated again.
-import { PGlite } from "@electric-sql/pglite"
 import { afterAll, describe, expect, test } from "vitest"
-import type { Database } from "../src/store/Database.ts"
-import { pgliteDatabase, postgresqlconf } from "../src/store/PgliteDatabase.ts"
-import { openPostgres } from "../src/store/PostgresDatabase.ts"
-import { migrate, migrations, migrationsTable } from "../src/store/Migrations.ts"
+import { migrations, migrationsTable } from "../src/store/Migrations.ts"
+import { migrateTest as migrate, openEmptyPglite as emptyPglite, openPostgres, type TestDatabase as Database } from "./TestDatabase.ts"
 import { backends } from "./Service.ts"
 import { testPostgres, type TestPostgres } from "./TestPostgres.ts"
 
 const versions = migrations.map((m) => m.version)
 
-// Not openPglite: its data directory comes migrated from the shipped template.
-const emptyPglite = async () => pgliteDatabase(await PGlite.create({ postgresqlconf }))
+// Not openPglite (emptyPglite): its data directory comes migrated from the shipped template.
 
 /** The versions the Migrator recorded, in order, each as often as it was recorded. */
 const recorded = async (db: Database) =>

@@ -1,7 +1,7 @@
 // The operations face: /healthz, /readyz, /metrics, X-Request-Id and the access log.
 import { Agent, get, type IncomingMessage } from "node:http"
 import { afterAll, beforeAll, describe, expect, test } from "vitest"
-import type { Database } from "../src/store/Database.ts"
+import { failWhen, openEmptyPglite, withTap } from "./TestDatabase.ts"
 import type { JobServer } from "../src/index.ts"
 import { migrations } from "../src/store/Migrations.ts"
 import { accessLine, requestIdOf } from "../src/ops/AccessLog.ts"
@@ -62,15 +62,20 @@ describe("operations endpoints", () => {
 
 describe("readiness", () => {
   test("a database never migrated is not ready, naming every missing migration; one that fails is unreachable", async () => {
-    // Answers as a fresh database does: reachable, without a schema_migrations table.
-    const fresh = { query: (sql: string) => Promise.resolve(sql.includes("to_regclass") ? [{ present: false }] : [{ "?column?": 1 }]) } as unknown as Database
-    const found = await readiness(fresh, "off")
-    expect(found).toMatchObject({ ready: false, database: "reachable" })
-    expect(found.reasons).toEqual([`migrations ${migrations.map((m) => m.version).join(", ")} are not applied`])
-    const broken = { query: () => Promise.reject(new Error("connection refused")) } as unknown as Database
-    expect(await readiness(broken, "running")).toMatchObject({ ready: false, database: "unreachable: connection refused" })
-    const stopped = await readiness(broken, "stopped")
-    expect(stopped.reasons).toContain("the dispatcher has stopped")
+    // A fresh database: reachable, without the migrations' record.
+    const fresh = await openEmptyPglite()
+    const broken = await withTap(fresh, failWhen(() => new Error("connection refused")))
+    try {
+      const found = await fresh.run(readiness("off"))
+      expect(found).toMatchObject({ ready: false, database: "reachable" })
+      expect(found.reasons).toEqual([`migrations ${migrations.map((m) => m.version).join(", ")} are not applied`])
+      expect(await broken.run(readiness("running"))).toMatchObject({ ready: false, database: "unreachable: connection refused" })
+      const stopped = await broken.run(readiness("stopped"))
+      expect(stopped.reasons).toContain("the dispatcher has stopped")
+    } finally {
+      await broken.close()
+      await fresh.close()
+    }
   })
 
   test("request ids: a sane client id is kept, anything else replaced", () => {

@@ -3,8 +3,9 @@ import { existsSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, test } from "vitest"
-import { migrate, migrations, migrationsTable } from "../src/store/Migrations.ts"
-import { installedPgliteVersion, openPglite, pgliteTemplate, pgliteTemplateBlob, postgresqlconf } from "../src/store/PgliteDatabase.ts"
+import { migrations, migrationsTable } from "../src/store/Migrations.ts"
+import { migrateTest as migrate, openPglite } from "./TestDatabase.ts"
+import { installedPgliteVersion, pgliteTemplate, pgliteTemplateBlob, postgresqlconf } from "../src/store/PgliteDatabase.ts"
 
 describe("the pre-initialised PGlite data directory", () => {
   test("ships for the installed PGlite and the service's configuration (else rerun scripts/pglite-template.mjs)", () => {

@@ -1,22 +1,20 @@
 // The service's statements are prepared once per PostgreSQL connection under a name (planning them cost more than
 // running them); texts past the limit stay unnamed, and a plan made stale by another process's migration is not an error.
-import { Context, Effect, Exit, Layer, Scope } from "effect"
 import { afterAll, beforeAll, describe, expect, test } from "vitest"
-import { DatabaseService, type Database } from "../src/store/Database.ts"
-import { postgresLayer, statementNamer } from "../src/store/PostgresDatabase.ts"
+import { statementNamer } from "../src/store/PostgresDatabase.ts"
+import { openPostgres, type TestDatabase as Database } from "./TestDatabase.ts"
 import { testPostgres, type TestPostgres } from "./TestPostgres.ts"
 
 describe("PostgreSQL statements", () => {
   let postgres: TestPostgres | undefined
   let db: Database
-  const scope = Effect.runSync(Scope.make())
   beforeAll(async () => {
     postgres = await testPostgres()
     // One connection: what one statement prepared there is what the next sees.
-    db = Context.get(await Effect.runPromise(Layer.buildWithScope(postgresLayer(postgres.url, 1), scope)), DatabaseService)
+    db = await openPostgres(postgres.url, 1)
   })
   afterAll(async () => {
-    await Effect.runPromise(Scope.close(scope, Exit.void))
+    await db.close()
     await postgres?.release()
   })
 

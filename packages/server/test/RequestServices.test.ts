@@ -1,15 +1,14 @@
 // What a handler's transaction and store calls do with what they wrote: a transaction commits when its body
 // succeeds or refuses and rolls back on a defect, and the repository's statements inside it join it. A failure of
 // the database reaches the API layer as the database's own error, with its SQLSTATE, so it answers as it always has.
-import { Cause, Context, Effect, Exit } from "effect"
+import { Cause, Effect, Exit } from "effect"
 import { SqlClient, SqlError } from "effect/sql"
 import { describe, expect, test } from "vitest"
-import { RequestDatabase, stored, transaction } from "../src/http/RequestServices.ts"
-import { DatabaseError, type Database } from "../src/index.ts"
-import { clientOver } from "../src/store/DatabaseBridge.ts"
+import { stored, transaction } from "../src/http/RequestServices.ts"
+import { DatabaseError } from "../src/index.ts"
 import { resources } from "../src/store/Resources.ts"
 import { refusal, ResourceNotFound } from "../src/wire/ServiceProblem.ts"
-import { useMigratedDatabase } from "./TestDatabase.ts"
+import { useMigratedDatabase, type TestDatabase } from "./TestDatabase.ts"
 
 const creator = { name: "alice" }
 
@@ -17,8 +16,7 @@ describe("a handler's transaction on the request's database", () => {
   const database = useMigratedDatabase("pglite", "request-services")
   let named = 0
 
-  const runOn = <A, E>(db: Database, effect: Effect.Effect<A, E, RequestDatabase | SqlClient.SqlClient>) =>
-    Effect.runPromiseExit(Effect.provideContext(effect, Context.make(RequestDatabase, db).pipe(Context.add(SqlClient.SqlClient, clientOver(db)))))
+  const runOn = <A, E>(db: TestDatabase, effect: Effect.Effect<A, E, SqlClient.SqlClient>) => Effect.runPromiseExit(Effect.provideService(effect, SqlClient.SqlClient, db.client))
 
   // An experiment inserted through the repository, then what `then` does; answers the name it was given.
   const insertThen = <A, E>(then: Effect.Effect<A, E, SqlClient.SqlClient>) => {

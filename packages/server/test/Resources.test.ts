@@ -3,7 +3,6 @@
 import { Effect, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { describe, expect, test } from "vitest"
-import { clientOver } from "../src/store/DatabaseBridge.ts"
 import { groupIdOf } from "../src/store/Groups.ts"
 import { resources } from "../src/store/Resources.ts"
 import { backends } from "./Service.ts"
@@ -14,8 +13,8 @@ const document = { parameters: [], artifactParameters: [], taskGraph: { steps: [
 
 describe.each(backends)("the resources' repository on %s", (backend) => {
   const database = useMigratedDatabase(backend, "resources")
-  const run = <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient>) => Effect.runPromise(Effect.provideService(effect, SqlClient.SqlClient, clientOver(database())))
-  const runExit = <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient>) => Effect.runPromiseExit(Effect.provideService(effect, SqlClient.SqlClient, clientOver(database())))
+  const run = <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient>) => Effect.runPromise(Effect.provideService(effect, SqlClient.SqlClient, database().client))
+  const runExit = <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient>) => Effect.runPromiseExit(Effect.provideService(effect, SqlClient.SqlClient, database().client))
 
   test("a job creation's one-round-trip read answers each resource as its own read does", async () => {
     const made = await run(

@@ -1,12 +1,12 @@
 // A service listens before its database is open: /healthz answers at once, /readyz names the step it is at, and
 // every request that needs the database is a JSON 503 with Retry-After until it serves. The database's opening and
 // its first query (the migrations' check) are held on Deferreds the test releases, so each window is certain.
-import { Deferred, Effect, Result } from "effect"
+import { Deferred, Effect, Layer, Result } from "effect"
 import { describe, expect, test } from "vitest"
-import { databaseLayer, type Database } from "../src/store/Database.ts"
+import { databaseError, type DatabaseLayer } from "../src/store/Database.ts"
 import { migrations } from "../src/store/Migrations.ts"
-import { openPglite } from "../src/store/PgliteDatabase.ts"
-import { serve, type ServeOptions } from "../src/index.ts"
+import { pgliteLayer } from "../src/store/PgliteDatabase.ts"
+import { serve, tappedDatabase, type ServeOptions } from "../src/index.ts"
 import { tickingClock, tokenEntries, tokens } from "./Fixtures.ts"
 
 const release = (gate: Deferred.Deferred<void>) => Effect.runSync(Deferred.succeed(gate, undefined))
@@ -16,22 +16,16 @@ const awaited = (gate: Deferred.Deferred<void>) => Effect.runPromise(Deferred.aw
  * is first queried (`queried`) and when it is closed (`closed`). */
 const heldDatabase = () => {
   const [opening, querying, queried, closed] = [Deferred.makeUnsafe<void>(), Deferred.makeUnsafe<void>(), Deferred.makeUnsafe<void>(), Deferred.makeUnsafe<void>()]
-  const held = (db: Database): Database => ({
-    ...db,
-    query: async (text, params) => {
-      release(queried)
-      await awaited(querying)
-      return db.query(text, params)
-    },
-    close: async () => {
-      await db.close()
-      release(closed)
-    }
-  })
-  const layer = databaseLayer("held PGlite", async () => {
-    await awaited(opening)
-    return held(await openPglite())
-  })
+  const layer: DatabaseLayer = Layer.effectContext(
+    Effect.gen(function* () {
+      yield* Deferred.await(opening)
+      // Added before the database opens, so it runs after the database closed.
+      yield* Effect.addFinalizer(() => Deferred.succeed(closed, undefined))
+      const opened = yield* Layer.build(pgliteLayer())
+      const held = tappedDatabase(opened, (_, __, send) => Effect.andThen(Effect.andThen(Deferred.succeed(queried, undefined), Deferred.await(querying)), send))
+      return yield* Layer.build(held)
+    })
+  )
   return { layer, opening, querying, queried, closed }
 }
 
@@ -106,10 +100,9 @@ describe("a starting service", () => {
 
   test("a database that fails to open ends the start with its error, and the service stops listening", async () => {
     const opening = Deferred.makeUnsafe<void>()
-    const failing = databaseLayer("a database that will not open", async () => {
-      await awaited(opening)
-      throw new Error("disk on fire")
-    })
+    const failing: DatabaseLayer = Layer.effectContext(
+      Effect.andThen(Deferred.await(opening), Effect.fail(databaseError("open a database that will not open", new Error("disk on fire"))))
+    )
     const service = listening({ database: failing })
     const url = await service.url
     expect(await answer(`${url}/api/v1/jobs`, authorized)).toMatchObject({ status: 503, retryAfter: "1" })

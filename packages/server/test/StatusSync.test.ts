@@ -3,12 +3,18 @@
 import { ErrRejected, ErrUnreachable } from "@dispatch/effects"
 import { defaultRetryPolicy, retryDelayMs } from "@dispatch/jobs"
 import { describe, expect, test } from "vitest"
-import { dispatchPass } from "../src/dispatch/JobDispatch.ts"
-import { Effect } from "effect"
-import { foundEvent, statusSyncLayer, StatusSyncService, stopPass, syncPass } from "../src/dispatch/StatusSync.ts"
+import { dispatchPassEffect } from "../src/dispatch/JobDispatch.ts"
+import { Effect, Layer } from "effect"
+import type { DispatchContext } from "../src/dispatch/DispatchContext.ts"
+import { foundEvent, statusSyncLayer, StatusSyncService, stopPassEffect, syncPassEffect } from "../src/dispatch/StatusSync.ts"
 import { scriptedCluster, simulator, startMs, stored, useDispatchWorld } from "./DispatchWorld.ts"
+import { failWhen, withTap, type TestDatabase } from "./TestDatabase.ts"
 
 const w = useDispatchWorld("StatusSync")
+
+const dispatchPass = (context: DispatchContext, limit: number) => w.db().run(dispatchPassEffect(context, limit))
+const syncPass = (context: DispatchContext, db: TestDatabase = w.db()) => db.run(syncPassEffect(context))
+const stopPass = (context: DispatchContext) => w.db().run(stopPassEffect(context))
 
 const ref = { namespace: "ml-team", name: "tj" }
 const ok = (value: unknown) => ({ kind: "ok", value }) as const
@@ -100,10 +106,9 @@ describe("a follow pass", () => {
   test("a job whose answer cannot be recorded is reported, and the others are still written", async () => {
     const a = await openedJob()
     const b = await openedJob()
-    const db = w.db()
     let n = 0
-    const broken = { ...db, transaction: <A>(body: (sql: never) => Promise<A>) => (n++ === 0 ? Promise.reject(new Error("lost")) : db.transaction(body as never)) }
-    const report = await syncPass(w.context(scriptedCluster([ok([{ state: "Running", ref }, { state: "Running", ref }])]), { db: broken as never }))
+    const broken = await withTap(w.db(), failWhen((text) => (/^\s*begin/i.test(text) && n++ === 0 ? new Error("lost") : undefined)))
+    const report = await syncPass(w.context(scriptedCluster([ok([{ state: "Running", ref }, { state: "Running", ref }])])), broken).finally(broken.close)
     expect(report).toEqual({ followed: 2, problems: [`job ${a}: lost`] })
     expect((await w.row(a))["status"]).toBe("queued")
     expect((await w.row(b))["status"]).toBe("started")
@@ -222,7 +227,7 @@ describe("the status sync service", () => {
     const stopping = await openedJob()
     expect((await w.api("POST", `/jobs/${stopping}/cancel`)).status).toBe(200)
     const cluster = scriptedCluster([ok([{ state: "Running", ref }]), ok({ gone: true })])
-    const sync = Effect.runSync(Effect.provide(Effect.service(StatusSyncService), statusSyncLayer(w.context(cluster))))
+    const sync = Effect.runSync(Effect.provide(Effect.service(StatusSyncService), Layer.provide(statusSyncLayer(w.context(cluster)), w.db().layer)))
     expect(await sync.follow()).toEqual({ followed: 1, problems: [] })
     expect((await w.row(followed))["status"]).toBe("started")
     expect(await sync.stopCancelled()).toBe(1)

@@ -3,9 +3,9 @@
 import { KubeCluster } from "@dispatch/effects"
 import { Layer } from "effect"
 import { expect, test } from "vitest"
-import { startDispatcher, type DispatchOptions } from "../src/dispatch/Dispatcher.ts"
-import { migrate } from "../src/store/Migrations.ts"
-import { openPglite } from "../src/store/PgliteDatabase.ts"
+import type { DispatchOptions } from "../src/dispatch/Dispatcher.ts"
+import { startDispatcher } from "./TestDispatcher.ts"
+import { migrateTest as migrate, openPglite } from "./TestDatabase.ts"
 import { StatusSyncService } from "../src/dispatch/StatusSync.ts"
 
 test("a pass follows and stops jobs through the status sync service it was given", async () => {
@@ -19,9 +19,10 @@ test("a pass follows and stops jobs through the status sync service it was given
     })
   // No queue is stored, so the cluster (an unreadable kubeconfig) is never reached.
   const cluster = Layer.orDie(KubeCluster({ kubeconfigPath: "/nonexistent/kubeconfig", callMs: 1000 })) as DispatchOptions["cluster"]
-  const dispatcher = startDispatcher(
+  const dispatcher = await startDispatcher(
     { cluster, autorun: false, syncMs: 0 },
-    { db, clock: () => 0, entropy: (n) => Array.from({ length: n }, () => 1), secret: "00", reportUrl: "http://127.0.0.1:1/api/v1", statusSync }
+    { clock: () => 0, entropy: (n) => Array.from({ length: n }, () => 1), secret: "00", reportUrl: "http://127.0.0.1:1/api/v1", statusSync },
+    db
   )
   try {
     const report = await dispatcher.pass()

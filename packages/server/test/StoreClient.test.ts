@@ -2,16 +2,13 @@
 // data (a unique or foreign-key violation), a transaction commits whole or not at all, and what a transaction's body
 // throws comes back unchanged; a repository's statements join the transaction its caller holds.
 import { fc, test as property } from "@fast-check/vitest"
-import { Option } from "effect"
+import { Effect, Option } from "effect"
 import { SqlError } from "effect/sql"
 import { afterAll, beforeAll, describe, expect, test } from "vitest"
-import { databaseError, DatabaseError, foreignKeyViolation, uniqueViolation, type Database } from "../src/store/Database.ts"
-import { onStore } from "../src/store/DatabaseBridge.ts"
-import { loginSessions } from "../src/store/LoginSessions.ts"
-import { openPglite } from "../src/store/PgliteDatabase.ts"
-import { openPostgres } from "../src/store/PostgresDatabase.ts"
+import { databaseError, DatabaseError, foreignKeyViolation, uniqueViolation } from "../src/store/Database.ts"
+import { loginSessions, type LoginSessions } from "../src/store/LoginSessions.ts"
 import { sqlErrorOf } from "../src/store/PostgresDialect.ts"
-import { migrate } from "../src/store/Migrations.ts"
+import { failWhen, migrateTest as migrate, openPglite, openPostgres, withTap, type Sql, type TestDatabase as Database } from "./TestDatabase.ts"
 import { backends } from "./Service.ts"
 import { testPostgres, type TestPostgres } from "./TestPostgres.ts"
 
@@ -39,6 +36,9 @@ describe("a driver's failure read into effect/sql's SqlError", () => {
     expect(SqlError.isSqlError(sqlErrorOf("execute")(new Error("x")))).toBe(true)
   })
 })
+
+/** `use` of the login sessions' repository, run on `sql` (the database, or one of its transactions). */
+const onStore = <A>(sql: Sql, use: (sessions: LoginSessions) => Effect.Effect<A, unknown, never>) => sql.run(Effect.flatMap(loginSessions, use))
 
 describe.each(backends)("the SqlClient under the service on %s", (backend) => {
   let db: Database | undefined
@@ -73,7 +73,7 @@ describe.each(backends)("the SqlClient under the service on %s", (backend) => {
     const outcome = await db
       .transaction(async (sql) => {
         await sql.query(`insert into groups (name) values ('rolled back')`)
-        await onStore(sql, loginSessions, (sessions) => sessions.countFailure("user:rolled-back", "2026-12-01T00:00:00.000Z", "2026-11-30T23:45:00.000Z"))
+        await onStore(sql, (sessions) => sessions.countFailure("user:rolled-back", "2026-12-01T00:00:00.000Z", "2026-11-30T23:45:00.000Z"))
         throw thrown
       })
       .then(() => undefined, (cause: unknown) => cause)
@@ -85,9 +85,9 @@ describe.each(backends)("the SqlClient under the service on %s", (backend) => {
   test("a repository's statements run in the caller's transaction and are committed with it", async () => {
     const db = opened()
     await db.transaction(async (sql) => {
-      await onStore(sql, loginSessions, (sessions) => sessions.countFailure("user:kept", "2026-12-01T00:00:00.000Z", "2026-11-30T23:45:00.000Z"))
+      await onStore(sql, (sessions) => sessions.countFailure("user:kept", "2026-12-01T00:00:00.000Z", "2026-11-30T23:45:00.000Z"))
       // Seen inside the transaction before it commits.
-      expect(Option.getOrUndefined(await onStore(sql, loginSessions, (sessions) => sessions.failures("user:kept")))).toEqual({
+      expect(Option.getOrUndefined(await onStore(sql, (sessions) => sessions.failures("user:kept")))).toEqual({
         failures: 1,
         first_failed_on: "2026-12-01T00:00:00.000Z"
       })
@@ -95,10 +95,10 @@ describe.each(backends)("the SqlClient under the service on %s", (backend) => {
     expect(await db.query(`select failures from login_failures where key = 'user:kept'`)).toEqual([{ failures: 1 }])
   })
 
-  test("a statement a repository sends that the database refuses rejects with the DatabaseError the database interface threw", async () => {
-    const db = opened()
-    const failing: Database = { ...db, query: () => Promise.reject(new DatabaseError({ operation: "query", reason: "injected" })) }
-    const outcome = await onStore(failing, loginSessions, (sessions) => sessions.failures("any")).then(() => undefined, (cause: unknown) => cause)
-    expect(outcome).toEqual(new DatabaseError({ operation: "query", reason: "injected" }))
+  test("a statement a repository sends that the database refuses fails with the SqlError around the DatabaseError it was refused with", async () => {
+    const failing = await withTap(opened(), failWhen(() => new DatabaseError({ operation: "query", reason: "injected" })))
+    const outcome = await onStore(failing, (sessions) => sessions.failures("any")).then(() => undefined, (cause: unknown) => cause).finally(failing.close)
+    expect(SqlError.isSqlError(outcome)).toBe(true)
+    expect(databaseError("query", outcome)).toEqual(new DatabaseError({ operation: "query", reason: "injected" }))
   })
 })

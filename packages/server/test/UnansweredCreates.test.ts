@@ -1,7 +1,7 @@
 // The memory of unanswered creates in the database: what one process remembers every process sees, the latest time
 // wins, forgetting removes it, and entries a day older than a new one are dropped.
 import { InFlight } from "@dispatch/effects"
-import { Effect, Option } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { expect, test } from "vitest"
 import { unansweredCreates } from "../src/store/UnansweredCreates.ts"
 import { useDispatchWorld } from "./DispatchWorld.ts"
@@ -9,7 +9,7 @@ import { useDispatchWorld } from "./DispatchWorld.ts"
 const w = useDispatchWorld("UnansweredCreates")
 const day = 86_400_000
 
-const on = <A>(program: Effect.Effect<A, never, InFlight>) => Effect.runPromise(Effect.provide(program, unansweredCreates(w.db())))
+const on = <A>(program: Effect.Effect<A, never, InFlight>) => Effect.runPromise(Effect.provide(program, Layer.provide(unansweredCreates, w.db().layer)))
 const stored = async () => w.db().query<{ key: string; atMs: number }>(`select key, at_ms::float8 as "atMs" from unanswered_creates order by key`)
 
 test("a remembered create is seen by another process's memory, keeps its latest time, and is forgotten", async () => {

@@ -21,7 +21,7 @@ describe.each(backends)("a stored row that cannot be rendered, on %s", (backend)
     routes,
     openApi,
     tokens: tokenEntries,
-    db: database(),
+    db: database().client,
     now: () => new Date((clock += 1000)).toISOString(),
     baseUrl: "http://test",
     log: (line) => void logged.push(line)

@@ -4,8 +4,6 @@
 import { step, type DispatchCommand, type DispatchInput, type DispatchState } from "@dispatch/jobs"
 import { Effect } from "effect"
 import type { SqlClient } from "effect/sql"
-import type { Database } from "../store/Database.ts"
-import { runOn } from "../store/DatabaseBridge.ts"
 import { dispatchLeases } from "../store/DispatchLeases.ts"
 import { dispatchRows, isClaimed, type DispatchRow } from "../store/DispatchRows.ts"
 import { rowAfter, stateOf } from "./DispatchRow.ts"
@@ -38,7 +36,3 @@ export const claimJobsEffect = (holder: string, input: DispatchInput, leaseMs: n
     }
     return claimed
   })
-
-/** `claimJobsEffect` in a transaction of its own on `db`. */
-export const claimJobs = (db: Database, holder: string, input: DispatchInput, leaseMs: number, limit: number, at: string): Promise<ReadonlyArray<ClaimedJob>> =>
-  db.transaction((sql) => runOn(sql, claimJobsEffect(holder, input, leaseMs, limit, at)))

@@ -2,6 +2,8 @@
 // sweeper) and ended jobs' objects once the retention has passed. Both run on the dispatcher's passes, each at
 // most once per `everyMs`, so a pass that has nothing else to do stays cheap.
 import { Effect } from "effect"
+import type { SqlClient } from "effect/sql"
+import { reasonOf } from "../store/Database.ts"
 import type { DispatchContext } from "./DispatchContext.ts"
 import { retentionPassEffect } from "./Retention.ts"
 import { sweeper } from "./Sweeper.ts"
@@ -26,8 +28,6 @@ export const defaultCleanupEveryMs = 60_000
 /** Jobs retention takes per pass; a full batch makes the next pass take more at once. */
 export const retentionBatch = 50
 
-const reasonOf = (cause: unknown): string => (cause instanceof Error ? cause.message : String(cause))
-
 /** What one cleanup did: copies swept, ended jobs whose objects were removed, and what the database refused. */
 export interface CleanupReport {
   readonly swept: number
@@ -35,12 +35,12 @@ export interface CleanupReport {
   readonly problems: ReadonlyArray<string>
 }
 
-/** The cleanup of one dispatcher; `run` runs the sweeper and retention when they are due (`pass` for Promise callers). */
+/** The cleanup of one dispatcher; `run` runs the sweeper and retention when they are due. */
 export const clusterCleanup = (context: DispatchContext, settings: CleanupSettings, log: (line: string) => void) => {
   const sweep = sweeper(context, { graceMs: settings.sweepGraceMs, everyMs: settings.everyMs }, log)
   // When retention next runs: `everyMs` after it last ran, or at once after a full batch (more may be due).
   let nextRetention = Number.NEGATIVE_INFINITY
-  const run: Effect.Effect<CleanupReport> = Effect.gen(function* () {
+  const run: Effect.Effect<CleanupReport, never, SqlClient.SqlClient> = Effect.gen(function* () {
     const problems: Array<string> = []
     const swept = yield* Effect.catch(sweep.run, (cause) => {
       problems.push(`sweeper: ${reasonOf(cause)}`)
@@ -58,5 +58,5 @@ export const clusterCleanup = (context: DispatchContext, settings: CleanupSettin
     }
     return { swept: swept.deleted, removed, problems }
   })
-  return { run, pass: () => Effect.runPromise(run) }
+  return { run }
 }

@@ -1,15 +1,15 @@
 import type { Backend, Gate } from "@dispatch/effects"
 import { decodeConfig } from "@dispatch/render"
-import { Effect, Result } from "effect"
+import { Effect, Option, Result } from "effect"
 import type { ClusterRuntime } from "./ClusterRuntime.ts"
-import type { Database } from "../store/Database.ts"
-import { fromStore, queueConfigs, readGates, type GateRow } from "../store/DispatchStore.ts"
-import type { Sql } from "../store/Database.ts"
+import type { SqlClient } from "effect/sql"
+import { dispatchLeases } from "../store/DispatchLeases.ts"
+import { queueGates, type GateRow } from "../store/QueueGates.ts"
 import type { DispatchInput, RetryPolicy } from "@dispatch/jobs"
 
-/** What every part of the dispatcher shares: the database, the cluster, who this process is, its clock and settings. */
+/** What every part of the dispatcher shares: the cluster, who this process is, its clock and settings. Its Effects take
+ * the database (effect/sql's SqlClient) from their context. */
 export interface DispatchContext {
-  readonly db: Database
   readonly cluster: ClusterRuntime
   /** This process's name on its claims and leases. */
   readonly instance: string
@@ -49,15 +49,28 @@ export const backendOf = (config: unknown, row: GateRow | undefined): Result.Res
   return Result.isFailure(decoded) ? Result.fail(decoded.failure.reasons) : Result.succeed({ config: decoded.success, gate: gateOf(row) })
 }
 
+/** Every stored gate, by queue. */
+export const readGates: Effect.Effect<ReadonlyMap<number, GateRow>, unknown, SqlClient.SqlClient> = Effect.flatMap(queueGates, (gates) =>
+  Effect.map(gates.gates, (rows) => new Map(rows.map((row) => [row.queue, row])))
+)
+
+/** One queue's stored gate, if its backend has been proven. */
+export const readGate = (queue: number): Effect.Effect<GateRow | undefined, unknown, SqlClient.SqlClient> =>
+  Effect.flatMap(queueGates, (gates) => Effect.map(gates.gate(queue), Option.getOrUndefined))
+
+/** Stores what a queue's Factory proved (or the reason it is not open), at `at` (ISO-8601) and `atMs`. */
+export const storeGate = (queue: number, gate: Gate, at: string, atMs: number): Effect.Effect<void, unknown, SqlClient.SqlClient> =>
+  Effect.flatMap(queueGates, (gates) => gates.writeGate({ queue, state: gate.state, reason: gate.state === "open" ? "" : gate.reason, at, atMs }))
+
 /** A queue's Backend as a pass read it, or the reasons its stored config no longer decodes. */
 export type QueueBackends = (queue: number) => Result.Result<Backend, ReadonlyArray<string>>
 
 /** The Backend of each of these queues as stored now (config and gate, read once for all of them), or the reasons
  * its config no longer decodes: what a pass over many jobs asks for each job's queue. */
-export const queueBackendsEffect = (sql: Sql, queues: Iterable<number>): Effect.Effect<QueueBackends, unknown> =>
+export const queueBackendsEffect = (queues: Iterable<number>): Effect.Effect<QueueBackends, unknown, SqlClient.SqlClient> =>
   Effect.gen(function* () {
     const ids = [...new Set(queues)]
-    const configs = yield* fromStore(() => queueConfigs(sql, ids))
-    const gates = yield* fromStore(() => readGates(sql))
+    const configs = yield* Effect.flatMap(dispatchLeases, (leases) => leases.queueConfigs(ids))
+    const gates = yield* readGates
     return (queue: number) => backendOf(configs.get(queue), gates.get(queue))
   })

@@ -1,11 +1,11 @@
 import type { Cluster, ClusterError } from "@dispatch/effects"
 import { defaultRetryPolicy } from "@dispatch/jobs"
 import { Context, Effect, Exit, Layer, Queue, Ref, Schedule, Scope, Semaphore } from "effect"
+import { SqlClient } from "effect/sql"
 import { clusterCleanup, defaultCleanupEveryMs, defaultRetentionMs, defaultSweepGraceMs } from "./ClusterCleanup.ts"
 import { makeClusterRuntime } from "./ClusterRuntime.ts"
-import { DatabaseService, type Database } from "../store/Database.ts"
 import type { DispatchContext } from "./DispatchContext.ts"
-import { fromStore, releaseOwnClaims } from "../store/DispatchStore.ts"
+import { dispatchLeases } from "../store/DispatchLeases.ts"
 import { defaultBackoff, retryPolicyOf, type Backoff } from "./Retries.ts"
 import { jobControl, type JobControlEffects } from "./JobControl.ts"
 import { dispatchPassEffect } from "./JobDispatch.ts"
@@ -37,7 +37,7 @@ export interface DispatchOptions {
   /** This process's name on claims (default: random). Give a restarted service the name it had, and the claims
    * its previous run left are taken over at once instead of after their lease. */
   readonly instance?: string
-  /** False: no fiber runs passes; the caller calls `pass()` (default true). */
+  /** False: no fiber runs passes; the caller runs `runPass` (default true). */
   readonly autorun?: boolean
   /** How long a finished, failed or cancelled job's TrainJob and runtime copy stay on the cluster after it ended, in
    * service-clock ms (default 24 h); the job's status, logs and metrics stay in the service. */
@@ -77,25 +77,17 @@ export interface Dispatcher {
   readonly runPass: Effect.Effect<PassReport, unknown>
   /** Ends once every probe started so far has stored its gate. */
   readonly awaitProven: Effect.Effect<void>
-  /** `runPass`, for Promise callers. */
-  readonly pass: () => Promise<PassReport>
-  /** `awaitProven`, for Promise callers. */
-  readonly proven: () => Promise<void>
-  /** Stops taking work, interrupts cluster calls in progress, waits for the pass under way and every probe, and
-   * hands back the claims this process holds (their jobs are taken over at once, here or by another process). */
-  readonly close: () => Promise<void>
 }
 
 /** What a dispatcher is made from besides its options. */
 export interface DispatcherParts {
-  readonly db: Database
   readonly clock: () => number
   readonly entropy: (n: number) => ReadonlyArray<number>
   readonly secret: string
   readonly reportUrl: string
   /** The status sync the passes call, over the dispatcher's context; when absent, the passes follow and stop jobs
    * themselves (`syncPassEffect`, `stopPassEffect`: what `statusSyncLayer` provides, without its Promise port). */
-  readonly statusSync?: (context: DispatchContext) => Layer.Layer<StatusSyncService>
+  readonly statusSync?: (context: DispatchContext) => Layer.Layer<StatusSyncService, never, SqlClient.SqlClient>
 }
 
 const idle: PassReport = { proven: 0, dispatched: 0, followed: 0, stopped: 0, swept: 0, removed: 0, problems: [] }
@@ -104,23 +96,25 @@ const idle: PassReport = { proven: 0, dispatched: 0, followed: 0, stopped: 0, sw
 const atPort = <A>(run: () => Promise<A>): Effect.Effect<A, unknown> => Effect.tryPromise({ try: run, catch: (cause) => cause })
 
 /**
- * The dispatcher, in the scope it runs in: with `autorun`, its loop and its wake-ups are fibers of that scope, the
- * loop paced by a `Schedule` (pollMs between passes, none after a full batch). Closing the scope stops it as
- * `close` says, once: after `close`, closing the scope only ends the (idle) fibers.
+ * The dispatcher, in the scope it runs in, on the database in context: with `autorun`, its loop and its wake-ups are
+ * fibers of that scope, the loop paced by a `Schedule` (pollMs between passes, none after a full batch). Closing the
+ * scope stops it: it stops taking work, interrupts cluster calls in progress, waits for the pass under way and every
+ * probe, and hands back the claims this process holds (their jobs are taken over at once, here or by another process).
  */
-export const makeDispatcher = (options: DispatchOptions, parts: DispatcherParts): Effect.Effect<Dispatcher, never, Scope.Scope> =>
+export const makeDispatcher = (options: DispatchOptions, parts: DispatcherParts): Effect.Effect<Dispatcher, never, Scope.Scope | SqlClient.SqlClient> =>
   Effect.gen(function* () {
     const scope = yield* Effect.scope
+    const database = yield* Effect.context<SqlClient.SqlClient>()
+    const leases = yield* dispatchLeases
     // Unanswered creates are remembered in the database, so every process and every restart honours them.
     const cluster = yield* Effect.acquireRelease(
-      Effect.sync(() => makeClusterRuntime(options.cluster, "Warn", unansweredCreates(parts.db))),
+      Effect.sync(() => makeClusterRuntime(options.cluster, "Warn", Layer.provide(unansweredCreates, Layer.succeedContext(database)))),
       (runtime) => Effect.promise(() => runtime.close())
     )
     const instance = options.instance ?? Buffer.from(parts.entropy(8)).toString("hex")
     const log = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`))
     const context: DispatchContext = {
       log,
-      db: parts.db,
       cluster,
       instance,
       clock: parts.clock,
@@ -165,7 +159,7 @@ export const makeDispatcher = (options: DispatchOptions, parts: DispatcherParts)
     const onePass = Effect.gen(function* () {
       if (yield* Ref.get(closed)) return idle
       const all = yield* Ref.getAndSet(first, false)
-      if (all && options.instance !== undefined) yield* fromStore(() => releaseOwnClaims(context.db, instance))
+      if (all && options.instance !== undefined) yield* leases.releaseOwnClaims(instance)
       // Probes run beside the passes: one namespace's probe (which may wait minutes for a leftover probe's objects)
       // never holds up dispatching on other queues or following the jobs already on the cluster.
       const proven = yield* prover.prove(all, reproveMs)
@@ -193,7 +187,7 @@ export const makeDispatcher = (options: DispatchOptions, parts: DispatcherParts)
       } satisfies PassReport
     })
     // A pass runs to its end once begun: what it holds is recorded, or abandoned by the cluster runtime's close.
-    const runPass = Effect.uninterruptible(passing.withPermit(onePass))
+    const runPass = Effect.uninterruptible(passing.withPermit(Effect.provideContext(onePass, database)))
     const awaitProven = prover.settled
 
     if (autorun) {
@@ -206,7 +200,7 @@ export const makeDispatcher = (options: DispatchOptions, parts: DispatcherParts)
       yield* Effect.forkIn(Effect.forever(Effect.andThen(Queue.take(wakes), Effect.exit(runPass))), scope)
     }
     // Added after the fibers were forked, so it runs before they are interrupted (the last added runs first).
-    const shutdown = yield* Effect.cached(
+    yield* Effect.addFinalizer(() =>
       Effect.gen(function* () {
         yield* Ref.set(closed, true)
         yield* Effect.promise(() => cluster.close())
@@ -215,34 +209,15 @@ export const makeDispatcher = (options: DispatchOptions, parts: DispatcherParts)
         yield* awaitProven
         // The claims left (jobs whose calls were abandoned) go back at once: another process, or this one
         // restarted, takes them over instead of waiting out their lease.
-        yield* Effect.ignore(fromStore(() => releaseOwnClaims(context.db, instance)))
+        yield* Effect.ignore(Effect.provideContext(leases.releaseOwnClaims(instance), database))
       })
     )
-    yield* Effect.addFinalizer(() => shutdown)
-    return {
-      instance,
-      control: jobControl(context, wake),
-      runPass,
-      awaitProven,
-      pass: () => Effect.runPromise(runPass),
-      proven: () => Effect.runPromise(awaitProven),
-      close: () => Effect.runPromise(shutdown)
-    } satisfies Dispatcher
+    return { instance, control: jobControl(context, wake), runPass, awaitProven } satisfies Dispatcher
   })
 
-/** Starts a dispatcher in a scope of its own, which its `close` closes; with `autorun` its first pass begins at once. */
-export const startDispatcher = (options: DispatchOptions, parts: DispatcherParts): Dispatcher => {
-  const scope = Effect.runSync(Scope.make())
-  const dispatcher = Effect.runSync(Scope.provide(makeDispatcher(options, parts), scope))
-  return { ...dispatcher, close: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
-}
-
-/** The dispatcher as an Effect service: started on the database service when its layer is built, closed with its scope. */
+/** The dispatcher as an Effect service: started on the database in context when its layer is built, closed with its scope. */
 export class DispatcherService extends Context.Service<DispatcherService, Dispatcher>()("dispatch/Dispatcher") {}
 
-/** A layer of the dispatcher service over whichever database layer provides `DatabaseService`. */
-export const dispatcherLayer = (options: DispatchOptions, parts: Omit<DispatcherParts, "db">): Layer.Layer<DispatcherService, never, DatabaseService> =>
-  Layer.effect(
-    DispatcherService,
-    Effect.flatMap(Effect.service(DatabaseService), (db) => makeDispatcher(options, { ...parts, db }))
-  )
+/** A layer of the dispatcher service over the database (effect/sql's SqlClient) its layer graph provides. */
+export const dispatcherLayer = (options: DispatchOptions, parts: DispatcherParts): Layer.Layer<DispatcherService, never, SqlClient.SqlClient> =>
+  Layer.effect(DispatcherService, makeDispatcher(options, parts))

@@ -1,8 +1,9 @@
 import { hold, release } from "@dispatch/effects"
 import { Effect, Result } from "effect"
+import type { SqlClient } from "effect/sql"
 import { runCluster, type ClusterRun } from "./ClusterRuntime.ts"
-import { backendOf, type DispatchContext } from "./DispatchContext.ts"
-import { fromStore, queueConfigs, readGate } from "../store/DispatchStore.ts"
+import { backendOf, readGate, type DispatchContext } from "./DispatchContext.ts"
+import { dispatchLeases } from "../store/DispatchLeases.ts"
 import { launchedAnyway } from "./LaunchCheck.ts"
 
 /** What the job endpoints ask of the dispatcher, as Effects they run in the request's fiber: a Hold or Release of
@@ -10,33 +11,19 @@ import { launchedAnyway } from "./LaunchCheck.ts"
 export interface JobControlEffects {
   /** Holds or releases the TrainJob of the job with this JobID on its queue's backend; fails with what the
    * database threw. */
-  readonly transitionEffect: (queue: number, jobKey: string, which: "hold" | "release") => Effect.Effect<ClusterRun<unknown>, unknown>
+  readonly transitionEffect: (queue: number, jobKey: string, which: "hold" | "release") => Effect.Effect<ClusterRun<unknown>, unknown, SqlClient.SqlClient>
   /** Asks the dispatcher to stop cancelled and deleted jobs now rather than at its next pass. */
   readonly wake: () => void
 }
 
-/** A job control given as Promise code (an embedder's, or a test's scripted one). */
-export interface JobControlPromises {
-  /** Holds or releases the TrainJob of the job with this JobID on its queue's backend. */
-  readonly transition: (queue: number, jobKey: string, which: "hold" | "release") => Promise<ClusterRun<unknown>>
-  /** Asks the dispatcher to stop cancelled and deleted jobs now rather than at its next pass. */
-  readonly wake: () => void
-}
-
-/** The job control the service is given: the dispatcher's own (Effects), or one written as Promise code. */
-export type JobControl = JobControlEffects | JobControlPromises
-
-/** A job control as Effects; one given as Promise code crosses here, once (its rejection is the Effect's failure). */
-export const controlEffects = (control: JobControl): JobControlEffects =>
-  "transitionEffect" in control
-    ? control
-    : { transitionEffect: (queue, jobKey, which) => Effect.tryPromise({ try: () => control.transition(queue, jobKey, which), catch: (cause) => cause }), wake: control.wake }
+/** The job control the service is given: the dispatcher's own, or one of a caller's (a test's scripted one). */
+export type JobControl = JobControlEffects
 
 /** Holds or releases the TrainJob of the job with this JobID on its queue's backend; fails with what the database threw. */
-export const transitionEffect = (context: DispatchContext, queue: number, jobKey: string, which: "hold" | "release"): Effect.Effect<ClusterRun<unknown>, unknown> =>
+export const transitionEffect = (context: DispatchContext, queue: number, jobKey: string, which: "hold" | "release"): Effect.Effect<ClusterRun<unknown>, unknown, SqlClient.SqlClient> =>
   Effect.gen(function* () {
-    const config = (yield* fromStore(() => queueConfigs(context.db, [queue]))).get(queue)
-    const backend = backendOf(config, yield* fromStore(() => readGate(context.db, queue)))
+    const config = (yield* Effect.flatMap(dispatchLeases, (leases) => leases.queueConfigs([queue]))).get(queue)
+    const backend = backendOf(config, yield* readGate(queue))
     if (Result.isFailure(backend)) return { kind: "abandoned", reason: backend.failure.join("; ") } as const
     const key = { job: jobKey, submission: 1 }
     if (which === "hold") return yield* runCluster(context.cluster, hold(backend.success, key))

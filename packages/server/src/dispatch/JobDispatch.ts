@@ -2,18 +2,20 @@ import { find, open, start, type Backend, type JobKey, type StartError } from "@
 import { step, toStartRequest, type DispatchCommand, type DispatchEvent, type Fault } from "@dispatch/jobs"
 import type { StartRequest } from "@dispatch/render"
 import { Effect, Option, Result } from "effect"
+import { SqlClient } from "effect/sql"
 import type { TrainJobRef } from "../wire/ApiSchemas.ts"
-import { backendOf, machineInput, type DispatchContext } from "./DispatchContext.ts"
+import { backendOf, machineInput, readGate, storeGate, type DispatchContext } from "./DispatchContext.ts"
 import { runCluster } from "./ClusterRuntime.ts"
 import { rowAfter } from "./DispatchRow.ts"
 import { claimJobsEffect, type ClaimedJob } from "./Claims.ts"
-import { fromStore, inTransaction, onDatabase, readGate, releaseClaim, saveStartRequest, saveTrainJob, writeGate } from "../store/DispatchStore.ts"
+import { dispatchLeases } from "../store/DispatchLeases.ts"
+import { reasonOf } from "../store/Database.ts"
 import { dispatchRows, isClaimed } from "../store/DispatchRows.ts"
 import { faultOf } from "./Retries.ts"
 import { launchedAnyway } from "./LaunchCheck.ts"
 import { jobs } from "../store/Jobs.ts"
 import { reportToken, reportTokenKey, serviceUrlKey } from "./ReportToken.ts"
-import { readEntrypoint, readQueue } from "../store/ResourceStore.ts"
+import { resources } from "../store/Resources.ts"
 
 /** What one claimed job needs to go to the cluster. */
 interface Prepared {
@@ -40,16 +42,17 @@ interface Outcome {
 
 // The request is made once, by the first claim, and kept: every later attempt, in any process, starts the same
 // TrainJob (same JobID, same env), so a retried Start adopts what an earlier one created instead of making another.
-const prepare = (context: DispatchContext, claimed: ClaimedJob): Effect.Effect<Result.Result<Prepared, string>, unknown> =>
+const prepare = (context: DispatchContext, claimed: ClaimedJob): Effect.Effect<Result.Result<Prepared, string>, unknown, SqlClient.SqlClient> =>
   Effect.gen(function* () {
     const { row } = claimed
-    const job = Option.getOrUndefined(yield* onDatabase(context.db, Effect.flatMap(jobs, (stored) => stored.read(row.group, row.id))))?.job
+    const job = Option.getOrUndefined(yield* Effect.flatMap(jobs, (stored) => stored.read(row.group, row.id)))?.job
     if (job === undefined) return Result.fail(`job ${row.id} no longer exists`)
-    const queue = yield* fromStore(() => readQueue(context.db, row.group, job.queue))
-    const entrypoint = yield* fromStore(() => readEntrypoint(context.db, row.group, job.entrypoint, job.entrypointSnapshot))
+    const store = yield* resources
+    const queue = yield* store.readQueue(row.group, job.queue)
+    const entrypoint = yield* store.readEntrypoint(row.group, job.entrypoint, job.entrypointSnapshot)
     if (queue === undefined || entrypoint === undefined) return Result.fail(`the job's queue ${job.queue} or entrypoint ${job.entrypoint} no longer exists`)
     if (queue.backend === undefined) return Result.fail(`queue ${queue.id} has no backend`)
-    const backend = backendOf(queue.backend.config, yield* fromStore(() => readGate(context.db, queue.id)))
+    const backend = backendOf(queue.backend.config, yield* readGate(queue.id))
     if (Result.isFailure(backend)) return Result.fail(`queue ${queue.id}'s config does not decode: ${backend.failure.join("; ")}`)
     let request = claimed.startRequest as StartRequest | null
     if (request === null) {
@@ -57,7 +60,7 @@ const prepare = (context: DispatchContext, claimed: ClaimedJob): Effect.Effect<R
       if (Result.isFailure(made)) return Result.fail(made.failure.problems.map((p) => p.message).join("; "))
       request = { ...made.success, spec: { ...made.success.spec, env: { ...made.success.spec.env, [serviceUrlKey]: context.reportUrl } } }
       const kept = request
-      yield* fromStore(() => saveStartRequest(context.db, row.id, kept))
+      yield* Effect.flatMap(dispatchLeases, (leases) => leases.saveStartRequest(row.id, kept))
     }
     // The token is derived, never stored: added here, it is the same on every attempt.
     const withToken: StartRequest = { ...request, spec: { ...request.spec, env: { ...request.spec.env, [reportTokenKey]: reportToken(context.secret, row.id) } } }
@@ -113,8 +116,10 @@ const isCall = (command: DispatchCommand): command is Extract<DispatchCommand, {
  * the state it answers, until it asks for no more (it rests: opened, queued for a retry, waiting out an unanswered
  * create, or stopping). An answer for a job that moved meanwhile (cancelled, deleted) is dropped and the claim given
  * back: the stop pass takes the job from there. */
-const dispatchOne = (context: DispatchContext, claimed: ClaimedJob): Effect.Effect<void, unknown> =>
+const dispatchOne = (context: DispatchContext, claimed: ClaimedJob): Effect.Effect<void, unknown, SqlClient.SqlClient> =>
   Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const leases = yield* dispatchLeases
     let row = claimed.row
     let state = claimed.state
     let commands = claimed.commands
@@ -130,15 +135,15 @@ const dispatchOne = (context: DispatchContext, claimed: ClaimedJob): Effect.Effe
       if (outcome === undefined) return
       const { trainJob, error } = outcome
       const id = row.id
-      if (trainJob !== undefined) yield* fromStore(() => saveTrainJob(context.db, id, trainJob))
+      if (trainJob !== undefined) yield* leases.saveTrainJob(id, trainJob)
       const answer = step(state, outcome.event, machineInput(context))
       const at = context.now()
-      const written = yield* inTransaction(context.db, Effect.flatMap(dispatchRows, (rows) => rows.writeAnswer(row, answer, at, error === undefined ? {} : { error })))
-      if (!written) return yield* fromStore(() => releaseClaim(context.db, id, context.instance))
+      const written = yield* sql.withTransaction(Effect.flatMap(dispatchRows, (rows) => rows.writeAnswer(row, answer, at, error === undefined ? {} : { error })))
+      if (!written) return yield* leases.releaseClaim(id, context.instance)
       for (const command of answer.commands) {
         if (command.type === "reprove" && prepared !== undefined) {
           const queue = prepared.queue
-          yield* fromStore(() => writeGate(context.db, queue, { state: "read-only", reason: command.reason }, at, context.clock()))
+          yield* storeGate(queue, { state: "read-only", reason: command.reason }, at, context.clock())
           context.log?.(`dispatch: queue ${queue}: read-only: ${command.reason}`)
         }
       }
@@ -149,7 +154,7 @@ const dispatchOne = (context: DispatchContext, claimed: ClaimedJob): Effect.Effe
   })
 
 /** What a pass could not record, one line per job: the database failed while the job was being dispatched. */
-export const problemOf = (job: number, cause: unknown): string => `job ${job}: ${cause instanceof Error ? cause.message : String(cause)}`
+export const problemOf = (job: number, cause: unknown): string => `job ${job}: ${reasonOf(cause)}`
 
 /** What one dispatch pass did: how many jobs it claimed, and what it could not record (one line per job). */
 export interface DispatchReport {
@@ -160,14 +165,12 @@ export interface DispatchReport {
 /** Claims up to `limit` due jobs and takes each through the machine (Start, then Open), all at once; ends when
  * every one has been recorded. A job whose recording fails keeps its claim until the lease runs out, and the
  * failure is returned. Fails only when the claim itself fails. */
-export const dispatchPassEffect = (context: DispatchContext, limit: number): Effect.Effect<DispatchReport, unknown> =>
+export const dispatchPassEffect = (context: DispatchContext, limit: number): Effect.Effect<DispatchReport, unknown, SqlClient.SqlClient> =>
   Effect.gen(function* () {
-    const claimed = yield* inTransaction(context.db, claimJobsEffect(context.instance, machineInput(context), context.leaseMs, limit, context.now()))
+    const sql = yield* SqlClient.SqlClient
+    const claimed = yield* sql.withTransaction(claimJobsEffect(context.instance, machineInput(context), context.leaseMs, limit, context.now()))
     const problems = yield* Effect.forEach(claimed, (job) => Effect.match(dispatchOne(context, job), { onFailure: (cause) => [problemOf(job.row.id, cause)], onSuccess: () => [] }), {
       concurrency: "unbounded"
     })
     return { claimed: claimed.length, problems: problems.flat() }
   })
-
-/** `dispatchPassEffect`, for Promise callers. */
-export const dispatchPass = (context: DispatchContext, limit: number): Promise<DispatchReport> => Effect.runPromise(dispatchPassEffect(context, limit))

@@ -3,7 +3,9 @@ import { decodeConfig, type BackendConfig } from "@dispatch/render"
 import { Effect, FiberMap, Result, Scope } from "effect"
 import type { DispatchContext } from "./DispatchContext.ts"
 import { runCluster } from "./ClusterRuntime.ts"
-import { fromStore, markProving, queuesToProve, releaseProbeLease, takeProbeLease, writeGate } from "../store/DispatchStore.ts"
+import type { SqlClient } from "effect/sql"
+import { storeGate } from "./DispatchContext.ts"
+import { queueGates } from "../store/QueueGates.ts"
 
 /** How long a probe may hold its namespace: a probe is a Start and a Stop, each bounded by the config's timeouts. */
 const probeLeaseMs = 15 * 60_000
@@ -13,23 +15,24 @@ export const provingReason = (config: BackendConfig, since: string): string =>
   `the probe runs since ${since} in namespace ${config.namespace}; it waits up to ` +
   `${Math.ceil(probeLifetimeMs(config) / 1000)} s for a probe's objects already there (another probe's, or left by a process that died mid-probe) before removing them`
 
-const proveOne = (context: DispatchContext, queue: number, config: BackendConfig): Effect.Effect<void, unknown> =>
+const proveOne = (context: DispatchContext, queue: number, config: BackendConfig): Effect.Effect<void, unknown, SqlClient.SqlClient> =>
   Effect.gen(function* () {
     const namespace = config.namespace
+    const gates = yield* queueGates
     // Another process proving this namespace will store its answer; this queue is looked at again next time.
-    if (!(yield* fromStore(() => takeProbeLease(context.db, namespace, context.instance, context.clock(), context.clock() + probeLeaseMs)))) return
+    if (!(yield* gates.takeProbeLease(namespace, context.instance, context.clock(), context.clock() + probeLeaseMs))) return
     yield* Effect.ensuring(
       Effect.gen(function* () {
         // An open queue stays open while it is proven again; any other says why its jobs wait.
-        yield* fromStore(() => markProving(context.db, queue, provingReason(config, context.now()), context.now(), context.clock()))
+        yield* gates.markProving({ queue, reason: provingReason(config, context.now()), at: context.now(), atMs: context.clock() })
         const proved = yield* runCluster(context.cluster, factoryOf(config))
         if (proved.kind === "abandoned") return
         const gate: Gate = proved.kind === "ok" ? proved.value.gate : { state: "closed", reason: proved.error.reasons.join("; ") }
-        yield* fromStore(() => writeGate(context.db, queue, gate, context.now(), context.clock()))
+        yield* storeGate(queue, gate, context.now(), context.clock())
         // An operator reads why a queue does not open (a permission the cluster refused, named) in the log too.
         if (gate.state !== "open") context.log?.(`dispatch prover: queue ${queue} in namespace ${namespace}: ${gate.state}: ${gate.reason}`)
       }),
-      Effect.ignore(fromStore(() => releaseProbeLease(context.db, namespace, context.instance)))
+      Effect.ignore(gates.releaseProbeLease(namespace, context.instance))
     )
   })
 
@@ -39,7 +42,7 @@ const proveOne = (context: DispatchContext, queue: number, config: BackendConfig
 export interface QueueProver {
   /** Starts the Factory of every queue (`all`), or of those never proven and those not open proven `reproveMs` ago
    * or earlier, skipping namespaces whose probe is still running; answers how many queues it started proving. */
-  readonly prove: (all: boolean, reproveMs: number) => Effect.Effect<number, unknown>
+  readonly prove: (all: boolean, reproveMs: number) => Effect.Effect<number, unknown, SqlClient.SqlClient>
   /** Ends once every probe started so far has ended. */
   readonly settled: Effect.Effect<void>
 }
@@ -52,14 +55,15 @@ export const makeQueueProver = (context: DispatchContext, proven: () => void = (
     return {
       prove: (all, reproveMs) =>
         Effect.gen(function* () {
-          const queues = yield* fromStore(() => queuesToProve(context.db, all, context.clock() - reproveMs))
+          const gates = yield* queueGates
+          const queues = yield* gates.queuesToProve(all, context.clock() - reproveMs)
           const byNamespace = new Map<string, Array<{ readonly id: number; readonly config: BackendConfig }>>()
           let started = 0
           for (const queue of queues) {
             const decoded = decodeConfig(queue.backend.config)
             if (Result.isFailure(decoded)) {
               const reason = `the queue's config does not decode: ${decoded.failure.reasons.join("; ")}`
-              yield* fromStore(() => writeGate(context.db, queue.id, { state: "closed", reason }, context.now(), context.clock()))
+              yield* storeGate(queue.id, { state: "closed", reason }, context.now(), context.clock())
               started++
               continue
             }

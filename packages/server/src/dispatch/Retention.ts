@@ -6,11 +6,9 @@
 import { stop } from "@dispatch/effects"
 import { Effect, Result } from "effect"
 import { clusterRemovals, ExpiredJob as ExpiredJobSchema } from "../store/ClusterRemovals.ts"
-import type { Database, Sql } from "../store/Database.ts"
-import { onStore } from "../store/DatabaseBridge.ts"
+import { SqlClient } from "effect/sql"
 import { runCluster } from "./ClusterRuntime.ts"
 import { queueBackendsEffect, type DispatchContext, type QueueBackends } from "./DispatchContext.ts"
-import { fromStore } from "../store/DispatchStore.ts"
 
 /** An ended job whose cluster objects are due for removal. */
 export type ExpiredJob = typeof ExpiredJobSchema.Type
@@ -20,18 +18,13 @@ export type ExpiredJob = typeof ExpiredJobSchema.Type
  * are not removed yet, leasing each until `nowMs + leaseMs` so no other process takes it meanwhile. Jobs never tried,
  * or tried longest ago, come first, so a job that keeps failing never holds the others up.
  */
-export const takeExpiredJobs = (db: Database, nowMs: number, endedBefore: string, leaseMs: number, limit: number): Promise<ReadonlyArray<ExpiredJob>> =>
-  db
-    .transaction((sql) => onStore(sql, clusterRemovals, (removals) => removals.takeExpired(nowMs, endedBefore, nowMs + leaseMs, limit)))
-    .then((taken) => [...taken].sort((a, b) => a.id - b.id))
-
-/** Records that a job's cluster objects are gone (or that there is nothing retention may remove, with why). */
-export const recordRemoved = (sql: Sql, id: number, at: string, reason: string | null): Promise<void> =>
-  onStore(sql, clusterRemovals, (removals) => removals.recordRemoved(id, at, reason))
-
-/** Records a failed removal: the job goes to the back of the line, to be tried again on a later pass. */
-export const recordRemovalFailed = (sql: Sql, id: number, nowMs: number, reason: string): Promise<void> =>
-  onStore(sql, clusterRemovals, (removals) => removals.recordRemovalFailed(id, nowMs, reason))
+export const takeExpiredJobs = (nowMs: number, endedBefore: string, leaseMs: number, limit: number): Effect.Effect<ReadonlyArray<ExpiredJob>, unknown, SqlClient.SqlClient> =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const removals = yield* clusterRemovals
+    const taken = yield* sql.withTransaction(removals.takeExpired(nowMs, endedBefore, nowMs + leaseMs, limit))
+    return [...taken].sort((a, b) => a.id - b.id)
+  })
 
 /** What one retention pass did: jobs whose objects it removed, and one line per job it could not finish. */
 export interface RetentionReport {
@@ -62,34 +55,31 @@ const removeOne = (context: DispatchContext, job: ExpiredJob, backendOfQueue: Qu
   })
 
 /** Removes the cluster objects of up to `limit` jobs that ended more than `retentionMs` ago (service clock). */
-export const retentionPassEffect = (context: DispatchContext, retentionMs: number, limit: number, log: (line: string) => void): Effect.Effect<RetentionReport, unknown> =>
+export const retentionPassEffect = (context: DispatchContext, retentionMs: number, limit: number, log: (line: string) => void): Effect.Effect<RetentionReport, unknown, SqlClient.SqlClient> =>
   Effect.gen(function* () {
     const nowMs = context.clock()
-    const jobs = yield* fromStore(() => takeExpiredJobs(context.db, nowMs, new Date(nowMs - retentionMs).toISOString(), context.leaseMs, limit))
+    const jobs = yield* takeExpiredJobs(nowMs, new Date(nowMs - retentionMs).toISOString(), context.leaseMs, limit)
     if (jobs.length === 0) return { taken: 0, removed: 0, failures: [] }
-    const backendOfQueue = yield* queueBackendsEffect(context.db, jobs.map((j) => j.queue))
+    const removals = yield* clusterRemovals
+    const backendOfQueue = yield* queueBackendsEffect(jobs.map((j) => j.queue))
     const failures: Array<string> = []
     let removed = 0
     for (const job of jobs) {
       const removal = yield* removeOne(context, job, backendOfQueue)
       if (removal.kind === "abandoned") {
         // The service is closing: the lease is given back, so the next process takes the job at once.
-        yield* fromStore(() => recordRemovalFailed(context.db, job.id, nowMs, "interrupted: the service closed"))
+        yield* removals.recordRemovalFailed(job.id, nowMs, "interrupted: the service closed")
       } else if (removal.kind === "removed") {
-        yield* fromStore(() => recordRemoved(context.db, job.id, context.now(), removal.reason))
+        yield* removals.recordRemoved(job.id, context.now(), removal.reason)
         if (removal.reason === null) {
           log(`dispatch retention: removed the TrainJob and runtime copy of job ${job.id} (JobID ${String(job.key)}) from the cluster`)
           removed++
         }
       } else {
-        yield* fromStore(() => recordRemovalFailed(context.db, job.id, context.clock(), removal.reason))
+        yield* removals.recordRemovalFailed(job.id, context.clock(), removal.reason)
         log(`dispatch retention: job ${job.id}: not removed yet: ${removal.reason}`)
         failures.push(`retention: job ${job.id}: ${removal.reason}`)
       }
     }
     return { taken: jobs.length, removed, failures }
   })
-
-/** `retentionPassEffect`, for Promise callers. */
-export const retentionPass = (context: DispatchContext, retentionMs: number, limit: number, log: (line: string) => void): Promise<RetentionReport> =>
-  Effect.runPromise(retentionPassEffect(context, retentionMs, limit, log))

@@ -1,11 +1,12 @@
 import { findMany, InFlight, makeInFlight, stop, type FoundJob } from "@dispatch/effects"
 import { step, type DispatchAnswer, type DispatchEvent } from "@dispatch/jobs"
 import { Context, Effect, Layer, Result } from "effect"
+import { SqlClient } from "effect/sql"
 import { runCluster } from "./ClusterRuntime.ts"
 import { machineInput, queueBackendsEffect, type DispatchContext, type QueueBackends } from "./DispatchContext.ts"
 import { stateOf } from "./DispatchRow.ts"
 import { dispatchRows, type DispatchRow } from "../store/DispatchRows.ts"
-import { fromStore, inTransaction, openedJobs, stoppingJobs } from "../store/DispatchStore.ts"
+import { dispatchLeases } from "../store/DispatchLeases.ts"
 import { faultOf } from "./Retries.ts"
 import { problemOf } from "./JobDispatch.ts"
 
@@ -29,14 +30,15 @@ export const foundEvent = (found: FoundJob): DispatchEvent => {
 }
 
 /** Feeds one answer about a job to the machine and writes what it answers, unless the job moved meanwhile. */
-const feed = (context: DispatchContext, row: DispatchRow, event: DispatchEvent): Effect.Effect<DispatchAnswer | undefined, unknown> =>
+const feed = (context: DispatchContext, row: DispatchRow, event: DispatchEvent): Effect.Effect<DispatchAnswer | undefined, unknown, SqlClient.SqlClient> =>
   Effect.gen(function* () {
     const state = stateOf(row)
     const answer = step(state, event, machineInput(context))
     // The machine answers an event that changes nothing with the very state it was given: nothing to write.
     if (answer.commands.length === 0 && answer.state === state) return answer
     const at = context.now()
-    return (yield* inTransaction(context.db, Effect.flatMap(dispatchRows, (rows) => rows.writeAnswer(row, answer, at)))) ? answer : undefined
+    const sql = yield* SqlClient.SqlClient
+    return (yield* sql.withTransaction(Effect.flatMap(dispatchRows, (rows) => rows.writeAnswer(row, answer, at)))) ? answer : undefined
   })
 
 const byQueue = (jobs: ReadonlyArray<DispatchRow>): ReadonlyMap<number, ReadonlyArray<DispatchRow>> => {
@@ -47,12 +49,12 @@ const byQueue = (jobs: ReadonlyArray<DispatchRow>): ReadonlyMap<number, Readonly
 
 /** Follows every opened job: one Find for all of a queue's jobs (one labelled list), each answer fed to the
  * machine. A queue whose Find fails is left for the next pass. */
-export const syncPassEffect = (context: DispatchContext): Effect.Effect<SyncReport, unknown> =>
+export const syncPassEffect = (context: DispatchContext): Effect.Effect<SyncReport, unknown, SqlClient.SqlClient> =>
   Effect.gen(function* () {
     const problems: Array<string> = []
-    const jobs = (yield* fromStore(() => openedJobs(context.db))).filter((j) => j.key !== null)
+    const jobs = (yield* Effect.flatMap(dispatchLeases, (leases) => leases.openedJobs)).filter((j) => j.key !== null)
     const groups = byQueue(jobs)
-    const backendOfQueue = yield* queueBackendsEffect(context.db, groups.keys())
+    const backendOfQueue = yield* queueBackendsEffect(groups.keys())
     for (const [queue, members] of groups) {
       const backend = backendOfQueue(queue)
       if (Result.isFailure(backend)) continue
@@ -71,9 +73,6 @@ export const syncPassEffect = (context: DispatchContext): Effect.Effect<SyncRepo
     return { followed: jobs.length, problems }
   })
 
-/** `syncPassEffect`, for Promise callers. */
-export const syncPass = (context: DispatchContext): Promise<SyncReport> => Effect.runPromise(syncPassEffect(context))
-
 /** What Stop did, as the machine's event: nothing left, something still going, or a fault. */
 const stopOf = (context: DispatchContext, job: DispatchRow, backendOfQueue: QueueBackends): Effect.Effect<DispatchEvent | undefined> =>
   Effect.gen(function* () {
@@ -90,10 +89,10 @@ const stopOf = (context: DispatchContext, job: DispatchRow, backendOfQueue: Queu
 /** Stops every job the machine has stopping, that is due and no dispatcher holds; one whose Stop is not done yet
  * (its create may still land, something is still going, the cluster is unreachable) comes back at the time the
  * machine says. Answers how many stops are done. */
-export const stopPassEffect = (context: DispatchContext): Effect.Effect<number, unknown> =>
+export const stopPassEffect = (context: DispatchContext): Effect.Effect<number, unknown, SqlClient.SqlClient> =>
   Effect.gen(function* () {
-    const jobs = yield* fromStore(() => stoppingJobs(context.db, context.clock()))
-    const backendOfQueue = yield* queueBackendsEffect(context.db, jobs.map((j) => j.queue))
+    const jobs = yield* Effect.flatMap(dispatchLeases, (leases) => leases.stoppingJobs(context.clock()))
+    const backendOfQueue = yield* queueBackendsEffect(jobs.map((j) => j.queue))
     let stopped = 0
     for (const job of jobs) {
       const event = yield* stopOf(context, job, backendOfQueue)
@@ -103,9 +102,6 @@ export const stopPassEffect = (context: DispatchContext): Effect.Effect<number, 
     }
     return stopped
   })
-
-/** `stopPassEffect`, for Promise callers. */
-export const stopPass = (context: DispatchContext): Promise<number> => Effect.runPromise(stopPassEffect(context))
 
 /** What one follow pass did: how many opened jobs it followed, and what could not be recorded (one line per job). */
 export interface SyncReport {
@@ -125,7 +121,13 @@ export interface StatusSync {
 /** The status sync as an Effect service, which the dispatcher's passes call. */
 export class StatusSyncService extends Context.Service<StatusSyncService, StatusSync>()("dispatch/StatusSync") {}
 
-/** The status sync over one dispatcher's context (its database, cluster and clock). Its service is Promise-shaped,
- * as a caller's own may be: its passes run at that edge. */
-export const statusSyncLayer = (context: DispatchContext): Layer.Layer<StatusSyncService> =>
-  Layer.succeed(StatusSyncService, { follow: () => syncPass(context), stopCancelled: () => stopPass(context) })
+/** The status sync over one dispatcher's context (its cluster and clock) and the database in context. Its service is
+ * Promise-shaped, as a caller's own may be: its passes run at that edge. */
+export const statusSyncLayer = (context: DispatchContext): Layer.Layer<StatusSyncService, never, SqlClient.SqlClient> =>
+  Layer.effect(
+    StatusSyncService,
+    Effect.map(Effect.context<SqlClient.SqlClient>(), (database) => ({
+      follow: () => Effect.runPromise(Effect.provideContext(syncPassEffect(context), database)),
+      stopCancelled: () => Effect.runPromise(Effect.provideContext(stopPassEffect(context), database))
+    }))
+  )

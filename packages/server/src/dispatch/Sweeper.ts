@@ -4,11 +4,10 @@
 import { sweep, type Backend } from "@dispatch/effects"
 import { Effect, Metric, Result } from "effect"
 import { runCluster } from "./ClusterRuntime.ts"
-import { backendOf, type DispatchContext } from "./DispatchContext.ts"
-import { fromStore, queuesWithBackend, readGates } from "../store/DispatchStore.ts"
+import type { SqlClient } from "effect/sql"
+import { backendOf, readGates, type DispatchContext } from "./DispatchContext.ts"
 import { clusterRemovals } from "../store/ClusterRemovals.ts"
-import type { Sql } from "../store/Database.ts"
-import { onStore } from "../store/DatabaseBridge.ts"
+import { dispatchLeases } from "../store/DispatchLeases.ts"
 
 /** Runtime copies the sweeper deleted (dispatch's, owned by no TrainJob, past the grace), by namespace. */
 export const sweeperDeleted = Metric.counter("dispatch_sweeper_deleted_total", {
@@ -39,12 +38,12 @@ export interface SweeperReport {
 
 /** The JobIDs of jobs the service may still start or stop: their copies are never swept. A deleted job that was
  * never put back on the cluster (pending) is not among them: nothing will reuse its copy. */
-export const jobsInProgress = (sql: Sql): Promise<ReadonlySet<string>> => onStore(sql, clusterRemovals, (removals) => removals.jobsInProgress)
+export const jobsInProgress: Effect.Effect<ReadonlySet<string>, unknown, SqlClient.SqlClient> = Effect.flatMap(clusterRemovals, (removals) => removals.jobsInProgress)
 
 /** One backend per namespace and label domain (the first whose gate lets it write), from every stored queue. */
-export const sweptBackends = async (sql: Sql): Promise<ReadonlyArray<Backend>> => {
-  const queues = await queuesWithBackend(sql)
-  const gates = await readGates(sql)
+export const sweptBackends: Effect.Effect<ReadonlyArray<Backend>, unknown, SqlClient.SqlClient> = Effect.gen(function* () {
+  const queues = yield* Effect.flatMap(dispatchLeases, (leases) => leases.queuesWithBackend)
+  const gates = yield* readGates
   const chosen = new Map<string, Backend>()
   for (const queue of queues) {
     const backend = backendOf(queue.config, gates.get(queue.id))
@@ -53,22 +52,22 @@ export const sweptBackends = async (sql: Sql): Promise<ReadonlyArray<Backend>> =
     if (!chosen.has(where)) chosen.set(where, backend.success)
   }
   return [...chosen.values()]
-}
+})
 
-/** The sweeper of one dispatcher: `run` sweeps each namespace that is due (`pass` for Promise callers). */
+/** The sweeper of one dispatcher: `run` sweeps each namespace that is due. */
 export const sweeper = (context: DispatchContext, settings: SweeperSettings, log: (line: string) => void) => {
   const lastSwept = new Map<string, number>()
-  const run: Effect.Effect<SweeperReport, unknown> = Effect.gen(function* () {
+  const run: Effect.Effect<SweeperReport, unknown, SqlClient.SqlClient> = Effect.gen(function* () {
     const failures: Array<string> = []
     let deleted = 0
-    for (const backend of yield* fromStore(() => sweptBackends(context.db))) {
+    for (const backend of yield* sweptBackends) {
       const { namespace, labelDomain } = backend.config
       const where = `${namespace} ${labelDomain}`
       const now = context.clock()
       if (now - (lastSwept.get(where) ?? Number.NEGATIVE_INFINITY) < settings.everyMs) continue
       lastSwept.set(where, now)
       // Read just before the sweep: a job that starts after this read has a new JobID, so no old copy of it exists.
-      const keep = yield* fromStore(() => jobsInProgress(context.db))
+      const keep = yield* jobsInProgress
       const swept = yield* runCluster(context.cluster, sweep(backend, { graceMs: settings.graceMs, keep: (job) => keep.has(job) }))
       // Abandoned (the service is closing) is no failure: the next run sweeps again.
       const lines = swept.kind === "ok" ? swept.value.failed : swept.kind === "error" ? [`${swept.error._tag}: ${swept.error.reasons.join("; ")}`] : []
@@ -86,5 +85,5 @@ export const sweeper = (context: DispatchContext, settings: SweeperSettings, log
     }
     return { deleted, failures }
   })
-  return { run, pass: () => Effect.runPromise(run) }
+  return { run }
 }

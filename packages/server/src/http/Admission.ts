@@ -17,7 +17,6 @@ import { stored } from "./RequestServices.ts"
 import { parseRequestTarget } from "./RequestTarget.ts"
 import type { Route } from "./Route.ts"
 import { sessionTokenOf, sessionUser } from "./Sessions.ts"
-import { clientOver } from "../store/DatabaseBridge.ts"
 import { groupIdOf } from "../store/Groups.ts"
 import { jobOwners } from "../store/JobOwners.ts"
 import { isCanonicalId } from "../wire/ApiSchemas.ts"
@@ -199,7 +198,7 @@ export const authorizationLayer = (env: () => ApiEnvironment) => {
             bodyRead = true
             return readBody
           })
-        }).pipe(Effect.provideService(SqlClient.SqlClient, clientOver(current.db)), Effect.exit)
+        }).pipe(Effect.provideService(SqlClient.SqlClient, current.db), Effect.exit)
         if (admitted._tag === "Success") return yield* Effect.provideService(httpEffect, AdmittedRequest, admitted.value)
         const refusedWith = Cause.findErrorOption(admitted.cause)
         if (Option.isNone(refusedWith)) return refused(failureOf(Cause.squash(admitted.cause), logOf(current)))

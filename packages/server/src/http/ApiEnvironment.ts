@@ -1,7 +1,7 @@
 // What the service's HTTP face is given: its routes, tokens, database, clock, base URL and settings.
 import type { QueueBackend } from "@dispatch/jobs"
 import type { TokenEntry } from "./Auth.ts"
-import type { Database } from "../store/Database.ts"
+import type { SqlClient } from "effect/sql"
 import type { JobControl } from "../dispatch/JobControl.ts"
 import type { LogFormat } from "../ops/AccessLog.ts"
 import type { DispatcherState, StartupStep } from "../ops/Readiness.ts"
@@ -17,7 +17,8 @@ export interface ApiEnvironment {
   /** The OpenAPI document, made at its first use. */
   readonly openApi: () => unknown
   readonly tokens: ReadonlyArray<TokenEntry>
-  readonly db: Database
+  /** The database: effect/sql's client, which every request's handler takes from its context. */
+  readonly db: SqlClient.SqlClient
   readonly now: () => string
   readonly baseUrl: string
   /** The dispatcher's controls, read at each request (the dispatcher starts once the service listens). */

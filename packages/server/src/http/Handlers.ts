@@ -11,14 +11,12 @@ import { failureOf, jsonAnswer, refused } from "./ErrorAnswers.ts"
 import type { IdempotentAnswers, KeyedAnswer } from "./Idempotency.ts"
 import { servicesOf, transaction } from "./RequestServices.ts"
 import type { Route } from "./Route.ts"
-import type { Database } from "../store/Database.ts"
-import { clientOver } from "../store/DatabaseBridge.ts"
 import { errorBody, refusalStatus } from "../wire/ErrorBody.ts"
 import { defaultLimits } from "../wire/Limits.ts"
 import { refusal } from "../wire/ServiceProblem.ts"
 
-/** The services a handler reads, for one request answered on `db` (the database, or the creation's transaction). */
-const requestServices = (current: ApiEnvironment, principal: Principal, client: string, setCookie: (value: string) => void, db: Database) =>
+/** The services a handler reads, for one request (the database, effect/sql's client, is provided beside them). */
+const requestServices = (current: ApiEnvironment, principal: Principal, client: string, setCookie: (value: string) => void) =>
   servicesOf({
     principal,
     now: current.now,
@@ -32,8 +30,7 @@ const requestServices = (current: ApiEnvironment, principal: Principal, client: 
     settings: { signup: current.signup ?? false, signupGroup: current.signupGroup ?? "public", defaultBackend: current.defaultBackend },
     client,
     setCookie,
-    log: logOf(current),
-    db
+    log: logOf(current)
   })
 
 /** Runs a route's handler on an admitted request and answers its result as JSON. */
@@ -65,8 +62,8 @@ const runRoute = (env: () => ApiEnvironment, route: Route, answers: IdempotentAn
             Result.isSuccess(first) ? first.success : { status: first.failure.status, body: errorBody(refusal(first.failure)) }
           )
     const answered = yield* answering.pipe(
-      Effect.provideContext(requestServices(current, principal, client, (value) => void cookies.push(value), current.db)),
-      Effect.provideService(SqlClient.SqlClient, clientOver(current.db)),
+      Effect.provideContext(requestServices(current, principal, client, (value) => void cookies.push(value))),
+      Effect.provideService(SqlClient.SqlClient, current.db),
       Effect.exit
     )
     if (Exit.isFailure(answered)) return refused(failureOf(Cause.squash(answered.cause), logOf(current)))

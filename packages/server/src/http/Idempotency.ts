@@ -5,7 +5,7 @@ import { createHash } from "node:crypto"
 import { Effect, Result, Schema } from "effect"
 import type { SqlClient } from "effect/sql"
 import { idempotencyKeys } from "../store/IdempotencyKeys.ts"
-import { stored, transaction, type RequestDatabase } from "./RequestServices.ts"
+import { stored, transaction } from "./RequestServices.ts"
 
 /** Who sends a keyed request and what it is: keys are scoped to the caller (group and principal). */
 export interface KeyedRequest {
@@ -68,7 +68,7 @@ export class IdempotentAnswers {
     request: KeyedRequest,
     now: string,
     run: Effect.Effect<KeyedAnswer, E, R>
-  ): Effect.Effect<Result.Result<KeyedAnswer, IdempotencyKeyInUse | IdempotencyKeyReused>, E, R | RequestDatabase | SqlClient.SqlClient> =>
+  ): Effect.Effect<Result.Result<KeyedAnswer, IdempotencyKeyInUse | IdempotencyKeyReused>, E, R | SqlClient.SqlClient> =>
     Effect.suspend(() => {
       const scope = JSON.stringify([request.group, request.principal, request.key])
       if (this.inProgress.has(scope)) return Effect.succeed(Result.fail(new IdempotencyKeyInUse({ key: request.key })))

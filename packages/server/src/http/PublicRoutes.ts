@@ -1,6 +1,7 @@
 // What the service serves beside the declared API: the web page, the API's index and OpenAPI document, and the
 // operations endpoints (health, readiness, metrics).
 import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
 import { HttpRouter, HttpServerResponse } from "effect/http"
 import { OpenApi } from "effect/http-api"
 import { apiPrefix, DispatchApi } from "./Api.ts"
@@ -39,16 +40,17 @@ export const publicRoutes = (env: () => ApiEnvironment) =>
       yield* router.add(
         "GET",
         "/readyz",
-        Effect.promise(async () => {
+        Effect.gen(function* () {
           const step = env().starting?.()
-          const found = step === undefined ? await readiness(env().db, env().dispatcher?.() ?? "off") : startingReadiness(step, env().dispatcher?.() ?? "off")
+          const dispatcher = env().dispatcher?.() ?? "off"
+          const found = step === undefined ? yield* Effect.provideService(readiness(dispatcher), SqlClient.SqlClient, env().db) : startingReadiness(step, dispatcher)
           return jsonAnswer(found.ready ? 200 : 503, found)
         })
       )
       yield* router.add(
         "GET",
         "/metrics",
-        Effect.map(Effect.suspend(() => metricsText(env().db)), (text) => HttpServerResponse.text(text, { contentType: "text/plain; version=0.0.4; charset=utf-8" }))
+        Effect.map(Effect.suspend(() => Effect.orDie(Effect.provideService(metricsText, SqlClient.SqlClient, env().db))), (text) => HttpServerResponse.text(text, { contentType: "text/plain; version=0.0.4; charset=utf-8" }))
       )
     })
   )

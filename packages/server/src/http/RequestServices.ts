@@ -1,13 +1,13 @@
 // What a handler reads from its context while it answers one request: who asks, the service's settings and
 // clock, how big an answer may be, how to link to the API, where to send a Set-Cookie or a defect, and the
-// database. The API layer provides them per request (Handlers.ts); a handler names what it uses in its type.
+// database (effect/sql's client). The API layer provides them per request (Handlers.ts); a handler names what it uses
+// in its type.
 import type { QueueBackend } from "@dispatch/jobs"
-import { Context, Effect, type Result, Schema } from "effect"
+import { Context, Effect, Option, Schema } from "effect"
 import { SqlClient, SqlError } from "effect/sql"
 import type { Principal } from "./Auth.ts"
-import { controlEffects, type JobControl, type JobControlEffects } from "../dispatch/JobControl.ts"
-import { databaseError, DatabaseError, type Database, type Sql } from "../store/Database.ts"
-import { runOn } from "../store/DatabaseBridge.ts"
+import type { JobControl, JobControlEffects } from "../dispatch/JobControl.ts"
+import { databaseError, DatabaseError } from "../store/Database.ts"
 import type { AnswerLimits } from "../wire/Limits.ts"
 
 /** Who asks: the principal the Authorization middleware admitted. */
@@ -53,10 +53,6 @@ export class SetCookie extends Context.Service<SetCookie, (value: string) => voi
 /** Reports a defect of the service (a stored row it cannot render) in its log, one line. */
 export class DefectLog extends Context.Service<DefectLog, (line: string) => void>()("dispatch/DefectLog") {}
 
-/** The database as the request sees it (inside the creation's transaction, when it runs in one), for the stores
- * that still take a Promise `Sql`; repositories take the SqlClient, which is the same connection. */
-export class RequestDatabase extends Context.Service<RequestDatabase, Database>()("dispatch/RequestDatabase") {}
-
 /** Everything a handler may read from its context. */
 export type RequestServices =
   | Caller
@@ -68,7 +64,6 @@ export type RequestServices =
   | ClientAddress
   | SetCookie
   | DefectLog
-  | RequestDatabase
   | SqlClient.SqlClient
 
 /** What one request's services are made of. */
@@ -82,31 +77,23 @@ export interface RequestValues {
   readonly client: string
   readonly setCookie: (value: string) => void
   readonly log: (line: string) => void
-  readonly db: Database
 }
 
-/** The services a handler reads, but the SqlClient (which the database it runs on gives). */
+/** The services a handler reads, but the SqlClient (the service's database, provided beside them). */
 export const servicesOf = (values: RequestValues): Context.Context<Exclude<RequestServices, SqlClient.SqlClient>> =>
   Context.make(Caller, values.principal).pipe(
     Context.add(ServiceClock, { now: values.now }),
     Context.add(AnswerLimitsService, values.limits),
     Context.add(Links, { link: values.link }),
-    Context.add(Control, values.control === undefined ? undefined : controlEffects(values.control)),
+    Context.add(Control, values.control),
     Context.add(ServiceSettings, values.settings),
     Context.add(ClientAddress, values.client),
     Context.add(SetCookie, values.setCookie),
-    Context.add(DefectLog, values.log),
-    Context.add(RequestDatabase, values.db)
+    Context.add(DefectLog, values.log)
   )
 
 /** The service's time now, as an ISO-8601 string. */
 export const now: Effect.Effect<string, never, ServiceClock> = ServiceClock.useSync((clock) => clock.now())
-
-/** A not-yet-converted Promise store called on the request's database: the one place a handler crosses into
- * Promise code. Its failure (the database's) is no refusal of the request: it is a defect of the answer, which
- * the API layer answers as it always has (a lost race 409, else 500) and which rolls a creation back. */
-export const onDatabase = <A>(use: (db: Database) => Promise<A>): Effect.Effect<A, never, RequestDatabase> =>
-  RequestDatabase.use((db) => Effect.promise(() => use(db)))
 
 // What a repository failed with, as the database's failure the API layer answers (a lost race 409, else 500).
 const storeFailure = (error: unknown): unknown => {
@@ -115,26 +102,19 @@ const storeFailure = (error: unknown): unknown => {
 }
 
 /** A repository's statements in a handler: a failure of the database (or a row its schema refuses) is no refusal of
- * the request but a defect of the answer, answered by the API layer and rolling a creation back (see `onDatabase`). */
+ * the request but a defect of the answer, which the API layer answers as it always has (a lost race 409, else 500)
+ * and which rolls a creation back. */
 export const stored = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, never, R> =>
   Effect.catch(effect, (error) => Effect.die(storeFailure(error)))
 
-/** The database as seen inside one of its open transactions: a transaction begun on it joins that one. */
-const joined = (db: Database, sql: Sql): Database => ({ ...db, query: sql.query, exec: sql.exec, transaction: (body) => body(sql) })
-
-/** Runs `effect` in one transaction of the request's database, joining the creation's when it runs in one:
- * committed when it succeeds or refuses, rolled back on a defect. */
-export const transaction = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R | RequestDatabase> =>
+/** Runs `effect` in one transaction of the request's database (effect/sql's `withTransaction`), joining the
+ * creation's when it runs in one: committed when it succeeds or refuses, rolled back on a defect. A transaction that
+ * cannot begin or commit is the database's failure, a defect of the answer (see `stored`). */
+export const transaction = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R | SqlClient.SqlClient> =>
   Effect.gen(function* () {
-    const context = yield* Effect.context<R | RequestDatabase>()
-    const db = Context.get(context as Context.Context<RequestDatabase>, RequestDatabase)
-    // The transaction's own SqlClient (over its connection) replaces the request's for what runs inside.
-    const outside = Context.omit(SqlClient.SqlClient)(context)
-    const result = yield* Effect.promise(() =>
-      db.transaction((sql) => {
-        const inside = Context.add(outside, RequestDatabase, joined(db, sql))
-        return runOn(sql, Effect.provideContext(Effect.result(effect), inside) as Effect.Effect<Result.Result<A, E>, never, SqlClient.SqlClient>)
-      })
-    )
+    const sql = yield* SqlClient.SqlClient
+    // Inside an open transaction the effect joins it as it is: no savepoint, the statements the creation sends.
+    if (Option.isSome(yield* Effect.serviceOption(sql.transactionService))) return yield* effect
+    const result = yield* sql.withTransaction(Effect.result(effect)).pipe(Effect.catch((error) => Effect.die(databaseError("transaction", error))))
     return yield* Effect.fromResult(result)
   })

@@ -3,8 +3,7 @@
 // scrape, so every process reports the same truth.
 import { Effect, Metric } from "effect"
 import { PrometheusMetrics } from "effect/observability"
-import type { Database } from "../store/Database.ts"
-import { onStore } from "../store/DatabaseBridge.ts"
+import type { SqlClient } from "effect/sql"
 import { serviceFigures } from "../store/ServiceFigures.ts"
 
 /** HTTP requests answered, by route template and status. */
@@ -39,8 +38,8 @@ const family = (name: string, help: string, type: "gauge" | "counter", samples: 
 
 /** The figures read from the database: jobs by status, dispatch attempts, jobs whose last dispatch error is of
  * each kind, jobs retention removed from the cluster, and each queue's gate. */
-export const storedMetrics = async (db: Database): Promise<string> => {
-  const { jobsByStatus: jobs, attempts, lastErrors: errors, removed, gates } = await onStore(db, serviceFigures, (figures) => figures.figures)
+export const storedMetrics: Effect.Effect<string, unknown, SqlClient.SqlClient> = Effect.gen(function* () {
+  const { jobsByStatus: jobs, attempts, lastErrors: errors, removed, gates } = yield* Effect.flatMap(serviceFigures, (figures) => figures.figures)
   return [
     family("dispatch_jobs", "Jobs by status (deleted jobs not counted)", "gauge", jobs.map((r) => [{ status: r.status }, Number(r.n)] as const)),
     family("dispatch_dispatch_attempts_total", "Attempts to put jobs on a cluster, over every job", "counter", [[{}, attempts]]),
@@ -48,12 +47,11 @@ export const storedMetrics = async (db: Database): Promise<string> => {
     family("dispatch_retention_removed_total", "Ended jobs past the retention whose TrainJob and runtime copy are gone from the cluster (deleted by retention, or found gone)", "counter", [[{}, removed]]),
     family("dispatch_queue_gate", "Each queue's gate: 1 for the state it is in", "gauge", gates.map((r) => [{ queue: String(r.queue), name: r.name, state: r.state }, 1] as const))
   ].join("\n")
-}
+})
 
 /** The whole `/metrics` page: effect's registry in Prometheus text, then the stored figures. */
-export const metricsText = (db: Database) =>
-  Effect.gen(function* () {
-    const registry = yield* PrometheusMetrics.format()
-    const stored = yield* Effect.promise(() => storedMetrics(db))
-    return `${registry.trimEnd()}\n${stored}\n`
-  })
+export const metricsText = Effect.gen(function* () {
+  const registry = yield* PrometheusMetrics.format()
+  const stored = yield* storedMetrics
+  return `${registry.trimEnd()}\n${stored}\n`
+})

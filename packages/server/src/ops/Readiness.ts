@@ -1,7 +1,8 @@
 // Whether the service is ready to serve: what `/readyz` checks (the database answers and has every migration, the
 // dispatcher runs when there is one) and what it says while the service is still starting.
-import type { Database } from "../store/Database.ts"
-import { onStore } from "../store/DatabaseBridge.ts"
+import { Effect } from "effect"
+import type { SqlClient } from "effect/sql"
+import { reasonOf } from "../store/Database.ts"
 import { migrations, recordedMigrations } from "../store/Migrations.ts"
 import { serviceFigures } from "../store/ServiceFigures.ts"
 
@@ -54,24 +55,36 @@ export interface QueueNotOpen {
 }
 
 /** Checks the database answers, has every migration, and that the dispatcher runs when there is one. */
-export const readiness = async (db: Database, dispatcher: DispatcherState): Promise<Readiness> => {
-  const reasons: Array<string> = []
-  let database = "reachable"
-  let applied = "unknown"
-  let queues: ReadonlyArray<QueueNotOpen> = []
-  try {
-    await onStore(db, serviceFigures, (figures) => figures.answers)
-    const have = await recordedMigrations(db)
-    const missing = migrations.filter((m) => !have.has(m.version)).map((m) => m.version)
-    applied = missing.length === 0 ? `all ${migrations.length} applied` : `missing ${missing.join(", ")}`
-    if (missing.length > 0) reasons.push(`migrations ${missing.join(", ")} are not applied`)
-    // The gates are read only from a schema that has them.
-    else queues = (await onStore(db, serviceFigures, (figures) => figures.gatesNotOpen)).map((g) => ({ id: g.queue, name: g.name, state: g.state, reason: g.reason }))
-  } catch (cause) {
-    database = `unreachable: ${cause instanceof Error ? cause.message : String(cause)}`
-    reasons.push(`the database is ${database}`)
-  }
-  if (dispatcher === "stopped") reasons.push("the dispatcher has stopped")
-  if (dispatcher === "starting") reasons.push(startupReason("dispatcher starting"))
-  return { ready: reasons.length === 0, database, migrations: applied, dispatcher, reasons, queues }
-}
+export const readiness = (dispatcher: DispatcherState): Effect.Effect<Readiness, never, SqlClient.SqlClient> =>
+  Effect.gen(function* () {
+    const reasons: Array<string> = []
+    const checked = yield* Effect.result(
+      Effect.gen(function* () {
+        yield* Effect.flatMap(serviceFigures, (figures) => figures.answers)
+        return yield* recordedMigrations
+      })
+    )
+    let database = "reachable"
+    let applied = "unknown"
+    let queues: ReadonlyArray<QueueNotOpen> = []
+    if (checked._tag === "Success") {
+      const missing = migrations.filter((m) => !checked.success.has(m.version)).map((m) => m.version)
+      applied = missing.length === 0 ? `all ${migrations.length} applied` : `missing ${missing.join(", ")}`
+      if (missing.length > 0) reasons.push(`migrations ${missing.join(", ")} are not applied`)
+      else {
+        // The gates are read only from a schema that has them.
+        const gates = yield* Effect.result(Effect.flatMap(serviceFigures, (figures) => figures.gatesNotOpen))
+        if (gates._tag === "Success") queues = gates.success.map((g) => ({ id: g.queue, name: g.name, state: g.state, reason: g.reason }))
+        else {
+          database = `unreachable: ${reasonOf(gates.failure)}`
+          reasons.push(`the database is ${database}`)
+        }
+      }
+    } else {
+      database = `unreachable: ${reasonOf(checked.failure)}`
+      reasons.push(`the database is ${database}`)
+    }
+    if (dispatcher === "stopped") reasons.push("the dispatcher has stopped")
+    if (dispatcher === "starting") reasons.push(startupReason("dispatcher starting"))
+    return { ready: reasons.length === 0, database, migrations: applied, dispatcher, reasons, queues }
+  })

@@ -1,7 +1,6 @@
 import { Effect } from "effect"
 import { Migrator, SqlClient } from "effect/sql"
 import type { SqlError } from "effect/sql"
-import type { Database } from "./Database.ts"
 
 /** One step of the schema, applied once, in order, and recorded in `effect_sql_migrations` (effect/sql's Migrator). */
 export interface Migration {
@@ -361,16 +360,18 @@ export const applyMigrations = (steps: ReadonlyArray<Migration> = migrations): E
   })
 
 /** The versions recorded as applied (none when the database was never migrated). */
-export const recordedMigrations = async (db: Database): Promise<ReadonlySet<number>> => {
-  const [table] = await db.query<{ present: boolean }>(`select to_regclass('${migrationsTable}') is not null as present`)
-  const rows = table?.present === true ? await db.query<{ migration_id: number }>(`select migration_id from ${migrationsTable}`) : []
+export const recordedMigrations: Effect.Effect<ReadonlySet<number>, SqlError.SqlError, SqlClient.SqlClient> = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const [table] = yield* sql<{ readonly present: boolean }>`select to_regclass(${migrationsTable}) is not null as present`
+  const rows = table?.present === true ? yield* sql<{ readonly migration_id: number }>`select migration_id from ${sql(migrationsTable)}` : []
   return new Set(rows.map((row) => Number(row.migration_id)))
-}
+})
 
-/** Applies every migration the database lacks; returns the versions applied. */
-export const migrate = async (db: Database, steps: ReadonlyArray<Migration> = migrations): Promise<ReadonlyArray<number>> => {
-  // A restart on a current database costs one read, not the Migrator's locked transaction.
-  const recorded = await recordedMigrations(db)
-  if (steps.every((step) => recorded.has(step.version))) return []
-  return db.run(applyMigrations(steps))
-}
+/** Applies every migration the database lacks; answers the versions applied. */
+export const migrate = (steps: ReadonlyArray<Migration> = migrations): Effect.Effect<ReadonlyArray<number>, Migrator.MigrationError | SqlError.SqlError, SqlClient.SqlClient> =>
+  Effect.gen(function* () {
+    // A restart on a current database costs one read, not the Migrator's locked transaction.
+    const recorded = yield* recordedMigrations
+    if (steps.every((step) => recorded.has(step.version))) return []
+    return yield* applyMigrations(steps)
+  })

@@ -3,11 +3,10 @@ import { existsSync, readFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { Context, Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { Reactivity } from "effect/reactivity"
 import { SqlClient } from "effect/sql"
-import { databaseError, databaseLayer, type Database } from "./Database.ts"
-import { databaseOver } from "./DatabaseBridge.ts"
+import { databaseError, DatabaseKind, type DatabaseLayer } from "./Database.ts"
 import { pgliteClient } from "./PgliteClient.ts"
 
 // PostgreSQL's default 128 MB of shared buffers lives in PGlite's WebAssembly memory and, once touched, stays in the
@@ -52,24 +51,30 @@ export const pgliteOpeningNote = (dataDir: string): string =>
     ? `dispatch: opening the embedded database (PGlite) in ${dataDir}\n`
     : `dispatch: creating the embedded database (PGlite) in ${dataDir}; the first start takes several seconds\n`
 
-/** Opens embedded PostgreSQL (PGlite) in `dataDir`, or in memory when none is given. */
-export const openPglite = async (dataDir?: string): Promise<Database> => {
-  let db: PGlite
+/** The database on a PGlite `open` makes (`what` names it in errors): opened when the layer is built, closed with
+ * its scope. */
+export const pgliteLayerOver = (what: string, open: () => Promise<PGlite>): DatabaseLayer =>
+  Layer.merge(
+    Layer.effect(
+      SqlClient.SqlClient,
+      Effect.flatMap(
+        Effect.acquireRelease(
+          Effect.tryPromise({ try: open, catch: (cause) => databaseError(`open ${what}`, cause) }),
+          (db) => Effect.promise(() => db.close())
+        ),
+        pgliteClient
+      )
+    ).pipe(Layer.provide(Reactivity.layer)),
+    Layer.succeed(DatabaseKind, "pglite")
+  )
+
+/** Opens embedded PostgreSQL (PGlite) in `dataDir`, or in memory when none is given; a fresh one from the template. */
+export const openPglite = async (dataDir?: string): Promise<PGlite> => {
   const fresh = dataDir === undefined || !existsSync(join(dataDir, "PG_VERSION"))
   const template = fresh ? pgliteTemplateBlob() : undefined
-  try {
-    db = await PGlite.create({ postgresqlconf, ...(dataDir === undefined ? {} : { dataDir }), ...(template === undefined ? {} : { loadDataDir: template }) })
-  } catch (cause) {
-    throw databaseError(`open ${dataDir ?? "in-memory PGlite"}`, cause)
-  }
-  return pgliteDatabase(db)
+  return PGlite.create({ postgresqlconf, ...(dataDir === undefined ? {} : { dataDir }), ...(template === undefined ? {} : { loadDataDir: template }) })
 }
 
-/** An open PGlite as the service's database interface, over effect/sql's client on it. */
-export const pgliteDatabase = (db: PGlite): Database => {
-  const client = Effect.runSync(pgliteClient(db).pipe(Effect.provide(Reactivity.layer)))
-  return databaseOver("pglite", Context.make(SqlClient.SqlClient, client), () => db.close())
-}
-
-/** The database service on PGlite in `dataDir` (in memory when absent), closed when the layer's scope closes. */
-export const pgliteLayer = (dataDir?: string) => databaseLayer(dataDir === undefined ? "in-memory PGlite" : `PGlite in ${dataDir}`, () => openPglite(dataDir))
+/** The database on PGlite in `dataDir` (in memory when absent), closed when the layer's scope closes. */
+export const pgliteLayer = (dataDir?: string): DatabaseLayer =>
+  pgliteLayerOver(dataDir === undefined ? "in-memory PGlite" : dataDir, () => openPglite(dataDir))

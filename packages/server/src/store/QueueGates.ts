@@ -15,8 +15,14 @@ export const GateRow = Schema.Struct({
   checkedAt: Schema.Number
 })
 
+/** A queue's gate as stored. */
+export type GateRow = typeof GateRow.Type
+
 /** A queue whose backend needs proving: its id and stored backend (as registered). */
 export const QueueToProve = Schema.Struct({ id: Schema.Number, backend: Schema.Struct({ config: Schema.Unknown }) })
+
+/** A queue whose backend needs proving. */
+export type QueueToProve = typeof QueueToProve.Type
 
 /** A gate to store: the queue, what was proven (or `proving`), why not open, and when (ISO-8601 and ms). */
 export interface GateWrite {

@@ -4,8 +4,6 @@
 import { InFlight } from "@dispatch/effects"
 import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
-import type { Database } from "./Database.ts"
-import { onStore } from "./DatabaseBridge.ts"
 
 // An entry outlives any call bound by far after a day; older ones are dropped as new ones are written.
 const keepMs = 86_400_000
@@ -33,12 +31,14 @@ export const unansweredCreatesTable = Effect.gen(function* () {
   }
 })
 
-// The statements run on the database the dispatcher was given, through the bridge, until the dispatcher takes
-// the repository from context.
-/** The InFlight memory Start, Find and Stop share, stored in `unanswered_creates` of this database. */
-export const unansweredCreates = (db: Database): Layer.Layer<InFlight> =>
-  Layer.succeed(InFlight, {
-    remember: (key, atMs) => Effect.promise(() => onStore(db, unansweredCreatesTable, (table) => table.remember(key, atMs))),
-    lookup: (key) => Effect.promise(() => onStore(db, unansweredCreatesTable, (table) => table.lookup(key))),
-    forget: (key) => Effect.promise(() => onStore(db, unansweredCreatesTable, (table) => table.forget(key)))
-  })
+// A statement that fails here is a defect of the cluster call that asked (InFlight's operations cannot fail): the
+// call dies, and the dispatcher records the job's problem and retries it.
+/** The InFlight memory Start, Find and Stop share, stored in `unanswered_creates` of the database in context. */
+export const unansweredCreates: Layer.Layer<InFlight, never, SqlClient.SqlClient> = Layer.effect(
+  InFlight,
+  Effect.map(unansweredCreatesTable, (table) => ({
+    remember: (key: string, atMs: number) => Effect.orDie(table.remember(key, atMs)),
+    lookup: (key: string) => Effect.orDie(table.lookup(key)),
+    forget: (key: string) => Effect.orDie(table.forget(key))
+  }))
+)

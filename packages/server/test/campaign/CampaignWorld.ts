@@ -7,9 +7,8 @@ import { join } from "node:path"
 import { KubeCluster, type Cluster, type ClusterError } from "@dispatch/effects"
 import { kubeconfigFor, Simulator, startSimServer, type KubeObject, type SimServer } from "@dispatch/sim"
 import { Layer } from "effect"
-import { DatabaseService, migrate, type Database, type JobServer } from "../../src/index.ts"
-import { openPglite } from "../../src/store/PgliteDatabase.ts"
-import { openPostgres } from "../../src/store/PostgresDatabase.ts"
+import type { JobServer } from "../../src/index.ts"
+import { migrateTest, openPglite, openPostgres, type TestDatabase as Database } from "../TestDatabase.ts"
 import { namespace, probeNamePrefix, registerSimWorld, simKueue, simQueueBody, torchRuntime } from "../ClusterWorld.ts"
 import { client, jobBody, started, tokens, type Client, type World } from "../Fixtures.ts"
 import { testPostgres, type TestPostgres } from "../TestPostgres.ts"
@@ -18,6 +17,10 @@ import { campaignDatabase } from "./CampaignSize.ts"
 import { FaultInjection } from "./FaultInjection.ts"
 import { violations, type JobRecord, type Observation, type StoredObject, type StoredTrainJob, type Violation } from "./Invariants.ts"
 import { mortalCluster, mortalDatabase } from "./Mortal.ts"
+import { pass as passOf, proven } from "../TestDispatcher.ts"
+import type { Dispatcher } from "../../src/dispatch/Dispatcher.ts"
+
+const provenAll = async (dispatcher: Dispatcher | undefined) => (dispatcher === undefined ? undefined : proven(dispatcher))
 import type { Action, QueueKind, Schedule, Trigger } from "./Schedule.ts"
 
 /** What one schedule came to. */
@@ -150,7 +153,7 @@ export const openCampaign = async (options: { readonly callMs?: number } = {}): 
 
   const postgres: TestPostgres | undefined = campaignDatabase() === "postgres" ? await testPostgres() : undefined
   const db = postgres === undefined ? await openPglite() : await openPostgres(postgres.url)
-  await migrate(db)
+  await migrateTest(db)
 
   const startInstance = async (): Promise<Instance> => {
     const life = { alive: true }
@@ -158,7 +161,7 @@ export const openCampaign = async (options: { readonly callMs?: number } = {}): 
     const cluster = Layer.merge(mortalCluster(kube, alive), clock.effectClock) as unknown as Layer.Layer<Cluster, ClusterError>
     const jobServer = await started({
       clock: clock.now,
-      database: Layer.succeed(DatabaseService, mortalDatabase(db, alive)),
+      database: mortalDatabase(db, alive),
       dispatch: { cluster, autorun: false, syncMs: 100, leaseMs: 60_000, reproveMs: 60_000, backoff: { baseMs: 200, maxMs: 2000 } }
     })
     const instance: Instance = {
@@ -196,7 +199,8 @@ export const openCampaign = async (options: { readonly callMs?: number } = {}): 
   }
   const pass = async () => {
     const instance = await live()
-    await instance.server.dispatcher?.pass().catch(() => undefined)
+    const dispatcher = instance.server.dispatcher
+    if (dispatcher !== undefined) await passOf(dispatcher).catch(() => undefined)
   }
 
   current = await startInstance()
@@ -214,7 +218,7 @@ export const openCampaign = async (options: { readonly callMs?: number } = {}): 
       if (round > 50) throw new Error(`the campaign's queues are not open: ${states.join(", ")}`)
       clock.skip(roundSkipMs)
       await pass()
-      await instance.server.dispatcher?.proven()
+      await provenAll(instance.server.dispatcher)
     }
   }
 
@@ -296,7 +300,7 @@ export const openCampaign = async (options: { readonly callMs?: number } = {}): 
         await pass()
         await settlePending()
         // A probe runs beside the passes: a queue sent back to its Factory is open again only once it ends.
-        await (await live()).server.dispatcher?.proven()
+        await provenAll((await live()).server.dispatcher)
         const now = await fingerprint()
         same = now === last ? same + 1 : 0
         last = now

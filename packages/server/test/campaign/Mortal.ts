@@ -3,19 +3,20 @@
 // and nothing it holds in memory survives. What it sent before it died lands as sent.
 import { Cluster, ClusterError, type ClusterShape } from "@dispatch/effects"
 import { Effect, Layer } from "effect"
-import { DatabaseError, type Database, type Sql } from "../../src/index.ts"
+import { DatabaseError, tappedDatabase, type Database } from "../../src/index.ts"
+import { failWhen, type TestDatabase } from "../TestDatabase.ts"
 
 /** Whether the process is dead yet. */
 export type Alive = () => boolean
 
 const killed = () => new DatabaseError({ operation: "query", reason: "the service process was killed" })
 
-/** The database as a process sees it: every statement refused once it is dead; closing it leaves the shared one open. */
-export const mortalDatabase = (db: Database, alive: Alive): Database => {
-  const guard = <A>(work: () => Promise<A>): Promise<A> => (alive() ? work() : Promise.reject(killed()))
-  const wrap = (sql: Sql): Sql => ({ query: (text, params) => guard(() => sql.query(text, params)), exec: (script) => guard(() => sql.exec(script)) })
-  return { kind: db.kind, ...wrap(db), transaction: (body) => guard(() => db.transaction((sql) => body(wrap(sql)))), run: (effect) => guard(() => db.run(effect)), close: async () => undefined }
-}
+// A dead process's open transaction is rolled back by the database when its connection goes: the ROLLBACK is let
+// through, nothing else is.
+/** The database as a process sees it: every statement refused once it is dead (a transaction's COMMIT too);
+ * closing it leaves the shared one open. */
+export const mortalDatabase = (db: TestDatabase, alive: Alive): Layer.Layer<Database> =>
+  tappedDatabase(db.context, failWhen((text) => (alive() || /^\s*rollback/i.test(text) ? undefined : killed())))
 
 /** The cluster as a process sees it: once dead, a call fails before anything is sent (a dead process sends nothing). */
 export const mortalCluster = (cluster: Layer.Layer<Cluster, ClusterError>, alive: Alive): Layer.Layer<Cluster, ClusterError> =>

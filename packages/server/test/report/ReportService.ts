@@ -3,16 +3,14 @@
 import { afterAll, beforeAll } from "vitest"
 import type { JobServer } from "../../src/index.ts"
 import { reportToken } from "../../src/dispatch/ReportToken.ts"
-import { databaseLayer, type Database } from "../../src/store/Database.ts"
-import { openPglite } from "../../src/store/PgliteDatabase.ts"
-import { openPostgres } from "../../src/store/PostgresDatabase.ts"
 import { client, newJob, started, tokens, type Client } from "../Fixtures.ts"
+import { openPglite, openPostgres, type TestDatabase } from "../TestDatabase.ts"
 import { testPostgres, type TestPostgres } from "../TestPostgres.ts"
 
 /** A running service, its database, a user's client, and how to make a reporting job. */
 export interface ReportService {
   readonly server: JobServer
-  readonly db: Database
+  readonly db: TestDatabase
   readonly alice: Client
   /** A new job and its report token. */
   readonly job: (tag: string) => Promise<{ readonly id: number; readonly token: string }>
@@ -28,7 +26,7 @@ export const useReportService = (backend: "pglite" | "postgres"): (() => ReportS
   beforeAll(async () => {
     postgres = backend === "postgres" ? await testPostgres() : undefined
     const db = postgres === undefined ? await openPglite() : await openPostgres(postgres.url)
-    const server = await started({ database: databaseLayer("the report tests' database", async () => db) })
+    const server = await started({ database: db.layer })
     const alice = client(server.url, tokens.alice)
     const [key] = await db.query<{ secret: string }>(`select secret from service_keys where name = 'report'`)
     const secret = key?.secret ?? ""
@@ -51,6 +49,7 @@ export const useReportService = (backend: "pglite" | "postgres"): (() => ReportS
   }, 120_000)
   afterAll(async () => {
     await service?.server.close()
+    await service?.db.close()
     await postgres?.release()
   })
   return () => {

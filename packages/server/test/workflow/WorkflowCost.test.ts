@@ -10,7 +10,7 @@ import { Effect, Exit, Layer, Scope } from "effect"
 import type { SqlClient } from "effect/sql"
 import pg from "pg"
 import { describe, expect, test } from "vitest"
-import { dispatchPass } from "../../src/dispatch/JobDispatch.ts"
+import { dispatchPassEffect } from "../../src/dispatch/JobDispatch.ts"
 import { torchRuntime } from "../ClusterWorld.ts"
 import { simulator, stored, useDispatchWorld } from "../DispatchWorld.ts"
 import { testPostgres } from "../TestPostgres.ts"
@@ -58,7 +58,7 @@ describe("the lease path", () => {
     try {
       // Random entropy, so each job's TrainJob has a name of its own.
       const entropy = (n: number) => Array.from({ length: n }, () => Math.floor(Math.random() * 256))
-      expect(await dispatchPass(w.context(w.simCluster(sim), { entropy }), jobs)).toEqual({ claimed: jobs, problems: [] })
+      expect(await w.db().run(dispatchPassEffect(w.context(w.simCluster(sim), { entropy }), jobs))).toEqual({ claimed: jobs, problems: [] })
     } finally {
       restore()
     }

@@ -2,8 +2,8 @@
 // and which jobs the follow and stop passes take; checked on what the database stores.
 import { defaultRetryPolicy } from "@dispatch/jobs"
 import { describe, expect, test } from "vitest"
-import { claimJobs } from "../src/dispatch/Claims.ts"
 import {
+  claimJobs,
   markProving,
   openedJobs,
   queueConfigs,
@@ -19,7 +19,7 @@ import {
   stoppingJobs,
   takeProbeLease,
   writeGate
-} from "../src/store/DispatchStore.ts"
+} from "./DispatchQueries.ts"
 import { startMs, useDispatchWorld } from "./DispatchWorld.ts"
 
 const w = useDispatchWorld("DispatchStore")
