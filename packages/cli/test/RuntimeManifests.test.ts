@@ -48,12 +48,12 @@ describe("parseManifests", () => {
   })
 
   it("names the file and every bad document", () => {
-    const text = `${runtime("a")}---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\n---\nkind: [unclosed\n---\napiVersion: v1\nkind: Namespace\n`
+    const text = `${runtime("a")}---\napiVersion: apps/v1\nkind: StatefulSet\nmetadata:\n  name: d\n---\nkind: [unclosed\n---\napiVersion: v1\nkind: Namespace\n`
     expect(parseManifests("bad.yaml", text)).toEqual({
       _tag: "ManifestError",
       file: "bad.yaml",
       problems: [
-        "document 2: apps/v1 Deployment is not a kind the simulator serves",
+        "document 2: apps/v1 StatefulSet is not a kind the simulator serves",
         expect.stringMatching(/^document 3: /),
         "document 4: metadata.name is missing"
       ]

@@ -608,7 +608,10 @@ describe("Start's rules at the edges", () => {
         "given another owner",
         (recorded: RecordedSim) => {
           const copy = copyOf(recorded)!
-          recorded.sim.system.update("trainingruntimes", { ...copy, metadata: { ...copy.metadata, ownerReferences: [{ apiVersion: "v1", kind: "Secret", name: "x", uid: "u-cm" }] } })
+          // An owner that exists: the garbage collector deletes a dependent whose owners are all gone.
+          recorded.sim.system.create("secrets", { apiVersion: "v1", kind: "Secret", metadata: { name: "x", namespace } })
+          const secret = recorded.sim.system.get("secrets", namespace, "x")!
+          recorded.sim.system.update("trainingruntimes", { ...copy, metadata: { ...copy.metadata, ownerReferences: [{ apiVersion: "v1", kind: "Secret", name: "x", uid: String(secret.metadata?.uid) }] } })
         }
       ]
     ] as const)("a copy %s after the TrainJob's create is not taken over: Start fails naming the change", async (_, change) => {

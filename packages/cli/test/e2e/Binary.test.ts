@@ -225,7 +225,7 @@ describe("dispatch start", { timeout: processTestMs }, () => {
       expect(seven.stderr).toMatch(/^dispatch start: no --config: using the bundled example .*config\.json \(namespace ml-team, plain mode\)$/m)
       expect(eight.stderr).not.toContain("no --config")
       expect(seven.code).toBe(ExitCode.ErrReadOnly)
-      expect(JSON.parse(seven.stdout)).toMatchObject({ error: "ErrReadOnly", reasons: [expect.stringContaining("Forbidden (403)")] })
+      expect(JSON.parse(seven.stdout)).toMatchObject({ error: "ErrReadOnly", reasons: [expect.stringContaining("Forbidden (403)"), expect.stringContaining("missing permission: create trainingruntimes.trainer.kubeflow.org in namespace ml-team")] })
       expect(eight.code).toBe(ExitCode.ErrOutcomeUnknown)
       expect(JSON.parse(eight.stdout)).toMatchObject({ error: "ErrOutcomeUnknown", ref: { namespace: "ml-team", name } })
       expect(eight.stderr).toContain("run `dispatch find` before retrying")

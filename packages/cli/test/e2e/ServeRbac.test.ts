@@ -110,7 +110,7 @@ describe.each(["plain", "kueue"] as const)("dispatch serve with exactly `dispatc
     const service = await serveWith(own, join(dir, `data-ok-${mode}`))
     started.push(service)
     const { queue, experiment, job } = await experimentOn(service.url, mode)
-    const proven = await until("the queue's gate", () => at(service.url).typed((c) => c.queues.read({ params: { id: queue } })), (q) => q.gate.state !== "proving")
+    const proven = await until("the queue's gate", () => at(service.url).typed((c) => c.queues.read({ params: { id: queue } })), (q) => q.gate.state !== "proving" && q.gate.state !== "unproven")
     expect(proven.gate).toMatchObject({ state: "open" })
     const submitted = await at(service.url).typed((c) => c.jobs.create({ params: { id: experiment }, payload: job as never }))
     const finished = await until("the job", () => allJobs(at(service.url)), (jobs) => jobs.every((j) => j.status === "finished" || j.status === "failed"))
