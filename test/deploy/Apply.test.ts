@@ -3,16 +3,22 @@
 // nothing; a real apply stores what kustomize built, with the defaults the API server adds; applying another
 // overlay or the Kueue component over it changes what it should; a copy of an overlay with a misspelt field is
 // refused as kube-apiserver refuses it, naming the field, and leaves what is stored as it was.
+import { randomBytes } from "node:crypto"
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join, relative } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { background, ensureBuilt, example, kubectl, processTestMs, repoRoot, type Run, type Served } from "../../packages/cli/test/DispatchBinary.ts"
+import { hashToken } from "../../packages/server/src/http/Auth.ts"
 import { type Manifest, type Overlay, build, one } from "./Kustomize.ts"
+import { standInForPod } from "./PodStandIn.ts"
 
 const dir = mkdtempSync(join(tmpdir(), "dispatch-apply-"))
 const admin = join(dir, "admin.kubeconfig")
 const serviceAccount = "system:serviceaccount:dispatch:dispatch"
+const token = randomBytes(24).toString("base64url")
+const tokensYaml = `- {name: ops, group: ml-team, access: write, tokenHash: "${hashToken(token, randomBytes(16))}"}\n`
 let sim: Served | undefined
 
 beforeAll(async () => {
@@ -90,6 +96,8 @@ describe("kubectl apply -k deploy/overlays/… --server-side, to a simulator wit
   it("stores the postgres overlay as built, with the API server's defaults, and the Deployment reads its URL from the Secret", async () => {
     const secret = await k("create", "secret", "generic", "dispatch-postgres", "-n", "dispatch", "--from-literal=url=postgres://dispatch:p@db.example:5432/dispatch")
     expect(secret.code).toBe(0)
+    writeFileSync(join(dir, "tokens.yaml"), tokensYaml)
+    expect((await k("create", "secret", "generic", "dispatch-tokens", "-n", "dispatch", `--from-file=${join(dir, "tokens.yaml")}`)).code).toBe(0)
     const objects = await build("postgres")
     const ran = await k("apply", "-k", variant("postgres", false), "--server-side")
     expect(ran.stderr).toBe("")
@@ -143,6 +151,35 @@ describe("kubectl apply -k deploy/overlays/… --server-side, to a simulator wit
     expect(deployment.spec.template.spec.volumes.find((v: any) => v.name === "data")).toEqual({ name: "data", persistentVolumeClaim: { claimName: "dispatch-data" } })
     const claim = one(objects, "PersistentVolumeClaim")
     expect(await stored("pvc", claim.metadata.name, "dispatch")).toMatchObject({ ...claim, spec: { ...(claim["spec"] as object), volumeMode: "Filesystem" } })
+  }, processTestMs)
+
+  it("the embedded overlay's pod, stood in for where no pod runs, has the Deployment's environment and its Secret's files, and serves", async () => {
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, "127.0.0.1", () => {
+        const { port } = probe.address() as { port: number }
+        probe.close(() => resolve(port))
+      })
+    })
+    const root = mkdtempSync(join(dir, "pod-"))
+    const pod = await standInForPod({ kubeconfig: admin, namespace: "dispatch", deployment: "dispatch", root, host: "127.0.0.1", port })
+    try {
+      expect(pod.env).toEqual({
+        DISPATCH_HOST: "127.0.0.1",
+        DISPATCH_PORT: String(port),
+        DISPATCH_TOKENS: join(root, "etc/dispatch/tokens/tokens.yaml"),
+        DISPATCH_LOG_FORMAT: "json",
+        DISPATCH_INSTANCE: "dispatch-standin",
+        DISPATCH_DATA_DIR: join(root, "var/lib/dispatch/data")
+      })
+      expect(readFileSync(join(root, "etc/dispatch/tokens/tokens.yaml"), "utf8")).toBe(tokensYaml)
+      expect((await fetch(`${pod.url}/readyz`)).status).toBe(200)
+      const me = await fetch(`${pod.url}/api/v1/users/current`, { headers: { authorization: `Bearer ${token}` } })
+      expect(await me.json()).toMatchObject({ username: "ops", via: "token" })
+      // Its JSON access log, as DISPATCH_LOG_FORMAT says.
+      expect(pod.stderr()).toMatch(/^\{.*"\/api\/v1\/users\/current".*\}$/m)
+    } finally {
+      await pod.stop()
+    }
   }, processTestMs)
 
   // A copy of deploy/ with one field misspelt, as a typo in an edited overlay makes it.
