@@ -10,11 +10,11 @@ export interface Ran {
   readonly stderr: string
 }
 
-/** The environment blocks run in; `extra` is added (e.g. a PATH with the repository's binaries). */
+/** The environment blocks run in; `extra` is added (e.g. a PATH with the repository's binaries, or a KUBECONFIG naming a simulator). */
 export const shellEnv = (extra: Readonly<Record<string, string>> = {}): NodeJS.ProcessEnv => {
-  const copy: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1", ...extra }
+  const copy: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1" }
   delete copy["KUBECONFIG"]
-  return copy
+  return { ...copy, ...extra }
 }
 
 // Bounds for a machine far slower than an idle one (the install and build take about a minute there, a

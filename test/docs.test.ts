@@ -11,9 +11,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { readmeBlocks, unmarkedShellBlocks } from "./ReadmeBlocks.ts"
 import { blockTestMs, runBackground, runShell, stopGroup } from "./ShellBlocks.ts"
 import { ensureBuilt } from "../packages/cli/test/DispatchBinary.ts"
+import { type DocSetup, installDoc } from "./deploy/InstallDoc.ts"
 
 const repo = fileURLToPath(new URL("..", import.meta.url))
 const docs = readdirSync(join(repo, "docs")).filter((f) => f.endsWith(".md")).sort()
+// What a document's blocks run against beyond the scratch project (deploy.md: a cluster, its database, a pod's stand-in).
+const setups: Readonly<Record<string, () => DocSetup>> = { "deploy.md": installDoc }
 
 describe("docs/", () => {
   it("marks every shell example for testing", () => {
@@ -28,6 +31,8 @@ describe("docs/", () => {
     describe(doc, () => {
       let dir: string
       const started: Array<ChildProcess> = []
+      const setup = setups[doc]?.()
+      let env: Readonly<Record<string, string>> = {}
       beforeAll(async () => {
         await ensureBuilt()
         dir = mkdtempSync(join(tmpdir(), "dispatch-docs-"))
@@ -37,16 +42,19 @@ describe("docs/", () => {
         symlinkSync(join(repo, "packages"), join(dir, "packages"))
         symlinkSync(join(repo, "deploy"), join(dir, "deploy"))
         writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "dispatch-docs-scratch", private: true }))
+        env = (await setup?.start(dir)) ?? {}
       }, blockTestMs)
       afterAll(async () => {
         await Promise.all(started.map(stopGroup))
+        await setup?.stop()
         rmSync(dir, { recursive: true, force: true })
       })
       it("has well-formed markers", () => expect(parsed).toHaveProperty("blocks"))
       // Sequential: later blocks use what earlier ones started and wrote.
       for (const block of blocks) {
         it(`runs the "${block.name}" block verbatim`, async () => {
-          const ran = block.background ? await runBackground(block.body, dir, started) : await runShell(block.body, dir)
+          await setup?.before[block.name]?.(dir)
+          const ran = block.background ? await runBackground(block.body, dir, started, env) : await runShell(block.body, dir, env)
           expect(ran, `${ran.stdout}\n${ran.stderr}`.slice(-4000)).toMatchObject({ code: 0 })
         }, blockTestMs)
       }
