@@ -90,7 +90,7 @@ describe("a starting service", () => {
         status: 200,
         contentType: "application/json",
         retryAfter: null,
-        body: { ready: true, database: "reachable", migrations: `all ${migrations.length} applied`, dispatcher: "off", reasons: [] }
+        body: { ready: true, database: "reachable", migrations: `all ${migrations.length} applied`, dispatcher: "off", reasons: [], queues: [] }
       })
       expect(await answer(`${url}/api/v1/jobs`, authorized)).toMatchObject({ status: 200 })
     } finally {
