@@ -19,7 +19,9 @@ const startErrorTags = new Set(["ErrInvalid", "ErrUnsupported", "ErrRejected", "
 
 // A cluster layer that cannot be built (an unreadable kubeconfig) leaves the cluster unreachable, like a down server.
 const errorOf = (failure: StartError | ClusterError): StartError =>
-  startErrorTags.has(failure._tag) ? (failure as StartError) : new ErrUnreachable({ reasons: [`the cluster client could not be made: ${(failure as ClusterError).message}`] })
+  startErrorTags.has(failure._tag)
+    ? (failure as StartError)
+    : new ErrUnreachable({ reasons: (failure as ClusterError).reasons.map((reason) => `the cluster client could not be made: ${reason}`) })
 
 const closed: ClusterRun<never> = { kind: "abandoned", reason: "the service is closing" }
 
