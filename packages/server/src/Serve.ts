@@ -94,8 +94,6 @@ export class ServeError extends Schema.TaggedError<ServeError>()("ServeError", {
   }
 }
 
-const defaultClock = () => Effect.runSync(Clock.currentTimeMillis)
-
 const defaultRandom = (n: number): ReadonlyArray<number> => [...randomBytes(n)]
 
 const decodeTokens = (tokens: ReadonlyArray<unknown>): Result.Result<ReadonlyArray<TokenEntry>, ServeError> => {
@@ -140,7 +138,9 @@ const running = (options: ServeOptions, checked: Checked): Effect.Effect<Omit<Jo
         (lock) => Effect.promise(() => lock.release())
       )
     }
-    const clock = options.clock ?? defaultClock
+    // The clock of the fiber the service runs in (effect's default, or one a caller provided), read where the parts
+    // that take a `() => number` ask for the time.
+    const clock = options.clock ?? (yield* Clock.clockWith((current) => Effect.succeed(() => current.currentTimeMillisUnsafe())))
     const random = options.random ?? defaultRandom
     let step: StartupStep | undefined = "database opening"
     let dispatcher: Dispatcher | undefined
