@@ -3,6 +3,6 @@
 // from the root and from the package directory, which Stryker gives vitest as its `dir`.
 import base from "./stryker.vitest.config.ts"
 
-const files = "{JobDispatch,DispatchRow,StatusSync,JobControlRoutes,DispatchQueries,UnansweredCreates,Retries,Dispatching}"
+const files = "{JobDispatch,DispatchRow,StatusSync,JobControlRoutes,DispatchQueries,UnansweredCreates,Retries,Dispatching,ClusterRuntime}"
 
 export default { ...base, test: { ...base.test, include: [`test/${files}.test.ts`, `packages/server/test/${files}.test.ts`] } }

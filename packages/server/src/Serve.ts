@@ -13,7 +13,7 @@ import { queueGates } from "./store/QueueGates.ts"
 import { jobControlRoutes } from "./http/JobControlRoutes.ts"
 import { jobRoutes } from "./http/JobRoutes.ts"
 import { reportRoutes } from "./http/ReportRoutes.ts"
-import { apiPrefix, listen, openApiDocument, type Listening } from "./http/ApiServer.ts"
+import { apiPrefix, listening as listeningOn, openApiDocument } from "./http/ApiServer.ts"
 import { defaultLimits, type AnswerLimits } from "./wire/Limits.ts"
 import { migrate } from "./store/Migrations.ts"
 import { pgliteLayer, pgliteOpeningNote } from "./store/PgliteDatabase.ts"
@@ -94,8 +94,6 @@ export class ServeError extends Schema.TaggedError<ServeError>()("ServeError", {
   }
 }
 
-const defaultClock = () => Effect.runSync(Clock.currentTimeMillis)
-
 const defaultRandom = (n: number): ReadonlyArray<number> => [...randomBytes(n)]
 
 const decodeTokens = (tokens: ReadonlyArray<unknown>): Result.Result<ReadonlyArray<TokenEntry>, ServeError> => {
@@ -140,7 +138,9 @@ const running = (options: ServeOptions, checked: Checked): Effect.Effect<Omit<Jo
         (lock) => Effect.promise(() => lock.release())
       )
     }
-    const clock = options.clock ?? defaultClock
+    // The clock of the fiber the service runs in (effect's default, or one a caller provided), read where the parts
+    // that take a `() => number` ask for the time.
+    const clock = options.clock ?? (yield* Clock.clockWith((current) => Effect.succeed(() => current.currentTimeMillisUnsafe())))
     const random = options.random ?? defaultRandom
     let step: StartupStep | undefined = "database opening"
     let dispatcher: Dispatcher | undefined
@@ -149,26 +149,19 @@ const running = (options: ServeOptions, checked: Checked): Effect.Effect<Omit<Jo
     // The line that explains the seconds PGlite takes to open, or to create, its data directory: before the URL.
     if (dataDir !== undefined) process.stderr.write(pgliteOpeningNote(dataDir))
     const unopened = yield* notOpenYet
-    const listening = yield* Effect.acquireRelease(
-      Effect.tryPromise({
-        try: () =>
-          listen(
-            { routes, openApi, tokens: checked.tokens, db: unopened, now: () => new Date(clock()).toISOString(), control: () => dispatcher?.control,
-              limits: { ...defaultLimits, ...options.limits },
-              signup: options.signup ?? false,
-              starting: () => step,
-              ...(options.webRoot === undefined ? {} : { webRoot: options.webRoot }),
-              ...(checked.defaultBackend === undefined ? {} : { defaultBackend: checked.defaultBackend }),
-              dispatcher: () => (options.dispatch === undefined ? "off" : stopping ? "stopped" : dispatcher === undefined ? "starting" : "running"),
-              ...(accessLog === undefined ? {} : { accessLog: { format: accessLog.format, write: accessLog.write ?? ((line: string) => void process.stderr.write(`${line}\n`)) } })
-            },
-            options.host ?? "127.0.0.1",
-            options.port ?? 0
-          ),
-        catch: (cause) => new ServeError({ stage: "listen", reasons: [reasonOf(cause)] })
-      }),
-      (listening) => Effect.promise(() => listening.close())
-    )
+    const listening = yield* listeningOn(
+      { routes, openApi, tokens: checked.tokens, db: unopened, now: () => new Date(clock()).toISOString(), control: () => dispatcher?.control,
+        limits: { ...defaultLimits, ...options.limits },
+        signup: options.signup ?? false,
+        starting: () => step,
+        ...(options.webRoot === undefined ? {} : { webRoot: options.webRoot }),
+        ...(checked.defaultBackend === undefined ? {} : { defaultBackend: checked.defaultBackend }),
+        dispatcher: () => (options.dispatch === undefined ? "off" : stopping ? "stopped" : dispatcher === undefined ? "starting" : "running"),
+        ...(accessLog === undefined ? {} : { accessLog: { format: accessLog.format, write: accessLog.write ?? ((line: string) => void process.stderr.write(`${line}\n`)) } })
+      },
+      options.host ?? "127.0.0.1",
+      options.port ?? 0
+    ).pipe(Effect.mapError((cause) => new ServeError({ stage: "listen", reasons: [reasonOf(cause)] })))
     options.onListening?.(listening.url)
     const stop = options.stop
     let stopAsked = false
@@ -185,7 +178,7 @@ const running = (options: ServeOptions, checked: Checked): Effect.Effect<Omit<Jo
         const stopped = stop === undefined ? Effect.never : Effect.as(Effect.promise(() => stop), "stopped" as const)
         const first = yield* Effect.raceFirst(Fiber.await(fiber), stopped)
         if (first === "stopped") {
-          yield* Effect.promise(() => listening.close())
+          yield* listening.close
           yield* Fiber.await(fiber)
           return yield* Effect.fail(stoppedWhile(at))
         }
@@ -196,8 +189,8 @@ const running = (options: ServeOptions, checked: Checked): Effect.Effect<Omit<Jo
     const layer = options.database ?? (options.databaseUrl === undefined ? pgliteLayer(options.dataDir) : postgresLayer(options.databaseUrl))
     const database = yield* startupStep("database opening", Layer.build(layer))
     yield* startupStep("migrations", Effect.mapError(Effect.provideContext(migrate(), database), (cause) => databaseError("migrate", cause)))
-    // The listener stops before the database closes (its first release, above, is then a no-op).
-    yield* Effect.addFinalizer(() => Effect.promise(() => listening.close()))
+    // The listener stops before the database closes (closing its own scope, inside the service's, is then a no-op).
+    yield* Effect.addFinalizer(() => listening.close)
     const prepared = yield* Effect.gen(function* () {
       const secret = yield* Effect.flatMap(queueGates, (gates) => gates.serviceSecret("report", Buffer.from(random(32)).toString("hex")))
       const backend = checked.defaultBackend

@@ -113,7 +113,7 @@ describe("retentionPass", () => {
       clock: () => now,
       now: () => iso(now),
       leaseMs: 60_000,
-      cluster: { run: () => Promise.reject(new Error("no cluster call expected")), close: () => Promise.resolve() }
+      cluster: { run: () => Effect.die(new Error("no cluster call expected")), close: Effect.void }
     } as unknown as DispatchContext
     expect(await retentionPass(context, hour, 10, (l) => void lines.push(l))).toEqual({ taken: 1, removed: 0, failures: [] })
     expect(await db.query(`select cluster_removed_on is not null as removed, cluster_removal_reason as reason from jobs where id = $1`, [id])).toEqual([
@@ -155,11 +155,12 @@ const contextOf = (answer: ClusterRun<unknown>, clock: () => number = () => now)
     leaseMs: 60_000,
     runs,
     cluster: {
-      run: (effect: unknown) => {
-        runs.push(effect)
-        return Promise.resolve(answer)
-      },
-      close: () => Promise.resolve()
+      run: (effect: unknown) =>
+        Effect.sync(() => {
+          runs.push(effect)
+          return answer
+        }),
+      close: Effect.void
     }
   } as unknown as DispatchContext & { readonly runs: Array<unknown> }
 }

@@ -2,9 +2,10 @@
 // the guard drops an answer for a row that moved, and the claim, error, history and modification time are written as
 // the answer says; checked on what the database stores.
 import type { DispatchState } from "@dispatch/jobs"
+import { Result, Schema } from "effect"
 import { describe, expect, test } from "vitest"
-import { dispatchRowOf, rowAfter, stateOf } from "../src/dispatch/DispatchRow.ts"
-import { isClaimed, storedStateOf, type DispatchRow } from "../src/store/DispatchRows.ts"
+import { rowAfter, stateOf } from "../src/dispatch/DispatchRow.ts"
+import { isClaimed, StoredNumber, storedStateOf, type DispatchRow } from "../src/store/DispatchRows.ts"
 import { lockDispatchRow, writeAnswer } from "./DispatchQueries.ts"
 import { startMs, useDispatchWorld } from "./DispatchWorld.ts"
 
@@ -211,10 +212,10 @@ describe("a row as read", () => {
     expect(stateOf({ ...base, dispatchState: "opened", status: "deferred" })).toEqual({ kind: "running", attempts: 1, status: "queued" })
   })
 
-  test("numbers stored as text are numbers, and missing faults none", () => {
-    const raw = { ...base, attempts: "3", nextAttemptAt: "9", landsBy: "4", firstAttemptAt: "2", stopTries: "1", faults: null } as unknown as DispatchRow
-    expect(dispatchRowOf(raw)).toMatchObject({ attempts: 3, nextAttemptAt: 9, landsBy: 4, firstAttemptAt: 2, stopTries: 1, faults: [] })
-    expect(dispatchRowOf({ ...base, landsBy: undefined, firstAttemptAt: undefined } as unknown as DispatchRow)).toMatchObject({ landsBy: null, firstAttemptAt: null })
+  test("a stored number is read as a number, from a number or from its text (a bigint column), and nothing else", () => {
+    const decode = Schema.decodeUnknownResult(StoredNumber)
+    expect([3, "3", "9.5", "-2"].map((value) => Result.getOrUndefined(decode(value)))).toEqual([3, 3, 9.5, -2])
+    for (const value of ["x", "NaN", "Infinity", Number.POSITIVE_INFINITY, Number.NaN, null, true]) expect(Result.isFailure(decode(value)), String(value)).toBe(true)
   })
 
   test("a claimed state is exactly claimed, starting or owned", () => {

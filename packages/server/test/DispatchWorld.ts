@@ -26,8 +26,8 @@ export const startMs = Date.UTC(2026, 5, 1, 12)
 export const scriptedCluster = (answers: ReadonlyArray<ClusterRun<unknown>>): ClusterRuntime & { readonly runs: () => number } => {
   let runs = 0
   return {
-    run: async <A>() => answers[Math.min(runs++, answers.length - 1)] as ClusterRun<A>,
-    close: async () => undefined,
+    run: <A>() => Effect.sync(() => answers[Math.min(runs++, answers.length - 1)] as ClusterRun<A>),
+    close: Effect.void,
     runs: () => runs
   }
 }
@@ -121,7 +121,7 @@ export const useDispatchWorld = (name: string): DispatchWorld => {
     await db.run(storeGate(world?.queue ?? 0, { state: "open" }, new Date(startMs).toISOString(), startMs))
   })
   afterAll(async () => {
-    for (const runtime of runtimes.splice(0)) await runtime.close()
+    for (const runtime of runtimes.splice(0)) await Effect.runPromise(runtime.close)
     await db?.close()
   })
   return {

@@ -285,11 +285,12 @@ describe("a dispatch pass's answers, with the cluster's answers given", () => {
   test("an answer for a job cancelled meanwhile is dropped and the claim given back; the TrainJob found is still recorded", async () => {
     const id = await w.submit()
     const cluster = {
-      run: async <A>() => {
-        await w.db().query(`update jobs set dispatch_state = 'stopping', status = 'cancelled' where id = $1`, [id])
-        return startOk as unknown as { kind: "ok"; value: A }
-      },
-      close: async () => undefined
+      run: <A>() =>
+        Effect.promise(async () => {
+          await w.db().query(`update jobs set dispatch_state = 'stopping', status = 'cancelled' where id = $1`, [id])
+          return startOk as unknown as { kind: "ok"; value: A }
+        }),
+      close: Effect.void
     }
     expect(await dispatchPass(w.context(cluster), 4)).toEqual({ claimed: 1, problems: [] })
     const row = await w.row(id)

@@ -57,3 +57,34 @@ test("a transaction whose connection the server ends fails, nothing is thrown un
     await Effect.runPromise(Scope.close(scope, Exit.void))
   }
 }, 60_000)
+
+test("a named statement whose table another process changed runs again unnamed, and the error that said so is told by its SQLSTATE and routine", async () => {
+  const scope = await Effect.runPromise(Scope.make())
+  const admin = new pg.Client({ connectionString: database.url })
+  await admin.connect()
+  try {
+    await admin.query("create table plan_changes (a int)")
+    await admin.query("insert into plan_changes values (1)")
+    // One connection: the statement is prepared on it by name, and the second read uses that plan.
+    const context = await Effect.runPromise(Layer.buildWithScope(postgresClientLayer(database.url, 1), scope))
+    const sql = Context.get(context, SqlClient.SqlClient)
+    const read = sql`select * from plan_changes`
+    expect(await Effect.runPromise(read)).toEqual([{ a: 1 }])
+    expect(await Effect.runPromise(read)).toEqual([{ a: 1 }])
+    await admin.query("alter table plan_changes add column b int default 2")
+    expect(await Effect.runPromise(read)).toEqual([{ a: 1, b: 2 }])
+    // What PostgreSQL answers the stale plan with, as the client recognises it: by fields, not by its words, which
+    // the server's lc_messages translates.
+    const stale = await admin.query({ name: "stale", text: "select * from plan_changes" }).then(async () => {
+      await admin.query("alter table plan_changes add column c int")
+      return admin.query({ name: "stale", text: "select * from plan_changes" }).then(
+        () => undefined,
+        (error: unknown) => error
+      )
+    })
+    expect(stale).toMatchObject({ code: "0A000", routine: "RevalidateCachedQuery" })
+  } finally {
+    await admin.end()
+    await Effect.runPromise(Scope.close(scope, Exit.void))
+  }
+}, 60_000)

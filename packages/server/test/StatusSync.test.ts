@@ -200,11 +200,12 @@ describe("a stop pass", () => {
   test("a stop whose job moved meanwhile is dropped, and not counted", async () => {
     const id = await stoppingJob()
     const cluster = {
-      run: async <A>() => {
-        await w.db().query(`update jobs set status = 'finished' where id = $1`, [id])
-        return ok({ gone: true }) as unknown as { kind: "ok"; value: A }
-      },
-      close: async () => undefined
+      run: <A>() =>
+        Effect.promise(async () => {
+          await w.db().query(`update jobs set status = 'finished' where id = $1`, [id])
+          return ok({ gone: true }) as unknown as { kind: "ok"; value: A }
+        }),
+      close: Effect.void
     }
     expect(await stopPass(w.context(cluster))).toBe(0)
     expect(await w.row(id)).toMatchObject({ dispatch_state: "stopping", status: "finished" })
@@ -228,9 +229,9 @@ describe("the status sync service", () => {
     expect((await w.api("POST", `/jobs/${stopping}/cancel`)).status).toBe(200)
     const cluster = scriptedCluster([ok([{ state: "Running", ref }]), ok({ gone: true })])
     const sync = Effect.runSync(Effect.provide(Effect.service(StatusSyncService), Layer.provide(statusSyncLayer(w.context(cluster)), w.db().layer)))
-    expect(await sync.follow()).toEqual({ followed: 1, problems: [] })
+    expect(await Effect.runPromise(sync.follow)).toEqual({ followed: 1, problems: [] })
     expect((await w.row(followed))["status"]).toBe("started")
-    expect(await sync.stopCancelled()).toBe(1)
+    expect(await Effect.runPromise(sync.stopCancelled)).toBe(1)
     expect((await w.row(stopping))["dispatch_state"]).toBe("done")
   })
 })

@@ -1,7 +1,7 @@
 // The dispatcher's passes follow and stop jobs through the status sync service: a layer given in its place is the
 // one the passes call, and what it reports is what a pass reports.
 import { KubeCluster } from "@dispatch/effects"
-import { Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { expect, test } from "vitest"
 import type { DispatchOptions } from "../src/dispatch/Dispatcher.ts"
 import { startDispatcher } from "./TestDispatcher.ts"
@@ -14,8 +14,8 @@ test("a pass follows and stops jobs through the status sync service it was given
   const calls: Array<string> = []
   const statusSync = () =>
     Layer.succeed(StatusSyncService, {
-      follow: async () => (calls.push("follow"), { followed: 3, problems: ["job 7: lost"] }),
-      stopCancelled: async () => (calls.push("stop"), 2)
+      follow: Effect.sync(() => (calls.push("follow"), { followed: 3, problems: ["job 7: lost"] })),
+      stopCancelled: Effect.sync(() => (calls.push("stop"), 2))
     })
   // No queue is stored, so the cluster (an unreadable kubeconfig) is never reached.
   const cluster = Layer.orDie(KubeCluster({ kubeconfigPath: "/nonexistent/kubeconfig", callMs: 1000 })) as DispatchOptions["cluster"]

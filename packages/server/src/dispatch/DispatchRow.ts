@@ -3,21 +3,6 @@
 import { statusOf, type DispatchState } from "@dispatch/jobs"
 import { storedStateOf, type DispatchRow } from "../store/DispatchRows.ts"
 
-const num = (value: unknown): number => Number(value)
-const numOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value))
-
-/** A row whose numbers may be text, with its numbers as numbers. The repository decodes its rows with `StoredNumber`,
- * which also refuses a number that is not finite; the service no longer calls this (its tests still pin it). */
-export const dispatchRowOf = (row: DispatchRow): DispatchRow => ({
-  ...row,
-  attempts: num(row.attempts),
-  nextAttemptAt: num(row.nextAttemptAt),
-  landsBy: numOrNull(row.landsBy),
-  firstAttemptAt: numOrNull(row.firstAttemptAt),
-  stopTries: num(row.stopTries),
-  faults: row.faults ?? []
-})
-
 const heldFrom = (row: DispatchRow): "queued" | "started" => (row.heldFrom === "started" ? "started" : "queued")
 
 /** The machine's state a row holds. */

@@ -10,7 +10,7 @@ import { defaultBackoff, retryPolicyOf, type Backoff } from "./Retries.ts"
 import { jobControl, type JobControlEffects } from "./JobControl.ts"
 import { dispatchPassEffect } from "./JobDispatch.ts"
 import { makeQueueProver } from "./QueueProver.ts"
-import { StatusSyncService, stopPassEffect, syncPassEffect } from "./StatusSync.ts"
+import { StatusSyncService, statusSyncLayer } from "./StatusSync.ts"
 import { unansweredCreates } from "../store/UnansweredCreates.ts"
 
 /** How the service takes jobs to the cluster. */
@@ -85,15 +85,11 @@ export interface DispatcherParts {
   readonly entropy: (n: number) => ReadonlyArray<number>
   readonly secret: string
   readonly reportUrl: string
-  /** The status sync the passes call, over the dispatcher's context; when absent, the passes follow and stop jobs
-   * themselves (`syncPassEffect`, `stopPassEffect`: what `statusSyncLayer` provides, without its Promise port). */
+  /** The status sync the passes call, over the dispatcher's context; `statusSyncLayer` when absent. */
   readonly statusSync?: (context: DispatchContext) => Layer.Layer<StatusSyncService, never, SqlClient.SqlClient>
 }
 
 const idle: PassReport = { proven: 0, dispatched: 0, followed: 0, stopped: 0, swept: 0, removed: 0, problems: [] }
-
-// A status sync a caller gave, at its Promise port: its rejection is the pass's failure, as it was thrown.
-const atPort = <A>(run: () => Promise<A>): Effect.Effect<A, unknown> => Effect.tryPromise({ try: run, catch: (cause) => cause })
 
 /**
  * The dispatcher, in the scope it runs in, on the database in context: with `autorun`, its loop and its wake-ups are
@@ -109,7 +105,7 @@ export const makeDispatcher = (options: DispatchOptions, parts: DispatcherParts)
     // Unanswered creates are remembered in the database, so every process and every restart honours them.
     const cluster = yield* Effect.acquireRelease(
       Effect.sync(() => makeClusterRuntime(options.cluster, "Warn", Layer.provide(unansweredCreates, Layer.succeedContext(database)))),
-      (runtime) => Effect.promise(() => runtime.close())
+      (runtime) => runtime.close
     )
     const instance = options.instance ?? Buffer.from(parts.entropy(8)).toString("hex")
     const log = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`))
@@ -151,10 +147,8 @@ export const makeDispatcher = (options: DispatchOptions, parts: DispatcherParts)
       },
       log
     )
-    // The default status sync runs its passes in the dispatcher's fiber; one a caller gave runs at its Promise port.
-    const given = parts.statusSync === undefined ? undefined : yield* Effect.provide(Effect.service(StatusSyncService), parts.statusSync(context))
-    const follow = given === undefined ? syncPassEffect(context) : atPort(() => given.follow())
-    const stopCancelled = given === undefined ? stopPassEffect(context) : atPort(() => given.stopCancelled())
+    // Its passes run in the dispatcher's fiber, inside the pass that calls them.
+    const { follow, stopCancelled } = yield* Effect.provide(Effect.service(StatusSyncService), (parts.statusSync ?? statusSyncLayer)(context))
 
     const onePass = Effect.gen(function* () {
       if (yield* Ref.get(closed)) return idle
@@ -203,7 +197,7 @@ export const makeDispatcher = (options: DispatchOptions, parts: DispatcherParts)
     yield* Effect.addFinalizer(() =>
       Effect.gen(function* () {
         yield* Ref.set(closed, true)
-        yield* Effect.promise(() => cluster.close())
+        yield* cluster.close
         // Waits for the pass under way (its cluster calls now end as abandoned) and for every probe.
         yield* passing.withPermit(Effect.void)
         yield* awaitProven

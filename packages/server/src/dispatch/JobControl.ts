@@ -1,7 +1,7 @@
 import { hold, release } from "@dispatch/effects"
 import { Effect, Result } from "effect"
 import type { SqlClient } from "effect/sql"
-import { runCluster, type ClusterRun } from "./ClusterRuntime.ts"
+import type { ClusterRun } from "./ClusterRuntime.ts"
 import { backendOf, readGate, type DispatchContext } from "./DispatchContext.ts"
 import { dispatchLeases } from "../store/DispatchLeases.ts"
 import { launchedAnyway } from "./LaunchCheck.ts"
@@ -26,8 +26,8 @@ export const transitionEffect = (context: DispatchContext, queue: number, jobKey
     const backend = backendOf(config, yield* readGate(queue))
     if (Result.isFailure(backend)) return { kind: "abandoned", reason: backend.failure.join("; ") } as const
     const key = { job: jobKey, submission: 1 }
-    if (which === "hold") return yield* runCluster(context.cluster, hold(backend.success, key))
-    const released = yield* runCluster(context.cluster, release(backend.success, key))
+    if (which === "hold") return yield* context.cluster.run(hold(backend.success, key))
+    const released = yield* context.cluster.run(release(backend.success, key))
     if (released.kind === "error" && (yield* launchedAnyway(context.cluster, backend.success, key, released.error))) return { kind: "ok", value: undefined } as const
     return released
   })

@@ -5,7 +5,6 @@ import { Effect, Option, Result } from "effect"
 import { SqlClient } from "effect/sql"
 import type { TrainJobRef } from "../wire/ApiSchemas.ts"
 import { backendOf, machineInput, readGate, storeGate, type DispatchContext } from "./DispatchContext.ts"
-import { runCluster } from "./ClusterRuntime.ts"
 import { rowAfter } from "./DispatchRow.ts"
 import { claimJobsEffect, type ClaimedJob } from "./Claims.ts"
 import { dispatchLeases } from "../store/DispatchLeases.ts"
@@ -86,7 +85,7 @@ const execute = (context: DispatchContext, command: "start" | "look" | "open", p
     const { backend, request, key } = prepared
     switch (command) {
       case "look": {
-        const found = yield* runCluster(context.cluster, find(backend, key))
+        const found = yield* context.cluster.run(find(backend, key))
         if (found.kind === "abandoned") return undefined
         if (found.kind === "error") return failed(context, prepared, found.error, (fault) => ({ type: "findFailed", fault }))
         const status = found.value
@@ -94,13 +93,13 @@ const execute = (context: DispatchContext, command: "start" | "look" | "open", p
         return status.state === "Absent" || status.state === "InFlight" ? { event } : { event, trainJob: refOf(status.ref) }
       }
       case "start": {
-        const started = yield* runCluster(context.cluster, start(backend, request))
+        const started = yield* context.cluster.run(start(backend, request))
         if (started.kind === "abandoned") return undefined
         if (started.kind === "error") return failed(context, prepared, started.error, (fault) => ({ type: "startFailed", fault }))
         return { event: { type: "startOk" }, trainJob: refOf(started.value) }
       }
       case "open": {
-        const opened = yield* runCluster(context.cluster, open(backend, key))
+        const opened = yield* context.cluster.run(open(backend, key))
         if (opened.kind === "abandoned") return undefined
         // Open verifies by reading back: a run that ended between its write and that read looks refused, so Find says.
         if (opened.kind === "ok" || (yield* launchedAnyway(context.cluster, backend, key, opened.error))) return { event: { type: "openOk" } }

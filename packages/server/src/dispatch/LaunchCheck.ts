@@ -1,6 +1,6 @@
 import { find, type Backend, type JobKey, type StartError } from "@dispatch/effects"
 import { Effect } from "effect"
-import { runCluster, type ClusterRuntime } from "./ClusterRuntime.ts"
+import type { ClusterRuntime } from "./ClusterRuntime.ts"
 
 // Open and Release verify by reading back, and refuse a TrainJob that has finished. A short run can end between
 // their write and that read, so a refusal does not mean the job never left its gate: Find tells them apart.
@@ -9,4 +9,4 @@ import { runCluster, type ClusterRuntime } from "./ClusterRuntime.ts"
 export const launchedAnyway = (cluster: ClusterRuntime, backend: Backend, key: JobKey, error: StartError): Effect.Effect<boolean> =>
   error._tag !== "ErrRejected"
     ? Effect.succeed(false)
-    : Effect.map(runCluster(cluster, find(backend, key)), (found) => found.kind === "ok" && ["Queued", "Running", "Succeeded", "Failed"].includes(found.value.state))
+    : Effect.map(cluster.run(find(backend, key)), (found) => found.kind === "ok" && ["Queued", "Running", "Succeeded", "Failed"].includes(found.value.state))

@@ -2,7 +2,6 @@ import { factoryOf, probeLifetimeMs, type Gate } from "@dispatch/effects"
 import { decodeConfig, type BackendConfig } from "@dispatch/render"
 import { Effect, FiberMap, Result, Scope } from "effect"
 import type { DispatchContext } from "./DispatchContext.ts"
-import { runCluster } from "./ClusterRuntime.ts"
 import type { SqlClient } from "effect/sql"
 import { storeGate } from "./DispatchContext.ts"
 import { queueGates } from "../store/QueueGates.ts"
@@ -25,7 +24,7 @@ const proveOne = (context: DispatchContext, queue: number, config: BackendConfig
       Effect.gen(function* () {
         // An open queue stays open while it is proven again; any other says why its jobs wait.
         yield* gates.markProving({ queue, reason: provingReason(config, context.now()), at: context.now(), atMs: context.clock() })
-        const proved = yield* runCluster(context.cluster, factoryOf(config))
+        const proved = yield* context.cluster.run(factoryOf(config))
         if (proved.kind === "abandoned") return
         const gate: Gate = proved.kind === "ok" ? proved.value.gate : { state: "closed", reason: proved.error.reasons.join("; ") }
         yield* storeGate(queue, gate, context.now(), context.clock())

@@ -7,7 +7,6 @@ import { stop } from "@dispatch/effects"
 import { Effect, Result } from "effect"
 import { clusterRemovals, ExpiredJob as ExpiredJobSchema } from "../store/ClusterRemovals.ts"
 import { SqlClient } from "effect/sql"
-import { runCluster } from "./ClusterRuntime.ts"
 import { queueBackendsEffect, type DispatchContext, type QueueBackends } from "./DispatchContext.ts"
 
 /** An ended job whose cluster objects are due for removal. */
@@ -42,7 +41,7 @@ const removeOne = (context: DispatchContext, job: ExpiredJob, backendOfQueue: Qu
     if (job.key === null) return { kind: "removed", reason: "it never reached the cluster" } as const
     const backend = backendOfQueue(job.queue)
     if (Result.isFailure(backend)) return { kind: "retry", reason: `queue ${job.queue}'s backend: ${backend.failure.join("; ")}` } as const
-    const stopped = yield* runCluster(context.cluster, stop(backend.success, { job: job.key, submission: 1 }))
+    const stopped = yield* context.cluster.run(stop(backend.success, { job: job.key, submission: 1 }))
     if (stopped.kind === "abandoned") return { kind: "abandoned" } as const
     if (stopped.kind === "ok") {
       // Stop deleted what was there; what remains is being deleted (garbage collection, a finalizer): looked at again.

@@ -2,7 +2,6 @@ import { findMany, InFlight, makeInFlight, stop, type FoundJob } from "@dispatch
 import { step, type DispatchAnswer, type DispatchEvent } from "@dispatch/jobs"
 import { Context, Effect, Layer, Result } from "effect"
 import { SqlClient } from "effect/sql"
-import { runCluster } from "./ClusterRuntime.ts"
 import { machineInput, queueBackendsEffect, type DispatchContext, type QueueBackends } from "./DispatchContext.ts"
 import { stateOf } from "./DispatchRow.ts"
 import { dispatchRows, type DispatchRow } from "../store/DispatchRows.ts"
@@ -61,7 +60,7 @@ export const syncPassEffect = (context: DispatchContext): Effect.Effect<SyncRepo
       // An opened job's create is known to have landed: the shared memory of unanswered creates (a database read and
       // write per job) has nothing to say about it, so its Find runs on a memory of its own.
       const keys = members.map((j) => ({ job: j.key ?? "", submission: 1 }))
-      const found = yield* runCluster(context.cluster, Effect.provideService(findMany(backend.success, keys), InFlight, makeInFlight()))
+      const found = yield* context.cluster.run(Effect.provideService(findMany(backend.success, keys), InFlight, makeInFlight()))
       // Left for the next pass, and said: a Find the cluster refuses (a permission missing) would otherwise go unseen.
       if (found.kind === "error") problems.push(`status sync: queue ${queue}: ${found.error.reasons.join("; ")}`)
       if (found.kind !== "ok") continue
@@ -80,7 +79,7 @@ const stopOf = (context: DispatchContext, job: DispatchRow, backendOfQueue: Queu
     if (job.key === null) return { type: "stopped", gone: true } as const
     const backend = backendOfQueue(job.queue)
     if (Result.isFailure(backend)) return { type: "stopFailed", fault: { verdict: "refused", reason: `the queue's config does not decode: ${backend.failure.join("; ")}` } } as const
-    const result = yield* runCluster(context.cluster, stop(backend.success, { job: job.key, submission: 1 }))
+    const result = yield* context.cluster.run(stop(backend.success, { job: job.key, submission: 1 }))
     if (result.kind === "abandoned") return undefined
     if (result.kind === "ok") return { type: "stopped", gone: result.value.gone } as const
     return { type: "stopFailed", fault: faultOf(result.error, context.clock(), backend.success.config.timeouts.callBoundMs) } as const
@@ -111,23 +110,24 @@ export interface SyncReport {
 
 /** The status sync inside a dispatcher: follows every opened job, and stops every stopping one. */
 export interface StatusSync {
-  /** One Find per queue for its opened jobs, each moved through the status machine (see `syncPass`). */
-  readonly follow: () => Promise<SyncReport>
+  /** One Find per queue for its opened jobs, each moved through the status machine (see `syncPassEffect`); fails with
+   * what the database threw. */
+  readonly follow: Effect.Effect<SyncReport, unknown>
   /** Stops every stopping job (cancelled, deleted, or failed after something may have landed) that is due and no
-   * dispatcher holds; answers how many stops are done (see `stopPass`). */
-  readonly stopCancelled: () => Promise<number>
+   * dispatcher holds; answers how many stops are done (see `stopPassEffect`). */
+  readonly stopCancelled: Effect.Effect<number, unknown>
 }
 
 /** The status sync as an Effect service, which the dispatcher's passes call. */
 export class StatusSyncService extends Context.Service<StatusSyncService, StatusSync>()("dispatch/StatusSync") {}
 
-/** The status sync over one dispatcher's context (its cluster and clock) and the database in context. Its service is
- * Promise-shaped, as a caller's own may be: its passes run at that edge. */
+/** The status sync over one dispatcher's context (its cluster and clock) and the database in context: its passes
+ * run in the caller's fiber. */
 export const statusSyncLayer = (context: DispatchContext): Layer.Layer<StatusSyncService, never, SqlClient.SqlClient> =>
   Layer.effect(
     StatusSyncService,
     Effect.map(Effect.context<SqlClient.SqlClient>(), (database) => ({
-      follow: () => Effect.runPromise(Effect.provideContext(syncPassEffect(context), database)),
-      stopCancelled: () => Effect.runPromise(Effect.provideContext(stopPassEffect(context), database))
+      follow: Effect.provideContext(syncPassEffect(context), database),
+      stopCancelled: Effect.provideContext(stopPassEffect(context), database)
     }))
   )

@@ -3,7 +3,6 @@
 // @dispatch/effects), keeping every copy of a job the service still works on, whose next attempt reuses it.
 import { sweep, type Backend } from "@dispatch/effects"
 import { Effect, Metric, Result } from "effect"
-import { runCluster } from "./ClusterRuntime.ts"
 import type { SqlClient } from "effect/sql"
 import { backendOf, readGates, type DispatchContext } from "./DispatchContext.ts"
 import { clusterRemovals } from "../store/ClusterRemovals.ts"
@@ -68,7 +67,7 @@ export const sweeper = (context: DispatchContext, settings: SweeperSettings, log
       lastSwept.set(where, now)
       // Read just before the sweep: a job that starts after this read has a new JobID, so no old copy of it exists.
       const keep = yield* jobsInProgress
-      const swept = yield* runCluster(context.cluster, sweep(backend, { graceMs: settings.graceMs, keep: (job) => keep.has(job) }))
+      const swept = yield* context.cluster.run(sweep(backend, { graceMs: settings.graceMs, keep: (job) => keep.has(job) }))
       // Abandoned (the service is closing) is no failure: the next run sweeps again.
       const lines = swept.kind === "ok" ? swept.value.failed : swept.kind === "error" ? [`${swept.error._tag}: ${swept.error.reasons.join("; ")}`] : []
       for (const copy of swept.kind === "ok" ? swept.value.deleted : []) {

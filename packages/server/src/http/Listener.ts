@@ -6,7 +6,7 @@ import { createServer } from "node:http"
 import type { Duplex } from "node:stream"
 // The module itself, not the package index, which would also load redis, ws and worker support at start-up.
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { Context, Effect, Exit, Layer, Result, Scope } from "effect"
+import { Cause, Context, Effect, Exit, Layer, Result, Scope } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import type { ApiEnvironment } from "./ApiEnvironment.ts"
 import { allowHeader, notServed } from "./ErrorAnswers.ts"
@@ -69,36 +69,46 @@ export interface Listening {
   readonly url: string
   /** Gives the service what it lacked when it began to listen (its database, once open), or a new startup step. */
   readonly update: (more: Partial<Omit<ApiEnvironment, "baseUrl">>) => void
-  /** Stops listening, waits for open requests, and frees what the server holds. */
-  readonly close: () => Promise<void>
+  /** Stops listening, waits for open requests, and frees what the server holds; closing the scope it was made in
+   * does it too. A second close waits for the first. */
+  readonly close: Effect.Effect<void>
 }
 
-/** Serves the API on a node:http server; the environment's base URL is filled in once it listens. Nothing a
- * client sends can throw out of it: every request ends in an answer or a closed connection. */
-export const listen = async (env: Omit<ApiEnvironment, "baseUrl">, host: string, port: number): Promise<Listening> => {
-  let baseUrl = ""
-  const current = { ...env, baseUrl }
-  const getEnv = () => current
-  // Node's default keep-alive of 5 s closes an idle connection that a client on a busy machine, its own idle timer
-  // late, may be sending its next request on at that very moment: the request is lost ("other side closed"). A
-  // minute, as common proxies keep, makes that race rare; the client resends what is safe to resend.
-  const server = createServer({ keepAliveTimeout: 65_000 })
-  server.on("clientError", answerClientError(getEnv))
-  server.on("connect", answerConnect(getEnv))
-  const app = HttpRouter.serve(serviceLayer(getEnv), { disableLogger: true, disableListenLog: true }).pipe(
-    Layer.provideMerge(NodeHttpServer.layer(() => server, { port, host }))
-  )
-  const scope = Effect.runSync(Scope.make())
-  const context = await Effect.runPromise(Layer.buildWithScope(app as Layer.Layer<HttpServer.HttpServer, unknown>, scope)).catch(async (cause: unknown) => {
-    await Effect.runPromise(Scope.close(scope, Exit.void))
-    throw cause instanceof Error ? cause : new Error(String(cause))
+/** Serves the API on a node:http server, open in the scope it is made in; the environment's base URL is filled in once
+ * it listens. Nothing a client sends can throw out of it: every request ends in an answer or a closed connection. */
+export const listening = (env: Omit<ApiEnvironment, "baseUrl">, host: string, port: number): Effect.Effect<Listening, unknown, Scope.Scope> =>
+  Effect.gen(function* () {
+    const current = { ...env, baseUrl: "" }
+    const getEnv = () => current
+    // Node's default keep-alive of 5 s closes an idle connection that a client on a busy machine, its own idle timer
+    // late, may be sending its next request on at that very moment: the request is lost ("other side closed"). A
+    // minute, as common proxies keep, makes that race rare; the client resends what is safe to resend.
+    const server = createServer({ keepAliveTimeout: 65_000 })
+    server.on("clientError", answerClientError(getEnv))
+    server.on("connect", answerConnect(getEnv))
+    const app = HttpRouter.serve(serviceLayer(getEnv), { disableLogger: true, disableListenLog: true }).pipe(
+      Layer.provideMerge(NodeHttpServer.layer(() => server, { port, host }))
+    )
+    // A scope of its own inside the caller's, so that it can stop listening before the caller's scope closes.
+    const scope = yield* Scope.fork(yield* Effect.scope)
+    const context = yield* Effect.onError(Layer.buildWithScope(app as Layer.Layer<HttpServer.HttpServer, unknown>, scope), (cause) => Scope.close(scope, Exit.failCause(cause)))
+    const address = Context.get(context, HttpServer.HttpServer).address
+    const boundPort = "port" in address ? address.port : port
+    current.baseUrl = `http://${host.includes(":") ? `[${host}]` : host}:${boundPort}`
+    const close = yield* Effect.cached(Scope.close(scope, Exit.void))
+    return { server, url: current.baseUrl, update: (more) => void Object.assign(current, more), close } satisfies Listening
   })
-  const address = Context.get(context, HttpServer.HttpServer).address
-  const boundPort = "port" in address ? address.port : port
-  baseUrl = `http://${host.includes(":") ? `[${host}]` : host}:${boundPort}`
-  Object.assign(current, { baseUrl })
-  let closing: Promise<void> | undefined
-  const close = () => (closing ??= Effect.runPromise(Scope.close(scope, Exit.void)))
-  return { server, url: baseUrl, update: (more) => void Object.assign(current, more), close }
-}
 
+/** `listening` for a program that is not Effect code (the bench's constant service): in a scope of its own, which
+ * `close` closes. */
+export const listen = async (env: Omit<ApiEnvironment, "baseUrl">, host: string, port: number): Promise<Omit<Listening, "close"> & { readonly close: () => Promise<void> }> => {
+  const scope = Effect.runSync(Scope.make())
+  const exit = await Effect.runPromiseExit(Scope.provide(listening(env, host, port), scope))
+  if (Exit.isFailure(exit)) {
+    await Effect.runPromise(Scope.close(scope, exit))
+    const cause = Cause.squash(exit.cause)
+    throw cause instanceof Error ? cause : new Error(String(cause))
+  }
+  const close = () => Effect.runPromise(Effect.andThen(exit.value.close, Scope.close(scope, Exit.void)))
+  return { ...exit.value, close }
+}

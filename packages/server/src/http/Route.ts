@@ -5,7 +5,6 @@ import type { Refusal } from "../wire/ServiceProblem.ts"
 import type { RequestServices } from "./RequestServices.ts"
 
 export type { QueryValue } from "./RequestServices.ts"
-// The job handlers still written as Promises take their request as one bag until they are Effects.
 
 /** An HTTP method the API uses. */
 export type Method = "GET" | "POST" | "PUT" | "DELETE"

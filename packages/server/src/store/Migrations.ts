@@ -1,5 +1,5 @@
-import { Effect } from "effect"
-import { Migrator, SqlClient } from "effect/sql"
+import { type Cause, Effect, Schema } from "effect"
+import { Migrator, SqlClient, SqlSchema } from "effect/sql"
 import type { SqlError } from "effect/sql"
 
 /** One step of the schema, applied once, in order, and recorded in `effect_sql_migrations` (effect/sql's Migrator). */
@@ -322,6 +322,20 @@ create index artifacts_by_job on artifacts (job) where job is not null;
 /** The table effect/sql's Migrator records applied migrations in. */
 export const migrationsTable = "effect_sql_migrations"
 
+/** Why the record of applied migrations could not be read: the database failed, or a row did not decode. */
+export type RecordUnread = SqlError.SqlError | Schema.SchemaError | Cause.NoSuchElementError
+/** Why migrating failed: the Migrator's own error, or the record could not be read. */
+export type MigrationFailure = Migrator.MigrationError | RecordUnread
+
+const Presence = Schema.Struct({ present: Schema.Boolean })
+const Recorded = Schema.Struct({ migration_id: Schema.Number })
+
+// Whether a table of that name exists.
+const tableIsPresent = (sql: SqlClient.SqlClient) => {
+  const find = SqlSchema.findOne({ Request: Schema.String, Result: Presence, execute: (table) => sql`select to_regclass(${table}) is not null as present` })
+  return (table: string) => Effect.map(find(table), (row) => row.present)
+}
+
 // Before effect/sql's Migrator, the service recorded applied migrations in `schema_migrations (version, name)`.
 // A database migrated then gets the Migrator's table filled from it, once, while the old table is locked, so two
 // services starting together on it adopt it once; the old table is left as it was, so a service of the older version
@@ -329,7 +343,7 @@ export const migrationsTable = "effect_sql_migrations"
 // catalog changes committed while the transaction waited, so the second service sees the table the first created.
 const adoptIn = (sql: SqlClient.SqlClient) =>
   Effect.gen(function* () {
-    const present = (table: string) => Effect.map(sql<{ readonly present: boolean }>`select to_regclass(${table}) is not null as present`, (rows) => rows[0]?.present === true)
+    const present = tableIsPresent(sql)
     if (!(yield* present("schema_migrations"))) return
     yield* sql`lock table schema_migrations in exclusive mode`
     if (yield* present(migrationsTable)) return
@@ -348,7 +362,7 @@ const adoptRecordOfOldRunner = Effect.gen(function* () {
 
 /** Applies every step the database lacks through effect/sql's Migrator (in one transaction that locks the record
  * table, so a second service starting meanwhile waits, then finds nothing to do); answers the versions applied. */
-export const applyMigrations = (steps: ReadonlyArray<Migration> = migrations): Effect.Effect<ReadonlyArray<number>, Migrator.MigrationError | SqlError.SqlError, SqlClient.SqlClient> =>
+export const applyMigrations = (steps: ReadonlyArray<Migration> = migrations): Effect.Effect<ReadonlyArray<number>, MigrationFailure, SqlClient.SqlClient> =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     yield* adoptRecordOfOldRunner
@@ -360,15 +374,15 @@ export const applyMigrations = (steps: ReadonlyArray<Migration> = migrations): E
   })
 
 /** The versions recorded as applied (none when the database was never migrated). */
-export const recordedMigrations: Effect.Effect<ReadonlySet<number>, SqlError.SqlError, SqlClient.SqlClient> = Effect.gen(function* () {
+export const recordedMigrations: Effect.Effect<ReadonlySet<number>, RecordUnread, SqlClient.SqlClient> = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
-  const [table] = yield* sql<{ readonly present: boolean }>`select to_regclass(${migrationsTable}) is not null as present`
-  const rows = table?.present === true ? yield* sql<{ readonly migration_id: number }>`select migration_id from ${sql(migrationsTable)}` : []
-  return new Set(rows.map((row) => Number(row.migration_id)))
+  const recorded = SqlSchema.findAll({ Request: Schema.Void, Result: Recorded, execute: () => sql`select migration_id from ${sql(migrationsTable)}` })
+  const rows = (yield* tableIsPresent(sql)(migrationsTable)) ? yield* recorded(undefined) : []
+  return new Set(rows.map((row) => row.migration_id))
 })
 
 /** Applies every migration the database lacks; answers the versions applied. */
-export const migrate = (steps: ReadonlyArray<Migration> = migrations): Effect.Effect<ReadonlyArray<number>, Migrator.MigrationError | SqlError.SqlError, SqlClient.SqlClient> =>
+export const migrate = (steps: ReadonlyArray<Migration> = migrations): Effect.Effect<ReadonlyArray<number>, MigrationFailure, SqlClient.SqlClient> =>
   Effect.gen(function* () {
     // A restart on a current database costs one read, not the Migrator's locked transaction.
     const recorded = yield* recordedMigrations

@@ -28,9 +28,10 @@ export const statementNamer = (limit = namedStatementLimit): StatementNamer => {
   }
 }
 
-// SQLSTATE 0A000, "cached plan must not change result type".
+// "cached plan must not change result type": SQLSTATE 0A000 (feature not supported, shared with other refusals) raised
+// by the server's plan cache, told by those two fields and never by its words, which the server's lc_messages translates.
 const isStalePlan = (cause: unknown): boolean =>
-  typeof cause === "object" && cause !== null && "code" in cause && cause.code === "0A000" && String((cause as { message?: unknown }).message).includes("cached plan")
+  typeof cause === "object" && cause !== null && "code" in cause && cause.code === "0A000" && "routine" in cause && cause.routine === "RevalidateCachedQuery"
 
 type Queryable = Pick<pg.Pool, "query">
 
