@@ -2,34 +2,15 @@
 // parameter repeated), and the settings an environment leaves out take their documented defaults (no sign-up; users
 // who sign up join `public`; the default size limits).
 import { describe, expect, test } from "vitest"
-import { handleApiRequest, type ApiEnvironment } from "../src/http/ApiServer.ts"
-import { openApi, routes } from "../src/Serve.ts"
 import { defaultLimits } from "../src/wire/Limits.ts"
-import { inProcess, newJob, tokenEntries, tokens } from "./Fixtures.ts"
+import { newJob, tokens } from "./Fixtures.ts"
+import { inProcessCaller, inProcessEnvironment } from "./InProcessApi.ts"
 import { useMigratedDatabase } from "./TestDatabase.ts"
 
 describe("the handlers' runner", () => {
   const database = useMigratedDatabase("pglite", "handlers")
-  let clock = Date.UTC(2026, 10, 30, 12)
-  const base = (): ApiEnvironment => ({
-    routes,
-    openApi,
-    tokens: tokenEntries,
-    db: database().client,
-    now: () => new Date((clock += 1000)).toISOString(),
-    baseUrl: "http://test",
-    log: () => undefined
-  })
-  const caller = (env: () => ApiEnvironment, token: string | undefined) =>
-    inProcess(async (method: string, url: string, body?: unknown) => {
-      const answer = await handleApiRequest(env(), {
-        method,
-        url: `/api/v1${url}`,
-        authorization: token === undefined ? undefined : `Bearer ${token}`,
-        body: body === undefined ? "" : JSON.stringify(body)
-      })
-      return { status: answer.status, body: answer.body as any }
-    })
+  const base = inProcessEnvironment(database)
+  const caller = inProcessCaller
   const alice = caller(base, tokens.alice)
 
   test("a page's links repeat its query, a parameter given twice as two; a resource's own link has no query", async () => {

@@ -3,11 +3,10 @@
 // can be deleted through the API.
 import { Schema } from "effect"
 import { describe, expect, test } from "vitest"
-import { handleApiRequest, type ApiEnvironment } from "../src/http/ApiServer.ts"
 import { JobResponse, pageOf } from "../src/index.ts"
 import { listItem } from "../src/wire/ListItem.ts"
-import { openApi, routes } from "../src/Serve.ts"
-import { inProcess, jobBody, newJob, registerWorld, tokenEntries, tokens } from "./Fixtures.ts"
+import { jobBody, newJob, registerWorld, tokens } from "./Fixtures.ts"
+import { inProcessCaller, inProcessEnvironment } from "./InProcessApi.ts"
 import { backends } from "./Service.ts"
 import { useMigratedDatabase } from "./TestDatabase.ts"
 
@@ -15,21 +14,8 @@ const deepJson = (depth: number) => `${'{"a":'.repeat(depth)}1${"}".repeat(depth
 
 describe.each(backends)("a stored row that cannot be rendered, on %s", (backend) => {
   const database = useMigratedDatabase(backend, "unreadable")
-  let clock = Date.UTC(2026, 10, 30, 12)
   const logged: Array<string> = []
-  const env = (): ApiEnvironment => ({
-    routes,
-    openApi,
-    tokens: tokenEntries,
-    db: database().client,
-    now: () => new Date((clock += 1000)).toISOString(),
-    baseUrl: "http://test",
-    log: (line) => void logged.push(line)
-  })
-  const alice = inProcess(async (method: string, url: string, body?: unknown) => {
-    const answer = await handleApiRequest(env(), { method, url: `/api/v1${url}`, authorization: `Bearer ${tokens.alice}`, body: body === undefined ? "" : JSON.stringify(body) })
-    return { status: answer.status, body: answer.body as any }
-  })
+  const alice = inProcessCaller(inProcessEnvironment(database, (line) => void logged.push(line)), tokens.alice)
 
   test("a job whose stored values nest past what can be written is an error item in every job list, logged, and can be deleted", async () => {
     const { world, job } = await newJob(alice, "unreadable")
@@ -80,7 +66,7 @@ describe.each(backends)("a stored row that cannot be rendered, on %s", (backend)
     const { job } = await newJob(alice, "key-order")
     const ref = { namespace: "team-a", name: "job-1", uid: "u-1" }
     await database().query(`update jobs set trainjob = $1::jsonb, last_error = $2::jsonb where id = $3`, [JSON.stringify(ref), JSON.stringify({ error: "ErrUnreachable", reasons: ["down"], ref }), job.id])
-    const answer = await handleApiRequest(env(), { method: "GET", url: `/api/v1/jobs/${job.id}`, authorization: `Bearer ${tokens.alice}`, body: "" })
+    const answer = await alice("GET", `/jobs/${job.id}`)
     const dispatch = (answer.body as { dispatch: Record<string, unknown> }).dispatch
     // jsonb orders an object's keys by length, then bytes: what the job's answer has always shown.
     expect(JSON.stringify(dispatch["trainJob"])).toBe(`{"uid":"u-1","name":"job-1","namespace":"team-a"}`)
