@@ -7,9 +7,11 @@
 // Target: >= 50% of the ceiling. Then the cost of dispatch_report's log_metric to a Python training loop: a tight
 // loop of calls against the same loop calling an empty function, in the same run, with the reporter sending to that
 // service meanwhile (so the sender's work in the same process is counted). Target: <= 5 us per call.
+// DISPATCH_BENCH_PROFILE=DIR runs `dispatch serve` under `node --cpu-prof`, writes its profile in DIR and prints where
+// its CPU went (bench/lib/cpu-profile.mjs). While iterating: DISPATCH_BENCH_QUICK=1 measures only `dispatch serve`.
 import { execFileSync, spawnSync } from "node:child_process"
 import { randomBytes } from "node:crypto"
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 import { performance } from "node:perf_hooks"
@@ -21,6 +23,7 @@ import { replayScript, scriptRate } from "./lib/pgbench.mjs"
 import { withPostgres } from "./lib/postgres.mjs"
 import { recordedPostgres } from "./lib/recorded-database.mjs"
 import { child, processCpuMs } from "./lib/process.mjs"
+import { profileSummary, summaryLines } from "./lib/cpu-profile.mjs"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
 const cli = join(root, "packages", "cli", "bin", "dispatch.js")
@@ -37,6 +40,8 @@ const batches = 400
 const budgetMs = 30_000
 const target = 0.5
 const overheadTargetUs = 5
+const profileDir = process.env.DISPATCH_BENCH_PROFILE ?? ""
+const quick = process.env.DISPATCH_BENCH_QUICK === "1"
 
 let worlds = 0
 
@@ -95,7 +100,9 @@ const serveRate = async (databaseUrl) => {
   const tokensFile = join(dir, "tokens.json")
   writeFileSync(tokensFile, JSON.stringify(tokens))
   const ready = new RegExp(`^${serveReadyLine}`, "m")
-  const served = await child([cli, "serve", "--port", "0", "--tokens", tokensFile], { DATABASE_URL: databaseUrl }, (out, err) =>
+  const profileName = `report-serve-${Date.now()}.cpuprofile`
+  const profiling = profileDir === "" ? [] : ["--cpu-prof", `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${profileName}`]
+  const served = await child([...profiling, cli, "serve", "--port", "0", "--tokens", tokensFile], { DATABASE_URL: databaseUrl }, (out, err) =>
     ready.test(err) ? /^(http:\/\/127\.0\.0\.1:\d+)\/api\/v1$/m.exec(out)?.[1] : undefined
   )
   try {
@@ -107,7 +114,11 @@ const serveRate = async (databaseUrl) => {
       `  dispatch serve: ${done} batches of ${batchRecords} metric records in ${seconds.toFixed(1)} s: ${((done * batchRecords) / seconds).toFixed(0)} records/s ` +
         `(${(done / seconds).toFixed(1)} batches/s); the serve process's CPU ${((processCpuMs(served.process.pid) - cpu) / done).toFixed(1)} ms per batch`
     )
-    return { rate: done / seconds, url: served.value, jobs, stop: served.stop, dir }
+    const stop = async () => {
+      await served.stop()
+      if (profiling.length > 0) for (const line of summaryLines(profileSummary(JSON.parse(readFileSync(join(profileDir, profileName), "utf8"))), 30)) console.log(`    ${line}`)
+    }
+    return { rate: done / seconds, url: served.value, jobs, stop, dir }
   } catch (error) {
     await served.stop()
     rmSync(dir, { recursive: true, force: true })
@@ -193,6 +204,7 @@ await withPostgres(async (databaseUrl) => {
   console.log(`metric records through POST /jobs/{id}/reports, ${jobsReporting} jobs with their report tokens, batches of ${batchRecords}, ${concurrency} in flight, dispatch serve in its own process on PostgreSQL 15 (loopback), against its ceiling:`)
   const served = await serveRate(databaseUrl)
   try {
+    if (quick) return
     const statements = await statementsOf(databaseUrl)
     console.log(`  one batch sends ${statements.length} statements: ${statements.map(({ text }) => `${text.replace(/\s+/g, " ").trim().slice(0, 48)}...`).join(" | ")}`)
     const replay = scriptRate(databaseUrl, replayScript(statements), concurrency, 10, "prepared")
