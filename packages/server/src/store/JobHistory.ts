@@ -2,6 +2,7 @@
 import { JobStatus, LogRecord, SpecialValue, type MetricRecord, type SearchTerm, type Severity } from "@dispatch/jobs"
 import { Effect, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
+import { numberArrayLiteral, textArrayLiteral } from "./ArrayLiteral.ts"
 import { searchCondition } from "./SearchCondition.ts"
 
 /** One status of a job's history, with the service's reason when it gave one. */
@@ -136,18 +137,21 @@ export const appendReportBatch = (metrics: ReadonlyArray<MetricRecord>, logs: Re
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     if (metrics.length > 0) {
+      const numbers = (of: (m: MetricRecord) => number) => numberArrayLiteral(metrics.map(of))
+      const texts = (of: (m: MetricRecord) => string | null) => textArrayLiteral(metrics.map(of))
       yield* sql`insert into job_metrics (job, name, step, value, special_value, recorded_on)
         select job, name, step, value, special_value, recorded_on
-        from unnest(${metrics.map((m) => m.job)}::int[], ${metrics.map((m) => m.name)}::text[], ${metrics.map((m) => m.step)}::float8[],
-                    ${metrics.map((m) => m.value)}::float8[], ${metrics.map((m) => m.specialValue ?? null)}::text[], ${metrics.map((m) => m.timestamp)}::timestamptz[])
+        from unnest(${numbers((m) => m.job)}::int[], ${texts((m) => m.name)}::text[], ${numbers((m) => m.step)}::float8[],
+                    ${numbers((m) => m.value)}::float8[], ${texts((m) => m.specialValue ?? null)}::text[], ${texts((m) => m.timestamp)}::timestamptz[])
           with ordinality as u(job, name, step, value, special_value, recorded_on, n)
         order by n`
     }
     if (logs.length > 0) {
+      const texts = (of: (l: LogRecord) => string) => textArrayLiteral(logs.map(of))
       yield* sql`insert into job_logs (job, severity, logger_name, message, logged_on)
         select job, severity, logger_name, message, logged_on
-        from unnest(${logs.map((l) => l.job)}::int[], ${logs.map((l) => l.severity)}::text[], ${logs.map((l) => l.loggerName)}::text[],
-                    ${logs.map((l) => l.message)}::text[], ${logs.map((l) => l.createdOn)}::timestamptz[])
+        from unnest(${numberArrayLiteral(logs.map((l) => l.job))}::int[], ${texts((l) => l.severity)}::text[], ${texts((l) => l.loggerName)}::text[],
+                    ${texts((l) => l.message)}::text[], ${texts((l) => l.createdOn)}::timestamptz[])
           with ordinality as u(job, severity, logger_name, message, logged_on, n)
         order by n`
     }
