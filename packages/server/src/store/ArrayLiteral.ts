@@ -13,12 +13,5 @@ const quotedEvery = /["\\]/g
 
 /** The array literal of texts and NULLs (`{"a","b \"c\"",NULL}`): each text quoted, its quotes and backslashes
  * escaped, so a comma, a brace, white space or the word NULL inside one is read as text. */
-export const textArrayLiteral = (values: ReadonlyArray<string | null>): string => {
-  let literal = "{"
-  for (let i = 0; i < values.length; i++) {
-    const value = values[i]
-    if (i > 0) literal += ","
-    literal += value === null || value === undefined ? "NULL" : quoted.test(value) ? `"${value.replace(quotedEvery, "\\$&")}"` : `"${value}"`
-  }
-  return `${literal}}`
-}
+export const textArrayLiteral = (values: ReadonlyArray<string | null>): string =>
+  `{${values.map((value) => (value === null ? "NULL" : quoted.test(value) ? `"${value.replace(quotedEvery, "\\$&")}"` : `"${value}"`)).join(",")}}`
