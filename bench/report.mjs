@@ -7,9 +7,16 @@
 // Target: >= 50% of the ceiling. Then the cost of dispatch_report's log_metric to a Python training loop: a tight
 // loop of calls against the same loop calling an empty function, in the same run, with the reporter sending to that
 // service meanwhile (so the sender's work in the same process is counted). Target: <= 5 us per call.
+// Beside that ceiling, the floors a service built on node-postgres and effect/http-api cannot go below, each in a
+// process of its own: the service's own PostgreSQL client sending one batch's statements from node
+// (bench/lib/client-replay.mjs) and effect/http-api alone answering the batches with a constant after decoding them
+// (bench/lib/effect-minimal.mjs); the floor ceiling is 1 / (1/client + 1/effect/http-api alone), and the floors' CPU
+// per batch is set against dispatch serve's (a loaded machine disturbs CPU far less than rates).
+// DISPATCH_BENCH_PROFILE=DIR runs `dispatch serve` under `node --cpu-prof`, writes its profile in DIR and prints where
+// its CPU went (bench/lib/cpu-profile.mjs). While iterating: DISPATCH_BENCH_QUICK=1 measures only `dispatch serve`.
 import { execFileSync, spawnSync } from "node:child_process"
 import { randomBytes } from "node:crypto"
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 import { performance } from "node:perf_hooks"
@@ -21,6 +28,7 @@ import { replayScript, scriptRate } from "./lib/pgbench.mjs"
 import { withPostgres } from "./lib/postgres.mjs"
 import { recordedPostgres } from "./lib/recorded-database.mjs"
 import { child, processCpuMs } from "./lib/process.mjs"
+import { profileSummary, summaryLines } from "./lib/cpu-profile.mjs"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
 const cli = join(root, "packages", "cli", "bin", "dispatch.js")
@@ -37,6 +45,8 @@ const batches = 400
 const budgetMs = 30_000
 const target = 0.5
 const overheadTargetUs = 5
+const profileDir = process.env.DISPATCH_BENCH_PROFILE ?? ""
+const quick = process.env.DISPATCH_BENCH_QUICK === "1"
 
 let worlds = 0
 
@@ -95,7 +105,9 @@ const serveRate = async (databaseUrl) => {
   const tokensFile = join(dir, "tokens.json")
   writeFileSync(tokensFile, JSON.stringify(tokens))
   const ready = new RegExp(`^${serveReadyLine}`, "m")
-  const served = await child([cli, "serve", "--port", "0", "--tokens", tokensFile], { DATABASE_URL: databaseUrl }, (out, err) =>
+  const profileName = `report-serve-${Date.now()}.cpuprofile`
+  const profiling = profileDir === "" ? [] : ["--cpu-prof", `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${profileName}`]
+  const served = await child([...profiling, cli, "serve", "--port", "0", "--tokens", tokensFile], { DATABASE_URL: databaseUrl }, (out, err) =>
     ready.test(err) ? /^(http:\/\/127\.0\.0\.1:\d+)\/api\/v1$/m.exec(out)?.[1] : undefined
   )
   try {
@@ -103,11 +115,16 @@ const serveRate = async (databaseUrl) => {
     for (let i = 0; i < 16; i++) await postBatch(served.value, jobs, i)
     const cpu = processCpuMs(served.process.pid)
     const { done, seconds } = await drive((i) => postBatch(served.value, jobs, 16 + i), batches)
+    const cpuMs = (processCpuMs(served.process.pid) - cpu) / done
     console.log(
       `  dispatch serve: ${done} batches of ${batchRecords} metric records in ${seconds.toFixed(1)} s: ${((done * batchRecords) / seconds).toFixed(0)} records/s ` +
-        `(${(done / seconds).toFixed(1)} batches/s); the serve process's CPU ${((processCpuMs(served.process.pid) - cpu) / done).toFixed(1)} ms per batch`
+        `(${(done / seconds).toFixed(1)} batches/s); the serve process's CPU ${cpuMs.toFixed(1)} ms per batch`
     )
-    return { rate: done / seconds, url: served.value, jobs, stop: served.stop, dir }
+    const stop = async () => {
+      await served.stop()
+      if (profiling.length > 0) for (const line of summaryLines(profileSummary(JSON.parse(readFileSync(join(profileDir, profileName), "utf8"))), 30)) console.log(`    ${line}`)
+    }
+    return { rate: done / seconds, cpuMs, url: served.value, jobs, stop, dir }
   } catch (error) {
     await served.stop()
     rmSync(dir, { recursive: true, force: true })
@@ -153,6 +170,37 @@ const bareRate = async () => {
   }
 }
 
+// The node side of one batch's statements: the service's PostgreSQL client sending them, nothing else.
+const clientFloor = (databaseUrl, statements) => {
+  const dir = mkdtempSync(join(tmpdir(), "dispatch-bench-report-replay-"))
+  const file = join(dir, "statements.json")
+  writeFileSync(file, JSON.stringify(statements))
+  try {
+    const printed = execFileSync(process.execPath, [join(root, "bench", "lib", "client-replay.mjs"), databaseUrl, file, String(concurrency), "10"], { encoding: "utf8" })
+    return JSON.parse(printed.trim().split("\n").at(-1))
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+// effect/http-api alone decoding the same batches and answering a constant: its rate and CPU per batch.
+const frameworkFloor = async () => {
+  const dir = mkdtempSync(join(tmpdir(), "dispatch-bench-report-minimal-"))
+  const answers = join(dir, "answers.json")
+  writeFileSync(answers, JSON.stringify({ "jobs.send": { job: 1, metrics: batchRecords, logs: 0, dropped: { metrics: 0, logs: 0 } } }))
+  const minimal = await child([join(root, "bench", "lib", "effect-minimal.mjs"), answers], {}, (out) => /^(http:\S+)$/m.exec(out)?.[1])
+  try {
+    const jobs = Array.from({ length: jobsReporting }, (_, k) => ({ id: k + 1, call: apiCaller("minimal"), step: 0 }))
+    for (let i = 0; i < 16; i++) await postBatch(minimal.value, jobs, i)
+    const cpu = processCpuMs(minimal.process.pid)
+    const { done, seconds } = await drive((i) => postBatch(minimal.value, jobs, 16 + i), batches)
+    return { rate: done / seconds, cpuMs: (processCpuMs(minimal.process.pid) - cpu) / done }
+  } finally {
+    await minimal.stop()
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
 // log_metric in a tight loop against an empty function of the same signature, in one Python process, the reporter
 // sending to the service meanwhile.
 const overheadScript = `
@@ -193,6 +241,7 @@ await withPostgres(async (databaseUrl) => {
   console.log(`metric records through POST /jobs/{id}/reports, ${jobsReporting} jobs with their report tokens, batches of ${batchRecords}, ${concurrency} in flight, dispatch serve in its own process on PostgreSQL 15 (loopback), against its ceiling:`)
   const served = await serveRate(databaseUrl)
   try {
+    if (quick) return
     const statements = await statementsOf(databaseUrl)
     console.log(`  one batch sends ${statements.length} statements: ${statements.map(({ text }) => `${text.replace(/\s+/g, " ").trim().slice(0, 48)}...`).join(" | ")}`)
     const replay = scriptRate(databaseUrl, replayScript(statements), concurrency, 10, "prepared")
@@ -205,6 +254,14 @@ await withPostgres(async (databaseUrl) => {
     console.log(
       `  records accepted by dispatch serve / ceiling: ${(served.rate * batchRecords).toFixed(0)}/s, ${((100 * served.rate) / ceiling).toFixed(1)}% (target >= ${100 * target}%: ${met ? "met" : "NOT met"})`
     )
+    const client = clientFloor(databaseUrl, statements)
+    const framework = await frameworkFloor()
+    const floor = 1 / (1 / client.rate + 1 / framework.rate)
+    console.log(`  floor: the service's PostgreSQL client sending those statements from node, ${concurrency} at a time, 10 s: ${(client.rate * batchRecords).toFixed(0)} records/s, its CPU ${client.cpuMs.toFixed(2)} ms per batch`)
+    console.log(`  floor: effect/http-api alone decoding the same batches and answering a constant: ${(framework.rate * batchRecords).toFixed(0)} records/s, its CPU ${framework.cpuMs.toFixed(2)} ms per batch`)
+    console.log(`  floor ceiling = 1 / (1/client + 1/effect/http-api alone): ${(floor * batchRecords).toFixed(0)} records/s; dispatch serve / floor ceiling: ${((100 * served.rate) / floor).toFixed(1)}%`)
+    const floorCpu = client.cpuMs + framework.cpuMs
+    console.log(`  CPU per batch: the floors ${floorCpu.toFixed(2)} ms (effect/http-api ${framework.cpuMs.toFixed(2)} + client ${client.cpuMs.toFixed(2)}), dispatch serve ${served.cpuMs.toFixed(2)} ms: ${((100 * floorCpu) / served.cpuMs).toFixed(1)}%`)
     const secret = execFileSync(psql, ["-At", "-c", "select secret from service_keys where name = 'report'", databaseUrl], { encoding: "utf8" }).trim()
     const job = served.jobs[0]
     overhead(served.url, { id: job.id, token: reportToken(secret, job.id) })

@@ -31,7 +31,8 @@ import { route } from "./Route.ts"
 import { AnswerLimitsService, Caller, Links, now, stored, transaction, type ServiceClock } from "./RequestServices.ts"
 import { AlreadyExists, JobNotControllable, refusal, refusalOf, ResourceNotFound, TooManyReferences } from "../wire/ServiceProblem.ts"
 
-const jobNotFound = (id: number) => refusal(new ResourceNotFound({ resource: "job", id: String(id) }))
+/** The refusal of a job the caller cannot see (none, another group's, or deleted): 404. */
+export const jobNotFound = (id: number) => refusal(new ResourceNotFound({ resource: "job", id: String(id) }))
 
 /** The caller's job `id`, not deleted; `lock` holds its row until the transaction ends. Every job sub-resource
  * first finds the job so: that is where cross-group access stops. */

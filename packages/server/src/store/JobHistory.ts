@@ -2,6 +2,7 @@
 import { JobStatus, LogRecord, SpecialValue, type MetricRecord, type SearchTerm, type Severity } from "@dispatch/jobs"
 import { Effect, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
+import { numberArrayLiteral, textArrayLiteral } from "./ArrayLiteral.ts"
 import { searchCondition } from "./SearchCondition.ts"
 
 /** One status of a job's history, with the service's reason when it gave one. */
@@ -130,25 +131,45 @@ export const jobHistory = Effect.gen(function* () {
 /** The job history's repository. */
 export type JobHistory = Effect.Success<typeof jobHistory>
 
-/** Stores a report batch's metric values and log records, each kind in one statement, in the order given (the
- * ids follow it, so re-posts at a step keep their order). Runs in the caller's transaction. */
-export const appendReportBatch = (metrics: ReadonlyArray<MetricRecord>, logs: ReadonlyArray<LogRecord>) =>
+const jobOfGroup = (sql: SqlClient.SqlClient, group: string, job: number) => sql`select 1 from jobs where id = ${job} and grp = ${group} and not deleted`
+
+/** True when job `job` is one of `group`'s and not deleted (its row is not read). */
+export const isJobOf = (group: string, job: number) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    return (yield* jobOfGroup(sql, group, job)).length > 0
+  })
+
+/** Stores a report batch's metric values and log records for job `job` when it is one of `group`'s and not deleted
+ * (false, and nothing stored, when it is not), each kind in one statement, in the order given (the ids follow it, so
+ * re-posts at a step keep their order). The metric values' insert checks the job itself: a batch of metric values
+ * alone, the commonest, is one statement. Runs in the caller's transaction. */
+export const appendReportBatch = (group: string, job: number, metrics: ReadonlyArray<MetricRecord>, logs: ReadonlyArray<LogRecord>) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     if (metrics.length > 0) {
-      yield* sql`insert into job_metrics (job, name, step, value, special_value, recorded_on)
-        select job, name, step, value, special_value, recorded_on
-        from unnest(${metrics.map((m) => m.job)}::int[], ${metrics.map((m) => m.name)}::text[], ${metrics.map((m) => m.step)}::float8[],
-                    ${metrics.map((m) => m.value)}::float8[], ${metrics.map((m) => m.specialValue ?? null)}::text[], ${metrics.map((m) => m.timestamp)}::timestamptz[])
-          with ordinality as u(job, name, step, value, special_value, recorded_on, n)
-        order by n`
-    }
+      const numbers = (of: (m: MetricRecord) => number) => numberArrayLiteral(metrics.map(of))
+      const texts = (of: (m: MetricRecord) => string | null) => textArrayLiteral(metrics.map(of))
+      const [inserted] = yield* sql<{ readonly n: number }>`with stored as (
+          insert into job_metrics (job, name, step, value, special_value, recorded_on)
+          select job, name, step, value, special_value, recorded_on
+          from unnest(${numbers((m) => m.job)}::int[], ${texts((m) => m.name)}::text[], ${numbers((m) => m.step)}::float8[],
+                      ${numbers((m) => m.value)}::float8[], ${texts((m) => m.specialValue ?? null)}::text[], ${texts((m) => m.timestamp)}::timestamptz[])
+            with ordinality as u(job, name, step, value, special_value, recorded_on, n)
+          where exists (${jobOfGroup(sql, group, job)})
+          order by n
+          returning 1)
+        select count(*)::int as n from stored`
+      if ((inserted?.n ?? 0) === 0) return false
+    } else if ((yield* jobOfGroup(sql, group, job)).length === 0) return false
     if (logs.length > 0) {
+      const texts = (of: (l: LogRecord) => string) => textArrayLiteral(logs.map(of))
       yield* sql`insert into job_logs (job, severity, logger_name, message, logged_on)
         select job, severity, logger_name, message, logged_on
-        from unnest(${logs.map((l) => l.job)}::int[], ${logs.map((l) => l.severity)}::text[], ${logs.map((l) => l.loggerName)}::text[],
-                    ${logs.map((l) => l.message)}::text[], ${logs.map((l) => l.createdOn)}::timestamptz[])
+        from unnest(${numberArrayLiteral(logs.map((l) => l.job))}::int[], ${texts((l) => l.severity)}::text[], ${texts((l) => l.loggerName)}::text[],
+                    ${texts((l) => l.message)}::text[], ${texts((l) => l.createdOn)}::timestamptz[])
           with ordinality as u(job, severity, logger_name, message, logged_on, n)
         order by n`
     }
+    return true
   })

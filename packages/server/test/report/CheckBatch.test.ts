@@ -60,6 +60,24 @@ describe("checkBatch", () => {
     else expect(parseMetricTimestamp(text)).not.toBe(text)
   })
 
+  // Fields near and past their ranges (month 0 and 13, day 0 to 32, hour 24, second 60, year 0, leap and century
+  // years), so the check without a Date agrees with the Date's own round trip where the two could part.
+  const pad = (n: number, width: number) => String(n).padStart(width, "0")
+  test.prop([
+    fc.oneof(fc.integer({ min: 0, max: 9999 }), fc.constantFrom(0, 1, 4, 100, 400, 1900, 2000, 2024, 2100, 9999)),
+    fc.oneof(fc.integer({ min: 0, max: 13 }), fc.constant(2)),
+    fc.oneof(fc.integer({ min: 0, max: 32 }), fc.constantFrom(28, 29, 30, 31)),
+    fc.integer({ min: 0, max: 24 }),
+    fc.integer({ min: 0, max: 60 }),
+    fc.integer({ min: 0, max: 60 }),
+    fc.integer({ min: 0, max: 999 })
+  ], { numRuns: 2000 })("a time written as toISOString writes it is kept exactly when Date reads it back unchanged, from year 1", (year, month, day, hour, minute, second, ms) => {
+    const text = `${pad(year, 4)}-${pad(month, 2)}-${pad(day, 2)}T${pad(hour, 2)}:${pad(minute, 2)}:${pad(second, 2)}.${pad(ms, 3)}Z`
+    const read = Date.parse(text)
+    const roundTrip = !Number.isNaN(read) && read >= Date.parse("0001-01-01T00:00:00.000Z") && new Date(read).toISOString() === text
+    expect(isKeptTime(text)).toBe(roundTrip)
+  })
+
   unit("the first instant the service reads (year 1) is kept as it is", () => {
     expect(isKeptTime("0001-01-01T00:00:00.000Z")).toBe(true)
     expect(isKeptTime("0000-12-31T23:59:59.999Z")).toBe(false)

@@ -141,6 +141,35 @@ describe.each(["pglite", "postgres"] as const)("the report batch endpoint on %s"
     expect((await storedOf(theirs.id)).metrics).toHaveLength(0)
     expect((await storedOf(mine.id)).metrics).toHaveLength(1)
   })
+
+  test("a job the caller cannot see (another group's, deleted, none) is 404 before anything wrong with the batch, and nothing is stored", async () => {
+    const { server, storedOf, job, alice } = service()
+    const gone = await job("gone")
+    const kept = await job("kept")
+    expect((await alice("DELETE", `/jobs/${gone.id}`)).status).toBe(200)
+    const batches = [
+      { metrics: [{ name: "loss", value: 1 }] },
+      { metrics: [{ name: "loss", value: 1 }], logs: [{ severity: "INFO", loggerName: "t", message: "m" }] },
+      { logs: [{ severity: "INFO", loggerName: "t", message: "m" }] },
+      { dropped: { metrics: 1 } },
+      {},
+      { metrics: [{ name: "9lives", value: 1, step: -1 }] }
+    ]
+    for (const body of batches) {
+      for (const [id, token] of [[kept.id, tokens.bob], [gone.id, tokens.alice], [gone.id, gone.token], [kept.id + 1000, tokens.alice]] as const) {
+        const answer = await postBatch(server.url, id, token, body)
+        // A deleted job's report token no longer stands for a job: 401, as before any batch is read.
+        if (token === gone.token) expect([answer.status, answer.body.error]).toEqual([401, "Unauthenticated"])
+        else expect([answer.status, answer.body.error, answer.body.detail]).toEqual([404, "ResourceNotFound", [expect.objectContaining({ resource: "job", id: String(id) })]])
+      }
+    }
+    expect(await storedOf(kept.id)).toEqual({ metrics: [], logs: [] })
+    expect(await storedOf(gone.id)).toEqual({ metrics: [], logs: [] })
+    // The same batches from the job's own token are stored (or refused for what is wrong with them).
+    expect((await Promise.all(batches.map((body) => postBatch(server.url, kept.id, kept.token, body)))).map((a) => a.status)).toEqual([200, 200, 200, 200, 200, 400])
+    const stored = await storedOf(kept.id)
+    expect([stored.metrics.length, stored.logs.length]).toEqual([2, 3])
+  })
 })
 
 describe("the report batch endpoint in the OpenAPI document", () => {
