@@ -3,6 +3,8 @@
 // ServiceAccount's kubeconfig and nothing more. A Dioptra job runs end to end in plain and Kueue mode; with each
 // single rule (each verb of each rule) of the Role and ClusterRole taken away, the missing permission is named
 // where an operator looks, and nothing is left half-started; another namespace's ServiceAccount is refused in ours.
+// The Role removals run side by side, each in a namespace of its own bound to the one ServiceAccount, under one
+// service per mode; a ClusterRole removal touches every namespace, so each has a service of its own.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -68,15 +70,15 @@ const backendOf = (mode: Mode) => {
   return { config, runtime: config.runtimes[0], image: "example/worker:1" }
 }
 
-/** A queue with the mode's backend, an entrypoint and an experiment; the body of a job submission. */
-const experimentOn = async (url: string, mode: Mode) =>
+/** A queue with the backend, an entrypoint and an experiment (their names ending in `suffix`); the body of a job submission. */
+const experimentOn = async (url: string, backend: ReturnType<typeof backendOf>, suffix = "") =>
   at(url).typed((c) =>
     Effect.gen(function* () {
-      const queue = yield* c.queues.create({ payload: { name: "gpu", description: "", backend: backendOf(mode) } })
+      const queue = yield* c.queues.create({ payload: { name: `gpu${suffix}`, description: "", backend } })
       const entrypoint = yield* c.entrypoints.create({
-        payload: { name: "train", description: "", queues: [queue.id], parameters: [], artifactParameters: [], taskGraph: { train: { fit: {} } }, command: ["python", "-m", "train"] } as never
+        payload: { name: `train${suffix}`, description: "", queues: [queue.id], parameters: [], artifactParameters: [], taskGraph: { train: { fit: {} } }, command: ["python", "-m", "train"] } as never
       })
-      const experiment = yield* c.experiments.create({ payload: { name: "e", entrypoints: [entrypoint.id] } })
+      const experiment = yield* c.experiments.create({ payload: { name: `e${suffix}`, entrypoints: [entrypoint.id] } })
       return { queue: queue.id, experiment: experiment.id, job: { entrypoint: entrypoint.id, queue: queue.id, values: {}, timeout: "1h", description: "" } }
     })
   )
@@ -89,6 +91,13 @@ const until = async <A>(what: string, read: () => Promise<A>, done: (a: A) => bo
     if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(value)}`)
     await new Promise((resolve) => setTimeout(resolve, 250))
   }
+}
+
+/** `f` of each item, one after the other. */
+const oneByOne = async <A, B>(items: ReadonlyArray<A>, f: (a: A) => Promise<B>): Promise<Array<B>> => {
+  const out: Array<B> = []
+  for (const a of items) out.push(await f(a))
+  return out
 }
 
 const serveWith = (kubeconfig: string, data: string) => background(["serve"], ["--tokens", tokensFile, "--kubeconfig", kubeconfig, "--data-dir", data], undefined, { DATABASE_URL: "" })
@@ -109,7 +118,7 @@ describe.each(["plain", "kueue"] as const)("dispatch serve with exactly `dispatc
     ])
     const service = await serveWith(own, join(dir, `data-ok-${mode}`))
     started.push(service)
-    const { queue, experiment, job } = await experimentOn(service.url, mode)
+    const { queue, experiment, job } = await experimentOn(service.url, backendOf(mode))
     const proven = await until("the queue's gate", () => at(service.url).typed((c) => c.queues.read({ params: { id: queue } })), (q) => q.gate.state !== "proving" && q.gate.state !== "unproven")
     expect(proven.gate).toMatchObject({ state: "open" })
     const submitted = await at(service.url).typed((c) => c.jobs.create({ params: { id: experiment }, payload: job as never }))
@@ -183,123 +192,177 @@ const removals = (printed: string): ReadonlyArray<Removal> => {
 }
 
 /** The permission as the service names it: `missing permission: create trainjobs.trainer.kubeflow.org in namespace ml-team`. */
-const named = (r: Removal): string => {
+const named = (r: Removal, where: string): string => {
   const [resource, subresource] = r.resource.split("/")
-  const scope = r.role === "ClusterRole" ? " (cluster-wide)" : ` in namespace ${namespace}`
+  const scope = r.role === "ClusterRole" ? " (cluster-wide)" : ` in namespace ${where}`
   return `missing permission: ${r.verb} ${resource}${r.group === "" ? "" : `.${r.group}`}${subresource === undefined ? "" : ` --subresource=${subresource}`}${scope}`
 }
 
-const objectsOn = async (kubeconfig: string, kinds: string): Promise<ReadonlyArray<any>> => {
-  const got = await kubectl(["--kubeconfig", kubeconfig, "get", kinds, "-n", namespace, "-o", "json"])
+const objectsOn = async (kubeconfig: string, kinds: string, where: string = namespace): Promise<ReadonlyArray<any>> => {
+  const got = await kubectl(["--kubeconfig", kubeconfig, "get", kinds, "-n", where, "-o", "json"])
   expect(got.code).toBe(0)
   return JSON.parse(got.stdout).items
 }
 
 // An orphan runtime copy, as a Start that died between its copy and its TrainJob leaves one: the sweeper's to delete.
-const orphan = (job: string) =>
-  stringify({
-    ...parse(readFileSync(example("runtime.yaml"), "utf8")),
-    metadata: { name: `dj-${job.toLowerCase()}-s1`, namespace, labels: { "dispatch.phpboyscout.uk/job-id": job } }
-  })
+const orphanJob = "01JD8X2Q4M7N9P3R5S6T8V0W1A"
+const orphan = (where: string) => ({
+  ...parse(readFileSync(example("runtime.yaml"), "utf8")),
+  metadata: { name: `dj-${orphanJob.toLowerCase()}-s1`, namespace: where, labels: { "dispatch.phpboyscout.uk/job-id": orphanJob } }
+})
+
+/** One rule's verb taken away, and where the case runs: a namespace of its own, so that a refusal there touches no
+ * other case's queue, objects or log lines. */
+interface Case {
+  readonly removal: Removal
+  readonly seen: Seen
+  readonly where: string
+  readonly needle: string
+  readonly what: string
+}
+
+/** The case's namespace: two digits, so that no case's namespace begins another's (a log line is told apart by it). */
+const caseNamespace = (n: number): string => `removed-${String(n).padStart(2, "0")}`
+
+/** The printed objects a case gets in its own namespace: the Role and its RoleBinding. */
+const movesIntoCase = (object: Record<string, any>): boolean => object["kind"] === "Role" || object["kind"] === "RoleBinding"
+
+/** What the case's namespace holds: the example runtime, and the printed Role (less the verb, when it is the Role's)
+ * and RoleBinding moved there; the binding's subject stays the service's ServiceAccount in ml-team. A sweeper case
+ * also gets an orphan copy. */
+const namespaceObjects = (c: Case): ReadonlyArray<Record<string, any>> => {
+  const runtime = parse(readFileSync(example("runtime.yaml"), "utf8"))
+  return [
+    { apiVersion: "v1", kind: "Namespace", metadata: { name: c.where } },
+    { ...runtime, metadata: { ...runtime.metadata, namespace: c.where } },
+    ...c.removal.objects.filter(movesIntoCase).map((o) => ({ ...o, metadata: { ...o.metadata, namespace: c.where } })),
+    ...(c.seen === "sweep" ? [orphan(c.where)] : [])
+  ]
+}
+
+/** The objects outside the case's namespace (the ServiceAccount, the ClusterRole less the verb when it is its, the
+ * ClusterRoleBinding), as one text: cases with the same can share one cluster and so one service. */
+const sharedObjects = (c: Case): string =>
+  c.removal.objects
+    .filter((o) => !movesIntoCase(o))
+    .map((o) => stringify(o))
+    .join("---\n")
+
+/** The cases grouped by their shared objects: every Role removal in one group (each in its namespace), each
+ * ClusterRole removal, which no namespace can isolate, in a group of its own. */
+const groupedByCluster = (cases: ReadonlyArray<Case>): ReadonlyArray<ReadonlyArray<Case>> => {
+  const groups = new Map<string, Array<Case>>()
+  for (const c of cases) groups.set(sharedObjects(c), [...(groups.get(sharedObjects(c)) ?? []), c])
+  return [...groups.values()]
+}
 
 describe.each(["plain", "kueue"] as const)("with one rule of `dispatch rbac --mode %s` taken away", (mode) => {
   it("the gate proof, or the first call that needs it, names the missing permission; nothing is left half-started", async () => {
     const { admin, own } = await rbacCluster(mode, `removed-${mode}`, [clusterRuntimeFile])
     const printed = await printedRbac(mode)
-    const cases = removals(printed)
-    expect(cases.map((c) => `${c.verb} ${c.resource}`).sort()).toEqual(Object.keys(seenWhere[mode]).sort())
+    const taken = removals(printed)
+    expect(taken.map((r) => `${r.verb} ${r.resource}`).sort()).toEqual(Object.keys(seenWhere[mode]).sort())
+    const cases = taken.map((removal, i): Case => {
+      const where = caseNamespace(i + 1)
+      return { removal, seen: seenWhere[mode][`${removal.verb} ${removal.resource}`]!, where, needle: named(removal, where), what: `${removal.role} without ${removal.verb} ${removal.resource} (namespace ${where})` }
+    })
+    const groups = groupedByCluster(cases)
+    // Every Role removal shares one service; each ClusterRole removal has its own.
+    expect(groups.map((g) => g.length).sort((a, b) => a - b)).toEqual([
+      ...cases.filter((c) => c.removal.role === "ClusterRole").map(() => 1),
+      cases.filter((c) => c.removal.role === "Role").length
+    ])
     const backend = backendOf(mode)
     // Short timeouts: the sweeper leaves a copy alone for 2 × callBound + workload (here 40 s), and a probe that may
     // not see its Workload gives up after `workload`.
-    const config = {
+    const configIn = (where: string) => ({
       ...backend.config,
+      namespace: where,
       runtimes: [...backend.config.runtimes, { kind: "ClusterTrainingRuntime", name: clusterRuntime }],
       timeouts: { call: "10s", callBound: "10s", workload: "20s" }
-    }
-    let n = 0
-    for (const removal of cases) {
-      n++
-      const seen = seenWhere[mode][`${removal.verb} ${removal.resource}`]
-      const needle = named(removal)
-      const what = `${removal.role} without ${removal.verb} ${removal.resource}`
-      await kubectl(["--kubeconfig", admin, "delete", "role,clusterrole", "-l", "app.kubernetes.io/name=dispatch", "-A"])
-      await apply(admin, removal.objects.map((o) => stringify(o)).join("---\n"))
-      const orphanJob = "01JD8X2Q4M7N9P3R5S6T8V0W1A"
-      if (seen === "sweep") await apply(admin, orphan(orphanJob))
+    })
+    for (const [g, group] of groups.entries()) {
+      await kubectl(["--kubeconfig", admin, "delete", "clusterrole", "-l", "app.kubernetes.io/name=dispatch"])
+      await apply(admin, [sharedObjects(group[0]!), ...group.flatMap(namespaceObjects).map((o) => stringify(o))].join("---\n"))
       const service = await background(
         ["serve"],
-        ["--tokens", tokensFile, "--kubeconfig", own, "--data-dir", join(dir, `data-${mode}-${n}`), ...(seen === "sweep" ? ["--sweep-grace", "1s"] : [])],
+        ["--tokens", tokensFile, "--kubeconfig", own, "--data-dir", join(dir, `data-${mode}-${g}`), ...(group.some((c) => c.seen === "sweep") ? ["--sweep-grace", "1s"] : [])],
         undefined,
         { DATABASE_URL: "" }
       )
       try {
-        const { queue, experiment, job } = await at(service.url).typed((c) =>
-          Effect.gen(function* () {
-            const queue = yield* c.queues.create({ payload: { name: "gpu", description: "", backend: { ...backend, config } } })
-            const entrypoint = yield* c.entrypoints.create({
-              payload: { name: "train", description: "", queues: [queue.id], parameters: [], artifactParameters: [], taskGraph: { train: { fit: {} } }, command: ["python", "-m", "train"] } as never
-            })
-            const experiment = yield* c.experiments.create({ payload: { name: "e", entrypoints: [entrypoint.id] } })
-            return { queue: queue.id, experiment: experiment.id, job: { entrypoint: entrypoint.id, queue: queue.id, values: {}, timeout: "1h", description: "" } }
-          })
-        )
-        const readQueue = () => at(service.url).typed((c) => c.queues.read({ params: { id: queue } }))
-        const proven = await until(`${what}: the gate`, readQueue, (q) => q.gate.state !== "proving" && q.gate.state !== "unproven")
-        const submitted = await at(service.url).typed((c) => c.jobs.create({ params: { id: experiment }, payload: job as never }))
-        const readJob = () => at(service.url).typed((c) => c.jobs.read({ params: { id: submitted.id } }))
-        const logged = () => service.stderr().split("\n").filter((line) => line.includes(needle))
-        const readyz = async () => (await (await fetch(`${service.url}/readyz`)).json()) as { ready: boolean; queues: ReadonlyArray<{ id: number; state: string; reason: string }> }
-        if (seen === "gate" || seen === "open") {
-          if (seen === "gate") {
-            expect(proven.gate.state, what).not.toBe("open")
-            expect(proven.gate.reason, what).toContain(needle)
-            // The job waits for its queue: never claimed, nothing of it on the cluster.
-            const waiting = await readJob()
-            expect([waiting.status, waiting.dispatch.attempts], what).toEqual(["queued", 0])
+        // Every case's queue, entrypoint and experiment first, so that the gate proofs run side by side.
+        const placed = await oneByOne(group, async (c) => ({ ...c, ...(await experimentOn(service.url, { ...backend, config: configIn(c.where) }, `-${c.where}`)) }))
+        // The queues of the cases whose queue stays open, once proven open: they stay open while proven again.
+        const opened = new Set<number>()
+        const readQueue = (queue: number) => at(service.url).typed((client) => client.queues.read({ params: { id: queue } }))
+        // /readyz lists the queues not open (a case's, while first proven or once closed), never one proven open whose
+        // case's permission is only needed later.
+        const readyz = async () => {
+          const ready = (await (await fetch(`${service.url}/readyz`)).json()) as { ready: boolean; queues: ReadonlyArray<{ id: number; state: string; reason: string }> }
+          expect(ready.ready).toBe(true)
+          expect(ready.queues.filter((q) => opened.has(q.id))).toEqual([])
+          return ready
+        }
+        // Each case runs side by side with the others, as it ran alone: a queue not open is proven again a minute
+        // later, so each case looks soon after its own refusal, and waits for what a new proof may hide for a while.
+        const run = async ({ seen, needle, what, where, queue, experiment, job }: (typeof placed)[number]) => {
+          const proven = await until(`${what}: the gate`, () => readQueue(queue), (q) => q.gate.state !== "proving" && q.gate.state !== "unproven")
+          const submitted = await at(service.url).typed((client) => client.jobs.create({ params: { id: experiment }, payload: job as never }))
+          const readJob = () => at(service.url).typed((client) => client.jobs.read({ params: { id: submitted.id } }))
+          const logged = () => service.stderr().split("\n").filter((line) => line.includes(needle))
+          if (seen === "gate" || seen === "open") {
+            if (seen === "gate") {
+              expect(proven.gate.state, what).not.toBe("open")
+              expect(proven.gate.reason, what).toContain(needle)
+              // The job waits for its queue: never claimed, nothing of it on the cluster.
+              const waiting = await readJob()
+              expect([waiting.status, waiting.dispatch.attempts], what).toEqual(["queued", 0])
+            } else {
+              expect(proven.gate.state, what).toBe("open")
+              // The job's first open is refused: the queue closes naming it, and the job waits with its TrainJob held.
+              const refused = await until(`${what}: the job's open`, readJob, (j) => (j.dispatch.reason ?? "").includes(needle))
+              expect(refused.status, what).toBe("queued")
+              expect((await readQueue(queue)).gate.reason, what).toContain(needle)
+            }
+            const listed = await until(`${what}: /readyz`, readyz, (ready) => ready.queues.some((q) => q.id === queue && q.reason.includes(needle)))
+            expect(listed.queues.filter((q) => q.id === queue).map((q) => q.reason), what).toEqual([expect.stringContaining(needle)])
+            await until(`${what}: the log`, async () => logged(), (lines) => lines.length > 0)
+            // Nothing runs half-started: every TrainJob in the case's namespace (the probe's, when it may not be
+            // deleted, or the job's, when it may not be opened) is suspended, and has no pods.
+            const trainJobs = await objectsOn(admin, "trainjobs", where)
+            for (const t of trainJobs) expect([t.metadata.name, t.spec.suspend], what).toEqual([t.metadata.name, true])
+            expect(await objectsOn(admin, "pods", where), what).toEqual([])
+            // The job's own TrainJob and runtime copy: none while its queue is closed, both (held) once its open was refused.
+            const probeName = "dj-00000000000000000000000000-s1"
+            const jobObjects = [...trainJobs, ...(await objectsOn(admin, "trainingruntimes", where))].filter((o) => o.metadata.name !== probeName && o.metadata.name !== "dispatch-torch")
+            expect(jobObjects.length, what).toBe(seen === "open" ? 2 : 0)
           } else {
             expect(proven.gate.state, what).toBe("open")
-            // The job's first open is refused: the queue closes naming it, and the job waits with its TrainJob held.
-            const refused = await until(`${what}: the job's open`, readJob, (j) => (j.dispatch.reason ?? "").includes(needle))
-            expect(refused.status, what).toBe("queued")
-            expect((await readQueue()).gate.reason, what).toContain(needle)
-          }
-          const ready = await readyz()
-          expect(ready.ready, what).toBe(true)
-          expect(ready.queues.map((q) => [q.id, q.reason.includes(needle)]), what).toEqual([[queue, true]])
-          await until(`${what}: the log`, async () => logged(), (lines) => lines.length > 0)
-          // Nothing runs half-started: every TrainJob on the cluster (the probe's, when it may not be deleted, or
-          // the job's, when it may not be opened) is suspended, and has no pods.
-          const trainJobs = await objectsOn(admin, "trainjobs")
-          for (const t of trainJobs) expect([t.metadata.name, t.spec.suspend], what).toEqual([t.metadata.name, true])
-          expect(await objectsOn(admin, "pods"), what).toEqual([])
-          // The job's own TrainJob and runtime copy: none while its queue is closed, both (held) once its open was refused.
-          const probeName = "dj-00000000000000000000000000-s1"
-          const jobObjects = [...trainJobs, ...(await objectsOn(admin, "trainingruntimes"))].filter((o) => o.metadata.name !== probeName && o.metadata.name !== "dispatch-torch")
-          expect(jobObjects.length, what).toBe(seen === "open" ? 2 : 0)
-        } else {
-          expect(proven.gate.state, what).toBe("open")
-          if (seen === "sweep") {
-            await until(`${what}: the sweeper's log`, async () => logged(), (lines) => lines.length > 0)
-            expect(logged()[0], what).toMatch(/^dispatch sweeper: /)
-          } else if (seen === "sync") {
-            // The job was opened; following it is refused, said once in the log.
-            await until(`${what}: the status sync's log`, async () => logged(), (lines) => lines.length > 0)
-            expect(logged()[0], what).toMatch(/^dispatch: status sync: queue \d+: /)
-          } else {
-            const finished = await until(`${what}: the job`, readJob, (j) => j.status === "finished" || j.status === "failed")
-            expect(finished.status, what).toBe("finished")
-            const logs = await dispatch(["logs", "--kubeconfig", admin, "--context", context, "-n", namespace, finished.dispatch.trainJob?.name ?? ""])
-            expect(logs.code, what).not.toBe(ExitCode.ok)
-            expect(logs.stderr, what).toContain(needle)
+            opened.add(queue)
+            if (seen === "sweep") {
+              await until(`${what}: the sweeper's log`, async () => logged(), (lines) => lines.length > 0)
+              expect(logged()[0], what).toMatch(/^dispatch sweeper: /)
+            } else if (seen === "sync") {
+              // The job was opened; following it is refused, said once in the log.
+              await until(`${what}: the status sync's log`, async () => logged(), (lines) => lines.length > 0)
+              expect(logged()[0], what).toMatch(/^dispatch: status sync: queue \d+: /)
+            } else {
+              const finished = await until(`${what}: the job`, readJob, (j) => j.status === "finished" || j.status === "failed")
+              expect(finished.status, what).toBe("finished")
+              const logs = await dispatch(["logs", "--kubeconfig", admin, "--context", context, "-n", where, finished.dispatch.trainJob?.name ?? ""])
+              expect(logs.code, what).not.toBe(ExitCode.ok)
+              expect(logs.stderr, what).toContain(needle)
+            }
           }
         }
+        // Every case to its end, then the first failure (vitest shows its diff); a rejection is never left unawaited.
+        const failed = (await Promise.allSettled(placed.map(run))).flatMap((r) => (r.status === "rejected" ? [r.reason] : []))
+        if (failed.length > 0) throw failed[0]
+        await readyz()
       } finally {
         expect(await service.stop()).toBe(ExitCode.ok)
       }
-      // The next case starts from a clean namespace.
-      await kubectl(["--kubeconfig", admin, "delete", "trainjobs", "--all", "-n", namespace, "--wait=false"])
-      const copies = (await objectsOn(admin, "trainingruntimes")).map((o) => o.metadata.name).filter((name: string) => name !== "dispatch-torch")
-      if (copies.length > 0) await kubectl(["--kubeconfig", admin, "delete", "trainingruntimes", "-n", namespace, ...copies])
     }
   }, 3_600_000)
 })
