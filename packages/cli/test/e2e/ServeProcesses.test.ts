@@ -1,37 +1,28 @@
 // Two `dispatch serve` processes on one PostgreSQL, dispatching to one `dispatch sim serve` process:
 // separate OS processes, as a team would run them. Every job is claimed once, runs on its own TrainJob,
 // and finishes.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { randomBytes } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { hashToken } from "@dispatch/server"
 import { testPostgres, type TestPostgres } from "../../../server/test/TestPostgres.ts"
-import { background, ensureBuilt, example, kubectl, processTestMs, type Served } from "../DispatchBinary.ts"
+import { background, example, kubectl, processTestMs } from "../DispatchBinary.ts"
 import { Effect } from "effect"
 import { withIdempotencyKey } from "../../../client/src/index.ts"
+import { useServeFixture } from "./ServeFixture.ts"
 import { allJobs, exampleExperiment, serviceAt } from "../ServiceCalls.ts"
 import { readFileSync } from "node:fs"
 
 const jobs = Number(process.env["DISPATCH_PROCESS_JOBS"] ?? 500)
-const dir = mkdtempSync(join(tmpdir(), "dispatch-processes-"))
-const token = randomBytes(24).toString("base64url")
-const tokensFile = join(dir, "tokens.json")
-const kubeconfig = join(dir, "sim.kubeconfig")
 let postgres: TestPostgres
-const started: Array<Served> = []
-
+// Registered before the processes' fixture: after hooks run last-registered first, so the services stop before
+// their database goes.
 beforeAll(async () => {
-  await ensureBuilt()
   postgres = await testPostgres()
-  writeFileSync(tokensFile, JSON.stringify([{ name: "t", group: "team", access: "write", tokenHash: hashToken(token, randomBytes(16)) }]))
 }, processTestMs)
 afterAll(async () => {
-  for (const s of started) await s.stop()
   await postgres?.release()
-  rmSync(dir, { recursive: true, force: true })
 })
+const { dir, token, tokensFile, started } = useServeFixture("dispatch-processes-")
+const kubeconfig = join(dir, "sim.kubeconfig")
 
 const at = serviceAt(token)
 

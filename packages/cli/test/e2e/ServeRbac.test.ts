@@ -5,14 +5,13 @@
 // where an operator looks, and nothing is left half-started; another namespace's ServiceAccount is refused in ours.
 // The Role removals run side by side, each in a namespace of its own bound to the one ServiceAccount, under one
 // service per mode; a ClusterRole removal touches every namespace, so each has a service of its own.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { randomBytes } from "node:crypto"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { parse, parseAllDocuments, stringify } from "yaml"
-import { hashToken } from "@dispatch/server"
-import { background, dispatch, ensureBuilt, example, kubectl, processTestMs, type Served } from "../DispatchBinary.ts"
+import { background, dispatch, example, kubectl, processTestMs } from "../DispatchBinary.ts"
+import { useServeFixture } from "./ServeFixture.ts"
 import { allJobs, serviceAt } from "../ServiceCalls.ts"
 import { ExitCode } from "../../src/ExitCode.ts"
 import { Effect } from "effect"
@@ -20,20 +19,8 @@ import { Effect } from "effect"
 const namespace = "ml-team"
 const account = "dispatch"
 const context = `system:serviceaccount:${namespace}:${account}`
-const dir = mkdtempSync(join(tmpdir(), "dispatch-rbac-"))
-const token = randomBytes(24).toString("base64url")
-const tokensFile = join(dir, "tokens.json")
-const started: Array<Served> = []
+const { dir, token, tokensFile, started } = useServeFixture("dispatch-rbac-")
 const at = serviceAt(token)
-
-beforeAll(async () => {
-  await ensureBuilt()
-  writeFileSync(tokensFile, JSON.stringify([{ name: "t", group: "team", access: "write", tokenHash: hashToken(token, randomBytes(16)) }]))
-}, processTestMs)
-afterAll(async () => {
-  for (const s of started) await s.stop()
-  rmSync(dir, { recursive: true, force: true })
-})
 
 type Mode = "plain" | "kueue"
 

@@ -1,33 +1,18 @@
 // `dispatch serve --sim` keeps its simulated cluster in the data directory: killed with SIGKILL while its
 // jobs run and started again, it resumes them on the same TrainJobs and they finish. kubectl reaches the
 // embedded cluster through --sim-kubeconfig-out.
-import { randomBytes } from "node:crypto"
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { hashToken } from "@dispatch/server"
+import { describe, expect, it } from "vitest"
 import { ExitCode } from "../../src/ExitCode.ts"
-import { background, dispatch, ensureBuilt, kubectl, processTestMs, type Served } from "../DispatchBinary.ts"
+import { background, dispatch, kubectl, processTestMs, type Served } from "../DispatchBinary.ts"
+import { useServeFixture } from "./ServeFixture.ts"
 import { allJobs, exampleExperiment, serviceAt } from "../ServiceCalls.ts"
 
 // DISPATCH_RESTART_JOBS=150 runs it at the scale where every job used to be lost.
 const jobs = Number(process.env["DISPATCH_RESTART_JOBS"] ?? 12)
-const dir = mkdtempSync(join(tmpdir(), "dispatch-serve-sim-"))
-const token = randomBytes(24).toString("base64url")
-const tokensFile = join(dir, "tokens.json")
+const { dir, token, tokensFile, started } = useServeFixture("dispatch-serve-sim-")
 const kubeconfig = join(dir, "sim.kubeconfig")
 const dataDir = join(dir, "data")
-const started: Array<Served> = []
-
-beforeAll(async () => {
-  await ensureBuilt()
-  writeFileSync(tokensFile, JSON.stringify([{ name: "t", group: "team", access: "write", tokenHash: hashToken(token, randomBytes(16)) }]))
-}, processTestMs)
-afterAll(async () => {
-  for (const s of started) await s.stop()
-  rmSync(dir, { recursive: true, force: true })
-})
 
 const at = serviceAt(token)
 
