@@ -9,12 +9,14 @@ export interface BatchLimits {
   readonly bytes: number
 }
 
-/** One batch: its body, how many metrics and log records it holds, and the drops it tells. */
+/** One batch: its body, how many metrics and log records it holds, the drops it tells, and whether it was cut at
+ * its byte limit (so a byte-full batch at least waits). */
 export interface Batch {
   readonly body: string
   readonly metrics: number
   readonly logs: number
   readonly dropped: Drops
+  readonly cutByBytes: boolean
 }
 
 // The body's own text around its records: braces, the lists' names, the drop counts.
@@ -26,10 +28,14 @@ export const takeBatch = (buffer: RecordBuffer<BufferedRecord>, limits: BatchLim
   const metrics: Array<string> = []
   const logs: Array<string> = []
   let size = envelopeBytes
+  let cutByBytes = false
   for (let record = buffer.peek(); record !== undefined && metrics.length + logs.length < limits.records; record = buffer.peek()) {
     const text = encodeRecord(record)
     size += Buffer.byteLength(text) + 1
-    if (size > limits.bytes && metrics.length + logs.length > 0) break
+    if (size > limits.bytes && metrics.length + logs.length > 0) {
+      cutByBytes = true
+      break
+    }
     buffer.shift()
     ;(record.kind === "metric" ? metrics : logs).push(text)
   }
@@ -38,6 +44,7 @@ export const takeBatch = (buffer: RecordBuffer<BufferedRecord>, limits: BatchLim
     body: `{"metrics":[${metrics.join(",")}],"logs":[${logs.join(",")}],"dropped":{"metrics":${dropped.metrics},"logs":${dropped.logs}}}`,
     metrics: metrics.length,
     logs: logs.length,
-    dropped
+    dropped,
+    cutByBytes
   }
 }

@@ -115,7 +115,7 @@ export class Reporter {
       if (whole === undefined) return this.refuseLocally(`metric ${show(name)}: step ${show(step)} is not a whole number from 0`, "metrics")
       this.put({ kind: "metric", name, value: number, step: whole, at: this.clock.now() })
     } catch (error) {
-      this.failedCall(error)
+      this.failedCall(error, "metrics")
     }
   }
 
@@ -140,7 +140,7 @@ export class Reporter {
       const who = storable(loggerName === undefined ? this.settings.loggerName : String(loggerName), maxName)
       this.put({ kind: "log", severity, loggerName: who, message: text, at: this.clock.now() })
     } catch (error) {
-      this.failedCall(error)
+      this.failedCall(error, "logs")
     }
   }
 
@@ -243,9 +243,11 @@ export class Reporter {
     this.say(`not sent: ${why}`, why.split(":")[0])
   }
 
-  private failedCall(error: unknown): void {
+  // A call that failed inside (an argument whose conversion throws) records nothing, counted as refused.
+  private failedCall(error: unknown, kind?: "metrics" | "logs"): void {
     try {
-      this.say(`a call failed and was ignored: ${String(error)}`, "failed call")
+      if (kind !== undefined) this.refusedCounts[kind]++
+      this.say(`not sent: a call failed: ${String(error)}`, "failed call")
     } catch {
       // Nothing more to do: a call never raises.
     }
@@ -292,10 +294,11 @@ export class Reporter {
         await this.deliver(transport, batch)
         if (this.stoppedReason !== null) return
         // Less than a batch left: the next interval sends it, unless a flush waits for it.
-        if (this.buffer.length < this.settings.batchSize && this.flushing === 0) return
+        if (this.buffer.length < this.settings.batchSize && !batch.cutByBytes && this.flushing === 0) return
       }
     } catch (error) {
       this.stop(`the sender failed: ${String(error)}`)
+      this.say(`stopped sending: the sender failed: ${String(error)}`)
     }
   }
 

@@ -32,7 +32,7 @@ export const httpDateMs = (text: string): number | undefined => {
     return utc(year, old[2] ?? "", Number(old[1]), Number(old[4]), Number(old[5]), Number(old[6]))
   }
   const c = asctime.exec(text)
-  if (c !== null) return utc(Number(c[7]), c[1] ?? "", Number((c[2] ?? "").trim()), Number(c[3]), Number(c[4]), Number(c[5]))
+  if (c !== null) return utc(Number(c[6]), c[1] ?? "", Number((c[2] ?? "").trim()), Number(c[3]), Number(c[4]), Number(c[5]))
   return undefined
 }
 
