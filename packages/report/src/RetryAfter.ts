@@ -12,9 +12,10 @@ const asctime = new RegExp(`^${day} ${month} ([ \\d]\\d) ${time} (\\d{4})$`)
 
 const utc = (year: number, monthName: string, date: number, hours: number, minutes: number, seconds: number): number | undefined => {
   const index = months.indexOf(monthName)
-  if (date < 1 || date > 31 || hours > 23 || minutes > 59 || seconds > 60) return undefined
+  // A leap second (60) is read as the second before it.
+  if (minutes > 59 || seconds > 60) return undefined
   const at = Date.UTC(year, index, date, hours, minutes, Math.min(seconds, 59))
-  // A date past its month's end (31 Feb) is no date.
+  // A day past its month's end (31 Feb, 00, 32) or an hour past 23 moves the date: no such time.
   return new Date(at).getUTCDate() === date ? at : undefined
 }
 
@@ -32,7 +33,7 @@ export const httpDateMs = (text: string): number | undefined => {
     return utc(year, old[2] ?? "", Number(old[1]), Number(old[4]), Number(old[5]), Number(old[6]))
   }
   const c = asctime.exec(text)
-  if (c !== null) return utc(Number(c[6]), c[1] ?? "", Number((c[2] ?? "").trim()), Number(c[3]), Number(c[4]), Number(c[5]))
+  if (c !== null) return utc(Number(c[6]), c[1] ?? "", Number(c[2]), Number(c[3]), Number(c[4]), Number(c[5]))
   return undefined
 }
 

@@ -83,7 +83,8 @@ export const settingsOf = (options: ReporterOptions, processEnv: Readonly<Record
       return { off: "DIOPTRA_SERVICE_URL, DIOPTRA_JOB_ID and DIOPTRA_REPORT_TOKEN are not all set; reporting is off", quiet: false }
     }
     const parsed = URL.canParse(url) ? new URL(url) : undefined
-    if (parsed === undefined || !["http:", "https:"].includes(parsed.protocol) || parsed.hostname === "") {
+    // An http(s) URL always has a host (WHATWG URL refuses one without).
+    if (parsed === undefined || !["http:", "https:"].includes(parsed.protocol)) {
       return { off: `DIOPTRA_SERVICE_URL ${JSON.stringify(url)} is not an http(s) URL; reporting is off`, quiet: false }
     }
     parsed.pathname = `${parsed.pathname.replace(/\/+$/, "")}/jobs/${encodeURIComponent(String(job))}/reports`

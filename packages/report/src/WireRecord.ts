@@ -57,8 +57,7 @@ const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\
 
 /** Text the service can store: at most `limit` UTF-16 units, no NUL, no lone surrogate (each becomes U+FFFD). */
 export const storable = (text: string, limit: number): string => {
-  const cut = text.length > limit ? text.slice(0, limit) : text
-  return cut.replaceAll("\u0000", "\uFFFD").replace(loneSurrogate, "\uFFFD")
+  return text.slice(0, limit).replaceAll("\u0000", "\uFFFD").replace(loneSurrogate, "\uFFFD")
 }
 
 /** A level given as a name (any case; WARN and FATAL as Python's logging reads them) or as a number on Python's

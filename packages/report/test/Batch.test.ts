@@ -68,6 +68,24 @@ describe("takeBatch", () => {
     }
   )
 
+  it("fills a batch to its byte limit exactly: each record's bytes and its comma, within the body's own allowance", () => {
+    const buffer = new RecordBuffer<BufferedRecord>(100, (r) => r.kind === "metric")
+    const record: BufferedRecord = { kind: "metric", name: "loss", value: 0.5, step: 1, at: 0 }
+    const size = Buffer.byteLength(encodeRecord(record)) + 1
+    for (let i = 0; i < 20; i++) buffer.push(record)
+    // Room for exactly 7 records after the body's 64 bytes of its own.
+    const batch = takeBatch(buffer, { records: 100, bytes: 64 + 7 * size })
+    expect([batch?.metrics, batch?.cutByBytes]).toEqual([7, true])
+    expect(Buffer.byteLength(batch?.body ?? "")).toBeLessThanOrEqual(64 + 7 * size)
+    expect(takeBatch(buffer, { records: 100, bytes: 64 + 7 * size - 1 })?.metrics).toBe(6)
+  })
+
+  it("tells drops of both kinds alone", () => {
+    const buffer = new RecordBuffer<BufferedRecord>(10, (r) => r.kind === "metric")
+    buffer.restoreDrops({ metrics: 1, logs: 1 })
+    expect(takeBatch(buffer, { records: 10, bytes: 1024 })?.dropped).toEqual({ metrics: 1, logs: 1 })
+  })
+
   it("sends a record bigger than the byte limit alone rather than never", () => {
     const buffer = new RecordBuffer<BufferedRecord>(10, (r) => r.kind === "metric")
     const message = "x".repeat(5000)

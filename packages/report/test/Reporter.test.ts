@@ -280,3 +280,206 @@ describe("Reporter", () => {
     expect([rank.enabled, rank.rank, said.length]).toEqual([false, 3, 1])
   })
 })
+
+/** An answer the test gives when it chooses. */
+const deferred = () => {
+  let give: (answer: Answer) => void = () => undefined
+  const answer = new Promise<Answer>((resolve) => (give = resolve))
+  return { answer, give }
+}
+
+describe("Reporter, in detail", () => {
+  it("counts a dropped log record as a log record", () => {
+    const { reporter } = make({ maxBuffer: 1 })
+    reporter.log("INFO", "a")
+    reporter.log("INFO", "b")
+    reporter.logMetric("loss", 1, 0)
+    expect(reporter.stats().dropped).toEqual({ metrics: 0, logs: 2 })
+  })
+
+  it("says each refusal in words, and names what it cannot print", () => {
+    const { reporter, said } = make()
+    const untyped = reporter as unknown as { logMetric: (...a: Array<unknown>) => void; logMetrics: (...a: Array<unknown>) => void }
+    untyped.logMetric("loss", "x")
+    untyped.logMetrics(null)
+    reporter.log("LOUD", "x")
+    untyped.logMetric("acc", 1, -1n)
+    untyped.logMetric({ toString: () => { throw new Error("no") } }, 1)
+    expect(said).toEqual([
+      '@dispatch/report: not sent: metric "loss": value "x" is not a number\n',
+      "@dispatch/report: not sent: logMetrics takes an object of names to numbers, not null\n",
+      '@dispatch/report: not sent: log: level "LOUD" is not one of DEBUG, INFO, WARNING, ERROR, CRITICAL\n',
+      '@dispatch/report: not sent: metric "acc": step -1n is not a whole number from 0\n',
+      '@dispatch/report: not sent: metric name (unprintable) must be one letter, or a letter or "_" followed by letters, digits or "_" (at most 255)\n'
+    ])
+  })
+
+  it("counts a call that fails inside as refused: a clock that throws, an object whose keys cannot be read", async () => {
+    const clock = new FakeClock()
+    const network = fakeNetwork(clock)
+    let broken = false
+    const said: Array<string> = []
+    const reporter = new Reporter(
+      { ...job, env: {} },
+      { clock: { now: () => (broken ? (() => { throw new Error("no clock") })() : clock.now()), timer: clock.timer }, transport: () => network.transport, stderr: (l) => void said.push(l), exitFlush: false }
+    )
+    broken = true
+    reporter.logMetric("loss", 1, 0)
+    reporter.log("INFO", "x")
+    reporter.logMetrics(new Proxy({}, { ownKeys: () => { throw new Error("no keys") } }))
+    expect(reporter.stats().refused).toEqual({ metrics: 1, logs: 1 })
+    expect(said).toEqual(["@dispatch/report: not sent: a call failed: Error: no clock\n"])
+  })
+
+  it("logs under the logger name a call gives, else its own", async () => {
+    const { clock, network, reporter } = make({ intervalMs: 10, loggerName: "trainer" })
+    reporter.log("INFO", "a", "data")
+    reporter.log("INFO", "b")
+    await clock.advance(10)
+    expect(network.posts[0]?.body.logs.map((l) => l["loggerName"])).toEqual(["data", "trainer"])
+  })
+
+  it("records nothing once closed, and closes its connection once however often it is closed", async () => {
+    const { clock, network, reporter } = make({ intervalMs: 10 })
+    expect(await reporter.close()).toBe(true)
+    reporter.log("INFO", "late")
+    reporter.logMetrics({ late: 1 })
+    expect(reporter.stats().buffered).toBe(0)
+    expect(await reporter.close()).toBe(true)
+    reporter.exiting()
+    await clock.advance(100)
+    expect(network.closed()).toBe(1)
+    expect(network.posts).toHaveLength(0)
+  })
+
+  it("at exit says nothing when everything was sent, and closes once", async () => {
+    const { clock, network, reporter, said } = make({ intervalMs: 60_000 })
+    reporter.logMetric("loss", 1, 0)
+    reporter.exiting()
+    reporter.exiting()
+    await clock.advance(0)
+    expect(network.posts).toHaveLength(1)
+    expect(said).toEqual([])
+    expect(network.closed()).toBe(1)
+  })
+
+  it("sends a batch's worth at once, exactly at the batch size, each time it fills again", async () => {
+    const { clock, network, reporter } = make({ intervalMs: 60_000, batchSize: 100 })
+    for (let step = 0; step < 100; step++) reporter.logMetric("loss", 1, step)
+    await clock.advance(0)
+    expect(network.posts).toHaveLength(1)
+    for (let step = 100; step < 300; step++) reporter.logMetric("loss", 1, step)
+    await clock.advance(0)
+    // Exactly a batch's worth left after the second: it goes at once too.
+    expect(network.posts.map((p) => p.body.metrics.length)).toEqual([100, 100, 100])
+  })
+
+  it("a flush sends everything at once, not a batch per interval, and an empty flush holds nothing", async () => {
+    const { clock, network, reporter } = make({ intervalMs: 60_000, batchSize: 100 })
+    expect(await reporter.flush()).toBe(true)
+    expect(network.holds).toEqual([])
+    for (let step = 0; step < 150; step++) reporter.logMetric("loss", 1, step)
+    const done = reporter.flush(1000)
+    await clock.advance(0)
+    expect(await done).toBe(true)
+    expect(network.posts.map((p) => p.body.metrics.length)).toEqual([100, 50])
+  })
+
+  it("waits for the batch in flight: a flush until its answer, a second batch until the first is answered, the connection's close too", async () => {
+    const first = deferred()
+    const { clock, network, reporter } = make({ intervalMs: 10 }, (n) => (n === 0 ? first.answer : { status: 200, error: "" }))
+    reporter.logMetric("loss", 1, 0)
+    await clock.advance(10)
+    expect(network.posts).toHaveLength(1)
+    let flushed: boolean | undefined
+    void reporter.flush(60_000).then((done) => (flushed = done))
+    reporter.logMetric("loss", 1, 1)
+    await clock.advance(1000)
+    // One request at a time: the second batch waits for the first's answer.
+    expect(network.posts).toHaveLength(1)
+    expect(flushed).toBeUndefined()
+    first.give({ status: 200, error: "" })
+    await clock.advance(0)
+    expect(flushed).toBe(true)
+    expect(steps(network.posts)).toEqual([0, 1])
+    const last = deferred()
+    const slow = make({ intervalMs: 10 }, () => last.answer)
+    slow.reporter.logMetric("loss", 1, 0)
+    await slow.clock.advance(10)
+    const closing = slow.reporter.close(0)
+    await slow.clock.advance(0)
+    expect(await closing).toBe(false)
+    expect(slow.network.closed()).toBe(0)
+    last.give({ status: 200, error: "" })
+    await slow.clock.advance(0)
+    expect(slow.network.closed()).toBe(1)
+  })
+
+  it("tells drops alone when a refused batch carried them and nothing else waits", async () => {
+    const { clock, network, reporter } = make({ intervalMs: 10, maxBuffer: 1 }, (n) => (n === 0 ? { status: 400, error: "InvalidRecord: x" } : { status: 200, error: "" }))
+    reporter.logMetric("loss", 1, 0)
+    reporter.log("INFO", "a")
+    reporter.logMetric("loss", 1, 1)
+    await clock.advance(10)
+    expect(network.posts[0]?.body.dropped).toEqual({ metrics: 1, logs: 1 })
+    await clock.advance(10)
+    expect(network.posts[1]?.body).toEqual({ metrics: [], logs: [], dropped: { metrics: 1, logs: 1 } })
+    expect(reporter.stats().dropped).toEqual({ metrics: 0, logs: 0 })
+  })
+
+  it("refuses a 3xx or a 409 other than IdempotencyKeyInUse without retrying, saying how many records", async () => {
+    for (const answer of [{ status: 302, error: ": " }, { status: 409, error: "Conflict: the job is gone" }]) {
+      const { clock, network, reporter, said } = make({ intervalMs: 10 }, () => answer)
+      reporter.logMetric("loss", 1, 0)
+      reporter.log("INFO", "a")
+      await clock.advance(1000)
+      expect(network.posts).toHaveLength(1)
+      expect(said).toEqual([`@dispatch/report: a batch of 2 records was refused (${answer.status}: ${answer.error}); it is not sent again\n`])
+      expect(reporter.stats()).toMatchObject({ sent: { metrics: 0 }, refused: { metrics: 1, logs: 1 }, retries: 0 })
+    }
+  })
+
+  it("closed, gives a failing batch up after exactly three posts, its waits held only while the flush lasts", async () => {
+    const { clock, network, reporter } = make({ intervalMs: 60_000, backoffMs: 10, maxBackoffMs: 10 }, () => ({ status: 503, error: "" }))
+    reporter.logMetric("loss", 1, 0)
+    const flushing = reporter.flush(1000)
+    await clock.advance(0)
+    // The flush's deadline and the retry's wait keep the process alive.
+    expect(clock.held()).toBe(2)
+    await clock.advance(1000)
+    expect(await flushing).toBe(false)
+    expect(clock.held()).toBe(0)
+    const again = make({ intervalMs: 60_000, backoffMs: 10, maxBackoffMs: 10 }, () => ({ status: 503, error: "" }))
+    again.reporter.logMetric("loss", 1, 0)
+    const closing = again.reporter.close(0)
+    await again.clock.advance(0)
+    expect(await closing).toBe(false)
+    await again.clock.advance(10_000)
+    expect(again.network.posts).toHaveLength(3)
+    expect(network.posts.length).toBeGreaterThan(3)
+  })
+
+  it("flushes at exit through the process's beforeExit, and writes to stderr unless told otherwise", async () => {
+    const written: Array<string> = []
+    const write = process.stderr.write
+    process.stderr.write = ((line: string) => written.push(line) > 0) as typeof process.stderr.write
+    try {
+      new Reporter({ env: {} })
+    } finally {
+      process.stderr.write = write
+    }
+    expect(written).toEqual(["@dispatch/report: DIOPTRA_SERVICE_URL, DIOPTRA_JOB_ID and DIOPTRA_REPORT_TOKEN are not all set; reporting is off\n"])
+    const before = new Set(process.listeners("beforeExit"))
+    const { clock, network, reporter } = make({ intervalMs: 60_000 }, undefined, { exitFlush: true })
+    const added = process.listeners("beforeExit").filter((l) => !before.has(l))
+    // One listener for every reporter, added with the first.
+    expect(added.length).toBeLessThanOrEqual(1)
+    const listener = [...process.listeners("beforeExit")].find((l) => l.name === "flushAtExit")
+    expect(listener).toBeDefined()
+    reporter.logMetric("loss", 1, 0)
+    listener?.(0)
+    await clock.advance(0)
+    expect(network.posts).toHaveLength(1)
+    expect(reporter.enabled).toBe(false)
+  })
+})

@@ -53,6 +53,22 @@ describe("retryAfterMs", () => {
     expect(retryAfterMs(undefined, now)).toBeUndefined()
   })
 
+  it("refuses a minute past 59 and a second past 60, reading a leap second as the second before it", () => {
+    expect(httpDateMs("Sun, 06 Nov 1994 08:60:00 GMT")).toBeUndefined()
+    expect(httpDateMs("Sun, 06 Nov 1994 08:49:61 GMT")).toBeUndefined()
+    expect(httpDateMs("Sun, 06 Nov 1994 08:49:60 GMT")).toBe(Date.UTC(1994, 10, 6, 8, 49, 59))
+    expect(httpDateMs("Sun, 00 Nov 1994 08:49:37 GMT")).toBeUndefined()
+    expect(httpDateMs("Sun, 32 Nov 1994 08:49:37 GMT")).toBeUndefined()
+  })
+
+  it("reads RFC 850's two-digit year as within 50 years ahead of now, else the century before", () => {
+    const thisYear = new Date().getUTCFullYear()
+    const ahead = Date.UTC(thisYear + 50, 0, 1, 0, 0, 0)
+    expect(httpDateMs(rfc850(ahead))).toBe(ahead)
+    const past = Date.UTC(thisYear + 51 - 100, 0, 1, 0, 0, 0)
+    expect(httpDateMs(rfc850(Date.UTC(thisYear + 51, 0, 1, 0, 0, 0)))).toBe(past)
+  })
+
   it("reads RFC 9110's own examples", () => {
     expect(httpDateMs("Sun, 06 Nov 1994 08:49:37 GMT")).toBe(Date.UTC(1994, 10, 6, 8, 49, 37))
     expect(httpDateMs("Sun Nov  6 08:49:37 1994")).toBe(Date.UTC(1994, 10, 6, 8, 49, 37))

@@ -27,7 +27,25 @@ describe("settingsOf", () => {
     expect("url" in settingsOf({ env: {} }, job).target).toBe(false)
   })
 
+  it("says which is missing the same way whether a variable is unset or empty, and trims only trailing slashes of the base", () => {
+    for (const missing of ["DIOPTRA_SERVICE_URL", "DIOPTRA_JOB_ID", "DIOPTRA_REPORT_TOKEN"]) {
+      const { [missing]: _, ...rest } = job as Record<string, string>
+      expect(settingsOf({}, rest).target).toEqual({ off: "DIOPTRA_SERVICE_URL, DIOPTRA_JOB_ID and DIOPTRA_REPORT_TOKEN are not all set; reporting is off", quiet: false })
+    }
+    const target = settingsOf({ url: "http://h/api//" }, job).target
+    expect("url" in target && target.url.pathname).toBe("/api/jobs/42/reports")
+    for (const yes of ["1", "true", "True", "yes"]) expect("url" in settingsOf({}, { ...job, RANK: "1", DISPATCH_REPORT_ALL_RANKS: yes }).target, yes).toBe(true)
+    for (const no of ["0", "false", "no", ""]) expect("url" in settingsOf({}, { ...job, RANK: "1", DISPATCH_REPORT_ALL_RANKS: no }).target, no).toBe(false)
+  })
+
+  it("caps the timers at the largest delay Node's timers take", () => {
+    const huge = 1e12
+    const s = settingsOf({ intervalMs: huge, timeoutMs: huge, backoffMs: huge, maxBackoffMs: huge, exitTimeoutMs: huge }, job)
+    expect([s.intervalMs, s.timeoutMs, s.backoffMs, s.maxBackoffMs, s.exitTimeoutMs]).toEqual(Array.from({ length: 5 }, () => 2 ** 31 - 1))
+  })
+
   it("reads the rank from RANK (torchrun), else PET_NODE_RANK (Trainer), else 0", () => {
+    expect(rankOf({ RANK: "12" })).toBe(12)
     expect(rankOf({})).toBe(0)
     expect(rankOf({ RANK: "2", PET_NODE_RANK: "5" })).toBe(2)
     expect(rankOf({ RANK: "x", PET_NODE_RANK: " 5 " })).toBe(5)

@@ -41,14 +41,29 @@ describe("httpTransport", () => {
       res.writeHead(200, { "content-type": "application/json" }).end('{"job":3}')
     })
     const transport = httpTransport({ url, token: "djr1.3.x" }, 5000)
-    expect(await transport.post('{"metrics":[]}', "k1")).toEqual({ status: 200, error: "" })
-    expect(await transport.post('{"logs":[]}', "k2")).toEqual({ status: 200, error: "" })
+    expect(await transport.post('{"metrics":[]}', "k1")).toStrictEqual({ status: 200, error: "" })
+    expect(await transport.post('{"logs":[]}', "k2")).toStrictEqual({ status: 200, error: "" })
     transport.close()
     expect(seen).toEqual([
       ["/api/v1/jobs/3/reports", '{"metrics":[]}', { auth: "Bearer djr1.3.x", type: "application/json", key: "k1" }],
       ["/api/v1/jobs/3/reports", '{"logs":[]}', { auth: "Bearer djr1.3.x", type: "application/json", key: "k2" }]
     ])
     expect(ports[1]).toBe(ports[0])
+  })
+
+  it("sends its body's length in bytes, held or not", async () => {
+    const lengths: Array<string | undefined> = []
+    const { url } = await serve((req, res) => {
+      lengths.push(req.headers["content-length"])
+      res.writeHead(200).end()
+    })
+    const transport = httpTransport({ url, token: "t" }, 5000)
+    transport.hold(true)
+    expect((await transport.post('{"m":"é"}', "k")).status).toBe(200)
+    transport.hold(false)
+    transport.close()
+    expect(lengths).toEqual([String(Buffer.byteLength('{"m":"é"}'))])
+    expect(lengths).toEqual(["10"])
   })
 
   it("reads a refusal's status, its Retry-After, and its error's name and message", async () => {
@@ -70,6 +85,8 @@ describe("httpTransport", () => {
   it("reads an error body that is not JSON as its first 200 characters", () => {
     expect(errorOf('{"error":"Forbidden","message":"not this job"}')).toBe("Forbidden: not this job")
     expect(errorOf("x".repeat(300))).toBe("x".repeat(200))
+    expect(errorOf('{"message":"m"}')).toBe(": m")
+    expect(errorOf('{"error":"E"}')).toBe("E: ")
     expect(errorOf("<html>bad gateway</html>")).toBe("<html>bad gateway</html>")
   })
 })

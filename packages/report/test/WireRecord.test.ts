@@ -38,6 +38,16 @@ describe("the record checks", () => {
     }
   )
 
+  it("takes a name of 255 characters, not 256, and only a string", () => {
+    expect(isMetricName("a".repeat(255))).toBe(true)
+    expect(isMetricName("a".repeat(256))).toBe(false)
+    expect([["abc"], 5, undefined, null].map(isMetricName)).toEqual([false, false, false, false])
+  })
+
+  it("writes NaN and the infinities as the wire's words", () => {
+    expect([Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, -0, 1.5].map(wireValue)).toEqual(['"nan"', '"inf"', '"-inf"', "0", "1.5"])
+  })
+
   it("replaces NUL and lone surrogates, and cuts at the limit", () => {
     expect(storable("a\uD800b\u0000c\uDC00", 100)).toBe("a\uFFFDb\uFFFDc\uFFFD")
     expect(storable("\uD83D\uDE00", 100)).toBe("\uD83D\uDE00")
@@ -47,7 +57,7 @@ describe("the record checks", () => {
 
   it("refuses steps and values that are not numbers", () => {
     expect([-1, 1.5, Number.NaN, 2 ** 53, "1", -1n, 2n ** 53n].map(stepOf)).toEqual([undefined, undefined, undefined, undefined, undefined, undefined, undefined])
-    expect([0, 7, 2 ** 53 - 1, 3n].map(stepOf)).toEqual([0, 7, 2 ** 53 - 1, 3])
+    expect([0, 7, 2 ** 53 - 1, 3n, 0n, 2n ** 53n - 1n].map(stepOf)).toEqual([0, 7, 2 ** 53 - 1, 3, 0, 2 ** 53 - 1])
     expect([1, Number.NaN, 2n, "1", null, {}].map(valueOf)).toEqual([1, Number.NaN, 2, undefined, undefined, undefined])
   })
 
@@ -63,6 +73,7 @@ describe("the record checks", () => {
       undefined,
       undefined
     ])
+    expect([null, {}, true, undefined].map(severityOf)).toEqual([undefined, undefined, undefined, undefined])
     expect([0, 10, 19, 20, 29, 30, 40, 49, 50, 1000, Number.NaN].map(severityOf)).toEqual([
       "DEBUG",
       "DEBUG",
