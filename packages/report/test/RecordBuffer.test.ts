@@ -57,6 +57,17 @@ describe("RecordBuffer", () => {
     expect([buffer.shift(), buffer.shift(), buffer.shift()]).toEqual([4, 5, 6])
   })
 
+  it("wraps around its end: a record pushed after a shift takes the freed place, oldest first still", () => {
+    const buffer = new RecordBuffer<number>(3, isMetric)
+    for (const n of [1, 2, 3]) buffer.push(n)
+    expect(buffer.shift()).toBe(1)
+    buffer.push(4)
+    buffer.push(5)
+    // Full again: 5 pushed out the oldest, 2 (a metric).
+    expect(buffer.dropped).toEqual({ metrics: 1, logs: 0 })
+    expect([buffer.shift(), buffer.shift(), buffer.shift(), buffer.shift()]).toEqual([3, 4, 5, undefined])
+  })
+
   it("holds at least one record", () => {
     const buffer = new RecordBuffer<number>(0, isMetric)
     buffer.push(1)

@@ -302,12 +302,14 @@ describe("Reporter, in detail", () => {
     const untyped = reporter as unknown as { logMetric: (...a: Array<unknown>) => void; logMetrics: (...a: Array<unknown>) => void }
     untyped.logMetric("loss", "x")
     untyped.logMetrics(null)
+    untyped.logMetrics(5)
     reporter.log("LOUD", "x")
     untyped.logMetric("acc", 1, -1n)
     untyped.logMetric({ toString: () => { throw new Error("no") } }, 1)
     expect(said).toEqual([
       '@dispatch/report: not sent: metric "loss": value "x" is not a number\n',
       "@dispatch/report: not sent: logMetrics takes an object of names to numbers, not null\n",
+      "@dispatch/report: not sent: logMetrics takes an object of names to numbers, not 5\n",
       '@dispatch/report: not sent: log: level "LOUD" is not one of DEBUG, INFO, WARNING, ERROR, CRITICAL\n',
       '@dispatch/report: not sent: metric "acc": step -1n is not a whole number from 0\n',
       '@dispatch/report: not sent: metric name (unprintable) must be one letter, or a letter or "_" followed by letters, digits or "_" (at most 255)\n'
@@ -318,17 +320,30 @@ describe("Reporter, in detail", () => {
     const clock = new FakeClock()
     const network = fakeNetwork(clock)
     let broken = false
+    let noTimers = false
     const said: Array<string> = []
     const reporter = new Reporter(
       { ...job, env: {} },
-      { clock: { now: () => (broken ? (() => { throw new Error("no clock") })() : clock.now()), timer: clock.timer }, transport: () => network.transport, stderr: (l) => void said.push(l), exitFlush: false }
+      {
+        clock: {
+          now: () => (broken ? (() => { throw new Error("no clock") })() : clock.now()),
+          timer: (ms, run) => (noTimers ? (() => { throw new Error("no timers") })() : clock.timer(ms, run))
+        },
+        transport: () => network.transport,
+        stderr: (l) => void said.push(l),
+        exitFlush: false
+      }
     )
+    reporter.log("INFO", "kept")
+    reporter.logMetrics(new Proxy({}, { ownKeys: () => { throw new Error("no keys") } }))
     broken = true
     reporter.logMetric("loss", 1, 0)
     reporter.log("INFO", "x")
-    reporter.logMetrics(new Proxy({}, { ownKeys: () => { throw new Error("no keys") } }))
     expect(reporter.stats().refused).toEqual({ metrics: 1, logs: 1 })
-    expect(said).toEqual(["@dispatch/report: not sent: a call failed: Error: no clock\n"])
+    expect(said).toEqual(["@dispatch/report: not sent: a call failed: Error: no keys\n"])
+    // A flush that cannot set its deadline answers false at once, and rejects nothing.
+    noTimers = true
+    expect(await reporter.flush()).toBe(false)
   })
 
   it("logs under the logger name a call gives, else its own", async () => {
@@ -428,7 +443,7 @@ describe("Reporter, in detail", () => {
   })
 
   it("refuses a 3xx or a 409 other than IdempotencyKeyInUse without retrying, saying how many records", async () => {
-    for (const answer of [{ status: 302, error: ": " }, { status: 409, error: "Conflict: the job is gone" }]) {
+    for (const answer of [{ status: 300, error: ": " }, { status: 409, error: "Conflict: the job is gone" }]) {
       const { clock, network, reporter, said } = make({ intervalMs: 10 }, () => answer)
       reporter.logMetric("loss", 1, 0)
       reporter.log("INFO", "a")
@@ -476,10 +491,39 @@ describe("Reporter, in detail", () => {
     expect(added.length).toBeLessThanOrEqual(1)
     const listener = [...process.listeners("beforeExit")].find((l) => l.name === "flushAtExit")
     expect(listener).toBeDefined()
+    // A second reporter adds no second listener; one made without the exit flush is not flushed by it.
+    const second = make({ intervalMs: 60_000 }, undefined, { exitFlush: true })
+    const quiet = make({ intervalMs: 60_000 })
+    expect(process.listeners("beforeExit").filter((l) => l.name === "flushAtExit")).toHaveLength(1)
     reporter.logMetric("loss", 1, 0)
+    quiet.reporter.logMetric("loss", 1, 0)
     listener?.(0)
     await clock.advance(0)
+    await quiet.clock.advance(0)
     expect(network.posts).toHaveLength(1)
     expect(reporter.enabled).toBe(false)
+    expect(second.reporter.enabled).toBe(false)
+    expect(quiet.network.posts).toHaveLength(0)
+    expect(quiet.reporter.enabled).toBe(true)
+  })
+
+  it("a flush that meets a permanent refusal answers false; the exit after it says only the refusal", async () => {
+    const { clock, reporter, said } = make({ intervalMs: 60_000 }, () => ({ status: 403, error: "Forbidden: x" }))
+    reporter.logMetric("loss", 1, 0)
+    const flushed = reporter.flush(1000)
+    await clock.advance(0)
+    expect(await flushed).toBe(false)
+    reporter.exiting()
+    await clock.advance(10_000)
+    expect(said).toEqual(["@dispatch/report: stopped sending: the service answered 403: Forbidden: x; the job's reports are no longer taken\n"])
+  })
+
+  it("says each kind of refusal once", async () => {
+    const { clock, reporter, said } = make({ intervalMs: 10 }, (n) => (n % 2 === 0 ? { status: 400, error: "A: a" } : { status: 422, error: "B: b" }))
+    for (let step = 0; step < 4; step++) {
+      reporter.logMetric("loss", 1, step)
+      await clock.advance(10)
+    }
+    expect(said.map((l) => l.split(" (")[1]?.split(")")[0])).toEqual(["400: A: a", "422: B: b"])
   })
 })

@@ -37,7 +37,7 @@ describe("httpTransport", () => {
   it("posts the body with the token, its type and its key, on one kept-alive connection", async () => {
     const seen: Array<[string | undefined, string, unknown]> = []
     const { url, ports } = await serve((req, res, body) => {
-      seen.push([req.url, body, { auth: req.headers.authorization, type: req.headers["content-type"], key: req.headers["idempotency-key"] }])
+      seen.push([req.url, body, { method: req.method, auth: req.headers.authorization, type: req.headers["content-type"], key: req.headers["idempotency-key"] }])
       res.writeHead(200, { "content-type": "application/json" }).end('{"job":3}')
     })
     const transport = httpTransport({ url, token: "djr1.3.x" }, 5000)
@@ -45,8 +45,8 @@ describe("httpTransport", () => {
     expect(await transport.post('{"logs":[]}', "k2")).toStrictEqual({ status: 200, error: "" })
     transport.close()
     expect(seen).toEqual([
-      ["/api/v1/jobs/3/reports", '{"metrics":[]}', { auth: "Bearer djr1.3.x", type: "application/json", key: "k1" }],
-      ["/api/v1/jobs/3/reports", '{"logs":[]}', { auth: "Bearer djr1.3.x", type: "application/json", key: "k2" }]
+      ["/api/v1/jobs/3/reports", '{"metrics":[]}', { method: "POST", auth: "Bearer djr1.3.x", type: "application/json", key: "k1" }],
+      ["/api/v1/jobs/3/reports", '{"logs":[]}', { method: "POST", auth: "Bearer djr1.3.x", type: "application/json", key: "k2" }]
     ])
     expect(ports[1]).toBe(ports[0])
   })
@@ -64,6 +64,14 @@ describe("httpTransport", () => {
     transport.close()
     expect(lengths).toEqual([String(Buffer.byteLength('{"m":"é"}'))])
     expect(lengths).toEqual(["10"])
+  })
+
+  it("reads a 300's error too, and answers a request it cannot make (a token with a newline) without a status", async () => {
+    const { url } = await serve((_req, res) => res.writeHead(300, { "content-type": "application/json" }).end('{"error":"Moved","message":"elsewhere"}'))
+    const transport = httpTransport({ url, token: "t" }, 5000)
+    expect(await transport.post("{}", "k")).toStrictEqual({ status: 300, error: "Moved: elsewhere" })
+    expect((await httpTransport({ url, token: "a\nb" }, 5000).post("{}", "k")).status).toBeUndefined()
+    transport.close()
   })
 
   it("reads a refusal's status, its Retry-After, and its error's name and message", async () => {
