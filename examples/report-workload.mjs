@@ -1,56 +1,41 @@
-// A stand-in training script that reports back to the job service as a real workload does: it reads
-// the report URL, its job id and token, and its job document (the values) from its environment, "trains"
-// for `epochs` epochs, prints each step and posts its log lines and a loss per epoch. Only node rank 0
-// reports. Plain Node (18 or later), no dependencies: `dispatch demo service --exec` runs it as the
-// job's pod, and any cluster could run it in a node image.
-const env = process.env
-const base = env.DIOPTRA_SERVICE_URL
-const token = env.DIOPTRA_REPORT_TOKEN
-const job = env.DIOPTRA_JOB_ID
-const missing = [["DIOPTRA_SERVICE_URL", base], ["DIOPTRA_REPORT_TOKEN", token], ["DIOPTRA_JOB_ID", job]].filter(([, v]) => !v).map(([k]) => k)
-if (missing.length > 0) {
-  console.error(`report-workload: ${missing.join(", ")} not set: not started by the job service`)
-  process.exit(2)
-}
+// A stand-in training script in Node that reports back to the job service through @dispatch/report, as a real
+// workload does: the library reads the report URL, the job id and the token from the environment; the script reads
+// its job document (the values), "trains" for `epochs` epochs, prints each epoch, and logs its lines and a loss per
+// step. Each call returns at once; the library sends in batches in the background, and only node rank 0 reports.
+// `dispatch demo service --exec` runs it as the job's pod where there is no python3; any cluster could run it in a
+// node image with @dispatch/report installed. Outside a job it trains and prints, and reports nothing.
+import { close, log, logMetric, logMetrics, stats } from "@dispatch/report"
 
+const env = process.env
 // The job document arrives in numbered chunks (DIOPTRA_JOB_DOCUMENT_0...), its count in DIOPTRA_JOB_DOCUMENT_CHUNKS.
 const chunks = Number(env.DIOPTRA_JOB_DOCUMENT_CHUNKS ?? 0)
 const document = chunks > 0 ? JSON.parse(Array.from({ length: chunks }, (_, i) => env[`DIOPTRA_JOB_DOCUMENT_${i}`] ?? "").join("")) : {}
 const epochs = Math.max(1, Math.min(100, Number(document.values?.epochs ?? 3) || 3))
+const stepsPerEpoch = 20
 const rank = env.PET_NODE_RANK ?? "0"
 const pod = env.HOSTNAME ?? "unknown"
 
-const post = async (path, body) => {
-  const response = await fetch(`${base}${path}`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-    body: JSON.stringify(body)
-  })
-  if (!response.ok) throw new Error(`POST ${path} answered ${response.status}: ${await response.text()}`)
-}
-
-const lines = []
 const say = (message) => {
   console.log(message)
-  lines.push(message)
+  log("INFO", message, "report-workload")
 }
 
 say(`workload started on pod ${pod} (pid ${process.pid}, node rank ${rank}), ${epochs} epochs`)
-const losses = []
 for (let epoch = 1; epoch <= epochs; epoch++) {
-  const loss = Number((2.5 / (epoch + 1)).toFixed(4))
-  losses.push(loss)
+  let loss = 0
+  for (let i = 0; i < stepsPerEpoch; i++) {
+    const step = (epoch - 1) * stepsPerEpoch + i
+    loss = Number((2.5 / (1 + step / stepsPerEpoch)).toFixed(4))
+    logMetric("loss", loss, step)
+    // A training step awaits its work; the reporter sends in between.
+    await new Promise((resolve) => setImmediate(resolve))
+  }
+  logMetrics({ epoch_loss: loss }, epoch)
   say(`epoch ${epoch}/${epochs}: loss ${loss}`)
 }
 say("training done")
 
-if (rank === "0") {
-  try {
-    await post(`/jobs/${job}/log`, { data: lines.map((message) => ({ severity: "INFO", loggerName: "report-workload", message })) })
-    for (const [i, loss] of losses.entries()) await post(`/jobs/${job}/metrics`, { name: "loss", step: i + 1, value: loss })
-  } catch (error) {
-    console.error(`report-workload: ${error.message}`)
-    process.exit(1)
-  }
-  console.log(`reported ${lines.length} log lines and ${losses.length} metrics to ${base}`)
-}
+// Without this the buffer is still flushed when the process is about to exit; closing here lets it say what it sent.
+await close(10_000)
+const { sent } = stats()
+if (sent.batches > 0) console.log(`reported ${sent.logs} log lines and ${sent.metrics} metrics to ${env.DIOPTRA_SERVICE_URL} in ${sent.batches} batches`)

@@ -50,6 +50,10 @@ const packageRules: Readonly<Record<string, PackageRule>> = {
       (dispatchPackage(edge) === "effects" && !edge.from.startsWith("packages/sim/src/cluster/"))
   },
   server: { says: "imports no client or CLI", refuses: importsAnyOf("client", "cli") },
+  report: {
+    says: "imports no package at all, only Node's own modules: it is loaded into users' training processes",
+    refuses: (edge) => isPackage(edge) && !(edge.to._tag === "Package" && edge.to.name.startsWith("node:"))
+  },
   client: {
     says: "imports only the service's API declaration (@dispatch/server/api), no other package of the tree",
     refuses: (edge) =>
@@ -178,7 +182,7 @@ describe("the tree's dependency rules", () => {
   const sources = treeSources()
 
   it("reads every package's sources", () => {
-    for (const pkg of ["kube", "render", "jobs", "effects", "sim", "server", "client", "cli"]) {
+    for (const pkg of ["kube", "render", "report", "jobs", "effects", "sim", "server", "client", "cli"]) {
       expect([...sources.keys()].filter((p) => packageOf(p) === pkg).length, pkg).toBeGreaterThan(1)
     }
     expect([...sources.keys()].some((p) => p.startsWith("packages/web/app/"))).toBe(true)
@@ -243,7 +247,8 @@ describe("the rules' checks", () => {
       "packages/sim/src/D.ts": 'import { Cluster } from "@dispatch/effects"\n',
       "packages/sim/src/cluster/E.ts": 'import { Cluster } from "@dispatch/effects"\n',
       "packages/client/src/F.ts": 'import { DispatchApi } from "@dispatch/server/api"\nimport { serve } from "@dispatch/server"\n',
-      "packages/web/app/G.ts": 'import { makeClient } from "@dispatch/client"\nimport { z } from "@dispatch/server/api"\n'
+      "packages/web/app/G.ts": 'import { makeClient } from "@dispatch/client"\nimport { z } from "@dispatch/server/api"\n',
+      "packages/report/src/H.ts": 'import { request } from "node:http"\nimport { Effect } from "effect"\nimport { k } from "@dispatch/kube"\n'
     })
     expect(packageViolations(sources).map((v) => v.split(": ")[0])).toEqual([
       'packages/render/src/A.ts imports "node:fs"',
@@ -252,7 +257,9 @@ describe("the rules' checks", () => {
       'packages/kube/src/C.ts imports "../../render/src/Json.ts"',
       'packages/sim/src/D.ts imports "@dispatch/effects"',
       'packages/client/src/F.ts imports "@dispatch/server"',
-      'packages/web/app/G.ts imports "@dispatch/server/api"'
+      'packages/web/app/G.ts imports "@dispatch/server/api"',
+      'packages/report/src/H.ts imports "effect"',
+      'packages/report/src/H.ts imports "@dispatch/kube"'
     ])
   })
 

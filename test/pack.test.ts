@@ -112,6 +112,19 @@ describe("the packed packages", () => {
     const demo = ok(await run(join(scratch, "node_modules", ".bin", "dispatch"), ["demo"], scratch))
     expect(demo.stdout).toMatch(/Succeeded/)
     expect(ok(await run(join(scratch, "node_modules", ".bin", "dispatch"), ["--version"], scratch)).stdout).toBe(`dispatch ${(await manifestOf(tarballs.get("@dispatch/cli") ?? "")).version}\n`)
+    // Without python3 on the PATH the demo's pod is the Node example the package carries, which loads the installed @dispatch/report.
+    const noPython = join(dir, "no-python")
+    mkdirSync(noPython)
+    const nodeDemo = ok(
+      await new Promise<Ran>((resolve) =>
+        execFile(process.execPath, [join(scratch, "node_modules", "@dispatch", "cli", "bin", "dispatch.js"), "demo", "service", "--exec"], { cwd: scratch, timeout: blockBoundMs, env: { PATH: noPython } }, (error, stdout, stderr) =>
+          resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : -1, stdout, stderr })
+        )
+      )
+    )
+    expect(nodeDemo.stdout).toMatch(/node_modules\/@dispatch\/cli\/examples\/report-workload\.mjs as a local process/)
+    expect(nodeDemo.stdout).toMatch(/^\s+INFO\s+report-workload: training done$/m)
+    expect(nodeDemo.stdout).toMatch(/^\s+loss = [\d.]+ \(step \d+\)$/m)
   }, blockBoundMs)
 
   // The library is the Cluster port and the client-node adapter: an application that embeds it gets no
