@@ -1,11 +1,10 @@
 // The array literals a report batch's insert sends, read back by each store exactly as written: any text (quotes,
 // backslashes, commas, braces, white space, the word NULL, any Unicode a store holds) and NULL, integers and doubles.
 import { fc, test as property } from "@fast-check/vitest"
-import { afterAll, beforeAll, describe, expect, test } from "vitest"
+import { describe, expect, test } from "vitest"
 import { numberArrayLiteral, textArrayLiteral } from "../src/store/ArrayLiteral.ts"
 import { backends } from "./Service.ts"
-import { openEmptyPglite, openPostgres, type TestDatabase } from "./TestDatabase.ts"
-import { testPostgres, type TestPostgres } from "./TestPostgres.ts"
+import { openEmptyPglite, openPostgres, useDatabase } from "./TestDatabase.ts"
 
 // Texts a store can hold (no NUL, no unpaired surrogate), weighted towards what an array literal must escape.
 const text = fc.oneof(
@@ -15,20 +14,7 @@ const text = fc.oneof(
 ).filter((t) => !t.includes("\u0000"))
 
 describe.each(backends)("array literals read back by %s", (backend) => {
-  let db: TestDatabase | undefined
-  let postgres: TestPostgres | undefined
-  beforeAll(async () => {
-    postgres = backend === "postgres" ? await testPostgres() : undefined
-    db = postgres === undefined ? await openEmptyPglite() : await openPostgres(postgres.url, 2)
-  }, 120_000)
-  afterAll(async () => {
-    await db?.close()
-    await postgres?.release()
-  })
-  const opened = () => {
-    if (db === undefined) throw new Error("the database did not open")
-    return db
-  }
+  const opened = useDatabase(backend, (url) => (url === undefined ? openEmptyPglite() : openPostgres(url, 2)))
   const read = async (literal: string, type: string) => {
     const [row] = await opened().query<{ a: ReadonlyArray<unknown> }>(`select $1::${type} as a`, [literal])
     return row?.a

@@ -4,13 +4,12 @@
 import { fc, test as property } from "@fast-check/vitest"
 import { Effect, Option } from "effect"
 import { SqlError } from "effect/sql"
-import { afterAll, beforeAll, describe, expect, test } from "vitest"
+import { describe, expect, test } from "vitest"
 import { databaseError, DatabaseError, foreignKeyViolation, uniqueViolation } from "../src/store/Database.ts"
 import { loginSessions, type LoginSessions } from "../src/store/LoginSessions.ts"
 import { sqlErrorOf } from "../src/store/PostgresDialect.ts"
-import { failWhen, migrateTest as migrate, openPglite, openPostgres, withTap, type Sql, type TestDatabase as Database } from "./TestDatabase.ts"
+import { failWhen, migrateTest as migrate, openPglite, openPostgres, useDatabase, withTap, type Sql } from "./TestDatabase.ts"
 import { backends } from "./Service.ts"
-import { testPostgres, type TestPostgres } from "./TestPostgres.ts"
 
 describe("a driver's failure read into effect/sql's SqlError", () => {
   property.prop([fc.stringMatching(/^[0-9A-Z]{5}$/), fc.string()])("keeps its SQLSTATE and message through to the service's DatabaseError", (code, message) => {
@@ -41,21 +40,11 @@ describe("a driver's failure read into effect/sql's SqlError", () => {
 const onStore = <A>(sql: Sql, use: (sessions: LoginSessions) => Effect.Effect<A, unknown, never>) => sql.run(Effect.flatMap(loginSessions, use))
 
 describe.each(backends)("the SqlClient under the service on %s", (backend) => {
-  let db: Database | undefined
-  let postgres: TestPostgres | undefined
-  beforeAll(async () => {
-    postgres = backend === "postgres" ? await testPostgres() : undefined
-    db = postgres === undefined ? await openPglite() : await openPostgres(postgres.url, 4)
+  const opened = useDatabase(backend, async (url) => {
+    const db = url === undefined ? await openPglite() : await openPostgres(url, 4)
     await migrate(db)
-  })
-  afterAll(async () => {
-    await db?.close()
-    await postgres?.release()
-  })
-  const opened = () => {
-    if (db === undefined) throw new Error("the database did not open")
     return db
-  }
+  })
 
   test("a unique and a foreign-key violation arrive as DatabaseErrors carrying their SQLSTATE", async () => {
     const db = opened()

@@ -119,6 +119,25 @@ export const openEmptyPglite = (): Promise<TestDatabase> => openTestDatabase(pgl
 /** Applies every migration of `steps` the database lacks; answers the versions applied. */
 export const migrateTest = (db: TestDatabase, steps?: ReadonlyArray<Migration>): Promise<ReadonlyArray<number>> => db.run(migrate(steps))
 
+/** A database for the block's tests on `backend`, opened by `open` (given the PostgreSQL server's URL, or undefined for
+ * PGlite) before them and closed after them. */
+export const useDatabase = (backend: (typeof backends)[number], open: (postgresUrl: string | undefined) => Promise<TestDatabase>): (() => TestDatabase) => {
+  let db: TestDatabase | undefined
+  let postgres: TestPostgres | undefined
+  beforeAll(async () => {
+    postgres = backend === "postgres" ? await testPostgres() : undefined
+    db = await open(postgres?.url)
+  }, 120_000)
+  afterAll(async () => {
+    await db?.close()
+    await postgres?.release()
+  })
+  return () => {
+    if (db === undefined) throw new Error("the database did not open")
+    return db
+  }
+}
+
 /** Opens and migrates a database of the backend before the block's tests (PGlite in a directory of its own) and
  * closes it, and its directory or PostgreSQL, after them. */
 export const useMigratedDatabase = (backend: (typeof backends)[number], name: string): (() => TestDatabase) => {
