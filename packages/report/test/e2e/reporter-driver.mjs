@@ -1,6 +1,7 @@
 // Drives @dispatch/report (its build) as a training loop would, for the report tests: reads a plan (JSON, argv[2]),
 // makes its calls, each step a turn of the event loop as an async training step is, measures each call, and prints
-// what it saw as JSON lines. The service's variables come from the environment.
+// what it saw as JSON lines. The plan's options are already this library's (camelCase, milliseconds); `close` and
+// `pace` are seconds, as in every driver. The service's variables come from the environment.
 import { performance } from "node:perf_hooks"
 import { reporter } from "@dispatch/report"
 
