@@ -52,6 +52,9 @@ test("bodyFlawed finds each kind of problem alone, in values, keys and the body 
   expect(bodyFlawed(`${"x".repeat(40)}\uD800`, 64, 10)).toBe(true)
   expect(bodyFlawed(`${"x".repeat(40)}\uD83D\uDE00`, 64, 10)).toBe(false)
   expect(bodyFlawed("x".repeat(65), 64, 10)).toBe(true)
+  // At the limits exactly, nothing is flawed.
+  expect(bodyFlawed("x".repeat(64), 64, 10)).toBe(false)
+  expect(bodyFlawed([[1, 2], { a: 1, b: 2 }], 64, 2)).toBe(false)
   expect(bodyFlawed(null, 0, 0)).toBe(false)
 })
 
