@@ -2,7 +2,7 @@ import { test } from "@fast-check/vitest"
 import fc from "fast-check"
 import { Result, Schema } from "effect"
 import { expect } from "vitest"
-import { decodeJobRequest, LogInput, malformedTexts, maxResourceId, parseResourceId, ResourceIdFromPath, Text, textFlaw, textLimits } from "../src/index.ts"
+import { decodeJobRequest, isStorableText, LogInput, malformedTexts, maxResourceId, parseResourceId, ResourceIdFromPath, Text, textFlaw, textLimits } from "../src/index.ts"
 
 // Any UTF-16 unit, surrogates and NUL included, so lone halves and NULs turn up often.
 const anyUnits = fc.string({ unit: fc.oneof(fc.constantFrom("\u0000", "\uD800", "\uDBFF", "\uDC00", "\uDFFF", "a", "é"), fc.string({ unit: "binary", minLength: 1, maxLength: 1 })) })
@@ -12,6 +12,12 @@ const storable = (text: string) => !text.includes("\u0000") && Buffer.from(text,
 
 test.prop([anyUnits])("a string is flawed exactly when it holds NUL or does not survive UTF-8", (text) => {
   expect(textFlaw(text) === undefined).toBe(storable(text))
+})
+
+test.prop([anyUnits, fc.nat({ max: 40 })])("isStorableText says what textFlaw says, for short strings and long ones", (text, padding) => {
+  const padded = "x".repeat(padding) + text
+  expect(isStorableText(text)).toBe(textFlaw(text) === undefined)
+  expect(isStorableText(padded)).toBe(textFlaw(padded) === undefined)
 })
 
 const wellFormedJson = fc.jsonValue({ maxDepth: 4 }).filter((v) => malformedTexts(v).length === 0)

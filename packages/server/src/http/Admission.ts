@@ -21,7 +21,7 @@ import { groupIdOf } from "../store/Groups.ts"
 import { jobOwners } from "../store/JobOwners.ts"
 import { isCanonicalId } from "../wire/ApiSchemas.ts"
 import { errorBody } from "../wire/ErrorBody.ts"
-import { crowdedFields, defaultLimits, maxBodyItems, oversizedFields } from "../wire/Limits.ts"
+import { bodyFlawed, crowdedFields, defaultLimits, maxBodyItems, oversizedFields } from "../wire/Limits.ts"
 import {
   BodyTooLarge,
   FieldTooLarge,
@@ -101,6 +101,14 @@ const parseBody = (text: string): Result.Result<unknown, Refusal> => {
   }
 }
 
+// Every string over the field limit, then every collection over the item limit, then every string no store can
+// hold, each named by its path.
+const bodyProblems = (body: unknown, fieldBytes: number): ReadonlyArray<ServiceProblem> => [
+  ...oversizedFields(body, fieldBytes).map((f) => new FieldTooLarge({ field: f.path, bytes: f.bytes, limit: fieldBytes })),
+  ...crowdedFields(body, maxBodyItems).map((f) => new TooManyItems({ field: f.path, items: f.items, limit: maxBodyItems })),
+  ...malformedTexts(body)
+]
+
 const problemsOf = (result: Result.Result<unknown, Refusal>): ReadonlyArray<ServiceProblem> => (Result.isFailure(result) ? result.failure.problems : [])
 
 /** Path ids that cannot name a resource: one that is not a canonical decimal (`01`, `0x10`, `1.0`, `1e0`, ` 1`,
@@ -150,13 +158,8 @@ const admit = (env: ApiEnvironment, route: Route, request: Request): Effect.Effe
     const parsed = route.body === undefined ? Result.succeed(undefined) : parseBody(text)
     // Checked before decoding: nothing longer than a field may hold, and no text a store cannot hold (NUL, an
     // unpaired surrogate, anywhere in the body), is stored, so no answer can grow from it nor a query fail on it.
-    const oversized = Result.isSuccess(parsed) ? oversizedFields(parsed.success, limits.fieldBytes) : []
-    const crowded = Result.isSuccess(parsed) ? crowdedFields(parsed.success, maxBodyItems) : []
-    const unstorable = [
-      ...oversized.map((f) => new FieldTooLarge({ field: f.path, bytes: f.bytes, limit: limits.fieldBytes })),
-      ...crowded.map((f) => new TooManyItems({ field: f.path, items: f.items, limit: maxBodyItems })),
-      ...(Result.isSuccess(parsed) ? malformedTexts(parsed.success) : [])
-    ]
+    // One cheap walk finds whether there is anything to name; only then do the walks that name it run.
+    const unstorable = Result.isSuccess(parsed) && bodyFlawed(parsed.success, limits.fieldBytes, maxBodyItems) ? bodyProblems(parsed.success, limits.fieldBytes) : []
     const body: Result.Result<unknown, Refusal> = unstorable.length === 0 ? parsed : Result.fail(refusalOf(unstorable))
     const decodedBody = route.body === undefined || Result.isFailure(body) ? body : decodePart(route.body, "body", body.success)
     const key = keyed && request.idempotencyKey !== undefined ? parseIdempotencyKey(request.idempotencyKey) : undefined

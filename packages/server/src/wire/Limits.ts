@@ -1,5 +1,6 @@
 // What one request may write and one answer may hold. Every stored value is bounded by what a write may carry,
 // and every list answer by its page's byte budget, so no answer grows past what can be serialized and sent.
+import { isStorableText } from "@dispatch/jobs"
 import { defaultPageBytes } from "./Paging.ts"
 
 /** The service's size limits, in bytes, and how many snapshots a resource keeps. */
@@ -91,3 +92,30 @@ export const crowdedFields = (body: unknown, limit: number): ReadonlyArray<Crowd
   return found
 }
 
+
+/** True when a parsed JSON body holds anything `oversizedFields`, `crowdedFields` or `malformedTexts` would name: a
+ * string or key over `fieldBytes`, an array or object of more than `items`, a string or key no store can hold. One
+ * walk that builds no path, so a good body (nearly every one) costs one look at each value; only a flawed one is
+ * walked again, by those three, to name every problem. Its own stack, so any depth is walked without recursion. */
+export const bodyFlawed = (body: unknown, fieldBytes: number, items: number): boolean => {
+  // A UTF-16 unit is at most 3 UTF-8 bytes: only a string of more than fieldBytes/3 units can pass the limit.
+  const flawedString = (text: string) => (text.length * 3 > fieldBytes && Buffer.byteLength(text) > fieldBytes) || !isStorableText(text)
+  const pending: Array<unknown> = [body]
+  while (pending.length > 0) {
+    const value = pending.pop()
+    if (typeof value === "string") {
+      if (flawedString(value)) return true
+    } else if (Array.isArray(value)) {
+      if (value.length > items) return true
+      for (let i = 0; i < value.length; i++) pending.push(value[i])
+    } else if (typeof value === "object" && value !== null) {
+      const keys = Object.keys(value)
+      if (keys.length > items) return true
+      for (const key of keys) {
+        if (flawedString(key)) return true
+        pending.push((value as Record<string, unknown>)[key])
+      }
+    }
+  }
+  return false
+}
