@@ -247,7 +247,8 @@ const checkedOptions = (options: Pick<ServeOptions, "tokens" | "defaultBackend">
 /** The service as a scoped Effect: listens at once, then opens the database (migrating it) and starts the dispatcher
  * (`onListening` is called with the URL as soon as the service answers); succeeds once it serves, and runs until the
  * scope closes, which stops the dispatcher, stops listening, waits for open requests, closes the database and gives
- * the data directory back. Fails with why it did not start, having released what it took. */
+ * the data directory back. Fails with why it did not start, having released what it took. To stop it while it starts
+ * and let the database step under way finish, complete `stop` (interrupting it interrupts that step too). */
 export const serveScoped = (options: ScopedServeOptions): Effect.Effect<ServingService, ServeError, Scope.Scope> =>
   Effect.flatMap(Effect.fromResult(checkedOptions(options)), (checked) => running(options, checked))
 
