@@ -51,6 +51,13 @@ describe("dispatch serve under runMain", { timeout: processBoundMs }, () => {
     expect(t.err.join("\n")).toContain('--port "x" is not a port number (0-65535)')
   })
 
+  it("a line that is not the serve command runs that command", async () => {
+    const t = io()
+    const exit = await Effect.runPromiseExit(mainProgram(["serve", "hash-token", "--name", "a", "--group", "g"], t.io))
+    expect(serveExitCode(exit)).toBe(ExitCode.ok)
+    expect(JSON.parse(t.out.join("\n"))).toMatchObject({ name: "a", group: "g", access: "write" })
+  })
+
   it("help is the command line's, and ends with 0", async () => {
     const t = io()
     const exit = await Effect.runPromiseExit(mainProgram(["serve", "--help"], t.io))

@@ -44,6 +44,10 @@ describe("serveScoped", () => {
     const error = Exit.isFailure(exit) ? exit.cause.reasons.find((r) => r._tag === "Fail") : undefined
     expect(error).toMatchObject({ error: { _tag: "ServeError", stage: "options", reasons: [expect.stringContaining("tokens")] } })
     expect(listened).toEqual([])
+    const backend = await Effect.runPromiseExit(Effect.scoped(serveScoped({ tokens: tokenEntries, defaultBackend: 7, onListening: (url) => void listened.push(url) })))
+    const refused = Exit.isFailure(backend) ? backend.cause.reasons.find((r) => r._tag === "Fail") : undefined
+    expect(refused).toMatchObject({ error: { _tag: "ServeError", stage: "options", reasons: [expect.stringContaining("defaultBackend")] } })
+    expect(listened).toEqual([])
   })
 
   test("its stop, asked while the database opens, ends the start as stopped once the opening finished, and closes it", async () => {
