@@ -303,11 +303,12 @@ export const readLine = async (argv: ReadonlyArray<string>, io: CliIo): Promise<
   }
 }
 
-/** Runs the CLI on a command line (without the node and script words); resolves to the exit code. */
-export const runCli = async (argv: ReadonlyArray<string>, io: CliIo): Promise<number> => {
+/** A command line read: the command to run and its values, or the exit code of a line that ended there (help shown,
+ * an unknown command, a usage problem). */
+export const readCommand = async (argv: ReadonlyArray<string>, io: CliIo): Promise<{ readonly command?: Command; readonly impl: CommandImpl; readonly list: ArgList } | number> => {
   // `--completions SHELL` prints the same typed script as `dispatch completion SHELL`, not effect/cli's own.
   const shell = completionsShell(argv)
-  if (shell !== undefined) return completionCommand.run({ flags: new Map(), positional: [shell] }, io)
+  if (shell !== undefined) return { impl: completionCommand, list: { flags: new Map(), positional: [shell] } }
   const read = await readLine(argv, io)
   switch (read._tag) {
     case "Shown":
@@ -322,9 +323,15 @@ export const runCli = async (argv: ReadonlyArray<string>, io: CliIo): Promise<nu
     }
     case "Read": {
       const impl = await read.command.load()
-      if (read.problems.length === 0) return impl.run(read.list, io)
+      if (read.problems.length === 0) return { command: read.command, impl, list: read.list }
       const problems = [...read.problems, ...impl.check(read.list).filter((p) => !read.problems.includes(p))]
       return endCommand(io, read.command.spec.words.join(" "), "text", usage(problems, usageLine(read.command.spec)))
     }
   }
+}
+
+/** Runs the CLI on a command line (without the node and script words); resolves to the exit code. */
+export const runCli = async (argv: ReadonlyArray<string>, io: CliIo): Promise<number> => {
+  const read = await readCommand(argv, io)
+  return typeof read === "number" ? read : read.impl.run(read.list, io)
 }

@@ -5,5 +5,5 @@ import { processIo } from "./ProcessIo.ts"
 import { runServeMain, servesUntilStopped } from "./ServeMain.ts"
 
 const argv = process.argv.slice(2)
-if (servesUntilStopped(argv)) await runServeMain(argv, processIo)
+if (servesUntilStopped(argv)) await runServeMain(argv, processIo())
 else process.exitCode = await runCli(argv, processIo())

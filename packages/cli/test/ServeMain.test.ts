@@ -1,15 +1,17 @@
 // `dispatch serve` as an Effect program (what NodeRuntime.runMain runs in the executable): its interruption is the
-// stop the service waits for, and it ends with the command's own code. The executable's SIGTERM and SIGINT are
+// stop, which closes its scope (the service, then its cluster), and it ends with the command's own code. The executable's SIGTERM and SIGINT are
 // covered end to end by Serve.test.ts.
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { Cause, Effect, Exit, Fiber } from "effect"
+import { Cause, Effect, Exit, Fiber, Result } from "effect"
+import { lockDataDir } from "@dispatch/server"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { CliIo } from "../src/CliIo.ts"
 import { ExitCode } from "../src/ExitCode.ts"
 import { processIo } from "../src/ProcessIo.ts"
-import { servesUntilStopped, stoppableCommand } from "../src/ServeMain.ts"
+import { mainProgram, servesUntilStopped } from "../src/ServeMain.ts"
+import { serveExitCode } from "../src/commands/Serve.ts"
 import { serveReadyLine } from "../src/commands/ServeReady.ts"
 import { recordingIo } from "./CommandLine.ts"
 import { processBoundMs } from "./DispatchBinary.ts"
@@ -18,16 +20,11 @@ let dir: string
 beforeAll(() => void (dir = mkdtempSync(join(tmpdir(), "dispatch-serve-main-"))))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-/** A recording CliIo on real files, whose stop is the one the program gives it. */
+/** A recording CliIo on real files, whose own stop never comes (the program's interruption is its stop). */
 const io = () => {
   const recorded = recordingIo()
   const real = processIo(new Promise<void>(() => {}))
-  const made: Array<Promise<void>> = []
-  const ioWith = (stopRequested: Promise<void>): CliIo => {
-    made.push(stopRequested)
-    return { ...recorded.io, readFile: real.readFile, writeFile: real.writeFile, cwd: process.cwd(), stopRequested }
-  }
-  return { ...recorded, ioWith, made }
+  return { ...recorded, io: { ...recorded.io, readFile: real.readFile, writeFile: real.writeFile, cwd: process.cwd(), stopRequested: new Promise<void>(() => {}) } satisfies CliIo }
 }
 
 /** Waits (bounded far beyond a slow machine's start) until `check` holds. */
@@ -49,26 +46,51 @@ describe("dispatch serve under runMain", { timeout: processBoundMs }, () => {
 
   it("a command that ends by itself ends the program with its code, unasked to stop", async () => {
     const t = io()
-    const ended: Array<number> = []
-    const code = await Effect.runPromise(stoppableCommand(["serve", "--port", "x"], t.ioWith, (c) => void ended.push(c)))
-    expect(code).toBe(ExitCode.usage)
-    expect(ended).toEqual([ExitCode.usage])
+    const exit = await Effect.runPromiseExit(mainProgram(["serve", "--port", "x"], t.io))
+    expect(serveExitCode(exit)).toBe(ExitCode.usage)
     expect(t.err.join("\n")).toContain('--port "x" is not a port number (0-65535)')
   })
 
-  it("interrupted, asks the service to stop and ends only once the command has ended, with its code", async () => {
+  it("a line that is not the serve command runs that command", async () => {
     const t = io()
-    const ended: Array<number> = []
-    const fiber = Effect.runFork(stoppableCommand(["serve", "--port", "0", "--data-dir", join(dir, "data")], t.ioWith, (c) => void ended.push(c)))
+    const exit = await Effect.runPromiseExit(mainProgram(["serve", "hash-token", "--name", "a", "--group", "g"], t.io))
+    expect(serveExitCode(exit)).toBe(ExitCode.ok)
+    expect(JSON.parse(t.out.join("\n"))).toMatchObject({ name: "a", group: "g", access: "write" })
+  })
+
+  it("help is the command line's, and ends with 0", async () => {
+    const t = io()
+    const exit = await Effect.runPromiseExit(mainProgram(["serve", "--help"], t.io))
+    expect(serveExitCode(exit)).toBe(ExitCode.ok)
+    expect(t.out.join("\n")).toContain("--data-dir")
+  })
+
+  it("a start that fails ends the program with the failure's code, its lock given back", async () => {
+    const t = io()
+    const dataDir = join(dir, "held")
+    const held = await lockDataDir(dataDir)
+    expect(Result.isSuccess(held)).toBe(true)
+    const exit = await Effect.runPromiseExit(mainProgram(["serve", "--port", "0", "--data-dir", dataDir], t.io))
+    expect(serveExitCode(exit)).toBe(ExitCode.failure)
+    expect(t.err.join("\n")).toContain("(lock)")
+    if (Result.isSuccess(held)) await held.success.release()
+  })
+
+  it("interrupted once it serves, closes the service and ends interrupted, which is exit code 0", async () => {
+    const t = io()
+    const dataDir = join(dir, "data")
+    const fiber = Effect.runFork(mainProgram(["serve", "--port", "0", "--data-dir", dataDir], t.io))
     expect(await until(() => t.err.some((line) => line.startsWith(serveReadyLine)))).toBe(true)
-    let stopAsked = false
-    void t.made[0]?.then(() => (stopAsked = true))
-    expect(ended).toEqual([])
+    const url = t.err.join("\n").match(/OpenAPI at (http:\/\/[^/]+)\//)?.[1]
+    expect((await fetch(`${url}/readyz`)).status).toBe(200)
     await Effect.runPromise(Fiber.interrupt(fiber))
     const exit = await Effect.runPromise(Fiber.await(fiber))
-    // Interrupted: the program's own end says nothing of the code; the command's end does, and came first.
     expect(Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause)).toBe(true)
-    expect(stopAsked).toBe(true)
-    expect(ended).toEqual([ExitCode.ok])
+    expect(serveExitCode(exit)).toBe(ExitCode.ok)
+    // Its scope closed before the interruption ended: the listener is gone and the data directory is free again.
+    await expect(fetch(`${url}/healthz`)).rejects.toThrow()
+    const again = await lockDataDir(dataDir)
+    expect(Result.isSuccess(again)).toBe(true)
+    if (Result.isSuccess(again)) await again.success.release()
   })
 })

@@ -84,6 +84,16 @@ export interface JobServer {
   readonly close: () => Promise<void>
 }
 
+/** A running service in the scope it runs in: closing the scope stops it. */
+export type ServingService = Omit<JobServer, "close">
+
+/** How to run the job service as a scoped Effect: as `ServeOptions`, with the stop an Effect that completes when the
+ * program is asked to stop. */
+export interface ScopedServeOptions extends Omit<ServeOptions, "stop"> {
+  /** Completes when the program is asked to stop; asked while the service starts, it stops as `ServeOptions.stop`. */
+  readonly stop?: Effect.Effect<void>
+}
+
 /** The service did not start: bad options, a data directory another process holds, a database it cannot open or migrate, a port it cannot bind, or a stop asked for while it started. */
 export class ServeError extends Schema.TaggedError<ServeError>()("ServeError", {
   stage: Schema.Literals(["options", "lock", "database", "listen", "stopped"]),
@@ -124,7 +134,7 @@ interface Checked {
  * secret and default backends, the dispatcher (its layer over the database), then the operations' view of it.
  * The scope releases them in this order: the dispatcher, the listener, the database, the lock.
  */
-const running = (options: ServeOptions, checked: Checked): Effect.Effect<Omit<JobServer, "close">, ServeError, Scope.Scope> =>
+const running = (options: ScopedServeOptions, checked: Checked): Effect.Effect<ServingService, ServeError, Scope.Scope> =>
   Effect.gen(function* () {
     // The data directory is taken before the service listens: a second process on it refuses before printing a URL.
     const pglite = options.database === undefined && options.databaseUrl === undefined
@@ -165,9 +175,16 @@ const running = (options: ServeOptions, checked: Checked): Effect.Effect<Omit<Jo
     options.onListening?.(listening.url)
     const stop = options.stop
     let stopAsked = false
-    void stop?.then(() => {
-      stopAsked = true
-    })
+    if (stop !== undefined) {
+      yield* Effect.forkScoped(
+        Effect.andThen(
+          stop,
+          Effect.sync(() => {
+            stopAsked = true
+          })
+        )
+      )
+    }
     const stoppedWhile = (at: StartupStep) => new ServeError({ stage: "stopped", reasons: [`asked to stop while ${startupReason(at)}`] })
     // A stop asked for during a step: the listener closes at once, so clients stop waiting on 503s, while the step
     // itself runs to its end (its failure, if it fails, no longer matters).
@@ -175,7 +192,7 @@ const running = (options: ServeOptions, checked: Checked): Effect.Effect<Omit<Jo
       Effect.gen(function* () {
         step = at
         const fiber = yield* Effect.forkChild(work)
-        const stopped = stop === undefined ? Effect.never : Effect.as(Effect.promise(() => stop), "stopped" as const)
+        const stopped = stop === undefined ? Effect.never : Effect.as(stop, "stopped" as const)
         const first = yield* Effect.raceFirst(Fiber.await(fiber), stopped)
         if (first === "stopped") {
           yield* listening.close
@@ -217,19 +234,36 @@ const running = (options: ServeOptions, checked: Checked): Effect.Effect<Omit<Jo
     return { url: listening.url, database: Context.get(database, DatabaseKind), ...(dispatcher === undefined ? {} : { dispatcher }) }
   })
 
-/** Listens at once, then opens the database (migrating it) and starts the dispatcher: `onListening` is called with
- * the URL as soon as the service answers (`/healthz`; `/readyz` and the API answer 503 until it serves). Resolves to
- * the serving service, or to why it did not start (having stopped listening and given the data directory back). */
-export const serve = async (options: ServeOptions): Promise<Result.Result<JobServer, ServeError>> => {
+const checkedOptions = (options: Pick<ServeOptions, "tokens" | "defaultBackend">): Result.Result<Checked, ServeError> => {
   const tokens = decodeTokens(options.tokens)
   if (Result.isFailure(tokens)) return Result.fail(tokens.failure)
   const defaultBackend = options.defaultBackend === undefined ? undefined : Schema.decodeUnknownResult(QueueBackend)(options.defaultBackend, { errors: "all" })
   if (defaultBackend !== undefined && Result.isFailure(defaultBackend)) {
     return Result.fail(new ServeError({ stage: "options", reasons: [`defaultBackend: ${defaultBackend.failure.message}`] }))
   }
+  return Result.succeed({ tokens: tokens.success, defaultBackend: defaultBackend?.success })
+}
+
+/** The service as a scoped Effect: listens at once, then opens the database (migrating it) and starts the dispatcher
+ * (`onListening` is called with the URL as soon as the service answers); succeeds once it serves, and runs until the
+ * scope closes, which stops the dispatcher, stops listening, waits for open requests, closes the database and gives
+ * the data directory back. Fails with why it did not start, having released what it took. To stop it while it starts
+ * and let the database step under way finish, complete `stop` (interrupting it interrupts that step too). */
+export const serveScoped = (options: ScopedServeOptions): Effect.Effect<ServingService, ServeError, Scope.Scope> =>
+  Effect.flatMap(Effect.fromResult(checkedOptions(options)), (checked) => running(options, checked))
+
+/** Listens at once, then opens the database (migrating it) and starts the dispatcher: `onListening` is called with
+ * the URL as soon as the service answers (`/healthz`; `/readyz` and the API answer 503 until it serves). Resolves to
+ * the serving service, or to why it did not start (having stopped listening and given the data directory back).
+ * The Promise form of `serveScoped`. */
+export const serve = async (options: ServeOptions): Promise<Result.Result<JobServer, ServeError>> => {
+  const checked = checkedOptions(options)
+  if (Result.isFailure(checked)) return Result.fail(checked.failure)
+  const { stop, ...rest } = options
+  const scoped: ScopedServeOptions = stop === undefined ? rest : { ...rest, stop: Effect.promise(() => stop) }
   // The process edge: the whole service runs in this one scope, which `close` closes.
   const scope = Effect.runSync(Scope.make())
-  const started = await Effect.runPromiseExit(Scope.provide(running(options, { tokens: tokens.success, defaultBackend: defaultBackend?.success }), scope))
+  const started = await Effect.runPromiseExit(Scope.provide(running(scoped, checked.success), scope))
   if (Exit.isFailure(started)) {
     await Effect.runPromise(Scope.close(scope, started))
     const failure = Cause.findErrorOption(started.cause)
