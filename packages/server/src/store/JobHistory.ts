@@ -140,6 +140,9 @@ export const isJobOf = (group: string, job: number) =>
     return (yield* jobOfGroup(sql, group, job)).length > 0
   })
 
+// How many values a batch's insert stored.
+const StoredCount = Schema.Array(Schema.Struct({ n: Schema.Number }))
+
 /** Stores a report batch's metric values and log records for job `job` when it is one of `group`'s and not deleted
  * (false, and nothing stored, when it is not), each kind in one statement, in the order given (the ids follow it, so
  * re-posts at a step keep their order). The metric values' insert checks the job itself: a batch of metric values
@@ -150,7 +153,7 @@ export const appendReportBatch = (group: string, job: number, metrics: ReadonlyA
     if (metrics.length > 0) {
       const numbers = (of: (m: MetricRecord) => number) => numberArrayLiteral(metrics.map(of))
       const texts = (of: (m: MetricRecord) => string | null) => textArrayLiteral(metrics.map(of))
-      const [inserted] = yield* sql<{ readonly n: number }>`with stored as (
+      const [inserted] = yield* sql`with stored as (
           insert into job_metrics (job, name, step, value, special_value, recorded_on)
           select job, name, step, value, special_value, recorded_on
           from unnest(${numbers((m) => m.job)}::int[], ${texts((m) => m.name)}::text[], ${numbers((m) => m.step)}::float8[],
@@ -159,7 +162,7 @@ export const appendReportBatch = (group: string, job: number, metrics: ReadonlyA
           where exists (${jobOfGroup(sql, group, job)})
           order by n
           returning 1)
-        select count(*)::int as n from stored`
+        select count(*)::int as n from stored`.pipe(Effect.flatMap(Schema.decodeUnknownEffect(StoredCount)))
       if ((inserted?.n ?? 0) === 0) return false
     } else if ((yield* jobOfGroup(sql, group, job)).length === 0) return false
     if (logs.length > 0) {
