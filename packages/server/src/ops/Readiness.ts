@@ -58,29 +58,26 @@ export interface QueueNotOpen {
 export const readiness = (dispatcher: DispatcherState): Effect.Effect<Readiness, never, SqlClient.SqlClient> =>
   Effect.gen(function* () {
     const reasons: Array<string> = []
-    const checked = yield* Effect.result(
-      Effect.gen(function* () {
-        yield* Effect.flatMap(serviceFigures, (figures) => figures.answers)
-        return yield* recordedMigrations
-      })
-    )
     let database = "reachable"
     let applied = "unknown"
-    let queues: ReadonlyArray<QueueNotOpen> = []
-    if (checked._tag === "Success") {
-      const missing = migrations.filter((m) => !checked.success.has(m.version)).map((m) => m.version)
-      applied = missing.length === 0 ? `all ${migrations.length} applied` : `missing ${missing.join(", ")}`
-      if (missing.length > 0) reasons.push(`migrations ${missing.join(", ")} are not applied`)
-      else {
-        // The gates are read only from a schema that has them.
-        const gates = yield* Effect.result(Effect.flatMap(serviceFigures, (figures) => figures.gatesNotOpen))
-        if (gates._tag === "Success") queues = gates.success.map((g) => ({ id: g.queue, name: g.name, state: g.state, reason: g.reason }))
-        else {
-          database = `unreachable: ${reasonOf(gates.failure)}`
-          reasons.push(`the database is ${database}`)
+    // What was learnt before a statement failed stays said: the migrations read, then the database unreachable.
+    const checked = yield* Effect.result(
+      Effect.gen(function* () {
+        const figures = yield* serviceFigures
+        yield* figures.answers
+        const have = yield* recordedMigrations
+        const missing = migrations.filter((m) => !have.has(m.version)).map((m) => m.version)
+        applied = missing.length === 0 ? `all ${migrations.length} applied` : `missing ${missing.join(", ")}`
+        if (missing.length > 0) {
+          reasons.push(`migrations ${missing.join(", ")} are not applied`)
+          // The gates are read only from a schema that has them.
+          return []
         }
-      }
-    } else {
+        return (yield* figures.gatesNotOpen).map((g): QueueNotOpen => ({ id: g.queue, name: g.name, state: g.state, reason: g.reason }))
+      })
+    )
+    const queues = checked._tag === "Success" ? checked.success : []
+    if (checked._tag === "Failure") {
       database = `unreachable: ${reasonOf(checked.failure)}`
       reasons.push(`the database is ${database}`)
     }
