@@ -8,7 +8,7 @@
 import { readFileSync } from "node:fs"
 import { Context, Effect, Exit, Layer, Scope } from "effect"
 import { SqlClient } from "effect/sql"
-import { listen } from "../../packages/server/dist/http/ApiServer.js"
+import { listening as listeningOn } from "../../packages/server/dist/http/ApiServer.js"
 import { migrate } from "../../packages/server/dist/store/Migrations.js"
 import { openApi, routes } from "../../packages/server/dist/Serve.js"
 import { postgresLayer } from "../../packages/server/dist/store/PostgresDatabase.js"
@@ -24,18 +24,24 @@ const constantRoutes = routes.map((route) => {
   // Not keyed either: a keyed route's answer runs in a transaction (BEGIN and COMMIT), which is the database's work.
   return answer === undefined ? route : { ...route, keyed: false, handle: () => Effect.succeed(answer) }
 })
-const listening = await listen(
-  {
-    routes: constantRoutes,
-    openApi,
-    tokens: JSON.parse(readFileSync(tokensFile, "utf8")),
-    db,
-    now: () => new Date().toISOString(),
-    // As `dispatch serve` runs: one access-log line a request on stderr.
-    ...(process.env.DISPATCH_BENCH_NO_ACCESS_LOG === "1" ? {} : { accessLog: { format: "text", write: (line) => void process.stderr.write(`${line}\n`) } })
-  },
-  "127.0.0.1",
-  0
+// In the database's scope: closing it stops listening first, then closes the database.
+const listening = await Effect.runPromise(
+  Scope.provide(
+    listeningOn(
+      {
+        routes: constantRoutes,
+        openApi,
+        tokens: JSON.parse(readFileSync(tokensFile, "utf8")),
+        db,
+        now: () => new Date().toISOString(),
+        // As `dispatch serve` runs: one access-log line a request on stderr.
+        ...(process.env.DISPATCH_BENCH_NO_ACCESS_LOG === "1" ? {} : { accessLog: { format: "text", write: (line) => void process.stderr.write(`${line}\n`) } })
+      },
+      "127.0.0.1",
+      0
+    ),
+    scope
+  )
 )
 console.log(listening.url.replace(/\/api\/v1$/, ""))
-process.on("SIGTERM", () => void listening.close().then(() => Effect.runPromise(Scope.close(scope, Exit.void))).then(() => process.exit(0)))
+process.on("SIGTERM", () => void Effect.runPromise(Scope.close(scope, Exit.void)).then(() => process.exit(0)))

@@ -6,6 +6,6 @@
 export { apiPrefix } from "./Api.ts"
 export { maxBodyBytes, type ApiEnvironment } from "./ApiEnvironment.ts"
 export { handleApiRequest, type ApiRequest } from "./InProcess.ts"
-export { listen, listening, type Listening } from "./Listener.ts"
+export { listening, type Listening } from "./Listener.ts"
 export { openApiDocument } from "./PublicRoutes.ts"
 export { serviceLayer, startingRetryAfterSeconds } from "./ServiceLayer.ts"

@@ -6,7 +6,7 @@ import { createServer } from "node:http"
 import type { Duplex } from "node:stream"
 // The module itself, not the package index, which would also load redis, ws and worker support at start-up.
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { Cause, Context, Effect, Exit, Layer, Result, Scope } from "effect"
+import { Context, Effect, Exit, Layer, Result, Scope } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import type { ApiEnvironment } from "./ApiEnvironment.ts"
 import { allowHeader, notServed } from "./ErrorAnswers.ts"
@@ -98,17 +98,3 @@ export const listening = (env: Omit<ApiEnvironment, "baseUrl">, host: string, po
     const close = yield* Effect.cached(Scope.close(scope, Exit.void))
     return { server, url: current.baseUrl, update: (more) => void Object.assign(current, more), close } satisfies Listening
   })
-
-/** `listening` for a program that is not Effect code (the bench's constant service): in a scope of its own, which
- * `close` closes. */
-export const listen = async (env: Omit<ApiEnvironment, "baseUrl">, host: string, port: number): Promise<Omit<Listening, "close"> & { readonly close: () => Promise<void> }> => {
-  const scope = Effect.runSync(Scope.make())
-  const exit = await Effect.runPromiseExit(Scope.provide(listening(env, host, port), scope))
-  if (Exit.isFailure(exit)) {
-    await Effect.runPromise(Scope.close(scope, exit))
-    const cause = Cause.squash(exit.cause)
-    throw cause instanceof Error ? cause : new Error(String(cause))
-  }
-  const close = () => Effect.runPromise(Effect.andThen(exit.value.close, Scope.close(scope, Exit.void)))
-  return { ...exit.value, close }
-}
